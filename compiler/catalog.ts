@@ -1,0 +1,151 @@
+// The catalog: the resolved model of one app, produced by the checker (compiler/check/) and
+// read by every emitter (compiler/emit/) and — serialized as `catalog.json` in the build —
+// by the runtime. Emitters never look at the AST; anything they need is here.
+//
+// It is plain JSON-able data: no classes, no cycles, no Maps. Order is meaningful and stable:
+// types in declaration order (file path order, then source order), fields in source order.
+
+import type { Block, LiteralValue } from "./ast.js";
+
+export interface Catalog {
+  /** From wo.toml `name`/`version`/`description`, else the app directory name and "0.0.0". */
+  app: { name: string; version: string; description?: string };
+  config: WoConfig;
+  types: CatalogType[];
+}
+
+/** `wo.toml`, resolved. Every key is optional in the file; defaults are applied here. */
+export interface WoConfig {
+  /** `[server] listen` (or `[app] listen`), e.g. "127.0.0.1:8080". */
+  listen?: string;
+  /** `[database] data_dir`, relative to the app directory. Default ".wo/data". */
+  dataDir: string;
+  /** `[database] url`: a postgres:// URL selects PostgreSQL. */
+  databaseUrl?: string;
+  mcp: {
+    /** `[mcp] sessions = false` serves 2025-era clients without Mcp-Session-Id. Default true. */
+    sessions: boolean;
+    /** `[mcp] allowed_origins`: extra allowed Origin values beyond the local ones. */
+    allowedOrigins: string[];
+  };
+  /** `[server] max_body_bytes`. Default 1 MiB. */
+  maxBodyBytes: number;
+  /** `[server] token_env`: name of an environment variable holding a bearer token. */
+  tokenEnv?: string;
+}
+
+export interface SourceLocation {
+  file: string;
+  line: number;
+  col: number;
+}
+
+export interface CatalogType {
+  /** As declared: `BlogPost`. */
+  name: string;
+  /** snakeCase(name): `blog_post`. Tool names, resource URIs and the default table use it. */
+  snake: string;
+  keyword: "type" | "class";
+  /** For `type L link A -> B`. */
+  link?: { from: string; to: string };
+  /** `--` comment lines directly above the declaration. */
+  doc?: string;
+  /** Storage table name: `@table(name: "...")`, else `snake`. */
+  table: string;
+  /**
+   * Every field in source order. The first entry is always `id` (integer, minted by the
+   * store): the declared `id: Id` field when there is one, else a synthetic one.
+   */
+  fields: CatalogField[];
+  /** `@table(index: [...])`, one composite index each, columns are top-level stored fields. */
+  indexes: { name: string; columns: string[] }[];
+  services: CatalogService[];
+  methods: CatalogMethod[];
+  /** REST routes come only from `service rest` blocks: one entry per block. */
+  rest: { path: string; ops: ExposedOp[] }[];
+  /**
+   * What MCP exposes: the union of `service mcp` expose lists when the type has one, else of
+   * its `service rest` lists; `subscribe` and `me` dropped; first-mention order.
+   */
+  mcp: ExposedOp[];
+  source: SourceLocation;
+}
+
+/** A CRUD op or the name of a method of the type. `subscribe`/`me` appear only in `rest`. */
+export type ExposedOp = string;
+
+export const crudOps = ["list", "get", "create", "update", "delete"] as const;
+export type CrudOp = (typeof crudOps)[number];
+
+export interface CatalogField {
+  name: string;
+  type: FieldType;
+  /** `T?`: the value may be null or absent. */
+  isOptional: boolean;
+  /** `@unique`: enforced by the store (409 on violation). */
+  isUnique: boolean;
+  default?: FieldDefault;
+  /** Has a column in the row: false for `multi`, `backlink` and computed fields. */
+  isStored: boolean;
+  /** Accepted in create/update input: stored, not computed, not `id`. */
+  isWritable: boolean;
+  /** In the create input's `required` list (rule: spec/language.md, "Create required"). */
+  isRequiredOnCreate: boolean;
+  /** True only for the `id` field that the checker adds when the source declares none. */
+  isSynthetic?: boolean;
+  doc?: string;
+  source: SourceLocation;
+}
+
+export type ScalarName =
+  | "Id"
+  | "Int"
+  | "Float"
+  | "Text"
+  | "Bool"
+  | "Timestamp"
+  | "Url"
+  | "Email"
+  | "Markdown"
+  | "Money"
+  | "SKU"
+  | "Slug";
+
+export type FieldType =
+  | { kind: "scalar"; scalar: ScalarName }
+  | { kind: "union"; variants: string[] }
+  | { kind: "ref"; target: string }
+  | { kind: "multi"; target: string; edgeLabel?: string; via?: string }
+  | { kind: "backlink"; target: string; field: string }
+  | { kind: "array"; element: FieldType }
+  | { kind: "struct"; fields: CatalogField[] }
+  /** A declared type used by value (not `ref`): an embedded copy of its stored fields. */
+  | { kind: "embedded"; type: string };
+
+export type FieldDefault =
+  /** A literal, or a union variant written bare (`= Draft` → "Draft"). */
+  | { kind: "literal"; value: LiteralValue }
+  /** `now` / `now()`: ISO-8601 UTC with milliseconds at creation. */
+  | { kind: "now" }
+  /** Any other expression: kept as text, never evaluated yet, makes the field read-only. */
+  | { kind: "computed"; text: string };
+
+export interface CatalogService {
+  kind: "rest" | "mcp" | "graphql" | "native";
+  path: string;
+  expose: string[];
+  source: SourceLocation;
+}
+
+export interface CatalogMethod {
+  name: string;
+  params: { name: string; type: FieldType; source: SourceLocation }[];
+  /** Undefined when the signature has no `-> T`. */
+  returns?: { type: FieldType; isArray: boolean };
+  /** `in txn [snapshot|serializable]`; a method without it may not write. */
+  txn?: "default" | "snapshot" | "serializable";
+  doc?: string;
+  /** The checked body. The method emitter compiles it to TypeScript. */
+  body: Block;
+  source: SourceLocation;
+}

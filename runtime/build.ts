@@ -1,0 +1,90 @@
+// The build contract: what `wo build` writes into the build folder (<app>/.wo/build by
+// default) and what the runtime loads from it. The compiler's emitters produce exactly this;
+// the runtime reads nothing else and never imports from compiler/.
+//
+//   manifest.json     DESIGN.md's manifest: { tools, resourceTemplates, routes }
+//   catalog.json      the resolved model (compiler/catalog.ts `Catalog`)
+//   schemas.json      BuildSchemas below
+//   openapi.json      OpenAPI 3.1 for /api
+//   types.d.ts        row and input types for clients
+//   validators.ts/.js ajv standalone validators, one per input schema (see ValidatorsModule)
+//   operations.ts/.js generated operation handlers (see OperationsModule)
+//   build-info.json   { woVersion, inputHash }: the up-to-date check
+//
+// Generated JavaScript imports no package by name (a user's app folder has no node_modules):
+// what it needs is handed in by the runtime — `require` for ajv's runtime helpers and the
+// OperationRuntime for everything else.
+
+import type { Row, Store, StoreTx } from "./store/store.js";
+import type { ErrorDetail } from "./errors.js";
+
+export interface BuildSchemas {
+  /** Row (output) schema per type, keyed by snake name. */
+  rows: Record<string, object>;
+  /** Input schema per operation, keyed by tool name (`article_create`, `product_set_price`). */
+  inputs: Record<string, object>;
+  /** Output schema per operation, keyed by tool name. */
+  outputs: Record<string, object>;
+}
+
+export interface ManifestTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: object;
+  outputSchema: object;
+  annotations: {
+    title?: string;
+    readOnlyHint?: boolean;
+    destructiveHint?: boolean;
+    idempotentHint?: boolean;
+    openWorldHint?: boolean;
+  };
+}
+
+export interface Manifest {
+  tools: ManifestTool[];
+  resourceTemplates: { uriTemplate: string; name: string; title?: string; description?: string; mimeType?: string }[];
+  routes: { method: string; path: string; op: string }[];
+}
+
+/** A compiled ajv validator (standalone code): returns true or sets `.errors`. */
+export interface Validator {
+  (data: unknown): boolean;
+  errors?: { instancePath: string; message?: string; keyword: string; params: Record<string, unknown> }[] | null;
+}
+
+/** validators.js: `export function createValidators(require): Record<toolName, Validator>`. */
+export interface ValidatorsModule {
+  createValidators(require: NodeJS.Require): Record<string, Validator>;
+}
+
+/** What generated handlers may call. Implemented once in runtime/operations/. */
+export interface OperationRuntime {
+  store: Store;
+  validators: Record<string, Validator>;
+  /** Validate `input` with the named validator; throws OperationError("invalid_input"). */
+  validate<T = Row>(toolName: string, input: unknown): T;
+  /** Current time as ISO-8601 UTC with milliseconds (`now()` defaults). */
+  now(): string;
+  /** Throws OperationError("unprocessable") naming each `ref` field whose row does not exist. */
+  checkRefs(tx: StoreTx, refs: { field: string; table: string; value: unknown }[]): Promise<void>;
+  /** Throws OperationError("conflict") naming the tables/fields that still reference the row. */
+  checkNotReferenced(tx: StoreTx, table: string, id: number): Promise<void>;
+  notFound(typeName: string, id: unknown): never;
+  invalid(message: string, details?: ErrorDetail[]): never;
+  abort(message: string): never;
+}
+
+export interface CallContext {
+  /** Aborted when the caller cancels (MCP notifications/cancelled) or disconnects. */
+  signal?: AbortSignal;
+}
+
+/** One operation: input is the tool's arguments (REST adapters build the same object). */
+export type Operation = (input: unknown, call: CallContext) => Promise<unknown>;
+
+/** operations.js: `export function createOperations(rt): Record<toolName, Operation>`. */
+export interface OperationsModule {
+  createOperations(rt: OperationRuntime): Record<string, Operation>;
+}

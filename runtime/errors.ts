@@ -1,0 +1,36 @@
+// OperationError: the failure kinds of the operation layer. Both adapters map them — REST to
+// an HTTP status with a problem-details body (spec/rest.md), MCP to a tool result with
+// `isError: true` (spec/mcp.md). Messages are written for the caller (a person or an agent)
+// to act on, and never contain stack traces or other callers' data.
+
+export type OperationErrorKind =
+  /** The input does not match the operation's schema (REST 400). */
+  | "invalid_input"
+  /** No row with that id (REST 404). */
+  | "not_found"
+  /** A unique value already taken, or a row still referenced by others (REST 409). */
+  | "conflict"
+  /** A method's `assert … otherwise abort "…"` failed (REST 409). */
+  | "aborted"
+  /** Well-formed input that names rows that do not exist (dangling `ref`) (REST 422). */
+  | "unprocessable"
+  /** The caller cancelled before the commit (MCP notifications/cancelled). */
+  | "cancelled"
+  /** Anything unexpected; the message is generic and the details go to the server log. */
+  | "internal";
+
+export interface ErrorDetail {
+  /** JSON pointer into the input, e.g. "/title". */
+  path: string;
+  message: string;
+}
+
+export class OperationError extends Error {
+  constructor(
+    readonly kind: OperationErrorKind,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+  ) {
+    super(message);
+  }
+}
