@@ -78,6 +78,26 @@ export const codes = {
   WO4005: { severity: "error", message: msg`wo.toml key '${"key"}' must be ${"expected"}.` },
   // WO5xxx: method bodies
   WO5001: { severity: "error", message: msg`Unknown name '${"name"}'.` },
+  WO5002: { severity: "error", message: msg`Unknown type '${"name"}' in a method body.` },
+  WO5003: { severity: "error", message: msg`'${"type"}' has no field '${"field"}'.` },
+  WO5004: { severity: "error", message: msg`Unknown function '${"name"}' (built-ins: now(), count(set), latest(set)).` },
+  WO5005: { severity: "error", message: msg`${"name"}() takes ${"expected"} but was given ${"found"}.` },
+  WO5006: { severity: "error", message: msg`${"name"}() needs ${"expected"} but was given ${"found"}.` },
+  WO5007: { severity: "error", message: msg`Method '${"method"}' returns ${"expected"}, but this returns ${"found"}.` },
+  WO5008: { severity: "error", message: msg`Method '${"method"}' declares no return type, so it cannot return a value; add '-> T'.` },
+  WO5009: { severity: "error", message: msg`Cannot assign '${"field"}' of '${"type"}': ${"why"}.` },
+  WO5010: { severity: "error", message: msg`'${"what"}' writes to the database, but method '${"method"}' is not 'in txn'; add 'in txn' to its signature.` },
+  WO5011: { severity: "error", message: msg`Cannot compare ${"left"} with ${"right"} using '${"op"}'.` },
+  WO5012: { severity: "error", message: msg`Operator '${"op"}' needs numbers but was given ${"found"}.` },
+  WO5013: { severity: "error", message: msg`select ${"type"}: '${"column"}' is ${"why"}.` },
+  WO5014: { severity: "error", message: msg`Field '${"field"}' of '${"type"}' is ${"expected"}, but the value is ${"found"}.` },
+  WO5015: { severity: "error", message: msg`insert ${"type"} is missing required field '${"field"}'.` },
+  WO5016: { severity: "error", message: msg`Field '${"field"}' is given twice.` },
+  WO5017: { severity: "error", message: msg`Cannot read '.${"field"}' of ${"found"}.` },
+  WO5018: { severity: "error", message: msg`Relation '${"field"}' needs exactly one 'ref ${"type"}' field in '${"target"}' to resolve it, found ${"count"}.` },
+  WO5019: { severity: "error", message: msg`Cannot ${"what"} ${"found"}: expected self, a row or rows, or a select.` },
+  WO5020: { severity: "error", message: msg`'${"value"}' is not a variant of ${"variants"}.` },
+  WO5021: { severity: "error", message: msg`Method '${"method"}' returns ${"expected"} but can reach its end without a 'return'.` },
 } as const satisfies Record<`WO${number}`, DiagnosticDef<any>>;
 
 export type DiagnosticCode = keyof typeof codes;
