@@ -46,6 +46,8 @@ export const codes = {
   WO2022: { severity: "error", message: msg`Name '${"name"}' is not allowed for ${"what"}: ${"why"}.` },
   WO2023: { severity: "error", message: msg`Link type '${"name"}' cannot be an endpoint of itself.` },
   WO2024: { severity: "error", message: msg`@unique on '${"field"}' needs a stored scalar column; it is ${"what"}.` },
+  WO2025: { severity: "error", message: msg`Type '${"name"}' contains itself by value (${"cycle"}); use 'ref ${"name"}' instead.` },
+  WO2026: { severity: "error", message: msg`'${"what"}' is only allowed as the type of a top-level field.` },
   // WO21xx: warnings for declarations that parse but are not executed yet
   WO2101: { severity: "warning", message: msg`'policy ${"action"}' is parsed but not enforced yet.` },
   WO2102: { severity: "warning", message: msg`Trigger 'on ${"event"}' is parsed but not executed yet.` },
