@@ -1,0 +1,164 @@
+// `wo.toml`, read with smol-toml into WoConfig (compiler/catalog.ts) plus the app's identity.
+//
+// Owns: the keys wo understands, their types and defaults. Unknown keys and tables are
+// ignored on purpose: the writeonce examples carry `[runtime]`, `[dependencies]`, `[test]`,
+// … that mean nothing here, and one file may serve both tools. A malformed file or a
+// wrong-typed key is a WO4xxx diagnostic at the key's line:col; the file being absent is fine.
+
+import { parse, TomlError } from "smol-toml";
+import type { Span } from "../ast.js";
+import type { Catalog, WoConfig } from "../catalog.js";
+import { DiagnosticBag } from "../diagnostics/diagnostic.js";
+
+export const configFileName = "wo.toml";
+
+export interface ConfigResult {
+  app: Catalog["app"];
+  config: WoConfig;
+}
+
+export function defaultConfig(): WoConfig {
+  return { dataDir: ".wo/data", mcp: { sessions: true, allowedOrigins: [] }, maxBodyBytes: 1024 * 1024 };
+}
+
+/**
+ * `text` undefined means there is no wo.toml: defaults, app name = `dirName`.
+ * `file` is the path diagnostics print.
+ */
+export function readConfig(text: string | undefined, file: string, dirName: string, bag: DiagnosticBag): ConfigResult {
+  const result: ConfigResult = { app: { name: dirName, version: "0.0.0" }, config: defaultConfig() };
+  if (text === undefined) return result;
+  let doc: Record<string, unknown>;
+  try {
+    doc = parse(text) as Record<string, unknown>;
+  } catch (error) {
+    if (error instanceof TomlError) {
+      const why = error.message.split("\n")[0]!.replace(/\.$/, "");
+      bag.report("WO4004", spanAt(text, file, error.line, error.column), { why });
+    } else {
+      bag.report("WO4004", spanAt(text, file, 1, 1), { why: String(error) });
+    }
+    return result;
+  }
+  const read = new KeyReader(doc, text, file, bag);
+  const { app, config } = result;
+  app.name = read.string("", "name") ?? app.name;
+  app.version = read.string("", "version") ?? app.version;
+  const description = read.string("", "description");
+  if (description !== undefined) app.description = description;
+
+  const listen = read.listen("server", "listen") ?? read.listen("app", "listen");
+  if (listen !== undefined) config.listen = listen;
+  const maxBody = read.positiveInt("server", "max_body_bytes");
+  if (maxBody !== undefined) config.maxBodyBytes = maxBody;
+  const tokenEnv = read.string("server", "token_env");
+  if (tokenEnv !== undefined) config.tokenEnv = tokenEnv;
+  config.dataDir = read.string("database", "data_dir") ?? config.dataDir;
+  const url = read.string("database", "url");
+  if (url !== undefined) config.databaseUrl = url;
+  config.mcp.sessions = read.bool("mcp", "sessions") ?? config.mcp.sessions;
+  config.mcp.allowedOrigins = read.stringList("mcp", "allowed_origins") ?? config.mcp.allowedOrigins;
+  return result;
+}
+
+/** Reads one typed key; a wrong type is reported at the key's position in the file. */
+class KeyReader {
+  constructor(
+    private readonly doc: Record<string, unknown>,
+    private readonly text: string,
+    private readonly file: string,
+    private readonly bag: DiagnosticBag,
+  ) {}
+
+  string(table: string, key: string): string | undefined {
+    return this.typed(table, key, "a string", (v): v is string => typeof v === "string");
+  }
+
+  bool(table: string, key: string): boolean | undefined {
+    return this.typed(table, key, "true or false", (v): v is boolean => typeof v === "boolean");
+  }
+
+  positiveInt(table: string, key: string): number | undefined {
+    return this.typed(table, key, "a positive integer", (v): v is number => typeof v === "number" && Number.isSafeInteger(v) && v > 0);
+  }
+
+  stringList(table: string, key: string): string[] | undefined {
+    return this.typed(table, key, "an array of strings", (v): v is string[] => Array.isArray(v) && v.every((x) => typeof x === "string"));
+  }
+
+  /** "host:port" with a port 0–65535 (0 picks a free port). */
+  listen(table: string, key: string): string | undefined {
+    return this.typed(table, key, 'a "host:port" string, e.g. "127.0.0.1:8080"', (v): v is string => {
+      if (typeof v !== "string") return false;
+      const m = /^(.+):(\d{1,5})$/.exec(v);
+      return m !== null && Number(m[2]) <= 65535;
+    });
+  }
+
+  private typed<T>(table: string, key: string, expected: string, is: (v: unknown) => v is T): T | undefined {
+    const section = table === "" ? this.doc : this.doc[table];
+    if (section === undefined) return undefined;
+    if (typeof section !== "object" || section === null || Array.isArray(section)) {
+      // `server = 3` where a table is expected: report once, at the key.
+      if (key === firstKeyOf[table]) this.report(table, "", "a table");
+      return undefined;
+    }
+    const value = (section as Record<string, unknown>)[key];
+    if (value === undefined) return undefined;
+    if (is(value)) return value;
+    this.report(table, key, expected);
+    return undefined;
+  }
+
+  private report(table: string, key: string, expected: string): void {
+    const shown = table === "" ? key : key === "" ? table : `${table}.${key}`;
+    const { line, col } = locateKey(this.text, table, key);
+    this.bag.report("WO4005", spanAt(this.text, this.file, line, col), { key: shown, expected });
+  }
+}
+
+/** The key of each table that reports "must be a table" (so it is reported only once). */
+const firstKeyOf: Record<string, string> = { server: "listen", app: "listen", database: "data_dir", mcp: "sessions" };
+
+/**
+ * Where `key` is written inside `[table]` (or at the top when table is ""); smol-toml does not
+ * keep value positions. `key === ""` locates the table header (or `table = …`). Falls back to 1:1.
+ */
+export function locateKey(text: string, table: string, key: string): { line: number; col: number } {
+  const lines = text.split("\n");
+  let current = "";
+  const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const header = /^\s*\[\s*([A-Za-z0-9_.-]+)\s*\]/.exec(line);
+    if (header) {
+      current = header[1]!;
+      if (key === "" && current === table) return { line: i + 1, col: line.indexOf("[") + 1 };
+      continue;
+    }
+    const wantTable = key === "" ? "" : table;
+    const wantKey = key === "" ? table : key;
+    if (current === wantTable) {
+      const m = new RegExp(`^(\\s*)${escaped(wantKey)}\\s*=`).exec(line);
+      if (m) return { line: i + 1, col: m[1]!.length + 1 };
+    }
+    // Dotted form at the top level: `server.listen = …`.
+    if (current === "" && key !== "" && table !== "") {
+      const m = new RegExp(`^(\\s*)${escaped(table)}\\.${escaped(key)}\\s*=`).exec(line);
+      if (m) return { line: i + 1, col: m[1]!.length + 1 };
+    }
+  }
+  return { line: 1, col: 1 };
+}
+
+/** A one-character span at a 1-based line:col of `text`. */
+function spanAt(text: string, file: string, line: number, col: number): Span {
+  let offset = 0;
+  for (let l = 1; l < line; l++) {
+    const nl = text.indexOf("\n", offset);
+    if (nl < 0) break;
+    offset = nl + 1;
+  }
+  offset = Math.min(offset + col - 1, text.length);
+  return { file, offset, end: Math.min(offset + 1, text.length), line, col };
+}

@@ -1,0 +1,68 @@
+// What the checker's passes share while building the catalog of one app.
+//
+// Owns: the table of declared types (first declaration wins), the scalar names, and turning
+// spans into catalog source locations. Each pass (fields.ts, services.ts, storage.ts,
+// resolve.ts) reads this and reports into the one DiagnosticBag.
+
+import type { Span, TypeDecl } from "../ast.js";
+import type { FieldType, ScalarName, SourceLocation } from "../catalog.js";
+import { DiagnosticBag } from "../diagnostics/diagnostic.js";
+
+export interface CheckContext {
+  bag: DiagnosticBag;
+  /** Declared types by name; a duplicate declaration is not in here (resolve.ts reports it). */
+  types: Map<string, TypeDecl>;
+}
+
+// A Record so that adding a scalar to catalog.ts fails to compile until it is listed here.
+const scalarTable: Record<ScalarName, true> = {
+  Id: true,
+  Int: true,
+  Float: true,
+  Text: true,
+  Bool: true,
+  Timestamp: true,
+  Url: true,
+  Email: true,
+  Markdown: true,
+  Money: true,
+  SKU: true,
+  Slug: true,
+};
+export const scalarNames = Object.keys(scalarTable) as ScalarName[];
+
+export function isScalarName(name: string): name is ScalarName {
+  return Object.prototype.hasOwnProperty.call(scalarTable, name);
+}
+
+export function locationOf(span: Span): SourceLocation {
+  return { file: span.file, line: span.line, col: span.col };
+}
+
+/** How a field type reads in a message: `Int`, `A | B`, `ref User`, `[Text]`, `{…}`. */
+export function describeType(type: FieldType): string {
+  switch (type.kind) {
+    case "scalar":
+      return type.scalar;
+    case "union":
+      return type.variants.join(" | ");
+    case "ref":
+      return `ref ${type.target}`;
+    case "multi":
+      return `multi ${type.target}`;
+    case "backlink":
+      return `backlink ${type.target}.${type.field}`;
+    case "array":
+      return `[${describeType(type.element)}]`;
+    case "struct":
+      return "{…}";
+    case "embedded":
+      return type.type;
+    default:
+      return assertNever(type);
+  }
+}
+
+export function assertNever(x: never): never {
+  throw new Error(`internal error: unhandled kind ${JSON.stringify(x)}`);
+}

@@ -1,0 +1,260 @@
+// Fields of a type or inline struct → CatalogField (compiler/catalog.ts).
+//
+// Owns: mapping type expressions to FieldType (unknown type names are reported here), the
+// `id` rule (declared `id: Id` or a synthetic one, always first), duplicate fields, defaults
+// (do they fit the type?), field annotations, and the flags isStored / isWritable /
+// isRequiredOnCreate (spec/language.md, "Create required").
+// Leaves to resolve.ts whether relations point back, and to storage.ts indexes and tables.
+
+import type { DefaultExpr, FieldDecl, Literal, Span, TypeDecl, TypeExpr } from "../ast.js";
+import type { CatalogField, FieldDefault, FieldType } from "../catalog.js";
+import { type CheckContext, describeType, isScalarName, locationOf } from "./context.js";
+
+/** Field annotations wo knows but does not enforce yet (a warning each). */
+const unenforcedAnnotations = new Set(["check", "index", "search", "immutable", "materialized"]);
+
+/** The catalog fields of a type: `id` first (declared or synthetic), then source order. */
+export function buildTypeFields(decl: TypeDecl, ctx: CheckContext): CatalogField[] {
+  const declared = decl.members.filter((m): m is FieldDecl => m.kind === "FieldDecl");
+  const fields = buildFieldList(declared, `type '${decl.name.text}'`, ctx, true);
+  const idIndex = fields.findIndex((f) => f.name === "id");
+  if (idIndex < 0) {
+    return [syntheticId(decl.name.span), ...fields];
+  }
+  // The store keys rows by `id`, and emitters rely on it coming first.
+  const [id] = fields.splice(idIndex, 1);
+  return [id!, ...fields];
+}
+
+function syntheticId(span: Span): CatalogField {
+  return {
+    name: "id",
+    type: { kind: "scalar", scalar: "Id" },
+    isOptional: false,
+    isUnique: false,
+    isStored: true,
+    isWritable: false,
+    isRequiredOnCreate: false,
+    isSynthetic: true,
+    source: locationOf(span),
+  };
+}
+
+/** `owner` names the type or struct in duplicate-field messages. */
+function buildFieldList(decls: FieldDecl[], owner: string, ctx: CheckContext, isTopLevel: boolean): CatalogField[] {
+  const seen = new Set<string>();
+  const out: CatalogField[] = [];
+  for (const decl of decls) {
+    if (seen.has(decl.name.text)) {
+      ctx.bag.report("WO2003", decl.name.span, { name: decl.name.text, owner });
+      continue;
+    }
+    seen.add(decl.name.text);
+    out.push(buildField(decl, ctx, isTopLevel));
+  }
+  return out;
+}
+
+function buildField(decl: FieldDecl, ctx: CheckContext, isTopLevel: boolean): CatalogField {
+  const type = fieldType(decl.type, ctx, isTopLevel);
+  const isRelation = type.kind === "multi" || type.kind === "backlink";
+  if (isTopLevel && decl.name.text === "id" && !(type.kind === "scalar" && type.scalar === "Id")) {
+    ctx.bag.report("WO2017", decl.type.span, { type: describeType(type) });
+  }
+
+  let isUnique = false;
+  let annotationDefault: Literal | undefined;
+  let annotationDefaultSpan: Span | undefined;
+  for (const a of decl.annotations) {
+    const name = a.name.text;
+    if (name === "unique") {
+      isUnique = true;
+      const what = unstorableReason(type);
+      if (what !== undefined) ctx.bag.report("WO2024", a.span, { field: decl.name.text, what });
+    } else if (name === "default") {
+      if (a.defaultValue) {
+        annotationDefault = a.defaultValue;
+        annotationDefaultSpan = a.span;
+      } else {
+        ctx.bag.report("WO2108", a.span, { name: "default(…) without a literal" });
+      }
+    } else if (unenforcedAnnotations.has(name)) {
+      ctx.bag.report("WO2108", a.span, { name });
+    } else {
+      ctx.bag.report("WO2105", a.name.span, { name });
+    }
+  }
+
+  let source: DefaultExpr | undefined = decl.default;
+  if (annotationDefault && source) {
+    ctx.bag.report("WO2015", annotationDefaultSpan!, { field: decl.name.text });
+  } else if (annotationDefault) {
+    source = { kind: "LiteralDefault", value: annotationDefault, span: annotationDefaultSpan! };
+  }
+  const fieldDefault = source ? checkDefault(source, decl, type, ctx) : undefined;
+
+  const isId = type.kind === "scalar" && type.scalar === "Id";
+  const isComputed = fieldDefault?.kind === "computed";
+  const isStored = !isRelation && !isComputed;
+  const field: CatalogField = {
+    name: decl.name.text,
+    type,
+    isOptional: decl.isOptional,
+    isUnique,
+    isStored,
+    isWritable: isStored && !(isTopLevel && decl.name.text === "id"),
+    // spec/language.md "Create required": no default, not optional, not Id, not computed/relation.
+    isRequiredOnCreate: fieldDefault === undefined && !decl.isOptional && !isId && !isRelation,
+    source: locationOf(decl.name.span),
+  };
+  if (fieldDefault) field.default = fieldDefault;
+  if (decl.doc) field.doc = decl.doc;
+  return field;
+}
+
+/** Why a field of this type cannot carry a column constraint, or undefined when it can. */
+export function unstorableReason(type: FieldType): string | undefined {
+  switch (type.kind) {
+    case "scalar":
+    case "union":
+    case "ref":
+      return undefined;
+    case "multi":
+    case "backlink":
+      return "a relation without a stored column";
+    case "array":
+      return "an array";
+    case "struct":
+      return "an inline struct";
+    case "embedded":
+      return `an embedded '${type.type}'`;
+  }
+}
+
+/** Maps a type expression; relations are allowed only as the whole type of a top-level field. */
+export function fieldType(expr: TypeExpr, ctx: CheckContext, isTopLevel: boolean): FieldType {
+  switch (expr.kind) {
+    case "NamedType": {
+      const name = expr.name.text;
+      if (isScalarName(name)) return { kind: "scalar", scalar: name };
+      requireType(expr.name.text, expr.name.span, ctx);
+      return { kind: "embedded", type: name };
+    }
+    case "UnionType": {
+      const seen = new Set<string>();
+      for (const v of expr.variants) {
+        if (seen.has(v.text)) ctx.bag.report("WO2019", v.span, { name: v.text });
+        seen.add(v.text);
+      }
+      return { kind: "union", variants: [...seen] };
+    }
+    case "RefType":
+      requireType(expr.target.text, expr.target.span, ctx);
+      return { kind: "ref", target: expr.target.text };
+    case "MultiType": {
+      if (!isTopLevel) ctx.bag.report("WO2026", expr.span, { what: "multi" });
+      requireType(expr.target.text, expr.target.span, ctx);
+      if (expr.via) requireType(expr.via.text, expr.via.span, ctx);
+      const type: FieldType = { kind: "multi", target: expr.target.text };
+      if (expr.edgeLabel) type.edgeLabel = expr.edgeLabel.text;
+      if (expr.via) type.via = expr.via.text;
+      return type;
+    }
+    case "BacklinkType":
+      if (!isTopLevel) ctx.bag.report("WO2026", expr.span, { what: "backlink" });
+      requireType(expr.target.text, expr.target.span, ctx);
+      return { kind: "backlink", target: expr.target.text, field: expr.field.text };
+    case "ArrayType":
+      return { kind: "array", element: fieldType(expr.element, ctx, false) };
+    case "StructType":
+      return { kind: "struct", fields: buildFieldList(expr.fields, "this struct", ctx, false) };
+  }
+}
+
+/** Reports WO2001 (with a suggestion) unless `name` is a declared type. */
+export function requireType(name: string, span: Span, ctx: CheckContext): boolean {
+  if (ctx.types.has(name)) return true;
+  ctx.bag.report("WO2001", span, { name });
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Defaults
+
+const textScalars = new Set(["Text", "Url", "Email", "Markdown", "SKU", "Slug"]);
+const integerScalars = new Set(["Int", "Money"]);
+/** RFC 3339 date or date-time; a Timestamp default must be one (or `now()`). */
+const timestampPattern = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+function checkDefault(expr: DefaultExpr, decl: FieldDecl, type: FieldType, ctx: CheckContext): FieldDefault | undefined {
+  const field = decl.name.text;
+  const typeText = describeType(type);
+  if (type.kind === "multi" || type.kind === "backlink") {
+    ctx.bag.report("WO2016", expr.span, { field, why: "a relation has no stored column" });
+    return undefined;
+  }
+  if (type.kind === "scalar" && type.scalar === "Id") {
+    ctx.bag.report("WO2016", expr.span, { field, why: "ids are minted by the store" });
+    return undefined;
+  }
+  const misfit = (value: string): undefined => {
+    ctx.bag.report("WO2012", expr.span, { value, field, type: typeText });
+    return undefined;
+  };
+  switch (expr.kind) {
+    case "ComputedDefault":
+      ctx.bag.report("WO2107", expr.span, { field });
+      return { kind: "computed", text: expr.text };
+    case "NowDefault":
+      if (type.kind === "scalar" && type.scalar === "Timestamp") return { kind: "now" };
+      return misfit("now()");
+    case "VariantDefault": {
+      const name = expr.name.text;
+      if (type.kind !== "union") return misfit(name);
+      if (!type.variants.includes(name)) {
+        ctx.bag.report("WO2013", expr.span, { value: name, variants: type.variants.join(" | ") });
+        return undefined;
+      }
+      return { kind: "literal", value: name };
+    }
+    case "LiteralDefault": {
+      const lit = expr.value;
+      const shown = lit.literalType === "string" ? JSON.stringify(lit.value) : String(lit.value);
+      const ok = { kind: "literal", value: lit.value } as const;
+      if (lit.literalType === "null") {
+        if (decl.isOptional) return ok;
+        ctx.bag.report("WO2014", expr.span, { field, type: typeText });
+        return undefined;
+      }
+      if (lit.literalType === "int" && !Number.isSafeInteger(lit.value)) {
+        ctx.bag.report("WO2018", expr.span, { value: shown });
+        return undefined;
+      }
+      switch (type.kind) {
+        case "scalar": {
+          const s = type.scalar;
+          if (lit.literalType === "string" && textScalars.has(s)) return ok;
+          if (lit.literalType === "string" && s === "Timestamp" && timestampPattern.test(String(lit.value))) return ok;
+          if (lit.literalType === "int" && (integerScalars.has(s) || s === "Float")) return ok;
+          if (lit.literalType === "float" && s === "Float") return ok;
+          if (lit.literalType === "bool" && s === "Bool") return ok;
+          return misfit(shown);
+        }
+        case "union":
+          if (lit.literalType === "string" && type.variants.includes(String(lit.value))) return ok;
+          if (lit.literalType === "string") {
+            ctx.bag.report("WO2013", expr.span, { value: String(lit.value), variants: type.variants.join(" | ") });
+            return undefined;
+          }
+          return misfit(shown);
+        case "ref":
+          if (lit.literalType === "int" && Number(lit.value) >= 1) return ok;
+          return misfit(shown);
+        case "array":
+        case "struct":
+        case "embedded":
+          return misfit(shown);
+      }
+    }
+  }
+}

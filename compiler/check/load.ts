@@ -1,0 +1,89 @@
+// Finding and reading an app's `.wo` files (spec/language.md "Semantics", programs and files).
+//
+// Owns: which files belong to a program (every `.wo` below the app directory, skipping
+// `.`-prefixed entries and `target`, `data`, `node_modules`), their order (sorted by path
+// relative to the root) and decoding them as UTF-8. Leaves parsing to compiler/syntax/ and
+// `wo.toml` to config.ts. A missing directory or one without `.wo` files is a diagnostic.
+
+import { readdir, readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+import type { Span } from "../ast.js";
+import { DiagnosticBag } from "../diagnostics/diagnostic.js";
+
+export interface LoadedFile {
+  /** Path relative to the app root, `/`-separated: what spans and the catalog carry. */
+  path: string;
+  text: string;
+}
+
+const skippedNames = new Set(["target", "data", "node_modules"]);
+
+/** A span for a diagnostic about a file or directory as a whole. */
+export function wholeFileSpan(file: string): Span {
+  return { file, offset: 0, end: 0, line: 1, col: 1 };
+}
+
+/**
+ * Reads every `.wo` file of the app at `rootDir`. `displayDir` names the directory in
+ * diagnostics about the directory itself (as the user typed it).
+ */
+export async function loadSources(rootDir: string, displayDir: string, bag: DiagnosticBag): Promise<LoadedFile[]> {
+  let isDirectory = false;
+  try {
+    isDirectory = (await stat(rootDir)).isDirectory();
+  } catch {
+    bag.report("WO4002", wholeFileSpan(displayDir), { dir: displayDir, why: "does not exist" });
+    return [];
+  }
+  if (!isDirectory) {
+    bag.report("WO4002", wholeFileSpan(displayDir), { dir: displayDir, why: "is not a directory" });
+    return [];
+  }
+  const paths: string[] = [];
+  await collect(rootDir, "", paths, bag);
+  // Code-unit order of the relative path, so the order never depends on the file system.
+  paths.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  if (paths.length === 0) {
+    bag.report("WO4001", wholeFileSpan(displayDir), { dir: displayDir });
+    return [];
+  }
+  const files: LoadedFile[] = [];
+  for (const path of paths) {
+    try {
+      files.push({ path, text: decodeUtf8(await readFile(join(rootDir, path))) });
+    } catch (error) {
+      bag.report("WO4003", wholeFileSpan(path), { file: path, why: reasonOf(error) });
+    }
+  }
+  return files;
+}
+
+async function collect(rootDir: string, relDir: string, out: string[], bag: DiagnosticBag): Promise<void> {
+  let entries;
+  try {
+    entries = await readdir(join(rootDir, relDir), { withFileTypes: true });
+  } catch (error) {
+    bag.report("WO4003", wholeFileSpan(relDir || "."), { file: relDir || ".", why: reasonOf(error) });
+    return;
+  }
+  for (const entry of entries) {
+    if (entry.name.startsWith(".") || skippedNames.has(entry.name)) continue;
+    const rel = relDir ? `${relDir}/${entry.name}` : entry.name;
+    // Symbolic links are not followed: a link cycle would otherwise never end.
+    if (entry.isDirectory()) await collect(rootDir, rel, out, bag);
+    else if (entry.isFile() && entry.name.endsWith(".wo")) out.push(rel);
+  }
+}
+
+/** UTF-8 without a byte-order mark; invalid bytes become U+FFFD (the lexer then reports them). */
+function decodeUtf8(bytes: Uint8Array): string {
+  const text = new TextDecoder("utf-8").decode(bytes);
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+function reasonOf(error: unknown): string {
+  const code = (error as { code?: string } | null)?.code;
+  if (code === "EACCES" || code === "EPERM") return "permission denied";
+  if (code === "EISDIR") return "is a directory";
+  return code ?? "unreadable";
+}

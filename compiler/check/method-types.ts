@@ -1,0 +1,169 @@
+// Value types of the method language: what an expression in a method body can evaluate to,
+// derived from catalog field types, and the rules for comparing, assigning and describing them.
+//
+// Owns: the small type lattice the method checker (methods.ts) and the method emitter
+// (emit/methods.ts) share. Leaves to methods.ts: walking bodies and reporting diagnostics.
+//
+// Integer-like scalars (Int, Money, Id and `ref T` ids) are one family: method arithmetic is
+// integer arithmetic (spec/language.md, "Method language"), and mixing Money with an Int
+// literal (`amount * 2`) is the common case, not a mistake.
+
+import type { Catalog, CatalogField, CatalogType, FieldType, ScalarName } from "../catalog.js";
+
+export type ValueType =
+  | { k: "int"; name: string; nullable?: boolean }
+  | { k: "float"; nullable?: boolean }
+  | { k: "text"; name: string; nullable?: boolean }
+  | { k: "bool"; nullable?: boolean }
+  | { k: "union"; variants: string[]; nullable?: boolean }
+  | { k: "null" }
+  /** One row of a class or type (what `self`, `latest(set)` and `insert` deal in). */
+  | { k: "row"; type: string; projection?: string[]; nullable?: boolean }
+  /** Rows in id order; `projection` limits the keys each row has (`select T { a, b }`). */
+  | { k: "rows"; type: string; projection?: string[] }
+  | { k: "array"; element: ValueType; nullable?: boolean }
+  | { k: "struct"; fields: CatalogField[]; nullable?: boolean }
+  /** After an error: accepted everywhere so one mistake is reported once. */
+  | { k: "unknown" };
+
+export const unknownType: ValueType = { k: "unknown" };
+
+const intScalars: ReadonlySet<ScalarName> = new Set(["Id", "Int", "Money"]);
+const textScalars: ReadonlySet<ScalarName> = new Set(["Text", "Url", "Email", "Markdown", "SKU", "Slug", "Timestamp"]);
+
+export function scalarValueType(scalar: ScalarName, nullable = false): ValueType {
+  if (intScalars.has(scalar)) return { k: "int", name: scalar, nullable };
+  if (textScalars.has(scalar)) return { k: "text", name: scalar, nullable };
+  if (scalar === "Float") return { k: "float", nullable };
+  return { k: "bool", nullable };
+}
+
+export function findType(catalog: Catalog, name: string): CatalogType | undefined {
+  return catalog.types.find((t) => t.name === name);
+}
+
+/** The value a field of that type holds; relations are the rows they lead to. */
+export function fieldValueType(catalog: Catalog, type: FieldType, nullable = false): ValueType {
+  switch (type.kind) {
+    case "scalar":
+      return scalarValueType(type.scalar, nullable);
+    case "union":
+      return { k: "union", variants: type.variants, nullable };
+    case "ref":
+      return { k: "int", name: `ref ${type.target}`, nullable };
+    case "multi":
+    case "backlink":
+      return { k: "rows", type: type.target };
+    case "array":
+      return { k: "array", element: fieldValueType(catalog, type.element), nullable };
+    case "struct":
+      return { k: "struct", fields: type.fields, nullable };
+    case "embedded":
+      // A declared type named by value: in a method it is a row of that type.
+      return findType(catalog, type.type) ? { k: "row", type: type.type, nullable } : unknownType;
+  }
+}
+
+/** The declared result of a method: `-> T` or `-> [T]` (undefined when there is none). */
+export function returnValueType(catalog: Catalog, returns: { type: FieldType; isArray: boolean }): ValueType {
+  const element = fieldValueType(catalog, returns.type);
+  if (!returns.isArray) return element;
+  return element.k === "row" ? { k: "rows", type: element.type } : { k: "array", element };
+}
+
+export function isNullable(t: ValueType): boolean {
+  return t.k === "null" || ("nullable" in t && t.nullable === true);
+}
+
+export function nonNull(t: ValueType): ValueType {
+  return "nullable" in t && t.nullable ? { ...t, nullable: false } : t;
+}
+
+/** How a type reads in a message: `Money`, `Text?`, `row of Price`, `[Price]`, `"A" | "B"`. */
+export function describeType(t: ValueType): string {
+  const q = isNullable(t) && t.k !== "null" ? "?" : "";
+  switch (t.k) {
+    case "int":
+    case "text":
+      return t.name + q;
+    case "float":
+      return "Float" + q;
+    case "bool":
+      return "Bool" + q;
+    case "union":
+      return t.variants.join(" | ") + q;
+    case "null":
+      return "null";
+    case "row":
+      return t.projection ? `a ${t.type} { ${t.projection.join(", ")} } row${q}` : `a ${t.type} row${q}`;
+    case "rows":
+      return t.projection ? `[${t.type} { ${t.projection.join(", ")} }]` : `[${t.type}]`;
+    case "array":
+      return `[${describeType(t.element)}]${q}`;
+    case "struct":
+      return `{ ${t.fields.map((f) => f.name).join(", ")} }${q}`;
+    case "unknown":
+      return "unknown";
+  }
+}
+
+export function isNumeric(t: ValueType): boolean {
+  return t.k === "int" || t.k === "float" || t.k === "unknown";
+}
+
+function isTextLike(t: ValueType): boolean {
+  return t.k === "text" || t.k === "union";
+}
+
+/** `==`/`!=` make sense between these two types (structural JSON equality at run time). */
+export function isComparable(a: ValueType, b: ValueType): boolean {
+  if (a.k === "unknown" || b.k === "unknown" || a.k === "null" || b.k === "null") return true;
+  if (isNumeric(a) && isNumeric(b)) return true;
+  if (isTextLike(a) && isTextLike(b)) return true;
+  if (a.k === "bool" && b.k === "bool") return true;
+  if (a.k === "row" && b.k === "row") return a.type === b.type;
+  if (a.k === "rows" && b.k === "rows") return a.type === b.type;
+  if (a.k === "array" && b.k === "array") return isComparable(a.element, b.element);
+  return a.k === "struct" && b.k === "struct";
+}
+
+/** `<`, `<=`, `>`, `>=`: numbers numerically, text (timestamps included) by code unit order. */
+export function isOrderable(a: ValueType, b: ValueType): boolean {
+  if (a.k === "unknown" || b.k === "unknown") return true;
+  if (isNumeric(a) && isNumeric(b)) return true;
+  return a.k === "text" && b.k === "text";
+}
+
+/**
+ * A value of type `value` may be stored in / returned as `target`. Union membership of a
+ * string literal is checked by the caller (it needs the literal).
+ */
+export function isAssignable(value: ValueType, target: ValueType): boolean {
+  if (value.k === "unknown" || target.k === "unknown") return true;
+  if (value.k === "null") return isNullable(target);
+  if (isNullable(value) && !isNullable(target)) return false;
+  switch (target.k) {
+    case "int":
+      return value.k === "int";
+    case "float":
+      return value.k === "int" || value.k === "float";
+    case "text":
+      return isTextLike(value);
+    case "union":
+      // A Text value is checked against the variants when it is stored (emit/methods.ts).
+      return value.k === "text" || (value.k === "union" && value.variants.every((v) => target.variants.includes(v)));
+    case "bool":
+      return value.k === "bool";
+    case "row":
+      return value.k === "row" && value.type === target.type && value.projection === undefined;
+    case "rows":
+      return value.k === "rows" && value.type === target.type && value.projection === undefined;
+    case "array":
+      if (value.k === "rows") return target.element.k === "row" && target.element.type === value.type && !value.projection;
+      return value.k === "array" && isAssignable(value.element, target.element);
+    case "struct":
+      return value.k === "struct" || value.k === "row";
+    case "null":
+      return false;
+  }
+}

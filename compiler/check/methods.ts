@@ -1,0 +1,441 @@
+// Method bodies: resolve every name, field, type and function a body uses, give every
+// expression a value type, and report what cannot run — each at the line:col of the mistake.
+//
+// Owns: the WO5xxx diagnostics and the typing the method emitter reuses (`typeMethod`), so the
+// emitter and the checker can never disagree about what `self.prices` or `count(x)` means.
+// Leaves to the declaration checker (check/*): parameter and return type names, duplicate
+// methods, `id` parameters and exposure; a body is typed against the catalog it built.
+//
+// Scope follows the reference runtime (wo-language.md §5.8): one flat scope per call of
+// `self`, parameters and `let` bindings; a `let` may rebind a name, and a binding made inside
+// an `if` stays visible after it.
+
+import type { AssertStmt, Block, CallExpr, Expr, MemberExpr, NameExpr, SelectExpr, Span, Stmt } from "../ast.js";
+import type { Catalog, CatalogField, CatalogMethod, CatalogType } from "../catalog.js";
+import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
+import {
+  describeType,
+  fieldValueType,
+  findType,
+  isAssignable,
+  isComparable,
+  isNullable,
+  isNumeric,
+  isOrderable,
+  nonNull,
+  returnValueType,
+  unknownType,
+  type ValueType,
+} from "./method-types.js";
+
+/** What a name in a body refers to. */
+export type NameBinding = { kind: "self" } | { kind: "param"; name: string } | { kind: "let"; name: string };
+
+/** A relation read (`self.prices`): the rows of `type` whose `column` holds the owner's id. */
+export interface RelationRead {
+  type: string;
+  table: string;
+  column: string;
+}
+
+export interface MethodTyping {
+  exprTypes: Map<Expr, ValueType>;
+  names: Map<NameExpr, NameBinding>;
+  relations: Map<MemberExpr, RelationRead>;
+  /** Every name bound by `let`, with how often and whether only at the top level. */
+  lets: Map<string, { count: number; isTopLevelOnly: boolean; type: ValueType }>;
+  /** Names a statement rebinds after their first binding (`update self …` rebinds `self`). */
+  reassigned: Set<string>;
+}
+
+/** Check every method body of every type. Call once the catalog's types and fields exist. */
+export function checkMethodBodies(catalog: Catalog, bag: DiagnosticBag): void {
+  for (const type of catalog.types) {
+    for (const method of type.methods) typeMethod(catalog, type, method, bag);
+  }
+}
+
+const builtins = new Set(["now", "count", "latest"]);
+const writeWords = { InsertStmt: "insert", UpdateStmt: "update", DeleteStmt: "delete" } as const;
+
+export function typeMethod(catalog: Catalog, owner: CatalogType, method: CatalogMethod, bag: DiagnosticBag): MethodTyping {
+  const typing: MethodTyping = {
+    exprTypes: new Map(),
+    names: new Map(),
+    relations: new Map(),
+    lets: new Map(),
+    reassigned: new Set(),
+  };
+  const scope = new Map<string, { binding: NameBinding; type: ValueType }>();
+  scope.set("self", { binding: { kind: "self" }, type: { k: "row", type: owner.name } });
+  for (const p of method.params) {
+    scope.set(p.name, { binding: { kind: "param", name: p.name }, type: fieldValueType(catalog, p.type) });
+  }
+  const declared = method.returns ? returnValueType(catalog, method.returns) : undefined;
+
+  function block(b: Block, depth: number): void {
+    for (const s of b.statements) stmt(s, depth);
+  }
+
+  function stmt(s: Stmt, depth: number): void {
+    if ((s.kind === "InsertStmt" || s.kind === "UpdateStmt" || s.kind === "DeleteStmt") && !method.txn) {
+      bag.report("WO5010", s.span, { what: writeWords[s.kind], method: method.name });
+    }
+    switch (s.kind) {
+      case "LetStmt": {
+        const t = expr(s.value);
+        const prior = typing.lets.get(s.name.text);
+        typing.lets.set(s.name.text, {
+          count: (prior?.count ?? 0) + 1,
+          isTopLevelOnly: (prior?.isTopLevelOnly ?? true) && depth === 0,
+          type: prior && !sameShape(prior.type, t) ? unknownType : t,
+        });
+        if (scope.get(s.name.text)?.binding.kind === "param") typing.reassigned.add(s.name.text);
+        scope.set(s.name.text, { binding: { kind: "let", name: s.name.text }, type: t });
+        return;
+      }
+      case "InsertStmt": {
+        const target = findType(catalog, s.type.text);
+        if (!target) {
+          bag.report("WO5002", s.type.span, { name: s.type.text });
+          for (const e of s.entries) expr(e.value);
+          return;
+        }
+        const given = new Set<string>();
+        for (const e of s.entries) {
+          const t = expr(e.value);
+          if (given.has(e.name.text)) bag.report("WO5016", e.name.span, { field: e.name.text });
+          given.add(e.name.text);
+          const field = writableField(target, e.name.text, e.name.span);
+          if (field) checkStore(target, field, e.value, t);
+        }
+        for (const f of target.fields) {
+          if (f.isRequiredOnCreate && !given.has(f.name)) bag.report("WO5015", s.type.span, { type: target.name, field: f.name });
+        }
+        return;
+      }
+      case "ReturnStmt": {
+        const t = s.value ? expr(s.value) : undefined;
+        if (s.value && t && !declared) bag.report("WO5008", s.value.span, { method: method.name });
+        if (declared && !s.value) {
+          bag.report("WO5007", s.span, { method: method.name, expected: describeType(declared), found: "nothing" });
+        } else if (declared && s.value && t && !isAssignable(t, declared)) {
+          bag.report("WO5007", s.value.span, { method: method.name, expected: describeType(declared), found: describeType(t) });
+        }
+        return;
+      }
+      case "AssertStmt":
+        expr(s.condition);
+        return;
+      case "IfStmt":
+        expr(s.condition);
+        block(s.then, depth + 1);
+        if (s.else?.kind === "Block") block(s.else, depth + 1);
+        else if (s.else) stmt(s.else, depth + 1);
+        return;
+      case "UpdateStmt": {
+        const target = rowTarget(s.target, "update");
+        for (const a of s.assignments) {
+          const t = expr(a.value);
+          const field = target ? writableField(target, a.field.text, a.field.span) : undefined;
+          if (target && field) checkStore(target, field, a.value, t);
+        }
+        if (s.target.kind === "NameExpr" && target) {
+          const t = typing.exprTypes.get(s.target);
+          // The bound row is refreshed with what the update wrote (spec: "Method language").
+          if (t?.k === "row") typing.reassigned.add(s.target.name.text);
+        }
+        return;
+      }
+      case "DeleteStmt":
+        rowTarget(s.target, "delete");
+        return;
+    }
+  }
+
+  /** The type whose rows an update/delete target names, or undefined after an error. */
+  function rowTarget(target: SelectExpr | NameExpr, what: string): CatalogType | undefined {
+    const t = expr(target);
+    if (t.k === "unknown") return undefined;
+    if ((t.k === "row" || t.k === "rows") && !t.projection) return findType(catalog, t.type);
+    bag.report("WO5019", target.span, { what, found: describeType(t) });
+    return undefined;
+  }
+
+  /** A field an insert/update may set, or a diagnostic saying why not. */
+  function writableField(target: CatalogType, name: string, span: Span): CatalogField | undefined {
+    const field = target.fields.find((f) => f.name === name);
+    if (!field) {
+      bag.report("WO5003", span, { type: target.name, field: name });
+      return undefined;
+    }
+    if (field.isWritable) return field;
+    const why =
+      field.name === "id"
+        ? "ids are minted by the store and never change"
+        : field.default?.kind === "computed"
+          ? "it is computed"
+          : !field.isStored
+            ? "it is a relation, not a column"
+            : "it is read-only";
+    bag.report("WO5009", span, { field: name, type: target.name, why });
+    return undefined;
+  }
+
+  function checkStore(target: CatalogType, field: CatalogField, value: Expr, t: ValueType): void {
+    const want = fieldValueType(catalog, field.type, field.isOptional);
+    if (want.k === "union" && value.kind === "LiteralExpr" && typeof value.literal.value === "string") {
+      if (!want.variants.includes(value.literal.value)) {
+        bag.report("WO5020", value.span, { value: value.literal.value, variants: want.variants.join(" | ") });
+      }
+      return;
+    }
+    if (!isAssignable(t, want)) {
+      bag.report("WO5014", value.span, { field: field.name, type: target.name, expected: describeType(want), found: describeType(t) });
+    }
+  }
+
+  function expr(e: Expr): ValueType {
+    const t = exprUncached(e);
+    typing.exprTypes.set(e, t);
+    return t;
+  }
+
+  function exprUncached(e: Expr): ValueType {
+    switch (e.kind) {
+      case "LiteralExpr":
+        switch (e.literal.literalType) {
+          case "int":
+            return { k: "int", name: "Int" };
+          case "float":
+            return { k: "float" };
+          case "string":
+            return { k: "text", name: "Text" };
+          case "bool":
+            return { k: "bool" };
+          case "null":
+            return { k: "null" };
+        }
+        return unknownType;
+      case "NameExpr": {
+        const found = scope.get(e.name.text);
+        if (!found) {
+          bag.report("WO5001", e.name.span, { name: e.name.text });
+          return unknownType;
+        }
+        typing.names.set(e, found.binding);
+        return found.type;
+      }
+      case "MemberExpr":
+        return member(e);
+      case "CallExpr":
+        return call(e);
+      case "SelectExpr":
+        return select(e);
+      case "UnaryExpr": {
+        const t = expr(e.operand);
+        if (e.op === "not") return { k: "bool" };
+        if (!isNumeric(t)) bag.report("WO5012", e.operand.span, { op: "-", found: describeType(t) });
+        return t.k === "float" ? { k: "float" } : { k: "int", name: t.k === "int" ? t.name : "Int" };
+      }
+      case "BinaryExpr": {
+        const l = expr(e.left);
+        const r = expr(e.right);
+        switch (e.op) {
+          case "and":
+          case "or":
+            return { k: "bool" };
+          case "==":
+          case "!=":
+            checkVariantLiteral(l, e.right);
+            checkVariantLiteral(r, e.left);
+            if (!isComparable(l, r)) bag.report("WO5011", e.span, { left: describeType(l), right: describeType(r), op: e.op });
+            return { k: "bool" };
+          case "<":
+          case "<=":
+          case ">":
+          case ">=":
+            if (!isOrderable(nonNull(l), nonNull(r))) bag.report("WO5011", e.span, { left: describeType(l), right: describeType(r), op: e.op });
+            return { k: "bool" };
+          default: {
+            if (!isNumeric(l)) bag.report("WO5012", e.left.span, { op: e.op, found: describeType(l) });
+            else if (!isNumeric(r)) bag.report("WO5012", e.right.span, { op: e.op, found: describeType(r) });
+            if (l.k === "float" || r.k === "float") return { k: "float" };
+            // Money stays Money through arithmetic with plain Ints (`amount * 2`).
+            const name = [l, r].map((t) => (t.k === "int" ? t.name : "Int")).find((n) => n !== "Int" && n !== "Id") ?? "Int";
+            return { k: "int", name: name.startsWith("ref ") ? "Int" : name };
+          }
+        }
+      }
+    }
+  }
+
+  function checkVariantLiteral(side: ValueType, other: Expr): void {
+    if (side.k !== "union" || other.kind !== "LiteralExpr" || typeof other.literal.value !== "string") return;
+    if (!side.variants.includes(other.literal.value)) {
+      bag.report("WO5020", other.span, { value: other.literal.value, variants: side.variants.join(" | ") });
+    }
+  }
+
+  function member(e: MemberExpr): ValueType {
+    const objType = expr(e.object);
+    const name = e.member.text;
+    if (objType.k === "unknown") return unknownType;
+    if (objType.k === "row" || objType.k === "rows") {
+      const type = findType(catalog, objType.type);
+      if (!type) return unknownType;
+      const projection = objType.projection;
+      const field = type.fields.find((f) => f.name === name);
+      if (!field || (projection && !projection.includes(name))) {
+        bag.report("WO5003", e.member.span, { type: projection ? `${type.name} { ${projection.join(", ")} }` : type.name, field: name });
+        return unknownType;
+      }
+      if (field.default?.kind === "computed") {
+        bag.report("WO5017", e.member.span, { field: name, found: `${type.name} (it is computed and not stored)` });
+        return unknownType;
+      }
+      if (field.type.kind === "multi" || field.type.kind === "backlink") {
+        if (objType.k === "rows") {
+          bag.report("WO5017", e.member.span, { field: name, found: `${describeType(objType)} (relations are read from one row)` });
+          return unknownType;
+        }
+        const rel = resolveRelation(type, field, e);
+        return rel ? { k: "rows", type: rel.type } : unknownType;
+      }
+      const t = fieldValueType(catalog, field.type, field.isOptional || isNullable(objType));
+      // On a set of rows, `.field` maps over the rows (the reference's set projection).
+      return objType.k === "rows" ? { k: "array", element: t } : t;
+    }
+    if (objType.k === "struct") {
+      const field = objType.fields.find((f) => f.name === name);
+      if (!field) {
+        bag.report("WO5003", e.member.span, { type: describeType(objType), field: name });
+        return unknownType;
+      }
+      return fieldValueType(catalog, field.type, field.isOptional || isNullable(objType));
+    }
+    bag.report("WO5017", e.member.span, { field: name, found: describeType(objType) });
+    return unknownType;
+  }
+
+  function resolveRelation(type: CatalogType, field: CatalogField, e: MemberExpr): RelationRead | undefined {
+    let targetName: string;
+    let column: string | undefined;
+    if (field.type.kind === "backlink") {
+      targetName = field.type.target;
+      column = field.type.field;
+    } else if (field.type.kind === "multi") {
+      targetName = field.type.target;
+      const target = findType(catalog, targetName);
+      const refs = (target?.fields ?? []).filter((f) => f.type.kind === "ref" && f.type.target === type.name);
+      if (refs.length !== 1) {
+        bag.report("WO5018", e.member.span, { field: field.name, type: type.name, target: targetName, count: String(refs.length) });
+        return undefined;
+      }
+      column = refs[0]!.name;
+    } else {
+      return undefined;
+    }
+    const target = findType(catalog, targetName);
+    if (!target) return undefined;
+    const rel = { type: target.name, table: target.table, column };
+    typing.relations.set(e, rel);
+    return rel;
+  }
+
+  function call(e: CallExpr): ValueType {
+    const args = e.args.map((a) => expr(a));
+    const name = e.callee.text;
+    if (!builtins.has(name)) {
+      bag.report("WO5004", e.callee.span, { name });
+      return unknownType;
+    }
+    const arity = name === "now" ? 0 : 1;
+    if (args.length !== arity) {
+      bag.report("WO5005", e.callee.span, {
+        name,
+        expected: arity === 0 ? "no arguments" : "1 argument",
+        found: `${args.length}`,
+      });
+      return name === "now" ? { k: "text", name: "Timestamp" } : unknownType;
+    }
+    if (name === "now") return { k: "text", name: "Timestamp" };
+    const set = args[0]!;
+    if (name === "count") {
+      if (set.k !== "rows" && set.k !== "array" && set.k !== "unknown") {
+        bag.report("WO5006", e.args[0]!.span, { name, expected: "a set (rows or a list)", found: describeType(set) });
+      }
+      return { k: "int", name: "Int" };
+    }
+    // latest(set): the row with the largest id.
+    if (set.k === "rows") {
+      if (set.projection && !set.projection.includes("id")) {
+        bag.report("WO5006", e.args[0]!.span, { name, expected: "rows that include 'id'", found: describeType(set) });
+        return unknownType;
+      }
+      return set.projection ? { k: "row", type: set.type, projection: set.projection } : { k: "row", type: set.type };
+    }
+    if (set.k !== "unknown") bag.report("WO5006", e.args[0]!.span, { name, expected: "rows", found: describeType(set) });
+    return unknownType;
+  }
+
+  function select(e: SelectExpr): ValueType {
+    const target = findType(catalog, e.type.text);
+    if (!target) bag.report("WO5002", e.type.span, { name: e.type.text });
+    for (const p of e.predicates) {
+      const valueType = expr(p.value);
+      if (!target) continue;
+      const field = target.fields.find((f) => f.name === p.column.text);
+      const filterable =
+        field && field.isStored && (field.type.kind === "scalar" || field.type.kind === "union" || field.type.kind === "ref");
+      if (!field || !filterable) {
+        bag.report("WO5013", p.column.span, {
+          type: target.name,
+          column: p.column.text,
+          why: field ? "not a scalar, union or ref column, so it cannot be filtered on" : "not a field",
+        });
+        continue;
+      }
+      const colType = fieldValueType(catalog, field.type, field.isOptional);
+      checkVariantLiteral(colType, p.value);
+      const ok = p.op === "==" || p.op === "!=" ? isComparable(colType, valueType) : isOrderable(nonNull(colType), nonNull(valueType));
+      if (!ok) bag.report("WO5011", p.span, { left: describeType(colType), right: describeType(valueType), op: p.op });
+    }
+    if (!target) return unknownType;
+    const projection: string[] = [];
+    for (const col of e.projection) {
+      const field = target.fields.find((f) => f.name === col.text);
+      if (!field || !field.isStored) {
+        bag.report("WO5013", col.span, { type: target.name, column: col.text, why: field ? "not a stored column" : "not a field" });
+      } else projection.push(col.text);
+    }
+    return e.projection.length > 0 ? { k: "rows", type: target.name, projection } : { k: "rows", type: target.name };
+  }
+
+  block(method.body, 0);
+  if (declared && !alwaysReturns(method.body)) {
+    bag.report("WO5021", method.body.span, { method: method.name, expected: describeType(declared) });
+  }
+  return typing;
+}
+
+/** True when every path through the block ends in `return` (or an assert that always aborts). */
+export function alwaysReturns(b: Block): boolean {
+  return b.statements.some((s) => stmtAlwaysReturns(s));
+}
+
+function stmtAlwaysReturns(s: Stmt): boolean {
+  if (s.kind === "ReturnStmt") return true;
+  if (s.kind === "AssertStmt") return isFalseLiteral(s);
+  if (s.kind !== "IfStmt" || !s.else) return false;
+  const otherwise = s.else.kind === "Block" ? alwaysReturns(s.else) : stmtAlwaysReturns(s.else);
+  return alwaysReturns(s.then) && otherwise;
+}
+
+function isFalseLiteral(s: AssertStmt): boolean {
+  return s.condition.kind === "LiteralExpr" && (s.condition.literal.value === false || s.condition.literal.value === null);
+}
+
+function sameShape(a: ValueType, b: ValueType): boolean {
+  return a.k === b.k && describeType(nonNull(a)) === describeType(nonNull(b));
+}

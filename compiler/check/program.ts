@@ -1,0 +1,79 @@
+// The checker's entry: parsed files + wo.toml → Catalog (compiler/catalog.ts).
+//
+// Order of passes (each reports into one bag and never throws for a user error):
+//   1. warnings for inert top-level constructs          unexecuted.ts
+//   2. the program-wide type table, duplicates           resolve.ts
+//   3. per type: fields, methods, services, storage      fields.ts, methods-catalog.ts,
+//                                                        services.ts, storage.ts
+//   4. cross-type: relations, cycles, storage names,     resolve.ts, storage.ts, services.ts
+//      REST paths, tool names
+//   5. method bodies                                     methods.ts (method language)
+// The catalog is returned only when no error was reported (anywhere, parse errors included).
+
+import type { SourceFileAst } from "../ast.js";
+import type { Catalog, CatalogType } from "../catalog.js";
+import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
+import { snakeCase } from "../naming.js";
+import type { ConfigResult } from "./config.js";
+import { locationOf, type CheckContext } from "./context.js";
+import { buildTypeFields } from "./fields.js";
+import { buildMethods } from "./methods-catalog.js";
+import { checkEmbeddingCycles, checkLinkEndpoints, checkRelations, declareTypes } from "./resolve.js";
+import { buildServices, checkRestPathClashes, checkToolNames, type TypeExposure } from "./services.js";
+import { buildIndexes, checkStorageNames, tableNameOf } from "./storage.js";
+import { warnTopLevel, warnTypeMembers } from "./unexecuted.js";
+
+export interface ProgramCheck {
+  catalog: Catalog;
+  /** Number of generated MCP tools (for the `wo check` summary). */
+  toolCount: number;
+}
+
+/** Builds the catalog even when there are errors (callers drop it then); never throws. */
+export function checkProgram(files: SourceFileAst[], config: ConfigResult, bag: DiagnosticBag): ProgramCheck {
+  for (const file of files) warnTopLevel(file, bag);
+  const ctx: CheckContext = { bag, types: declareTypes(files, bag) };
+
+  const built: { type: CatalogType; exposure: TypeExposure }[] = [];
+  for (const decl of ctx.types.values()) {
+    warnTypeMembers(decl, bag);
+    checkLinkEndpoints(decl, ctx);
+    const fields = buildTypeFields(decl, ctx);
+    const methods = buildMethods(decl, ctx);
+    const exposure = buildServices(decl, methods, ctx);
+    const table = tableNameOf(decl, bag);
+    const type: CatalogType = {
+      name: decl.name.text,
+      snake: snakeCase(decl.name.text),
+      keyword: decl.keyword,
+      table,
+      fields,
+      indexes: buildIndexes(decl, table, fields, bag),
+      services: exposure.services,
+      methods,
+      rest: exposure.rest,
+      mcp: exposure.mcp,
+      source: locationOf(decl.name.span),
+    };
+    if (decl.link) type.link = { from: decl.link.from.text, to: decl.link.to.text };
+    if (decl.doc) type.doc = decl.doc;
+    built.push({ type, exposure });
+  }
+
+  const types = built.map((b) => b.type);
+  for (const decl of ctx.types.values()) checkRelations(decl, ctx);
+  checkEmbeddingCycles(types, ctx.types, bag);
+  checkStorageNames(types, ctx.types, bag);
+  checkRestPathClashes(built, bag);
+  const toolCount = checkToolNames(built, bag);
+
+  const catalog: Catalog = { app: config.app, config: config.config, types };
+
+  // ── Method bodies ────────────────────────────────────────────────────────────────────────
+  // compiler/check/methods.ts (the method language) plugs in here: it reads the finished
+  // catalog (types, fields, every CatalogMethod with its `body`) and reports WO5xxx into `bag`:
+  //   checkMethodBodies(catalog, bag);
+  // ─────────────────────────────────────────────────────────────────────────────────────────
+
+  return { catalog, toolCount };
+}

@@ -1,0 +1,161 @@
+// Services and exposure: `service rest|mcp|graphql|native "P" expose …` → CatalogService,
+// `rest` routes and `mcp` tools of each type, plus the program-wide clash checks.
+//
+// Owns: service kinds, path syntax (spec/language.md "Service paths"), expose entries (a
+// built-in op or a method of this class, else an error with a suggestion), `subscribe`/`me`
+// placement, the MCP governing list (§6.2), duplicate/overlapping REST paths across the
+// program, and tool-name uniqueness (§6.3). Leaves tool schemas and routes to the emitters.
+
+import type { Name, ServiceDecl, Span, TypeDecl } from "../ast.js";
+import { crudOps, type CatalogMethod, type CatalogService, type CatalogType, type ExposedOp } from "../catalog.js";
+import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
+import { toolName } from "../naming.js";
+import { type CheckContext, locationOf } from "./context.js";
+import { didYouMean } from "./did-you-mean.js";
+import { restOnlyOps } from "./methods-catalog.js";
+
+const serviceKinds = new Set(["rest", "mcp", "graphql", "native"]);
+
+/** A type's services plus where each exposed op was first named (for later clash reports). */
+export interface TypeExposure {
+  services: CatalogService[];
+  rest: CatalogType["rest"];
+  mcp: ExposedOp[];
+  /** Span of each service's path, parallel to `rest` (REST path clashes point here). */
+  restPathSpans: Span[];
+  /** Span of the first mention of each MCP op in the governing list. */
+  mcpSpans: Map<string, Span>;
+}
+
+export function buildServices(decl: TypeDecl, methods: CatalogMethod[], ctx: CheckContext): TypeExposure {
+  const out: TypeExposure = { services: [], rest: [], mcp: [], restPathSpans: [], mcpSpans: new Map() };
+  const methodNames = new Set(methods.map((m) => m.name));
+  const plainFns = decl.keyword === "class" ? new Set<string>() : new Set(decl.members.flatMap((m) => (m.kind === "FnDecl" ? [m.name.text] : [])));
+  const decls = decl.members.filter((m): m is ServiceDecl => m.kind === "ServiceDecl");
+  const mcpLists: Name[][] = [];
+  const restLists: Name[][] = [];
+  for (const s of decls) {
+    const kind = s.serviceKind.text;
+    if (!serviceKinds.has(kind)) {
+      ctx.bag.report("WO3007", s.serviceKind.span, { name: kind });
+      continue;
+    }
+    checkPath(s, ctx.bag);
+    const expose = checkExposeList(s, decl.name.text, methodNames, plainFns, ctx);
+    const service: CatalogService = { kind: kind as CatalogService["kind"], path: s.path.value, expose: expose.map((n) => n.text), source: locationOf(s.span) };
+    out.services.push(service);
+    if (kind === "rest") {
+      out.rest.push({ path: s.path.value, ops: service.expose });
+      out.restPathSpans.push(s.path.span);
+      restLists.push(expose);
+    } else if (kind === "mcp") {
+      mcpLists.push(expose);
+    } else {
+      ctx.bag.report("WO3102", s.serviceKind.span, { kind });
+    }
+  }
+  // §6.2: a `service mcp` block, when present, alone decides; else the rest lists do.
+  const governing = decls.some((s) => s.serviceKind.text === "mcp") ? mcpLists : restLists;
+  for (const list of governing) {
+    for (const entry of list) {
+      if ((restOnlyOps as readonly string[]).includes(entry.text) || out.mcpSpans.has(entry.text)) continue;
+      out.mcpSpans.set(entry.text, entry.span);
+      out.mcp.push(entry.text);
+    }
+  }
+  return out;
+}
+
+/** Valid, de-duplicated entries of one expose list (in order). */
+function checkExposeList(s: ServiceDecl, typeName: string, methods: Set<string>, plainFns: Set<string>, ctx: CheckContext): Name[] {
+  const kind = s.serviceKind.text;
+  const seen = new Set<string>();
+  const valid: Name[] = [];
+  for (const entry of s.expose) {
+    const name = entry.text;
+    if (seen.has(name)) {
+      ctx.bag.report("WO3103", entry.span, { name });
+      continue;
+    }
+    seen.add(name);
+    if ((restOnlyOps as readonly string[]).includes(name)) {
+      if (kind !== "rest") {
+        ctx.bag.report("WO3002", entry.span, { name, kind: `service ${kind}` });
+        continue;
+      }
+    } else if (!(crudOps as readonly string[]).includes(name) && !methods.has(name)) {
+      const hint = plainFns.has(name)
+        ? ` It is a fn of the plain type '${typeName}'; declare '${typeName}' as a class to make it a method.`
+        : didYouMean(name, [...crudOps, ...(kind === "rest" ? restOnlyOps : []), ...methods]);
+      ctx.bag.report("WO3001", entry.span, { name, type: typeName, hint });
+      continue;
+    }
+    valid.push(entry);
+  }
+  return valid;
+}
+
+/** Why a REST path is malformed, or undefined when it is fine (spec/language.md "Service paths"). */
+export function restPathProblem(path: string): string | undefined {
+  if (!path.startsWith("/")) return "a path starts with '/'";
+  if (/\s/.test(path)) return "spaces are not allowed";
+  for (const ch of [":", "?", "#"]) {
+    if (path.includes(ch)) return `'${ch}' is not allowed (wo adds '/:id' and method segments itself)`;
+  }
+  if (path.length > 1 && path.endsWith("/")) return "remove the trailing '/'";
+  if (path.includes("//")) return "empty path segment '//'";
+  const bad = /[^A-Za-z0-9._~\/-]/.exec(path);
+  if (bad) return `'${bad[0]}' is not allowed; use letters, digits, '-', '_', '.', '~' and '/'`;
+  if (path === "/mcp" || path.startsWith("/mcp/")) return "'/mcp' is the MCP endpoint";
+  if (!path.startsWith("/api/")) return "REST paths live under '/api/', e.g. '/api/posts'";
+  return undefined;
+}
+
+function checkPath(s: ServiceDecl, bag: DiagnosticBag): void {
+  const kind = s.serviceKind.text;
+  const path = s.path.value;
+  if (kind === "rest") {
+    const why = restPathProblem(path);
+    if (why) bag.report("WO3003", s.path.span, { path, why });
+  } else if (kind === "mcp" && path !== "/mcp") {
+    bag.report("WO3101", s.path.span, { path });
+  }
+}
+
+/**
+ * Program-wide: the same REST path twice, or one path inside another (`/api/posts/drafts`
+ * would be captured by `/api/posts/:id`), is an error at the later one.
+ */
+export function checkRestPathClashes(types: { type: CatalogType; exposure: TypeExposure }[], bag: DiagnosticBag): void {
+  const seen: { path: string; type: string }[] = [];
+  for (const { type, exposure } of types) {
+    type.rest.forEach((r, i) => {
+      const span = exposure.restPathSpans[i]!;
+      for (const prior of seen) {
+        if (prior.path === r.path) {
+          bag.report("WO3004", span, { path: r.path, clash: "is already used by", other: prior.path, type: prior.type });
+          return;
+        }
+        if (r.path.startsWith(prior.path + "/") || prior.path.startsWith(r.path + "/")) {
+          bag.report("WO3004", span, { path: r.path, clash: "overlaps", other: prior.path, type: prior.type });
+          return;
+        }
+      }
+      seen.push({ path: r.path, type: type.name });
+    });
+  }
+}
+
+/** Program-wide: every generated tool name is unique (§6.3), reported at the later entry. */
+export function checkToolNames(types: { type: CatalogType; exposure: TypeExposure }[], bag: DiagnosticBag): number {
+  const owners = new Map<string, string>();
+  for (const { type, exposure } of types) {
+    for (const op of type.mcp) {
+      const name = toolName(type.name, op);
+      const owner = owners.get(name);
+      if (owner) bag.report("WO3005", exposure.mcpSpans.get(op)!, { name, other: owner });
+      else owners.set(name, `'${op}' of '${type.name}'`);
+    }
+  }
+  return owners.size;
+}

@@ -1,0 +1,47 @@
+// Warnings for constructs that parse but that wo does not execute yet (spec/diagnostics.md
+// WO21xx): policies, triggers, free functions, `main`/`test` blocks, top-level policies and
+// hooks, `##` blocks, unknown type annotations. A warning, not an error, so a program written
+// for the full language still checks; the user learns what is inert.
+
+import type { SourceFileAst, TypeDecl } from "../ast.js";
+import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
+
+export function warnTopLevel(file: SourceFileAst, bag: DiagnosticBag): void {
+  for (const item of file.items) {
+    switch (item.kind) {
+      case "TypeDecl":
+        break;
+      case "FnDecl":
+        bag.report("WO2104", item.name.span, { what: `fn '${item.name.text}'` });
+        break;
+      case "MainBlock":
+        bag.report("WO2104", item.span, { what: "'main' block" });
+        break;
+      case "TestBlock":
+        bag.report("WO2104", item.span, { what: "'test' block" });
+        break;
+      case "TopPolicy":
+        bag.report("WO2104", item.name.span, { what: `policy '${item.name.text}'` });
+        break;
+      case "StartupHook":
+        bag.report("WO2104", item.span, { what: "'on startup' hook" });
+        break;
+      case "AppManifest":
+        bag.report("WO2109", item.span, { marker: "##app" });
+        break;
+      case "OpaqueBlock":
+        bag.report("WO2109", item.marker.span, { marker: item.marker.text });
+        break;
+    }
+  }
+}
+
+export function warnTypeMembers(decl: TypeDecl, bag: DiagnosticBag): void {
+  for (const a of decl.annotations) {
+    if (a.name.text !== "table") bag.report("WO2106", a.name.span, { name: a.name.text });
+  }
+  for (const m of decl.members) {
+    if (m.kind === "PolicyLine") bag.report("WO2101", m.span, { action: m.action.text });
+    else if (m.kind === "Trigger") bag.report("WO2102", m.span, { event: m.event.text });
+  }
+}
