@@ -1,0 +1,361 @@
+// The MCP endpoint: Streamable HTTP on one path (/mcp), serving the 2025 revisions
+// (2025-11-25, 2025-06-18, 2025-03-26; sessions optional) and the stateless 2026-07-28
+// revision side by side. This module owns the HTTP side — statuses, headers, content types,
+// body limits, sessions and SSE framing — and leaves message classification to era.ts, method
+// semantics to methods.ts and who may connect to security.ts. spec/mcp.md is the contract.
+//
+// createMcpRoutes() returns a hono sub-app whose routes sit at "/", for
+// `app.route("/mcp", routes)`; createMcpHandler() is the same thing as a plain fetch handler.
+
+import { Hono } from "hono";
+import type { IncomingMessage } from "node:http";
+import type { Catalog, WoConfig } from "../../compiler/catalog.js";
+import type { Manifest, Operation } from "../build.js";
+import type { Store } from "../store/store.js";
+import { classify, LEGACY_VERSIONS, type Rejection } from "./era.js";
+import { ErrorCode, RpcError, errorBody, notificationBody, parseMessage, readableId, resultBody, type JsonRpcId, type Message } from "./json-rpc.js";
+import { createMethods, type Era, type Handler, type MethodTable } from "./methods.js";
+import { createSecurityPolicy } from "./security.js";
+import { createSessionTable, createSseStream, sseFrame, type Session } from "./sessions.js";
+
+export interface McpOptions {
+  /** Items per page of tools/list, resources/list, resources/templates/list. Default 100. */
+  pageSize?: number;
+  /** Keep-alive comment interval on GET streams. Default 15 s. */
+  keepAliveMs?: number;
+  /** Unread frames a GET stream may queue before it is closed. Default 256. */
+  maxQueuedFrames?: number;
+  /** Live 2025-era sessions kept at most (least recently used evicted). Default 10,000. */
+  maxSessions?: number;
+  /** A session idle this long may be swept. Default 1 h. */
+  sessionIdleMs?: number;
+  /** Server-side log line sink; never receives request bodies. Default: stderr. */
+  log?: (line: string) => void;
+}
+
+export interface McpDeps {
+  catalog: Catalog;
+  manifest: Manifest;
+  operations: Record<string, Operation>;
+  store: Store;
+  config: WoConfig;
+  serverInfo: { name: string; version: string };
+  /** The host the server listens on; loopback turns on the Host check (DNS rebinding). */
+  listenHost?: string;
+  options?: McpOptions;
+}
+
+export interface McpHandler {
+  fetch(req: Request, incoming?: IncomingMessage): Promise<Response>;
+  /** Ends every session and stream (server shutdown). */
+  close(): void;
+  readonly sessionCount: number;
+}
+
+/** Cache hints (2026-07-28): lists change only when the build changes, which means a restart. */
+const LIST_CACHE = { ttlMs: 60_000, cacheScope: "public" } as const;
+const ROW_CACHE = { ttlMs: 0, cacheScope: "private" } as const;
+const cachedMethods = new Set(["tools/list", "resources/list", "resources/templates/list", "server/discover"]);
+
+const JSON_HEADERS = { "content-type": "application/json" } as const;
+const SSE_HEADERS = { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" } as const;
+const ALLOW = "GET, POST, DELETE";
+
+function jsonResponse(status: number, body: string, extra?: Record<string, string>): Response {
+  return new Response(body, { status, headers: extra ? { ...JSON_HEADERS, ...extra } : JSON_HEADERS });
+}
+
+function rejection(r: Rejection, id: JsonRpcId | null, extra?: Record<string, string>): Response {
+  return jsonResponse(r.status, errorBody(id, r.code, r.message, r.data), extra);
+}
+
+function transportError(status: number, message: string, id: JsonRpcId | null = null, extra?: Record<string, string>): Response {
+  return jsonResponse(status, errorBody(id, status === 404 ? ErrorCode.SessionNotFound : ErrorCode.ServerError, message), extra);
+}
+
+type BodyResult = { ok: true; text: string } | { ok: false };
+
+/** Reads at most `max` bytes; a longer body is refused without reading the rest into memory. */
+async function readBody(req: Request, incoming: IncomingMessage | undefined, max: number): Promise<BodyResult> {
+  const declared = req.headers.get("content-length");
+  if (declared !== null && Number(declared) > max) return { ok: false };
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (incoming && !incoming.readableEnded) {
+    for await (const chunk of incoming as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > max) return { ok: false };
+      chunks.push(chunk);
+    }
+  } else if (req.body) {
+    const reader = req.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.length;
+      if (size > max) {
+        await reader.cancel().catch(() => undefined);
+        return { ok: false };
+      }
+      chunks.push(value);
+    }
+  }
+  return { ok: true, text: chunks.length === 1 ? Buffer.from(chunks[0]!).toString("utf8") : Buffer.concat(chunks).toString("utf8") };
+}
+
+/** Accept negotiation for a POSTed request: JSON when allowed (cheapest), else SSE, else 406. */
+function responseMode(accept: string | null): "json" | "sse" | undefined {
+  if (accept === null || accept === "") return "json";
+  const a = accept.toLowerCase();
+  if (a.includes("application/json") || a.includes("*/*") || a.includes("application/*")) return "json";
+  if (a.includes("text/event-stream")) return "sse";
+  return undefined;
+}
+
+function acceptsEventStream(accept: string | null): boolean {
+  const a = (accept ?? "").toLowerCase();
+  return a.includes("text/event-stream") || a.includes("*/*");
+}
+
+export function createMcpHandler(deps: McpDeps): McpHandler {
+  const opts = deps.options ?? {};
+  const log = opts.log ?? ((line: string) => process.stderr.write(line + "\n"));
+  const methods: MethodTable = createMethods({
+    catalog: deps.catalog,
+    manifest: deps.manifest,
+    operations: deps.operations,
+    store: deps.store,
+    serverInfo: deps.serverInfo,
+    pageSize: opts.pageSize ?? 100,
+    log,
+  });
+  const security = createSecurityPolicy(deps.config.mcp.allowedOrigins, deps.listenHost);
+  const sessionsOn = deps.config.mcp.sessions;
+  const sessions = createSessionTable({ maxSessions: opts.maxSessions ?? 10_000, idleMs: opts.sessionIdleMs ?? 3_600_000 });
+  const maxBody = deps.config.maxBodyBytes;
+  const keepAliveMs = opts.keepAliveMs ?? 15_000;
+  const maxQueuedFrames = opts.maxQueuedFrames ?? 256;
+  const serverInfoMeta = { "io.modelcontextprotocol/serverInfo": deps.serverInfo };
+  /** Sessionless 2025 mode: calls in flight by id, so notifications/cancelled still works. */
+  const sessionlessPending = new Map<JsonRpcId, AbortController>();
+
+  /** Runs a handler; RpcErrors become error bodies, anything else a generic -32603. */
+  async function run(handler: Handler, msg: Extract<Message, { kind: "request" }>, era: Era, signal: AbortSignal): Promise<{ result?: unknown; error?: RpcError }> {
+    try {
+      return { result: await handler(msg.params ?? {}, { era, signal }) };
+    } catch (err) {
+      if (err instanceof RpcError) return { error: err };
+      log(`mcp: ${msg.method} failed: ${err instanceof Error ? err.message : String(err)}`);
+      return { error: new RpcError(ErrorCode.InternalError, "Internal error") };
+    }
+  }
+
+  function stampModern(method: string, params: Record<string, unknown> | undefined, result: unknown): unknown {
+    const r = result as Record<string, unknown>;
+    const meta = r._meta && typeof r._meta === "object" ? { ...(r._meta as object), ...serverInfoMeta } : serverInfoMeta;
+    const cache = cachedMethods.has(method)
+      ? LIST_CACHE
+      : method === "resources/read"
+        ? typeof params?.uri === "string" && params.uri.startsWith("wo://schema/")
+          ? LIST_CACHE
+          : ROW_CACHE
+        : undefined;
+    return cache ? { ...r, resultType: "complete", ...cache, _meta: meta } : { ...r, resultType: "complete", _meta: meta };
+  }
+
+  function answer(mode: "json" | "sse", body: string, extra?: Record<string, string>): Response {
+    if (mode === "json") return jsonResponse(200, body, extra);
+    return new Response(sseFrame(body), { status: 200, headers: extra ? { ...SSE_HEADERS, ...extra } : SSE_HEADERS });
+  }
+
+  // --- 2026-07-28 --------------------------------------------------------------------
+
+  async function serveModern(msg: Message, req: Request): Promise<Response> {
+    // Notifications and responses: accepted and dropped. On HTTP a 2026 client cancels by
+    // closing the request, which aborts `req.signal` below.
+    if (msg.kind !== "request") return new Response(null, { status: 202 });
+    const mode = responseMode(req.headers.get("accept")) ?? "json";
+    if (msg.method === "subscriptions/listen") return listen(msg);
+    const handler = methods.modern[msg.method];
+    if (!handler) {
+      // Removed (initialize, ping, logging/setLevel, resources/subscribe, tasks/*) or unknown.
+      return jsonResponse(404, errorBody(msg.id, ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));
+    }
+    const out = await run(handler, msg, "modern", req.signal);
+    if (out.error) return answer(mode, errorBody(msg.id, out.error.code, out.error.message, out.error.data));
+    return answer(mode, resultBody(msg.id, stampModern(msg.method, msg.params, out.result)));
+  }
+
+  /**
+   * subscriptions/listen: wo declares no listChanged and no subscribe (lists change only with
+   * the build; row changes are not pushed yet), so the honoured set is always empty: the stream
+   * carries the acknowledgement and the graceful end, then closes.
+   */
+  function listen(msg: Extract<Message, { kind: "request" }>): Response {
+    const filter = msg.params?.notifications;
+    if (typeof filter !== "object" || filter === null || Array.isArray(filter)) {
+      return jsonResponse(200, errorBody(msg.id, ErrorCode.InvalidParams, "Invalid params: subscriptions/listen needs params.notifications"));
+    }
+    const subMeta = { "io.modelcontextprotocol/subscriptionId": msg.id };
+    const ack = notificationBody("notifications/subscriptions/acknowledged", { notifications: {}, _meta: subMeta });
+    const done = resultBody(msg.id, { resultType: "complete", _meta: { ...subMeta, ...serverInfoMeta } });
+    return new Response(sseFrame(ack) + sseFrame(done), { status: 200, headers: SSE_HEADERS });
+  }
+
+  // --- 2025 era ----------------------------------------------------------------------
+
+  async function serveLegacy(msg: Message, version: string, req: Request): Promise<Response> {
+    const h = req.headers;
+    const isInitialize = msg.kind === "request" && msg.method === "initialize";
+    // T6: after initialize an unsupported MCP-Protocol-Version is refused.
+    if (!isInitialize && !(LEGACY_VERSIONS as readonly string[]).includes(version)) {
+      return transportError(400, `Bad Request: unsupported MCP-Protocol-Version '${version}' (supported: ${LEGACY_VERSIONS.join(", ")})`, readableId(msg));
+    }
+    let session: Session | undefined;
+    if (sessionsOn && !isInitialize) {
+      const sid = h.get("mcp-session-id");
+      if (!sid) return transportError(400, "Bad Request: Mcp-Session-Id header is required (initialize first)", readableId(msg));
+      session = sessions.get(sid);
+      if (!session) return transportError(404, "Session not found: it ended or never existed; initialize a new session", readableId(msg));
+    }
+    const pending = session ? session.pending : sessionlessPending;
+    if (msg.kind === "notification") {
+      if (msg.method === "notifications/cancelled") {
+        const rid = msg.params?.requestId;
+        if (typeof rid === "string" || typeof rid === "number") pending.get(rid)?.abort();
+      }
+      return new Response(null, { status: 202 });
+    }
+    if (msg.kind === "response") return new Response(null, { status: 202 });
+
+    const mode = responseMode(h.get("accept"));
+    if (!mode) return transportError(406, "Not Acceptable: Accept must allow application/json or text/event-stream", msg.id);
+    const handler = methods.legacy[msg.method];
+    if (!handler) return answer(mode, errorBody(msg.id, ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));
+
+    if (isInitialize) {
+      const out = await run(handler, msg, "legacy", req.signal);
+      const result = out.result as { protocolVersion: string };
+      if (!sessionsOn) return answer(mode, resultBody(msg.id, result));
+      const created = sessions.create(result.protocolVersion);
+      return answer(mode, resultBody(msg.id, result), { "mcp-session-id": created.id });
+    }
+
+    // notifications/cancelled and a client disconnect both abort the call before it commits.
+    const ac = new AbortController();
+    const onAbort = () => ac.abort();
+    req.signal.addEventListener("abort", onAbort, { once: true });
+    pending.set(msg.id, ac);
+    try {
+      const out = await run(handler, msg, "legacy", ac.signal);
+      if (out.error) return answer(mode, errorBody(msg.id, out.error.code, out.error.message, out.error.data));
+      return answer(mode, resultBody(msg.id, out.result));
+    } finally {
+      if (pending.get(msg.id) === ac) pending.delete(msg.id);
+      req.signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  // --- HTTP verbs --------------------------------------------------------------------
+
+  async function post(req: Request, incoming: IncomingMessage | undefined): Promise<Response> {
+    const h = req.headers;
+    const ct = h.get("content-type");
+    if (ct === null || !ct.toLowerCase().includes("application/json")) {
+      return transportError(415, "Unsupported Media Type: Content-Type must be application/json");
+    }
+    const body = await readBody(req, incoming, maxBody);
+    if (!body.ok) return transportError(413, `Payload Too Large: the body exceeds ${maxBody} bytes`);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.text);
+    } catch {
+      return jsonResponse(400, errorBody(null, ErrorCode.ParseError, "Parse error: the body is not valid JSON"));
+    }
+    if (Array.isArray(parsed)) {
+      return jsonResponse(400, errorBody(null, ErrorCode.InvalidRequest, "Invalid Request: JSON-RPC batches are not supported; send one message per POST"));
+    }
+    let msg: Message;
+    try {
+      msg = parseMessage(parsed);
+    } catch (err) {
+      const e = err as RpcError;
+      return jsonResponse(400, errorBody(readableId(parsed), e.code, e.message));
+    }
+    const cls = classify(msg, h);
+    if (cls.era === "rejected") return rejection(cls.rejection, readableId(parsed));
+    return cls.era === "modern" ? serveModern(msg, req) : serveLegacy(msg, cls.version, req);
+  }
+
+  function get(req: Request): Response {
+    const h = req.headers;
+    if (!sessionsOn) return transportError(405, "Method Not Allowed: this server has no server-to-client stream; POST requests", null, { allow: "POST" });
+    if (!acceptsEventStream(h.get("accept"))) return transportError(406, "Not Acceptable: GET /mcp needs Accept: text/event-stream");
+    const sid = h.get("mcp-session-id");
+    if (!sid) return transportError(400, "Bad Request: Mcp-Session-Id header is required");
+    const session = sessions.get(sid);
+    if (!session) return transportError(404, "Session not found: it ended or never existed; initialize a new session");
+    if (session.getStream && !session.getStream.closed) {
+      return transportError(409, "Conflict: this session already has an open GET stream");
+    }
+    const stream = createSseStream({
+      keepAliveMs,
+      maxQueuedFrames,
+      onClose: () => {
+        if (session.getStream === stream) session.getStream = undefined;
+      },
+    });
+    session.getStream = stream;
+    // A first comment flushes the headers so the client sees the stream open at once.
+    stream.send(": stream open\n\n");
+    return new Response(stream.response, { status: 200, headers: SSE_HEADERS });
+  }
+
+  function del(req: Request): Response {
+    if (!sessionsOn) return transportError(405, "Method Not Allowed: this server has no sessions to end", null, { allow: "POST" });
+    const sid = req.headers.get("mcp-session-id");
+    if (!sid) return transportError(400, "Bad Request: Mcp-Session-Id header is required");
+    if (!sessions.end(sid)) return transportError(404, "Session not found: it ended or never existed");
+    return new Response(null, { status: 200 });
+  }
+
+  return {
+    async fetch(req, incoming) {
+      // T8: Origin (and Host on loopback) before anything else, for every verb.
+      const denied = security.check(req.headers.get("origin"), req.headers.get("host"));
+      if (denied !== undefined) return transportError(403, `Forbidden: ${denied}`);
+      try {
+        switch (req.method) {
+          case "POST":
+            return await post(req, incoming);
+          case "GET":
+            return get(req);
+          case "DELETE":
+            return del(req);
+          default:
+            return transportError(405, `Method Not Allowed: ${req.method}`, null, { allow: sessionsOn ? ALLOW : "POST" });
+        }
+      } catch (err) {
+        log(`mcp: request failed: ${err instanceof Error ? err.message : String(err)}`);
+        return jsonResponse(500, errorBody(null, ErrorCode.InternalError, "Internal error"));
+      }
+    },
+    close() {
+      sessions.closeAll();
+      for (const ac of sessionlessPending.values()) ac.abort();
+    },
+    get sessionCount() {
+      return sessions.size;
+    },
+  };
+}
+
+export type McpRoutes = Hono & { mcp: McpHandler };
+
+/** A hono sub-app answering POST/GET/DELETE (and 405 otherwise) at "/"; mount at /mcp. */
+export function createMcpRoutes(deps: McpDeps): McpRoutes {
+  const handler = createMcpHandler(deps);
+  const app = new Hono<{ Bindings: { incoming?: IncomingMessage } }>();
+  app.all("/", (c) => handler.fetch(c.req.raw, c.env?.incoming));
+  return Object.assign(app, { mcp: handler }) as unknown as McpRoutes;
+}

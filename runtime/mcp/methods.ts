@@ -1,0 +1,308 @@
+// The MCP methods wo serves, for both eras: initialize/ping (2025 only), server/discover
+// (2026-07-28 only), tools/*, resources/*, completion/complete. Handlers return plain result
+// objects; index.ts adds what an era puts around them (2026-07-28: resultType, serverInfo in
+// _meta, ttlMs/cacheScope) and writes them to the wire.
+//
+// Tools and resources come from the build (manifest + catalog), never registered by hand, and
+// tools/call goes through the same generated operations REST uses. Operation failures become
+// tool results with isError (an agent can read and act on them); malformed requests and
+// unknown names are JSON-RPC errors.
+
+import type { Catalog, CatalogType, FieldType } from "../../compiler/catalog.js";
+import type { Manifest, ManifestTool, Operation } from "../build.js";
+import { OperationError, type OperationErrorKind } from "../errors.js";
+import type { Store } from "../store/store.js";
+import { paginate } from "./cursor.js";
+import { ErrorCode, RpcError, type Params } from "./json-rpc.js";
+import { LEGACY_VERSIONS, MODERN_VERSION } from "./era.js";
+
+export type Era = "legacy" | "modern";
+
+export interface MethodContext {
+  era: Era;
+  /** Aborted by notifications/cancelled, a client disconnect, or session termination. */
+  signal: AbortSignal;
+}
+
+export type Handler = (params: Params, ctx: MethodContext) => unknown | Promise<unknown>;
+
+export interface MethodDeps {
+  catalog: Catalog;
+  manifest: Manifest;
+  operations: Record<string, Operation>;
+  store: Store;
+  serverInfo: { name: string; version: string };
+  pageSize: number;
+  log: (line: string) => void;
+}
+
+export interface MethodTable {
+  capabilities: Record<string, object>;
+  instructions: string;
+  legacy: Record<string, Handler>;
+  modern: Record<string, Handler>;
+}
+
+const MIME = "application/json";
+const TEMPLATE_SUFFIX = "/{id}";
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function invalidParams(message: string, data?: unknown): RpcError {
+  return new RpcError(ErrorCode.InvalidParams, message, data);
+}
+
+/** 2025 revisions need an object at the root of outputSchema/structuredContent. */
+function legacyTool(tool: ManifestTool): ManifestTool {
+  const schema = tool.outputSchema as { type?: unknown; $schema?: string } | undefined;
+  if (schema === undefined || schema.type === "object") return tool;
+  const { $schema, ...inner } = schema;
+  return {
+    ...tool,
+    outputSchema: { ...($schema ? { $schema } : {}), type: "object", properties: { result: inner }, required: ["result"] },
+  };
+}
+
+function hasObjectOutput(tool: ManifestTool): boolean {
+  return (tool.outputSchema as { type?: unknown } | undefined)?.type === "object";
+}
+
+const errorPrefix: Record<OperationErrorKind, string> = {
+  invalid_input: "Invalid input",
+  not_found: "Not found",
+  conflict: "Conflict",
+  aborted: "Refused",
+  unprocessable: "Unprocessable",
+  cancelled: "Cancelled",
+  internal: "Internal error",
+};
+
+/** The text of an isError tool result: what failed and, per field, how to fix the input. */
+function errorText(err: OperationError): string {
+  const lines = [`${errorPrefix[err.kind]}: ${err.message}`];
+  for (const d of err.details) lines.push(`- ${d.path || "/"}: ${d.message}`);
+  return lines.join("\n");
+}
+
+function describeType(t: FieldType): string {
+  switch (t.kind) {
+    case "scalar":
+      return t.scalar;
+    case "union":
+      return t.variants.join(" | ");
+    case "ref":
+      return `ref ${t.target}`;
+    case "multi":
+      return `multi ${t.target}`;
+    case "backlink":
+      return `backlink ${t.target}.${t.field}`;
+    case "array":
+      return `[${describeType(t.element)}]`;
+    case "struct":
+      return `{ ${t.fields.map((f) => `${f.name}: ${describeType(f.type)}${f.isOptional ? "?" : ""}`).join(", ")} }`;
+    case "embedded":
+      return t.type;
+  }
+}
+
+/** The body of `wo://schema/t`: the type's fields as an agent needs them to write input. */
+function schemaDocument(type: CatalogType, tools: ManifestTool[]): string {
+  return JSON.stringify({
+    type: type.name,
+    ...(type.doc ? { description: type.doc } : {}),
+    uriTemplate: `wo://${type.snake}${TEMPLATE_SUFFIX}`,
+    fields: type.fields.map((f) => ({
+      name: f.name,
+      type: describeType(f.type),
+      optional: f.isOptional,
+      unique: f.isUnique,
+      writable: f.isWritable,
+      requiredOnCreate: f.isRequiredOnCreate,
+      ...(f.doc ? { description: f.doc } : {}),
+    })),
+    tools: tools.filter((t) => t.name.startsWith(type.snake + "_")).map((t) => t.name),
+  });
+}
+
+function instructionsFor(catalog: Catalog, manifest: Manifest, exposed: CatalogType[]): string {
+  const head = `${catalog.app.name} ${catalog.app.version}${catalog.app.description ? `: ${catalog.app.description}` : ""}.`;
+  const lines = [
+    head,
+    "A wo app: typed records in an embedded database. Every tool validates its input against inputSchema and returns the stored row as structuredContent; failures come back as tool results with isError and a message naming the field to fix.",
+  ];
+  for (const t of exposed) {
+    const tools = manifest.tools.filter((x) => x.name.startsWith(t.snake + "_")).map((x) => x.name);
+    lines.push(`- ${t.name}${t.doc ? ` (${t.doc})` : ""}: tools ${tools.join(", ")}; rows are resources wo://${t.snake}/{id}, fields in wo://schema/${t.snake}.`);
+  }
+  lines.push("List tools page with `cursor`/`nextCursor`.");
+  return lines.join("\n");
+}
+
+export function createMethods(deps: MethodDeps): MethodTable {
+  const { catalog, manifest, operations, store, serverInfo, pageSize } = deps;
+  const toolsModern = [...manifest.tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const toolsLegacy = toolsModern.map(legacyTool);
+  const toolByName = new Map(toolsModern.map((t) => [t.name, t]));
+  const fingerprint = `${serverInfo.version}.${toolsModern.length}.${manifest.resourceTemplates.length}`;
+
+  // Types that have a row template: `wo://<snake>/{id}`.
+  const bySnake = new Map(catalog.types.map((t) => [t.snake, t]));
+  const templateTypes = new Map<string, CatalogType>();
+  for (const rt of manifest.resourceTemplates) {
+    const m = /^wo:\/\/([a-z0-9_]+)\/\{id\}$/.exec(rt.uriTemplate);
+    const t = m ? bySnake.get(m[1]!) : undefined;
+    if (t) templateTypes.set(t.snake, t);
+  }
+  const exposed = catalog.types.filter((t) => t.mcp.length > 0 || templateTypes.has(t.snake));
+  const templates = manifest.resourceTemplates.map((rt) => ({ mimeType: MIME, ...rt }));
+  const schemaResources = exposed.map((t) => ({
+    uri: `wo://schema/${t.snake}`,
+    name: `${t.snake} schema`,
+    title: `${t.name} fields`,
+    description: `Fields of ${t.name}: names, types, which are required to create one.`,
+    mimeType: MIME,
+  }));
+  const schemaTexts = new Map(exposed.map((t) => [t.snake, schemaDocument(t, toolsModern)]));
+
+  const capabilities = {
+    tools: { listChanged: false },
+    resources: { subscribe: false, listChanged: false },
+    completions: {},
+  };
+  const instructions = instructionsFor(catalog, manifest, exposed);
+
+  // --- tools --------------------------------------------------------------------------
+
+  const toolsList: Handler = (params, ctx) => {
+    const page = paginate(ctx.era === "modern" ? toolsModern : toolsLegacy, "tools", fingerprint, pageSize, params.cursor);
+    return page.nextCursor ? { tools: page.items, nextCursor: page.nextCursor } : { tools: page.items };
+  };
+
+  const toolsCall: Handler = async (params, ctx) => {
+    const name = params.name;
+    if (typeof name !== "string") throw invalidParams("Invalid params: tools/call needs params.name (a string)");
+    const tool = toolByName.get(name);
+    const op = tool ? operations[name] : undefined;
+    if (!tool || !op) throw invalidParams(`Unknown tool: ${name}`, { name });
+    const args = params.arguments ?? {};
+    if (!isPlainObject(args)) {
+      return { content: [{ type: "text", text: "Invalid input: arguments must be an object" }], isError: true };
+    }
+    let value: unknown;
+    try {
+      value = await op(args, { signal: ctx.signal });
+    } catch (err) {
+      if (err instanceof OperationError) return { content: [{ type: "text", text: errorText(err) }], isError: true };
+      if (ctx.signal.aborted) return { content: [{ type: "text", text: "Cancelled: the call was cancelled before it committed; nothing changed" }], isError: true };
+      deps.log(`mcp: tools/call ${name} failed: ${err instanceof Error ? err.message : String(err)}`);
+      return { content: [{ type: "text", text: `Internal error: ${name} failed unexpectedly; the server log has details` }], isError: true };
+    }
+    const text = JSON.stringify(value) ?? "null";
+    const structured = ctx.era === "legacy" && !hasObjectOutput(tool) ? { result: value } : value;
+    return { content: [{ type: "text", text }], structuredContent: structured };
+  };
+
+  // --- resources ----------------------------------------------------------------------
+
+  const resourcesList: Handler = (params) => {
+    const page = paginate(schemaResources, "resources", fingerprint, pageSize, params.cursor);
+    return page.nextCursor ? { resources: page.items, nextCursor: page.nextCursor } : { resources: page.items };
+  };
+
+  const templatesList: Handler = (params) => {
+    const page = paginate(templates, "templates", fingerprint, pageSize, params.cursor);
+    return page.nextCursor ? { resourceTemplates: page.items, nextCursor: page.nextCursor } : { resourceTemplates: page.items };
+  };
+
+  const notFound = (ctx: MethodContext, uri: string) =>
+    // SEP-2164: 2026-07-28 answers -32602 with data.uri; the 2025 revisions define -32002.
+    new RpcError(ctx.era === "modern" ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
+
+  /** The row as GET /api/…/:id returns it: through the same get operation when there is one. */
+  const readRow = async (type: CatalogType, id: number, signal: AbortSignal): Promise<unknown> => {
+    const get = operations[`${type.snake}_get`];
+    if (get) {
+      try {
+        return await get({ id }, { signal });
+      } catch (err) {
+        if (err instanceof OperationError && err.kind === "not_found") return undefined;
+        throw err;
+      }
+    }
+    return store.read((tx) => tx.get(type.table, id));
+  };
+
+  const resourcesRead: Handler = async (params, ctx) => {
+    const uri = params.uri;
+    if (typeof uri !== "string") throw invalidParams("Invalid params: resources/read needs params.uri (a string)");
+    const m = /^wo:\/\/([a-z0-9_]+)\/([^/?#]+)$/.exec(uri);
+    if (!m) throw notFound(ctx, uri);
+    const [, head, tail] = m as unknown as [string, string, string];
+    if (head === "schema") {
+      const text = schemaTexts.get(tail);
+      if (text === undefined) throw notFound(ctx, uri);
+      return { contents: [{ uri, mimeType: MIME, text }] };
+    }
+    const type = templateTypes.get(head);
+    if (!type || !/^[1-9][0-9]{0,15}$/.test(tail)) throw notFound(ctx, uri);
+    let row: unknown;
+    try {
+      row = await readRow(type, Number(tail), ctx.signal);
+    } catch (err) {
+      deps.log(`mcp: resources/read ${uri} failed: ${err instanceof Error ? err.message : String(err)}`);
+      throw new RpcError(ErrorCode.InternalError, "Internal error while reading the resource");
+    }
+    if (row === undefined || row === null) throw notFound(ctx, uri);
+    // Same serialization as the REST body (JSON.stringify of the row), so the texts are equal.
+    return { contents: [{ uri, mimeType: MIME, text: JSON.stringify(row) }] };
+  };
+
+  // --- completion ---------------------------------------------------------------------
+
+  const complete: Handler = async (params) => {
+    const ref = params.ref as Record<string, unknown> | undefined;
+    const arg = params.argument as Record<string, unknown> | undefined;
+    if (!isPlainObject(ref) || !isPlainObject(arg) || typeof arg.name !== "string" || typeof arg.value !== "string") {
+      throw invalidParams("Invalid params: completion/complete needs ref and argument { name, value }");
+    }
+    if (ref.type !== "ref/resource" || typeof ref.uri !== "string") {
+      throw invalidParams(`Invalid params: no prompt or resource template matches this ref`, { ref });
+    }
+    const m = /^wo:\/\/([a-z0-9_]+)\/\{id\}$/.exec(ref.uri);
+    const type = m ? templateTypes.get(m[1]!) : undefined;
+    if (!type) throw invalidParams(`Invalid params: unknown resource template ${ref.uri}`, { uri: ref.uri });
+    if (arg.name !== "id") return { completion: { values: [], total: 0, hasMore: false } };
+    const prefix = arg.value;
+    // Ids are positive integers: scan a bounded window in id order, keep those with the prefix.
+    const rows = await store.read((tx) => tx.list(type.table, { limit: 1000 }));
+    const matches = rows.map((r) => String(r.id)).filter((id) => id.startsWith(prefix));
+    return { completion: { values: matches.slice(0, 100), total: matches.length, hasMore: matches.length > 100 || rows.length === 1000 } };
+  };
+
+  // --- lifecycle ----------------------------------------------------------------------
+
+  const initialize: Handler = (params) => {
+    const requested = params.protocolVersion;
+    const version = (LEGACY_VERSIONS as readonly unknown[]).includes(requested) ? (requested as string) : LEGACY_VERSIONS[0];
+    return { protocolVersion: version, capabilities, serverInfo, instructions };
+  };
+
+  const discover: Handler = () => ({ supportedVersions: [MODERN_VERSION], capabilities, instructions });
+
+  const shared = {
+    "tools/list": toolsList,
+    "tools/call": toolsCall,
+    "resources/list": resourcesList,
+    "resources/templates/list": templatesList,
+    "resources/read": resourcesRead,
+    "completion/complete": complete,
+  };
+  return {
+    capabilities,
+    instructions,
+    legacy: { ...shared, initialize, ping: () => ({}) },
+    modern: { ...shared, "server/discover": discover },
+  };
+}

@@ -1,0 +1,163 @@
+// 2025-era sessions (T5): ids minted at initialize, the session's standalone GET SSE stream
+// (T4) with keep-alive comments, and the calls in flight that notifications/cancelled can
+// abort. The 2026-07-28 era is stateless and never touches this module.
+//
+// Each SSE stream owns a bounded queue. A client that stops reading fills only its own queue;
+// when the queue is full the stream is closed (the client may reconnect) instead of buffering
+// without bound or slowing anyone else down.
+
+import { randomBytes } from "node:crypto";
+import type { JsonRpcId } from "./json-rpc.js";
+
+export interface SseStream {
+  /** False when the frame was dropped because the stream is closed or its queue is full. */
+  send(frame: string): boolean;
+  close(): void;
+  readonly closed: boolean;
+  readonly response: ReadableStream<Uint8Array>;
+}
+
+export interface SseOptions {
+  keepAliveMs: number;
+  /** Frames queued for a client that is not reading; beyond this the stream closes. */
+  maxQueuedFrames: number;
+  onClose?: () => void;
+}
+
+const encoder = new TextEncoder();
+
+export function sseFrame(json: string): string {
+  return `event: message\ndata: ${json}\n\n`;
+}
+
+/** A server-sent-events body with keep-alive comments and a bounded queue. */
+export function createSseStream(opts: SseOptions): SseStream {
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    if (timer) clearInterval(timer);
+    try {
+      controller.close();
+    } catch {
+      // Already closed or errored by a cancelled reader.
+    }
+    opts.onClose?.();
+  };
+  const response = new ReadableStream<Uint8Array>(
+    {
+      start(c) {
+        controller = c;
+      },
+      cancel() {
+        // The client went away: release everything this stream holds.
+        closed = true;
+        if (timer) clearInterval(timer);
+        opts.onClose?.();
+      },
+    },
+    // The queue bound counts frames: desiredSize goes negative as unread frames pile up.
+    new CountQueuingStrategy({ highWaterMark: opts.maxQueuedFrames }),
+  );
+  const send = (frame: string): boolean => {
+    if (closed) return false;
+    if ((controller.desiredSize ?? 0) <= 0) {
+      close();
+      return false;
+    }
+    controller.enqueue(encoder.encode(frame));
+    return true;
+  };
+  if (opts.keepAliveMs > 0) {
+    timer = setInterval(() => send(": keepalive\n\n"), opts.keepAliveMs);
+    timer.unref();
+  }
+  return {
+    send,
+    close,
+    get closed() {
+      return closed;
+    },
+    response,
+  };
+}
+
+export interface Session {
+  id: string;
+  protocolVersion: string;
+  lastSeen: number;
+  getStream?: SseStream;
+  /** Calls in flight, by JSON-RPC id, so notifications/cancelled can abort them. */
+  pending: Map<JsonRpcId, AbortController>;
+}
+
+export interface SessionTable {
+  create(protocolVersion: string): Session;
+  get(id: string): Session | undefined;
+  end(id: string): boolean;
+  readonly size: number;
+  closeAll(): void;
+}
+
+export interface SessionLimits {
+  maxSessions: number;
+  idleMs: number;
+}
+
+/** Session ids: 128 bits from the CSPRNG, hex (visible ASCII as the spec requires). */
+function mintId(): string {
+  return randomBytes(16).toString("hex");
+}
+
+export function createSessionTable(limits: SessionLimits): SessionTable {
+  const sessions = new Map<string, Session>();
+  const terminate = (s: Session) => {
+    sessions.delete(s.id);
+    s.getStream?.close();
+    for (const ac of s.pending.values()) ac.abort();
+    s.pending.clear();
+  };
+  // Idle sessions are swept on creation rather than by a timer: no work when nothing happens.
+  const sweep = (now: number) => {
+    for (const s of sessions.values()) {
+      if (now - s.lastSeen > limits.idleMs && s.pending.size === 0 && (s.getStream === undefined || s.getStream.closed)) terminate(s);
+    }
+  };
+  return {
+    create(protocolVersion) {
+      const now = Date.now();
+      if (sessions.size >= limits.maxSessions) sweep(now);
+      if (sessions.size >= limits.maxSessions) {
+        // Evict the least recently seen session (Map keeps insertion order; lastSeen refreshes re-insert).
+        const oldest = sessions.values().next().value;
+        if (oldest) terminate(oldest);
+      }
+      const s: Session = { id: mintId(), protocolVersion, lastSeen: now, pending: new Map() };
+      sessions.set(s.id, s);
+      return s;
+    },
+    get(id) {
+      const s = sessions.get(id);
+      if (s) {
+        s.lastSeen = Date.now();
+        sessions.delete(id);
+        sessions.set(id, s);
+      }
+      return s;
+    },
+    end(id) {
+      const s = sessions.get(id);
+      if (!s) return false;
+      terminate(s);
+      return true;
+    },
+    get size() {
+      return sessions.size;
+    },
+    closeAll() {
+      for (const s of [...sessions.values()]) terminate(s);
+    },
+  };
+}

@@ -1,0 +1,68 @@
+// The official MCP clients as peers: SDK v1 (2025-11-25, sessions) and the v2 client with
+// versionNegotiation auto (2026-07-28, stateless) run connect → tools/list → create → list →
+// resources/read against a real server over a real socket and a real SQLite file.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
+import { startFixture, type FixtureServer } from "./support/fixture.js";
+
+let srv: FixtureServer;
+beforeAll(async () => { srv = await startFixture(); });
+afterAll(async () => { await srv.close(); });
+
+const exposed = ["note_create", "note_delete", "note_get", "note_list", "note_slow_create", "note_update"];
+
+describe("official SDK v1 client (2025-11-25)", () => {
+  it("connects with a session, lists tools, creates, lists, reads", async () => {
+    const client = new ClientV1({ name: "t", version: "1" });
+    const transport = new TransportV1(new URL(srv.url));
+    await client.connect(transport);
+    expect(transport.sessionId).toMatch(/^[0-9a-f]{32}$/);
+    expect(client.getServerVersion()).toEqual({ name: "notes", version: "0.1.0" });
+    expect(client.getInstructions()).toContain("wo://note/{id}");
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(exposed);
+    const created = await client.callTool({ name: "note_create", arguments: { title: "from v1" } });
+    expect(created.isError).toBeFalsy();
+    const row = created.structuredContent as { id: number; title: string };
+    expect(row).toEqual({ id: row.id, title: "from v1", body: null, done: false });
+    expect(JSON.parse((created.content as { text: string }[])[0]!.text)).toEqual(row);
+    const listed = await client.callTool({ name: "note_list", arguments: {} });
+    expect((listed.structuredContent as { items: unknown[] }).items).toContainEqual(row);
+    const read = await client.readResource({ uri: `wo://note/${row.id}` });
+    const rest = await (await fetch(`${srv.base}/api/notes/${row.id}`)).text();
+    expect((read.contents[0] as { text: string }).text).toBe(rest);
+    const bad = await client.callTool({ name: "note_create", arguments: { title: "" } });
+    expect(bad.isError).toBe(true);
+    expect((bad.content as { text: string }[])[0]!.text).toContain("/title");
+    await expect(client.callTool({ name: "nope", arguments: {} })).rejects.toThrow(/Unknown tool/);
+    await expect(client.readResource({ uri: "wo://note/999999" })).rejects.toMatchObject({ code: -32002 });
+    expect(await client.ping()).toEqual({});
+    await transport.terminateSession();
+    await client.close();
+  });
+});
+
+describe("official v2 client, versionNegotiation auto (2026-07-28)", () => {
+  it("negotiates 2026-07-28 and runs the same flow statelessly", async () => {
+    const client = new ClientV2({ name: "t2", version: "1" }, { capabilities: {}, versionNegotiation: { mode: "auto" } } as never);
+    const transport = new TransportV2(new URL(srv.url));
+    await client.connect(transport);
+    expect((client as unknown as { getNegotiatedProtocolVersion(): string }).getNegotiatedProtocolVersion()).toBe("2026-07-28");
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(exposed);
+    const created = await client.callTool({ name: "note_create", arguments: { title: "from v2" } });
+    const row = created.structuredContent as { id: number };
+    expect(row).toMatchObject({ title: "from v2", body: null, done: false });
+    const listed = await client.callTool({ name: "note_list", arguments: {} });
+    expect((listed.structuredContent as { items: unknown[] }).items).toContainEqual(row);
+    const read = await client.readResource({ uri: `wo://note/${row.id}` });
+    const rest = await (await fetch(`${srv.base}/api/notes/${row.id}`)).text();
+    expect((read.contents[0] as { text: string }).text).toBe(rest);
+    const schema = await client.readResource({ uri: "wo://schema/note" });
+    expect(JSON.parse((schema.contents[0] as { text: string }).text).fields.map((f: { name: string }) => f.name)).toEqual(["id", "title", "body", "done"]);
+    await expect(client.readResource({ uri: "wo://note/999999" })).rejects.toMatchObject({ code: -32602 });
+    await client.close();
+  });
+});
