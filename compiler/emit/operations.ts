@@ -174,10 +174,10 @@ function emitCrudHandler(catalog: Catalog, type: CatalogType, op: CrudOp): strin
       case "delete":
         w.writeLine(`const { id } = rt.validate<Input>(${JSON.stringify(name)}, input);`);
         w.write("return rt.store.write(async (tx) => ").inlineBlock(() => {
-          w.writeLine(`const row = (await tx.get(${table}, id)) ?? rt.notFound(${typeName}, id);`);
+          w.writeLine(`if (!(await tx.get(${table}, id))) rt.notFound(${typeName}, id);`);
           w.writeLine(`await rt.checkNotReferenced(tx, ${table}, id);`);
           w.writeLine(`await tx.delete(${table}, id);`);
-          w.writeLine("return row;");
+          w.writeLine("return { deleted: true, id };");
         });
         w.write(", call);").newLine();
         break;
@@ -190,10 +190,17 @@ function emitCrudHandler(catalog: Catalog, type: CatalogType, op: CrudOp): strin
   return w.toString().trimEnd();
 }
 
-/** `id` and top-level stored fields of scalar, union or ref type: the list filters. */
+/**
+ * `id` and top-level stored fields of scalar, union or ref type: the list filters. A field
+ * named `limit` or `cursor` is not one: those names control the page.
+ */
 export function filterableFields(type: CatalogType): CatalogField[] {
   return type.fields.filter(
-    (f) => f.isStored && (f.type.kind === "scalar" || f.type.kind === "union" || f.type.kind === "ref"),
+    (f) =>
+      f.isStored &&
+      (f.type.kind === "scalar" || f.type.kind === "union" || f.type.kind === "ref") &&
+      f.name !== "limit" &&
+      f.name !== "cursor",
   );
 }
 

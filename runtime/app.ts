@@ -1,0 +1,75 @@
+// createApp: one hono app serving a loaded build over a store — `/api` (REST, the paths of
+// `service rest` blocks), `/mcp`, `GET /` (runtime info) and `GET /healthz`. Owns the wiring:
+// the operation handlers are bound to the store once here and both adapters call the same
+// ones. Leaves listening, locking and shutdown to server.ts.
+
+import { Hono } from "hono";
+import type { WoConfig } from "../compiler/catalog.js";
+import type { Operation } from "./build.js";
+import type { LoadedBuild } from "./load-build.js";
+import { createOperationRuntime } from "./operations/runtime.js";
+import { bearerAuth } from "./rest/auth.js";
+import { problemResponse } from "./rest/problem.js";
+import { createRestRoutes, restEndpoints } from "./rest/routes.js";
+import type { Store } from "./store/store.js";
+
+export interface AppOptions {
+  build: LoadedBuild;
+  store: Store;
+  /** Defaults to the build's catalog config (wo.toml). */
+  config?: WoConfig;
+  /** The bearer token itself (server.ts reads it from `config.tokenEnv`); none → open. */
+  token?: string;
+  log?: (line: string) => void;
+}
+
+export interface App {
+  hono: Hono;
+  /** The bound operation handlers, keyed by tool name: what REST and MCP both call. */
+  operations: Record<string, Operation>;
+}
+
+export function createApp(options: AppOptions): App {
+  const { build, store } = options;
+  const config = options.config ?? build.catalog.config;
+  const log = options.log ?? ((line: string) => process.stderr.write(`wo: ${line}\n`));
+  const rt = createOperationRuntime({ catalog: build.catalog, store, validators: build.validators });
+  const operations = build.operations.createOperations(rt);
+
+  const app = new Hono();
+  if (options.token) {
+    const auth = bearerAuth(options.token);
+    app.use("/api/*", auth);
+    app.use("/api", auth);
+    app.use("/mcp/*", auth);
+    app.use("/mcp", auth);
+  }
+
+  app.get("/healthz", (c) => c.text("ok"));
+  const info = runtimeInfo(build);
+  app.get("/", (c) => c.json(info));
+
+  // MCP: mounted here once runtime/mcp/index.ts exports createMcpRoutes (MCP engineer):
+  // app.route("/", createMcpRoutes({ build, store, config, operations, log }));
+
+  app.route("/", createRestRoutes({ catalog: build.catalog, operations, maxBodyBytes: config.maxBodyBytes, log }));
+
+  app.notFound((c) => problemResponse(c, "route_not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}; GET / lists the endpoints.`));
+  app.onError((err, c) => {
+    log(`${c.req.method} ${new URL(c.req.url).pathname}: unexpected ${err.name}: ${err.message}`);
+    return problemResponse(c, "internal", "The server failed to complete the request. Try again, and report it if it persists.");
+  });
+  return { hono: app, operations };
+}
+
+function runtimeInfo(build: LoadedBuild) {
+  const { app } = build.catalog;
+  return {
+    app: app.name,
+    version: app.version,
+    ...(app.description ? { description: app.description } : {}),
+    types: build.catalog.types.map((t) => t.name),
+    endpoints: restEndpoints(build.catalog),
+    mcp: { path: "/mcp", tools: build.manifest.tools.length },
+  };
+}

@@ -1,0 +1,66 @@
+// Loads a build folder (runtime/build.ts describes its layout) into memory: the catalog, the
+// manifest, the schemas, the compiled validators and the operations module. Owns nothing but
+// reading; wiring the operations to a store is createApp's job (runtime/app.ts).
+//
+// A missing or unreadable file is reported as a BuildLoadError naming it, so `wo run` can say
+// "rebuild" instead of printing a stack trace.
+
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+// Type-only: the catalog arrives as catalog.json; nothing from compiler/ is loaded at run time.
+import type { Catalog } from "../compiler/catalog.js";
+import type { BuildSchemas, Manifest, OperationsModule, Validator, ValidatorsModule } from "./build.js";
+
+export interface LoadedBuild {
+  dir: string;
+  catalog: Catalog;
+  manifest: Manifest;
+  schemas: BuildSchemas;
+  validators: Record<string, Validator>;
+  /** The generated module; `createOperations(rt)` binds it to a store (createApp does). */
+  operations: OperationsModule;
+}
+
+export class BuildLoadError extends Error {}
+
+export async function loadBuild(dir: string): Promise<LoadedBuild> {
+  const [catalog, manifest, schemas] = await Promise.all([
+    readJson<Catalog>(dir, "catalog.json"),
+    readJson<Manifest>(dir, "manifest.json"),
+    readJson<BuildSchemas>(dir, "schemas.json"),
+  ]);
+  const validatorsModule = await importModule<ValidatorsModule>(dir, "validators.js");
+  const operations = await importModule<OperationsModule>(dir, "operations.js");
+  if (typeof validatorsModule.createValidators !== "function") throw new BuildLoadError(`${join(dir, "validators.js")} does not export createValidators; run \`wo build\` again.`);
+  if (typeof operations.createOperations !== "function") throw new BuildLoadError(`${join(dir, "operations.js")} does not export createOperations; run \`wo build\` again.`);
+  // Validators need ajv's runtime helpers (ajv-formats, ucs2length, …), resolved from wo's own
+  // install: the app folder has no node_modules.
+  const validators = validatorsModule.createValidators(createRequire(import.meta.url));
+  return { dir, catalog, manifest, schemas, validators, operations };
+}
+
+async function readJson<T>(dir: string, name: string): Promise<T> {
+  const file = join(dir, name);
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch {
+    throw new BuildLoadError(`The build is incomplete: ${file} is missing; run \`wo build\`.`);
+  }
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new BuildLoadError(`${file} is not valid JSON; run \`wo build\` again.`);
+  }
+}
+
+async function importModule<T>(dir: string, name: string): Promise<T> {
+  const file = join(dir, name);
+  try {
+    return (await import(pathToFileURL(file).href)) as T;
+  } catch (err) {
+    throw new BuildLoadError(`Cannot load ${file}: ${(err as Error).message}; run \`wo build\` again.`);
+  }
+}

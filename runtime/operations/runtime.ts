@@ -1,0 +1,146 @@
+// The OperationRuntime (runtime/build.ts): what generated handlers call for validation,
+// reference checks and errors. Owns the wording of every operation error — written for the
+// caller (a person or an agent) to act on — and the translation of store failures into
+// OperationError kinds. Leaves HTTP statuses and MCP tool results to the adapters.
+
+// Type-only: the catalog arrives as catalog.json; nothing from compiler/ is loaded at run time.
+import type { Catalog } from "../../compiler/catalog.js";
+import type { OperationRuntime, Validator } from "../build.js";
+import { OperationError, type ErrorDetail } from "../errors.js";
+import { StoreConstraintError, type Row, type Store, type StoreTx } from "../store/store.js";
+
+export interface OperationRuntimeDeps {
+  catalog: Catalog;
+  store: Store;
+  validators: Record<string, Validator>;
+  /** Injectable clock for tests; ISO-8601 UTC with milliseconds. */
+  now?: () => string;
+}
+
+export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRuntime {
+  const { catalog, validators } = deps;
+  const typeByTable = new Map(catalog.types.map((t) => [t.table, t]));
+  const store = translateStoreErrors(deps.store, catalog);
+
+  const rt: OperationRuntime = {
+    store,
+    validators,
+    validate<T = Row>(name: string, input: unknown): T {
+      const validator = validators[name];
+      if (!validator) throw new OperationError("internal", `No validator for operation '${name}'.`);
+      if (validator(input)) return input as T;
+      const details = describeAjvErrors(validator.errors ?? []);
+      const summary = details.length === 1 ? `${details[0]!.path || "input"} ${details[0]!.message}` : `${details.length} problems`;
+      throw new OperationError("invalid_input", `The input does not match ${name}: ${summary}.`, details);
+    },
+    now: deps.now ?? (() => new Date().toISOString()),
+    async checkRefs(tx: StoreTx, refs: { field: string; table: string; value: unknown }[]) {
+      const missing: ErrorDetail[] = [];
+      for (const ref of refs) {
+        // null/absent: an optional ref left empty; the schema already decided whether that is allowed.
+        if (ref.value === null || ref.value === undefined) continue;
+        if (typeof ref.value === "number" && (await tx.get(ref.table, ref.value))) continue;
+        const target = typeByTable.get(ref.table)?.name ?? ref.table;
+        missing.push({ path: `/${ref.field}`, message: `no ${target} with id ${JSON.stringify(ref.value)} exists` });
+      }
+      if (missing.length > 0) {
+        const list = missing.map((m) => `${m.path.slice(1)}: ${m.message}`).join("; ");
+        throw new OperationError("unprocessable", `The input refers to rows that do not exist (${list}). Create them first or pass an existing id.`, missing);
+      }
+    },
+    async checkNotReferenced(tx: StoreTx, table: string, id: number) {
+      const referrers = (await tx.referrers(table, id)).filter((r) => r.count > 0);
+      if (referrers.length === 0) return;
+      const self = typeByTable.get(table)?.name ?? table;
+      const names = referrers.map((r) => `${r.count} ${typeByTable.get(r.table)?.name ?? r.table} row${r.count === 1 ? "" : "s"} (field '${r.field}')`);
+      throw new OperationError(
+        "conflict",
+        `${self} ${id} is still referenced by ${names.join(", ")}. Delete those rows or point them elsewhere first.`,
+        referrers.map((r) => ({ path: `/${r.table}/${r.field}`, message: `${r.count} row${r.count === 1 ? "" : "s"} refer to ${self} ${id}` })),
+      );
+    },
+    notFound(typeName: string, id: unknown): never {
+      throw new OperationError("not_found", `No ${typeName} with id ${JSON.stringify(id)}.`);
+    },
+    invalid(message: string, details: ErrorDetail[] = []): never {
+      throw new OperationError("invalid_input", message, details);
+    },
+    abort(message: string): never {
+      throw new OperationError("aborted", message);
+    },
+  };
+  return rt;
+}
+
+/** The store as handlers see it: constraint and cancellation failures become OperationErrors. */
+function translateStoreErrors(store: Store, catalog: Catalog): Store {
+  const translate = (err: unknown): never => {
+    if (err instanceof OperationError) throw err;
+    if (err instanceof StoreConstraintError || (err as { constraint?: unknown })?.constraint === "unique") {
+      const e = err as StoreConstraintError;
+      const type = catalog.types.find((t) => t.table === e.table);
+      const fields = e.fields.join(", ");
+      throw new OperationError(
+        "conflict",
+        `Another ${type?.name ?? e.table} already has this ${fields}; ${e.fields.length === 1 ? "it must" : "they must"} be unique.`,
+        e.fields.map((f) => ({ path: `/${f}`, message: "is already taken by another row" })),
+      );
+    }
+    if ((err as { name?: unknown })?.name === "AbortError") {
+      throw new OperationError("cancelled", "The call was cancelled before it committed; nothing was changed.");
+    }
+    throw err;
+  };
+  return {
+    read: (fn) => store.read(fn).catch(translate),
+    write: (fn, options) => store.write(fn, options).catch(translate),
+    close: () => store.close(),
+  };
+}
+
+type AjvError = NonNullable<Validator["errors"]>[number];
+
+/** ajv errors → [{ path, message }] an agent can act on: the JSON pointer names the field. */
+export function describeAjvErrors(errors: AjvError[]): ErrorDetail[] {
+  const out: ErrorDetail[] = [];
+  const seen = new Set<string>();
+  for (const e of errors) {
+    const detail = describeAjvError(e);
+    if (!detail) continue;
+    const key = `${detail.path}\u0000${detail.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(detail);
+  }
+  return out;
+}
+
+function describeAjvError(e: AjvError): ErrorDetail | undefined {
+  const p = e.params ?? {};
+  switch (e.keyword) {
+    case "required":
+      return { path: `${e.instancePath}/${String(p.missingProperty)}`, message: "is required" };
+    case "additionalProperties":
+      return { path: `${e.instancePath}/${String(p.additionalProperty)}`, message: "is not an accepted field; remove it" };
+    case "unevaluatedProperties":
+      return { path: `${e.instancePath}/${String(p.unevaluatedProperty)}`, message: "is not an accepted field; remove it" };
+    case "type":
+      return { path: e.instancePath, message: `must be ${article(String(p.type).replace(/,/g, " or "))}` };
+    case "enum":
+      return { path: e.instancePath, message: `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}` };
+    case "format":
+      return { path: e.instancePath, message: `must be a valid ${String(p.format)}` };
+    case "anyOf":
+    case "oneOf":
+    case "if":
+      // Branch errors are reported individually by ajv; the umbrella line adds nothing.
+      return undefined;
+    default:
+      return { path: e.instancePath, message: e.message ?? `fails the '${e.keyword}' rule` };
+  }
+}
+
+function article(type: string): string {
+  if (type === "null") return "null";
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}

@@ -1,0 +1,72 @@
+// Reads a request body as a JSON object: Content-Type check (415), a size limit enforced while
+// the bytes arrive (413 — a huge body is never buffered whole), JSON syntax and shape (400).
+// Returns the object or a RestFailure; never throws for bad input.
+
+import type { ErrorDetail } from "../errors.js";
+import type { ProblemKind } from "./problem.js";
+
+export interface RestFailure {
+  kind: ProblemKind;
+  detail: string;
+  errors?: ErrorDetail[];
+}
+
+export type BodyResult = { ok: true; value: Record<string, unknown> } | { ok: false; failure: RestFailure };
+
+const jsonType = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;
+
+export async function readJsonObject(request: Request, maxBytes: number): Promise<BodyResult> {
+  const contentType = request.headers.get("content-type");
+  const declared = request.headers.get("content-length");
+  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > maxBytes) {
+    return fail("payload_too_large", `The body is ${declared} bytes; the limit is ${maxBytes}.`);
+  }
+  if (contentType !== null && !jsonType.test(contentType.trim())) {
+    return fail("unsupported_media_type", `Send the body as application/json, not '${contentType.slice(0, 100)}'.`);
+  }
+  const bytes = await readLimited(request, maxBytes);
+  if (bytes === "too_large") return fail("payload_too_large", `The body is larger than the limit of ${maxBytes} bytes.`);
+  // An empty body is an empty object: a create with all defaults, a method with no arguments.
+  if (bytes.length === 0) return { ok: true, value: {} };
+  if (contentType === null) return fail("unsupported_media_type", "Send the body with Content-Type: application/json.");
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch (err) {
+    const reason = err instanceof SyntaxError ? err.message : "the body is not valid UTF-8";
+    return fail("invalid_input", `The body is not valid JSON: ${reason}.`);
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return fail("invalid_input", "The body must be a JSON object.", [{ path: "", message: "must be an object" }]);
+  }
+  return { ok: true, value: value as Record<string, unknown> };
+}
+
+async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array | "too_large"> {
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      // Stop reading: the rest of the body is never buffered.
+      await reader.cancel().catch(() => {});
+      return "too_large";
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+function fail(kind: ProblemKind, detail: string, errors?: ErrorDetail[]): BodyResult {
+  return { ok: false, failure: { kind, detail, ...(errors ? { errors } : {}) } };
+}

@@ -1,0 +1,186 @@
+// REST under the paths of `service rest` blocks: request → the operation's input object → the
+// SAME generated handler MCP calls → response. Owns routing (404/405 with Allow), path ids,
+// statuses per op (spec/rest.md) and the problem-details framing of failures. Validation,
+// defaults, transactions and error wording belong to the operation layer.
+
+import { Hono, type Context } from "hono";
+import type { Catalog, CatalogType } from "../../compiler/catalog.js";
+import type { Operation } from "../build.js";
+import { OperationError } from "../errors.js";
+import { readJsonObject, type RestFailure } from "./body.js";
+import { problemResponse } from "./problem.js";
+import { listInput } from "./query.js";
+
+export interface RestDeps {
+  catalog: Catalog;
+  operations: Record<string, Operation>;
+  maxBodyBytes: number;
+  /** One line per unexpected failure; never request bodies. */
+  log: (line: string) => void;
+}
+
+/** One REST endpoint, as `GET /` and `wo run`'s route table show it. */
+export interface Endpoint {
+  method: string;
+  path: string;
+  /** Tool name of the operation, or `subscribe`/`me` for the 501 stubs. */
+  op: string;
+}
+
+type Kind = "list" | "get" | "create" | "update" | "delete" | "method" | "stub";
+interface Route extends Endpoint {
+  kind: Kind;
+  type: CatalogType;
+  /** The service path the route hangs off (Location of a created row). */
+  base: string;
+}
+
+const crudRoutes: Record<string, { method: string; suffix: string; kind: Kind }> = {
+  list: { method: "GET", suffix: "", kind: "list" },
+  create: { method: "POST", suffix: "", kind: "create" },
+  get: { method: "GET", suffix: "/:id", kind: "get" },
+  update: { method: "PATCH", suffix: "/:id", kind: "update" },
+  delete: { method: "DELETE", suffix: "/:id", kind: "delete" },
+  subscribe: { method: "GET", suffix: "/live", kind: "stub" },
+  me: { method: "GET", suffix: "/me", kind: "stub" },
+};
+
+function snake(type: CatalogType, op: string): string {
+  return `${type.snake}_${op}`;
+}
+
+function routesOf(catalog: Catalog): Route[] {
+  const routes: Route[] = [];
+  for (const type of catalog.types) {
+    for (const block of type.rest) {
+      const base = block.path.replace(/\/+$/, "") || "/";
+      const join = (suffix: string) => (base === "/" ? suffix || "/" : base + suffix);
+      for (const op of block.ops) {
+        const crud = crudRoutes[op];
+        if (crud) {
+          const name = crud.kind === "stub" ? op : snake(type, op);
+          routes.push({ method: crud.method, path: join(crud.suffix), op: name, kind: crud.kind, type, base });
+        } else if (type.methods.some((m) => m.name === op)) {
+          routes.push({ method: "POST", path: join(`/:id/${op}`), op: snake(type, op), kind: "method", type, base });
+        }
+      }
+    }
+  }
+  return routes;
+}
+
+export function restEndpoints(catalog: Catalog): Endpoint[] {
+  return routesOf(catalog).map(({ method, path, op }) => ({ method, path, op }));
+}
+
+export function createRestRoutes(deps: RestDeps): Hono {
+  const app = new Hono();
+  const byPath = new Map<string, Route[]>();
+  // `P/live` and `P/me` go first: the router tries patterns in registration order, and they
+  // must win over `P/:id`.
+  const routes = routesOf(deps.catalog);
+  const ordered = [...routes.filter((r) => r.kind === "stub"), ...routes.filter((r) => r.kind !== "stub")];
+  for (const route of ordered) {
+    const list = byPath.get(route.path) ?? [];
+    if (!list.some((r) => r.method === route.method)) list.push(route);
+    byPath.set(route.path, list);
+  }
+  for (const [path, list] of byPath) {
+    app.all(path, async (c) => {
+      const method = c.req.method === "HEAD" ? "GET" : c.req.method;
+      const route = list.find((r) => r.method === method);
+      if (!route) {
+        const allow = [...new Set(list.map((r) => r.method))].sort().join(", ");
+        return problemResponse(c, "method_not_allowed", `${c.req.method} is not allowed here; allowed: ${allow}.`, [], { allow });
+      }
+      return handle(c, route, deps);
+    });
+  }
+  return app;
+}
+
+const idText = /^[1-9][0-9]{0,15}$/;
+
+async function handle(c: Context, route: Route, deps: RestDeps): Promise<Response> {
+  if (route.kind === "stub") {
+    return problemResponse(c, "not_implemented", `'${route.op}' is declared for ${route.type.name} but not served by this version of wo.`);
+  }
+  let id: number | undefined;
+  if (route.path.includes("/:id")) {
+    const raw = c.req.param("id") ?? "";
+    if (!idText.test(raw) || !Number.isSafeInteger(Number(raw))) {
+      const shown = raw.length > 40 ? `${raw.slice(0, 40)}…` : raw;
+      return problemResponse(c, "invalid_input", `'${shown}' is not a valid ${route.type.name} id; ids are positive integers.`, [
+        { path: "/id", message: "must be a positive integer" },
+      ]);
+    }
+    id = Number(raw);
+  }
+
+  let input: Record<string, unknown>;
+  switch (route.kind) {
+    case "list": {
+      const q = listInput(route.type, filterable(route.type), new URL(c.req.url).searchParams);
+      if (!q.ok) return failure(c, q.failure);
+      input = q.input;
+      break;
+    }
+    case "get":
+    case "delete":
+      input = { id };
+      break;
+    case "create":
+    case "update":
+    case "method": {
+      const body = await readJsonObject(c.req.raw, deps.maxBodyBytes);
+      if (!body.ok) return failure(c, body.failure);
+      // The path names the row; an `id` in the body never redirects the call elsewhere.
+      input = route.kind === "create" ? body.value : { ...body.value, id };
+      break;
+    }
+    default: {
+      const never: never = route.kind;
+      throw new Error(`unhandled route kind ${String(never)}`);
+    }
+  }
+
+  const operation = deps.operations[route.op];
+  if (!operation) return problemResponse(c, "not_implemented", `The build has no handler for '${route.op}'; run \`wo build\`.`);
+  let result: unknown;
+  try {
+    result = await operation(input, { signal: c.req.raw.signal });
+  } catch (err) {
+    if (err instanceof OperationError) {
+      if (err.kind === "internal") deps.log(`${route.method} ${route.path}: ${err.message}`);
+      return problemResponse(c, err.kind, err.message, err.details);
+    }
+    deps.log(`${route.method} ${route.path}: unexpected ${(err as Error)?.name ?? "error"}: ${(err as Error)?.message ?? String(err)}`);
+    return problemResponse(c, "internal", "The server failed to complete the request; nothing was changed. Try again, and report it if it persists.");
+  }
+
+  switch (route.kind) {
+    case "create": {
+      const createdId = (result as { id?: unknown })?.id;
+      return c.json(result, 201, { location: `${route.base}/${String(createdId)}` });
+    }
+    case "delete":
+      return c.body(null, 204);
+    default:
+      return c.json(result ?? null, 200);
+  }
+}
+
+function failure(c: Context, f: RestFailure): Response {
+  return problemResponse(c, f.kind, f.detail, f.errors ?? []);
+}
+
+/** `id` and top-level stored scalar/union/ref fields, minus the page controls (spec/rest.md). */
+export function filterable(type: CatalogType) {
+  return type.fields.filter(
+    (f) =>
+      f.isStored &&
+      (f.type.kind === "scalar" || f.type.kind === "union" || f.type.kind === "ref") &&
+      f.name !== "limit" &&
+      f.name !== "cursor",
+  );
+}

@@ -1,0 +1,184 @@
+// startServer: the process around an app — lock the data folder, open (and migrate) the store,
+// load the build, listen, print the address and the route/tool table, and shut down cleanly on
+// SIGINT/SIGTERM (stop accepting, let in-flight requests finish within 5 s, close the store,
+// release the lock). Owns nothing about requests; createApp does.
+//
+// User-facing failures (folder in use, migration refused, port taken, bad --listen) are thrown
+// as ServerStartError with a message to print; the CLI prints it without a stack trace.
+
+import { serve } from "@hono/node-server";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { createApp } from "./app.js";
+import { loadBuild, BuildLoadError } from "./load-build.js";
+import { restEndpoints } from "./rest/routes.js";
+import { acquireDataLock, type DataLock } from "./store/lock.js";
+import { StoreOpenError } from "./store/open-errors.js";
+import { openSqliteStore } from "./store/sqlite.js";
+import type { Store } from "./store/store.js";
+
+export interface StartOptions {
+  appDir: string;
+  buildDir: string;
+  /** HOST:PORT; default wo.toml `listen`, else 127.0.0.1:8080. Port 0 picks a free port. */
+  listen?: string;
+  /** A data folder (the database is `<db>/app.sqlite`) or a `.sqlite`/`.db` file. */
+  db?: string;
+  allowDestructiveMigration?: boolean;
+  /** Where the address and table go; default stdout. */
+  out?: (text: string) => void;
+  /** Install SIGINT/SIGTERM handlers that stop and exit 0 (the CLI does; tests do not). */
+  handleSignals?: boolean;
+}
+
+export interface RunningServer {
+  url: string;
+  /** Stop accepting, finish in-flight requests (5 s bound), close the store, release the lock. */
+  stop(): Promise<void>;
+}
+
+export class ServerStartError extends Error {}
+
+const drainMillis = 5_000;
+
+export async function startServer(options: StartOptions): Promise<RunningServer> {
+  const out = options.out ?? ((text: string) => process.stdout.write(text));
+  let build;
+  try {
+    build = await loadBuild(options.buildDir);
+  } catch (err) {
+    if (err instanceof BuildLoadError) throw new ServerStartError(err.message);
+    throw err;
+  }
+  const config = build.catalog.config;
+  const { host, port } = parseListen(options.listen ?? config.listen ?? "127.0.0.1:8080");
+  const { dataDir, file } = databaseLocation(options.appDir, options.db, config.dataDir, config.databaseUrl);
+
+  let token: string | undefined;
+  if (config.tokenEnv) {
+    token = process.env[config.tokenEnv];
+    if (!token) {
+      throw new ServerStartError(`wo.toml sets token_env = "${config.tokenEnv}" but that environment variable is empty; set it to the bearer token clients must send.`);
+    }
+  }
+
+  let lock: DataLock | undefined;
+  let store: Store;
+  let migrated: string[];
+  try {
+    lock = acquireDataLock(dataDir);
+    const opened = await openSqliteStore({ file, catalog: build.catalog, allowDestructiveMigration: options.allowDestructiveMigration ?? false });
+    store = opened.store;
+    migrated = opened.migration.applied;
+  } catch (err) {
+    lock?.release();
+    if (err instanceof StoreOpenError) throw new ServerStartError(err.message);
+    throw err;
+  }
+
+  const { hono } = createApp({ build, store, config, ...(token ? { token } : {}) });
+  let server: Server;
+  let address: AddressInfo;
+  try {
+    ({ server, address } = await listen(hono.fetch, host, port));
+  } catch (err) {
+    await store.close();
+    lock.release();
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === "EADDRINUSE" ? "the port is in use" : code === "EACCES" ? "permission denied" : (err as Error).message;
+    throw new ServerStartError(`Cannot listen on ${host}:${port}: ${why}. Pick another with --listen HOST:PORT (port 0 picks a free one).`);
+  }
+
+  const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const url = `http://${shownHost}:${address.port}`;
+  for (const change of migrated) out(`wo: migrated: ${change}\n`);
+  out(startupBanner(build.catalog.app, url, file, restEndpoints(build.catalog), build.manifest.tools.map((t) => t.name)));
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      await closeServer(server);
+      await store.close();
+      lock.release();
+    })();
+    return stopping;
+  };
+
+  if (options.handleSignals) {
+    const onSignal = () => {
+      void stop().then(
+        () => process.exit(0),
+        (err) => {
+          process.stderr.write(`wo: shutdown failed: ${(err as Error).message}\n`);
+          process.exit(1);
+        },
+      );
+    };
+    process.once("SIGINT", onSignal);
+    process.once("SIGTERM", onSignal);
+  }
+  return { url, stop };
+}
+
+function listen(fetch: (req: Request) => Response | Promise<Response>, hostname: string, port: number) {
+  return new Promise<{ server: Server; address: AddressInfo }>((resolvePromise, reject) => {
+    const server = serve({ fetch, hostname, port }, (address) => resolvePromise({ server, address })) as Server;
+    server.once("error", reject);
+  });
+}
+
+/** Stop accepting; idle keep-alive sockets close now, busy ones after their response or 5 s. */
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolvePromise) => {
+    const timer = setTimeout(() => server.closeAllConnections(), drainMillis);
+    timer.unref();
+    server.close(() => {
+      clearTimeout(timer);
+      resolvePromise();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+export function parseListen(text: string): { host: string; port: number } {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s]*)):(\d{1,5})$/.exec(text.trim());
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || port > 65535) throw new ServerStartError(`'${text}' is not a listen address; write HOST:PORT, e.g. 127.0.0.1:8080 (port 0 picks a free port).`);
+  return { host: m[1] ?? (m[2] || "127.0.0.1"), port };
+}
+
+function databaseLocation(appDir: string, db: string | undefined, configDataDir: string, databaseUrl: string | undefined) {
+  const target = db ?? databaseUrl;
+  if (target !== undefined && /^postgres(?:ql)?:\/\//i.test(target)) {
+    throw new ServerStartError("PostgreSQL is not supported by this version of wo yet; use a data folder path for --db.");
+  }
+  if (db !== undefined) {
+    const path = resolve(db);
+    if (/\.(sqlite3?|db)$/i.test(path)) return { dataDir: dirname(path), file: path };
+    return { dataDir: path, file: join(path, "app.sqlite") };
+  }
+  const dataDir = isAbsolute(configDataDir) ? configDataDir : resolve(appDir, configDataDir);
+  return { dataDir, file: join(dataDir, "app.sqlite") };
+}
+
+function startupBanner(
+  app: { name: string; version: string },
+  url: string,
+  file: string,
+  endpoints: { method: string; path: string; op: string }[],
+  tools: string[],
+): string {
+  const lines = [`wo: ${app.name} ${app.version} serving at ${url}`, `  database  ${file}`, `  mcp       ${url}/mcp (${tools.length} tools)`, ""];
+  if (endpoints.length > 0) {
+    const width = Math.max(...endpoints.map((e) => e.method.length + 1 + e.path.length));
+    lines.push("  routes");
+    for (const e of endpoints) lines.push(`    ${`${e.method} ${e.path}`.padEnd(width)}  ${e.op}`);
+  }
+  if (tools.length > 0) {
+    lines.push("  tools");
+    for (const name of tools) lines.push(`    ${name}`);
+  }
+  lines.push("");
+  return lines.join("\n");
+}
