@@ -18,6 +18,7 @@ import type { ConfigResult } from "./config.js";
 import { locationOf, type CheckContext } from "./context.js";
 import { buildTypeFields } from "./fields.js";
 import { buildMethods } from "./methods-catalog.js";
+import { checkMethodBodies } from "./methods.js";
 import { checkEmbeddingCycles, checkLinkEndpoints, checkRelations, declareTypes } from "./resolve.js";
 import { buildServices, checkRestPathClashes, checkToolNames, type TypeExposure } from "./services.js";
 import { buildIndexes, checkStorageNames, tableNameOf } from "./storage.js";
@@ -70,9 +71,9 @@ export function checkProgram(files: SourceFileAst[], config: ConfigResult, bag: 
   const catalog: Catalog = { app: config.app, config: config.config, types };
 
   // ── Method bodies ────────────────────────────────────────────────────────────────────────
-  // compiler/check/methods.ts (the method language) plugs in here: it reads the finished
-  // catalog (types, fields, every CatalogMethod with its `body`) and reports WO5xxx into `bag`:
-  //   checkMethodBodies(catalog, bag);
+  // compiler/check/methods.ts (the method language): reads the finished catalog (types,
+  // fields, every CatalogMethod with its `body`) and reports WO5xxx into `bag`.
+  checkMethodBodies(catalog, bag);
   // ─────────────────────────────────────────────────────────────────────────────────────────
 
   return { catalog, toolCount };

@@ -1,11 +1,283 @@
-// Placeholder until the method compiler lands (owner: methods work).
-// emitMethodHandler returns the TypeScript text of one object-literal member of the object
-// that `createOperations(rt)` returns, e.g. `async product_set_price(input, call) { … }`,
-// for an exposed method. The operations emitter inserts it verbatim.
-import type { Catalog, CatalogMethod, CatalogType } from "../catalog.js";
-import { toolName } from "../naming.js";
+// The method emitter: one exposed class method → the text of one member of the object that
+// `createOperations(rt)` returns (compiler/emit/operations.ts inserts it verbatim).
+//
+// Owns: the handler frame (validate → one store transaction → load `self` → body → result)
+// and statements, each preceded by a `// file.wo:LINE` comment so generated code maps back to
+// its source. Expressions are printed by ./method-expr.ts; what every name and expression
+// means comes from the method checker (check/methods.ts `typeMethod`), run again here on the
+// already-checked catalog so the two can never disagree.
+//
+// An `in txn` method runs in `rt.store.write` (every write of the call commits together or not
+// at all, and the call is answered after the commit); any other method runs in
+// `rt.store.read` and cannot write (the checker refuses writes there, WO5010).
 
-export function emitMethodHandler(_catalog: Catalog, type: CatalogType, method: CatalogMethod): string {
+import { CodeBlockWriter } from "ts-morph";
+import type { Block, Expr, InsertStmt, NameExpr, SelectExpr, Stmt, UpdateStmt } from "../ast.js";
+import type { Catalog, CatalogField, CatalogMethod, CatalogType } from "../catalog.js";
+import { typeMethod } from "../check/methods.js";
+import { fieldValueType, findType } from "../check/method-types.js";
+import { DiagnosticBag } from "../diagnostics/diagnostic.js";
+import { toolName } from "../naming.js";
+import {
+  at,
+  condition,
+  fieldTsType,
+  helperText,
+  jsName,
+  printExpr,
+  prop,
+  rowAlias,
+  selectTargetQuery,
+  tsType,
+  typeOf,
+  type ExprContext,
+  type HelperName,
+} from "./method-expr.js";
+
+export function emitMethodHandler(catalog: Catalog, type: CatalogType, method: CatalogMethod): string {
   const name = toolName(type.name, method.name);
-  return `async ${name}(_input: unknown, _call: unknown) {\n    return rt.abort("method '${method.name}' is not compiled by this build");\n  }`;
+  const typing = typeMethod(catalog, type, method, new DiagnosticBag());
+  const ctx: ExprContext = { catalog, owner: type, typing, rowTypes: new Set([type.name]), helpers: new Set(), params: new Set(method.params.map((p) => p.name)) };
+
+  // The body is written first so the row types and helpers it uses are known for the preamble.
+  const body = writer();
+  writeBody(body, ctx, method);
+
+  const w = writer();
+  w.write(`async ${name}(input: unknown, call: CallContext)`).block(() => {
+    const txn = method.txn ? ` in txn${method.txn === "default" ? "" : ` ${method.txn}`}` : "";
+    w.writeLine(`// ${method.source.file}:${method.source.line}: ${type.name}.${method.name}(${method.params.map((p) => p.name).join(", ")})${txn}`);
+    for (const t of [...ctx.rowTypes].sort()) writeRowType(w, catalog, t);
+    for (const h of (Object.keys(helperText) as HelperName[]).filter((h) => ctx.helpers.has(h))) {
+      for (const line of helperText[h]) w.writeLine(line);
+    }
+    const argType = [`id: number`, ...method.params.map((p) => `${JSON.stringify(p.name)}: ${tsType(fieldValueType(catalog, p.type), ctx)}`)];
+    w.writeLine(`const args = rt.validate<{ ${argType.join("; ")} }>(${JSON.stringify(name)}, input);`);
+    for (const p of method.params) {
+      const kw = typing.reassigned.has(p.name) ? "let" : "const";
+      w.writeLine(`${kw} ${jsName(p.name)} = ${prop("args", p.name)};`);
+    }
+    const open = method.txn ? "return rt.store.write(async (tx) => " : "return rt.store.read(async (tx) => ";
+    w.write(open).inlineBlock(() => {
+      const selfKw = typing.reassigned.has("self") ? "let" : "const";
+      w.writeLine(
+        `${selfKw} self = ((await tx.get(${JSON.stringify(type.table)}, args.id)) as ${rowAlias(type.name)} | undefined) ?? rt.notFound(${JSON.stringify(type.name)}, args.id);`,
+      );
+      w.write(body.toString());
+    });
+    w.write(method.txn ? ", call);" : ");").newLine();
+  });
+  return w.toString().trimEnd();
+}
+
+function writer(): CodeBlockWriter {
+  return new CodeBlockWriter({ newLine: "\n", indentNumberOfSpaces: 2, useTabs: false, useSingleQuote: false });
+}
+
+/** `type PriceRow = { id: number; amount: number; … };` — the row as the store returns it. */
+function writeRowType(w: CodeBlockWriter, catalog: Catalog, typeName: string): void {
+  const t = findType(catalog, typeName);
+  const fields = (t?.fields ?? []).filter((f) => f.isStored);
+  const members = fields.map((f) => `${JSON.stringify(f.name)}: ${fieldTsType(catalog, f.type, f.isOptional)}`);
+  w.writeLine(`type ${rowAlias(typeName)} = { ${members.join("; ")} };`);
+}
+
+function writeBody(w: CodeBlockWriter, ctx: ExprContext, method: CatalogMethod): void {
+  // Bindings made inside an `if`, or made twice, live in the method's one flat scope: they are
+  // declared up front, the way the reference runtime resolves them.
+  for (const [name, info] of ctx.typing.lets) {
+    if (isHoisted(ctx, name)) w.writeLine(`let ${jsName(name)}!: ${tsType(info.type, ctx)};`);
+  }
+  writeBlock(w, ctx, method.body);
+  const last = method.body.statements[method.body.statements.length - 1];
+  if (!last || last.kind !== "ReturnStmt") w.writeLine("return null;");
+}
+
+function isHoisted(ctx: ExprContext, name: string): boolean {
+  const info = ctx.typing.lets.get(name);
+  if (!info) return false;
+  if (isParamName(ctx, name)) return false; // a parameter's local is already a `let`
+  return info.count > 1 || !info.isTopLevelOnly || ctx.typing.reassigned.has(name);
+}
+
+function writeBlock(w: CodeBlockWriter, ctx: ExprContext, b: Block): void {
+  for (const s of b.statements) writeStmt(w, ctx, s);
+}
+
+function line(s: { span: { file: string; line: number } }): string {
+  return `// ${s.span.file}:${s.span.line}`;
+}
+
+function writeStmt(w: CodeBlockWriter, ctx: ExprContext, s: Stmt): void {
+  if (s.kind !== "IfStmt") w.writeLine(line(s));
+  switch (s.kind) {
+    case "LetStmt": {
+      const name = jsName(s.name.text);
+      const value = printExpr(ctx, s.value);
+      const isDeclaredElsewhere = isHoisted(ctx, s.name.text) || isParamName(ctx, s.name.text);
+      w.writeLine(isDeclaredElsewhere ? `${name} = ${value};` : `const ${name} = ${value};`);
+      return;
+    }
+    case "InsertStmt":
+      writeInsert(w, ctx, s);
+      return;
+    case "ReturnStmt":
+      w.writeLine(s.value ? `return ${printExpr(ctx, s.value)};` : "return null;");
+      return;
+    case "AssertStmt": {
+      const message = s.abortMessage?.value ?? "assertion failed";
+      w.writeLine(`if (!${condition(ctx, s.condition, 7)}) rt.abort(${JSON.stringify(message)});`);
+      return;
+    }
+    case "IfStmt":
+      writeIf(w, ctx, s);
+      return;
+    case "UpdateStmt":
+      writeUpdate(w, ctx, s);
+      return;
+    case "DeleteStmt":
+      writeDelete(w, ctx, s.target);
+      return;
+  }
+}
+
+function isParamName(ctx: ExprContext, name: string): boolean {
+  return ctx.params.has(name);
+}
+
+function writeIf(w: CodeBlockWriter, ctx: ExprContext, s: Extract<Stmt, { kind: "IfStmt" }>): void {
+  w.writeLine(line(s));
+  w.write(`if (${condition(ctx, s.condition, 0)})`).block(() => writeBlock(w, ctx, s.then));
+  let rest = s.else;
+  while (rest) {
+    if (rest.kind === "Block") {
+      const b = rest;
+      w.write("else").block(() => writeBlock(w, ctx, b));
+      return;
+    }
+    const elif = rest;
+    w.write(`else if (${condition(ctx, elif.condition, 0)})`).block(() => writeBlock(w, ctx, elif.then));
+    rest = elif.else;
+  }
+}
+
+/** The stored value for one field: a Text value going into a union field is checked. */
+function storedValue(ctx: ExprContext, field: CatalogField, value: Expr): string {
+  const code = printExpr(ctx, value);
+  const t = typeOf(ctx, value);
+  if (field.type.kind === "union" && t.k === "text" && value.kind !== "LiteralExpr") {
+    ctx.helpers.add("variant");
+    return `variant(${code}, ${JSON.stringify(field.type.variants)}, ${JSON.stringify(field.name)}, ${at(value)})`;
+  }
+  return code;
+}
+
+/** `{ field: table, value }` entries for ref fields the row sets (except to the receiver itself). */
+function refChecks(ctx: ExprContext, target: CatalogType, names: string[], source: string): string[] {
+  const out: string[] = [];
+  for (const name of names) {
+    const f = target.fields.find((x) => x.name === name);
+    if (!f || f.type.kind !== "ref") continue;
+    const table = findType(ctx.catalog, f.type.target)?.table ?? f.type.target;
+    out.push(`{ field: ${JSON.stringify(f.name)}, table: ${JSON.stringify(table)}, value: ${prop(source, f.name)} }`);
+  }
+  return out;
+}
+
+function isSelfId(e: Expr, ctx: ExprContext): boolean {
+  return (
+    e.kind === "MemberExpr" &&
+    e.member.text === "id" &&
+    e.object.kind === "NameExpr" &&
+    ctx.typing.names.get(e.object)?.kind === "self"
+  );
+}
+
+function writeInsert(w: CodeBlockWriter, ctx: ExprContext, s: InsertStmt): void {
+  const target = findType(ctx.catalog, s.type.text)!;
+  const given = new Map(s.entries.map((e) => [e.name.text, e.value]));
+  // Same defaults as the create operation: the default, else null when optional, else [].
+  const members: string[] = [];
+  for (const f of target.fields.filter((f) => f.isWritable)) {
+    const value = given.get(f.name);
+    let code: string | undefined;
+    if (value) code = storedValue(ctx, f, value);
+    else if (f.default?.kind === "literal") code = JSON.stringify(f.default.value);
+    else if (f.default?.kind === "now") code = "rt.now()";
+    else if (f.isOptional) code = "null";
+    else if (f.type.kind === "array") code = "[]";
+    if (code !== undefined) members.push(`${JSON.stringify(f.name)}: ${code}`);
+  }
+  const table = JSON.stringify(target.table);
+  const checked = [...given.keys()].filter((n) => {
+    const v = given.get(n)!;
+    const f = target.fields.find((x) => x.name === n);
+    // The receiver exists: the transaction loaded it.
+    return !(f?.type.kind === "ref" && f.type.target === ctx.owner.name && isSelfId(v, ctx));
+  });
+  const refs = refChecks(ctx, target, checked, "row");
+  if (refs.length === 0) {
+    w.writeLine(`await tx.insert(${table}, { ${members.join(", ")} });`);
+    return;
+  }
+  w.block(() => {
+    w.writeLine(`const row = { ${members.join(", ")} };`);
+    w.writeLine(`await rt.checkRefs(tx, [${refs.join(", ")}]);`);
+    w.writeLine(`await tx.insert(${table}, row);`);
+  });
+}
+
+function writeUpdate(w: CodeBlockWriter, ctx: ExprContext, s: UpdateStmt): void {
+  const targetType = targetRowType(ctx, s.target);
+  const target = findType(ctx.catalog, targetType.type)!;
+  const members = s.assignments.map((a) => {
+    const f = target.fields.find((x) => x.name === a.field.text)!;
+    return `${JSON.stringify(a.field.text)}: ${storedValue(ctx, f, a.value)}`;
+  });
+  const refs = refChecks(ctx, target, s.assignments.map((a) => a.field.text), "patch");
+  const table = JSON.stringify(target.table);
+  const typeName = JSON.stringify(target.name);
+  w.block(() => {
+    w.writeLine(`const patch = { ${members.join(", ")} };`);
+    if (refs.length > 0) w.writeLine(`await rt.checkRefs(tx, [${refs.join(", ")}]);`);
+    if (s.target.kind === "SelectExpr") {
+      w.write(`for (const row of await tx.list(${selectTargetQuery(ctx, s.target)}))`).block(() => {
+        w.writeLine(`await tx.update(${table}, row.id as number, patch);`);
+      });
+    } else if (targetType.isSet) {
+      w.write(`for (const row of ${printExpr(ctx, s.target)})`).block(() => {
+        w.writeLine(`await tx.update(${table}, row.id, patch);`);
+      });
+    } else {
+      // The name now holds the row as written, so later reads in this call see the update.
+      const v = printExpr(ctx, s.target);
+      w.writeLine(`${v} = ((await tx.update(${table}, ${v}.id, patch)) as ${rowAlias(target.name)} | undefined) ?? rt.notFound(${typeName}, ${v}.id);`);
+    }
+  });
+}
+
+function writeDelete(w: CodeBlockWriter, ctx: ExprContext, targetExpr: SelectExpr | NameExpr): void {
+  const targetType = targetRowType(ctx, targetExpr);
+  const target = findType(ctx.catalog, targetType.type)!;
+  const table = JSON.stringify(target.table);
+  const one = (id: string) => {
+    // A row other rows still reference is not deleted (the call ends with a conflict).
+    w.writeLine(`await rt.checkNotReferenced(tx, ${table}, ${id});`);
+    w.writeLine(`await tx.delete(${table}, ${id});`);
+  };
+  if (targetExpr.kind === "SelectExpr") {
+    w.write(`for (const row of await tx.list(${selectTargetQuery(ctx, targetExpr)}))`).block(() => one("row.id as number"));
+  } else if (targetType.isSet) {
+    w.write(`for (const row of ${printExpr(ctx, targetExpr)})`).block(() => one("row.id"));
+  } else {
+    one(`${printExpr(ctx, targetExpr)}.id`);
+  }
+}
+
+function targetRowType(ctx: ExprContext, e: SelectExpr | NameExpr): { type: string; isSet: boolean } {
+  const t = typeOf(ctx, e);
+  if (t.k === "row") return { type: t.type, isSet: false };
+  if (t.k === "rows") return { type: t.type, isSet: true };
+  // Unreachable for a checked catalog (WO5019).
+  throw new Error(`update/delete target of type ${t.k} in a checked method`);
 }

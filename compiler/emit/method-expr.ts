@@ -1,0 +1,313 @@
+// Expressions of the method language → TypeScript expression text, plus the TypeScript types
+// and the few runtime helpers those expressions need.
+//
+// Owns: operator precedence in the output (parentheses only where JavaScript needs them), the
+// language's integer and truthiness rules (spec/language.md, "Method language"), and how a
+// relation, a select or a built-in reads the store. Leaves statements and the handler frame
+// to ./methods.ts, and every typing decision to check/methods.ts (`MethodTyping`).
+
+import type { Expr, SelectExpr } from "../ast.js";
+import type { Catalog, CatalogType, FieldType } from "../catalog.js";
+import type { MethodTyping } from "../check/methods.js";
+import { fieldValueType, findType, isNullable, unknownType, type ValueType } from "../check/method-types.js";
+
+/** Everything an expression needs while being printed; `helpers` collects the ones used. */
+export interface ExprContext {
+  catalog: Catalog;
+  owner: CatalogType;
+  typing: MethodTyping;
+  /** Row aliases used (`PriceRow`), by type name. */
+  rowTypes: Set<string>;
+  helpers: Set<HelperName>;
+  params: Set<string>;
+}
+
+interface Printed {
+  code: string;
+  /** JavaScript precedence of the outermost operator: 1 `||` … 7 unary, 8 member/call/atom. */
+  prec: number;
+}
+
+// Names the generated handler uses itself; a wo name equal to one of them gets a `_` suffix.
+const reserved = new Set(
+  (
+    "rt tx input call args self row rows patch intDiv intMod floatDiv truthy latest present sameJson variant " +
+    "break case catch class const continue debugger default delete do else enum export extends false finally for " +
+    "function if import in instanceof new null return super switch this throw true try typeof var void while with " +
+    "yield let static implements interface package private protected public await arguments eval undefined NaN Infinity"
+  ).split(" "),
+);
+
+/** The JavaScript name of a parameter or `let` binding. */
+export function jsName(name: string): string {
+  return reserved.has(name) ? `${name}_` : name;
+}
+
+/** `obj.name`, or `obj["name"]` for a field name that is not a JavaScript identifier. */
+export function prop(obj: string, name: string, optional = false): string {
+  if (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name)) return `${obj}${optional ? "?." : "."}${name}`;
+  return `${obj}${optional ? "?." : ""}[${JSON.stringify(name)}]`;
+}
+
+export function rowAlias(typeName: string): string {
+  return `${typeName}Row`;
+}
+
+/** The TypeScript type of a value, for declarations the compiler cannot infer. */
+export function tsType(t: ValueType, ctx: ExprContext): string {
+  const q = isNullable(t) && t.k !== "null" ? " | null" : "";
+  switch (t.k) {
+    case "int":
+    case "float":
+      return "number" + q;
+    case "text":
+      return "string" + q;
+    case "bool":
+      return "boolean" + q;
+    case "union":
+      return t.variants.map((v) => JSON.stringify(v)).join(" | ") + q;
+    case "null":
+      return "null";
+    case "row":
+      ctx.rowTypes.add(t.type);
+      return (t.projection ? `Pick<${rowAlias(t.type)}, ${t.projection.map((p) => JSON.stringify(p)).join(" | ")}>` : rowAlias(t.type)) + q;
+    case "rows":
+      ctx.rowTypes.add(t.type);
+      return t.projection ? `Pick<${rowAlias(t.type)}, ${t.projection.map((p) => JSON.stringify(p)).join(" | ")}>[]` : `${rowAlias(t.type)}[]`;
+    case "array":
+      return `${wrapUnion(tsType(t.element, ctx))}[]${q}`;
+    case "struct":
+      return `{ ${t.fields.map((f) => `${JSON.stringify(f.name)}: ${fieldTsType(ctx.catalog, f.type, f.isOptional)}`).join("; ")} }${q}`;
+    case "unknown":
+      return "any";
+  }
+}
+
+/** The TypeScript type of a stored field, as rows carry it. */
+export function fieldTsType(catalog: Catalog, type: FieldType, isOptional: boolean): string {
+  const q = isOptional ? " | null" : "";
+  switch (type.kind) {
+    case "scalar":
+      return (type.scalar === "Bool" ? "boolean" : fieldValueType(catalog, type).k === "text" ? "string" : "number") + q;
+    case "union":
+      return type.variants.map((v) => JSON.stringify(v)).join(" | ") + q;
+    case "ref":
+      return "number" + q;
+    case "array":
+      return `${wrapUnion(fieldTsType(catalog, type.element, false))}[]${q}`;
+    case "struct":
+      return `{ ${type.fields.map((f) => `${JSON.stringify(f.name)}: ${fieldTsType(catalog, f.type, f.isOptional)}`).join("; ")} }${q}`;
+    case "embedded": {
+      const t = findType(catalog, type.type);
+      const fields = (t?.fields ?? []).filter((f) => f.isStored);
+      return `{ ${fields.map((f) => `${JSON.stringify(f.name)}: ${fieldTsType(catalog, f.type, f.isOptional)}`).join("; ")} }${q}`;
+    }
+    case "multi":
+    case "backlink":
+      return "never";
+  }
+}
+
+function wrapUnion(t: string): string {
+  return t.includes("|") ? `(${t})` : t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers: declared at the top of a handler only when one of its expressions uses them.
+
+export type HelperName = "intDiv" | "intMod" | "floatDiv" | "truthy" | "latest" | "present" | "sameJson" | "variant";
+
+export const helperText: Record<HelperName, string[]> = {
+  intDiv: [
+    "// Int and Money division truncates toward zero; dividing by zero ends the call, it never crashes.",
+    "const intDiv = (a: number, b: number, at: string): number => (b === 0 ? rt.abort(`division by zero at ${at}`) : Math.trunc(a / b));",
+  ],
+  intMod: ["const intMod = (a: number, b: number, at: string): number => (b === 0 ? rt.abort(`modulo by zero at ${at}`) : a % b);"],
+  floatDiv: ["const floatDiv = (a: number, b: number, at: string): number => (b === 0 ? rt.abort(`division by zero at ${at}`) : a / b);"],
+  truthy: [
+    "// wo truthiness: only false and null are false (0, \"\" and [] are true).",
+    "const truthy = (v: unknown): boolean => v !== false && v !== null && v !== undefined;",
+  ],
+  latest: [
+    "// Sets are in ascending id order, so the latest row is the last one.",
+    "const latest = <T>(set: T[], at: string): T => (set.length > 0 ? set[set.length - 1] : rt.abort(`latest() of an empty set at ${at}`));",
+  ],
+  present: [
+    "// Arithmetic and ordering need a value: an optional field that is null ends the call.",
+    "const present = <T>(v: T | null | undefined, what: string, at: string): T => (v === null || v === undefined ? rt.abort(`${what} has no value at ${at}`) : v);",
+  ],
+  sameJson: ["const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);"],
+  variant: [
+    "// A Text value stored in a union field must name one of its variants.",
+    "const variant = <T extends string>(v: string, variants: readonly T[], field: string, at: string): T =>",
+    "  (variants as readonly string[]).includes(v) ? (v as T) : rt.invalid(`'${v}' is not one of ${variants.join(\", \")} (field '${field}' at ${at})`);",
+  ],
+};
+
+// ---------------------------------------------------------------------------------------------
+
+/** Source position for runtime messages: `ledger.wo:14`. */
+export function at(e: { span: { file: string; line: number } }): string {
+  return JSON.stringify(`${e.span.file}:${e.span.line}`);
+}
+
+export function typeOf(ctx: ExprContext, e: Expr): ValueType {
+  return ctx.typing.exprTypes.get(e) ?? unknownType;
+}
+
+/** A wo expression as text, for messages (`self.discount`). */
+function woText(e: Expr): string {
+  if (e.kind === "NameExpr") return e.name.text;
+  if (e.kind === "MemberExpr") return `${woText(e.object)}.${e.member.text}`;
+  return "a value";
+}
+
+export function printExpr(ctx: ExprContext, e: Expr): string {
+  return expr(ctx, e).code;
+}
+
+function wrap(p: Printed, min: number): string {
+  return p.prec < min ? `(${p.code})` : p.code;
+}
+
+/** Operand of arithmetic or ordering: a nullable value must be present. */
+function operand(ctx: ExprContext, e: Expr, min: number): string {
+  const p = expr(ctx, e);
+  if (!isNullable(typeOf(ctx, e))) return wrap(p, min);
+  ctx.helpers.add("present");
+  return `present(${p.code}, ${JSON.stringify(woText(e))}, ${at(e)})`;
+}
+
+/** A condition: booleans as they are, anything else through wo truthiness. */
+export function condition(ctx: ExprContext, e: Expr, min: number): string {
+  const t = typeOf(ctx, e);
+  const p = expr(ctx, e);
+  if (t.k === "bool" && !t.nullable) return wrap(p, min);
+  ctx.helpers.add("truthy");
+  return `truthy(${p.code})`;
+}
+
+const scalarKinds = new Set(["int", "float", "text", "bool", "union", "null"]);
+
+function expr(ctx: ExprContext, e: Expr): Printed {
+  switch (e.kind) {
+    case "LiteralExpr":
+      return { code: e.literal.value === null ? "null" : JSON.stringify(e.literal.value), prec: 8 };
+    case "NameExpr": {
+      const b = ctx.typing.names.get(e);
+      return { code: !b || b.kind === "self" ? "self" : jsName(b.name), prec: 8 };
+    }
+    case "MemberExpr":
+      return member(ctx, e);
+    case "CallExpr": {
+      const name = e.callee.text;
+      if (name === "now") return { code: "rt.now()", prec: 8 };
+      const arg = e.args[0]!;
+      if (name === "count") {
+        const query = storeQuery(ctx, arg);
+        if (query) return { code: `(await tx.count(${query}))`, prec: 8 };
+        return { code: `${wrap(expr(ctx, arg), 8)}.length`, prec: 8 };
+      }
+      ctx.helpers.add("latest");
+      return { code: `latest(${expr(ctx, arg).code}, ${at(e)})`, prec: 8 };
+    }
+    case "SelectExpr":
+      return select(ctx, e);
+    case "UnaryExpr": {
+      if (e.op === "not") {
+        const c = condition(ctx, e.operand, 7);
+        return { code: `!${c}`, prec: 7 };
+      }
+      const inner = operand(ctx, e.operand, 7);
+      return { code: inner.startsWith("-") ? `-(${inner})` : `-${inner}`, prec: 7 };
+    }
+    case "BinaryExpr": {
+      const lt = typeOf(ctx, e.left);
+      const rt = typeOf(ctx, e.right);
+      switch (e.op) {
+        case "or":
+          return { code: `${condition(ctx, e.left, 1)} || ${condition(ctx, e.right, 2)}`, prec: 1 };
+        case "and":
+          return { code: `${condition(ctx, e.left, 2)} && ${condition(ctx, e.right, 3)}`, prec: 2 };
+        case "==":
+        case "!=": {
+          const l = expr(ctx, e.left);
+          const r = expr(ctx, e.right);
+          const isNullTest = lt.k === "null" || rt.k === "null";
+          if (isNullTest) return { code: `${wrap(l, 4)} ${e.op} ${wrap(r, 4)}`, prec: 3 };
+          if (scalarKinds.has(lt.k) && scalarKinds.has(rt.k)) {
+            return { code: `${wrap(l, 4)} ${e.op === "==" ? "===" : "!=="} ${wrap(r, 4)}`, prec: 3 };
+          }
+          ctx.helpers.add("sameJson");
+          return { code: `${e.op === "!=" ? "!" : ""}sameJson(${l.code}, ${r.code})`, prec: e.op === "!=" ? 7 : 8 };
+        }
+        case "<":
+        case "<=":
+        case ">":
+        case ">=":
+          return { code: `${operand(ctx, e.left, 5)} ${e.op} ${operand(ctx, e.right, 5)}`, prec: 4 };
+        case "+":
+        case "-":
+          return { code: `${operand(ctx, e.left, 5)} ${e.op} ${operand(ctx, e.right, 6)}`, prec: 5 };
+        case "*":
+          return { code: `${operand(ctx, e.left, 6)} * ${operand(ctx, e.right, 7)}`, prec: 6 };
+        case "/":
+        case "%": {
+          const isFloat = lt.k === "float" || rt.k === "float";
+          const helper = e.op === "%" ? "intMod" : isFloat ? "floatDiv" : "intDiv";
+          ctx.helpers.add(helper);
+          return { code: `${helper}(${operand(ctx, e.left, 1)}, ${operand(ctx, e.right, 1)}, ${at(e)})`, prec: 8 };
+        }
+      }
+    }
+  }
+}
+
+function member(ctx: ExprContext, e: import("../ast.js").MemberExpr): Printed {
+  const rel = ctx.typing.relations.get(e);
+  if (rel) {
+    ctx.rowTypes.add(rel.type);
+    return { code: `((await tx.list(${relationQuery(ctx, e)})) as ${rowAlias(rel.type)}[])`, prec: 8 };
+  }
+  const objType = typeOf(ctx, e.object);
+  const obj = wrap(expr(ctx, e.object), 8);
+  if (objType.k === "rows") return { code: `${obj}.map((row) => ${prop("row", e.member.text)})`, prec: 8 };
+  return { code: prop(obj, e.member.text, isNullable(objType)), prec: 8 };
+}
+
+/** `"price", { where: [...] }` for a relation read. */
+function relationQuery(ctx: ExprContext, e: import("../ast.js").MemberExpr): string {
+  const rel = ctx.typing.relations.get(e)!;
+  const owner = wrap(expr(ctx, e.object), 8);
+  return `${JSON.stringify(rel.table)}, { where: [{ column: ${JSON.stringify(rel.column)}, op: "==", value: ${prop(owner, "id")} }] }`;
+}
+
+/** The `tx.list`/`tx.count` arguments when an expression is a plain store read, else undefined. */
+function storeQuery(ctx: ExprContext, e: Expr): string | undefined {
+  if (e.kind === "MemberExpr" && ctx.typing.relations.has(e)) return relationQuery(ctx, e);
+  if (e.kind === "SelectExpr" && e.projection.length === 0) return selectQuery(ctx, e);
+  return undefined;
+}
+
+function selectQuery(ctx: ExprContext, e: SelectExpr): string {
+  const table = JSON.stringify(findType(ctx.catalog, e.type.text)?.table ?? e.type.text);
+  if (e.predicates.length === 0) return table;
+  const where = e.predicates.map(
+    (p) => `{ column: ${JSON.stringify(p.column.text)}, op: ${JSON.stringify(p.op)}, value: ${expr(ctx, p.value).code} }`,
+  );
+  return `${table}, { where: [${where.join(", ")}] }`;
+}
+
+function select(ctx: ExprContext, e: SelectExpr): Printed {
+  ctx.rowTypes.add(e.type.text);
+  const list = `((await tx.list(${selectQuery(ctx, e)})) as ${rowAlias(e.type.text)}[])`;
+  if (e.projection.length === 0) return { code: list, prec: 8 };
+  const keys = e.projection.map((c) => `${JSON.stringify(c.text)}: ${prop("row", c.text)}`);
+  return { code: `${list}.map((row) => ({ ${keys.join(", ")} }))`, prec: 8 };
+}
+
+/** The rows an update/delete statement targets, as a store query (select targets only). */
+export function selectTargetQuery(ctx: ExprContext, e: SelectExpr): string {
+  ctx.rowTypes.add(e.type.text);
+  return selectQuery(ctx, e);
+}
