@@ -1,0 +1,71 @@
+// One better-sqlite3 connection with its prepared-statement cache. Statements are keyed by a
+// short query-shape key (`get:article`, `list:article:title=;>id;limit`), so the hot path
+// (GET by id) is one Map lookup and one `.get()`; the SQL text is built only on a miss.
+
+import Database from "better-sqlite3";
+
+export type Statement = Database.Statement<unknown[], unknown>;
+
+export class Connection {
+  private readonly statements = new Map<string, Statement>();
+  readonly begin: Statement;
+  readonly beginImmediate: Statement;
+  readonly commit: Statement;
+  readonly rollback: Statement;
+
+  constructor(readonly db: Database.Database) {
+    this.begin = db.prepare("BEGIN");
+    this.beginImmediate = db.prepare("BEGIN IMMEDIATE");
+    this.commit = db.prepare("COMMIT");
+    this.rollback = db.prepare("ROLLBACK");
+  }
+
+  statement(key: string, sql: () => string): Statement {
+    let s = this.statements.get(key);
+    if (s === undefined) {
+      s = this.db.prepare(sql());
+      this.statements.set(key, s);
+    }
+    return s;
+  }
+
+  /** ROLLBACK that never throws: after some errors SQLite has already rolled back itself. */
+  rollbackQuietly(): void {
+    if (this.db.inTransaction) {
+      try {
+        this.rollback.run();
+      } catch {
+        // Nothing left to undo.
+      }
+    }
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
+
+export interface ConnectionOptions {
+  readonly?: boolean;
+}
+
+/** Opens a connection with wo's pragmas. The writer sets WAL; readers inherit it. */
+export function openConnection(file: string, options: ConnectionOptions = {}): Connection {
+  const db = new Database(file, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
+  try {
+    // Waits instead of failing when another connection holds the lock briefly (a checkpoint,
+    // or an external reader such as the sqlite3 shell).
+    db.pragma("busy_timeout = 5000");
+    if (!options.readonly) {
+      // WAL: readers never block the writer and see only committed transactions.
+      db.pragma("journal_mode = WAL");
+      // FULL: COMMIT returns only after the WAL is fsynced, so a resolved write() is on disk.
+      // (NORMAL would be faster but can lose the last commits on power loss.)
+      db.pragma("synchronous = FULL");
+    }
+    return new Connection(db);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}

@@ -1,0 +1,159 @@
+// Schema evolution on open. The storage shape of the catalog the database was last opened
+// with lives in `_wo_meta`; on open the new shape is diffed against it (shape-diff.ts) and
+// the changes are applied in one transaction, together with the new shape, or not at all.
+//
+// A new database gets everything created. Destructive changes refuse to open (with every
+// change listed) unless the caller passes allowDestructive; blocked ones refuse always.
+
+import type Database from "better-sqlite3";
+import { createIndexSql, createTableSql, dropIndexSql, quoteId, columnDefinition } from "./ddl.js";
+import { MigrationRefusedError, StoreOpenError } from "./open-errors.js";
+import { shapeFormat, type ColumnShape, type StorageShape, type StoredDefault } from "./shape.js";
+import { diffShapes, type Change, type DataProbe, type Step } from "./shape-diff.js";
+
+export interface MigrationReport {
+  /** Each change made, in words; empty when the database already had this shape. */
+  applied: string[];
+  /** Changes not made. Non-empty only inside a MigrationRefusedError (the open failed). */
+  refused: string[];
+}
+
+const metaTable = "_wo_meta";
+
+export function migrate(db: Database.Database, file: string, next: StorageShape, options: { allowDestructive: boolean }): MigrationReport {
+  // IMMEDIATE: take the write lock before reading the old shape, so nothing changes under us.
+  db.prepare("BEGIN IMMEDIATE").run();
+  try {
+    const report = planAndApply(db, file, next, options);
+    db.prepare("COMMIT").run();
+    return report;
+  } catch (err) {
+    if (db.inTransaction) db.prepare("ROLLBACK").run();
+    throw err;
+  }
+}
+
+function planAndApply(db: Database.Database, file: string, next: StorageShape, options: { allowDestructive: boolean }): MigrationReport {
+  const stored = readStoredShape(db, file);
+  const changes: Change[] =
+    stored === undefined
+      ? next.tables.map((t) => ({
+          severity: "additive" as const,
+          text: `created table '${t.table}' for type '${t.typeName}'`,
+          steps: [{ op: "createTable" as const, table: t }, ...t.indexes.map((index) => ({ op: "createIndex" as const, table: t.table, index }))],
+        }))
+      : diffShapes(stored, next, createProbe(db));
+
+  const blocked = changes.filter((c) => c.severity === "blocked").map((c) => c.text);
+  const destructive = changes.filter((c) => c.severity === "destructive").map((c) => c.text);
+  if (blocked.length > 0 || (destructive.length > 0 && !options.allowDestructive)) {
+    throw new MigrationRefusedError(file, options.allowDestructive ? [] : destructive, blocked);
+  }
+
+  if (stored === undefined) db.exec(`CREATE TABLE ${quoteId(metaTable)} ("key" TEXT PRIMARY KEY, "value" TEXT NOT NULL)`);
+  applySteps(db, changes.flatMap((c) => c.steps));
+  if (stored === undefined || changes.length > 0 || JSON.stringify(stored) !== JSON.stringify(next)) {
+    db.prepare(`INSERT OR REPLACE INTO ${quoteId(metaTable)} ("key", "value") VALUES ('shape', ?)`).run(JSON.stringify(next));
+  }
+  return { applied: changes.map((c) => (c.severity === "destructive" ? `${c.text} (applied: --allow-destructive-migration)` : c.text)), refused: [] };
+}
+
+function readStoredShape(db: Database.Database, file: string): StorageShape | undefined {
+  const tables = db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).all() as { name: string }[];
+  if (!tables.some((t) => t.name === metaTable)) {
+    if (tables.length > 0) {
+      throw new StoreOpenError(`${file} already holds tables that wo did not create (${tables.map((t) => t.name).join(", ")}); point the data folder somewhere else.`);
+    }
+    return undefined;
+  }
+  const row = db.prepare(`SELECT "value" FROM ${quoteId(metaTable)} WHERE "key" = 'shape'`).get() as { value: string } | undefined;
+  let shape: StorageShape | undefined;
+  try {
+    shape = row === undefined ? undefined : (JSON.parse(row.value) as StorageShape);
+  } catch {
+    shape = undefined;
+  }
+  if (shape === undefined || !Array.isArray(shape.tables)) {
+    throw new StoreOpenError(`${file} has a damaged storage description (${metaTable}); restore it from a backup.`);
+  }
+  if (shape.format > shapeFormat) {
+    throw new StoreOpenError(`${file} was written by a newer wo (storage format ${shape.format}); upgrade wo to open it.`);
+  }
+  return shape;
+}
+
+// Phases, so that each step finds what it needs: an index must go before its column can be
+// dropped, a table must be renamed before its columns change, indexes come last.
+const phase: Record<Step["op"], number> = {
+  dropIndex: 0,
+  renameTable: 1,
+  dropTable: 1,
+  createTable: 2,
+  dropColumn: 3,
+  addColumn: 4,
+  fillNulls: 5,
+  replaceValues: 5,
+  createIndex: 6,
+};
+
+function applySteps(db: Database.Database, steps: Step[]): void {
+  const ordered = steps.map((s, i) => ({ s, i })).sort((a, b) => phase[a.s.op] - phase[b.s.op] || a.i - b.i);
+  const now = new Date().toISOString();
+  for (const { s } of ordered) {
+    switch (s.op) {
+      case "dropIndex":
+        db.exec(dropIndexSql(s.index));
+        break;
+      case "renameTable":
+        db.exec(`ALTER TABLE ${quoteId(s.from)} RENAME TO ${quoteId(s.to)}`);
+        break;
+      case "dropTable":
+        db.exec(`DROP TABLE ${quoteId(s.table)}`);
+        break;
+      case "createTable":
+        db.exec(createTableSql(s.table));
+        break;
+      case "dropColumn":
+        db.exec(`ALTER TABLE ${quoteId(s.table)} DROP COLUMN ${quoteId(s.column)}`);
+        break;
+      case "addColumn":
+        db.exec(`ALTER TABLE ${quoteId(s.table)} ADD COLUMN ${columnDefinition(s.column)}`);
+        if (s.fill) db.prepare(`UPDATE ${quoteId(s.table)} SET ${quoteId(s.column.name)} = ?`).run(fillValue(s.column, s.fill, now));
+        break;
+      case "fillNulls":
+        db.prepare(`UPDATE ${quoteId(s.table)} SET ${quoteId(s.column.name)} = ? WHERE ${quoteId(s.column.name)} IS NULL`).run(fillValue(s.column, s.fill, now));
+        break;
+      case "replaceValues": {
+        const col = quoteId(s.column.name);
+        const value = s.fill ? fillValue(s.column, s.fill, now) : null;
+        db.prepare(`UPDATE ${quoteId(s.table)} SET ${col} = ? WHERE ${col} IN (SELECT value FROM json_each(?))`).run(value, JSON.stringify(s.values));
+        break;
+      }
+      case "createIndex":
+        db.exec(createIndexSql(s.table, s.index));
+        break;
+    }
+  }
+}
+
+/** A default as the column stores it (see row-codec.ts); `now` is the migration's time. */
+function fillValue(column: ColumnShape, d: StoredDefault, now: string): unknown {
+  if (d.kind === "now") return now;
+  const v = d.value;
+  if (v === null) return null;
+  if (column.codec === "json") return JSON.stringify(v);
+  if (typeof v === "boolean") return v ? 1 : 0;
+  return v;
+}
+
+function createProbe(db: Database.Database): DataProbe {
+  const one = (sql: string, ...params: unknown[]) => (db.prepare(sql).get(...params) as { n: number }).n;
+  return {
+    rowCount: (t) => one(`SELECT COUNT(*) AS n FROM ${quoteId(t)}`),
+    nonNullCount: (t, c) => one(`SELECT COUNT(*) AS n FROM ${quoteId(t)} WHERE ${quoteId(c)} IS NOT NULL`),
+    nullCount: (t, c) => one(`SELECT COUNT(*) AS n FROM ${quoteId(t)} WHERE ${quoteId(c)} IS NULL`),
+    countIn: (t, c, values) => one(`SELECT COUNT(*) AS n FROM ${quoteId(t)} WHERE ${quoteId(c)} IN (SELECT value FROM json_each(?))`, JSON.stringify(values)),
+    duplicateCount: (t, c) =>
+      one(`SELECT COUNT(*) AS n FROM (SELECT ${quoteId(c)} FROM ${quoteId(t)} WHERE ${quoteId(c)} IS NOT NULL GROUP BY ${quoteId(c)} HAVING COUNT(*) > 1)`),
+  };
+}

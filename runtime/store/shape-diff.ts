@@ -1,0 +1,272 @@
+// Old storage shape vs new → a list of changes, each in words, each classified:
+//   additive     applied automatically (new table/field/index, a widened type, or a change
+//                that the stored data shows loses nothing, e.g. removing a field no row uses)
+//   destructive  would drop or narrow stored data; applied only with --allow-destructive-migration
+//   blocked      cannot be applied to the stored data at all (a new @unique over duplicates)
+// The rules are data-aware: the probe counts the rows a change would touch, so a change is
+// refused only when stored data would really be lost or left invalid. Executing the steps is
+// migrate.ts's job; this module only reads.
+
+import type { ColumnShape, IndexShape, StorageShape, StoredDefault, TableShape, TypeDesc } from "./shape.js";
+import { typeText } from "./shape.js";
+
+export type Severity = "additive" | "destructive" | "blocked";
+
+export type Step =
+  | { op: "createTable"; table: TableShape }
+  | { op: "dropTable"; table: string }
+  | { op: "renameTable"; from: string; to: string }
+  | { op: "addColumn"; table: string; column: ColumnShape; fill?: StoredDefault }
+  | { op: "dropColumn"; table: string; column: string }
+  | { op: "fillNulls"; table: string; column: ColumnShape; fill: StoredDefault }
+  | { op: "replaceValues"; table: string; column: ColumnShape; values: string[]; fill?: StoredDefault }
+  | { op: "dropIndex"; index: IndexShape }
+  | { op: "createIndex"; table: string; index: IndexShape };
+
+export interface Change {
+  severity: Severity;
+  text: string;
+  steps: Step[];
+}
+
+/** Read-only questions about the stored data, asked inside the migration transaction. */
+export interface DataProbe {
+  rowCount(table: string): number;
+  nonNullCount(table: string, column: string): number;
+  nullCount(table: string, column: string): number;
+  countIn(table: string, column: string, values: string[]): number;
+  /** How many distinct non-null values occur in more than one row. */
+  duplicateCount(table: string, column: string): number;
+}
+
+export function diffShapes(old: StorageShape, next: StorageShape, probe: DataProbe): Change[] {
+  const changes: Change[] = [];
+  const oldByTable = new Map(old.tables.map((t) => [t.table, t] as const));
+  const matched = new Set<string>();
+
+  for (const t of next.tables) {
+    let before = oldByTable.get(t.table);
+    if (before === undefined) {
+      // A type that keeps its name but moves to another table is a rename, not drop + create.
+      before = old.tables.find((o) => o.typeName === t.typeName && !next.tables.some((n) => n.table === o.table));
+      if (before === undefined) {
+        changes.push({ severity: "additive", text: `new type '${t.typeName}' (table '${t.table}')`, steps: [{ op: "createTable", table: t }, ...t.indexes.map((index) => ({ op: "createIndex" as const, table: t.table, index }))] });
+        continue;
+      }
+      const rows = probe.rowCount(before.table);
+      changes.push({
+        severity: rows > 0 ? "destructive" : "additive",
+        text: `type '${t.typeName}' moves from table '${before.table}' to table '${t.table}'` + (rows > 0 ? ` (${plural(rows, "row")} would move with it)` : ""),
+        steps: [...before.indexes.map((index) => ({ op: "dropIndex" as const, index })), { op: "renameTable", from: before.table, to: t.table }],
+      });
+    }
+    matched.add(before.table);
+    changes.push(...diffTable(before, t, probe));
+  }
+
+  for (const o of old.tables) {
+    if (matched.has(o.table)) continue;
+    const rows = probe.rowCount(o.table);
+    changes.push({
+      severity: rows > 0 ? "destructive" : "additive",
+      text: rows > 0 ? `type '${o.typeName}' was removed: its table '${o.table}' holds ${plural(rows, "row")} that would be deleted` : `type '${o.typeName}' was removed (its table '${o.table}' is empty)`,
+      steps: [{ op: "dropTable", table: o.table }],
+    });
+  }
+  return changes;
+}
+
+/** `before` may live under another table name (a rename): probes read `before.table`. */
+function diffTable(before: TableShape, after: TableShape, probe: DataProbe): Change[] {
+  const changes: Change[] = [];
+  const name = (c: { name: string }) => `'${after.typeName}.${c.name}'`;
+  const table = after.table;
+  const oldColumns = new Map(before.columns.map((c) => [c.name, c] as const));
+  const newColumns = new Map(after.columns.map((c) => [c.name, c] as const));
+  const rows = () => probe.rowCount(before.table);
+  /** Columns whose stored values are replaced wholesale: their indexes must be rebuilt. */
+  const rewritten = new Set<string>();
+
+  for (const c of after.columns) {
+    const o = oldColumns.get(c.name);
+    if (o === undefined) {
+      rewritten.add(c.name);
+      const add: Step = { op: "addColumn", table, column: c, ...(c.default ? { fill: c.default } : {}) };
+      if (c.isOptional) changes.push({ severity: "additive", text: `new optional field ${name(c)}`, steps: [add] });
+      else if (c.default) changes.push({ severity: "additive", text: `new field ${name(c)}; existing rows get its default ${defaultText(c.default)}`, steps: [add] });
+      else {
+        const n = rows();
+        changes.push(
+          n === 0
+            ? { severity: "additive", text: `new required field ${name(c)}`, steps: [add] }
+            : { severity: "destructive", text: `new required field ${name(c)} has no default, and the ${plural(n, "existing row")} would have no value for it`, steps: [add] },
+        );
+      }
+      continue;
+    }
+    changes.push(...diffColumn(o, c, name(c), before.table, table, probe, rewritten));
+  }
+
+  for (const o of before.columns) {
+    if (newColumns.has(o.name)) continue;
+    rewritten.add(o.name);
+    const n = probe.nonNullCount(before.table, o.name);
+    const text = `field '${after.typeName}.${o.name}' was removed`;
+    changes.push(
+      n === 0
+        ? { severity: "additive", text: `${text} (no row had a value for it)`, steps: [{ op: "dropColumn", table, column: o.name }] }
+        : { severity: "destructive", text: `${text}: ${plural(n, "row")} hold a value for it that would be deleted`, steps: [{ op: "dropColumn", table, column: o.name }] },
+    );
+  }
+
+  changes.push(...diffIndexes(before, after, probe, rewritten));
+  return changes;
+}
+
+function diffColumn(o: ColumnShape, c: ColumnShape, name: string, probeTable: string, table: string, probe: DataProbe, rewritten: Set<string>): Change[] {
+  const changes: Change[] = [];
+  if (!sameType(o.type, c.type)) {
+    if (o.type.kind === "union" && c.type.kind === "union") {
+      const removed = o.type.variants.filter((v) => !(c.type as { variants: string[] }).variants.includes(v));
+      if (removed.length === 0) {
+        changes.push({ severity: "additive", text: `field ${name} now also allows ${quoteList(c.type.variants.filter((v) => !(o.type as { variants: string[] }).variants.includes(v)))}`, steps: [] });
+      } else {
+        const n = probe.countIn(probeTable, o.name, removed);
+        const fill = c.default?.kind === "literal" && typeof c.default.value === "string" && c.type.variants.includes(c.default.value) ? c.default : undefined;
+        changes.push(
+          n === 0
+            ? { severity: "additive", text: `field ${name} no longer allows ${quoteList(removed)} (no row uses ${removed.length === 1 ? "it" : "them"})`, steps: [] }
+            : {
+                severity: "destructive",
+                text: `field ${name} no longer allows ${quoteList(removed)}, but ${plural(n, "row")} use ${removed.length === 1 ? "it" : "them"} (they would be set to ${fill ? defaultText(fill) : "no value"})`,
+                steps: [{ op: "replaceValues", table, column: c, values: removed, ...(fill ? { fill } : {}) }],
+              },
+        );
+      }
+    } else if (isWidening(o.type, c.type)) {
+      changes.push({ severity: "additive", text: `field ${name} widens from ${typeText(o.type)} to ${typeText(c.type)}`, steps: [] });
+    } else {
+      const n = probe.nonNullCount(probeTable, o.name);
+      const isSameStorage = o.codec === c.codec;
+      // Same storage (Text → Slug, a narrowed struct): values stay as they are. Otherwise the
+      // column is rebuilt and old values go (they would not decode as the new type).
+      const steps: Step[] = isSameStorage ? [] : [{ op: "dropColumn", table, column: o.name }, { op: "addColumn", table, column: c, ...(c.default ? { fill: c.default } : {}) }];
+      if (!isSameStorage) rewritten.add(c.name);
+      const what = `field ${name} changes type from ${typeText(o.type)} to ${typeText(c.type)}`;
+      changes.push(
+        n === 0
+          ? { severity: "additive", text: `${what} (no row had a value for it)`, steps }
+          : {
+              severity: "destructive",
+              text: isSameStorage
+                ? `${what}: ${plural(n, "stored value")} would be kept unchecked and may not be valid ${typeText(c.type)}`
+                : `${what}: ${plural(n, "stored value")} would be discarded`,
+              steps,
+            },
+      );
+    }
+  }
+  if (o.isOptional && !c.isOptional && !rewritten.has(c.name)) {
+    const n = probe.nullCount(probeTable, o.name);
+    if (n === 0) changes.push({ severity: "additive", text: `field ${name} became required (every row has a value)`, steps: [] });
+    else
+      changes.push({
+        severity: "destructive",
+        text: `field ${name} became required, but ${plural(n, "row")} have no value for it` + (c.default ? ` (they would get the default ${defaultText(c.default)})` : " (they would stay empty)"),
+        steps: c.default ? [{ op: "fillNulls", table, column: c, fill: c.default }] : [],
+      });
+  }
+  return changes;
+}
+
+function diffIndexes(before: TableShape, after: TableShape, probe: DataProbe, rewritten: Set<string>): Change[] {
+  const changes: Change[] = [];
+  const isRenamed = before.table !== after.table;
+  const oldByName = new Map(before.indexes.map((i) => [i.sqlName, i] as const));
+  const kept = new Set<string>();
+  for (const ix of after.indexes) {
+    const o = oldByName.get(ix.sqlName);
+    const touchesRewritten = ix.columns.some((c) => rewritten.has(c));
+    if (o && sameIndex(o, ix) && !touchesRewritten && !isRenamed) {
+      kept.add(o.sqlName);
+      continue;
+    }
+    const isRebuild = o !== undefined && sameIndex(o, ix);
+    const steps: Step[] = [];
+    if (o && !isRenamed) steps.push({ op: "dropIndex", index: o });
+    if (o) kept.add(o.sqlName);
+    steps.push({ op: "createIndex", table: after.table, index: ix });
+    const what = ix.isUnique ? `@unique on '${after.typeName}.${ix.columns[0]}'` : `index '${ix.sqlName}' on ${after.typeName}(${ix.columns.join(", ")})`;
+    const problem = ix.isUnique && !isRebuild ? uniqueProblem(before, after, ix, probe, rewritten) : undefined;
+    if (problem) changes.push({ severity: "blocked", text: `cannot add ${what}: ${problem}`, steps });
+    else changes.push({ severity: "additive", text: isRebuild ? `rebuilt ${what}` : `new ${what}`, steps });
+  }
+  for (const o of before.indexes) {
+    if (kept.has(o.sqlName)) continue;
+    const what = o.isUnique ? `@unique removed from '${after.typeName}.${o.columns[0]}'` : `index '${o.sqlName}' removed`;
+    // A renamed table's indexes were dropped with the rename step already.
+    changes.push({ severity: "additive", text: what, steps: isRenamed ? [] : [{ op: "dropIndex", index: o }] });
+  }
+  return changes;
+}
+
+function uniqueProblem(before: TableShape, after: TableShape, ix: IndexShape, probe: DataProbe, rewritten: Set<string>): string | undefined {
+  const column = ix.columns[0]!;
+  if (rewritten.has(column)) {
+    // A new (or rebuilt) column is filled with one value for every row.
+    const c = after.columns.find((x) => x.name === column);
+    const rows = probe.rowCount(before.table);
+    if (c?.default && !(c.default.kind === "literal" && c.default.value === null) && rows > 1) {
+      return `the ${plural(rows, "existing row")} would all get the same default ${defaultText(c.default)}`;
+    }
+    return undefined;
+  }
+  const dups = probe.duplicateCount(before.table, column);
+  return dups > 0 ? `${plural(dups, "value")} occur more than once in the stored rows` : undefined;
+}
+
+function sameIndex(a: IndexShape, b: IndexShape): boolean {
+  return a.isUnique === b.isUnique && a.columns.length === b.columns.length && a.columns.every((c, i) => c === b.columns[i]);
+}
+
+export function sameType(a: TypeDesc, b: TypeDesc): boolean {
+  return isWidening(a, b) && isWidening(b, a);
+}
+
+/** Every value valid for `from` is valid for `to`. */
+export function isWidening(from: TypeDesc, to: TypeDesc): boolean {
+  switch (from.kind) {
+    case "scalar":
+      return to.kind === "scalar" && to.scalar === from.scalar;
+    case "ref":
+      return to.kind === "ref" && to.table === from.table;
+    case "union":
+      return to.kind === "union" && from.variants.every((v) => to.variants.includes(v));
+    case "array":
+      return to.kind === "array" && isWidening(from.element, to.element);
+    case "json":
+      return to.kind === "json";
+    case "struct": {
+      if (to.kind !== "struct") return false;
+      const toFields = new Map(to.fields.map((f) => [f.name, f] as const));
+      const fromNames = new Set(from.fields.map((f) => f.name));
+      const keepsOld = from.fields.every((f) => {
+        const t = toFields.get(f.name);
+        return t !== undefined && isWidening(f.type, t.type) && (t.isOptional || !f.isOptional);
+      });
+      return keepsOld && to.fields.every((f) => fromNames.has(f.name) || f.isOptional);
+    }
+  }
+}
+
+function defaultText(d: StoredDefault): string {
+  return d.kind === "now" ? "now()" : JSON.stringify(d.value);
+}
+
+function quoteList(values: string[]): string {
+  return values.map((v) => `'${v}'`).join(", ");
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}

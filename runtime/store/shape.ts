@@ -1,0 +1,193 @@
+// The storage shape: how a Catalog is laid out in SQL tables, derived once and stored in the
+// database (`_wo_meta`) so the next start can diff old against new (migrate.ts).
+//
+// Owns: table and column names, the column type and codec of every stored field, unique and
+// secondary indexes, which columns hold refs. Leaves SQL text to ddl.ts, value conversion to
+// row-codec.ts and change detection to shape-diff.ts.
+//
+// The shape is plain JSON. It keeps a structural description of each field's type (not the
+// catalog's, which carries source locations) so that a moved declaration is not a change.
+
+import type { Catalog, CatalogField, CatalogType, FieldDefault, FieldType } from "../../compiler/catalog.js";
+
+/** Bumped when the layout rules change in a way old databases need converting for. */
+export const shapeFormat = 1;
+
+export type SqlType = "INTEGER" | "REAL" | "TEXT";
+
+/** How a value travels between a row (JSON) and its column. */
+export type ColumnCodec = "integer" | "real" | "bool" | "text" | "json";
+
+/** A field's type, stripped to what storage cares about. */
+export type TypeDesc =
+  | { kind: "scalar"; scalar: string }
+  | { kind: "union"; variants: string[] }
+  | { kind: "ref"; table: string }
+  | { kind: "array"; element: TypeDesc }
+  | { kind: "struct"; fields: { name: string; type: TypeDesc; isOptional: boolean }[] }
+  /** An embedded type that embeds itself again: stored as JSON, not described further. */
+  | { kind: "json" };
+
+export interface ColumnShape {
+  /** The field name as the user wrote it; also the column name (quoted in SQL). */
+  name: string;
+  sqlType: SqlType;
+  codec: ColumnCodec;
+  type: TypeDesc;
+  isOptional: boolean;
+  isUnique: boolean;
+  /** Literal and `now` defaults only: computed defaults are never stored. */
+  default?: StoredDefault;
+  /** Set when the column holds the id of a row in that table (a top-level `ref`). */
+  refTable?: string;
+  /** Set when the column holds a JSON array of ids of rows in that table (`[ref T]`). */
+  refArrayTable?: string;
+}
+
+export type StoredDefault = { kind: "literal"; value: string | number | boolean | null } | { kind: "now" };
+
+export interface IndexShape {
+  /** SQL index name: unique across the database, derived from table and index name. */
+  sqlName: string;
+  columns: string[];
+  isUnique: boolean;
+}
+
+export interface TableShape {
+  /** The declared type name (messages speak in the user's names). */
+  typeName: string;
+  table: string;
+  /** Stored fields in declaration order, without `id` (always the INTEGER PRIMARY KEY). */
+  columns: ColumnShape[];
+  indexes: IndexShape[];
+}
+
+export interface StorageShape {
+  format: number;
+  tables: TableShape[];
+}
+
+/** Table names SQLite or wo keep for themselves. */
+export function isReservedTable(name: string): boolean {
+  const lower = name.toLowerCase();
+  return lower.startsWith("sqlite_") || lower === "_wo_meta";
+}
+
+export function deriveShape(catalog: Catalog): StorageShape {
+  const byName = new Map(catalog.types.map((t) => [t.name, t] as const));
+  const tables = catalog.types.map((type) => deriveTable(type, byName));
+  return { format: shapeFormat, tables };
+}
+
+function deriveTable(type: CatalogType, byName: Map<string, CatalogType>): TableShape {
+  if (isReservedTable(type.table)) {
+    throw new Error(`type '${type.name}' uses the table name '${type.table}', which is reserved; choose another with @table(name: ...)`);
+  }
+  const columns = type.fields.filter((f) => f.isStored && f.name !== "id").map((f) => deriveColumn(f, byName));
+  const indexes: IndexShape[] = [];
+  for (const c of columns) {
+    if (c.isUnique) indexes.push({ sqlName: `${type.table}__${c.name}__unique`, columns: [c.name], isUnique: true });
+  }
+  for (const ix of type.indexes) {
+    indexes.push({ sqlName: `${type.table}__${ix.name}`, columns: [...ix.columns], isUnique: false });
+  }
+  return { typeName: type.name, table: type.table, columns, indexes };
+}
+
+function deriveColumn(field: CatalogField, byName: Map<string, CatalogType>): ColumnShape {
+  const type = describe(field.type, byName, new Set());
+  const { sqlType, codec } = storageOf(type);
+  const column: ColumnShape = {
+    name: field.name,
+    sqlType,
+    codec,
+    type,
+    isOptional: field.isOptional,
+    isUnique: field.isUnique,
+  };
+  const def = storedDefault(field.default);
+  if (def) column.default = def;
+  if (type.kind === "ref") column.refTable = type.table;
+  if (type.kind === "array" && type.element.kind === "ref") column.refArrayTable = type.element.table;
+  return column;
+}
+
+function storedDefault(def: FieldDefault | undefined): StoredDefault | undefined {
+  if (!def || def.kind === "computed") return undefined;
+  if (def.kind === "now") return { kind: "now" };
+  return { kind: "literal", value: def.value };
+}
+
+const scalarStorage: Record<string, { sqlType: SqlType; codec: ColumnCodec }> = {
+  Id: { sqlType: "INTEGER", codec: "integer" },
+  Int: { sqlType: "INTEGER", codec: "integer" },
+  Money: { sqlType: "INTEGER", codec: "integer" },
+  Float: { sqlType: "REAL", codec: "real" },
+  Bool: { sqlType: "INTEGER", codec: "bool" },
+};
+
+export function storageOf(type: TypeDesc): { sqlType: SqlType; codec: ColumnCodec } {
+  switch (type.kind) {
+    case "scalar":
+      // Text, Timestamp, Url, Email, Markdown, SKU, Slug: all text.
+      return scalarStorage[type.scalar] ?? { sqlType: "TEXT", codec: "text" };
+    case "union":
+      return { sqlType: "TEXT", codec: "text" };
+    case "ref":
+      return { sqlType: "INTEGER", codec: "integer" };
+    case "array":
+    case "struct":
+    case "json":
+      return { sqlType: "TEXT", codec: "json" };
+  }
+}
+
+function describe(t: FieldType, byName: Map<string, CatalogType>, embedding: Set<string>): TypeDesc {
+  switch (t.kind) {
+    case "scalar":
+      return { kind: "scalar", scalar: t.scalar };
+    case "union":
+      return { kind: "union", variants: [...t.variants] };
+    case "ref":
+      // Refs name the target's table, not its type: renaming a type that keeps its table is
+      // not a storage change.
+      return { kind: "ref", table: byName.get(t.target)?.table ?? t.target };
+    case "array":
+      return { kind: "array", element: describe(t.element, byName, embedding) };
+    case "struct":
+      return { kind: "struct", fields: t.fields.filter((f) => f.isStored).map((f) => describeField(f, byName, embedding)) };
+    case "embedded": {
+      const target = byName.get(t.type);
+      if (!target || embedding.has(t.type)) return { kind: "json" };
+      const inner = new Set(embedding).add(t.type);
+      const fields = target.fields.filter((f) => f.isStored && !f.isSynthetic);
+      return { kind: "struct", fields: fields.map((f) => describeField(f, byName, inner)) };
+    }
+    case "multi":
+    case "backlink":
+      // Not stored (isStored is false); described only so the switch is total.
+      return { kind: "json" };
+  }
+}
+
+function describeField(f: CatalogField, byName: Map<string, CatalogType>, embedding: Set<string>) {
+  return { name: f.name, type: describe(f.type, byName, embedding), isOptional: f.isOptional };
+}
+
+/** `Int`, `ref article`, `[Text]`, `{ a: Int, b?: Text }`, `Draft | Published`: for messages. */
+export function typeText(t: TypeDesc): string {
+  switch (t.kind) {
+    case "scalar":
+      return t.scalar;
+    case "union":
+      return t.variants.join(" | ");
+    case "ref":
+      return `ref ${t.table}`;
+    case "array":
+      return `[${typeText(t.element)}]`;
+    case "struct":
+      return `{ ${t.fields.map((f) => `${f.name}${f.isOptional ? "?" : ""}: ${typeText(f.type)}`).join(", ")} }`;
+    case "json":
+      return "JSON";
+  }
+}

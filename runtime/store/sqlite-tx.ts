@@ -1,0 +1,182 @@
+// StoreTx over one SQLite connection: the queries behind get/list/count/insert/update/delete/
+// referrers, their prepared-statement keys, and the mapping of SQLite's unique violations to
+// StoreConstraintError. Transaction boundaries (BEGIN/COMMIT, the writer queue) belong to
+// sqlite.ts; this class only runs statements inside a transaction someone else opened.
+
+import { OperationError } from "../errors.js";
+import type { Connection } from "./connection.js";
+import { quoteId } from "./ddl.js";
+import type { ColumnShape } from "./shape.js";
+import { StoreConstraintError, type Comparison, type ListQuery, type Row, type StoreTx } from "./store.js";
+import type { TableInfo, TableRegistry } from "./tables.js";
+
+const sqlOperator: Record<Comparison, string> = { "==": "=", "!=": "IS NOT", "<": "<", "<=": "<=", ">": ">", ">=": ">=" };
+
+/** A `where` on `id` is allowed too; it is not among the table's columns. */
+const idColumn: ColumnShape = { name: "id", sqlType: "INTEGER", codec: "integer", type: { kind: "scalar", scalar: "Id" }, isOptional: false, isUnique: true };
+
+export class SqliteTx implements StoreTx {
+  private isOpen = true;
+
+  constructor(
+    private readonly conn: Connection,
+    private readonly tables: TableRegistry,
+    private readonly isWritable: boolean,
+  ) {}
+
+  /** Called when the transaction ends: a callback that kept `tx` must not write outside it. */
+  finish(): void {
+    this.isOpen = false;
+  }
+
+  async get(table: string, id: number): Promise<Row | undefined> {
+    const t = this.table(table);
+    if (!Number.isSafeInteger(id)) return undefined;
+    const raw = this.conn
+      .statement(`get:${table}`, () => `SELECT ${t.selectList} FROM ${t.quoted} WHERE "id" = ?`)
+      .get(id) as Row | undefined;
+    return raw === undefined ? undefined : t.codec.decode(raw);
+  }
+
+  async list(table: string, query: ListQuery = {}): Promise<Row[]> {
+    const t = this.table(table);
+    const { key, where, params } = this.compileWhere(t, query);
+    const hasLimit = query.limit !== undefined;
+    if (hasLimit) params.push(Math.max(0, Math.trunc(query.limit!)));
+    const stmt = this.conn.statement(`list:${table}:${key}${hasLimit ? ":limit" : ""}`, () => {
+      const limit = hasLimit ? " LIMIT ?" : "";
+      return `SELECT ${t.selectList} FROM ${t.quoted}${where} ORDER BY "id"${limit}`;
+    });
+    const rows = stmt.all(...params) as Row[];
+    for (const r of rows) t.codec.decode(r);
+    return rows;
+  }
+
+  /** Counts matching rows; `limit` is ignored. */
+  async count(table: string, query: ListQuery = {}): Promise<number> {
+    const t = this.table(table);
+    const { key, where, params } = this.compileWhere(t, query);
+    const stmt = this.conn.statement(`count:${table}:${key}`, () => `SELECT COUNT(*) AS n FROM ${t.quoted}${where}`);
+    return (stmt.get(...params) as { n: number }).n;
+  }
+
+  async insert(table: string, values: Row): Promise<Row> {
+    const t = this.writableTable(table);
+    const columns = t.shape.columns;
+    const stmt = this.conn.statement(`insert:${table}`, () =>
+      columns.length === 0
+        ? `INSERT INTO ${t.quoted} DEFAULT VALUES RETURNING ${t.selectList}`
+        : `INSERT INTO ${t.quoted} (${columns.map((c) => quoteId(c.name)).join(", ")}) VALUES (${columns.map(() => "?").join(", ")}) RETURNING ${t.selectList}`,
+    );
+    // The id is always minted here: a caller-supplied `id` is ignored.
+    const params = columns.map((c) => t.codec.encode(c, values[c.name]));
+    const raw = this.runConstrained(t, () => stmt.get(...params)) as Row;
+    return t.codec.decode(raw);
+  }
+
+  async update(table: string, id: number, patch: Row): Promise<Row | undefined> {
+    const t = this.writableTable(table);
+    if (!Number.isSafeInteger(id)) return undefined;
+    // Only stored columns change; `id` and unknown keys are ignored, undefined means "keep".
+    const changed = t.shape.columns.filter((c) => patch[c.name] !== undefined);
+    if (changed.length === 0) return this.get(table, id);
+    const stmt = this.conn.statement(`update:${table}:${changed.map((c) => c.name).join("\u0000")}`, () => {
+      const sets = changed.map((c) => `${quoteId(c.name)} = ?`).join(", ");
+      return `UPDATE ${t.quoted} SET ${sets} WHERE "id" = ? RETURNING ${t.selectList}`;
+    });
+    const params = changed.map((c) => t.codec.encode(c, patch[c.name]));
+    const raw = this.runConstrained(t, () => stmt.get(...params, id)) as Row | undefined;
+    return raw === undefined ? undefined : t.codec.decode(raw);
+  }
+
+  async delete(table: string, id: number): Promise<boolean> {
+    const t = this.writableTable(table);
+    if (!Number.isSafeInteger(id)) return false;
+    const stmt = this.conn.statement(`delete:${table}`, () => `DELETE FROM ${t.quoted} WHERE "id" = ?`);
+    return stmt.run(id).changes > 0;
+  }
+
+  async referrers(table: string, id: number): Promise<{ table: string; field: string; count: number }[]> {
+    const t = this.table(table);
+    const found: { table: string; field: string; count: number }[] = [];
+    for (const r of t.referrers) {
+      const from = this.table(r.table);
+      const col = quoteId(r.column);
+      // A row that points at itself does not keep itself alive.
+      const self = r.table === table ? ` AND "id" <> ?` : "";
+      const stmt = this.conn.statement(`referrers:${r.table}:${r.column}`, () =>
+        r.isArray
+          ? `SELECT COUNT(*) AS n FROM ${from.quoted} WHERE json_valid(${col}) AND EXISTS (SELECT 1 FROM json_each(${col}) WHERE value = ?)${self}`
+          : `SELECT COUNT(*) AS n FROM ${from.quoted} WHERE ${col} = ?${self}`,
+      );
+      const params = self ? [id, id] : [id];
+      const n = (stmt.get(...params) as { n: number }).n;
+      if (n > 0) found.push({ table: r.table, field: r.column, count: n });
+    }
+    return found;
+  }
+
+  private table(name: string): TableInfo {
+    if (!this.isOpen) throw new Error("this transaction has already ended");
+    const t = this.tables.get(name);
+    if (t === undefined) throw new Error(`unknown table '${name}'`);
+    return t;
+  }
+
+  private writableTable(name: string): TableInfo {
+    if (!this.isWritable) throw new Error("read() transactions cannot write; use write()");
+    return this.table(name);
+  }
+
+  private compileWhere(t: TableInfo, query: ListQuery): { key: string; where: string; params: unknown[] } {
+    const conds: string[] = [];
+    const keyParts: string[] = [];
+    const params: unknown[] = [];
+    for (const w of query.where ?? []) {
+      const column = w.column === "id" ? idColumn : t.columns.get(w.column);
+      if (column === undefined || column.codec === "json") {
+        throw new OperationError("invalid_input", `'${w.column}' is not a field you can filter ${t.shape.typeName} by.`, [
+          { path: `/${w.column}`, message: "not a filterable field" },
+        ]);
+      }
+      const op = sqlOperator[w.op];
+      if (op === undefined) throw new Error(`unknown comparison '${String(w.op)}'`);
+      const value = t.codec.encodeOperand(column, w.value);
+      const col = quoteId(column.name);
+      if (value === null && (w.op === "==" || w.op === "!=")) {
+        conds.push(`${col} ${w.op === "==" ? "IS NULL" : "IS NOT NULL"}`);
+        keyParts.push(`${column.name}${w.op}null`);
+      } else {
+        conds.push(`${col} ${op} ?`);
+        keyParts.push(`${column.name}${w.op}`);
+        params.push(value);
+      }
+    }
+    if (query.afterId !== undefined) {
+      conds.push(`"id" > ?`);
+      keyParts.push(">id");
+      params.push(query.afterId);
+    }
+    const where = conds.length === 0 ? "" : ` WHERE ${conds.join(" AND ")}`;
+    return { key: keyParts.join("\u0000"), where, params };
+  }
+
+  private runConstrained<T>(t: TableInfo, run: () => T): T {
+    try {
+      return run();
+    } catch (err) {
+      throw toConstraintError(t, err) ?? err;
+    }
+  }
+}
+
+// better-sqlite3 reports `UNIQUE constraint failed: article.slug` with code
+// SQLITE_CONSTRAINT_UNIQUE; the user's field names are the part after the table prefix.
+function toConstraintError(t: TableInfo, err: unknown): StoreConstraintError | undefined {
+  const e = err as { code?: unknown; message?: unknown };
+  if (e?.code !== "SQLITE_CONSTRAINT_UNIQUE" || typeof e.message !== "string") return undefined;
+  const list = e.message.slice(e.message.indexOf(":") + 1).trim();
+  const prefix = `${t.shape.table}.`;
+  const fields = list.split(", ").map((c) => (c.startsWith(prefix) ? c.slice(prefix.length) : c));
+  return new StoreConstraintError("unique", t.shape.table, fields);
+}

@@ -1,0 +1,43 @@
+// The per-table facts a connection needs at run time, built once from the storage shape:
+// the SELECT list (id first, then fields in declaration order), the row codec, which columns
+// a `where` may name, and who refers to whom. Prepared statements live per connection
+// (connection.ts) because a statement belongs to the connection that prepared it.
+
+import { quoteId } from "./ddl.js";
+import { createRowCodec, type RowCodec } from "./row-codec.js";
+import type { ColumnShape, StorageShape, TableShape } from "./shape.js";
+
+export interface TableInfo {
+  shape: TableShape;
+  quoted: string;
+  /** `"id", "title", …` in row key order. */
+  selectList: string;
+  codec: RowCodec;
+  columns: Map<string, ColumnShape>;
+  /** Columns elsewhere (or here) that hold ids of this table's rows. */
+  referrers: { table: string; column: string; isArray: boolean }[];
+}
+
+export type TableRegistry = Map<string, TableInfo>;
+
+export function buildTableRegistry(shape: StorageShape): TableRegistry {
+  const registry: TableRegistry = new Map();
+  for (const t of shape.tables) {
+    registry.set(t.table, {
+      shape: t,
+      quoted: quoteId(t.table),
+      selectList: ["id", ...t.columns.map((c) => c.name)].map(quoteId).join(", "),
+      codec: createRowCodec(t),
+      columns: new Map(t.columns.map((c) => [c.name, c])),
+      referrers: [],
+    });
+  }
+  for (const t of shape.tables) {
+    for (const c of t.columns) {
+      const target = c.refTable ?? c.refArrayTable;
+      if (target === undefined) continue;
+      registry.get(target)?.referrers.push({ table: t.table, column: c.name, isArray: c.refArrayTable !== undefined });
+    }
+  }
+  return registry;
+}
