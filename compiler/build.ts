@@ -1,0 +1,213 @@
+// buildApp: check → emit → compile the generated TypeScript → write the build folder.
+//
+// Owns the up-to-date check (build-info.json's inputHash over the `.wo` sources, wo.toml and
+// wo's version), compiling `.ts` with ts-morph in memory (JavaScript + .d.ts, ES2022 modules),
+// and replacing the output folder as a whole: everything is written to a temporary folder
+// beside it and renamed into place, so a failed or erroring build never leaves a half-written
+// or mixed build. Leaves diagnostics printing to commands/build.ts; `wo run` calls this to
+// "build if stale".
+import { createHash } from "node:crypto";
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import { ModuleKind, Project, ScriptTarget } from "ts-morph";
+import { checkApp } from "./index.js";
+import { loadSources } from "./check/load.js";
+import { configFileName } from "./check/config.js";
+import { DiagnosticBag, type Diagnostic } from "./diagnostics/diagnostic.js";
+import { emitBuild } from "./emit/index.js";
+import type { EmittedFile } from "./emit/emitted-file.js";
+import { woVersion } from "./emit/header.js";
+
+export interface BuildOptions {
+  /** Output folder; default `<dir>/.wo/build`. */
+  out?: string;
+  /** Build even when build-info.json says the output is up to date. */
+  force?: boolean;
+}
+
+export interface BuildResult {
+  ok: boolean;
+  outDir: string;
+  /** True when the output was up to date and nothing was written. */
+  skipped: boolean;
+  diagnostics: Diagnostic[];
+  /** Display path → source text, for formatting diagnostics. */
+  sources: Map<string, string>;
+  /** A failure that is not about the sources (e.g. an unwritable output folder), one line. */
+  error?: string;
+  /** What was written (paths relative to outDir, sorted) and counts for a summary. */
+  files: string[];
+  summary?: { tools: number; routes: number };
+}
+
+export const buildInfoFileName = "build-info.json";
+
+export async function buildApp(dir: string, options: BuildOptions = {}): Promise<BuildResult> {
+  const root = resolve(dir);
+  const outDir = resolve(options.out ?? join(root, ".wo", "build"));
+  const base = { outDir, diagnostics: [] as Diagnostic[], sources: new Map<string, string>(), files: [] as string[] };
+
+  const inputHash = await hashInputs(root);
+  if (!options.force && inputHash !== undefined && (await isUpToDate(outDir, inputHash))) {
+    return { ...base, ok: true, skipped: true };
+  }
+
+  const checked = await checkApp(dir);
+  const result = { ...base, diagnostics: checked.diagnostics, sources: checked.sources };
+  if (!checked.catalog || inputHash === undefined) return { ...result, ok: false, skipped: false };
+
+  const emitted = emitBuild(checked.catalog);
+  const files = [...emitted, ...compileTypeScript(emitted)];
+  files.push({ path: buildInfoFileName, text: `${JSON.stringify({ woVersion: woVersion(), inputHash }, null, 2)}\n` });
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+
+  const manifest = JSON.parse(emitted.find((f) => f.path === "manifest.json")!.text) as { tools: unknown[]; routes: unknown[] };
+  const summary = { tools: manifest.tools.length, routes: manifest.routes.length };
+  try {
+    await replaceFolder(outDir, files);
+  } catch (error) {
+    const why = reasonOf(error);
+    return { ...result, ok: false, skipped: false, error: error instanceof BuildFolderError ? `cannot write the build: ${why}` : `cannot write the build to ${outDir}: ${why}` };
+  }
+  return { ...result, ok: true, skipped: false, files: files.map((f) => f.path), summary };
+}
+
+/**
+ * sha256 over wo's version, wo.toml and every `.wo` file (relative path and bytes), in program
+ * order. Undefined when the sources cannot be read; the check then reports why.
+ */
+export async function hashInputs(root: string): Promise<string | undefined> {
+  const bag = new DiagnosticBag();
+  const sources = await loadSources(root, root, bag);
+  if (bag.hasErrors) return undefined;
+  const hash = createHash("sha256");
+  const part = (label: string, text: string) => hash.update(`${label}\0${text.length}\0${text}\0`);
+  part("wo", woVersion());
+  part(configFileName, (await readOptional(join(root, configFileName))) ?? "\u0000absent");
+  for (const file of sources) part(file.path, file.text);
+  return hash.digest("hex");
+}
+
+async function isUpToDate(outDir: string, inputHash: string): Promise<boolean> {
+  const info = await readOptional(join(outDir, buildInfoFileName));
+  if (info === undefined) return false;
+  try {
+    const parsed = JSON.parse(info) as { woVersion?: unknown; inputHash?: unknown };
+    if (parsed.inputHash !== inputHash || parsed.woVersion !== woVersion()) return false;
+  } catch {
+    return false;
+  }
+  // A build folder someone emptied by hand is not up to date, whatever build-info says.
+  return (await readOptional(join(outDir, "manifest.json"))) !== undefined;
+}
+
+/** JavaScript and declarations for every emitted `.ts` file (not `.d.ts`), compiled in memory. */
+export function compileTypeScript(files: EmittedFile[]): EmittedFile[] {
+  const sources = files.filter((f) => f.path.endsWith(".ts") && !f.path.endsWith(".d.ts"));
+  if (sources.length === 0) return [];
+  const project = new Project({
+    useInMemoryFileSystem: true,
+    compilerOptions: {
+      target: ScriptTarget.ES2022,
+      module: ModuleKind.ES2022,
+      declaration: true,
+      // Generated code is checked by its emitters' tests; a type error must not block the build.
+      noEmitOnError: false,
+      skipLibCheck: true,
+      noLib: true,
+      types: [],
+      newLine: 1, // LF
+      outDir: "/out",
+      rootDir: "/src",
+    },
+  });
+  for (const f of sources) project.createSourceFile(`/src/${f.path}`, f.text);
+  const out: EmittedFile[] = [];
+  for (const f of project.emitToMemory().getFiles()) {
+    out.push({ path: f.filePath.replace(/^\/out\//, ""), text: f.text });
+  }
+  return out;
+}
+
+/** Writes `files` to a fresh folder beside `outDir`, then swaps it in. */
+async function replaceFolder(outDir: string, files: EmittedFile[]): Promise<void> {
+  await assertReplaceable(outDir);
+  const parent = dirname(outDir);
+  await mkdir(parent, { recursive: true });
+  const suffix = `${process.pid}-${Date.now().toString(36)}`;
+  const temp = join(parent, `.${basename(outDir)}.tmp-${suffix}`);
+  const old = join(parent, `.${basename(outDir)}.old-${suffix}`);
+  try {
+    await mkdir(temp, { recursive: true });
+    for (const f of files) {
+      const path = join(temp, f.path);
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, f.text);
+    }
+    let hadOld = true;
+    try {
+      await rename(outDir, old);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      hadOld = false;
+    }
+    try {
+      await rename(temp, outDir);
+    } catch (error) {
+      if (hadOld) await rename(old, outDir).catch(() => undefined);
+      throw error;
+    }
+    if (hadOld) await rm(old, { recursive: true, force: true });
+  } finally {
+    await rm(temp, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/**
+ * The swap deletes the old folder, so it must be a previous build (or empty): `--out .` or
+ * `--out src` must never wipe a user's files.
+ */
+async function assertReplaceable(outDir: string): Promise<void> {
+  let entries: string[];
+  try {
+    if (!(await stat(outDir)).isDirectory()) throw new BuildFolderError(`${outDir} is a file, not a folder`);
+    entries = await readdir(outDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw error;
+  }
+  if (entries.length > 0 && !entries.includes(buildInfoFileName)) {
+    throw new BuildFolderError(`${outDir} is not empty and holds no wo build (no ${buildInfoFileName}); choose another --out or empty it`);
+  }
+}
+
+class BuildFolderError extends Error {}
+
+async function readOptional(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+function reasonOf(error: unknown): string {
+  if (error instanceof BuildFolderError) return error.message;
+  const e = error as NodeJS.ErrnoException;
+  switch (e.code) {
+    case "EACCES":
+    case "EPERM":
+      return "permission denied";
+    case "EROFS":
+      return "read-only file system";
+    case "ENOTDIR":
+      return "a path component is a file, not a folder";
+    case "ENOSPC":
+      return "no space left on device";
+    case "EEXIST":
+    case "ENOTEMPTY":
+      return "the folder is in use by another build";
+    default:
+      return e.code ? e.code.toLowerCase() : String(e.message ?? error);
+  }
+}

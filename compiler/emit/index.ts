@@ -1,0 +1,30 @@
+// emitBuild: the whole build folder as files, from the catalog alone (runtime/build.ts lists
+// the layout). Pure: no file system; compiler/build.ts compiles the `.ts` files and writes.
+import type { Catalog } from "../catalog.js";
+import type { EmittedFile } from "./emitted-file.js";
+import { SchemaBuilder, emitSchemas } from "./json-schema.js";
+import { emitManifest, jsonText } from "./manifest.js";
+import { emitOpenApi } from "./openapi.js";
+import { emitTypesText } from "./types.js";
+import { emitValidatorsSource } from "./validators.js";
+import { emitOperations } from "./operations.js";
+import { generatedHeader } from "./header.js";
+
+export type { EmittedFile } from "./emitted-file.js";
+
+export function emitBuild(catalog: Catalog): EmittedFile[] {
+  const b = new SchemaBuilder(catalog);
+  const header = generatedHeader(catalog);
+  const schemas = emitSchemas(catalog);
+  const rowNames = Object.fromEntries(catalog.types.map((t) => [t.snake, t.name]));
+  const files: EmittedFile[] = [
+    { path: "manifest.json", text: jsonText(emitManifest(catalog, b)) },
+    { path: "catalog.json", text: jsonText(catalog) },
+    { path: "schemas.json", text: jsonText(schemas) },
+    { path: "openapi.json", text: jsonText(emitOpenApi(catalog, b)) },
+    { path: "types.d.ts", text: emitTypesText(schemas, rowNames, header) },
+    { path: "validators.ts", text: emitValidatorsSource(schemas, header) },
+    emitOperations(catalog),
+  ];
+  return files.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+}

@@ -1,0 +1,309 @@
+// JSON Schema (2020-12) for every type and operation of the catalog: row (output) schemas,
+// operation input schemas and operation output schemas. The mapping table is spec/schemas.md;
+// this module is its only implementation — tools, OpenAPI, validators and types.d.ts all
+// derive from what it returns, so the wire, the docs and the checks cannot drift apart.
+//
+// Schemas carry no `$schema`/`$id`: MCP clients compile tool schemas with a default ajv
+// instance (draft-07 dialect), and every keyword used here means the same in both dialects.
+import type { Catalog, CatalogField, CatalogMethod, CatalogType, FieldType, ScalarName } from "../catalog.js";
+import type { BuildSchemas } from "../../runtime/build.js";
+import { toolName } from "../naming.js";
+import { exposedOps, methodOf } from "./exposed-ops.js";
+import { article } from "./words.js";
+
+export type JsonSchema = { [keyword: string]: unknown };
+
+/** List page size bounds (DESIGN.md: default 50, max 1000). */
+export const listLimit = { default: 50, maximum: 1000 } as const;
+
+/** Input property names of `_list` that are not filters; fields with these names are not filterable. */
+export const listControlNames = ["limit", "cursor"] as const;
+
+// A Record over ScalarName: adding a scalar to the catalog fails compilation here until mapped.
+const scalarSchemas: Record<ScalarName, JsonSchema> = {
+  Id: { type: "integer", minimum: 1 },
+  Int: { type: "integer" },
+  Float: { type: "number" },
+  Text: { type: "string" },
+  Bool: { type: "boolean" },
+  Timestamp: { type: "string", format: "date-time" },
+  Url: { type: "string", format: "uri" },
+  Email: { type: "string", format: "email" },
+  Markdown: { type: "string", contentMediaType: "text/markdown" },
+  // Minor units (cents): integer arithmetic in methods, no float rounding on the wire.
+  Money: { type: "integer", description: "Amount in minor units (e.g. cents): 4999 means 49.99." },
+  // No reference pattern exists; this one keeps SKUs to the codes people print on labels.
+  SKU: { type: "string", pattern: "^[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)*$", maxLength: 64 },
+  Slug: { type: "string", pattern: "^[a-z0-9]+(?:-[a-z0-9]+)*$" },
+};
+
+/** Whether nested objects are inputs (writable fields, required rule, no unknown keys) or rows. */
+type Mode = "input" | "row";
+
+export class SchemaBuilder {
+  private readonly types = new Map<string, CatalogType>();
+
+  constructor(readonly catalog: Catalog) {
+    for (const t of catalog.types) this.types.set(t.name, t);
+  }
+
+  typeNamed(name: string): CatalogType | undefined {
+    return this.types.get(name);
+  }
+
+  /** The row a store returns: every stored field present (`id` first); optional ones nullable. */
+  row(type: CatalogType): JsonSchema {
+    const stored = type.fields.filter((f) => f.isStored);
+    return withDoc(
+      {
+        type: "object",
+        title: type.name,
+        properties: Object.fromEntries(stored.map((f) => [f.name, this.field(f, "row", [type.name])])),
+        required: stored.map((f) => f.name),
+      },
+      type.doc,
+    );
+  }
+
+  create(type: CatalogType): JsonSchema {
+    return this.objectOf(type.fields, "input", [type.name]);
+  }
+
+  /** `id` plus any writable field; only `id` is required (a partial update). */
+  update(type: CatalogType): JsonSchema {
+    const writable = type.fields.filter((f) => f.isWritable);
+    return {
+      type: "object",
+      properties: {
+        id: idSchema(`Id of the ${type.name} to update.`),
+        ...Object.fromEntries(writable.map((f) => [f.name, this.field(f, "input", [type.name])])),
+      },
+      required: ["id"],
+      additionalProperties: false,
+    };
+  }
+
+  byId(type: CatalogType, verb: string): JsonSchema {
+    return {
+      type: "object",
+      properties: { id: idSchema(`Id of the ${type.name} to ${verb}.`) },
+      required: ["id"],
+      additionalProperties: false,
+    };
+  }
+
+  list(type: CatalogType): JsonSchema {
+    const filters = listFilterFields(type);
+    return {
+      type: "object",
+      properties: {
+        ...Object.fromEntries(
+          filters.map((f) => [f.name, withDoc(this.value(f.type, "input", [type.name]), filterDoc(f))]),
+        ),
+        limit: {
+          type: "integer",
+          minimum: 1,
+          maximum: listLimit.maximum,
+          default: listLimit.default,
+          description: `Maximum number of rows to return (1..${listLimit.maximum}, default ${listLimit.default}).`,
+        },
+        cursor: { type: "string", description: "Opaque cursor: the nextCursor of the previous page." },
+      },
+      additionalProperties: false,
+    };
+  }
+
+  /** A method call: the receiving row's `id` plus every parameter, all required. */
+  methodInput(type: CatalogType, method: CatalogMethod): JsonSchema {
+    return {
+      type: "object",
+      properties: {
+        id: idSchema(`Id of the ${type.name} to call ${method.name} on.`),
+        ...Object.fromEntries(method.params.map((p) => [p.name, this.value(p.type, "input", [type.name])])),
+      },
+      required: ["id", ...method.params.map((p) => p.name)],
+      additionalProperties: false,
+    };
+  }
+
+  /**
+   * What a method returns (REST body, MCP `structuredContent.result`). Always nullable: a body
+   * may end without `return`, which yields null (spec/schemas.md, "Method results").
+   */
+  methodResult(method: CatalogMethod): JsonSchema {
+    if (!method.returns) return { type: "null" };
+    const one = this.returnValue(method.returns.type);
+    return method.returns.isArray ? nullable({ type: "array", items: one }) : nullable(one);
+  }
+
+  /** The list result: one page of rows. */
+  page(type: CatalogType): JsonSchema {
+    return {
+      type: "object",
+      properties: {
+        items: { type: "array", items: this.row(type) },
+        nextCursor: { type: "string", description: "Pass as `cursor` to get the next page; absent on the last page." },
+      },
+      required: ["items"],
+    };
+  }
+
+  deleted(type: CatalogType): JsonSchema {
+    return {
+      type: "object",
+      properties: { deleted: { const: true }, id: idSchema(`Id of the deleted ${type.name}.`) },
+      required: ["deleted", "id"],
+    };
+  }
+
+  private returnValue(t: FieldType): JsonSchema {
+    // A declared type returned by value is a row of that type (with its id), not an embedded copy.
+    if (t.kind === "embedded") {
+      const target = this.types.get(t.type);
+      if (target) return this.row(target);
+    }
+    return this.value(t, "row", []);
+  }
+
+  private field(f: CatalogField, mode: Mode, stack: string[]): JsonSchema {
+    const schema = this.value(f.type, mode, stack);
+    return withDoc(f.isOptional ? nullable(schema) : schema, f.doc);
+  }
+
+  private objectOf(fields: CatalogField[], mode: Mode, stack: string[]): JsonSchema {
+    const chosen = fields.filter((f) => (mode === "input" ? f.isWritable : f.isStored));
+    const required = chosen.filter((f) => f.isRequiredOnCreate).map((f) => f.name);
+    const schema: JsonSchema = {
+      type: "object",
+      properties: Object.fromEntries(chosen.map((f) => [f.name, this.field(f, mode, stack)])),
+    };
+    if (required.length > 0) schema.required = required;
+    if (mode === "input") schema.additionalProperties = false;
+    return schema;
+  }
+
+  value(t: FieldType, mode: Mode, stack: string[]): JsonSchema {
+    switch (t.kind) {
+      case "scalar":
+        return { ...scalarSchemas[t.scalar] };
+      case "union":
+        return { type: "string", enum: [...t.variants] };
+      case "ref":
+        return idSchema(`Id of ${article(t.target)} ${t.target}.`);
+      case "array":
+        return { type: "array", items: this.value(t.element, mode, stack) };
+      case "struct":
+        return this.objectOf(t.fields, mode, stack);
+      case "embedded": {
+        const target = this.types.get(t.type);
+        // A type that embeds itself (directly or not) cannot be expanded forever; stop at any object.
+        if (!target || stack.includes(t.type)) return { type: "object" };
+        const fields = target.fields.filter((f) => f.name !== "id");
+        return withDoc(this.objectOf(fields, mode, [...stack, t.type]), target.doc);
+      }
+      case "multi":
+      case "backlink":
+        // Never stored and never accepted: the checker marks these fields not stored/writable,
+        // so only a method parameter could reach here; it gets no constraint.
+        return {};
+      default:
+        return assertNever(t);
+    }
+  }
+}
+
+/** Every schema of the build: rows for all types, inputs/outputs for every exposed operation. */
+export function emitSchemas(catalog: Catalog): BuildSchemas {
+  const b = new SchemaBuilder(catalog);
+  const rows: Record<string, object> = {};
+  const inputs: Record<string, object> = {};
+  const outputs: Record<string, object> = {};
+  for (const type of sortedTypes(catalog)) {
+    rows[type.snake] = b.row(type);
+    for (const op of exposedOps(type)) {
+      const name = toolName(type.name, op);
+      const io = operationSchemas(b, type, op);
+      if (!io) continue;
+      inputs[name] = io.input;
+      outputs[name] = io.output;
+    }
+  }
+  return { rows: sortKeys(rows), inputs: sortKeys(inputs), outputs: sortKeys(outputs) };
+}
+
+export function operationSchemas(
+  b: SchemaBuilder,
+  type: CatalogType,
+  op: string,
+): { input: JsonSchema; output: JsonSchema } | undefined {
+  switch (op) {
+    case "list":
+      return { input: b.list(type), output: b.page(type) };
+    case "get":
+      return { input: b.byId(type, "get"), output: b.row(type) };
+    case "create":
+      return { input: b.create(type), output: b.row(type) };
+    case "update":
+      return { input: b.update(type), output: b.row(type) };
+    case "delete":
+      return { input: b.byId(type, "delete"), output: b.deleted(type) };
+    default: {
+      const method = methodOf(type, op);
+      return method ? { input: b.methodInput(type, method), output: b.methodResult(method) } : undefined;
+    }
+  }
+}
+
+/** Top-level stored fields a list can filter on by equality: scalars, unions and refs. */
+export function listFilterFields(type: CatalogType): CatalogField[] {
+  return type.fields.filter(
+    (f) =>
+      f.isStored &&
+      (f.type.kind === "scalar" || f.type.kind === "union" || f.type.kind === "ref") &&
+      !(listControlNames as readonly string[]).includes(f.name),
+  );
+}
+
+export function sortedTypes(catalog: Catalog): CatalogType[] {
+  return [...catalog.types].sort((a, b) => compareText(a.snake, b.snake));
+}
+
+/** Code-unit order: independent of locale, so output is the same on every machine. */
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function sortKeys<T>(record: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => compareText(a, b)));
+}
+
+function idSchema(description: string): JsonSchema {
+  return { type: "integer", minimum: 1, description };
+}
+
+function filterDoc(f: CatalogField): string {
+  return `Only rows whose ${f.name} equals this value.${f.doc ? ` ${f.name}: ${f.doc}` : ""}`;
+}
+
+/** Adds null to a schema: `type` becomes a list, an `enum` gains null; `{}` already allows it. */
+export function nullable(schema: JsonSchema): JsonSchema {
+  if (schema.type === undefined) {
+    return Object.keys(schema).length === 0 ? schema : { anyOf: [schema, { type: "null" }] };
+  }
+  const types = Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];
+  if (types.includes("null")) return schema;
+  const out: JsonSchema = { ...schema, type: [...types, "null"] };
+  if (Array.isArray(schema.enum)) out.enum = [...schema.enum, null];
+  return out;
+}
+
+function withDoc(schema: JsonSchema, doc: string | undefined): JsonSchema {
+  if (!doc) return schema;
+  // Field docs come first in the key order for readers; a scalar's own note (Money) follows it.
+  const { description, ...rest } = schema;
+  return { description: description ? `${doc} ${String(description)}` : doc, ...rest };
+}
+
+function assertNever(x: never): never {
+  throw new Error(`unhandled kind: ${JSON.stringify(x)}`);
+}

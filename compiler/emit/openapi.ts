@@ -1,0 +1,159 @@
+// OpenAPI 3.1 for the REST API: one path item per route (routes.ts), request and response
+// schemas from json-schema.ts (rows shared through `components.schemas`), list filters as
+// query parameters, and RFC 9457 problem-details error responses. OpenAPI 3.1 schema objects
+// are JSON Schema 2020-12, so the operation schemas are used as they are.
+import type { Catalog, CatalogType } from "../catalog.js";
+import { toolName } from "../naming.js";
+import { SchemaBuilder, listFilterFields, operationSchemas, type JsonSchema } from "./json-schema.js";
+import { emitRoutes } from "./routes.js";
+import { methodOf } from "./exposed-ops.js";
+import { toolTitle } from "./tools.js";
+
+type ErrorStatus = "400" | "404" | "409" | "413" | "415" | "422" | "501";
+
+const errorResponses: Record<ErrorStatus, { name: string; description: string }> = {
+  "400": { name: "BadRequest", description: "Malformed request: invalid JSON, an invalid id, or input that does not match the schema." },
+  "404": { name: "NotFound", description: "No row with that id." },
+  "409": { name: "Conflict", description: "A unique value is taken, the row is still referenced, or a method aborted." },
+  "413": { name: "PayloadTooLarge", description: "The request body exceeds the server's size limit." },
+  "415": { name: "UnsupportedMediaType", description: "The request body is not application/json." },
+  "422": { name: "UnprocessableContent", description: "The input names rows that do not exist (a dangling reference)." },
+  "501": { name: "NotImplemented", description: "Declared but not served by this runtime yet." },
+};
+
+const bodyErrors: ErrorStatus[] = ["400", "413", "415", "422"];
+
+export function emitOpenApi(catalog: Catalog, b = new SchemaBuilder(catalog)): object {
+  const schemas: Record<string, JsonSchema> = {};
+  const paths: Record<string, Record<string, object>> = {};
+  const usedIds = new Set<string>();
+  const typeOfOp = new Map<string, CatalogType>();
+  for (const t of catalog.types) for (const block of t.rest) for (const op of block.ops) typeOfOp.set(toolName(t.name, op), t);
+
+  for (const route of emitRoutes(catalog)) {
+    const type = typeOfOp.get(route.op)!;
+    const op = route.op.slice(type.snake.length + 1);
+    const rowRef = { $ref: `#/components/schemas/${type.name}` };
+    schemas[type.name] = b.row(type);
+    const path = route.path.replace(/:id\b/g, "{id}");
+    // One type may serve the same op on two `service rest` paths; operationIds must stay unique.
+    let operationId = route.op;
+    for (let n = 2; usedIds.has(operationId); n++) operationId = `${route.op}_${n}`;
+    usedIds.add(operationId);
+
+    const operation: Record<string, unknown> = {
+      operationId,
+      summary: toolTitle(type, op),
+      tags: [type.name],
+    };
+    const responses: Record<string, unknown> = {};
+    const errors: ErrorStatus[] = [];
+    const hasId = path.includes("{id}");
+    const parameters: object[] = hasId
+      ? [{ name: "id", in: "path", required: true, description: `Id of the ${type.name}.`, schema: { type: "integer", minimum: 1 } }]
+      : [];
+    const io = operationSchemas(b, type, op);
+
+    switch (op) {
+      case "list": {
+        const input = io!.input.properties as Record<string, JsonSchema>;
+        for (const f of listFilterFields(type)) parameters.push({ name: f.name, in: "query", required: false, schema: input[f.name] });
+        parameters.push({ name: "limit", in: "query", required: false, schema: input.limit });
+        parameters.push({ name: "cursor", in: "query", required: false, schema: input.cursor });
+        const page = { ...io!.output, properties: { ...(io!.output.properties as object), items: { type: "array", items: rowRef } } };
+        responses["200"] = json("One page of rows, ascending id.", page);
+        errors.push("400");
+        break;
+      }
+      case "get":
+        responses["200"] = json(`The ${type.name}.`, rowRef);
+        errors.push("400", "404");
+        break;
+      case "create":
+        operation.requestBody = body(schemas, `${route.op}_body`, io!.input);
+        responses["201"] = {
+          ...json(`The created ${type.name}.`, rowRef),
+          headers: { Location: { description: "URL of the new row.", schema: { type: "string" } } },
+        };
+        errors.push(...bodyErrors, "409");
+        break;
+      case "update":
+        operation.requestBody = body(schemas, `${route.op}_body`, withoutId(io!.input));
+        responses["200"] = json(`The updated ${type.name}.`, rowRef);
+        errors.push(...bodyErrors, "404", "409");
+        break;
+      case "delete":
+        responses["204"] = { description: "Deleted." };
+        errors.push("400", "404", "409");
+        break;
+      case "subscribe":
+      case "me":
+        errors.push("501");
+        break;
+      default: {
+        if (!io || !methodOf(type, op)) break;
+        operation.requestBody = body(schemas, `${route.op}_body`, withoutId(io.input));
+        responses["200"] = json("The method's return value (null when it returns nothing).", io.output);
+        errors.push(...bodyErrors, "404", "409");
+      }
+    }
+    for (const status of [...new Set(errors)].sort()) {
+      responses[status] = { $ref: `#/components/responses/${errorResponses[status].name}` };
+    }
+    if (parameters.length > 0) operation.parameters = parameters;
+    operation.responses = responses;
+    (paths[path] ??= {})[route.method.toLowerCase()] = operation;
+  }
+
+  const responses: Record<string, object> = {};
+  for (const status of Object.keys(errorResponses).sort() as ErrorStatus[]) {
+    const r = errorResponses[status];
+    responses[r.name] = { description: r.description, content: { "application/problem+json": { schema: { $ref: "#/components/schemas/wo.Problem" } } } };
+  }
+  const info: Record<string, string> = { title: catalog.app.name, version: catalog.app.version };
+  if (catalog.app.description) info.description = catalog.app.description;
+  return {
+    openapi: "3.1.0",
+    info,
+    paths,
+    components: { schemas: { ...sortKeys(schemas), "wo.Problem": problemSchema }, responses },
+  };
+}
+
+/** RFC 9457 problem details; the runtime may add members. Named `wo.Problem`: a dot cannot occur in a type or tool name, so it never clashes with one. */
+const problemSchema: JsonSchema = {
+  type: "object",
+  properties: {
+    type: { type: "string" },
+    title: { type: "string" },
+    status: { type: "integer" },
+    detail: { type: "string" },
+    details: {
+      type: "array",
+      items: { type: "object", properties: { path: { type: "string" }, message: { type: "string" } } },
+    },
+  },
+};
+
+function json(description: string, schema: object): object {
+  return { description, content: { "application/json": { schema } } };
+}
+
+function body(schemas: Record<string, JsonSchema>, name: string, schema: JsonSchema): object {
+  schemas[name] = schema;
+  return { required: true, content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } } };
+}
+
+/** REST carries the id in the path, so request bodies are the input schema minus `id`. */
+function withoutId(input: JsonSchema): JsonSchema {
+  const { id: _id, ...properties } = input.properties as Record<string, JsonSchema>;
+  const required = ((input.required as string[] | undefined) ?? []).filter((r) => r !== "id");
+  const out: JsonSchema = { ...input, properties };
+  if (required.length > 0) out.required = required;
+  else delete out.required;
+  return out;
+}
+
+function sortKeys<T>(record: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}

@@ -1,0 +1,182 @@
+// The MCP tool catalog and resource templates, from each type's `mcp` exposure (catalog.ts).
+// Names come from compiler/naming.ts; schemas from json-schema.ts. Agents choose tools by
+// title and description, so both are written as sentences built from the declarations' `--`
+// docs plus what the operation does and which fields it needs.
+//
+// Output schemas follow spec/schemas.md: the operation's result for CRUD tools, and
+// `{ result }` around a method's return value (MCP structured content must be an object).
+import type { Block, Stmt } from "../ast.js";
+import type { Catalog, CatalogField, CatalogMethod, CatalogType, FieldType } from "../catalog.js";
+import type { ManifestTool, Manifest } from "../../runtime/build.js";
+import { toolName } from "../naming.js";
+import { SchemaBuilder, listFilterFields, listLimit, operationSchemas, sortedTypes, compareText, type JsonSchema } from "./json-schema.js";
+import { methodOf } from "./exposed-ops.js";
+import { article, capitalize, pluralWords, words } from "./words.js";
+
+export function emitTools(catalog: Catalog, b = new SchemaBuilder(catalog)): ManifestTool[] {
+  const tools: ManifestTool[] = [];
+  for (const type of catalog.types) {
+    for (const op of type.mcp) {
+      const io = operationSchemas(b, type, op);
+      if (!io) continue;
+      const method = methodOf(type, op);
+      tools.push({
+        name: toolName(type.name, op),
+        title: toolTitle(type, op),
+        description: toolDescription(type, op, method),
+        inputSchema: io.input,
+        outputSchema: method ? methodOutput(io.output) : io.output,
+        annotations: method ? methodAnnotations(method) : crudAnnotations[op as keyof typeof crudAnnotations],
+      });
+    }
+  }
+  return tools.sort((x, y) => compareText(x.name, y.name));
+}
+
+/** `wo://<snake>/{id}` per MCP-exposed type; reading one equals `GET P/:id` on the row. */
+export function emitResourceTemplates(catalog: Catalog): Manifest["resourceTemplates"] {
+  return sortedTypes(catalog)
+    .filter((t) => t.mcp.length > 0)
+    .map((t) => ({ uriTemplate: `wo://${t.snake}/{id}`, name: t.snake }));
+}
+
+/** `wo://schema/<snake>` per MCP-exposed type; its content is the row schema (schemas.json). */
+export function schemaResourceUris(catalog: Catalog): { uri: string; name: string }[] {
+  return sortedTypes(catalog)
+    .filter((t) => t.mcp.length > 0)
+    .map((t) => ({ uri: `wo://schema/${t.snake}`, name: `${t.snake}_schema` }));
+}
+
+export function methodOutput(result: JsonSchema): JsonSchema {
+  return { type: "object", properties: { result }, required: ["result"] };
+}
+
+const crudAnnotations = {
+  list: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  get: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  create: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  update: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  delete: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+} satisfies Record<string, ManifestTool["annotations"]>;
+
+/**
+ * A method without `in txn` may not write (catalog.ts), so it is read-only. One with a
+ * transaction is destructive only when its body can change or remove existing rows
+ * (`update`/`delete`); inserts only add.
+ */
+function methodAnnotations(method: CatalogMethod): ManifestTool["annotations"] {
+  if (!method.txn) return { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+  return { readOnlyHint: false, destructiveHint: blockRewrites(method.body), idempotentHint: false, openWorldHint: false };
+}
+
+function blockRewrites(block: Block | undefined): boolean {
+  return (block?.statements ?? []).some(stmtRewrites);
+}
+
+function stmtRewrites(stmt: Stmt): boolean {
+  switch (stmt.kind) {
+    case "UpdateStmt":
+    case "DeleteStmt":
+      return true;
+    case "IfStmt":
+      return blockRewrites(stmt.then) || (stmt.else ? (stmt.else.kind === "Block" ? blockRewrites(stmt.else) : stmtRewrites(stmt.else)) : false);
+    default:
+      return false;
+  }
+}
+
+export function toolTitle(type: CatalogType, op: string): string {
+  const one = words(type.name);
+  switch (op) {
+    case "list":
+      return `List ${pluralWords(type.name)}`;
+    case "get":
+    case "create":
+    case "update":
+    case "delete":
+      return `${capitalize(op)} ${one}`;
+    default:
+      return `${capitalize(words(op))} of ${one}`;
+  }
+}
+
+function toolDescription(type: CatalogType, op: string, method: CatalogMethod | undefined): string {
+  const one = words(type.name);
+  const a = `${article(one)} ${one}`;
+  const lead = (doc: string | undefined) => (doc ? `${sentence(doc)} ` : "");
+  const writable = type.fields.filter((f) => f.isWritable);
+  switch (op) {
+    case "list": {
+      const filters = listFilterFields(type).map((f) => f.name);
+      return (
+        `${lead(type.doc)}Lists ${pluralWords(type.name)} in ascending id order` +
+        (filters.length ? `, optionally filtered by equality on ${filters.join(", ")}` : "") +
+        `. Returns { items, nextCursor }: at most \`limit\` rows (default ${listLimit.default}, max ${listLimit.maximum}); ` +
+        `pass nextCursor back as \`cursor\` for the next page.`
+      );
+    }
+    case "get":
+      return `${lead(type.doc)}Gets one ${one} by id.`;
+    case "create": {
+      const required = writable.filter((f) => f.isRequiredOnCreate);
+      const optional = writable.filter((f) => !f.isRequiredOnCreate);
+      return (
+        `${lead(type.doc)}Creates ${a} and returns the stored row with its new id.` +
+        (required.length ? ` Required: ${fieldList(required)}.` : " No field is required.") +
+        (optional.length ? ` Optional: ${fieldList(optional)}.` : "")
+      );
+    }
+    case "update":
+      return (
+        `${lead(type.doc)}Updates ${a} by id: only the fields given change` +
+        (writable.length ? ` (any of ${fieldList(writable)})` : "") +
+        `; returns the updated row. Required: id.`
+      );
+    case "delete":
+      return `${lead(type.doc)}Deletes ${a} by id. Fails while other rows still reference it.`;
+    default: {
+      if (!method) return `${lead(type.doc)}Calls ${op} on ${a}.`;
+      const params = method.params.map((p) => `${p.name} (${typeText(p.type)})`);
+      const returns = method.returns
+        ? ` Returns { result }: ${method.returns.isArray ? "a list of " : ""}${typeText(method.returns.type)}.`
+        : " Returns { result: null }.";
+      return (
+        `${lead(method.doc)}Calls ${method.name} on the ${one} with the given id` +
+        (params.length ? `, with ${params.join(", ")}` : "") +
+        `.${returns}` +
+        (method.txn ? " Runs in one transaction: all of its writes happen, or none." : "")
+      );
+    }
+  }
+}
+
+function fieldList(fields: CatalogField[]): string {
+  return fields.map((f) => `${f.name} (${typeText(f.type)}${f.isOptional ? ", nullable" : ""})`).join(", ");
+}
+
+/** A field type as a reader writes it in `.wo`. */
+export function typeText(t: FieldType): string {
+  switch (t.kind) {
+    case "scalar":
+      return t.scalar;
+    case "union":
+      return t.variants.join(" | ");
+    case "ref":
+      return `id of ${t.target}`;
+    case "array":
+      return `[${typeText(t.element)}]`;
+    case "struct":
+      return `{ ${t.fields.map((f) => `${f.name}: ${typeText(f.type)}${f.isOptional ? "?" : ""}`).join(", ")} }`;
+    case "embedded":
+      return t.type;
+    case "multi":
+      return `multi ${t.target}`;
+    case "backlink":
+      return `backlink ${t.target}.${t.field}`;
+  }
+}
+
+function sentence(doc: string): string {
+  const text = doc.trim().replace(/\s*\n\s*/g, " ");
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}

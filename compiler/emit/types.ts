@@ -1,0 +1,108 @@
+// types.d.ts: an interface per row, per operation input and per list page / method result,
+// for clients of the REST API. Derived from the JSON Schemas (json-schema.ts), not from the
+// catalog directly, so a client type can never disagree with what the validators accept.
+import { Project, StructureKind, type InterfaceDeclarationStructure, type TypeAliasDeclarationStructure } from "ts-morph";
+import type { BuildSchemas } from "../../runtime/build.js";
+import type { JsonSchema } from "./json-schema.js";
+
+/** `blog_post_set_price` → `BlogPostSetPrice`. */
+export function pascalCase(snake: string): string {
+  return snake
+    .split("_")
+    .filter((p) => p.length > 0)
+    .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
+    .join("");
+}
+
+export function emitTypesText(schemas: BuildSchemas, rowNames: Record<string, string>, header: string): string {
+  const statements: (InterfaceDeclarationStructure | TypeAliasDeclarationStructure)[] = [];
+  for (const [snake, schema] of Object.entries(schemas.rows)) {
+    statements.push(declaration(rowNames[snake] ?? pascalCase(snake), schema as JsonSchema));
+  }
+  for (const [tool, schema] of Object.entries(schemas.inputs)) {
+    statements.push(declaration(`${pascalCase(tool)}Input`, schema as JsonSchema));
+  }
+  for (const [tool, schema] of Object.entries(schemas.outputs)) {
+    statements.push(declaration(`${pascalCase(tool)}Output`, schema as JsonSchema));
+  }
+  const project = new Project({ useInMemoryFileSystem: true });
+  const file = project.createSourceFile("types.d.ts", { statements }, { overwrite: true });
+  return `${header}\n\n${file.getFullText().replace(/\r\n/g, "\n").trimEnd()}\n`;
+}
+
+function declaration(name: string, schema: JsonSchema): InterfaceDeclarationStructure | TypeAliasDeclarationStructure {
+  const docs = typeof schema.description === "string" ? [schema.description] : [];
+  const props = schema.properties as Record<string, JsonSchema> | undefined;
+  if (schema.type === "object" && props) {
+    const required = new Set((schema.required as string[] | undefined) ?? []);
+    return {
+      kind: StructureKind.Interface,
+      name,
+      isExported: true,
+      docs,
+      properties: Object.entries(props).map(([key, value]) => ({
+        name: propertyName(key),
+        type: tsType(value),
+        hasQuestionToken: !required.has(key),
+        docs: typeof value.description === "string" ? [value.description] : [],
+      })),
+    };
+  }
+  return { kind: StructureKind.TypeAlias, name, isExported: true, docs, type: tsType(schema) };
+}
+
+function propertyName(key: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key);
+}
+
+/** The TypeScript type of one schema; covers exactly the keywords json-schema.ts emits. */
+export function tsType(schema: JsonSchema): string {
+  if (schema.const !== undefined) return JSON.stringify(schema.const);
+  if (Array.isArray(schema.anyOf)) return (schema.anyOf as JsonSchema[]).map((s) => wrap(tsType(s))).join(" | ");
+  if (Array.isArray(schema.enum)) return (schema.enum as unknown[]).map((v) => JSON.stringify(v)).join(" | ");
+  const types = schema.type === undefined ? [] : Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];
+  if (types.length === 0) return "unknown";
+  return types.map((t) => wrap(oneType(t, schema))).join(" | ");
+}
+
+function oneType(t: string, schema: JsonSchema): string {
+  switch (t) {
+    case "integer":
+    case "number":
+      return "number";
+    case "string":
+      return "string";
+    case "boolean":
+      return "boolean";
+    case "null":
+      return "null";
+    case "array": {
+      const item = schema.items ? tsType(schema.items as JsonSchema) : "unknown";
+      return `${wrap(item)}[]`;
+    }
+    case "object": {
+      const props = schema.properties as Record<string, JsonSchema> | undefined;
+      if (!props) return "Record<string, unknown>";
+      const required = new Set((schema.required as string[] | undefined) ?? []);
+      const members = Object.entries(props).map(
+        ([k, v]) => `${propertyName(k)}${required.has(k) ? "" : "?"}: ${tsType(v)}`,
+      );
+      return members.length ? `{ ${members.join("; ")} }` : "Record<string, never>";
+    }
+    default:
+      return "unknown";
+  }
+}
+
+/** Parenthesizes a union so it can be an array element or a union member. */
+function wrap(text: string): string {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === "{" || ch === "(" || ch === "<") depth++;
+    else if (ch === "}" || ch === ")" || ch === ">") depth--;
+    else if (ch === "|" && depth === 0) return `(${text})`;
+    else if (ch === '"') i = text.indexOf('"', i + 1); // string literal types may contain "|"
+  }
+  return text;
+}

@@ -1,0 +1,60 @@
+// validators.ts of the build: ajv standalone code for every operation input schema, so the
+// runtime validates without compiling schemas at start-up (runtime/build.ts ValidatorsModule).
+//
+// The build folder lives in a user's app without node_modules, so the generated code must not
+// import packages by name. ajv's standalone output is CommonJS that `require`s its runtime
+// helpers (ajv/dist/runtime/*, ajv-formats); we wrap it in `createValidators(require)` and the
+// runtime hands in its own `createRequire(...)`, which resolves them from wo's installation.
+import Ajv2020Module, { type Ajv2020 as AjvInstance } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+import standaloneModule from "ajv/dist/standalone/index.js";
+import type { BuildSchemas } from "../../runtime/build.js";
+
+// CommonJS interop under NodeNext: the default import is `module.exports`, the class is `.default`.
+type AjvClass = new (options: Record<string, unknown>) => AjvInstance;
+const Ajv2020 = ((Ajv2020Module as unknown as { default?: unknown }).default ?? Ajv2020Module) as AjvClass;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: AjvInstance) => void;
+const standaloneCode = ((standaloneModule as unknown as { default?: unknown }).default ?? standaloneModule) as (
+  ajv: AjvInstance,
+  refs: Record<string, string>,
+) => string;
+
+/** The ajv used for every input schema: strict mode, 2020-12, formats, all errors reported. */
+export function createInputAjv(options: { standalone: boolean }): AjvInstance {
+  const ajv = new Ajv2020({
+    strict: true,
+    // `["string", "null"]` is how optional fields are written (spec/schemas.md).
+    allowUnionTypes: true,
+    // Agents fix every problem in one round trip when they see all of them.
+    allErrors: true,
+    code: { source: options.standalone, lines: options.standalone },
+  });
+  addFormats(ajv);
+  return ajv;
+}
+
+/** The TypeScript source of validators.ts (compiled by the build like every generated .ts). */
+export function emitValidatorsSource(schemas: BuildSchemas, header: string): string {
+  const ajv = createInputAjv({ standalone: true });
+  const refs: Record<string, string> = {};
+  for (const [name, schema] of Object.entries(schemas.inputs)) {
+    ajv.addSchema(schema, name);
+    refs[name] = name;
+  }
+  const code = Object.keys(refs).length > 0 ? standaloneCode(ajv, refs) : "";
+  return [
+    header,
+    "// @ts-nocheck — the body is ajv's standalone JavaScript, checked by ajv's own tests.",
+    "",
+    "type Validator = ((data: unknown) => boolean) & { errors?: unknown[] | null };",
+    "",
+    "/** One validator per operation input, keyed by operation (tool) name. */",
+    "export function createValidators(require: (id: string) => unknown): Record<string, Validator> {",
+    "  const exports: Record<string, Validator> = {};",
+    "  const module = { exports };",
+    code,
+    "  return module.exports;",
+    "}",
+    "",
+  ].join("\n");
+}
