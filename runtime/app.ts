@@ -7,6 +7,7 @@ import { Hono } from "hono";
 import type { WoConfig } from "../compiler/catalog.js";
 import type { Operation } from "./build.js";
 import type { LoadedBuild } from "./load-build.js";
+import { createMcpRoutes } from "./mcp/index.js";
 import { createOperationRuntime } from "./operations/runtime.js";
 import { bearerAuth } from "./rest/auth.js";
 import { problemResponse } from "./rest/problem.js";
@@ -21,12 +22,16 @@ export interface AppOptions {
   /** The bearer token itself (server.ts reads it from `config.tokenEnv`); none → open. */
   token?: string;
   log?: (line: string) => void;
+  /** The host the server listens on: loopback turns on MCP's Host check. */
+  listenHost?: string;
 }
 
 export interface App {
   hono: Hono;
   /** The bound operation handlers, keyed by tool name: what REST and MCP both call. */
   operations: Record<string, Operation>;
+  /** Ends MCP sessions and streams, so a shutdown does not wait on them. */
+  close(): void;
 }
 
 export function createApp(options: AppOptions): App {
@@ -49,8 +54,17 @@ export function createApp(options: AppOptions): App {
   const info = runtimeInfo(build);
   app.get("/", (c) => c.json(info));
 
-  // MCP: mounted here once runtime/mcp/index.ts exports createMcpRoutes (MCP engineer):
-  // app.route("/", createMcpRoutes({ build, store, config, operations, log }));
+  const mcp = createMcpRoutes({
+    catalog: build.catalog,
+    manifest: build.manifest,
+    operations,
+    store,
+    config,
+    serverInfo: { name: build.catalog.app.name, version: build.catalog.app.version },
+    ...(options.listenHost !== undefined ? { listenHost: options.listenHost } : {}),
+    options: { log },
+  });
+  app.route("/mcp", mcp);
 
   app.route("/", createRestRoutes({ catalog: build.catalog, operations, maxBodyBytes: config.maxBodyBytes, log }));
 
@@ -59,7 +73,7 @@ export function createApp(options: AppOptions): App {
     log(`${c.req.method} ${new URL(c.req.url).pathname}: unexpected ${err.name}: ${err.message}`);
     return problemResponse(c, "internal", "The server failed to complete the request. Try again, and report it if it persists.");
   });
-  return { hono: app, operations };
+  return { hono: app, operations, close: () => mcp.mcp.close() };
 }
 
 function runtimeInfo(build: LoadedBuild) {

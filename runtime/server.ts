@@ -13,7 +13,6 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import { createApp } from "./app.js";
 import { loadBuild, BuildLoadError } from "./load-build.js";
 import { restEndpoints } from "./rest/routes.js";
-import { acquireDataLock, type DataLock } from "./store/lock.js";
 import { StoreOpenError } from "./store/open-errors.js";
 import { openSqliteStore } from "./store/sqlite.js";
 import type { Store } from "./store/store.js";
@@ -53,7 +52,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   }
   const config = build.catalog.config;
   const { host, port } = parseListen(options.listen ?? config.listen ?? "127.0.0.1:8080");
-  const { dataDir, file } = databaseLocation(options.appDir, options.db, config.dataDir, config.databaseUrl);
+  const { file } = databaseLocation(options.appDir, options.db, config.dataDir, config.databaseUrl);
 
   let token: string | undefined;
   if (config.tokenEnv) {
@@ -63,28 +62,25 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     }
   }
 
-  let lock: DataLock | undefined;
+  // openSqliteStore takes the data folder's single-writer lock and releases it on close.
   let store: Store;
   let migrated: string[];
   try {
-    lock = acquireDataLock(dataDir);
     const opened = await openSqliteStore({ file, catalog: build.catalog, allowDestructiveMigration: options.allowDestructiveMigration ?? false });
     store = opened.store;
     migrated = opened.migration.applied;
   } catch (err) {
-    lock?.release();
     if (err instanceof StoreOpenError) throw new ServerStartError(err.message);
     throw err;
   }
 
-  const { hono } = createApp({ build, store, config, ...(token ? { token } : {}) });
+  const app = createApp({ build, store, config, listenHost: host, ...(token ? { token } : {}) });
   let server: Server;
   let address: AddressInfo;
   try {
-    ({ server, address } = await listen(hono.fetch, host, port));
+    ({ server, address } = await listen(app.hono.fetch, host, port));
   } catch (err) {
     await store.close();
-    lock.release();
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === "EADDRINUSE" ? "the port is in use" : code === "EACCES" ? "permission denied" : (err as Error).message;
     throw new ServerStartError(`Cannot listen on ${host}:${port}: ${why}. Pick another with --listen HOST:PORT (port 0 picks a free one).`);
@@ -98,9 +94,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
-      await closeServer(server);
+      const closed = closeServer(server);
+      app.close();
+      await closed;
       await store.close();
-      lock.release();
     })();
     return stopping;
   };

@@ -56,7 +56,7 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
       throw new OperationError(
         "conflict",
         `${self} ${id} is still referenced by ${names.join(", ")}. Delete those rows or point them elsewhere first.`,
-        referrers.map((r) => ({ path: `/${r.table}/${r.field}`, message: `${r.count} row${r.count === 1 ? "" : "s"} refer to ${self} ${id}` })),
+        referrers.map((r) => ({ path: `/${r.table}/${r.field}`, message: `${r.count} row${r.count === 1 ? " refers" : "s refer"} to ${self} ${id}` })),
       );
     },
     notFound(typeName: string, id: unknown): never {

@@ -1,0 +1,95 @@
+// Test support for REST: a build folder from a hand-made catalog (emitters + the build's own
+// TypeScript compiler, no parser needed), a real SQLite store in a temp dir, the app on a real
+// 127.0.0.1 socket, and a full database dump to prove "nothing changed".
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import Database from "better-sqlite3";
+import type { Catalog } from "../../../compiler/catalog.js";
+import { ModuleKind, Project, ScriptTarget } from "ts-morph";
+import { emitBuild } from "../../../compiler/emit/index.js";
+import { startServer, type RunningServer } from "../../../runtime/server.js";
+
+export function tempDir(prefix = "wo-rest-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+// Same settings as compiler/build.ts (which also pulls in the parser; this harness must not).
+function compileTypeScript(files: { path: string; text: string }[]) {
+  const project = new Project({
+    useInMemoryFileSystem: true,
+    compilerOptions: { target: ScriptTarget.ES2022, module: ModuleKind.ES2022, noEmitOnError: false, skipLibCheck: true, noLib: true, types: [], outDir: "/out", rootDir: "/src" },
+  });
+  for (const f of files.filter((f) => f.path.endsWith(".ts") && !f.path.endsWith(".d.ts"))) project.createSourceFile(`/src/${f.path}`, f.text);
+  return project.emitToMemory().getFiles().map((f) => ({ path: f.filePath.replace(/^\/out\//, ""), text: f.text }));
+}
+
+export function writeBuild(catalog: Catalog, outDir: string): void {
+  const emitted = emitBuild(catalog);
+  for (const f of [...emitted, ...compileTypeScript(emitted)]) {
+    const path = join(outDir, f.path);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, f.text);
+  }
+}
+
+export interface Served extends RunningServer {
+  dir: string;
+  dbFile: string;
+  dispose(): Promise<void>;
+}
+
+/** Builds `catalog` into a temp dir and serves it on 127.0.0.1:0 over a fresh database. */
+export async function serveCatalog(catalog: Catalog): Promise<Served> {
+  const dir = tempDir();
+  writeBuild(catalog, join(dir, "build"));
+  const server = await startServer({ appDir: dir, buildDir: join(dir, "build"), listen: "127.0.0.1:0", db: join(dir, "data"), out: () => {} });
+  return {
+    ...server,
+    dir,
+    dbFile: join(dir, "data", "app.sqlite"),
+    async dispose() {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Every row of every table (wo's own metadata included), as text: equal dumps, equal data. */
+export function dumpDatabase(file: string): string {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[];
+    const parts = tables.map(({ name }) => {
+      const rows = db.prepare(`SELECT * FROM "${name.replace(/"/g, '""')}" ORDER BY rowid`).all();
+      return `${name}: ${JSON.stringify(rows)}`;
+    });
+    const seq = db.prepare("SELECT name FROM sqlite_master WHERE name = 'sqlite_sequence'").get() ? JSON.stringify(db.prepare("SELECT * FROM sqlite_sequence ORDER BY name").all()) : "";
+    return [...parts, seq].join("\n");
+  } finally {
+    db.close();
+  }
+}
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: any;
+}
+
+export async function send(base: string, method: string, path: string, init: { body?: string | Uint8Array; headers?: Record<string, string> } = {}): Promise<Reply> {
+  const res = await fetch(base + path, { method, headers: init.headers ?? {}, ...(init.body !== undefined ? { body: init.body } : {}) });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+export function sendJson(base: string, method: string, path: string, body: unknown): Promise<Reply> {
+  return send(base, method, path, { body: JSON.stringify(body), headers: { "content-type": "application/json" } });
+}
