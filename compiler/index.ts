@@ -1,0 +1,90 @@
+// The compiler's public API (named exports only).
+//
+// checkApp(dir): load the app's `.wo` files and `wo.toml`, parse each file, check the whole
+// program, and return the catalog (only when there is no error) with every diagnostic.
+// Diagnostics name files as the user would type them relative to the current directory
+// (`samples/blog/post.wo`); the catalog names them relative to the app root (`post.wo`), so
+// builds do not depend on where `wo` was started.
+
+import { readFile } from "node:fs/promises";
+import { basename, isAbsolute, join, relative, resolve } from "node:path";
+import type { SourceFileAst } from "./ast.js";
+import type { Catalog } from "./catalog.js";
+import { configFileName, readConfig } from "./check/config.js";
+import { loadSources } from "./check/load.js";
+import { checkProgram } from "./check/program.js";
+import { DiagnosticBag, type Diagnostic } from "./diagnostics/diagnostic.js";
+import { parseSource } from "./syntax/parse.js";
+
+export interface CheckResult {
+  /** Undefined when any error was reported. */
+  catalog?: Catalog;
+  /** Sorted by file and position, duplicates removed. */
+  diagnostics: Diagnostic[];
+  /** Display path → source text, for formatting diagnostics (wo.toml included when present). */
+  sources: Map<string, string>;
+  /** Display paths of the `.wo` files, in program order. */
+  files: string[];
+  /** Counts for a one-line summary. */
+  summary: { types: number; services: number; methods: number; tools: number };
+}
+
+export async function checkApp(dir: string): Promise<CheckResult> {
+  const root = resolve(dir);
+  const displayDir = displayPathOf(dir, root);
+  const toDisplay = (rel: string) => (displayDir === "." ? rel : `${displayDir}/${rel}`);
+  const bag = new DiagnosticBag();
+  const sources = new Map<string, string>();
+
+  const loaded = await loadSources(root, displayDir, bag);
+  const configText = await readOptional(join(root, configFileName));
+  if (configText !== undefined) sources.set(toDisplay(configFileName), configText);
+  const config = readConfig(configText, configFileName, basename(root), bag);
+
+  const asts: SourceFileAst[] = [];
+  for (const file of loaded) {
+    sources.set(toDisplay(file.path), file.text);
+    // Spans carry the app-relative path; they are turned into display paths below.
+    const { ast, diagnostics } = parseSource(file.path, file.text);
+    bag.items.push(...diagnostics);
+    asts.push(ast);
+  }
+  const program = loaded.length > 0 ? checkProgram(asts, config, bag) : undefined;
+
+  const relativeFiles = new Set([...loaded.map((f) => f.path), configFileName]);
+  const diagnostics = bag.sorted().map((d) => (relativeFiles.has(d.span.file) ? { ...d, span: { ...d.span, file: toDisplay(d.span.file) } } : d));
+  const catalog = program?.catalog;
+  const result: CheckResult = {
+    diagnostics,
+    sources,
+    files: loaded.map((f) => toDisplay(f.path)),
+    summary: {
+      types: catalog?.types.length ?? 0,
+      services: catalog?.types.reduce((n, t) => n + t.services.length, 0) ?? 0,
+      methods: catalog?.types.reduce((n, t) => n + t.methods.length, 0) ?? 0,
+      tools: program?.toolCount ?? 0,
+    },
+  };
+  if (catalog && !diagnostics.some((d) => d.severity === "error")) result.catalog = catalog;
+  return result;
+}
+
+/** `dir` as the user would type it from the current directory, `/`-separated. */
+function displayPathOf(dir: string, root: string): string {
+  const rel = relative(process.cwd(), root);
+  if (rel === "") return ".";
+  // Far outside the working directory a relative path is harder to read than the absolute one.
+  if (rel.startsWith("..") && isAbsolute(dir)) return root.split("\\").join("/");
+  return rel.split("\\").join("/");
+}
+
+async function readOptional(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+export type { Catalog } from "./catalog.js";
+export type { Diagnostic } from "./diagnostics/diagnostic.js";
