@@ -1,0 +1,334 @@
+// Raw HTTP against /mcp, one test per transport rule (spec/mcp.md names them T1–T8 and M1–M6):
+// statuses, headers, content types, sessions, both eras' header checks, hostile Origin/Host,
+// batches, oversized and garbage bodies — and that a rejected request changed nothing.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { request as httpRequest } from "node:http";
+import { slow, startFixture, type FixtureServer } from "./support/fixture.js";
+
+let srv: FixtureServer;
+let small: FixtureServer;
+let sessionless: FixtureServer;
+beforeAll(async () => {
+  [srv, small, sessionless] = await Promise.all([
+    startFixture({ options: { pageSize: 2, keepAliveMs: 50 } }),
+    startFixture({ maxBodyBytes: 2048, allowedOrigins: ["https://agent.example.com"] }),
+    startFixture({ sessions: false }),
+  ]);
+});
+afterAll(async () => { await Promise.all([srv.close(), small.close(), sessionless.close()]); });
+
+const V = "2026-07-28";
+const env = { "io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": {} };
+const base = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+let nextId = 1;
+const req = (method: string, params?: object, id: number | string = nextId++) => ({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) });
+const modernHeaders = (method: string, name?: string) => ({ ...base, "mcp-protocol-version": V, "mcp-method": method, ...(name ? { "mcp-name": name } : {}) });
+
+async function post(url: string, body: unknown, headers: Record<string, string> = base) {
+  const res = await fetch(url, { method: "POST", headers, body: typeof body === "string" ? body : JSON.stringify(body) });
+  const text = await res.text();
+  let json: any;
+  try { json = JSON.parse(text); } catch { json = undefined; }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+async function initialize(url: string, version = "2025-11-25") {
+  const r = await post(url, req("initialize", { protocolVersion: version, capabilities: {}, clientInfo: { name: "raw", version: "1" } }));
+  return { ...r, sid: r.headers.get("mcp-session-id")! };
+}
+const sessionHeaders = (sid: string, version = "2025-11-25") => ({ ...base, "mcp-session-id": sid, "mcp-protocol-version": version });
+const countNotes = (s: FixtureServer) => (s.store.db.prepare("SELECT count(*) AS n FROM note").get() as { n: number }).n;
+const createCall = (title = "x") => req("tools/call", { name: "note_create", arguments: { title } });
+
+describe("T1/T3: one JSON-RPC message per POST", () => {
+  it("T1: garbage JSON → 400 -32700", async () => {
+    const r = await post(srv.url, "{not json");
+    expect(r.status).toBe(400);
+    expect(r.json).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } });
+  });
+  it("T1: batch → 400 -32600 and nothing runs", async () => {
+    const { sid } = await initialize(srv.url);
+    const before = countNotes(srv);
+    const r = await post(srv.url, [createCall(), createCall()], sessionHeaders(sid));
+    expect(r.status).toBe(400);
+    expect(r.json.error.code).toBe(-32600);
+    expect(countNotes(srv)).toBe(before);
+  });
+  it("T1: not JSON-RPC (no jsonrpc, bad id, bad params) → 400 -32600 echoing a readable id", async () => {
+    for (const body of [{ id: 7, method: "ping" }, { jsonrpc: "2.0", id: { x: 1 }, method: "ping" }, { jsonrpc: "2.0", id: 8, method: "ping", params: [1] }, 42]) {
+      const r = await post(srv.url, body);
+      expect(r.status).toBe(400);
+      expect(r.json.error.code).toBe(-32600);
+    }
+    expect((await post(srv.url, { jsonrpc: "2.0", id: 9, method: "ping", params: "x" })).json.id).toBe(9);
+  });
+  it("T1: wrong Content-Type → 415", async () => {
+    const r = await post(srv.url, req("ping"), { ...base, "content-type": "text/plain" });
+    expect(r.status).toBe(415);
+    expect(r.json.error.code).toBe(-32000);
+  });
+  it("T1: body over the limit → 413 and nothing stored", async () => {
+    const { sid } = await initialize(small.url);
+    const before = countNotes(small);
+    const r = await post(small.url, createCall("y".repeat(4000)), sessionHeaders(sid));
+    expect(r.status).toBe(413);
+    expect(r.json.error.code).toBe(-32000);
+    expect(countNotes(small)).toBe(before);
+  });
+  it("T1: chunked body over the limit (no Content-Length) → 413", async () => {
+    const { sid } = await initialize(small.url);
+    const url = new URL(small.url);
+    const status = await new Promise<number>((resolve, reject) => {
+      const r = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: sessionHeaders(sid) }, (res) => { res.resume(); resolve(res.statusCode!); });
+      r.on("error", reject);
+      r.write(JSON.stringify(createCall("z".repeat(3000))).slice(0, 1500));
+      r.write("z".repeat(3000));
+      r.end();
+    });
+    expect(status).toBe(413);
+  });
+  it("T3: notifications and responses → 202, empty body", async () => {
+    const { sid } = await initialize(srv.url);
+    const n = await post(srv.url, { jsonrpc: "2.0", method: "notifications/initialized" }, sessionHeaders(sid));
+    expect([n.status, n.text]).toEqual([202, ""]);
+    const r = await post(srv.url, { jsonrpc: "2.0", id: 5, result: {} }, sessionHeaders(sid));
+    expect([r.status, r.text]).toEqual([202, ""]);
+  });
+  it("unknown method (2025) → 200 -32601", async () => {
+    const { sid } = await initialize(srv.url);
+    const r = await post(srv.url, req("nope/never"), sessionHeaders(sid));
+    expect(r.status).toBe(200);
+    expect(r.json.error.code).toBe(-32601);
+  });
+});
+
+describe("T2: response content type follows Accept", () => {
+  it("application/json when allowed; text/event-stream when only SSE is accepted; 406 otherwise", async () => {
+    const { sid } = await initialize(srv.url);
+    const j = await post(srv.url, req("ping"), sessionHeaders(sid));
+    expect(j.headers.get("content-type")).toBe("application/json");
+    const s = await post(srv.url, req("ping", undefined, 77), { ...sessionHeaders(sid), accept: "text/event-stream" });
+    expect(s.headers.get("content-type")).toBe("text/event-stream");
+    expect(s.text).toBe('event: message\ndata: {"jsonrpc":"2.0","id":77,"result":{}}\n\n');
+    const n = await post(srv.url, req("ping"), { ...sessionHeaders(sid), accept: "text/html" });
+    expect(n.status).toBe(406);
+  });
+});
+
+describe("T4/T5: sessions, GET stream, DELETE", () => {
+  it("T5: initialize issues a random session id; others need it (missing → 400, unknown → 404)", async () => {
+    const a = await initialize(srv.url);
+    const b = await initialize(srv.url);
+    expect(a.sid).toMatch(/^[0-9a-f]{32}$/);
+    expect(a.sid).not.toBe(b.sid);
+    expect(a.json.result).toMatchObject({ protocolVersion: "2025-11-25", serverInfo: { name: "notes", version: "0.1.0" }, capabilities: { tools: {}, resources: {}, completions: {} } });
+    expect((await post(srv.url, req("tools/list"), { ...base, "mcp-protocol-version": "2025-11-25" })).status).toBe(400);
+    const unknown = await post(srv.url, req("tools/list"), sessionHeaders("0".repeat(32)));
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.error.code).toBe(-32001);
+  });
+  it("T5: initialize negotiates: a 2025 version is echoed, anything else gets 2025-11-25", async () => {
+    expect((await initialize(srv.url, "2025-03-26")).json.result.protocolVersion).toBe("2025-03-26");
+    expect((await initialize(srv.url, "2025-06-18")).json.result.protocolVersion).toBe("2025-06-18");
+    expect((await initialize(srv.url, "1999-01-01")).json.result.protocolVersion).toBe("2025-11-25");
+  });
+  it("T5: DELETE ends the session; the id then answers 404; DELETE without id → 400", async () => {
+    const { sid } = await initialize(srv.url);
+    expect((await fetch(srv.url, { method: "DELETE", headers: { "mcp-session-id": sid } })).status).toBe(200);
+    expect((await post(srv.url, req("ping"), sessionHeaders(sid))).status).toBe(404);
+    expect((await fetch(srv.url, { method: "DELETE", headers: { "mcp-session-id": sid } })).status).toBe(404);
+    expect((await fetch(srv.url, { method: "DELETE" })).status).toBe(400);
+  });
+  it("T4: GET opens the session's SSE stream with keep-alive comments; a second GET → 409; DELETE closes it", async () => {
+    const { sid } = await initialize(srv.url);
+    const res = await fetch(srv.url, { headers: { accept: "text/event-stream", "mcp-session-id": sid } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/event-stream");
+    const reader = res.body!.getReader();
+    let seen = "";
+    while ((seen.match(/: keepalive/g) ?? []).length < 2) seen += new TextDecoder().decode((await reader.read()).value);
+    expect((await fetch(srv.url, { headers: { accept: "text/event-stream", "mcp-session-id": sid } })).status).toBe(409);
+    await fetch(srv.url, { method: "DELETE", headers: { "mcp-session-id": sid } });
+    for (;;) { if ((await reader.read()).done) break; }
+  });
+  it("T4: GET without Accept: text/event-stream → 406; without session → 400; unknown → 404", async () => {
+    const { sid } = await initialize(srv.url);
+    expect((await fetch(srv.url, { headers: { accept: "application/json", "mcp-session-id": sid } })).status).toBe(406);
+    expect((await fetch(srv.url, { headers: { accept: "text/event-stream" } })).status).toBe(400);
+    expect((await fetch(srv.url, { headers: { accept: "text/event-stream", "mcp-session-id": "f".repeat(32) } })).status).toBe(404);
+  });
+  it("other verbs → 405 with Allow", async () => {
+    const r = await fetch(srv.url, { method: "PUT", headers: base, body: "{}" });
+    expect(r.status).toBe(405);
+    expect(r.headers.get("allow")).toBe("GET, POST, DELETE");
+  });
+  it("sessionless mode: no session id, requests served without one, GET/DELETE → 405", async () => {
+    const init = await initialize(sessionless.url);
+    expect(init.sid).toBeNull();
+    const r = await post(sessionless.url, req("tools/list"), { ...base, "mcp-protocol-version": "2025-11-25" });
+    expect(r.json.result.tools.length).toBe(6);
+    expect((await fetch(sessionless.url, { headers: { accept: "text/event-stream" } })).status).toBe(405);
+    expect((await fetch(sessionless.url, { method: "DELETE" })).status).toBe(405);
+  });
+});
+
+describe("T6: MCP-Protocol-Version (2025 era)", () => {
+  it("absent → taken as 2025-03-26 and served; unsupported → 400 and nothing runs", async () => {
+    const { sid } = await initialize(srv.url);
+    const { "mcp-protocol-version": _, ...noVersion } = sessionHeaders(sid);
+    expect((await post(srv.url, req("ping"), noVersion)).json.result).toEqual({});
+    const before = countNotes(srv);
+    const bad = await post(srv.url, createCall(), sessionHeaders(sid, "2024-01-01"));
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.code).toBe(-32000);
+    expect(countNotes(srv)).toBe(before);
+  });
+});
+
+describe("T8: Origin and Host", () => {
+  it("hostile Origin → 403 on every verb, and nothing runs", async () => {
+    const { sid } = await initialize(srv.url);
+    const before = countNotes(srv);
+    const r = await post(srv.url, createCall(), { ...sessionHeaders(sid), origin: "https://evil.example" });
+    expect(r.status).toBe(403);
+    expect(countNotes(srv)).toBe(before);
+    expect((await fetch(srv.url, { headers: { origin: "https://evil.example", accept: "text/event-stream", "mcp-session-id": sid } })).status).toBe(403);
+    expect((await fetch(srv.url, { method: "DELETE", headers: { origin: "null", "mcp-session-id": sid } })).status).toBe(403);
+    expect((await post(srv.url, req("ping"), sessionHeaders(sid))).status).toBe(200);
+  });
+  it("local origins and configured origins are allowed", async () => {
+    const { sid } = await initialize(small.url);
+    for (const origin of ["http://localhost:3000", "http://127.0.0.1:6274", "https://agent.example.com"]) {
+      expect((await post(small.url, req("ping"), { ...sessionHeaders(sid), origin })).status).toBe(200);
+    }
+    expect((await post(small.url, req("ping"), { ...sessionHeaders(sid), origin: "https://other.example.com" })).status).toBe(403);
+  });
+  it("a rebinding Host (not loopback) → 403", async () => {
+    const url = new URL(srv.url);
+    const status = await new Promise<number>((resolve, reject) => {
+      const body = JSON.stringify(req("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } }));
+      const r = httpRequest({ host: url.hostname, port: url.port, path: "/mcp", method: "POST", headers: { ...base, host: "evil.example:80", "content-length": Buffer.byteLength(body) } }, (res) => { res.resume(); resolve(res.statusCode!); });
+      r.on("error", reject);
+      r.end(body);
+    });
+    expect(status).toBe(403);
+  });
+});
+
+describe("M: 2026-07-28 on the same endpoint", () => {
+  it("M1: server/discover, with resultType, serverInfo in _meta, cache hints", async () => {
+    const r = await post(srv.url, req("server/discover", { _meta: env }), modernHeaders("server/discover"));
+    expect(r.status).toBe(200);
+    expect(r.json.result).toMatchObject({ supportedVersions: [V], resultType: "complete", ttlMs: 60000, cacheScope: "public", _meta: { "io.modelcontextprotocol/serverInfo": { name: "notes", version: "0.1.0" } } });
+  });
+  it("M2: header cross-checks → 400 -32020; envelope errors → 400 -32602; bad version → 400 -32022; nothing runs", async () => {
+    const before = countNotes(srv);
+    const call = (extra = {}) => req("tools/call", { name: "note_create", arguments: { title: "m" }, _meta: { ...env, ...extra } });
+    const cases: [Record<string, string>, unknown, number, number][] = [
+      [{ ...modernHeaders("tools/call") }, call(), 400, -32020],
+      [{ ...modernHeaders("tools/call", "note_get") }, call(), 400, -32020],
+      [{ ...modernHeaders("tools/list", "note_create") }, call(), 400, -32020],
+      [{ ...modernHeaders("tools/call", "note_create"), "mcp-protocol-version": "2025-11-25" }, call(), 400, -32020],
+      [{ ...base, "mcp-method": "tools/call", "mcp-name": "note_create" }, call(), 400, -32020],
+      [{ ...modernHeaders("tools/call", "note_create") }, req("tools/call", { name: "note_create", arguments: { title: "m" } }), 400, -32602],
+      [{ ...modernHeaders("tools/call", "note_create") }, req("tools/call", { name: "note_create", arguments: { title: "m" }, _meta: { "io.modelcontextprotocol/protocolVersion": V } }), 400, -32602],
+      [{ ...modernHeaders("tools/call", "note_create"), "mcp-protocol-version": "2099-01-01" }, call({ "io.modelcontextprotocol/protocolVersion": "2099-01-01" }), 400, -32022],
+    ];
+    for (const [headers, body, status, code] of cases) {
+      const r = await post(srv.url, body, headers);
+      expect([r.status, r.json.error.code, r.json.id], JSON.stringify(headers)).toEqual([status, code, (body as { id: number }).id]);
+    }
+    expect(countNotes(srv)).toBe(before);
+  });
+  it("M2: Mcp-Name may be base64-encoded", async () => {
+    const r = await post(srv.url, req("resources/read", { uri: "wo://schema/note", _meta: env }), modernHeaders("resources/read", "=?base64?" + Buffer.from("wo://schema/note").toString("base64") + "?="));
+    expect(r.json.result.contents[0].uri).toBe("wo://schema/note");
+  });
+  it("M3: removed and unknown methods → 404 -32601", async () => {
+    for (const m of ["initialize", "ping", "logging/setLevel", "resources/subscribe", "tasks/get", "prompts/list", "foo/bar"]) {
+      const r = await post(srv.url, req(m, { _meta: env }), modernHeaders(m));
+      expect([m, r.status, r.json.error.code]).toEqual([m, 404, -32601]);
+    }
+  });
+  it("M4: unknown tool → -32602 with data; unknown resource → -32602 with data.uri", async () => {
+    const t = await post(srv.url, req("tools/call", { name: "zzz", arguments: {}, _meta: env }), modernHeaders("tools/call", "zzz"));
+    expect([t.status, t.json.error.code, t.json.error.data]).toEqual([200, -32602, { name: "zzz" }]);
+    const r = await post(srv.url, req("resources/read", { uri: "wo://note/424242", _meta: env }), modernHeaders("resources/read", "wo://note/424242"));
+    expect([r.json.error.code, r.json.error.data]).toEqual([-32602, { uri: "wo://note/424242" }]);
+  });
+  it("M5: list and read results carry ttlMs/cacheScope; tools/call does not", async () => {
+    const list = await post(srv.url, req("tools/list", { _meta: env }), modernHeaders("tools/list"));
+    expect(list.json.result).toMatchObject({ resultType: "complete", ttlMs: 60000, cacheScope: "public" });
+    const call = await post(srv.url, req("tools/call", { name: "note_list", arguments: {}, _meta: env }), modernHeaders("tools/call", "note_list"));
+    expect(call.json.result.resultType).toBe("complete");
+    expect(call.json.result.ttlMs).toBeUndefined();
+    const created = await post(srv.url, req("tools/call", { name: "note_create", arguments: { title: "r" }, _meta: env }), modernHeaders("tools/call", "note_create"));
+    const id = created.json.result.structuredContent.id;
+    const read = await post(srv.url, req("resources/read", { uri: `wo://note/${id}`, _meta: env }), modernHeaders("resources/read", `wo://note/${id}`));
+    expect(read.json.result).toMatchObject({ ttlMs: 0, cacheScope: "private" });
+  });
+  it("M6: a modern notification → 202; 2025 results carry no resultType", async () => {
+    const n = await post(srv.url, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, _meta: env } }, { ...base, "mcp-protocol-version": V });
+    expect([n.status, n.text]).toEqual([202, ""]);
+    const { sid } = await initialize(srv.url);
+    const r = await post(srv.url, req("tools/list"), sessionHeaders(sid));
+    expect(r.json.result.resultType).toBeUndefined();
+  });
+});
+
+describe("tools and resources", () => {
+  it("tools/list pages walk every tool once (page size 2 → 3 pages)", async () => {
+    const { sid } = await initialize(srv.url);
+    const names: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const r = await post(srv.url, req("tools/list", cursor ? { cursor } : {}), sessionHeaders(sid));
+      names.push(...r.json.result.tools.map((t: { name: string }) => t.name));
+      cursor = r.json.result.nextCursor;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(3);
+    expect(names).toEqual(["note_create", "note_delete", "note_get", "note_list", "note_slow_create", "note_update"]);
+    const bad = await post(srv.url, req("tools/list", { cursor: "garbage" }), sessionHeaders(sid));
+    expect(bad.json.error.code).toBe(-32602);
+  });
+  it("tools/call note_get structuredContent equals the REST body", async () => {
+    const { sid } = await initialize(srv.url);
+    const c = await post(srv.url, createCall("parity"), sessionHeaders(sid));
+    const id = c.json.result.structuredContent.id;
+    const g = await post(srv.url, req("tools/call", { name: "note_get", arguments: { id } }), sessionHeaders(sid));
+    expect(JSON.stringify(g.json.result.structuredContent)).toBe(await (await fetch(`${srv.base}/api/notes/${id}`)).text());
+    expect(g.json.result.content).toEqual([{ type: "text", text: JSON.stringify(g.json.result.structuredContent) }]);
+    const missing = await post(srv.url, req("tools/call", { name: "note_get", arguments: { id: 987654 } }), sessionHeaders(sid));
+    expect(missing.json.result).toEqual({ isError: true, content: [{ type: "text", text: "Not found: Note 987654 does not exist" }] });
+  });
+  it("resources/templates/list and completion for template ids", async () => {
+    const { sid } = await initialize(srv.url);
+    const t = await post(srv.url, req("resources/templates/list"), sessionHeaders(sid));
+    expect(t.json.result.resourceTemplates).toEqual([{ mimeType: "application/json", uriTemplate: "wo://note/{id}", name: "note", title: "Note" }]);
+    const c = await post(srv.url, req("completion/complete", { ref: { type: "ref/resource", uri: "wo://note/{id}" }, argument: { name: "id", value: "1" } }), sessionHeaders(sid));
+    expect(c.json.result.completion.values.every((v: string) => v.startsWith("1"))).toBe(true);
+    expect(c.json.result.completion.values.length).toBeGreaterThan(0);
+  });
+});
+
+describe("cancellation (2025 era)", () => {
+  it("notifications/cancelled aborts a pending call before it commits; nothing is stored", async () => {
+    const { sid } = await initialize(srv.url);
+    let release!: () => void;
+    const entered = new Promise<void>((r) => { slow.entered = r; });
+    slow.gate = new Promise<void>((r) => { release = r; });
+    const before = countNotes(srv);
+    const pending = post(srv.url, req("tools/call", { name: "note_slow_create", arguments: { title: "never" } }, "slow-1"), sessionHeaders(sid));
+    await entered;
+    const n = await post(srv.url, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "slow-1", reason: "test" } }, sessionHeaders(sid));
+    expect(n.status).toBe(202);
+    release();
+    const r = await pending;
+    expect(r.json.result.isError).toBe(true);
+    expect(r.json.result.content[0].text).toMatch(/^Cancelled/);
+    expect(countNotes(srv)).toBe(before);
+    slow.gate = Promise.resolve();
+  });
+});
