@@ -1,0 +1,113 @@
+// MCP throughput bench: in one run, on one machine, the same app (samples/hello, a copy in a
+// temp folder) answers
+//   - GET /api/greetings/:id and POST /api/greetings (wo REST),
+//   - tools/call greeting_get / greeting_create over wo's /mcp (2026-07-28 stateless, and
+//     2025-11-25 with a session),
+//   - the same two tools served by the official SDK v1 in its best configuration
+//     (bench/mcp/sdk-baseline.mjs) over the same SQLite file and generated operations.
+// Prints req/s and p50/p99 latency per case, then the ratios the targets are stated in:
+// MCP get >= 0.85x wo REST get, and >= 4x the SDK baseline.
+//
+// usage: npm run bench:mcp [-- --duration 5 --connections 10]   (needs `npm run build`)
+import { spawn } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+
+const root = resolve(fileURLToPath(import.meta.url), "../../..");
+const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? Number(process.argv[i + 1]) : dflt; };
+const duration = arg("duration", 5);
+const connections = arg("connections", 10);
+
+function start(cmd, args, pattern) {
+  const child = spawn(process.execPath, [cmd, ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  return new Promise((resolveUrl, reject) => {
+    const onData = (d) => { out += d; const m = pattern.exec(out); if (m) resolveUrl({ child, url: m[1] }); };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.on("exit", (code) => reject(new Error(`${cmd} exited ${code}:\n${out}`)));
+  });
+}
+
+async function stop(child) {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once("exit", r));
+  child.kill("SIGTERM");
+  await exited;
+}
+
+const V = "2026-07-28";
+const envelope = { "io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": {} };
+const json = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+const call = (name, args, meta) => JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) } });
+
+async function bench(title, opts) {
+  const r = await autocannon({ connections, duration, pipelining: 1, ...opts });
+  const ok = r["2xx"];
+  if (r.non2xx > 0 || r.errors > 0 || ok === 0) throw new Error(`${title}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+  return { title, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
+}
+
+/** One request to check a case answers what we think before measuring it. */
+async function probe(url, init, check) {
+  const res = await fetch(url, init);
+  const text = await res.text();
+  if (!res.ok || !check(text)) throw new Error(`probe ${url} failed: ${res.status} ${text.slice(0, 300)}`);
+  return text;
+}
+
+const dir = mkdtempSync(join(tmpdir(), "wo-bench-mcp-"));
+const app = join(dir, "hello");
+cpSync(join(root, "samples/hello"), app, { recursive: true });
+let wo, sdk;
+try {
+  wo = await start("bin/wo.js", ["run", app, "--listen", "127.0.0.1:0"], /(http:\/\/127\.0\.0\.1:\d+)/);
+  const base = wo.url;
+  const created = JSON.parse(await probe(`${base}/api/greetings`, { method: "POST", headers: json, body: JSON.stringify({ message: "hello bench" }) }, () => true));
+  const id = created.id;
+  sdk = await start("bench/mcp/sdk-baseline.mjs", [app], /listening (\S+)/);
+
+  const init = await fetch(`${base}/mcp`, { method: "POST", headers: json, body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } } }) });
+  const sid = init.headers.get("mcp-session-id");
+  await init.text();
+  const legacyHeaders = { ...json, "mcp-protocol-version": "2025-11-25", ...(sid ? { "mcp-session-id": sid } : {}) };
+  const modern = (name) => ({ ...json, "mcp-protocol-version": V, "mcp-method": "tools/call", "mcp-name": name });
+
+  const cases = [
+    ["wo REST  GET /api/greetings/:id", { url: `${base}/api/greetings/${id}` }],
+    ["wo MCP   tools/call get (2026-07-28)", { url: `${base}/mcp`, method: "POST", headers: modern("greeting_get"), body: call("greeting_get", { id }, envelope) }],
+    ["wo MCP   tools/call get (2025, session)", { url: `${base}/mcp`, method: "POST", headers: legacyHeaders, body: call("greeting_get", { id }) }],
+    ["SDK v1   tools/call get (stateless JSON)", { url: sdk.url, method: "POST", headers: { ...json, "mcp-protocol-version": "2025-11-25" }, body: call("greeting_get", { id }) }],
+    ["wo REST  POST /api/greetings", { url: `${base}/api/greetings`, method: "POST", headers: json, body: JSON.stringify({ message: "bench" }) }],
+    ["wo MCP   tools/call create (2026-07-28)", { url: `${base}/mcp`, method: "POST", headers: modern("greeting_create"), body: call("greeting_create", { message: "bench" }, envelope) }],
+    ["SDK v1   tools/call create (stateless JSON)", { url: sdk.url, method: "POST", headers: { ...json, "mcp-protocol-version": "2025-11-25" }, body: call("greeting_create", { message: "bench" }) }],
+  ];
+  for (const [title, opts] of cases) {
+    await probe(opts.url, { method: opts.method ?? "GET", headers: opts.headers, body: opts.body }, (t) => !t.includes('"isError":true') && !t.includes('"error"'));
+  }
+  const results = [];
+  console.log(`wo MCP bench: samples/hello, ${connections} connections, ${duration}s per case, Node ${process.version}\n`);
+  console.log("case".padEnd(46) + "req/s".padStart(10) + "p50 ms".padStart(9) + "p99 ms".padStart(9));
+  for (const [title, opts] of cases) {
+    const r = await bench(title, opts);
+    results.push(r);
+    console.log(title.padEnd(46) + r.rps.toFixed(0).padStart(10) + String(r.p50).padStart(9) + String(r.p99).padStart(9));
+  }
+  const by = (t) => results.find((r) => r.title.startsWith(t)).rps;
+  const restGet = by("wo REST  GET"), mcpGet = by("wo MCP   tools/call get (2026"), mcpGet25 = by("wo MCP   tools/call get (2025"), sdkGet = by("SDK v1   tools/call get");
+  const restPost = by("wo REST  POST"), mcpCreate = by("wo MCP   tools/call create"), sdkCreate = by("SDK v1   tools/call create");
+  const line = (label, v, target) => console.log(`${label.padEnd(46)}${v.toFixed(2).padStart(10)}x${target ? `   target >= ${target}x ${v >= target ? "ok" : "MISSED"}` : ""}`);
+  console.log("");
+  line("MCP get (2026) / REST get", mcpGet / restGet, 0.85);
+  line("MCP get (2025 session) / REST get", mcpGet25 / restGet, 0.85);
+  line("MCP get (2026) / SDK v1 get", mcpGet / sdkGet, 4);
+  line("MCP create / REST create", mcpCreate / restPost);
+  line("MCP create / SDK v1 create", mcpCreate / sdkCreate);
+} finally {
+  if (sdk) await stop(sdk.child);
+  if (wo) await stop(wo.child);
+  rmSync(dir, { recursive: true, force: true });
+}
