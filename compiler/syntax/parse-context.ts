@@ -1,0 +1,89 @@
+// Per-file state shared by the grammar (parser.ts), the top-level segmenter (segment.ts) and the
+// readers of raw token runs (raw-forms.ts): the file, its text, where diagnostics go, and how a
+// token becomes a Span or a Name.
+//
+// Owns: token → Span/Name conversion (chevrotain's endOffset is inclusive; ours is exclusive),
+// readable token descriptions for "Expected X but found Y", doc comments, hyphen checks.
+
+import { EOF, tokenMatcher, type IToken } from "chevrotain";
+import type { Name, Span } from "../ast.js";
+import { DiagnosticBag } from "../diagnostics/diagnostic.js";
+import { SourceFile } from "../source.js";
+import { NL } from "./tokens.js";
+
+export class ParseContext {
+  readonly source: SourceFile;
+  readonly diags = new DiagnosticBag();
+  /** Line → comment text, for `--` comments that are alone on their line. */
+  private readonly commentLines = new Map<number, string>();
+  /** Where tokens invented by error recovery (no offset) are placed: the current chunk's end. */
+  fallbackOffset = 0;
+
+  constructor(readonly file: string, text: string) {
+    this.source = new SourceFile(file, text);
+  }
+
+  get text(): string {
+    return this.source.text;
+  }
+
+  addCommentLine(line: number, text: string): void {
+    this.commentLines.set(line, text);
+  }
+
+  /** The `--` lines directly above `line` (no blank line between), joined by "\n". */
+  docAbove(line: number): string | undefined {
+    const lines: string[] = [];
+    for (let l = line - 1; this.commentLines.has(l); l--) lines.unshift(this.commentLines.get(l)!);
+    return lines.length > 0 ? lines.join("\n") : undefined;
+  }
+
+  spanAt(offset: number, end: number): Span {
+    const pos = this.source.positionAt(offset);
+    return { file: this.file, offset, end: Math.max(end, offset), line: pos.line, col: pos.col };
+  }
+
+  /** Span from the start of `first` to the end of `last` (default: `first`). */
+  span(first: IToken | undefined, last: IToken | undefined = first): Span {
+    const start = isReal(first) ? first!.startOffset : this.fallbackOffset;
+    const end = isReal(last) ? last!.endOffset! + 1 : isReal(first) ? first!.endOffset! + 1 : start;
+    if (isReal(first)) {
+      return { file: this.file, offset: start, end: Math.max(end, start), line: first!.startLine!, col: first!.startColumn! };
+    }
+    return this.spanAt(start, Math.max(end, start));
+  }
+
+  /**
+   * A Name from a token. `what` names the role ("type", "field", …) for names that must not
+   * contain hyphens (reference §2.4 decision: `order-board` lexes as one word, but a field or
+   * type called that would not survive the JSON/SQL/tool-name mapping).
+   */
+  name(tok: IToken | undefined, what?: string): Name {
+    const text = isReal(tok) ? tok!.image : "";
+    const span = this.span(tok);
+    if (what !== undefined && text.includes("-")) {
+      this.diags.report("WO1005", span, { name: text, what, suggestion: text.replace(/-/g, "_") });
+    }
+    return { text, span };
+  }
+
+  /** Source text from the first to the last token, exactly as written. */
+  textOf(tokens: IToken[]): string {
+    const real = tokens.filter((t) => isReal(t) && !tokenMatcher(t, NL));
+    if (real.length === 0) return "";
+    return this.text.slice(real[0]!.startOffset, real[real.length - 1]!.endOffset! + 1);
+  }
+
+  /** How a token reads in "but found …". */
+  describe(tok: IToken | undefined): string {
+    if (!tok || tok.tokenType === EOF || !isReal(tok)) return "end of file";
+    if (tokenMatcher(tok, NL)) return "end of line";
+    const image = tok.image.length > 24 ? `${tok.image.slice(0, 24)}…` : tok.image;
+    return `'${image.replace(/\n/g, "\\n")}'`;
+  }
+}
+
+/** Tokens made up by chevrotain's error recovery have NaN offsets. */
+export function isReal(tok: IToken | undefined): boolean {
+  return tok !== undefined && tok.tokenType !== EOF && Number.isFinite(tok.startOffset) && !tok.isInsertedInRecovery;
+}

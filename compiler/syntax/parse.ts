@@ -1,0 +1,155 @@
+// parseSource: one `.wo` file's text → its AST and its syntax diagnostics. Never throws for any
+// input (binary garbage, 10 MB, 10,000 nested brackets): every problem becomes a diagnostic.
+//
+// Pipeline: lex (tokens.ts) → drop comments into SourceFileAst.comments, report lexer errors
+// and unterminated strings → collapse NLs → cut into top-level chunks (segment.ts) → parse
+// each chunk with the shared parser (parser.ts) or read it by hand (raw-forms.ts).
+// Leaves everything about meaning (names, types, services) to compiler/check/.
+
+import type { IToken } from "chevrotain";
+import type { Comment, SourceFileAst, TopItem } from "../ast.js";
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { isReal, ParseContext } from "./parse-context.js";
+import { woParser } from "./parser.js";
+import { manifestFrom, topPolicyFrom } from "./raw-forms.js";
+import { segment, type Chunk } from "./segment.js";
+import { collapseNewlines, NL, Startup, UnterminatedString, woLexer } from "./tokens.js";
+
+/** More than this many diagnostics in one file are cut off with WO1010 (garbage input). */
+export const MAX_DIAGNOSTICS_PER_FILE = 200;
+
+export function parseSource(file: string, text: string): { ast: SourceFileAst; diagnostics: Diagnostic[] } {
+  const ctx = new ParseContext(file, text);
+  const ast: SourceFileAst = { kind: "SourceFileAst", file, items: [], comments: [] };
+  const lexed = woLexer.tokenize(text);
+
+  for (const e of lexed.errors) {
+    if (ctx.diags.items.length > MAX_DIAGNOSTICS_PER_FILE) break;
+    ctx.diags.report("WO1001", ctx.spanAt(e.offset, e.offset + 1), { char: printable(text[e.offset] ?? "") });
+  }
+  for (const c of (lexed.groups["comments"] ?? []) as IToken[]) {
+    const comment: Comment = { text: c.image.slice(2).trim(), span: ctx.span(c) };
+    ast.comments.push(comment);
+    const lineStart = ctx.source.lineStarts[c.startLine! - 1] ?? 0;
+    if (text.slice(lineStart, c.startOffset).trim() === "") ctx.addCommentLine(c.startLine!, comment.text);
+  }
+  const tokens = collapseNewlines(
+    lexed.tokens.filter((t) => {
+      if (t.tokenType !== UnterminatedString) return true;
+      ctx.diags.report("WO1002", ctx.spanAt(t.startOffset, t.startOffset + 1), {});
+      return false;
+    }),
+  );
+
+  for (const chunk of segment(tokens, ctx)) {
+    if (ctx.diags.items.length > MAX_DIAGNOSTICS_PER_FILE) break;
+    const item = chunk.isTooDeep ? undefined : readChunk(chunk, ctx);
+    if (item) ast.items.push(item);
+  }
+
+  let diagnostics = ctx.diags.sorted();
+  if (diagnostics.length > MAX_DIAGNOSTICS_PER_FILE) {
+    diagnostics = diagnostics.slice(0, MAX_DIAGNOSTICS_PER_FILE);
+    ctx.diags.items.length = 0;
+    ctx.diags.report("WO1010", diagnostics[diagnostics.length - 1]!.span, { count: String(MAX_DIAGNOSTICS_PER_FILE) });
+    diagnostics.push(...ctx.diags.items);
+  }
+  return { ast, diagnostics };
+}
+
+function readChunk(chunk: Chunk, ctx: ParseContext): TopItem | undefined {
+  const [first] = chunk.tokens;
+  switch (chunk.kind) {
+    case "type":
+    case "fn":
+    case "main":
+    case "test":
+      return parseChunk(chunk, ctx);
+    case "block":
+      if (first!.image === "##app") return manifestFrom(ctx, chunk.tokens);
+      return {
+        kind: "OpaqueBlock",
+        marker: ctx.name(first),
+        text: ctx.textOf(chunk.tokens.slice(1)),
+        span: ctx.span(first, lastReal(chunk.tokens)),
+      };
+    case "policy":
+      return topPolicyFrom(ctx, chunk.tokens);
+    case "on": {
+      const event = chunk.tokens[1];
+      if (event?.tokenType !== Startup) {
+        ctx.diags.report("WO1003", ctx.span(event ?? first), {
+          expected: "'startup' (top-level 'on' only takes 'on startup'; triggers go inside a type)",
+          found: ctx.describe(event),
+        });
+        return undefined;
+      }
+      return { kind: "StartupHook", text: ctx.textOf(chunk.tokens.slice(2)), span: ctx.span(first, lastReal(chunk.tokens)) };
+    }
+    case "stray":
+      ctx.diags.report("WO1003", ctx.span(first), {
+        expected: "a declaration (type, class, fn, main, test, policy, on startup or a ##block)",
+        found: ctx.describe(first),
+      });
+      return undefined;
+  }
+}
+
+/** Runs the grammar over one chunk; its end of input is reported as the token after it. */
+function parseChunk(chunk: Chunk, ctx: ParseContext): TopItem | undefined {
+  const parser = woParser();
+  parser.ctx = ctx;
+  ctx.fallbackOffset = chunk.next?.startOffset ?? ctx.text.length;
+  parser.input = chunk.tokens;
+  let item: TopItem | undefined;
+  try {
+    switch (chunk.kind) {
+      case "type":
+        item = parser.typeDecl();
+        break;
+      case "fn":
+        item = parser.fnDecl();
+        break;
+      case "main":
+        item = parser.mainBlock();
+        break;
+      default:
+        item = parser.testBlock();
+    }
+  } catch (e) {
+    // Deep unary chains (`- - - … x`) can still exhaust the stack: that is a limit of the input,
+    // not a bug, and is reported like too-deep brackets.
+    if (!(e instanceof RangeError)) throw e;
+    ctx.diags.report("WO1004", ctx.span(chunk.tokens[0]), { max: "the supported number of" });
+    return undefined;
+  }
+  for (const err of parser.errors) {
+    const atEnd = !isReal(err.token);
+    const found = atEnd ? chunk.next : err.token;
+    ctx.diags.report("WO1003", found ? ctx.span(found) : ctx.spanAt(ctx.text.length, ctx.text.length), {
+      expected: err.message,
+      found: ctx.describe(found),
+    });
+  }
+  // Leftovers after a complete declaration (only possible after recovery): report once.
+  const rest = chunk.tokens.slice(parserPosition(parser)).filter((t) => t.tokenType !== NL);
+  if (parser.errors.length === 0 && rest.length > 0) {
+    ctx.diags.report("WO1003", ctx.span(rest[0]), { expected: "a new declaration", found: ctx.describe(rest[0]) });
+  }
+  return item ?? undefined;
+}
+
+function parserPosition(parser: object): number {
+  // chevrotain keeps the index of the last consumed token; it is not part of the typed API.
+  return (parser as unknown as { exportLexerState(): number }).exportLexerState() + 1;
+}
+
+function lastReal(tokens: IToken[]): IToken | undefined {
+  for (let i = tokens.length - 1; i >= 0; i--) if (tokens[i]!.tokenType !== NL) return tokens[i];
+  return undefined;
+}
+
+function printable(ch: string): string {
+  const code = ch.codePointAt(0) ?? 0;
+  return code < 0x20 || code === 0x7f || (code >= 0x80 && code < 0xa0) ? `\\u${code.toString(16).padStart(4, "0")}` : ch;
+}

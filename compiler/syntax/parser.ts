@@ -1,0 +1,924 @@
+// The `.wo` grammar (spec/language.md, "Grammar") as a chevrotain parser that builds the AST
+// (compiler/ast.ts) directly.
+//
+// Why EmbeddedActionsParser rather than CstParser + visitor: the AST is the only product, and
+// building it in the rules keeps each construct's grammar and its node side by side instead of
+// describing every shape twice. Semantic code runs inside ACTION() (skipped while chevrotain
+// records the grammar), and every builder tolerates a child that error recovery left undefined.
+//
+// Owns: token sequences → AST nodes, syntax errors (chevrotain's, turned into WO1003 by
+// parse.ts), and the few checks that are about how something is written (hyphenated names,
+// `[T?]`, chained comparisons, `= x` together with `@default(x)`).
+// Leaves to segment.ts how a file is cut into top-level chunks (each chunk is parsed on its
+// own, which is what makes recovery "go on with the next declaration"), and to raw-forms.ts the
+// constructs captured as raw token runs (defaults, annotation arguments, policies, triggers).
+// Leaves to the checker whether names resolve and values fit.
+//
+// The parser is built once (grammar analysis is the expensive part) and reused for every chunk.
+
+import { EmbeddedActionsParser, tokenMatcher, type IToken, type TokenType } from "chevrotain";
+import type {
+  Annotation, Block, DefaultExpr, DeleteStmt, Expr, FieldDecl, FnDecl, IfStmt, InsertStmt, MainBlock,
+  Member, Name, NameExpr, Param, ReturnType, SelectExpr, ServiceDecl, Stmt, TestBlock, TypeDecl, TypeExpr,
+  UpdateStmt, BinaryOp,
+} from "../ast.js";
+import type { ParseContext } from "./parse-context.js";
+import { defaultFrom, literalFrom, policyFrom, tableFrom, triggerFrom, unquote } from "./raw-forms.js";
+import * as T from "./tokens.js";
+
+type RawMode = "default" | "line" | "paren" | "trigger";
+type CmpOp = "==" | "!=" | "<" | "<=" | ">" | ">=";
+
+const cmpOps: TokenType[] = [T.EqEq, T.NotEq, T.LtEq, T.Lt, T.GtEq, T.Gt];
+const isOpen = (t: IToken) => t.tokenType === T.LCurly || t.tokenType === T.LParen || t.tokenType === T.LBracket;
+const isClose = (t: IToken) => t.tokenType === T.RCurly || t.tokenType === T.RParen || t.tokenType === T.RBracket;
+const defined = <X>(xs: (X | undefined)[]): X[] => xs.filter((x): x is X => x !== undefined && x !== null);
+
+export class WoParser extends EmbeddedActionsParser {
+  /** Set by parse.ts before each chunk. */
+  ctx!: ParseContext;
+
+  constructor() {
+    super(T.allTokens, {
+      recoveryEnabled: true,
+      // LL(1) plus explicit GATEs where two tokens decide (`name :` starts a field, `f (` a
+      // call, `select T {` a select). Deeper automatic lookahead makes grammar analysis explode
+      // because raw runs accept any token (measured: 47 s to build at k = 3).
+      maxLookahead: 1,
+      errorMessageProvider: expectedOnlyMessages,
+    });
+    this.performSelfAnalysis();
+  }
+
+  private is(i: number, type: TokenType): boolean {
+    return tokenMatcher(this.LA(i), type);
+  }
+
+  private isCmpOp(i: number): boolean {
+    return cmpOps.some((op) => this.is(i, op));
+  }
+
+  /** A member, field or statement ends here (§3.4 FieldEnd, §3.10 StmtEnd). */
+  private atLineEnd(): boolean {
+    return this.is(1, T.NL) || this.is(1, T.Comma) || this.is(1, T.RCurly) || this.is(1, T.Semi) || this.LA(1).tokenType.name === "EOF";
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Raw token runs
+
+  /**
+   * Consumes a bracket-balanced run of tokens and returns it. Stops (without consuming) at a
+   * closing bracket that would unbalance the run, and at a depth-0 token that ends `mode`:
+   * default values end at NL, `,`, `}` or `@`; lines at NL; annotation arguments at `)`;
+   * triggers at a NL followed by something that starts the next member (§3.9).
+   */
+  rawRun = this.RULE("rawRun", (mode: RawMode, startDepth: number) => {
+    const tokens: IToken[] = [];
+    const state = { depth: startDepth };
+    this.MANY({
+      GATE: () => !this.rawStops(mode, state.depth),
+      DEF: () => {
+        const t = this.CONSUME(T.AnyToken);
+        this.ACTION(() => {
+          tokens.push(t);
+          if (isOpen(t)) state.depth++;
+          else if (isClose(t)) state.depth--;
+        });
+      },
+    });
+    return tokens;
+  });
+
+  private rawStops(mode: RawMode, depth: number): boolean {
+    const t = this.LA(1);
+    if (isClose(t) && depth <= 0) return true;
+    if (depth > 0) return false;
+    switch (mode) {
+      case "default":
+        return this.is(1, T.NL) || this.is(1, T.Comma) || this.is(1, T.At);
+      case "line":
+        return this.is(1, T.NL);
+      case "paren":
+        return false;
+      case "trigger":
+        return this.is(1, T.NL) && this.nextStartsMember();
+    }
+  }
+
+  /** After a NL in a type body: does the next line start a new member (or close the body)? */
+  private nextStartsMember(): boolean {
+    const n = this.LA(2);
+    if (n.tokenType.name === "EOF" || this.is(2, T.RCurly)) return true;
+    if (this.is(2, T.Policy) || this.is(2, T.Service) || this.is(2, T.On) || this.is(2, T.Fn)) return true;
+    return this.is(2, T.AnyWord) && this.is(3, T.Colon);
+  }
+
+  /** Reports the rest of a line as unexpected and skips it. */
+  skipLine = this.RULE("skipLine", (expected: string) => {
+    const first = this.CONSUME(T.AnyToken);
+    this.SUBRULE(this.rawRun, { ARGS: ["line", isOpen(first) ? 1 : 0] });
+    this.ACTION(() => this.ctx.diags.report("WO1003", this.ctx.span(first), { expected, found: this.ctx.describe(first) }));
+  });
+
+  /** Stray tokens after a complete member or statement. */
+  lineEnd = this.RULE("lineEnd", (expected: string) => {
+    this.OPTION({ GATE: () => !this.atLineEnd(), DEF: () => this.SUBRULE(this.skipLine, { ARGS: [expected] }) });
+  });
+
+  // ------------------------------------------------------------------------------------------
+  // Types and members (§3.3)
+
+  typeDecl = this.RULE("typeDecl", (): TypeDecl | undefined => {
+    const annotations: (Annotation | undefined)[] = [];
+    this.MANY(() => {
+      annotations.push(this.SUBRULE(this.annotation));
+      this.MANY2(() => this.CONSUME(T.NL));
+    });
+    const keyword = this.OR([{ ALT: () => this.CONSUME(T.Type) }, { ALT: () => this.CONSUME(T.Class) }]);
+    const name = this.CONSUME(T.Identifier);
+    const link = this.OPTION(() => {
+      const kw = this.CONSUME(T.Link);
+      const from = this.CONSUME2(T.Identifier);
+      this.CONSUME(T.Arrow);
+      const to = this.CONSUME3(T.Identifier);
+      return this.ACTION(() => ({ from: this.ctx.name(from), to: this.ctx.name(to), span: this.ctx.span(kw, to) }));
+    });
+    this.MANY3(() => this.CONSUME2(T.NL));
+    this.CONSUME(T.LCurly);
+    const members: (Member | undefined)[] = [];
+    this.MANY4({
+      GATE: () => !this.is(1, T.RCurly),
+      DEF: () => {
+        this.OR2({
+          IGNORE_AMBIGUITIES: true,
+          DEF: [
+            { ALT: () => this.CONSUME3(T.NL) },
+            { ALT: () => this.CONSUME(T.Comma) },
+            { GATE: () => this.is(2, T.Colon), ALT: () => members.push(this.SUBRULE(this.fieldDecl)) },
+            { ALT: () => members.push(this.SUBRULE(this.serviceDecl)) },
+            { ALT: () => members.push(this.SUBRULE(this.policyLine)) },
+            { ALT: () => members.push(this.SUBRULE(this.trigger)) },
+            { ALT: () => members.push(this.SUBRULE(this.fnDecl)) },
+            {
+              ALT: () =>
+                this.SUBRULE(this.skipLine, { ARGS: ["a member (a field 'name: Type', 'service', 'policy', 'on' or 'fn')"] }),
+            },
+          ],
+        });
+      },
+    });
+    this.CONSUME(T.RCurly);
+    return this.ACTION(() => {
+      const ctx = this.ctx;
+      const anns = defined(annotations);
+      const first = anns[0]?.span ?? ctx.span(keyword);
+      const decl: TypeDecl = {
+        kind: "TypeDecl",
+        keyword: keyword.image === "class" ? "class" : "type",
+        name: ctx.name(name, "type"),
+        annotations: anns,
+        members: defined(members),
+        span: ctx.spanAt(first.offset, ctx.span(this.LA(0)).end),
+      };
+      if (link) decl.link = link;
+      const tables = anns.filter((a) => a.name.text === "table");
+      if (tables.length > 1) ctx.diags.report("WO1011", tables[1]!.span, { name: decl.name.text });
+      const table = tables[0] as (Annotation & { table?: TypeDecl["table"] }) | undefined;
+      if (table?.table) decl.table = table.table;
+      for (const a of anns) delete (a as { table?: unknown }).table;
+      const doc = ctx.docAbove(first.line);
+      if (doc !== undefined) decl.doc = doc;
+      return decl;
+    });
+  });
+
+  /** `@name` or `@name(...)`; `@default(lit)` and `@table(...)` are read here (§2.8, §3.2). */
+  annotation = this.RULE("annotation", (): Annotation | undefined => {
+    const at = this.CONSUME(T.At);
+    const name = this.CONSUME(T.AnyWord);
+    const args = this.OPTION(() => {
+      const open = this.CONSUME(T.LParen);
+      const tokens = this.SUBRULE(this.rawRun, { ARGS: ["paren", 0] });
+      const close = this.CONSUME(T.RParen);
+      return { open, tokens, close };
+    });
+    return this.ACTION(() => {
+      const ctx = this.ctx;
+      const last = args?.close ?? name;
+      const ann: Annotation & { table?: TypeDecl["table"] } = { kind: "Annotation", name: ctx.name(name), span: ctx.span(at, last) };
+      if (args) ann.argsText = ctx.text.slice(args.open.endOffset! + 1, Number.isFinite(args.close.startOffset) ? args.close.startOffset : undefined);
+      if (name.image === "default") {
+        const literal = literalFrom(ctx, (args?.tokens ?? []).filter((t) => t.tokenType !== T.NL));
+        if (literal) ann.defaultValue = literal;
+        else ctx.diags.report("WO1003", ctx.span(args?.tokens[0] ?? last), { expected: "one literal in @default(…)", found: ctx.describe(args?.tokens[0] ?? args?.close) });
+      }
+      if (name.image === "table") ann.table = tableFrom(ctx, at, args?.tokens ?? [], last);
+      return ann;
+    });
+  });
+
+  /** `name: TypeExpr [?] {@ann} [= default] {@ann}` (§3.4). */
+  fieldDecl = this.RULE("fieldDecl", (): FieldDecl | undefined => {
+    const name = this.CONSUME(T.AnyWord);
+    this.CONSUME(T.Colon);
+    const type = this.SUBRULE(this.typeExpr);
+    const question = this.OPTION(() => this.CONSUME(T.Question));
+    const annotations: (Annotation | undefined)[] = [];
+    this.MANY(() => annotations.push(this.SUBRULE(this.annotation)));
+    const def = this.OPTION2(() => {
+      const eq = this.CONSUME(T.Eq);
+      const tokens = this.SUBRULE(this.rawRun, { ARGS: ["default", 0] });
+      return this.ACTION(() => defaultFrom(this.ctx, eq, tokens));
+    });
+    this.MANY2(() => annotations.push(this.SUBRULE2(this.annotation)));
+    this.SUBRULE(this.lineEnd, { ARGS: ["',' or end of line after the field"] });
+    return this.ACTION(() => {
+      if (!type) return undefined;
+      const ctx = this.ctx;
+      const anns = defined(annotations);
+      const field: FieldDecl = {
+        kind: "FieldDecl",
+        name: ctx.name(name, "field"),
+        type,
+        isOptional: question !== undefined,
+        annotations: anns,
+        span: ctx.span(name, this.LA(0)),
+      };
+      let defaultExpr: DefaultExpr | undefined = def;
+      const annDefault = anns.find((a) => a.name.text === "default" && a.defaultValue);
+      if (annDefault && defaultExpr) ctx.diags.report("WO1009", annDefault.span, { name: name.image });
+      else if (annDefault) defaultExpr = { kind: "LiteralDefault", value: annDefault.defaultValue!, span: annDefault.span };
+      if (defaultExpr) field.default = defaultExpr;
+      const doc = ctx.docAbove(field.span.line);
+      if (doc !== undefined) field.doc = doc;
+      return field;
+    });
+  });
+
+  /** §3.5: ref, multi, backlink, [T], { fields }, Name or A | B | C. */
+  typeExpr = this.RULE("typeExpr", (): TypeExpr | undefined =>
+    this.OR({
+      ERR_MSG: "a type (a type name, 'ref', 'multi', 'backlink', '[' or '{')",
+      DEF: [
+        {
+          ALT: () => {
+            const kw = this.CONSUME(T.Ref);
+            const target = this.CONSUME(T.Identifier);
+            return this.ACTION(() => ({ kind: "RefType" as const, target: this.ctx.name(target), span: this.ctx.span(kw, target) }));
+          },
+        },
+        { ALT: () => this.SUBRULE(this.multiType) },
+        {
+          ALT: () => {
+            const kw = this.CONSUME(T.Backlink);
+            const target = this.CONSUME2(T.Identifier);
+            this.CONSUME(T.Dot);
+            const field = this.CONSUME(T.AnyWord);
+            return this.ACTION(() => ({
+              kind: "BacklinkType" as const,
+              target: this.ctx.name(target),
+              field: this.ctx.name(field),
+              span: this.ctx.span(kw, field),
+            }));
+          },
+        },
+        {
+          ALT: () => {
+            const open = this.CONSUME(T.LBracket);
+            const element = this.SUBRULE(this.typeExpr);
+            const q = this.OPTION(() => this.CONSUME(T.Question));
+            const close = this.CONSUME(T.RBracket);
+            return this.ACTION(() => {
+              if (q) this.ctx.diags.report("WO1006", this.ctx.span(q), {});
+              return element && { kind: "ArrayType" as const, element, span: this.ctx.span(open, close) };
+            });
+          },
+        },
+        { ALT: () => this.SUBRULE(this.structType) },
+        {
+          ALT: () => {
+            const first = this.CONSUME3(T.Identifier);
+            const rest: IToken[] = [];
+            this.MANY(() => {
+              this.CONSUME(T.Pipe);
+              rest.push(this.CONSUME4(T.Identifier));
+            });
+            return this.ACTION((): TypeExpr => {
+              const ctx = this.ctx;
+              if (rest.length === 0) return { kind: "NamedType", name: ctx.name(first), span: ctx.span(first) };
+              const variants = [first, ...rest].map((t) => ctx.name(t, "union variant"));
+              return { kind: "UnionType", variants, span: ctx.span(first, rest[rest.length - 1]) };
+            });
+          },
+        },
+      ],
+    }),
+  );
+
+  /** `multi T`, `multi T @edge(:LABEL)`, `multi T via L`. */
+  multiType = this.RULE("multiType", (): TypeExpr | undefined => {
+    const kw = this.CONSUME(T.Multi);
+    const target = this.CONSUME(T.Identifier);
+    const extra = this.OPTION({
+      GATE: () => !this.is(1, T.At) || this.LA(2).image === "edge",
+      DEF: () =>
+        this.OR([
+          {
+            ALT: () => {
+              this.CONSUME(T.At);
+              this.CONSUME2(T.Identifier);
+              this.CONSUME(T.LParen);
+              this.CONSUME(T.Colon);
+              const label = this.CONSUME(T.AnyWord);
+              const close = this.CONSUME(T.RParen);
+              return { edge: label, last: close };
+            },
+          },
+          {
+            ALT: () => {
+              this.CONSUME(T.Via);
+              const via = this.CONSUME3(T.Identifier);
+              return { via, last: via };
+            },
+          },
+        ]),
+    });
+    return this.ACTION(() => {
+      const ctx = this.ctx;
+      const node: TypeExpr = { kind: "MultiType", target: ctx.name(target), span: ctx.span(kw, extra?.last ?? target) };
+      if (extra && "edge" in extra) node.edgeLabel = ctx.name(extra.edge);
+      if (extra && "via" in extra) node.via = ctx.name(extra.via);
+      return node;
+    });
+  });
+
+  /** `{ a: T, b: U }`: fields separated by `,` or line breaks (§3.5, §9 item 1). */
+  structType = this.RULE("structType", (): TypeExpr | undefined => {
+    const open = this.CONSUME(T.LCurly);
+    const fields: (FieldDecl | undefined)[] = [];
+    this.MANY({
+      GATE: () => !this.is(1, T.RCurly),
+      DEF: () =>
+        this.OR({
+          IGNORE_AMBIGUITIES: true,
+          DEF: [
+            { ALT: () => this.CONSUME(T.NL) },
+            { ALT: () => this.CONSUME(T.Comma) },
+            { GATE: () => this.is(2, T.Colon), ALT: () => fields.push(this.SUBRULE(this.fieldDecl)) },
+            { ALT: () => this.SUBRULE(this.skipLine, { ARGS: ["a field 'name: Type'"] }) },
+          ],
+        }),
+    });
+    const close = this.CONSUME(T.RCurly);
+    return this.ACTION(() => ({ kind: "StructType" as const, fields: defined(fields), span: this.ctx.span(open, close) }));
+  });
+
+  /** `service rest|mcp|graphql|native "P" expose a, b` (§3.7). */
+  serviceDecl = this.RULE("serviceDecl", (): ServiceDecl | undefined => {
+    const kw = this.CONSUME(T.Service);
+    const kind = this.CONSUME(T.AnyWord);
+    const path = this.CONSUME(T.StringLiteral);
+    this.MANY(() => this.CONSUME(T.NL));
+    this.CONSUME(T.Expose);
+    const expose: IToken[] = [this.CONSUME(T.Identifier)];
+    this.MANY2(() => {
+      this.CONSUME(T.Comma);
+      expose.push(this.CONSUME2(T.Identifier));
+    });
+    const last = this.LA(0);
+    this.SUBRULE(this.lineEnd, { ARGS: ["',' or end of line after the expose list"] });
+    return this.ACTION(() => {
+      const ctx = this.ctx;
+      return {
+        kind: "ServiceDecl" as const,
+        serviceKind: ctx.name(kind),
+        path: { value: unquote(path.image), span: ctx.span(path) },
+        expose: expose.filter((t) => Number.isFinite(t.startOffset)).map((t) => ctx.name(t)),
+        span: ctx.span(kw, last),
+      };
+    });
+  });
+
+  policyLine = this.RULE("policyLine", () => {
+    const kw = this.CONSUME(T.Policy);
+    const tokens = this.SUBRULE(this.rawRun, { ARGS: ["line", 0] });
+    return this.ACTION(() => policyFrom(this.ctx, kw, tokens));
+  });
+
+  trigger = this.RULE("trigger", () => {
+    const kw = this.CONSUME(T.On);
+    const tokens = this.SUBRULE(this.rawRun, { ARGS: ["trigger", 0] });
+    return this.ACTION(() => triggerFrom(this.ctx, kw, tokens));
+  });
+
+  // ------------------------------------------------------------------------------------------
+  // Functions and blocks (§3.10)
+
+  fnDecl = this.RULE("fnDecl", (): FnDecl | undefined => {
+    const kw = this.CONSUME(T.Fn);
+    const name = this.CONSUME(T.Identifier);
+    this.CONSUME(T.LParen);
+    const params: (Param | undefined)[] = [];
+    const state = { needComma: false };
+    this.MANY({
+      GATE: () => !this.is(1, T.RParen),
+      DEF: () =>
+        this.OR([
+          { ALT: () => this.CONSUME(T.NL) },
+          { ALT: () => { this.CONSUME(T.Comma); this.ACTION(() => (state.needComma = false)); } },
+          {
+            ALT: () => {
+              const p = this.SUBRULE(this.param);
+              this.ACTION(() => {
+                if (state.needComma && p) this.ctx.diags.report("WO1003", p.span, { expected: "',' between parameters", found: `'${p.name.text}'` });
+                state.needComma = true;
+                params.push(p);
+              });
+            },
+          },
+        ]),
+    });
+    this.CONSUME(T.RParen);
+    const returnType = this.OPTION(() => {
+      this.CONSUME(T.Arrow);
+      return this.SUBRULE(this.returnType);
+    });
+    const txn = this.OPTION2(() => {
+      const inKw = this.CONSUME(T.In);
+      const txnKw = this.CONSUME(T.Txn);
+      const mode = this.OPTION3(() => this.OR2([{ ALT: () => this.CONSUME(T.Snapshot) }, { ALT: () => this.CONSUME(T.Serializable) }]));
+      return this.ACTION(() => ({
+        mode: (mode?.image ?? "default") as "default" | "snapshot" | "serializable",
+        span: this.ctx.span(inKw, mode ?? txnKw),
+      }));
+    });
+    this.MANY2(() => this.CONSUME2(T.NL));
+    const body = this.SUBRULE(this.block);
+    return this.ACTION(() => {
+      if (!body) return undefined;
+      const ctx = this.ctx;
+      const fn: FnDecl = { kind: "FnDecl", name: ctx.name(name, "method"), params: defined(params), body, span: ctx.span(kw, this.LA(0)) };
+      if (returnType) fn.returnType = returnType;
+      if (txn) fn.txn = txn;
+      const doc = ctx.docAbove(fn.span.line);
+      if (doc !== undefined) fn.doc = doc;
+      return fn;
+    });
+  });
+
+  /** `name: Type` — one bare type name (§3.10). */
+  param = this.RULE("param", (): Param | undefined => {
+    const name = this.CONSUME(T.Identifier);
+    this.CONSUME(T.Colon);
+    const type = this.CONSUME2(T.Identifier);
+    return this.ACTION(() => ({ kind: "Param" as const, name: this.ctx.name(name, "parameter"), type: this.ctx.name(type), span: this.ctx.span(name, type) }));
+  });
+
+  returnType = this.RULE("returnType", (): ReturnType | undefined =>
+    this.OR([
+      { ALT: () => { const t = this.CONSUME(T.Identifier); return this.ACTION(() => ({ name: this.ctx.name(t), isArray: false, span: this.ctx.span(t) })); } },
+      {
+        ALT: () => {
+          const open = this.CONSUME(T.LBracket);
+          const t = this.CONSUME2(T.Identifier);
+          const close = this.CONSUME(T.RBracket);
+          return this.ACTION(() => ({ name: this.ctx.name(t), isArray: true, span: this.ctx.span(open, close) }));
+        },
+      },
+    ]),
+  );
+
+  block = this.RULE("block", (): Block | undefined => {
+    const open = this.CONSUME(T.LCurly);
+    const statements: (Stmt | undefined)[] = [];
+    this.MANY({
+      GATE: () => !this.is(1, T.RCurly),
+      DEF: () =>
+        this.OR({
+          // A statement's error alternative starts with any token; NL and ';' are tried first.
+          IGNORE_AMBIGUITIES: true,
+          DEF: [
+            { ALT: () => this.CONSUME(T.NL) },
+            { ALT: () => this.CONSUME(T.Semi) },
+            { ALT: () => statements.push(this.SUBRULE(this.statement)) },
+          ],
+        }),
+    });
+    const close = this.CONSUME(T.RCurly);
+    return this.ACTION(() => ({ kind: "Block" as const, statements: defined(statements), span: this.ctx.span(open, close) }));
+  });
+
+  statement = this.RULE("statement", (): Stmt | undefined => {
+    const stmt = this.OR({
+      IGNORE_AMBIGUITIES: true,
+      DEF: [
+        { ALT: () => this.SUBRULE(this.letStmt) },
+        { GATE: () => this.LA(1).image === "insert" && this.is(2, T.Identifier), ALT: () => this.SUBRULE(this.insertStmt) },
+        { ALT: () => this.SUBRULE(this.returnStmt) },
+        { ALT: () => this.SUBRULE(this.assertStmt) },
+        { ALT: () => this.SUBRULE(this.ifStmt) },
+        { GATE: () => this.LA(1).image === "update" && this.is(2, T.Identifier), ALT: () => this.SUBRULE(this.updateStmt) },
+        { GATE: () => this.LA(1).image === "delete" && this.is(2, T.Identifier), ALT: () => this.SUBRULE(this.deleteStmt) },
+        {
+          ALT: () => {
+            this.SUBRULE(this.skipLine, { ARGS: ["a statement (let, insert, return, assert, if, update or delete)"] });
+            return undefined;
+          },
+        },
+      ],
+    });
+    this.SUBRULE(this.lineEnd, { ARGS: ["end of statement (a line break or ';')"] });
+    return stmt;
+  });
+
+  letStmt = this.RULE("letStmt", () => {
+    const kw = this.CONSUME(T.Let);
+    const name = this.CONSUME(T.Identifier);
+    this.CONSUME(T.Eq);
+    const value = this.SUBRULE(this.expr);
+    return this.ACTION(() => value && { kind: "LetStmt" as const, name: this.ctx.name(name, "variable"), value, span: this.ctx.span(kw, this.LA(0)) });
+  });
+
+  insertStmt = this.RULE("insertStmt", (): InsertStmt | undefined => {
+    const kw = this.CONSUME(T.Identifier);
+    const type = this.CONSUME2(T.Identifier);
+    this.CONSUME(T.LCurly);
+    const entries: ({ name: Name; value: Expr; span: ReturnType["span"] } | undefined)[] = [];
+    this.MANY({
+      GATE: () => !this.is(1, T.RCurly),
+      DEF: () =>
+        this.OR({
+          IGNORE_AMBIGUITIES: true,
+          DEF: [
+            { ALT: () => this.CONSUME(T.NL) },
+            { ALT: () => this.CONSUME(T.Comma) },
+            {
+              GATE: () => this.is(2, T.Colon),
+              ALT: () => {
+                const field = this.CONSUME(T.AnyWord);
+                this.CONSUME(T.Colon);
+                const value = this.SUBRULE(this.expr);
+                this.ACTION(() => entries.push(value && { name: this.ctx.name(field), value, span: this.ctx.span(field, this.LA(0)) }));
+              },
+            },
+            { ALT: () => this.SUBRULE(this.skipLine, { ARGS: ["an entry 'field: value'"] }) },
+          ],
+        }),
+    });
+    this.CONSUME(T.RCurly);
+    return this.ACTION(() => ({ kind: "InsertStmt" as const, type: this.ctx.name(type), entries: defined(entries), span: this.ctx.span(kw, this.LA(0)) }));
+  });
+
+  returnStmt = this.RULE("returnStmt", () => {
+    const kw = this.CONSUME(T.Return);
+    const value = this.OPTION({ GATE: () => !this.atLineEnd(), DEF: () => this.SUBRULE(this.expr) });
+    return this.ACTION(() => {
+      const node = { kind: "ReturnStmt" as const, span: this.ctx.span(kw, this.LA(0)) };
+      return value ? { ...node, value } : node;
+    });
+  });
+
+  assertStmt = this.RULE("assertStmt", () => {
+    const kw = this.CONSUME(T.Assert);
+    const condition = this.SUBRULE(this.expr);
+    const message = this.OPTION(() => {
+      this.CONSUME(T.Otherwise);
+      this.CONSUME(T.Abort);
+      return this.OPTION2(() => this.CONSUME(T.StringLiteral));
+    });
+    return this.ACTION(() => {
+      if (!condition) return undefined;
+      const node = { kind: "AssertStmt" as const, condition, span: this.ctx.span(kw, this.LA(0)) };
+      return message ? { ...node, abortMessage: { value: unquote(message.image), span: this.ctx.span(message) } } : node;
+    });
+  });
+
+  ifStmt = this.RULE("ifStmt", (): IfStmt | undefined => {
+    const kw = this.CONSUME(T.If);
+    const condition = this.SUBRULE(this.expr);
+    this.MANY(() => this.CONSUME(T.NL));
+    const then = this.SUBRULE(this.block);
+    const otherwise = this.OPTION({
+      GATE: () => this.is(1, T.Else) || (this.is(1, T.NL) && this.is(2, T.Else)),
+      DEF: () => {
+        this.OPTION2(() => this.CONSUME2(T.NL));
+        this.CONSUME(T.Else);
+        this.MANY2(() => this.CONSUME3(T.NL));
+        return this.OR([{ ALT: () => this.SUBRULE(this.ifStmt) }, { ALT: () => this.SUBRULE2(this.block) }]);
+      },
+    });
+    return this.ACTION(() => {
+      if (!condition || !then) return undefined;
+      const node: IfStmt = { kind: "IfStmt", condition, then, span: this.ctx.span(kw, this.LA(0)) };
+      if (otherwise) node.else = otherwise;
+      return node;
+    });
+  });
+
+  /** `update T{ p }.f = e`, `update T{ p } set a = b, …`, `update self set a = b`. */
+  updateStmt = this.RULE("updateStmt", (): UpdateStmt | undefined => {
+    const kw = this.CONSUME(T.Identifier);
+    const target = this.SUBRULE(this.dmlTarget);
+    const assignments = this.OR([
+      {
+        ALT: () => {
+          this.CONSUME(T.Dot);
+          const a = this.SUBRULE(this.assignment);
+          return [a];
+        },
+      },
+      {
+        ALT: () => {
+          this.CONSUME(T.Set);
+          const list = [this.SUBRULE2(this.assignment)];
+          this.MANY(() => {
+            this.CONSUME(T.Comma);
+            list.push(this.SUBRULE3(this.assignment));
+          });
+          return list;
+        },
+      },
+    ]);
+    return this.ACTION(() => {
+      if (!target) return undefined;
+      return { kind: "UpdateStmt" as const, target, assignments: defined(assignments ?? []), span: this.ctx.span(kw, this.LA(0)) };
+    });
+  });
+
+  assignment = this.RULE("assignment", () => {
+    const field = this.CONSUME(T.AnyWord);
+    this.CONSUME(T.Eq);
+    const value = this.SUBRULE(this.expr);
+    return this.ACTION(() => value && { field: this.ctx.name(field), value, span: this.ctx.span(field, this.LA(0)) });
+  });
+
+  deleteStmt = this.RULE("deleteStmt", (): DeleteStmt | undefined => {
+    const kw = this.CONSUME(T.Identifier);
+    const target = this.SUBRULE(this.dmlTarget);
+    return this.ACTION(() => target && { kind: "DeleteStmt" as const, target, span: this.ctx.span(kw, this.LA(0)) });
+  });
+
+  /** `T{ predicates }` (a select without the word) or a name such as `self`. */
+  dmlTarget = this.RULE("dmlTarget", (): SelectExpr | NameExpr | undefined =>
+    this.OR({
+      IGNORE_AMBIGUITIES: true,
+      DEF: [
+        { GATE: () => this.is(2, T.LCurly), ALT: () => this.SUBRULE(this.selectBody) },
+        {
+          ALT: () => {
+            const t = this.CONSUME(T.Identifier);
+            return this.ACTION(() => ({ kind: "NameExpr" as const, name: this.ctx.name(t), span: this.ctx.span(t) }));
+          },
+        },
+      ],
+    }),
+  );
+
+  // ------------------------------------------------------------------------------------------
+  // Expressions, lowest precedence first (§3.10; `not` binds tighter than comparisons)
+
+  expr = this.RULE("expr", (): Expr | undefined => {
+    let left = this.SUBRULE(this.andExpr);
+    this.MANY(() => {
+      this.CONSUME(T.Or);
+      const right = this.SUBRULE2(this.andExpr);
+      left = this.ACTION(() => this.binary("or", left, right));
+    });
+    return left;
+  });
+
+  andExpr = this.RULE("andExpr", (): Expr | undefined => {
+    let left = this.SUBRULE(this.cmpExpr);
+    this.MANY(() => {
+      this.CONSUME(T.And);
+      const right = this.SUBRULE2(this.cmpExpr);
+      left = this.ACTION(() => this.binary("and", left, right));
+    });
+    return left;
+  });
+
+  /** Non-associative: `a < b < c` is reported (WO1008) instead of silently meaning `(a < b) < c`. */
+  cmpExpr = this.RULE("cmpExpr", (): Expr | undefined => {
+    let left = this.SUBRULE(this.addExpr);
+    this.OPTION(() => {
+      const op = this.SUBRULE(this.cmpOp);
+      const right = this.SUBRULE2(this.addExpr);
+      left = this.ACTION(() => this.binary(op.image as BinaryOp, left, right));
+    });
+    this.MANY({
+      GATE: () => this.isCmpOp(1),
+      DEF: () => {
+        const op = this.SUBRULE2(this.cmpOp);
+        this.SUBRULE3(this.addExpr);
+        this.ACTION(() => this.ctx.diags.report("WO1008", this.ctx.span(op), { op: op.image }));
+      },
+    });
+    return left;
+  });
+
+  cmpOp = this.RULE("cmpOp", (): IToken =>
+    this.OR(cmpOps.map((op) => ({ ALT: () => this.CONSUME(op) }))),
+  );
+
+  addExpr = this.RULE("addExpr", (): Expr | undefined => {
+    let left = this.SUBRULE(this.mulExpr);
+    this.MANY(() => {
+      const op = this.OR([{ ALT: () => this.CONSUME(T.Plus) }, { ALT: () => this.CONSUME(T.Minus) }]);
+      const right = this.SUBRULE2(this.mulExpr);
+      left = this.ACTION(() => this.binary(op.image as BinaryOp, left, right));
+    });
+    return left;
+  });
+
+  mulExpr = this.RULE("mulExpr", (): Expr | undefined => {
+    let left = this.SUBRULE(this.unary);
+    this.MANY(() => {
+      const op = this.OR([{ ALT: () => this.CONSUME(T.Star) }, { ALT: () => this.CONSUME(T.Slash) }, { ALT: () => this.CONSUME(T.Percent) }]);
+      const right = this.SUBRULE2(this.unary);
+      left = this.ACTION(() => this.binary(op.image as BinaryOp, left, right));
+    });
+    return left;
+  });
+
+  unary = this.RULE("unary", (): Expr | undefined =>
+    this.OR([
+      {
+        ALT: () => {
+          const op = this.OR2([{ ALT: () => this.CONSUME(T.Minus) }, { ALT: () => this.CONSUME(T.Not) }]);
+          const operand = this.SUBRULE(this.unary);
+          return this.ACTION(() => {
+            if (!operand) return undefined;
+            const span = this.ctx.spanAt(this.ctx.span(op).offset, operand.span.end);
+            return { kind: "UnaryExpr" as const, op: op.image === "-" ? ("-" as const) : ("not" as const), operand, span };
+          });
+        },
+      },
+      { ALT: () => this.SUBRULE(this.postfix) },
+    ]),
+  );
+
+  postfix = this.RULE("postfix", (): Expr | undefined => {
+    let object = this.SUBRULE(this.primary);
+    this.MANY(() => {
+      this.CONSUME(T.Dot);
+      const member = this.CONSUME(T.AnyWord);
+      object = this.ACTION(() => {
+        if (!object) return undefined;
+        const span = this.ctx.spanAt(object.span.offset, this.ctx.span(member).end);
+        return { kind: "MemberExpr" as const, object, member: this.ctx.name(member), span };
+      });
+    });
+    return object;
+  });
+
+  primary = this.RULE("primary", (): Expr | undefined =>
+    this.OR({
+      ERR_MSG: "an expression",
+      IGNORE_AMBIGUITIES: true,
+      DEF: [
+        { ALT: () => this.literalExpr(this.CONSUME(T.IntLiteral)) },
+        { ALT: () => this.literalExpr(this.CONSUME(T.FloatLiteral)) },
+        { ALT: () => this.literalExpr(this.CONSUME(T.StringLiteral)) },
+        { ALT: () => this.literalExpr(this.CONSUME(T.True)) },
+        { ALT: () => this.literalExpr(this.CONSUME(T.False)) },
+        { ALT: () => this.literalExpr(this.CONSUME(T.Null)) },
+        {
+          ALT: () => {
+            this.CONSUME(T.LParen);
+            const inner = this.SUBRULE(this.expr);
+            this.CONSUME(T.RParen);
+            return inner;
+          },
+        },
+        {
+          GATE: () => this.LA(1).image === "select" && this.is(2, T.Identifier) && this.is(3, T.LCurly),
+          ALT: () => {
+            const kw = this.CONSUME(T.Identifier);
+            const select = this.SUBRULE(this.selectBody);
+            return this.ACTION(() => select && { ...select, span: this.ctx.spanAt(this.ctx.span(kw).offset, select.span.end) });
+          },
+        },
+        { GATE: () => this.is(2, T.LParen), ALT: () => this.SUBRULE(this.call) },
+        {
+          ALT: () => {
+            const t = this.CONSUME2(T.Identifier);
+            return this.ACTION(() => ({ kind: "NameExpr" as const, name: this.ctx.name(t), span: this.ctx.span(t) }));
+          },
+        },
+      ],
+    }),
+  );
+
+  private literalExpr(tok: IToken): Expr | undefined {
+    return this.ACTION(() => {
+      const literal = literalFrom(this.ctx, [tok]);
+      return literal && { kind: "LiteralExpr" as const, literal, span: literal.span };
+    });
+  }
+
+  call = this.RULE("call", (): Expr | undefined => {
+    const callee = this.CONSUME(T.Identifier);
+    this.CONSUME(T.LParen);
+    const args: (Expr | undefined)[] = [];
+    this.OPTION(() => {
+      args.push(this.SUBRULE(this.expr));
+      this.MANY(() => {
+        this.CONSUME(T.Comma);
+        args.push(this.SUBRULE2(this.expr));
+      });
+    });
+    const close = this.CONSUME(T.RParen);
+    return this.ACTION(() => ({ kind: "CallExpr" as const, callee: this.ctx.name(callee), args: defined(args), span: this.ctx.span(callee, close) }));
+  });
+
+  /** `T { col == e, col2 >= e, projected, … }` — shared by `select` and `update`/`delete` targets. */
+  selectBody = this.RULE("selectBody", (): SelectExpr | undefined => {
+    const type = this.CONSUME(T.Identifier);
+    this.CONSUME(T.LCurly);
+    const predicates: SelectExpr["predicates"] = [];
+    const projection: Name[] = [];
+    this.MANY({
+      GATE: () => !this.is(1, T.RCurly),
+      DEF: () =>
+        this.OR([
+          { ALT: () => this.CONSUME(T.NL) },
+          { ALT: () => this.CONSUME(T.Comma) },
+          {
+            ALT: () => {
+              const column = this.CONSUME(T.AnyWord);
+              const pred = this.OPTION(() => {
+                const op = this.SUBRULE(this.cmpOp);
+                const value = this.SUBRULE(this.addExpr);
+                return { op, value };
+              });
+              this.ACTION(() => {
+                const name = this.ctx.name(column);
+                if (!pred) projection.push(name);
+                else if (pred.value) {
+                  predicates.push({ column: name, op: pred.op.image as CmpOp, value: pred.value, span: this.ctx.spanAt(name.span.offset, pred.value.span.end) });
+                }
+              });
+            },
+          },
+        ]),
+    });
+    const close = this.CONSUME(T.RCurly);
+    return this.ACTION(() => ({ kind: "SelectExpr" as const, type: this.ctx.name(type), predicates, projection, span: this.ctx.span(type, close) }));
+  });
+
+  private binary(op: BinaryOp, left: Expr | undefined, right: Expr | undefined): Expr | undefined {
+    if (!left || !right) return undefined;
+    return { kind: "BinaryExpr", op, left, right, span: this.ctx.spanAt(left.span.offset, right.span.end) };
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Top-level blocks
+
+  mainBlock = this.RULE("mainBlock", (): MainBlock | undefined => {
+    const kw = this.CONSUME(T.Main);
+    this.MANY(() => this.CONSUME(T.NL));
+    const body = this.SUBRULE(this.block);
+    return this.ACTION(() => body && { kind: "MainBlock" as const, body, span: this.ctx.span(kw, this.LA(0)) });
+  });
+
+  testBlock = this.RULE("testBlock", (): TestBlock | undefined => {
+    const kw = this.CONSUME(T.Test);
+    const title = this.CONSUME(T.StringLiteral);
+    this.MANY(() => this.CONSUME(T.NL));
+    const body = this.SUBRULE(this.block);
+    return this.ACTION(() => {
+      if (!body) return undefined;
+      return { kind: "TestBlock" as const, title: { value: unquote(title.image), span: this.ctx.span(title) }, body, span: this.ctx.span(kw, this.LA(0)) };
+    });
+  });
+}
+
+/**
+ * chevrotain's messages become only the "expected" half of WO1003; parse.ts adds "but found …"
+ * itself, because a chunk's end-of-input really is the next declaration's first token.
+ */
+const expectedOnlyMessages = {
+  buildMismatchTokenMessage: ({ expected }: { expected: TokenType }) => labelOf(expected),
+  buildNotAllInputParsedMessage: () => "end of declaration",
+  buildNoViableAltMessage: ({ expectedPathsPerAlt, customUserDescription }: { expectedPathsPerAlt: TokenType[][][]; customUserDescription?: string }) =>
+    customUserDescription ?? oneOf(expectedPathsPerAlt.flat().map((path) => path[0]).filter((t): t is TokenType => t !== undefined)),
+  buildEarlyExitMessage: ({ expectedIterationPaths, customUserDescription }: { expectedIterationPaths: TokenType[][]; customUserDescription?: string }) =>
+    customUserDescription ?? oneOf(expectedIterationPaths.map((path) => path[0]).filter((t): t is TokenType => t !== undefined)),
+};
+
+function labelOf(t: TokenType): string {
+  return t.LABEL ?? t.name;
+}
+
+function oneOf(types: TokenType[]): string {
+  const labels = [...new Set(types.map(labelOf))];
+  if (labels.length <= 1) return labels[0] ?? "something else";
+  return `${labels.slice(0, -1).join(", ")} or ${labels[labels.length - 1]}`;
+}
+
+let shared: WoParser | undefined;
+/** The one parser instance (grammar analysis runs once per process). */
+export function woParser(): WoParser {
+  shared ??= new WoParser();
+  return shared;
+}
