@@ -170,7 +170,7 @@ function startupBanner(
   if (endpoints.length > 0) {
     const width = Math.max(...endpoints.map((e) => e.method.length + 1 + e.path.length));
     lines.push("  routes");
-    for (const e of endpoints) lines.push(`    ${`${e.method} ${e.path}`.padEnd(width)}  ${e.op}`);
+    for (const e of endpoints) lines.push(`    ${`${e.method.padEnd(6)} ${e.path}`.padEnd(width + 7)}  ${e.op}`);
   }
   if (tools.length > 0) {
     lines.push("  tools");

@@ -1,5 +1,77 @@
-// `wo run`: placeholder until the command lands (it is being written in parallel).
-export async function runRunCommand(_args: string[]): Promise<number> {
-  process.stderr.write("wo run: not available in this build yet\n");
-  return 2;
+// `wo run [dir] [--listen HOST:PORT] [--db PATH] [--allow-destructive-migration]`: build the app
+// if its build is stale (diagnostics printed, exit 1 on errors), then start the server
+// (runtime/server.ts) and serve until SIGINT/SIGTERM. wo.toml settings apply; flags override.
+// User errors print one message, never a stack trace.
+
+import { resolve } from "node:path";
+import { buildApp } from "../build.js";
+import { ServerStartError, startServer } from "../../runtime/server.js";
+
+const usage = "usage: wo run [dir] [--listen HOST:PORT] [--db PATH] [--allow-destructive-migration]\n";
+
+interface RunArgs {
+  dir: string;
+  listen?: string;
+  db?: string;
+  allowDestructiveMigration: boolean;
+}
+
+export function parseRunArgs(args: string[]): RunArgs | string {
+  const out: RunArgs = { dir: ".", allowDestructiveMigration: false };
+  const dirs: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    if (flag === "--listen" || flag === "--db") {
+      const value = inline ?? args[++i];
+      if (value === undefined || value === "") return `${flag} needs a value`;
+      if (flag === "--listen") out.listen = value;
+      else out.db = value;
+    } else if (flag === "--allow-destructive-migration") {
+      out.allowDestructiveMigration = true;
+    } else if (arg.startsWith("-")) {
+      return `unknown option '${arg}'`;
+    } else {
+      dirs.push(arg);
+    }
+  }
+  if (dirs.length > 1) return `one directory expected, got ${dirs.length}`;
+  out.dir = dirs[0] ?? ".";
+  return out;
+}
+
+export async function runRunCommand(args: string[]): Promise<number> {
+  const parsed = parseRunArgs(args);
+  if (typeof parsed === "string") {
+    process.stderr.write(`wo run: ${parsed}\n${usage}`);
+    return 2;
+  }
+  try {
+    const built = await buildApp(parsed.dir, {});
+    for (const d of built.diagnostics) {
+      process.stderr.write(`${d.span.file}:${d.span.line}:${d.span.col}: ${d.severity} ${d.code}: ${d.message}\n`);
+    }
+    if (!built.ok) {
+      process.stderr.write(`wo run: ${built.error ?? "the app has errors; fix them (wo check shows them with excerpts) and run again"}.\n`);
+      return 1;
+    }
+    await startServer({
+      appDir: resolve(parsed.dir),
+      buildDir: built.outDir,
+      ...(parsed.listen !== undefined ? { listen: parsed.listen } : {}),
+      ...(parsed.db !== undefined ? { db: parsed.db } : {}),
+      allowDestructiveMigration: parsed.allowDestructiveMigration,
+      handleSignals: true,
+    });
+    // Serving: the signal handlers exit the process. Never resolve, so main() sets no exit code.
+    return await new Promise<number>(() => {});
+  } catch (err) {
+    if (err instanceof ServerStartError) {
+      process.stderr.write(`wo run: ${err.message}\n`);
+      return 1;
+    }
+    const detail = process.env.WO_DEBUG === "1" && err instanceof Error ? `\n${err.stack}` : "";
+    process.stderr.write(`wo run: internal error: ${err instanceof Error ? err.message : String(err)} (this is a bug in wo)${detail}\n`);
+    return 2;
+  }
 }
