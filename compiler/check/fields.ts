@@ -86,9 +86,8 @@ function buildField(decl: FieldDecl, ctx: CheckContext, isTopLevel: boolean): Ca
   }
 
   let source: DefaultExpr | undefined = decl.default;
-  if (annotationDefault && source) {
-    ctx.bag.report("WO2015", annotationDefaultSpan!, { field: decl.name.text });
-  } else if (annotationDefault) {
+  // Both `= …` and @default(…): the parser reports it (WO1009); `= …` wins here.
+  if (annotationDefault && !source) {
     source = { kind: "LiteralDefault", value: annotationDefault, span: annotationDefaultSpan! };
   }
   const fieldDefault = source ? checkDefault(source, decl, type, ctx) : undefined;

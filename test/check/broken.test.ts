@@ -1,0 +1,97 @@
+// Broken programs → the first error's code, position (┆) and a message substring
+// (reference §8: the first diagnostic sits on the stated place and names the culprit).
+
+import { rmSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { checkApp } from "../../compiler/index.js";
+import { cursorPosition, writeApp } from "./app-fixture.js";
+
+export interface BrokenCase {
+  name: string;
+  files: Record<string, string>;
+  code: string;
+  message: string;
+}
+
+const one = (text: string) => ({ "app.wo": text });
+
+export const brokenCases: BrokenCase[] = [
+  // WO2xxx: declarations, fields and types
+  { name: "unknown scalar", files: one("type A {\n  title: ┆Strng\n}\n"), code: "WO2001", message: "Strng" },
+  { name: "unknown ref target", files: one("type A {\n  b: ref ┆Bee\n}\n"), code: "WO2001", message: "'Bee'" },
+  { name: "unknown multi via", files: one("type A {\n  bs: multi B via ┆Nope\n}\ntype B {\n  a: ref A\n}\n"), code: "WO2001", message: "Nope" },
+  { name: "unknown type in array", files: one("type A {\n  xs: [┆Thing]\n}\n"), code: "WO2001", message: "Thing" },
+  { name: "unknown method param type", files: one("class A {\n  x: Int\n  fn m(p: ┆Nope) -> Int {\n    return 1\n  }\n}\n"), code: "WO2001", message: "Nope" },
+  { name: "duplicate type in one file", files: one("type A {\n  x: Int\n}\ntype ┆A {\n  y: Int\n}\n"), code: "WO2002", message: "duplicate" },
+  { name: "duplicate field", files: one("type A {\n  x: Int\n  ┆x: Text\n}\n"), code: "WO2003", message: "duplicate field 'x'" },
+  { name: "duplicate field in struct", files: one("type A {\n  s: { a: Int, ┆a: Text }\n}\n"), code: "WO2003", message: "duplicate" },
+  { name: "backlink to a missing field", files: one("type A {\n  bs: backlink B.┆a\n}\ntype B {\n  x: Int\n}\n"), code: "WO2004", message: "'a'" },
+  { name: "backlink that does not point back", files: one("type A {\n  bs: backlink B.┆x\n}\ntype B {\n  x: Int\n}\n"), code: "WO2005", message: "'x'" },
+  { name: "multi via a plain type", files: one("type A {\n  bs: multi B via ┆C\n}\ntype B {\n  x: Int\n}\ntype C {\n  y: Int\n}\n"), code: "WO2006", message: "not a link type" },
+  { name: "multi via a link between other types", files: one("type A {\n  bs: multi B via ┆L\n}\ntype B {\n  x: Int\n}\ntype C {\n  y: Int\n}\ntype L link A -> C {\n  n: Int\n}\n"), code: "WO2007", message: "'L'" },
+  { name: "unknown link endpoint", files: one("type A {\n  x: Int\n}\ntype L link A -> ┆Nope {\n  n: Int\n}\n"), code: "WO2001", message: "Nope" },
+  { name: "link to itself", files: one("type A {\n  x: Int\n}\ntype L link A -> ┆L {\n  n: Int\n}\n"), code: "WO2023", message: "'L'" },
+  { name: "unknown @table key", files: one("@table(┆shard_key: \"x\")\ntype A {\n  x: Int\n}\n"), code: "WO2008", message: "shard_key" },
+  { name: "index on an unknown column", files: one("@table(index: [┆nope])\ntype A {\n  x: Int\n}\n"), code: "WO2009", message: "nope" },
+  { name: "index on an array", files: one("@table(index: [┆tags])\ntype A {\n  tags: [Text]\n}\n"), code: "WO2010", message: "tags" },
+  { name: "index on a relation", files: one("@table(index: [┆bs])\ntype A {\n  bs: multi B\n}\ntype B {\n  a: ref A\n}\n"), code: "WO2010", message: "relation" },
+  { name: "storage name used twice", files: one("@table(name: \"things\")\ntype A {\n  x: Int\n}\n@table(name: ┆\"things\")\ntype B {\n  y: Int\n}\n"), code: "WO2011", message: "things" },
+  { name: "storage name equal to another type's default", files: one("type Post {\n  x: Int\n}\n@table(name: ┆\"post\")\ntype Article {\n  y: Int\n}\n"), code: "WO2011", message: "post" },
+  { name: "Int default on Text", files: one("type A {\n  x: Text = ┆5\n}\n"), code: "WO2012", message: "5" },
+  { name: "float default on Int", files: one("type A {\n  x: Int = ┆1.5\n}\n"), code: "WO2012", message: "1.5" },
+  { name: "string default on Bool", files: one("type A {\n  x: Bool = ┆\"yes\"\n}\n"), code: "WO2012", message: "\"yes\"" },
+  { name: "now() on Int", files: one("type A {\n  x: Int = ┆now()\n}\n"), code: "WO2012", message: "now()" },
+  { name: "bare word default on Text", files: one("type A {\n  x: Text = ┆Draft\n}\n"), code: "WO2012", message: "Draft" },
+  { name: "union default not a member", files: one("type A {\n  s: Draft | Live = ┆Gone\n}\n"), code: "WO2013", message: "Gone" },
+  { name: "null default on a required field", files: one("type A {\n  s: Text = ┆null\n}\n"), code: "WO2014", message: "optional" },
+  { name: "default on a relation", files: one("type A {\n  bs: multi B = ┆1\n}\ntype B {\n  a: ref A\n}\n"), code: "WO2016", message: "relation" },
+  { name: "id that is not an Id", files: one("type A {\n  id: ┆Int\n}\n"), code: "WO2017", message: "Id" },
+  { name: "integer default beyond 2^53", files: one("type A {\n  x: Int = ┆99999999999999999999\n}\n"), code: "WO2018", message: "safe integer" },
+  { name: "duplicate union variant", files: one("type A {\n  s: X | Y | ┆X\n}\n"), code: "WO2019", message: "'X'" },
+  { name: "duplicate method", files: one("class A {\n  fn m() -> Int {\n    return 1\n  }\n  fn ┆m() -> Int {\n    return 2\n  }\n}\n"), code: "WO2020", message: "'m'" },
+  { name: "duplicate parameter", files: one("class A {\n  fn m(a: Int, ┆a: Int) -> Int {\n    return 1\n  }\n}\n"), code: "WO2021", message: "'a'" },
+  { name: "storage name that is not SQL-safe", files: one("@table(name: ┆\"my table\")\ntype A {\n  x: Int\n}\n"), code: "WO2022", message: "my table" },
+  { name: "@unique on an array", files: one("type A {\n  xs: [Text] ┆@unique\n}\n"), code: "WO2024", message: "array" },
+  { name: "type containing itself by value", files: one("type A {\n  b: B\n}\ntype B {\n  a: ┆A\n}\n"), code: "WO2025", message: "ref A" },
+  { name: "relation inside a struct", files: one("type A {\n  s: { bs: ┆multi B }\n}\ntype B {\n  a: ref A\n}\n"), code: "WO2026", message: "multi" },
+  // WO3xxx: services and exposure
+  { name: "expose typo", files: one("type A {\n  x: Int\n  service rest \"/api/a\" expose list, ┆lsit\n}\n"), code: "WO3001", message: "Did you mean 'list'" },
+  { name: "expose a fn of a plain type", files: one("type A {\n  x: Int\n  fn go() -> Int {\n    return 1\n  }\n  service rest \"/api/a\" expose ┆go\n}\n"), code: "WO3001", message: "class" },
+  { name: "expose a misspelt method", files: one("class A {\n  fn publish() -> Int {\n    return 1\n  }\n  service rest \"/api/a\" expose ┆publsh\n}\n"), code: "WO3001", message: "Did you mean 'publish'" },
+  { name: "subscribe in service mcp", files: one("type A {\n  x: Int\n  service mcp \"/mcp\" expose list, ┆subscribe\n}\n"), code: "WO3002", message: "subscribe" },
+  { name: "path without a leading slash", files: one("type A {\n  x: Int\n  service rest ┆\"api/a\" expose list\n}\n"), code: "WO3003", message: "start" },
+  { name: "path with a colon", files: one("type A {\n  x: Int\n  service rest ┆\"/api/a/:id\" expose list\n}\n"), code: "WO3003", message: "':'" },
+  { name: "path with a trailing slash", files: one("type A {\n  x: Int\n  service rest ┆\"/api/a/\" expose list\n}\n"), code: "WO3003", message: "trailing" },
+  { name: "path with a space", files: one("type A {\n  x: Int\n  service rest ┆\"/api/my a\" expose list\n}\n"), code: "WO3003", message: "spaces" },
+  { name: "REST path on /mcp", files: one("type A {\n  x: Int\n  service rest ┆\"/mcp\" expose list\n}\n"), code: "WO3003", message: "MCP" },
+  { name: "REST path outside /api", files: one("type A {\n  x: Int\n  service rest ┆\"/things\" expose list\n}\n"), code: "WO3003", message: "/api/" },
+  { name: "same REST path in two types", files: one("type A {\n  x: Int\n  service rest \"/api/a\" expose list\n}\ntype B {\n  y: Int\n  service rest ┆\"/api/a\" expose list\n}\n"), code: "WO3004", message: "already used" },
+  { name: "same REST path twice in one type", files: one("type A {\n  x: Int\n  service rest \"/api/a\" expose list\n  service rest ┆\"/api/a\" expose get\n}\n"), code: "WO3004", message: "/api/a" },
+  { name: "REST path inside another", files: one("type A {\n  x: Int\n  service rest \"/api/a\" expose get\n}\ntype B {\n  y: Int\n  service rest ┆\"/api/a/b\" expose list\n}\n"), code: "WO3004", message: "overlaps" },
+  { name: "two tools with one name", files: one("class Stock {\n  fn item_list() -> Int {\n    return 1\n  }\n  service mcp \"/mcp\" expose item_list\n}\ntype StockItem {\n  x: Int\n  service mcp \"/mcp\" expose ┆list\n}\n"), code: "WO3005", message: "stock_item_list" },
+  { name: "method parameter named id", files: one("class A {\n  fn m(┆id: Int) -> Int {\n    return 1\n  }\n}\n"), code: "WO3006", message: "'id'" },
+  { name: "unknown service kind", files: one("type A {\n  x: Int\n  service ┆soap \"/api/a\" expose list\n}\n"), code: "WO3007", message: "soap" },
+  { name: "both = and @default", files: one("type A {\n  x: Int = 1 ┆@default(2)\n}\n"), code: "WO1009", message: "keep one" },
+  { name: "method named like a built-in op", files: one("class A {\n  fn ┆list() -> Int {\n    return 1\n  }\n}\n"), code: "WO3008", message: "built-in" },
+  // WO4xxx: project files
+  { name: "malformed wo.toml", files: { "app.wo": "type A {\n  x: Int\n}\n", "wo.toml": "name = \"x\"\n[server]\nlisten = ┆= 3\n" }, code: "WO4004", message: "TOML" },
+  { name: "wrong-typed wo.toml key", files: { "app.wo": "type A {\n  x: Int\n}\n", "wo.toml": "name = \"x\"\n[server]\n┆max_body_bytes = \"big\"\n" }, code: "WO4005", message: "server.max_body_bytes" },
+  { name: "listen that is not host:port", files: { "app.wo": "type A {\n  x: Int\n}\n", "wo.toml": "[server]\n┆listen = \"localhost\"\n" }, code: "WO4005", message: "host:port" },
+];
+
+describe("broken programs: first error at the marked place", () => {
+  it.each(brokenCases)("$code $name", async ({ files, code, message }) => {
+    const dir = writeApp(files);
+    try {
+      const result = await checkApp(dir);
+      expect(result.catalog).toBeUndefined();
+      const first = result.diagnostics.find((d) => d.severity === "error");
+      expect(first, JSON.stringify(result.diagnostics, null, 1)).toBeDefined();
+      const where = `${first!.span.file.slice(dir.length + 1)}:${first!.span.line}:${first!.span.col}`;
+      expect({ code: first!.code, where }).toEqual({ code, where: cursorPosition(files) });
+      expect(first!.message.toLowerCase()).toContain(message.toLowerCase());
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

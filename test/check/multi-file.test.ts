@@ -1,0 +1,125 @@
+// Programs span files: names are global, order is file path order then source order.
+
+import { rmSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { checkApp } from "../../compiler/index.js";
+import { writeApp } from "./app-fixture.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+const app = (files: Record<string, string>) => {
+  const dir = writeApp(files);
+  dirs.push(dir);
+  return dir;
+};
+
+describe("multi-file resolution", () => {
+  it("a ref and a backlink resolve across files and nested directories", async () => {
+    const dir = app({
+      "b/post.wo": "type Post {\n  title: Text\n  author: ref Author\n}\n",
+      "a/author.wo": "type Author {\n  name: Text\n  posts: backlink Post.author\n}\n",
+    });
+    const result = await checkApp(dir);
+    expect(result.diagnostics).toEqual([]);
+    // a/ sorts before b/: declaration order follows file path order.
+    expect(result.catalog!.types.map((t) => t.name)).toEqual(["Author", "Post"]);
+    expect(result.files.map((f) => f.slice(dir.length + 1))).toEqual(["a/author.wo", "b/post.wo"]);
+    expect(result.catalog!.types[1]!.source).toEqual({ file: "b/post.wo", line: 1, col: 6 });
+  });
+
+  it("a duplicate type across files is reported at the second file, naming the first", async () => {
+    const dir = app({ "one.wo": "type Post {\n  x: Int\n}\n", "two.wo": "\n\ntype Post {\n  y: Int\n}\n" });
+    const result = await checkApp(dir);
+    expect(result.catalog).toBeUndefined();
+    expect(result.diagnostics).toMatchObject([{ code: "WO2002", span: { file: `${dir}/two.wo`, line: 3, col: 6 } }]);
+    expect(result.diagnostics[0]!.message).toContain("one.wo:1:6");
+  });
+
+  it("skips dot-directories, target, data and node_modules", async () => {
+    const dir = app({
+      "app.wo": "type A {\n  x: Int\n}\n",
+      ".wo/build/x.wo": "broken {",
+      "target/x.wo": "broken {",
+      "data/x.wo": "broken {",
+      "node_modules/p/x.wo": "broken {",
+      "notes.txt": "not wo",
+    });
+    const result = await checkApp(dir);
+    expect(result.diagnostics).toEqual([]);
+    expect(result.files).toHaveLength(1);
+  });
+
+  it("errors in several files are all reported, sorted by file", async () => {
+    const dir = app({ "a.wo": "type A {\n  x: Nope\n}\n", "b.wo": "type B {\n  y: Nada\n}\n" });
+    const result = await checkApp(dir);
+    expect(result.diagnostics.map((d) => [d.code, d.span.file.slice(dir.length + 1)])).toEqual([
+      ["WO2001", "a.wo"],
+      ["WO2001", "b.wo"],
+    ]);
+  });
+});
+
+describe("project files", () => {
+  it("WO4002: a missing directory is a diagnostic, not a crash", async () => {
+    const result = await checkApp("/nonexistent/wo-app");
+    expect(result.diagnostics).toMatchObject([{ code: "WO4002", message: expect.stringContaining("does not exist") }]);
+  });
+
+  it("WO4002: a file is not an app directory", async () => {
+    const dir = app({ "a.wo": "type A {\n  x: Int\n}\n" });
+    const result = await checkApp(`${dir}/a.wo`);
+    expect(result.diagnostics).toMatchObject([{ code: "WO4002", message: expect.stringContaining("not a directory") }]);
+  });
+
+  it("WO4001: a directory without .wo files", async () => {
+    const dir = app({ "README.md": "hi" });
+    const result = await checkApp(dir);
+    expect(result.diagnostics).toMatchObject([{ code: "WO4001" }]);
+    expect(result.catalog).toBeUndefined();
+  });
+
+  it("WO4003: a .wo path that cannot be read as a file", async () => {
+    const dir = app({ "a.wo": "type A {\n  x: Int\n}\n" });
+    const { mkdirSync, symlinkSync } = await import("node:fs");
+    // A dangling symlink named like a source: listed as a link, not followed; and a
+    // directory named `x.wo` is walked, not read. Neither may crash the loader.
+    symlinkSync(`${dir}/missing-target`, `${dir}/b.wo`);
+    mkdirSync(`${dir}/c.wo`);
+    const result = await checkApp(dir);
+    expect(result.diagnostics).toEqual([]);
+    expect(result.files.map((f) => f.slice(dir.length + 1))).toEqual(["a.wo"]);
+  });
+
+  it("wo.toml: absent → defaults, app name from the directory", async () => {
+    const dir = app({ "a.wo": "type A {\n  x: Int\n}\n" });
+    const { catalog } = await checkApp(dir);
+    expect(catalog!.app).toEqual({ name: dir.split("/").pop(), version: "0.0.0" });
+    expect(catalog!.config).toEqual({ dataDir: ".wo/data", mcp: { sessions: true, allowedOrigins: [] }, maxBodyBytes: 1048576 });
+  });
+
+  it("wo.toml: every key wo reads", async () => {
+    const dir = app({
+      "a.wo": "type A {\n  x: Int\n}\n",
+      "wo.toml": [
+        'name = "shop"', 'version = "2.1.0"', 'description = "A shop"', "[runtime]", 'wo = "1"',
+        "[server]", 'listen = "0.0.0.0:9000"', "max_body_bytes = 2048", 'token_env = "SHOP_TOKEN"',
+        "[database]", 'data_dir = "var"', 'url = "postgres://localhost/shop"',
+        "[mcp]", "sessions = false", 'allowed_origins = ["https://example.com"]', "",
+      ].join("\n"),
+    });
+    const { catalog, diagnostics } = await checkApp(dir);
+    expect(diagnostics).toEqual([]);
+    expect(catalog!.app).toEqual({ name: "shop", version: "2.1.0", description: "A shop" });
+    expect(catalog!.config).toEqual({
+      listen: "0.0.0.0:9000", maxBodyBytes: 2048, tokenEnv: "SHOP_TOKEN", dataDir: "var",
+      databaseUrl: "postgres://localhost/shop", mcp: { sessions: false, allowedOrigins: ["https://example.com"] },
+    });
+  });
+
+  it("wo.toml: [app] listen is read when [server] has none", async () => {
+    const dir = app({ "a.wo": "type A {\n  x: Int\n}\n", "wo.toml": '[app]\nlisten = "127.0.0.1:0"\n' });
+    expect((await checkApp(dir)).catalog!.config.listen).toBe("127.0.0.1:0");
+  });
+});
