@@ -6,7 +6,7 @@ import { SchemaBuilder, emitSchemas } from "./json-schema.js";
 import { emitManifest, jsonText } from "./manifest.js";
 import { emitOpenApi } from "./openapi.js";
 import { emitTypesText } from "./types.js";
-import { emitValidatorsSource } from "./validators.js";
+import { emitValidators } from "./validators.js";
 import { emitOperations } from "./operations.js";
 import { generatedHeader } from "./header.js";
 
@@ -23,7 +23,7 @@ export function emitBuild(catalog: Catalog): EmittedFile[] {
     { path: "schemas.json", text: jsonText(schemas) },
     { path: "openapi.json", text: jsonText(emitOpenApi(catalog, b)) },
     { path: "types.d.ts", text: emitTypesText(schemas, rowNames, header) },
-    { path: "validators.ts", text: emitValidatorsSource(schemas, header) },
+    ...emitValidators(schemas, header),
     emitOperations(catalog),
   ];
   return files.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));

@@ -9,6 +9,7 @@ import Ajv2020Module, { type Ajv2020 as AjvInstance } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import standaloneModule from "ajv/dist/standalone/index.js";
 import type { BuildSchemas } from "../../runtime/build.js";
+import type { EmittedFile } from "./emitted-file.js";
 
 // CommonJS interop under NodeNext: the default import is `module.exports`, the class is `.default`.
 type AjvClass = new (options: Record<string, unknown>) => AjvInstance;
@@ -33,8 +34,12 @@ export function createInputAjv(options: { standalone: boolean }): AjvInstance {
   return ajv;
 }
 
-/** The TypeScript source of validators.ts (compiled by the build like every generated .ts). */
-export function emitValidatorsSource(schemas: BuildSchemas, header: string): string {
+/**
+ * validators.ts (for readers), validators.js and validators.d.ts. The body is ajv's standalone
+ * JavaScript, so the .js is written directly rather than transpiled: running TypeScript over
+ * megabytes of generated validator code would dominate the build time for no change in output.
+ */
+export function emitValidators(schemas: BuildSchemas, header: string): EmittedFile[] {
   const ajv = createInputAjv({ standalone: true });
   const refs: Record<string, string> = {};
   for (const [name, schema] of Object.entries(schemas.inputs)) {
@@ -42,19 +47,26 @@ export function emitValidatorsSource(schemas: BuildSchemas, header: string): str
     refs[name] = name;
   }
   const code = Object.keys(refs).length > 0 ? standaloneCode(ajv, refs) : "";
-  return [
-    header,
-    "// @ts-nocheck — the body is ajv's standalone JavaScript, checked by ajv's own tests.",
-    "",
-    "type Validator = ((data: unknown) => boolean) & { errors?: unknown[] | null };",
-    "",
-    "/** One validator per operation input, keyed by operation (tool) name. */",
-    "export function createValidators(require: (id: string) => unknown): Record<string, Validator> {",
-    "  const exports: Record<string, Validator> = {};",
+  const body = (typed: boolean) => [
+    `export function createValidators(require${typed ? ": (id: string) => unknown" : ""})${typed ? ": Record<string, Validator>" : ""} {`,
+    `  const exports${typed ? ": Record<string, Validator>" : ""} = {};`,
     "  const module = { exports };",
     code,
     "  return module.exports;",
     "}",
     "",
-  ].join("\n");
+  ];
+  const doc = "/** One validator per operation input, keyed by operation (tool) name. */";
+  const validatorType = "type Validator = ((data: unknown) => boolean) & { errors?: unknown[] | null };";
+  return [
+    {
+      path: "validators.ts",
+      text: [header, "// @ts-nocheck — the body is ajv's standalone JavaScript, checked by ajv's own tests.", "", validatorType, "", doc, ...body(true)].join("\n"),
+    },
+    { path: "validators.js", text: [header, "", doc, ...body(false)].join("\n") },
+    {
+      path: "validators.d.ts",
+      text: [header, "", validatorType, "", doc, "export declare function createValidators(require: (id: string) => unknown): Record<string, Validator>;", "export {};", ""].join("\n"),
+    },
+  ];
 }

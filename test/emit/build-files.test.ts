@@ -151,7 +151,8 @@ describe("types.d.ts", () => {
 
 describe("validators module", () => {
   it("loads from a folder outside the repository and validates like the schemas", async () => {
-    const js = compileTypeScript(files).find((f) => f.path === "validators.js")!;
+    const js = files.find((f) => f.path === "validators.js")!;
+    expect(compileTypeScript(files).map((f) => f.path)).toEqual(["operations.js", "operations.d.ts"]);
     expect(js.text).not.toMatch(/^\s*import\s/m);
     const dir = mkdtempSync(join(temp, "build-"));
     writeFileSync(join(dir, "validators.js"), js.text);
