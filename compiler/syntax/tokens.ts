@@ -175,7 +175,13 @@ export const allTokens: TokenType[] = [
 ];
 
 // Built once: building a chevrotain Lexer analyses every pattern.
-export const woLexer = new Lexer(allTokens, { positionTracking: "full", ensureOptimizations: false });
+// Only LF ends a line (§2.2): chevrotain would otherwise also count the CR of CRLF as one.
+export const woLexer = new Lexer(allTokens, {
+  positionTracking: "full",
+  ensureOptimizations: false,
+  lineTerminatorsPattern: /\n/g,
+  lineTerminatorCharacters: ["\n"],
+});
 
 /** Runs of NL collapse into one (reference §2.2): blank and comment-only lines never add NLs. */
 export function collapseNewlines(tokens: IToken[]): IToken[] {
