@@ -33,3 +33,15 @@ describe("GET post by id", () => {
     await store.read((tx) => tx.get("post", (i++ % 1000) + 1));
   });
 });
+
+// Durable inserts: one at a time (one fsync each) vs ten in flight (group commit shares it).
+describe("durable insert", () => {
+  let n = 0;
+  const insert = () => store.write((tx) => tx.insert("author", { name: "B", email: `b${n++}@x` }));
+  bench("1 in flight (ops = inserts)", async () => {
+    await insert();
+  });
+  bench("10 in flight (ops = groups of 10 inserts)", async () => {
+    await Promise.all(Array.from({ length: 10 }, insert));
+  });
+});

@@ -12,6 +12,8 @@ export class Connection {
   readonly beginImmediate: Statement;
   readonly commit: Statement;
   readonly rollback: Statement;
+  /** Readers: the store commit count their open snapshot was taken at (sqlite.ts). */
+  snapshotSeq: number | undefined;
 
   constructor(readonly db: Database.Database) {
     this.begin = db.prepare("BEGIN");

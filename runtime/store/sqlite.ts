@@ -1,7 +1,8 @@
 // The embedded SQLite store (better-sqlite3). Owns the transaction discipline:
 //   - one writer connection; write() calls are queued so the async callbacks of two
 //     transactions never interleave on it, and a write resolves only after a durable COMMIT
-//     (WAL + synchronous=FULL, connection.ts);
+//     (WAL + synchronous=FULL, connection.ts), shared by the writes queued together
+//     (group commit, write-queue.ts);
 //   - read() runs on separate read-only connections (a small pool), each inside its own
 //     snapshot, so reads see only committed data and never wait behind a writer.
 // Queries live in sqlite-tx.ts, the schema in shape.ts/migrate.ts, the data-folder lock in
@@ -10,7 +11,6 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Catalog } from "../../compiler/catalog.js";
-import { OperationError } from "../errors.js";
 import { openConnection, type Connection } from "./connection.js";
 import { acquireDataLock, type DataLock } from "./lock.js";
 import { migrate, type MigrationReport } from "./migrate.js";
@@ -19,6 +19,7 @@ import { deriveShape } from "./shape.js";
 import { SqliteTx } from "./sqlite-tx.js";
 import type { Store, StoreTx, WriteOptions } from "./store.js";
 import { buildTableRegistry, type TableRegistry } from "./tables.js";
+import { WriteQueue } from "./write-queue.js";
 
 export interface OpenSqliteStoreOptions {
   /** The database file, e.g. `<dataDir>/app.sqlite`; missing folders are created. */
@@ -68,7 +69,7 @@ function openOrExplain(file: string): Connection {
 }
 
 export class SqliteStore implements Store {
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly writes: WriteQueue;
   private readonly idleReaders: Connection[] = [];
   private isClosed = false;
 
@@ -77,79 +78,55 @@ export class SqliteStore implements Store {
     private readonly writer: Connection,
     private readonly tables: TableRegistry,
     private readonly lock: DataLock | undefined,
-  ) {}
+  ) {
+    // An idle reader must not keep an outdated snapshot open: it would hold back WAL
+    // checkpoints while writes go on and no reads come.
+    this.writes = new WriteQueue(writer, () => new SqliteTx(writer, tables, true), () => {
+      for (const r of this.idleReaders) endSnapshot(r);
+    });
+  }
 
   async read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
     if (this.isClosed) throw new Error("the store is closed");
     const conn = this.idleReaders.pop() ?? openConnection(this.file, { readonly: true });
+    // Every read() runs inside a snapshot, so all its queries see one committed state. A
+    // snapshot is reused by later read() calls until this store commits again: BEGIN and
+    // ROLLBACK cost more than the GET by id they would wrap. A commit always makes the next
+    // read() take a fresh snapshot, so an acknowledged write is visible to every read after it.
+    if (conn.snapshotSeq !== this.writes.commitSeq) {
+      conn.rollbackQuietly();
+      conn.begin.run();
+      conn.snapshotSeq = this.writes.commitSeq;
+    }
     const tx = new SqliteTx(conn, this.tables, false);
-    // A deferred BEGIN: the snapshot starts at the first read, so every query of this call
-    // sees the same committed state, and a later commit is seen by the next read() call.
-    conn.begin.run();
     try {
       return await fn(tx);
     } finally {
       tx.finish();
-      conn.rollbackQuietly();
-      if (this.isClosed || this.idleReaders.length >= maxIdleReaders) conn.close();
-      else this.idleReaders.push(conn);
+      if (this.isClosed || this.idleReaders.length >= maxIdleReaders) {
+        conn.close();
+      } else {
+        if (conn.snapshotSeq !== this.writes.commitSeq) endSnapshot(conn);
+        this.idleReaders.push(conn);
+      }
     }
   }
 
   write<T>(fn: (tx: StoreTx) => Promise<T>, options: WriteOptions = {}): Promise<T> {
     if (this.isClosed) return Promise.reject(new Error("the store is closed"));
-    const signal = options.signal;
-    let hasStarted = false;
-    const result = this.queue.then(() => {
-      hasStarted = true;
-      return this.runWrite(fn, signal);
-    });
-    // The queue only orders; a failed write must not fail the ones behind it.
-    this.queue = result.catch(() => undefined);
-    if (signal === undefined) return result;
-    // Cancelled while still queued: answer now instead of after every write ahead of it;
-    // runWrite sees the aborted signal when its turn comes and starts nothing.
-    return new Promise<T>((resolve, reject) => {
-      const onAbort = () => {
-        if (!hasStarted) reject(cancelled());
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
-      result.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-    });
+    return this.writes.submit(fn, options.signal);
   }
 
-  private async runWrite<T>(fn: (tx: StoreTx) => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-    if (signal?.aborted) throw cancelled();
-    const conn = this.writer;
-    conn.beginImmediate.run();
-    const tx = new SqliteTx(conn, this.tables, true);
-    let value: T;
-    try {
-      value = await fn(tx);
-    } catch (err) {
-      tx.finish();
-      conn.rollbackQuietly();
-      throw err;
-    }
-    tx.finish();
-    if (signal?.aborted) {
-      conn.rollbackQuietly();
-      throw cancelled();
-    }
-    try {
-      conn.commit.run();
-    } catch (err) {
-      conn.rollbackQuietly();
-      throw err;
-    }
-    return value;
+  /** Committed transactions and the write() calls they carried (group commit shares one). */
+  get writeStats(): { commits: number; writes: number } {
+    return { ...this.writes.stats };
   }
 
   /** Waits for queued writes, then closes every connection and releases the lock. */
   async close(): Promise<void> {
     if (this.isClosed) return;
     this.isClosed = true;
-    await this.queue;
+    await this.writes.whenIdle();
     for (const c of this.idleReaders.splice(0)) c.close();
     // Closing the last connection checkpoints the WAL into the main file.
     this.writer.close();
@@ -157,6 +134,7 @@ export class SqliteStore implements Store {
   }
 }
 
-function cancelled(): OperationError {
-  return new OperationError("cancelled", "The call was cancelled before its changes were committed; nothing was written.");
+function endSnapshot(conn: Connection): void {
+  conn.rollbackQuietly();
+  conn.snapshotSeq = undefined;
 }

@@ -175,6 +175,42 @@ describe("transactions", () => {
     expect(await countRows("author")).toBe(200);
   });
 
+  it("group commit: writes queued together share commits, and each still sees the ones before it", async () => {
+    const before = store.writeStats;
+    const seen = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        store.write(async (tx) => {
+          await tx.insert("author", author(i));
+          return tx.count("author");
+        }),
+      ),
+    );
+    expect(seen).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    const after = store.writeStats;
+    expect(after.writes - before.writes).toBe(50);
+    expect(after.commits - before.commits).toBeLessThan(50);
+  });
+
+  it("in one group, a failing callback loses only its own writes; its neighbours commit", async () => {
+    await store.write((tx) => tx.insert("author", author(1)));
+    const results = await Promise.allSettled([
+      store.write((tx) => tx.insert("author", author(2))),
+      store.write(async (tx) => {
+        await tx.insert("author", author(3));
+        throw new Error("boom");
+      }),
+      store.write(async (tx) => {
+        await tx.insert("author", author(4));
+        return tx.insert("author", author(1)); // duplicate email: unique violation escapes
+      }),
+      store.write((tx) => tx.insert("author", author(5))),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "rejected", "fulfilled"]);
+    expect((results[2] as PromiseRejectedResult).reason).toBeInstanceOf(StoreConstraintError);
+    const emails = (await store.read((tx) => tx.list("author"))).map((r) => r.email);
+    expect(emails).toEqual(["a1@x.org", "a2@x.org", "a5@x.org"]);
+  });
+
   it("reads during a pending write see only committed data and do not wait for it", async () => {
     await store.write((tx) => tx.insert("author", author(1)));
     let release!: () => void;
@@ -195,6 +231,19 @@ describe("transactions", () => {
     await pending;
     expect(await countRows("author")).toBe(2);
     expect(await store.read((tx) => tx.get("author", 1))).toMatchObject({ name: "uncommitted" });
+  });
+
+  it("one read() sees one snapshot even when a write commits between its queries", async () => {
+    await store.write((tx) => tx.insert("author", author(1)));
+    const seen = await store.read(async (tx) => {
+      const first = await tx.count("author");
+      await store.write((w) => w.insert("author", author(2)));
+      const again = await tx.count("author");
+      return [first, again, (await tx.list("author")).length];
+    });
+    expect(seen).toEqual([1, 1, 1]);
+    // The next read() sees the commit.
+    expect(await countRows("author")).toBe(2);
   });
 
   it("a read() cannot write, and a finished tx cannot be used", async () => {
