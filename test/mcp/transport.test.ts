@@ -1,21 +1,27 @@
 // Raw HTTP against /mcp, one test per transport rule (spec/mcp.md names them T1–T8 and M1–M6):
 // statuses, headers, content types, sessions, both eras' header checks, hostile Origin/Host,
 // batches, oversized and garbage bodies — and that a rejected request changed nothing.
+// Targets: a real `wo run samples/hello` (three of them: default, small body limit + an extra
+// allowed origin, sessionless). Only what needs a test hook (a slow tool held inside its
+// transaction, a tiny page size, a fast keep-alive) runs on the in-process fixture.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { request as httpRequest } from "node:http";
 import { slow, startFixture, type FixtureServer } from "./support/fixture.js";
+import { startWoRun, type WoRun } from "./support/wo-run.js";
 
-let srv: FixtureServer;
-let small: FixtureServer;
-let sessionless: FixtureServer;
+let srv: WoRun;
+let small: WoRun;
+let sessionless: WoRun;
+let fx: FixtureServer;
 beforeAll(async () => {
-  [srv, small, sessionless] = await Promise.all([
+  [srv, small, sessionless, fx] = await Promise.all([
+    startWoRun("hello"),
+    startWoRun("hello", '[server]\nmax_body_bytes = 2048\n[mcp]\nallowed_origins = ["https://agent.example.com"]'),
+    startWoRun("hello", "[mcp]\nsessions = false"),
     startFixture({ options: { pageSize: 2, keepAliveMs: 50 } }),
-    startFixture({ maxBodyBytes: 2048, allowedOrigins: ["https://agent.example.com"] }),
-    startFixture({ sessions: false }),
   ]);
 });
-afterAll(async () => { await Promise.all([srv.close(), small.close(), sessionless.close()]); });
+afterAll(async () => { await Promise.all([srv?.stop(), small?.stop(), sessionless?.stop(), fx?.close()]); });
 
 const V = "2026-07-28";
 const env = { "io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": {} };
@@ -37,8 +43,10 @@ async function initialize(url: string, version = "2025-11-25") {
   return { ...r, sid: r.headers.get("mcp-session-id")! };
 }
 const sessionHeaders = (sid: string, version = "2025-11-25") => ({ ...base, "mcp-session-id": sid, "mcp-protocol-version": version });
-const countNotes = (s: FixtureServer) => (s.store.db.prepare("SELECT count(*) AS n FROM note").get() as { n: number }).n;
-const createCall = (title = "x") => req("tools/call", { name: "note_create", arguments: { title } });
+const fxRows = () => (fx.store.db.prepare("SELECT count(*) AS n FROM note").get() as { n: number }).n;
+/** Rows of the app, counted through REST: what a rejected request must leave unchanged. */
+const countRows = async (s: WoRun) => ((await (await fetch(`${s.base}/api/greetings?limit=1000`)).json()) as { items: unknown[] }).items.length;
+const createCall = (message = "x") => req("tools/call", { name: "greeting_create", arguments: { message } });
 
 describe("T1/T3: one JSON-RPC message per POST", () => {
   it("T1: garbage JSON → 400 -32700", async () => {
@@ -48,11 +56,11 @@ describe("T1/T3: one JSON-RPC message per POST", () => {
   });
   it("T1: batch → 400 -32600 and nothing runs", async () => {
     const { sid } = await initialize(srv.url);
-    const before = countNotes(srv);
+    const before = await countRows(srv);
     const r = await post(srv.url, [createCall(), createCall()], sessionHeaders(sid));
     expect(r.status).toBe(400);
     expect(r.json.error.code).toBe(-32600);
-    expect(countNotes(srv)).toBe(before);
+    expect(await countRows(srv)).toBe(before);
   });
   it("T1: not JSON-RPC (no jsonrpc, bad id, bad params) → 400 -32600 echoing a readable id", async () => {
     for (const body of [{ id: 7, method: "ping" }, { jsonrpc: "2.0", id: { x: 1 }, method: "ping" }, { jsonrpc: "2.0", id: 8, method: "ping", params: [1] }, 42]) {
@@ -69,11 +77,11 @@ describe("T1/T3: one JSON-RPC message per POST", () => {
   });
   it("T1: body over the limit → 413 and nothing stored", async () => {
     const { sid } = await initialize(small.url);
-    const before = countNotes(small);
+    const before = await countRows(small);
     const r = await post(small.url, createCall("y".repeat(4000)), sessionHeaders(sid));
     expect(r.status).toBe(413);
     expect(r.json.error.code).toBe(-32000);
-    expect(countNotes(small)).toBe(before);
+    expect(await countRows(small)).toBe(before);
   });
   it("T1: chunked body over the limit (no Content-Length) → 413", async () => {
     const { sid } = await initialize(small.url);
@@ -121,7 +129,7 @@ describe("T4/T5: sessions, GET stream, DELETE", () => {
     const b = await initialize(srv.url);
     expect(a.sid).toMatch(/^[0-9a-f]{32}$/);
     expect(a.sid).not.toBe(b.sid);
-    expect(a.json.result).toMatchObject({ protocolVersion: "2025-11-25", serverInfo: { name: "notes", version: "0.1.0" }, capabilities: { tools: {}, resources: {}, completions: {} } });
+    expect(a.json.result).toMatchObject({ protocolVersion: "2025-11-25", serverInfo: { name: "hello", version: "0.1.0" }, capabilities: { tools: {}, resources: {}, completions: {} } });
     expect((await post(srv.url, req("tools/list"), { ...base, "mcp-protocol-version": "2025-11-25" })).status).toBe(400);
     const unknown = await post(srv.url, req("tools/list"), sessionHeaders("0".repeat(32)));
     expect(unknown.status).toBe(404);
@@ -140,15 +148,15 @@ describe("T4/T5: sessions, GET stream, DELETE", () => {
     expect((await fetch(srv.url, { method: "DELETE" })).status).toBe(400);
   });
   it("T4: GET opens the session's SSE stream with keep-alive comments; a second GET → 409; DELETE closes it", async () => {
-    const { sid } = await initialize(srv.url);
-    const res = await fetch(srv.url, { headers: { accept: "text/event-stream", "mcp-session-id": sid } });
+    const { sid } = await initialize(fx.url);
+    const res = await fetch(fx.url, { headers: { accept: "text/event-stream", "mcp-session-id": sid } });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("text/event-stream");
     const reader = res.body!.getReader();
     let seen = "";
     while ((seen.match(/: keepalive/g) ?? []).length < 2) seen += new TextDecoder().decode((await reader.read()).value);
-    expect((await fetch(srv.url, { headers: { accept: "text/event-stream", "mcp-session-id": sid } })).status).toBe(409);
-    await fetch(srv.url, { method: "DELETE", headers: { "mcp-session-id": sid } });
+    expect((await fetch(fx.url, { headers: { accept: "text/event-stream", "mcp-session-id": sid } })).status).toBe(409);
+    await fetch(fx.url, { method: "DELETE", headers: { "mcp-session-id": sid } });
     for (;;) { if ((await reader.read()).done) break; }
   });
   it("T4: GET without Accept: text/event-stream → 406; without session → 400; unknown → 404", async () => {
@@ -166,7 +174,7 @@ describe("T4/T5: sessions, GET stream, DELETE", () => {
     const init = await initialize(sessionless.url);
     expect(init.sid).toBeNull();
     const r = await post(sessionless.url, req("tools/list"), { ...base, "mcp-protocol-version": "2025-11-25" });
-    expect(r.json.result.tools.length).toBe(6);
+    expect(r.json.result.tools.map((t: { name: string }) => t.name)).toEqual(sessionless.manifest.tools.map((t) => t.name).sort());
     expect((await fetch(sessionless.url, { headers: { accept: "text/event-stream" } })).status).toBe(405);
     expect((await fetch(sessionless.url, { method: "DELETE" })).status).toBe(405);
   });
@@ -177,21 +185,21 @@ describe("T6: MCP-Protocol-Version (2025 era)", () => {
     const { sid } = await initialize(srv.url);
     const { "mcp-protocol-version": _, ...noVersion } = sessionHeaders(sid);
     expect((await post(srv.url, req("ping"), noVersion)).json.result).toEqual({});
-    const before = countNotes(srv);
+    const before = await countRows(srv);
     const bad = await post(srv.url, createCall(), sessionHeaders(sid, "2024-01-01"));
     expect(bad.status).toBe(400);
     expect(bad.json.error.code).toBe(-32000);
-    expect(countNotes(srv)).toBe(before);
+    expect(await countRows(srv)).toBe(before);
   });
 });
 
 describe("T8: Origin and Host", () => {
   it("hostile Origin → 403 on every verb, and nothing runs", async () => {
     const { sid } = await initialize(srv.url);
-    const before = countNotes(srv);
+    const before = await countRows(srv);
     const r = await post(srv.url, createCall(), { ...sessionHeaders(sid), origin: "https://evil.example" });
     expect(r.status).toBe(403);
-    expect(countNotes(srv)).toBe(before);
+    expect(await countRows(srv)).toBe(before);
     expect((await fetch(srv.url, { headers: { origin: "https://evil.example", accept: "text/event-stream", "mcp-session-id": sid } })).status).toBe(403);
     expect((await fetch(srv.url, { method: "DELETE", headers: { origin: "null", "mcp-session-id": sid } })).status).toBe(403);
     expect((await post(srv.url, req("ping"), sessionHeaders(sid))).status).toBe(200);
@@ -219,30 +227,30 @@ describe("M: 2026-07-28 on the same endpoint", () => {
   it("M1: server/discover, with resultType, serverInfo in _meta, cache hints", async () => {
     const r = await post(srv.url, req("server/discover", { _meta: env }), modernHeaders("server/discover"));
     expect(r.status).toBe(200);
-    expect(r.json.result).toMatchObject({ supportedVersions: [V], resultType: "complete", ttlMs: 60000, cacheScope: "public", _meta: { "io.modelcontextprotocol/serverInfo": { name: "notes", version: "0.1.0" } } });
+    expect(r.json.result).toMatchObject({ supportedVersions: [V], resultType: "complete", ttlMs: 60000, cacheScope: "public", _meta: { "io.modelcontextprotocol/serverInfo": { name: "hello", version: "0.1.0" } } });
   });
   it("M2: header cross-checks → 400 -32020; envelope errors → 400 -32602; bad version → 400 -32022; nothing runs", async () => {
-    const before = countNotes(srv);
-    const call = (extra = {}) => req("tools/call", { name: "note_create", arguments: { title: "m" }, _meta: { ...env, ...extra } });
+    const before = await countRows(srv);
+    const call = (extra = {}) => req("tools/call", { name: "greeting_create", arguments: { message: "m" }, _meta: { ...env, ...extra } });
     const cases: [Record<string, string>, unknown, number, number][] = [
       [{ ...modernHeaders("tools/call") }, call(), 400, -32020],
-      [{ ...modernHeaders("tools/call", "note_get") }, call(), 400, -32020],
-      [{ ...modernHeaders("tools/list", "note_create") }, call(), 400, -32020],
-      [{ ...modernHeaders("tools/call", "note_create"), "mcp-protocol-version": "2025-11-25" }, call(), 400, -32020],
-      [{ ...base, "mcp-method": "tools/call", "mcp-name": "note_create" }, call(), 400, -32020],
-      [{ ...modernHeaders("tools/call", "note_create") }, req("tools/call", { name: "note_create", arguments: { title: "m" } }), 400, -32602],
-      [{ ...modernHeaders("tools/call", "note_create") }, req("tools/call", { name: "note_create", arguments: { title: "m" }, _meta: { "io.modelcontextprotocol/protocolVersion": V } }), 400, -32602],
-      [{ ...modernHeaders("tools/call", "note_create"), "mcp-protocol-version": "2099-01-01" }, call({ "io.modelcontextprotocol/protocolVersion": "2099-01-01" }), 400, -32022],
+      [{ ...modernHeaders("tools/call", "greeting_get") }, call(), 400, -32020],
+      [{ ...modernHeaders("tools/list", "greeting_create") }, call(), 400, -32020],
+      [{ ...modernHeaders("tools/call", "greeting_create"), "mcp-protocol-version": "2025-11-25" }, call(), 400, -32020],
+      [{ ...base, "mcp-method": "tools/call", "mcp-name": "greeting_create" }, call(), 400, -32020],
+      [{ ...modernHeaders("tools/call", "greeting_create") }, req("tools/call", { name: "greeting_create", arguments: { message: "m" } }), 400, -32602],
+      [{ ...modernHeaders("tools/call", "greeting_create") }, req("tools/call", { name: "greeting_create", arguments: { message: "m" }, _meta: { "io.modelcontextprotocol/protocolVersion": V } }), 400, -32602],
+      [{ ...modernHeaders("tools/call", "greeting_create"), "mcp-protocol-version": "2099-01-01" }, call({ "io.modelcontextprotocol/protocolVersion": "2099-01-01" }), 400, -32022],
     ];
     for (const [headers, body, status, code] of cases) {
       const r = await post(srv.url, body, headers);
       expect([r.status, r.json.error.code, r.json.id], JSON.stringify(headers)).toEqual([status, code, (body as { id: number }).id]);
     }
-    expect(countNotes(srv)).toBe(before);
+    expect(await countRows(srv)).toBe(before);
   });
   it("M2: Mcp-Name may be base64-encoded", async () => {
-    const r = await post(srv.url, req("resources/read", { uri: "wo://schema/note", _meta: env }), modernHeaders("resources/read", "=?base64?" + Buffer.from("wo://schema/note").toString("base64") + "?="));
-    expect(r.json.result.contents[0].uri).toBe("wo://schema/note");
+    const r = await post(srv.url, req("resources/read", { uri: "wo://schema/greeting", _meta: env }), modernHeaders("resources/read", "=?base64?" + Buffer.from("wo://schema/greeting").toString("base64") + "?="));
+    expect(r.json.result.contents[0].uri).toBe("wo://schema/greeting");
   });
   it("M3: removed and unknown methods → 404 -32601", async () => {
     for (const m of ["initialize", "ping", "logging/setLevel", "resources/subscribe", "tasks/get", "prompts/list", "foo/bar"]) {
@@ -253,18 +261,18 @@ describe("M: 2026-07-28 on the same endpoint", () => {
   it("M4: unknown tool → -32602 with data; unknown resource → -32602 with data.uri", async () => {
     const t = await post(srv.url, req("tools/call", { name: "zzz", arguments: {}, _meta: env }), modernHeaders("tools/call", "zzz"));
     expect([t.status, t.json.error.code, t.json.error.data]).toEqual([200, -32602, { name: "zzz" }]);
-    const r = await post(srv.url, req("resources/read", { uri: "wo://note/424242", _meta: env }), modernHeaders("resources/read", "wo://note/424242"));
-    expect([r.json.error.code, r.json.error.data]).toEqual([-32602, { uri: "wo://note/424242" }]);
+    const r = await post(srv.url, req("resources/read", { uri: "wo://greeting/424242", _meta: env }), modernHeaders("resources/read", "wo://greeting/424242"));
+    expect([r.json.error.code, r.json.error.data]).toEqual([-32602, { uri: "wo://greeting/424242" }]);
   });
   it("M5: list and read results carry ttlMs/cacheScope; tools/call does not", async () => {
     const list = await post(srv.url, req("tools/list", { _meta: env }), modernHeaders("tools/list"));
     expect(list.json.result).toMatchObject({ resultType: "complete", ttlMs: 60000, cacheScope: "public" });
-    const call = await post(srv.url, req("tools/call", { name: "note_list", arguments: {}, _meta: env }), modernHeaders("tools/call", "note_list"));
+    const call = await post(srv.url, req("tools/call", { name: "greeting_list", arguments: {}, _meta: env }), modernHeaders("tools/call", "greeting_list"));
     expect(call.json.result.resultType).toBe("complete");
     expect(call.json.result.ttlMs).toBeUndefined();
-    const created = await post(srv.url, req("tools/call", { name: "note_create", arguments: { title: "r" }, _meta: env }), modernHeaders("tools/call", "note_create"));
+    const created = await post(srv.url, req("tools/call", { name: "greeting_create", arguments: { message: "r" }, _meta: env }), modernHeaders("tools/call", "greeting_create"));
     const id = created.json.result.structuredContent.id;
-    const read = await post(srv.url, req("resources/read", { uri: `wo://note/${id}`, _meta: env }), modernHeaders("resources/read", `wo://note/${id}`));
+    const read = await post(srv.url, req("resources/read", { uri: `wo://greeting/${id}`, _meta: env }), modernHeaders("resources/read", `wo://greeting/${id}`));
     expect(read.json.result).toMatchObject({ ttlMs: 0, cacheScope: "private" });
   });
   it("M6: a modern notification → 202; 2025 results carry no resultType", async () => {
@@ -278,57 +286,62 @@ describe("M: 2026-07-28 on the same endpoint", () => {
 
 describe("tools and resources", () => {
   it("tools/list pages walk every tool once (page size 2 → 3 pages)", async () => {
-    const { sid } = await initialize(srv.url);
+    const { sid } = await initialize(fx.url);
     const names: string[] = [];
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const r = await post(srv.url, req("tools/list", cursor ? { cursor } : {}), sessionHeaders(sid));
+      const r = await post(fx.url, req("tools/list", cursor ? { cursor } : {}), sessionHeaders(sid));
       names.push(...r.json.result.tools.map((t: { name: string }) => t.name));
       cursor = r.json.result.nextCursor;
       pages++;
     } while (cursor);
     expect(pages).toBe(3);
     expect(names).toEqual(["note_create", "note_delete", "note_get", "note_list", "note_slow_create", "note_update"]);
-    const bad = await post(srv.url, req("tools/list", { cursor: "garbage" }), sessionHeaders(sid));
+    const bad = await post(fx.url, req("tools/list", { cursor: "garbage" }), sessionHeaders(sid));
     expect(bad.json.error.code).toBe(-32602);
   });
-  it("tools/call note_get structuredContent equals the REST body", async () => {
+  it("tools/call greeting_get structuredContent equals the REST body; a missing row is an isError result", async () => {
     const { sid } = await initialize(srv.url);
     const c = await post(srv.url, createCall("parity"), sessionHeaders(sid));
     const id = c.json.result.structuredContent.id;
-    const g = await post(srv.url, req("tools/call", { name: "note_get", arguments: { id } }), sessionHeaders(sid));
-    expect(JSON.stringify(g.json.result.structuredContent)).toBe(await (await fetch(`${srv.base}/api/notes/${id}`)).text());
+    const g = await post(srv.url, req("tools/call", { name: "greeting_get", arguments: { id } }), sessionHeaders(sid));
+    expect(JSON.stringify(g.json.result.structuredContent)).toBe(await (await fetch(`${srv.base}/api/greetings/${id}`)).text());
     expect(g.json.result.content).toEqual([{ type: "text", text: JSON.stringify(g.json.result.structuredContent) }]);
-    const missing = await post(srv.url, req("tools/call", { name: "note_get", arguments: { id: 987654 } }), sessionHeaders(sid));
-    expect(missing.json.result).toEqual({ isError: true, content: [{ type: "text", text: "Not found: Note 987654 does not exist" }] });
+    const missing = await post(srv.url, req("tools/call", { name: "greeting_get", arguments: { id: 987654 } }), sessionHeaders(sid));
+    expect(missing.json.result.isError).toBe(true);
+    expect(missing.json.result.content[0].text).toMatch(/^Not found: .*987654/);
+    const invalid = await post(srv.url, req("tools/call", { name: "greeting_create", arguments: { message: 5 } }), sessionHeaders(sid));
+    expect(invalid.json.result.isError).toBe(true);
+    expect(invalid.json.result.content[0].text).toMatch(/^Invalid input: [\s\S]*\/message/);
   });
   it("resources/templates/list and completion for template ids", async () => {
     const { sid } = await initialize(srv.url);
+    await post(srv.url, createCall("for completion"), sessionHeaders(sid));
     const t = await post(srv.url, req("resources/templates/list"), sessionHeaders(sid));
-    expect(t.json.result.resourceTemplates).toEqual([{ mimeType: "application/json", uriTemplate: "wo://note/{id}", name: "note", title: "Note" }]);
-    const c = await post(srv.url, req("completion/complete", { ref: { type: "ref/resource", uri: "wo://note/{id}" }, argument: { name: "id", value: "1" } }), sessionHeaders(sid));
-    expect(c.json.result.completion.values.every((v: string) => v.startsWith("1"))).toBe(true);
+    expect(t.json.result.resourceTemplates.map((x: { uriTemplate: string }) => x.uriTemplate)).toEqual(["wo://greeting/{id}"]);
+    const c = await post(srv.url, req("completion/complete", { ref: { type: "ref/resource", uri: "wo://greeting/{id}" }, argument: { name: "id", value: "1" } }), sessionHeaders(sid));
     expect(c.json.result.completion.values.length).toBeGreaterThan(0);
+    expect(c.json.result.completion.values.every((v: string) => v.startsWith("1"))).toBe(true);
   });
 });
 
 describe("cancellation (2025 era)", () => {
   it("notifications/cancelled aborts a pending call before it commits; nothing is stored", async () => {
-    const { sid } = await initialize(srv.url);
+    const { sid } = await initialize(fx.url);
     let release!: () => void;
     const entered = new Promise<void>((r) => { slow.entered = r; });
     slow.gate = new Promise<void>((r) => { release = r; });
-    const before = countNotes(srv);
-    const pending = post(srv.url, req("tools/call", { name: "note_slow_create", arguments: { title: "never" } }, "slow-1"), sessionHeaders(sid));
+    const before = fxRows();
+    const pending = post(fx.url, req("tools/call", { name: "note_slow_create", arguments: { title: "never" } }, "slow-1"), sessionHeaders(sid));
     await entered;
-    const n = await post(srv.url, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "slow-1", reason: "test" } }, sessionHeaders(sid));
+    const n = await post(fx.url, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "slow-1", reason: "test" } }, sessionHeaders(sid));
     expect(n.status).toBe(202);
     release();
     const r = await pending;
     expect(r.json.result.isError).toBe(true);
     expect(r.json.result.content[0].text).toMatch(/^Cancelled/);
-    expect(countNotes(srv)).toBe(before);
+    expect(fxRows()).toBe(before);
     slow.gate = Promise.resolve();
   });
 });
