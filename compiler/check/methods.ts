@@ -437,5 +437,7 @@ function isFalseLiteral(s: AssertStmt): boolean {
 }
 
 function sameShape(a: ValueType, b: ValueType): boolean {
+  // Int and Money rebind each other freely: both are integers at run time.
+  if (a.k === "int" && b.k === "int") return true;
   return a.k === b.k && describeType(nonNull(a)) === describeType(nonNull(b));
 }

@@ -43,6 +43,11 @@ export function jsName(name: string): string {
   return reserved.has(name) ? `${name}_` : name;
 }
 
+/** A property name in an object literal or type: bare when it is an identifier. */
+export function objectKey(name: string): string {
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : JSON.stringify(name);
+}
+
 /** `obj.name`, or `obj["name"]` for a field name that is not a JavaScript identifier. */
 export function prop(obj: string, name: string, optional = false): string {
   if (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name)) return `${obj}${optional ? "?." : "."}${name}`;
@@ -77,7 +82,7 @@ export function tsType(t: ValueType, ctx: ExprContext): string {
     case "array":
       return `${wrapUnion(tsType(t.element, ctx))}[]${q}`;
     case "struct":
-      return `{ ${t.fields.map((f) => `${JSON.stringify(f.name)}: ${fieldTsType(ctx.catalog, f.type, f.isOptional)}`).join("; ")} }${q}`;
+      return `{ ${t.fields.map((f) => `${objectKey(f.name)}: ${fieldTsType(ctx.catalog, f.type, f.isOptional)}`).join("; ")} }${q}`;
     case "unknown":
       return "any";
   }
@@ -96,11 +101,11 @@ export function fieldTsType(catalog: Catalog, type: FieldType, isOptional: boole
     case "array":
       return `${wrapUnion(fieldTsType(catalog, type.element, false))}[]${q}`;
     case "struct":
-      return `{ ${type.fields.map((f) => `${JSON.stringify(f.name)}: ${fieldTsType(catalog, f.type, f.isOptional)}`).join("; ")} }${q}`;
+      return `{ ${type.fields.map((f) => `${objectKey(f.name)}: ${fieldTsType(catalog, f.type, f.isOptional)}`).join("; ")} }${q}`;
     case "embedded": {
       const t = findType(catalog, type.type);
       const fields = (t?.fields ?? []).filter((f) => f.isStored);
-      return `{ ${fields.map((f) => `${JSON.stringify(f.name)}: ${fieldTsType(catalog, f.type, f.isOptional)}`).join("; ")} }${q}`;
+      return `{ ${fields.map((f) => `${objectKey(f.name)}: ${fieldTsType(catalog, f.type, f.isOptional)}`).join("; ")} }${q}`;
     }
     case "multi":
     case "backlink":
@@ -205,7 +210,7 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       const arg = e.args[0]!;
       if (name === "count") {
         const query = storeQuery(ctx, arg);
-        if (query) return { code: `(await tx.count(${query}))`, prec: 8 };
+        if (query) return { code: `await tx.count(${query})`, prec: 7 };
         return { code: `${wrap(expr(ctx, arg), 8)}.length`, prec: 8 };
       }
       ctx.helpers.add("latest");
@@ -267,7 +272,7 @@ function member(ctx: ExprContext, e: import("../ast.js").MemberExpr): Printed {
   const rel = ctx.typing.relations.get(e);
   if (rel) {
     ctx.rowTypes.add(rel.type);
-    return { code: `((await tx.list(${relationQuery(ctx, e)})) as ${rowAlias(rel.type)}[])`, prec: 8 };
+    return { code: `(await tx.list(${relationQuery(ctx, e)})) as ${rowAlias(rel.type)}[]`, prec: 4 };
   }
   const objType = typeOf(ctx, e.object);
   const obj = wrap(expr(ctx, e.object), 8);
@@ -300,10 +305,10 @@ function selectQuery(ctx: ExprContext, e: SelectExpr): string {
 
 function select(ctx: ExprContext, e: SelectExpr): Printed {
   ctx.rowTypes.add(e.type.text);
-  const list = `((await tx.list(${selectQuery(ctx, e)})) as ${rowAlias(e.type.text)}[])`;
-  if (e.projection.length === 0) return { code: list, prec: 8 };
-  const keys = e.projection.map((c) => `${JSON.stringify(c.text)}: ${prop("row", c.text)}`);
-  return { code: `${list}.map((row) => ({ ${keys.join(", ")} }))`, prec: 8 };
+  const list = `(await tx.list(${selectQuery(ctx, e)})) as ${rowAlias(e.type.text)}[]`;
+  if (e.projection.length === 0) return { code: list, prec: 4 };
+  const keys = e.projection.map((c) => `${objectKey(c.text)}: ${prop("row", c.text)}`);
+  return { code: `(${list}).map((row) => ({ ${keys.join(", ")} }))`, prec: 8 };
 }
 
 /** The rows an update/delete statement targets, as a store query (select targets only). */

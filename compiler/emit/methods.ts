@@ -24,6 +24,7 @@ import {
   fieldTsType,
   helperText,
   jsName,
+  objectKey,
   printExpr,
   prop,
   rowAlias,
@@ -51,13 +52,15 @@ export function emitMethodHandler(catalog: Catalog, type: CatalogType, method: C
     for (const h of (Object.keys(helperText) as HelperName[]).filter((h) => ctx.helpers.has(h))) {
       for (const line of helperText[h]) w.writeLine(line);
     }
-    const argType = [`id: number`, ...method.params.map((p) => `${JSON.stringify(p.name)}: ${tsType(fieldValueType(catalog, p.type), ctx)}`)];
+    const argType = [`id: number`, ...method.params.map((p) => `${objectKey(p.name)}: ${tsType(fieldValueType(catalog, p.type), ctx)}`)];
     w.writeLine(`const args = rt.validate<{ ${argType.join("; ")} }>(${JSON.stringify(name)}, input);`);
     for (const p of method.params) {
       const kw = typing.reassigned.has(p.name) ? "let" : "const";
       w.writeLine(`${kw} ${jsName(p.name)} = ${prop("args", p.name)};`);
     }
-    const open = method.txn ? "return rt.store.write(async (tx) => " : "return rt.store.read(async (tx) => ";
+    // An `in txn` method that never writes needs no writer slot: a read snapshot is as consistent.
+    const isWrite = method.txn !== undefined && writesData(method.body);
+    const open = isWrite ? "return rt.store.write(async (tx) => " : "return rt.store.read(async (tx) => ";
     w.write(open).inlineBlock(() => {
       const selfKw = typing.reassigned.has("self") ? "let" : "const";
       w.writeLine(
@@ -65,9 +68,22 @@ export function emitMethodHandler(catalog: Catalog, type: CatalogType, method: C
       );
       w.write(body.toString());
     });
-    w.write(method.txn ? ", call);" : ");").newLine();
+    w.write(isWrite ? ", call);" : ");").newLine();
   });
   return w.toString().trimEnd();
+}
+
+function writesData(b: Block): boolean {
+  return b.statements.some((s) => {
+    if (s.kind === "InsertStmt" || s.kind === "UpdateStmt" || s.kind === "DeleteStmt") return true;
+    if (s.kind !== "IfStmt") return false;
+    for (let branch: typeof s | Block | undefined = s; branch; ) {
+      if (branch.kind === "Block") return writesData(branch);
+      if (writesData(branch.then)) return true;
+      branch = branch.else;
+    }
+    return false;
+  });
 }
 
 function writer(): CodeBlockWriter {
@@ -78,7 +94,7 @@ function writer(): CodeBlockWriter {
 function writeRowType(w: CodeBlockWriter, catalog: Catalog, typeName: string): void {
   const t = findType(catalog, typeName);
   const fields = (t?.fields ?? []).filter((f) => f.isStored);
-  const members = fields.map((f) => `${JSON.stringify(f.name)}: ${fieldTsType(catalog, f.type, f.isOptional)}`);
+  const members = fields.map((f) => `${objectKey(f.name)}: ${fieldTsType(catalog, f.type, f.isOptional)}`);
   w.writeLine(`type ${rowAlias(typeName)} = { ${members.join("; ")} };`);
 }
 
@@ -206,7 +222,7 @@ function writeInsert(w: CodeBlockWriter, ctx: ExprContext, s: InsertStmt): void 
     else if (f.default?.kind === "now") code = "rt.now()";
     else if (f.isOptional) code = "null";
     else if (f.type.kind === "array") code = "[]";
-    if (code !== undefined) members.push(`${JSON.stringify(f.name)}: ${code}`);
+    if (code !== undefined) members.push(`${objectKey(f.name)}: ${code}`);
   }
   const table = JSON.stringify(target.table);
   const checked = [...given.keys()].filter((n) => {
@@ -232,7 +248,7 @@ function writeUpdate(w: CodeBlockWriter, ctx: ExprContext, s: UpdateStmt): void 
   const target = findType(ctx.catalog, targetType.type)!;
   const members = s.assignments.map((a) => {
     const f = target.fields.find((x) => x.name === a.field.text)!;
-    return `${JSON.stringify(a.field.text)}: ${storedValue(ctx, f, a.value)}`;
+    return `${objectKey(a.field.text)}: ${storedValue(ctx, f, a.value)}`;
   });
   const refs = refChecks(ctx, target, s.assignments.map((a) => a.field.text), "patch");
   const table = JSON.stringify(target.table);

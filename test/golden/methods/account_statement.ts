@@ -1,0 +1,11 @@
+async account_statement(input: unknown, call: CallContext) {
+  // account.wo:33: Account.statement()
+  type AccountRow = { id: number; owner: string; balance: number };
+  type EntryRow = { id: number; account: number; amount: number; counterpart: number | null; memo: string; at: string };
+  const args = rt.validate<{ id: number }>("account_statement", input);
+  return rt.store.read(async (tx) => {
+    const self = ((await tx.get("accounts", args.id)) as AccountRow | undefined) ?? rt.notFound("Account", args.id);
+    // account.wo:34
+    return (await tx.list("entries", { where: [{ column: "account", op: "==", value: self.id }] })) as EntryRow[];
+  });
+}

@@ -1,0 +1,47 @@
+async account_transfer(input: unknown, call: CallContext) {
+  // account.wo:19: Account.transfer(to, amount) in txn
+  type AccountRow = { id: number; owner: string; balance: number };
+  // Sets are in ascending id order, so the latest row is the last one.
+  const latest = <T>(set: T[], at: string): T => (set.length > 0 ? set[set.length - 1] : rt.abort(`latest() of an empty set at ${at}`));
+  const args = rt.validate<{ id: number; to: number; amount: number }>("account_transfer", input);
+  const to = args.to;
+  const amount = args.amount;
+  return rt.store.write(async (tx) => {
+    let self = ((await tx.get("accounts", args.id)) as AccountRow | undefined) ?? rt.notFound("Account", args.id);
+    let dest!: AccountRow;
+    // account.wo:20
+    if (!(amount > 0)) rt.abort("the amount must be positive");
+    // account.wo:21
+    if (!(to !== self.id)) rt.abort("cannot transfer to the same account");
+    // account.wo:22
+    if (!(self.balance >= amount)) rt.abort("insufficient funds");
+    // account.wo:23
+    if (!(await tx.count("accounts", { where: [{ column: "id", op: "==", value: to }] }) === 1)) rt.abort("no such destination account");
+    // account.wo:24
+    dest = latest((await tx.list("accounts", { where: [{ column: "id", op: "==", value: to }] })) as AccountRow[], "account.wo:24");
+    // account.wo:25
+    {
+      const patch = { balance: self.balance - amount };
+      self = ((await tx.update("accounts", self.id, patch)) as AccountRow | undefined) ?? rt.notFound("Account", self.id);
+    }
+    // account.wo:26
+    {
+      const patch = { balance: dest.balance + amount };
+      dest = ((await tx.update("accounts", dest.id, patch)) as AccountRow | undefined) ?? rt.notFound("Account", dest.id);
+    }
+    // account.wo:27
+    {
+      const row = { account: self.id, amount: -amount, counterpart: to, memo: "transfer out", at: rt.now() };
+      await rt.checkRefs(tx, [{ field: "counterpart", table: "accounts", value: row.counterpart }]);
+      await tx.insert("entries", row);
+    }
+    // account.wo:28
+    {
+      const row = { account: to, amount: amount, counterpart: self.id, memo: "transfer in", at: rt.now() };
+      await rt.checkRefs(tx, [{ field: "account", table: "accounts", value: row.account }]);
+      await tx.insert("entries", row);
+    }
+    // account.wo:29
+    return self;
+  }, call);
+}

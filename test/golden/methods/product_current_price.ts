@@ -1,0 +1,17 @@
+async product_current_price(input: unknown, call: CallContext) {
+  // product.wo:21: Product.current_price()
+  type PriceRow = { id: number; product: number; amount: number; currency: string; since: string };
+  type ProductRow = { id: number; sku: string; title: string; description: string | null; currency: string; status: "Active" | "Discontinued" };
+  // Sets are in ascending id order, so the latest row is the last one.
+  const latest = <T>(set: T[], at: string): T => (set.length > 0 ? set[set.length - 1] : rt.abort(`latest() of an empty set at ${at}`));
+  const args = rt.validate<{ id: number }>("product_current_price", input);
+  return rt.store.read(async (tx) => {
+    const self = ((await tx.get("products", args.id)) as ProductRow | undefined) ?? rt.notFound("Product", args.id);
+    // product.wo:22
+    const prices = (await tx.list("prices", { where: [{ column: "product", op: "==", value: self.id }] })) as PriceRow[];
+    // product.wo:23
+    if (!(prices.length > 0)) rt.abort("this product has no price yet");
+    // product.wo:24
+    return latest(prices, "product.wo:24");
+  });
+}

@@ -1,0 +1,20 @@
+async product_set_price(input: unknown, call: CallContext) {
+  // product.wo:13: Product.set_price(amount) in txn
+  type PriceRow = { id: number; product: number; amount: number; currency: string; since: string };
+  type ProductRow = { id: number; sku: string; title: string; description: string | null; currency: string; status: "Active" | "Discontinued" };
+  // Sets are in ascending id order, so the latest row is the last one.
+  const latest = <T>(set: T[], at: string): T => (set.length > 0 ? set[set.length - 1] : rt.abort(`latest() of an empty set at ${at}`));
+  const args = rt.validate<{ id: number; amount: number }>("product_set_price", input);
+  const amount = args.amount;
+  return rt.store.write(async (tx) => {
+    const self = ((await tx.get("products", args.id)) as ProductRow | undefined) ?? rt.notFound("Product", args.id);
+    // product.wo:14
+    if (!(amount > 0)) rt.abort("a price must be positive");
+    // product.wo:15
+    if (!(self.status === "Active")) rt.abort("a discontinued product cannot be repriced");
+    // product.wo:16
+    await tx.insert("prices", { product: self.id, amount: amount, currency: self.currency, since: rt.now() });
+    // product.wo:17
+    return latest((await tx.list("prices", { where: [{ column: "product", op: "==", value: self.id }] })) as PriceRow[], "product.wo:17");
+  }, call);
+}

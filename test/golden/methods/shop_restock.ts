@@ -1,0 +1,65 @@
+async shop_restock(input: unknown, call: CallContext) {
+  // every.wo:7: Shop.restock(amount, label) in txn
+  type ItemRow = { id: number; shop: number; price: number; label: string | null; kind: "Small" | "Large" };
+  type ShopRow = { id: number; name: string; status: "Open" | "Closed"; rating: number | null };
+  // Int and Money division truncates toward zero; dividing by zero ends the call, it never crashes.
+  const intDiv = (a: number, b: number, at: string): number => (b === 0 ? rt.abort(`division by zero at ${at}`) : Math.trunc(a / b));
+  const intMod = (a: number, b: number, at: string): number => (b === 0 ? rt.abort(`modulo by zero at ${at}`) : a % b);
+  // Sets are in ascending id order, so the latest row is the last one.
+  const latest = <T>(set: T[], at: string): T => (set.length > 0 ? set[set.length - 1] : rt.abort(`latest() of an empty set at ${at}`));
+  const args = rt.validate<{ id: number; amount: number; label: string }>("shop_restock", input);
+  const amount = args.amount;
+  const label = args.label;
+  return rt.store.write(async (tx) => {
+    let self = ((await tx.get("shop", args.id)) as ShopRow | undefined) ?? rt.notFound("Shop", args.id);
+    let n!: number;
+    let last!: ItemRow;
+    // every.wo:8
+    n = await tx.count("item", { where: [{ column: "shop", op: "==", value: self.id }] });
+    // every.wo:9
+    if (n > 0 && !(amount === 0) || self.rating == null) {
+      // every.wo:10
+      n = n + amount * 2 - intMod(intDiv(amount, 3, "every.wo:10"), 5, "every.wo:10");
+    }
+    else if (label === "none") {
+      // every.wo:12
+      return -1;
+    }
+    else {
+      // every.wo:14
+      if (!true) rt.abort("never");
+    }
+    // every.wo:16
+    await tx.insert("item", { shop: self.id, price: amount, label: label, kind: "Small" });
+    // every.wo:17
+    {
+      const patch = { price: amount };
+      for (const row of await tx.list("item", { where: [{ column: "shop", op: "==", value: self.id }, { column: "price", op: ">=", value: 0 }] })) {
+        await tx.update("item", row.id as number, patch);
+      }
+    }
+    // every.wo:18
+    {
+      const patch = { name: label, status: "Closed" };
+      self = ((await tx.update("shop", self.id, patch)) as ShopRow | undefined) ?? rt.notFound("Shop", self.id);
+    }
+    // every.wo:19
+    const cheap = ((await tx.list("item", { where: [{ column: "price", op: "<", value: 100 }] })) as ItemRow[]).map((row) => ({ id: row.id, price: row.price }));
+    // every.wo:20
+    last = latest((await tx.list("item", { where: [{ column: "shop", op: "==", value: self.id }] })) as ItemRow[], "every.wo:20");
+    // every.wo:21
+    {
+      const patch = { price: last.price + 1 };
+      last = ((await tx.update("item", last.id, patch)) as ItemRow | undefined) ?? rt.notFound("Item", last.id);
+    }
+    // every.wo:22
+    for (const row of await tx.list("item", { where: [{ column: "price", op: "<", value: 0 }] })) {
+      await rt.checkNotReferenced(tx, "item", row.id as number);
+      await tx.delete("item", row.id as number);
+    }
+    // every.wo:23
+    if (!(self.name === label)) rt.abort("renamed");
+    // every.wo:24
+    return n + cheap.length + last.price;
+  }, call);
+}

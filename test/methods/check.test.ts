@@ -1,0 +1,102 @@
+// Method bodies that cannot run → one WO5xxx diagnostic at the line:col of the mistake
+// (spec/language.md, "Method language"; codes in spec/diagnostics.md).
+
+import { describe, expect, it } from "vitest";
+import { compileSources, cursorAt, sampleSources } from "./compile-fixture.js";
+
+/** A small app; `fn` is one method (signature + body) placed inside class Product. */
+function app(fn: string): string {
+  return `class Product {
+  sku: Text
+  title: Text
+  status: Active | Discontinued = Active
+  note: Text?
+  prices: multi Price
+${fn}
+  service rest "/api/products" expose list, get, m
+}
+
+class Price {
+  product: ref Product
+  amount: Money
+
+  service rest "/api/prices" expose list
+}
+`;
+}
+
+const broken: [title: string, fn: string, code: string][] = [
+  ["unknown name", `  fn m() -> Int in txn {\n    return ┆nope\n  }`, "WO5001"],
+  ["unknown field of self", `  fn m() -> Text {\n    return self.┆nope\n  }`, "WO5003"],
+  ["unknown type in insert", `  fn m() in txn {\n    insert ┆Nope { a: 1 }\n  }`, "WO5002"],
+  ["unknown type in select", `  fn m() -> Int {\n    return count(select ┆Nope { a == 1 })\n  }`, "WO5002"],
+  ["unknown function", `  fn m() -> Int {\n    return ┆sum(self.prices)\n  }`, "WO5004"],
+  ["builtin argument count", `  fn m() -> Int {\n    return ┆count(self.prices, 2)\n  }`, "WO5005"],
+  ["builtin argument type", `  fn m(amount: Money) -> Int {\n    return count(┆amount)\n  }`, "WO5006"],
+  ["latest of a non-set", `  fn m() -> Price {\n    return latest(┆self.title)\n  }`, "WO5006"],
+  ["return type mismatch", `  fn m() -> Int {\n    return ┆self.title\n  }`, "WO5007"],
+  ["return a value without a return type", `  fn m() {\n    return ┆1\n  }`, "WO5008"],
+  ["assign the id", `  fn m() in txn {\n    update self set ┆id = 3\n  }`, "WO5009"],
+  ["assign a relation", `  fn m() in txn {\n    update self set ┆prices = 3\n  }`, "WO5009"],
+  ["write without in txn", `  fn m(amount: Money) {\n    ┆insert Price { product: self.id, amount: amount }\n  }`, "WO5010"],
+  ["update without in txn", `  fn m() {\n    ┆update self set title = "x"\n  }`, "WO5010"],
+  ["compare Text with Int", `  fn m() -> Bool {\n    return ┆self.title == 3\n  }`, "WO5011"],
+  ["order Bool values", `  fn m() -> Bool {\n    return ┆true < false\n  }`, "WO5011"],
+  ["arithmetic on text", `  fn m() -> Int {\n    return ┆self.title + 1\n  }`, "WO5012"],
+  ["negate text", `  fn m() -> Int {\n    return -┆self.sku\n  }`, "WO5012"],
+  ["select on an unknown column", `  fn m() -> Int {\n    return count(select Price { ┆price == self.id })\n  }`, "WO5013"],
+  ["select predicate of the wrong type", `  fn m() -> Int {\n    return count(select Price { ┆amount == "ten" })\n  }`, "WO5011"],
+  ["insert a value of the wrong type", `  fn m() in txn {\n    insert Price { product: self.id, amount: ┆"ten" }\n  }`, "WO5014"],
+  ["insert without a required field", `  fn m() in txn {\n    insert ┆Price { product: self.id }\n  }`, "WO5015"],
+  ["field given twice", `  fn m() in txn {\n    insert Price { product: self.id, amount: 1, ┆amount: 2 }\n  }`, "WO5016"],
+  ["field of a scalar", `  fn m() -> Text {\n    return self.title.┆length\n  }`, "WO5017"],
+  ["delete a number", `  fn m(amount: Money) in txn {\n    delete ┆amount\n  }`, "WO5019"],
+  ["union literal not a variant", `  fn m() -> Bool {\n    return self.status == ┆"Gone"\n  }`, "WO5020"],
+  ["store a non-variant", `  fn m() in txn {\n    update self set status = ┆"Gone"\n  }`, "WO5020"],
+  ["end without return", `  fn m() -> Int ┆{\n    if true {\n      return 1\n    }\n  }`, "WO5021"],
+  ["optional into required", `  fn m() in txn {\n    update self set title = ┆self.note\n  }`, "WO5014"],
+];
+
+describe("method bodies: compile errors at line:col", () => {
+  it.each(broken)("%s → %s", (_title, fn, code) => {
+    const text = app(fn);
+    const { diagnostics } = compileSources({ "app.wo": text });
+    const errors = diagnostics.filter((d) => d.severity === "error");
+    expect(errors.map((d) => `${d.code} ${d.span.line}:${d.span.col}`)[0]).toBe(`${code} ${cursorAt(text)}`);
+    expect(errors[0]!.span.file).toBe("app.wo");
+  });
+
+  it("has at least 15 distinct cases", () => {
+    expect(broken.length).toBeGreaterThanOrEqual(15);
+    expect(new Set(broken.map((b) => b[2])).size).toBeGreaterThanOrEqual(15);
+  });
+
+  it.each(["pricing", "ledger"])("samples/%s has no method diagnostics", (sample) => {
+    const { diagnostics, catalog } = compileSources(sampleSources(sample), sample);
+    expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    expect(catalog).toBeDefined();
+  });
+
+  it("accepts the whole statement and expression set", () => {
+    const fn = `  fn m(amount: Money, name: Text) -> Int in txn {
+    let n = count(self.prices)
+    if n > 0 and not (amount == 0) or self.note == null {
+      let n = n + amount * 2 - amount / 3 % 5
+    } else if name == "x" {
+      return -1
+    } else {
+      assert true otherwise abort "never"
+    }
+    insert Price { product: self.id, amount: amount }
+    update Price { product == self.id, amount >= 0 } set amount = amount
+    update self set title = name, status = "Discontinued"
+    let cheap = select Price { amount < 100, id, amount }
+    let last = latest(self.prices)
+    update last set amount = last.amount + 1
+    delete Price { amount < 0 }
+    return n + count(cheap) + last.amount
+  }`;
+    const { diagnostics } = compileSources({ "app.wo": app(fn) });
+    expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+  });
+});
