@@ -60,29 +60,26 @@ const crudAnnotations = {
 } satisfies Record<string, ManifestTool["annotations"]>;
 
 /**
- * A method without `in txn` may not write (catalog.ts), so it is read-only. One with a
- * transaction is destructive only when its body can change or remove existing rows
- * (`update`/`delete`); inserts only add.
+ * Hints from what the body can do: a method whose body has no `insert`, `update` or `delete`
+ * (always so without `in txn`, catalog.ts) is read-only and idempotent; one that can change
+ * or remove existing rows (`update`/`delete`) is destructive; inserts only add.
  */
 function methodAnnotations(method: CatalogMethod): ManifestTool["annotations"] {
-  if (!method.txn) return { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-  return { readOnlyHint: false, destructiveHint: blockRewrites(method.body), idempotentHint: false, openWorldHint: false };
+  const writes = method.txn !== undefined && blockHas(method.body, ["InsertStmt", "UpdateStmt", "DeleteStmt"]);
+  if (!writes) return { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+  return { readOnlyHint: false, destructiveHint: blockHas(method.body, ["UpdateStmt", "DeleteStmt"]), idempotentHint: false, openWorldHint: false };
 }
 
-function blockRewrites(block: Block | undefined): boolean {
-  return (block?.statements ?? []).some(stmtRewrites);
+function blockHas(block: Block | undefined, kinds: Stmt["kind"][]): boolean {
+  return (block?.statements ?? []).some((stmt) => stmtHas(stmt, kinds));
 }
 
-function stmtRewrites(stmt: Stmt): boolean {
-  switch (stmt.kind) {
-    case "UpdateStmt":
-    case "DeleteStmt":
-      return true;
-    case "IfStmt":
-      return blockRewrites(stmt.then) || (stmt.else ? (stmt.else.kind === "Block" ? blockRewrites(stmt.else) : stmtRewrites(stmt.else)) : false);
-    default:
-      return false;
-  }
+function stmtHas(stmt: Stmt, kinds: Stmt["kind"][]): boolean {
+  if (kinds.includes(stmt.kind)) return true;
+  if (stmt.kind !== "IfStmt") return false;
+  if (blockHas(stmt.then, kinds)) return true;
+  if (!stmt.else) return false;
+  return stmt.else.kind === "Block" ? blockHas(stmt.else, kinds) : stmtHas(stmt.else, kinds);
 }
 
 export function toolTitle(type: CatalogType, op: string): string {

@@ -135,7 +135,10 @@ export function blogCatalog(): Catalog {
           ],
         }),
         method("summary", [["max", scalar("Int")]], { returns: { type: scalar("Text"), isArray: false } }),
-        method("retitle", [["title", scalar("Text")], ["at", scalar("Timestamp")]], { txn: "default" }),
+        method("retitle", [["title", scalar("Text")], ["at", scalar("Timestamp")]], {
+          txn: "default",
+          statements: [{ kind: "IfStmt", condition: { kind: "NameExpr", name: name("x"), span } as never, then: { kind: "Block", statements: [], span }, else: { kind: "Block", statements: [{ kind: "InsertStmt", type: name("Comment"), entries: [], span }], span }, span } as Stmt],
+        }),
         method("tag_counts", [], { returns: { type: scalar("Int"), isArray: true } }),
       ],
     },

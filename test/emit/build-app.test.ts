@@ -1,0 +1,149 @@
+// buildApp and `wo build` over the real samples, in temp copies: golden manifests and schemas,
+// byte-identical rebuilds, the up-to-date skip, all-or-nothing output, unwritable --out.
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { createRequire } from "node:module";
+import { afterAll, describe, expect, it } from "vitest";
+import { buildApp } from "../../compiler/build.js";
+import { runBuildCommand } from "../../compiler/commands/build.js";
+import type { ValidatorsModule } from "../../runtime/build.js";
+
+const repo = process.cwd();
+const temp = mkdtempSync(join(tmpdir(), "wo-build-"));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+const samples = ["hello", "blog", "pricing"];
+
+function copySample(name: string): string {
+  const dir = mkdtempSync(join(temp, `${name}-`));
+  cpSync(join(repo, "samples", name), dir, { recursive: true, filter: (src) => !src.includes("/.wo") });
+  return dir;
+}
+
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of readdirSync(dir).sort()) out[name] = readFileSync(join(dir, name), "utf8");
+  return out;
+}
+
+/** Runs `wo build` in-process and captures what a user sees. */
+async function wo(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const out = process.stdout.write.bind(process.stdout);
+  const err = process.stderr.write.bind(process.stderr);
+  process.stdout.write = ((chunk: string) => ((stdout += chunk), true)) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: string) => ((stderr += chunk), true)) as typeof process.stderr.write;
+  try {
+    return { code: await runBuildCommand(args), stdout, stderr };
+  } finally {
+    process.stdout.write = out;
+    process.stderr.write = err;
+  }
+}
+
+describe.each(samples)("samples/%s", (sample) => {
+  it("builds, matches the golden manifest and schemas, and rebuilds byte-identically", async () => {
+    const dir = copySample(sample);
+    const first = await buildApp(dir);
+    expect(first.error).toBeUndefined();
+    expect(first.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    expect(first.ok).toBe(true);
+    const outDir = join(dir, ".wo", "build");
+    expect(first.outDir).toBe(outDir);
+    const files = snapshot(outDir);
+    expect(Object.keys(files)).toEqual([
+      "build-info.json", "catalog.json", "manifest.json", "openapi.json", "operations.d.ts", "operations.js",
+      "operations.ts", "schemas.json", "types.d.ts", "validators.d.ts", "validators.js", "validators.ts",
+    ]);
+    for (const golden of ["manifest.json", "schemas.json"]) {
+      const path = join(repo, "test", "golden", "build", sample, golden);
+      if (process.env.WO_UPDATE_GOLDEN === "1" || !existsSync(path)) {
+        mkdirSync(join(repo, "test", "golden", "build", sample), { recursive: true });
+        writeFileSync(path, files[golden]!);
+      }
+      expect(files[golden], `${golden} differs from ${path} (WO_UPDATE_GOLDEN=1 rewrites it)`).toBe(readFileSync(path, "utf8"));
+    }
+    const again = await buildApp(dir, { force: true });
+    expect(again.ok && !again.skipped).toBe(true);
+    expect(snapshot(outDir)).toEqual(files);
+
+    // The emitted validators and operations load from the build folder (no node_modules there).
+    const validators = (await import(pathToFileURL(join(outDir, "validators.js")).href)) as ValidatorsModule;
+    const table = validators.createValidators(createRequire(join(repo, "runtime", "build.ts")));
+    expect(Object.keys(table).sort()).toEqual(Object.keys(JSON.parse(files["schemas.json"]!).inputs));
+    expect(files["operations.js"]).not.toMatch(/^import\s/m);
+    await import(pathToFileURL(join(outDir, "operations.js")).href);
+  });
+});
+
+describe("up to date, failures and the CLI", () => {
+  it("skips an up-to-date build and rebuilds after a source change", async () => {
+    const dir = copySample("hello");
+    const out = join(temp, "hello-out");
+    expect((await wo([dir, "--out", out])).code).toBe(0);
+    const info = JSON.parse(readFileSync(join(out, "build-info.json"), "utf8"));
+    expect(Object.keys(info)).toEqual(["woVersion", "inputHash"]);
+    const mtime = statSync(join(out, "manifest.json")).mtimeMs;
+    const second = await wo([dir, "--out", out]);
+    expect(second).toMatchObject({ code: 0, stderr: "" });
+    expect(second.stdout).toMatch(/up to date/);
+    expect(statSync(join(out, "manifest.json")).mtimeMs).toBe(mtime);
+
+    const wo0 = readdirSync(dir).find((f) => f.endsWith(".wo"))!;
+    writeFileSync(join(dir, wo0), readFileSync(join(dir, wo0), "utf8") + "\n-- a comment changes the hash\n");
+    const third = await wo([dir, "--out", out]);
+    expect(third.code).toBe(0);
+    expect(third.stdout).toMatch(/\d+ tools, \d+ routes, 12 files written/);
+    expect(JSON.parse(readFileSync(join(out, "build-info.json"), "utf8")).inputHash).not.toBe(info.inputHash);
+  });
+
+  it("a build with errors prints diagnostics, exits 1 and leaves the previous build untouched", async () => {
+    const dir = copySample("hello");
+    const out = join(temp, "hello-broken-out");
+    expect((await wo([dir, "--out", out])).code).toBe(0);
+    const before = snapshot(out);
+    writeFileSync(join(dir, "broken.wo"), "type Broken {\n  title: Strng\n}\n");
+    const result = await wo([dir, "--out", out]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/broken\.wo:2:\d+: error WO\d{4}: .*Strng/);
+    expect(result.stderr).toMatch(/nothing written/);
+    expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(snapshot(out)).toEqual(before);
+    expect(readdirSync(temp).filter((n) => n.includes(".tmp-"))).toEqual([]);
+  });
+
+  it("an unwritable --out gives one clear line and exit 1", async () => {
+    const dir = copySample("hello");
+    const file = join(temp, "a-file");
+    writeFileSync(file, "x");
+    const r = await wo([dir, "--out", join(file, "build")]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toMatch(/^wo build: cannot write the build to .*a-file\/build: /);
+  });
+
+  it("never replaces a folder that is not a previous build", async () => {
+    const dir = copySample("hello");
+    const out = join(temp, "precious");
+    mkdirSync(out);
+    writeFileSync(join(out, "notes.txt"), "keep me");
+    const r = await wo([dir, "--out", out]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/not empty and holds no wo build/);
+    expect(readFileSync(join(out, "notes.txt"), "utf8")).toBe("keep me");
+  });
+
+  it("usage mistakes exit 2", async () => {
+    expect((await wo(["--bogus"])).code).toBe(2);
+    expect((await wo(["a", "b"])).code).toBe(2);
+    expect((await wo(["--out"])).code).toBe(2);
+  });
+
+  it("a missing directory is a diagnostic, not a crash", async () => {
+    const r = await wo([join(temp, "nope")]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/WO4002/);
+  });
+});
