@@ -18,6 +18,8 @@ export class ParseContext {
   private readonly commentLines = new Map<number, string>();
   /** Where tokens invented by error recovery (no offset) are placed: the current chunk's end. */
   fallbackOffset = 0;
+  /** The first token after the chunk being parsed (undefined at end of file). */
+  chunkNext: IToken | undefined;
 
   constructor(readonly file: string, text: string) {
     this.source = new SourceFile(file, text);

@@ -13,7 +13,7 @@ import { isReal, ParseContext } from "./parse-context.js";
 import { woParser } from "./parser.js";
 import { manifestFrom, topPolicyFrom } from "./raw-forms.js";
 import { segment, type Chunk } from "./segment.js";
-import { collapseNewlines, NL, Startup, UnterminatedString, woLexer } from "./tokens.js";
+import { collapseNewlines, NL, Startup, StringLiteral, UnterminatedString, woLexer } from "./tokens.js";
 
 /** More than this many diagnostics in one file are cut off with WO1010 (garbage input). */
 export const MAX_DIAGNOSTICS_PER_FILE = 200;
@@ -34,10 +34,12 @@ export function parseSource(file: string, text: string): { ast: SourceFileAst; d
     if (text.slice(lineStart, c.startOffset).trim() === "") ctx.addCommentLine(c.startLine!, comment.text);
   }
   const tokens = collapseNewlines(
-    lexed.tokens.filter((t) => {
-      if (t.tokenType !== UnterminatedString) return true;
+    lexed.tokens.map((t) => {
+      if (t.tokenType !== UnterminatedString) return t;
+      // Reported at the opening quote (§8), then parsed as a string running to end of file so
+      // the parser does not add a confusing error in front of it.
       ctx.diags.report("WO1002", ctx.spanAt(t.startOffset, t.startOffset + 1), {});
-      return false;
+      return { ...t, tokenType: StringLiteral, tokenTypeIdx: StringLiteral.tokenTypeIdx!, image: t.image + t.image[0] };
     }),
   );
 
@@ -100,6 +102,7 @@ function parseChunk(chunk: Chunk, ctx: ParseContext): TopItem | undefined {
   const parser = woParser();
   parser.ctx = ctx;
   ctx.fallbackOffset = chunk.next?.startOffset ?? ctx.text.length;
+  ctx.chunkNext = chunk.next;
   parser.input = chunk.tokens;
   let item: TopItem | undefined;
   try {

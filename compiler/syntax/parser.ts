@@ -54,6 +54,26 @@ export class WoParser extends EmbeddedActionsParser {
     return tokenMatcher(this.LA(i), type);
   }
 
+  /**
+   * The `}` that ends a declaration or block. A missing one is reported here instead of letting
+   * chevrotain throw, so the declaration keeps everything parsed so far (an unclosed body is
+   * the most common mistake and is always noticed at the end of its chunk).
+   */
+  private closeBrace(): void {
+    this.ACTION(() => {
+      if (!this.is(1, T.RCurly)) this.reportExpected("'}'");
+    });
+    this.OPTION9(() => this.CONSUME9(T.RCurly));
+  }
+
+  /** WO1003 at the next token; a chunk's end of input is the next declaration's first token. */
+  private reportExpected(expected: string): void {
+    const next = this.LA(1);
+    const found = next.tokenType.name === "EOF" ? this.ctx.chunkNext : next;
+    const span = found ? this.ctx.span(found) : this.ctx.spanAt(this.ctx.text.length, this.ctx.text.length);
+    this.ctx.diags.report("WO1003", span, { expected, found: this.ctx.describe(found) });
+  }
+
   private isCmpOp(i: number): boolean {
     return cmpOps.some((op) => this.is(i, op));
   }
@@ -167,7 +187,7 @@ export class WoParser extends EmbeddedActionsParser {
         });
       },
     });
-    this.CONSUME(T.RCurly);
+    this.closeBrace();
     return this.ACTION(() => {
       const ctx = this.ctx;
       const anns = defined(annotations);
@@ -504,8 +524,8 @@ export class WoParser extends EmbeddedActionsParser {
           ],
         }),
     });
-    const close = this.CONSUME(T.RCurly);
-    return this.ACTION(() => ({ kind: "Block" as const, statements: defined(statements), span: this.ctx.span(open, close) }));
+    this.closeBrace();
+    return this.ACTION(() => ({ kind: "Block" as const, statements: defined(statements), span: this.ctx.span(open, this.LA(0)) }));
   });
 
   statement = this.RULE("statement", (): Stmt | undefined => {
@@ -741,7 +761,7 @@ export class WoParser extends EmbeddedActionsParser {
   });
 
   unary = this.RULE("unary", (): Expr | undefined =>
-    this.OR([
+    this.OR({ ERR_MSG: "an expression", DEF: [
       {
         ALT: () => {
           const op = this.OR2([{ ALT: () => this.CONSUME(T.Minus) }, { ALT: () => this.CONSUME(T.Not) }]);
@@ -754,7 +774,7 @@ export class WoParser extends EmbeddedActionsParser {
         },
       },
       { ALT: () => this.SUBRULE(this.postfix) },
-    ]),
+    ] }),
   );
 
   postfix = this.RULE("postfix", (): Expr | undefined => {

@@ -209,7 +209,8 @@ export function triggerFrom(ctx: ParseContext, kw: IToken, tokens: IToken[]): Tr
     else trigger.actions.push({ text, span: ctx.span(piece.body[0], piece.body[piece.body.length - 1]) });
   }
   if (trigger.actions.length === 0) {
-    ctx.diags.report("WO1003", ctx.span(real[real.length - 1]), { expected: "'do' and an action", found: "end of line" });
+    const end = ctx.span(real[real.length - 1]).end;
+    ctx.diags.report("WO1003", ctx.spanAt(end, end), { expected: "'do' and an action", found: "end of line" });
     return undefined;
   }
   return trigger;
