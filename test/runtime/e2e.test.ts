@@ -1,0 +1,153 @@
+// End to end: the real `wo run` process on copies of the samples, a real socket, a real SQLite
+// file. Durability under SIGKILL, migrations across restarts, the data-folder lock, signals.
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { send, sendJson } from "../rest/support/harness.js";
+import { copyApp, runToExit, startWo, tempDir, type WoProcess } from "./support/wo-process.js";
+
+// Each start may rebuild the app (the source changed) on a busy two-core machine.
+vi.setConfig({ testTimeout: 120_000 });
+
+const running: WoProcess[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((p) => (p.child.exitCode === null && p.child.signalCode === null ? p.kill("SIGKILL") : p.exited)));
+});
+
+async function start(app: string, db: string, extra: string[] = []): Promise<WoProcess> {
+  const p = await startWo([app, "--listen", "127.0.0.1:0", "--db", db, ...extra]);
+  running.push(p);
+  return p;
+}
+
+describe.each(["hello", "blog", "pricing"])("samples/%s", (sample) => {
+  it("serves /, /healthz and every list endpoint", async () => {
+    const p = await start(copyApp(`samples/${sample}`), tempDir());
+    expect((await send(p.url, "GET", "/healthz")).text).toBe("ok");
+    const info = (await send(p.url, "GET", "/")).json;
+    expect(info.app).toBe(sample);
+    const lists = info.endpoints.filter((e: { op: string }) => e.op.endsWith("_list"));
+    expect(lists.length).toBeGreaterThan(0);
+    for (const e of lists) {
+      const r = await send(p.url, "GET", e.path);
+      expect(r.status, e.path).toBe(200);
+      expect(r.json).toEqual({ items: [] });
+    }
+    expect((await send(p.url, "GET", "/api/does-not-exist")).status).toBe(404);
+  });
+});
+
+describe("samples/hello CRUD through wo run", () => {
+  it("create, get, list with a filter, patch, delete", async () => {
+    const p = await start(copyApp("samples/hello"), tempDir());
+    const made = await sendJson(p.url, "POST", "/api/greetings", { message: "hi" });
+    expect(made.status).toBe(201);
+    expect(made.json).toMatchObject({ id: 1, message: "hi", from: null });
+    expect(made.headers.get("location")).toBe("/api/greetings/1");
+    await sendJson(p.url, "POST", "/api/greetings", { message: "yo", from: "ann" });
+    expect((await send(p.url, "GET", "/api/greetings?from=ann")).json.items.map((r: { message: string }) => r.message)).toEqual(["yo"]);
+    const patched = await sendJson(p.url, "PATCH", "/api/greetings/1", { from: "bob" });
+    expect(patched.json).toEqual({ ...made.json, from: "bob" });
+    expect((await send(p.url, "DELETE", "/api/greetings/1")).status).toBe(204);
+    expect((await send(p.url, "GET", "/api/greetings/1")).status).toBe(404);
+  });
+});
+
+describe("durability", () => {
+  it("every acknowledged create survives SIGKILL", async () => {
+    const app = copyApp("samples/hello");
+    const db = tempDir();
+    const p = await start(app, db);
+    const acked: number[] = [];
+    await Promise.all(
+      Array.from({ length: 60 }, async (_, i) => {
+        const r = await sendJson(p.url, "POST", "/api/greetings", { message: `m${i}` });
+        if (r.status === 201) acked.push(r.json.id);
+      }),
+    );
+    expect(acked.length).toBe(60);
+    expect(await p.kill("SIGKILL")).toBe("SIGKILL");
+    const again = await start(app, db);
+    const rows = (await send(again.url, "GET", "/api/greetings?limit=1000")).json.items;
+    expect(rows.map((r: { id: number }) => r.id).sort((a: number, b: number) => a - b)).toEqual([...acked].sort((a, b) => a - b));
+  });
+});
+
+describe("shutdown and the data-folder lock", () => {
+  it("a second wo run on the same data is refused; SIGTERM exits 0 and frees it", async () => {
+    const app = copyApp("samples/hello");
+    const db = tempDir();
+    const first = await start(app, db);
+    const second = await runToExit([app, "--listen", "127.0.0.1:0", "--db", db]);
+    expect(second.code).toBe(1);
+    expect(second.output).toMatch(/in use by another wo process/);
+    expect(second.output).not.toMatch(/\n\s+at /);
+    expect((await send(first.url, "GET", "/healthz")).status).toBe(200);
+    expect(await first.kill("SIGTERM")).toBe(0);
+    const third = await start(app, db);
+    expect((await send(third.url, "GET", "/healthz")).status).toBe(200);
+  });
+
+  it("bad flags and a taken port are one-line errors", async () => {
+    const app = copyApp("samples/hello");
+    const bad = await runToExit([app, "--listen", "nonsense"]);
+    expect(bad.code).toBe(1);
+    expect(bad.output).toMatch(/not a listen address/);
+    const unknown = await runToExit([app, "--frobnicate"]);
+    expect(unknown.code).toBe(2);
+    const first = await start(app, tempDir());
+    const port = new URL(first.url).port;
+    const taken = await runToExit([app, "--listen", `127.0.0.1:${port}`, "--db", tempDir()]);
+    expect(taken.code).toBe(1);
+    expect(taken.output).toMatch(/port is in use/);
+  });
+});
+
+describe("migration across restarts", () => {
+  it("an additive change keeps the data; a destructive one is refused and the data stays", async () => {
+    const app = copyApp("samples/hello");
+    const db = tempDir();
+    const file = join(app, "greeting.wo");
+    const original = readFileSync(file, "utf8");
+
+    let p = await start(app, db);
+    for (const message of ["a", "b", "c"]) expect((await sendJson(p.url, "POST", "/api/greetings", { message, from: "me" })).status).toBe(201);
+    expect(await p.kill("SIGTERM")).toBe(0);
+
+    // Additive: a new optional field. Rebuilt because the source changed; rows keep their data.
+    writeFileSync(file, original.replace("from: Text?", "from: Text?\n  mood: Text?"));
+    p = await start(app, db);
+    expect(p.output()).toMatch(/migrated: .*mood/);
+    const rows = (await send(p.url, "GET", "/api/greetings")).json.items;
+    expect(rows.map((r: { message: string; mood: unknown }) => [r.message, r.mood])).toEqual([["a", null], ["b", null], ["c", null]]);
+    expect(await p.kill("SIGTERM")).toBe(0);
+
+    // Destructive: drop a stored field that holds data. Refused, naming the change and the flag.
+    writeFileSync(file, original.replace("  from: Text?\n", ""));
+    const refused = await runToExit([app, "--listen", "127.0.0.1:0", "--db", db]);
+    expect(refused.code).toBe(1);
+    expect(refused.output).toMatch(/from/);
+    expect(refused.output).toMatch(/--allow-destructive-migration/);
+
+    // Back to the additive version: everything is still there.
+    writeFileSync(file, original.replace("from: Text?", "from: Text?\n  mood: Text?"));
+    p = await start(app, db);
+    expect((await send(p.url, "GET", "/api/greetings")).json.items.map((r: { message: string; from: string }) => [r.message, r.from])).toEqual([["a", "me"], ["b", "me"], ["c", "me"]]);
+  });
+});
+
+describe("bearer token", () => {
+  it("token_env protects /api and /mcp but not /healthz", async () => {
+    const app = copyApp("samples/hello");
+    appendFileSync(join(app, "wo.toml"), '\n[server]\ntoken_env = "WO_TEST_TOKEN"\n');
+    const p = await startWo([app, "--listen", "127.0.0.1:0", "--db", tempDir()], { WO_TEST_TOKEN: "s3cret-token" });
+    running.push(p);
+    expect((await send(p.url, "GET", "/healthz")).status).toBe(200);
+    const none = await send(p.url, "GET", "/api/greetings");
+    expect(none.status).toBe(401);
+    expect(none.headers.get("www-authenticate")).toMatch(/^Bearer/);
+    expect((await send(p.url, "GET", "/api/greetings", { headers: { authorization: "Bearer wrong" } })).status).toBe(401);
+    expect((await send(p.url, "POST", "/mcp", { body: "{}", headers: { "content-type": "application/json" } })).status).toBe(401);
+    expect((await send(p.url, "GET", "/api/greetings", { headers: { authorization: "Bearer s3cret-token" } })).status).toBe(200);
+  });
+});
