@@ -56,6 +56,8 @@ export async function startWoRun(sample: string, extraToml = ""): Promise<WoRun>
   };
 }
 
+let unique = 0;
+
 /** Arguments that satisfy a create tool's inputSchema with plain values (refs get id 1). */
 export function sampleArgs(schema: { properties?: Record<string, any>; required?: string[] }): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -81,7 +83,8 @@ function sampleValue(s: any, name: string): unknown {
       if (s.format === "email") return "someone@example.com";
       if (s.format === "uri") return "https://example.com/x";
       if (s.format === "date-time") return "2026-01-01T00:00:00.000Z";
-      if (s.pattern) return name.toLowerCase().includes("sku") ? "SKU-0001" : "sample-value-1";
-      return `sample ${name} ${Date.now()}`;
+      // Unique per call: samples may declare @unique fields, and both clients create a row.
+      if (s.pattern) return `sample-${name}-${++unique}`.replace(/_/g, "-");
+      return `sample ${name} ${++unique}`;
   }
 }
