@@ -1,17 +1,18 @@
 // The official MCP clients as peers: SDK v1 (2025-11-25, sessions) and the v2 client with
 // versionNegotiation auto (2026-07-28, stateless) run connect → tools/list → create → list →
-// resources/read against a real server over a real socket and a real SQLite file.
+// resources/read against a real `wo run samples/hello` (real socket, real SQLite file), with
+// the details the per-sample test (samples.test.ts) does not look at.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
-import { startFixture, type FixtureServer } from "./support/fixture.js";
+import { startWoRun, type WoRun } from "./support/wo-run.js";
 
-let srv: FixtureServer;
-beforeAll(async () => { srv = await startFixture(); });
-afterAll(async () => { await srv.close(); });
+let srv: WoRun;
+beforeAll(async () => { srv = await startWoRun("hello"); });
+afterAll(async () => { await srv?.stop(); });
 
-const exposed = ["note_create", "note_delete", "note_get", "note_list", "note_slow_create", "note_update"];
+const exposed = ["greeting_create", "greeting_delete", "greeting_get", "greeting_list", "greeting_update"];
 
 describe("official SDK v1 client (2025-11-25)", () => {
   it("connects with a session, lists tools, creates, lists, reads", async () => {
@@ -19,25 +20,25 @@ describe("official SDK v1 client (2025-11-25)", () => {
     const transport = new TransportV1(new URL(srv.url));
     await client.connect(transport);
     expect(transport.sessionId).toMatch(/^[0-9a-f]{32}$/);
-    expect(client.getServerVersion()).toEqual({ name: "notes", version: "0.1.0" });
-    expect(client.getInstructions()).toContain("wo://note/{id}");
+    expect(client.getServerVersion()).toEqual({ name: "hello", version: "0.1.0" });
+    expect(client.getInstructions()).toContain("wo://greeting/{id}");
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(exposed);
-    const created = await client.callTool({ name: "note_create", arguments: { title: "from v1" } });
+    const created = await client.callTool({ name: "greeting_create", arguments: { message: "from v1" } });
     expect(created.isError).toBeFalsy();
-    const row = created.structuredContent as { id: number; title: string };
-    expect(row).toEqual({ id: row.id, title: "from v1", body: null, done: false });
+    const row = created.structuredContent as { id: number; message: string; created_at: string };
+    expect(row).toEqual({ id: row.id, message: "from v1", from: null, created_at: row.created_at });
     expect(JSON.parse((created.content as { text: string }[])[0]!.text)).toEqual(row);
-    const listed = await client.callTool({ name: "note_list", arguments: {} });
+    const listed = await client.callTool({ name: "greeting_list", arguments: {} });
     expect((listed.structuredContent as { items: unknown[] }).items).toContainEqual(row);
-    const read = await client.readResource({ uri: `wo://note/${row.id}` });
-    const rest = await (await fetch(`${srv.base}/api/notes/${row.id}`)).text();
+    const read = await client.readResource({ uri: `wo://greeting/${row.id}` });
+    const rest = await (await fetch(`${srv.base}/api/greetings/${row.id}`)).text();
     expect((read.contents[0] as { text: string }).text).toBe(rest);
-    const bad = await client.callTool({ name: "note_create", arguments: { title: "" } });
+    const bad = await client.callTool({ name: "greeting_create", arguments: { message: 42 } });
     expect(bad.isError).toBe(true);
-    expect((bad.content as { text: string }[])[0]!.text).toContain("/title");
+    expect((bad.content as { text: string }[])[0]!.text).toContain("/message");
     await expect(client.callTool({ name: "nope", arguments: {} })).rejects.toThrow(/Unknown tool/);
-    await expect(client.readResource({ uri: "wo://note/999999" })).rejects.toMatchObject({ code: -32002 });
+    await expect(client.readResource({ uri: "wo://greeting/999999" })).rejects.toMatchObject({ code: -32002 });
     expect(await client.ping()).toEqual({});
     await transport.terminateSession();
     await client.close();
@@ -52,17 +53,17 @@ describe("official v2 client, versionNegotiation auto (2026-07-28)", () => {
     expect((client as unknown as { getNegotiatedProtocolVersion(): string }).getNegotiatedProtocolVersion()).toBe("2026-07-28");
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(exposed);
-    const created = await client.callTool({ name: "note_create", arguments: { title: "from v2" } });
+    const created = await client.callTool({ name: "greeting_create", arguments: { message: "from v2" } });
     const row = created.structuredContent as { id: number };
-    expect(row).toMatchObject({ title: "from v2", body: null, done: false });
-    const listed = await client.callTool({ name: "note_list", arguments: {} });
+    expect(row).toMatchObject({ message: "from v2", from: null });
+    const listed = await client.callTool({ name: "greeting_list", arguments: {} });
     expect((listed.structuredContent as { items: unknown[] }).items).toContainEqual(row);
-    const read = await client.readResource({ uri: `wo://note/${row.id}` });
-    const rest = await (await fetch(`${srv.base}/api/notes/${row.id}`)).text();
+    const read = await client.readResource({ uri: `wo://greeting/${row.id}` });
+    const rest = await (await fetch(`${srv.base}/api/greetings/${row.id}`)).text();
     expect((read.contents[0] as { text: string }).text).toBe(rest);
-    const schema = await client.readResource({ uri: "wo://schema/note" });
-    expect(JSON.parse((schema.contents[0] as { text: string }).text).fields.map((f: { name: string }) => f.name)).toEqual(["id", "title", "body", "done"]);
-    await expect(client.readResource({ uri: "wo://note/999999" })).rejects.toMatchObject({ code: -32602 });
+    const schema = await client.readResource({ uri: "wo://schema/greeting" });
+    expect(JSON.parse((schema.contents[0] as { text: string }).text).fields.map((f: { name: string }) => f.name)).toEqual(["id", "message", "from", "created_at"]);
+    await expect(client.readResource({ uri: "wo://greeting/999999" })).rejects.toMatchObject({ code: -32602 });
     await client.close();
   });
 });
