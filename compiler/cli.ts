@@ -1,9 +1,6 @@
 // argv → command → exit code. Each command lives in compiler/commands/ and returns its exit
 // code; nothing below prints a stack trace for a user error.
 
-import { runCheckCommand } from "./commands/check.js";
-import { runBuildCommand } from "./commands/build.js";
-import { runRunCommand } from "./commands/run.js";
 
 const usage = `usage: wo <command> [dir] [options]
 
@@ -14,10 +11,11 @@ commands:
                                       build if stale, open the store, serve /api and /mcp
 `;
 
+// Loaded on demand: `wo check` should not pay for the emitters (ts-morph) and the runtime.
 const commands: Record<string, (args: string[]) => Promise<number>> = {
-  check: runCheckCommand,
-  build: runBuildCommand,
-  run: runRunCommand,
+  check: async (args) => (await import("./commands/check.js")).runCheckCommand(args),
+  build: async (args) => (await import("./commands/build.js")).runBuildCommand(args),
+  run: async (args) => (await import("./commands/run.js")).runRunCommand(args),
 };
 
 export async function main(argv: string[]): Promise<number> {
