@@ -145,6 +145,8 @@ export function createMethods(deps: MethodDeps): MethodTable {
   const toolsModern = [...manifest.tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const toolsLegacy = toolsModern.map(legacyTool);
   const toolByName = new Map(toolsModern.map((t) => [t.name, t]));
+  // spec/schemas.md, "Method results over MCP": a method tool answers `{ result: <value> }`.
+  const methodTools = new Set(catalog.types.flatMap((t) => t.methods.map((m) => `${t.snake}_${m.name}`)));
   const fingerprint = `${serverInfo.version}.${toolsModern.length}.${manifest.resourceTemplates.length}`;
 
   // Types that have a row template: `wo://<snake>/{id}`.
@@ -200,7 +202,7 @@ export function createMethods(deps: MethodDeps): MethodTable {
       return { content: [{ type: "text", text: `Internal error: ${name} failed unexpectedly; the server log has details` }], isError: true };
     }
     const text = JSON.stringify(value) ?? "null";
-    const structured = ctx.era === "legacy" && !hasObjectOutput(tool) ? { result: value } : value;
+    const structured = methodTools.has(name) || (ctx.era === "legacy" && !hasObjectOutput(tool)) ? { result: value ?? null } : value;
     return { content: [{ type: "text", text }], structuredContent: structured };
   };
 

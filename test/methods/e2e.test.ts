@@ -1,0 +1,190 @@
+// Methods end to end: a real `wo run` of the samples, called through REST and the official
+// MCP SDK client, with the SQLite file inspected directly (spec/language.md, "Method language").
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { appCopy, dumpDb, mcpClient, post, startWo, type WoProcess } from "./wo-process.js";
+
+const text = (r: any): string => r.content?.map((c: any) => c.text).join("") ?? "";
+
+describe("samples/pricing: set_price, current_price, history", () => {
+  let app: string;
+  let wo: WoProcess;
+  let mcp: Client;
+
+  beforeAll(async () => {
+    app = appCopy("pricing");
+    wo = await startWo(app);
+    mcp = await mcpClient(wo.base);
+  });
+  afterAll(async () => {
+    await mcp?.close();
+    await wo?.stop();
+  });
+
+  it("exposes methods as tools with id + parameters", async () => {
+    const { tools } = await mcp.listTools();
+    const setPrice = tools.find((t) => t.name === "product_set_price")!;
+    expect(setPrice.inputSchema.required).toEqual(["id", "amount"]);
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["product_current_price", "product_history"]));
+  });
+
+  it("REST and MCP run the same method; results are rows", async () => {
+    const created = await post(wo.base, "/api/products", { sku: "SKU-1", title: "Lamp" });
+    expect(created.status).toBe(201);
+    const id = created.body.id;
+
+    const none = await mcp.callTool({ name: "product_current_price", arguments: { id } });
+    expect(none.isError).toBe(true);
+    expect(text(none)).toContain("this product has no price yet");
+
+    const p1 = await post(wo.base, `/api/products/${id}/set_price`, { amount: 4999 });
+    expect(p1.status).toBe(200);
+    expect(p1.body).toMatchObject({ product: id, amount: 4999, currency: "EUR" });
+    const p2 = await mcp.callTool({ name: "product_set_price", arguments: { id, amount: 3999 } });
+    expect(p2.isError).toBeFalsy();
+    // spec/schemas.md: a method tool's structured content is { result: <value> }.
+    expect(p2.structuredContent).toMatchObject({ result: { product: id, amount: 3999 } });
+
+    const current = await post(wo.base, `/api/products/${id}/current_price`, {});
+    expect(current.body.amount).toBe(3999);
+    const history = await mcp.callTool({ name: "product_history", arguments: { id } });
+    expect(JSON.parse(text(history)).map((p: any) => p.amount)).toEqual([4999, 3999]);
+  });
+
+  it("errors: unknown row 404, bad arguments 400, abort 409 — and nothing changes", async () => {
+    const { body } = await post(wo.base, "/api/products", { sku: "SKU-2", title: "Chair", status: "Discontinued" });
+    const before = dumpDb(app);
+    const missing = await post(wo.base, "/api/products/999/set_price", { amount: 5 });
+    expect(missing.status).toBe(404);
+    const bad = await post(wo.base, `/api/products/${body.id}/set_price`, { amount: "five" });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain("/amount");
+    const negative = await post(wo.base, `/api/products/${body.id}/set_price`, { amount: -1 });
+    expect(negative.status).toBe(409);
+    expect(negative.body.detail).toBe("a price must be positive");
+    const discontinued = await mcp.callTool({ name: "product_set_price", arguments: { id: body.id, amount: 100 } });
+    expect(discontinued.isError).toBe(true);
+    expect(text(discontinued)).toContain("a discontinued product cannot be repriced");
+    const missingTool = await mcp.callTool({ name: "product_set_price", arguments: { id: 999, amount: 100 } });
+    expect(missingTool.isError).toBe(true);
+    expect(dumpDb(app)).toEqual(before);
+    const get = await fetch(`${wo.base}/api/products/${body.id}/set_price`);
+    expect(get.status).toBe(405);
+  });
+});
+
+// A method that writes first and fails afterwards, in each way a call can fail.
+const rollbackApp = {
+  "wo.toml": 'name = "rollback"\n',
+  "counter.wo": `class Counter {
+  name: Text
+  value: Int = 0
+  logs: backlink Log.counter
+
+  fn bump(by: Int, note: Text) -> Int in txn {
+    update self set value = self.value + by
+    insert Log { counter: self.id, note: note }
+    assert self.value < 10 otherwise abort "too big"
+    let q = 100 / (by - 4)
+    insert Log { counter: by, note: "third" }
+    return self.value
+  }
+
+  service rest "/api/counters" expose list, get, create, bump
+  service mcp "/mcp" expose list, get, create, bump
+}
+
+class Log {
+  counter: ref Counter
+  note: Text @unique
+
+  service rest "/api/logs" expose list
+}
+`,
+};
+
+describe("a failing method rolls back every write of the call", () => {
+  let app: string;
+  let wo: WoProcess;
+  let mcp: Client;
+  beforeAll(async () => {
+    app = appCopy("rollback", rollbackApp);
+    wo = await startWo(app);
+    mcp = await mcpClient(wo.base);
+    await post(wo.base, "/api/counters", { name: "c" });
+    await post(wo.base, "/api/counters", { name: "d" });
+  });
+  afterAll(async () => {
+    await mcp?.close();
+    await wo?.stop();
+  });
+
+  it("succeeds when nothing fails", async () => {
+    const ok = await post(wo.base, "/api/counters/1/bump", { by: 2, note: "first" });
+    expect(ok).toEqual({ status: 200, body: 2 });
+  });
+
+  // Each call first updates Counter 2 and inserts a Log, then fails.
+  it.each([
+    ["abort", { by: 20, note: "a" }, 409, "too big"],
+    ["division by zero", { by: 4, note: "b" }, 409, "division by zero at counter.wo:10"],
+    ["unique violation", { by: 1, note: "first" }, 409, "unique"],
+    ["dangling ref", { by: 3, note: "c" }, 422, "no Counter with id 3"],
+  ] as const)("%s: tables exactly as before", async (_what, args, status, message) => {
+    const before = dumpDb(app);
+    const res = await post(wo.base, "/api/counters/2/bump", args);
+    expect(res.status).toBe(status);
+    expect(JSON.stringify(res.body).toLowerCase()).toContain(message.toLowerCase());
+    expect(dumpDb(app)).toEqual(before);
+    const viaMcp = await mcp.callTool({ name: "counter_bump", arguments: { id: 2, ...args } });
+    expect(viaMcp.isError).toBe(true);
+    expect(text(viaMcp).toLowerCase()).toContain(message.toLowerCase());
+    expect(dumpDb(app)).toEqual(before);
+  });
+});
+
+describe("samples/ledger: transfer under concurrency", () => {
+  let app: string;
+  let wo: WoProcess;
+  beforeAll(async () => {
+    app = appCopy("ledger");
+    wo = await startWo(app);
+  });
+  afterAll(async () => {
+    await wo?.stop();
+  });
+
+  it("100 concurrent transfers through REST and MCP never overdraw and conserve the total", async () => {
+    for (const owner of ["a", "b", "c"]) await post(wo.base, "/api/accounts", { owner });
+    await post(wo.base, "/api/accounts/1/deposit", { amount: 500 });
+    await post(wo.base, "/api/accounts/2/deposit", { amount: 300 });
+    const clients = await Promise.all([mcpClient(wo.base), mcpClient(wo.base)]);
+    // Deterministic amounts, large enough that many transfers must be refused.
+    const calls = Array.from({ length: 100 }, (_, i) => {
+      const from = (i % 3) + 1;
+      const to = ((i + 1) % 3) + 1;
+      const amount = 37 + ((i * 53) % 150);
+      if (i % 2 === 0) return post(wo.base, `/api/accounts/${from}/transfer`, { to, amount }).then((r) => r.status);
+      return clients[i % 4 === 1 ? 0 : 1]!.callTool({ name: "account_transfer", arguments: { id: from, to, amount } }).then((r) =>
+        r.isError ? (text(r).includes("insufficient funds") ? 409 : 500) : 200,
+      );
+    });
+    const statuses = await Promise.all(calls);
+    await Promise.all(clients.map((c) => c.close()));
+    expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
+    const ok = statuses.filter((s) => s === 200).length;
+    expect(ok).toBeGreaterThan(0);
+    expect(ok).toBeLessThan(100);
+
+    const db = dumpDb(app) as { accounts: any[]; entries: any[] };
+    const total = db.accounts.reduce((n, a) => n + a.balance, 0);
+    expect(total).toBe(800);
+    for (const a of db.accounts) {
+      expect(a.balance).toBeGreaterThanOrEqual(0);
+      expect(db.entries.filter((e) => e.account === a.id).reduce((n, e) => n + e.amount, 0)).toBe(a.balance);
+    }
+    expect(db.entries.filter((e) => e.memo === "transfer out").length).toBe(ok);
+    expect(db.entries.filter((e) => e.memo === "transfer in").length).toBe(ok);
+  });
+});
