@@ -68,6 +68,7 @@ export const brokenCases: BrokenCase[] = [
   { name: "same REST path in two types", files: one("type A {\n  x: Int\n  service rest \"/api/a\" expose list\n}\ntype B {\n  y: Int\n  service rest ┆\"/api/a\" expose list\n}\n"), code: "WO3004", message: "already used" },
   { name: "same REST path twice in one type", files: one("type A {\n  x: Int\n  service rest \"/api/a\" expose list\n  service rest ┆\"/api/a\" expose get\n}\n"), code: "WO3004", message: "/api/a" },
   { name: "REST path inside another", files: one("type A {\n  x: Int\n  service rest \"/api/a\" expose get\n}\ntype B {\n  y: Int\n  service rest ┆\"/api/a/b\" expose list\n}\n"), code: "WO3004", message: "overlaps" },
+  { name: "REST path around an earlier one", files: one("type B {\n  y: Int\n  service rest \"/api/a/b\" expose list\n}\ntype A {\n  x: Int\n  service rest ┆\"/api/a\" expose get\n}\n"), code: "WO3004", message: "overlaps '/api/a/b'" },
   { name: "two tools with one name", files: one("class Stock {\n  fn item_list() -> Int {\n    return 1\n  }\n  service mcp \"/mcp\" expose item_list\n}\ntype StockItem {\n  x: Int\n  service mcp \"/mcp\" expose ┆list\n}\n"), code: "WO3005", message: "stock_item_list" },
   { name: "method parameter named id", files: one("class A {\n  fn m(┆id: Int) -> Int {\n    return 1\n  }\n}\n"), code: "WO3006", message: "'id'" },
   { name: "unknown service kind", files: one("type A {\n  x: Int\n  service ┆soap \"/api/a\" expose list\n}\n"), code: "WO3007", message: "soap" },
