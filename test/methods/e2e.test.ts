@@ -188,3 +188,60 @@ describe("samples/ledger: transfer under concurrency", () => {
     expect(db.entries.filter((e) => e.memo === "transfer in").length).toBe(ok);
   });
 });
+
+describe("samples/ledger: SIGKILL during a method load", () => {
+  let wo: WoProcess | undefined;
+  afterAll(async () => {
+    await wo?.stop();
+  });
+
+  it("loses no acknowledged transfer and leaves no partial one", async () => {
+    const app = appCopy("ledger");
+    wo = await startWo(app);
+    const base = wo.base;
+    for (const owner of ["a", "b"]) await post(base, "/api/accounts", { owner });
+    await post(base, "/api/accounts/1/deposit", { amount: 1_000_000 });
+    await post(base, "/api/accounts/2/deposit", { amount: 1_000_000 });
+
+    const inFlight = 8;
+    let acked = 0;
+    let sent = 0;
+    let killed = false;
+    const worker = async (w: number) => {
+      for (let i = 0; !killed; i++) {
+        const from = (w + i) % 2 === 0 ? 1 : 2;
+        sent++;
+        try {
+          const r = await post(base, `/api/accounts/${from}/transfer`, { to: 3 - from, amount: 1 + ((w * 31 + i) % 97) });
+          if (r.status === 200) acked++;
+          else throw new Error(`unexpected ${r.status}: ${JSON.stringify(r.body)}`);
+        } catch (err) {
+          if (!killed) throw err;
+        }
+      }
+    };
+    const workers = Array.from({ length: inFlight }, (_, w) => worker(w));
+    while (acked < 100) await new Promise((r) => setTimeout(r, 5));
+    killed = true;
+    await wo.stop("SIGKILL");
+    await Promise.all(workers);
+
+    const db = dumpDb(app, { afterCrash: true }) as { accounts: any[]; entries: any[] };
+    const outs = db.entries.filter((e) => e.memo === "transfer out").length;
+    const ins = db.entries.filter((e) => e.memo === "transfer in").length;
+    expect(outs).toBe(ins); // no half of a transfer
+    expect(outs).toBeGreaterThanOrEqual(acked); // nothing acknowledged is lost
+    expect(outs).toBeLessThanOrEqual(acked + inFlight); // at most the calls in flight at the kill
+    expect(db.accounts.reduce((n, a) => n + a.balance, 0)).toBe(2_000_000);
+    for (const a of db.accounts) {
+      expect(db.entries.filter((e) => e.account === a.id).reduce((n, e) => n + e.amount, 0)).toBe(a.balance);
+    }
+
+    // The app starts again on the same data and serves the same balances.
+    wo = await startWo(app);
+    const res = await fetch(`${wo.base}/api/accounts`);
+    const { items } = (await res.json()) as { items: any[] };
+    expect(items.map((a) => a.balance)).toEqual(db.accounts.map((a) => a.balance));
+    expect(sent).toBeGreaterThan(acked);
+  });
+});

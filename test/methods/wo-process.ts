@@ -87,8 +87,9 @@ export async function mcpClient(base: string): Promise<Client> {
 }
 
 /** Every user table with its rows in id order: "nothing changed" is equality of two dumps. */
-export function dumpDb(appDir: string): Record<string, unknown[]> {
-  const db = new Database(join(appDir, ".wo/data/app.sqlite"), { readonly: true, fileMustExist: true });
+export function dumpDb(appDir: string, options: { afterCrash?: boolean } = {}): Record<string, unknown[]> {
+  // After a crash the first connection replays the write-ahead log, which needs write access.
+  const db = new Database(join(appDir, ".wo/data/app.sqlite"), { readonly: !options.afterCrash, fileMustExist: true });
   try {
     const tables = db
       .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_wo_%' ORDER BY name")
