@@ -17,6 +17,9 @@ import { DiagnosticBag, type Diagnostic } from "./diagnostics/diagnostic.js";
 import { emitBuild } from "./emit/index.js";
 import type { EmittedFile } from "./emit/emitted-file.js";
 import { woVersion } from "./emit/header.js";
+// The up-to-date check lives apart so `wo run` can make it without loading the compiler.
+import { buildInfoFileName, hashInputs, isUpToDate } from "./build-info.js";
+export { buildInfoFileName, hashInputs, isUpToDate } from "./build-info.js";
 
 export interface BuildOptions {
   /** Output folder; default `<dir>/.wo/build`. */
@@ -39,8 +42,6 @@ export interface BuildResult {
   files: string[];
   summary?: { tools: number; routes: number };
 }
-
-export const buildInfoFileName = "build-info.json";
 
 export async function buildApp(dir: string, options: BuildOptions = {}): Promise<BuildResult> {
   const root = resolve(dir);
@@ -70,35 +71,6 @@ export async function buildApp(dir: string, options: BuildOptions = {}): Promise
     return { ...result, ok: false, skipped: false, error: error instanceof BuildFolderError ? `cannot write the build: ${why}` : `cannot write the build to ${outDir}: ${why}` };
   }
   return { ...result, ok: true, skipped: false, files: files.map((f) => f.path), summary };
-}
-
-/**
- * sha256 over wo's version, wo.toml and every `.wo` file (relative path and bytes), in program
- * order. Undefined when the sources cannot be read; the check then reports why.
- */
-export async function hashInputs(root: string): Promise<string | undefined> {
-  const bag = new DiagnosticBag();
-  const sources = await loadSources(root, root, bag);
-  if (bag.hasErrors) return undefined;
-  const hash = createHash("sha256");
-  const part = (label: string, text: string) => hash.update(`${label}\0${text.length}\0${text}\0`);
-  part("wo", woVersion());
-  part(configFileName, (await readOptional(join(root, configFileName))) ?? "\u0000absent");
-  for (const file of sources) part(file.path, file.text);
-  return hash.digest("hex");
-}
-
-async function isUpToDate(outDir: string, inputHash: string): Promise<boolean> {
-  const info = await readOptional(join(outDir, buildInfoFileName));
-  if (info === undefined) return false;
-  try {
-    const parsed = JSON.parse(info) as { woVersion?: unknown; inputHash?: unknown };
-    if (parsed.inputHash !== inputHash || parsed.woVersion !== woVersion()) return false;
-  } catch {
-    return false;
-  }
-  // A build folder someone emptied by hand is not up to date, whatever build-info says.
-  return (await readOptional(join(outDir, "manifest.json"))) !== undefined;
 }
 
 /**

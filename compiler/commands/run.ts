@@ -3,8 +3,8 @@
 // (runtime/server.ts) and serve until SIGINT/SIGTERM. wo.toml settings apply; flags override.
 // User errors print one message, never a stack trace.
 
-import { resolve } from "node:path";
-import { buildApp } from "../build.js";
+import { join, resolve } from "node:path";
+import { hashInputs, isUpToDate } from "../build-info.js";
 import { ServerStartError, startServer } from "../../runtime/server.js";
 
 const usage = "usage: wo run [dir] [--listen HOST:PORT] [--db PATH] [--allow-destructive-migration]\n";
@@ -47,7 +47,7 @@ export async function runRunCommand(args: string[]): Promise<number> {
     return 2;
   }
   try {
-    const built = await buildApp(parsed.dir, {});
+    const built = await buildIfStale(parsed.dir);
     for (const d of built.diagnostics) {
       process.stderr.write(`${d.span.file}:${d.span.line}:${d.span.col}: ${d.severity} ${d.code}: ${d.message}\n`);
     }
@@ -74,4 +74,18 @@ export async function runRunCommand(args: string[]): Promise<number> {
     process.stderr.write(`wo run: internal error: ${err instanceof Error ? err.message : String(err)} (this is a bug in wo)${detail}\n`);
     return 2;
   }
+}
+
+/**
+ * The up-to-date check needs only the sources; the compiler (parser, ts-morph, TypeScript —
+ * seconds to load) is imported only when there is something to build.
+ */
+async function buildIfStale(dir: string) {
+  const outDir = join(resolve(dir), ".wo", "build");
+  const hash = await hashInputs(resolve(dir));
+  if (hash !== undefined && (await isUpToDate(outDir, hash))) {
+    return { ok: true, outDir, diagnostics: [], error: undefined } as const;
+  }
+  const { buildApp } = await import("../build.js");
+  return buildApp(dir, {});
 }
