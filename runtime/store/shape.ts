@@ -9,6 +9,7 @@
 // catalog's, which carries source locations) so that a moved declaration is not a change.
 
 import type { Catalog, CatalogField, CatalogType, FieldDefault, FieldType } from "../../compiler/catalog.js";
+import { StoreOpenError } from "./open-errors.js";
 
 /** Bumped when the layout rules change in a way old databases need converting for. */
 export const shapeFormat = 1;
@@ -73,17 +74,33 @@ export function isReservedTable(name: string): boolean {
   return lower.startsWith("sqlite_") || lower === "_wo_meta";
 }
 
+/** Throws StoreOpenError for names SQLite cannot hold (reserved, or equal but for case). */
 export function deriveShape(catalog: Catalog): StorageShape {
   const byName = new Map(catalog.types.map((t) => [t.name, t] as const));
   const tables = catalog.types.map((type) => deriveTable(type, byName));
+  // SQLite compares table and column names case-insensitively.
+  const clash = firstCaseClash(tables.map((t) => t.table));
+  if (clash) throw new StoreOpenError(`the tables '${clash[0]}' and '${clash[1]}' differ only in case, which SQLite cannot tell apart; rename one with @table(name: ...)`);
   return { format: shapeFormat, tables };
+}
+
+function firstCaseClash(names: string[]): [string, string] | undefined {
+  const seen = new Map<string, string>();
+  for (const n of names) {
+    const prior = seen.get(n.toLowerCase());
+    if (prior !== undefined) return [prior, n];
+    seen.set(n.toLowerCase(), n);
+  }
+  return undefined;
 }
 
 function deriveTable(type: CatalogType, byName: Map<string, CatalogType>): TableShape {
   if (isReservedTable(type.table)) {
-    throw new Error(`type '${type.name}' uses the table name '${type.table}', which is reserved; choose another with @table(name: ...)`);
+    throw new StoreOpenError(`type '${type.name}' uses the table name '${type.table}', which is reserved; choose another with @table(name: ...)`);
   }
   const columns = type.fields.filter((f) => f.isStored && f.name !== "id").map((f) => deriveColumn(f, byName));
+  const clash = firstCaseClash(["id", ...columns.map((c) => c.name)]);
+  if (clash) throw new StoreOpenError(`the fields '${type.name}.${clash[0]}' and '${type.name}.${clash[1]}' differ only in case, which SQLite cannot tell apart as columns; rename one`);
   const indexes: IndexShape[] = [];
   for (const c of columns) {
     if (c.isUnique) indexes.push({ sqlName: `${type.table}__${c.name}__unique`, columns: [c.name], isUnique: true });

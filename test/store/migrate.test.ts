@@ -275,6 +275,17 @@ describe("databases wo cannot use", () => {
     expect((err as Error).message).toMatch(/is not a SQLite database/);
   });
 
+  it.each([
+    ["a reserved table name", catalog({ ...type("Meta", [field("x", scalar("Int"))]), table: "_wo_meta" }), /reserved/],
+    ["a sqlite_ table name", catalog({ ...type("Seq", [field("x", scalar("Int"))]), table: "sqlite_seq" }), /reserved/],
+    ["tables equal but for case", catalog(type("Post", []), { ...type("Other", []), table: "POST" }), /'post' and 'POST' differ only in case/],
+    ["fields equal but for case", item(field("name", scalar("Text")), field("Name", scalar("Text"))), /'Item.name' and 'Item.Name' differ only in case/],
+  ])("%s → StoreOpenError before anything is touched", async (_what, cat, says) => {
+    const err = await open(cat).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StoreOpenError);
+    expect((err as Error).message).toMatch(says);
+  });
+
   it("a SQLite file with tables wo did not create → StoreOpenError", async () => {
     mkdirSync(dirname(tmp.file), { recursive: true });
     const db = new Database(tmp.file);
