@@ -1,0 +1,38 @@
+// Constructs that parse but are not executed yet: warnings, never errors, and the catalog
+// is still produced.
+
+import { rmSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { checkApp } from "../../compiler/index.js";
+import { cursorPosition, writeApp } from "./app-fixture.js";
+
+const cases: [string, string, string][] = [
+  ["WO2101", "policy line", "type A {\n  x: Int\n  ┆policy read anyone\n}\n"],
+  ["WO2103", "fn in a plain type", "type A {\n  x: Int\n  fn ┆go() -> Int {\n    return 1\n  }\n}\n"],
+  ["WO2104", "free fn", "fn ┆helper() -> Int {\n  return 1\n}\ntype A {\n  x: Int\n}\n"],
+  ["WO2105", "unknown field annotation", "type A {\n  x: Int @┆fancy\n}\n"],
+  ["WO2106", "unknown type annotation", "@┆experimental\ntype A {\n  x: Int\n}\n"],
+  ["WO2107", "computed default", "type A {\n  x: Int\n  y: Int = ┆x * 2\n}\n"],
+  ["WO2108", "@check", "type A {\n  x: Int ┆@check(>= 0)\n}\n"],
+  ["WO2110", "multi without a ref back", "type A {\n  bs: multi ┆B\n}\ntype B {\n  x: Int\n}\n"],
+  ["WO3101", "service mcp on another path", "type A {\n  x: Int\n  service mcp ┆\"/tools\" expose list\n}\n"],
+  ["WO3102", "graphql service", "type A {\n  x: Int\n  service ┆graphql \"/graphql\" expose list\n}\n"],
+  ["WO3103", "op exposed twice", "type A {\n  x: Int\n  service rest \"/api/a\" expose list, ┆list\n}\n"],
+];
+
+describe("warnings for inert constructs", () => {
+  it.each(cases)("%s %s", async (code, _name, text) => {
+    const files = { "app.wo": text };
+    const dir = writeApp(files);
+    try {
+      const result = await checkApp(dir);
+      expect(result.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+      expect(result.catalog).toBeDefined();
+      const d = result.diagnostics.find((x) => x.code === code);
+      expect(d?.severity).toBe("warning");
+      expect(`${d!.span.file.slice(dir.length + 1)}:${d!.span.line}:${d!.span.col}`).toBe(cursorPosition(files));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
