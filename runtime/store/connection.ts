@@ -3,6 +3,7 @@
 // (GET by id) is one Map lookup and one `.get()`; the SQL text is built only on a miss.
 
 import Database from "better-sqlite3";
+import { StoreOpenError } from "./open-errors.js";
 
 export type Statement = Database.Statement<unknown[], unknown>;
 
@@ -60,7 +61,10 @@ export function openConnection(file: string, options: ConnectionOptions = {}): C
     db.pragma("busy_timeout = 5000");
     if (!options.readonly) {
       // WAL: readers never block the writer and see only committed transactions.
-      db.pragma("journal_mode = WAL");
+      const mode = db.pragma("journal_mode = WAL", { simple: true });
+      if (String(mode).toLowerCase() !== "wal") {
+        throw new StoreOpenError(`${file}: SQLite cannot use its write-ahead log here (journal mode stays '${String(mode)}'); put the data folder on a local disk.`);
+      }
       // FULL: COMMIT returns only after the WAL is fsynced, so a resolved write() is on disk.
       // (NORMAL would be faster but can lose the last commits on power loss.)
       db.pragma("synchronous = FULL");
