@@ -1,10 +1,14 @@
 // Baseline for bench/mcp/run.mjs: the same app's greeting_get/greeting_create served by the
-// official MCP TypeScript SDK v1 (McpServer + StreamableHTTPServerTransport) in its fastest
-// documented configuration — stateless (no session ids) with JSON responses — over the same
+// official MCP TypeScript SDK v1 (McpServer + StreamableHTTPServerTransport) over the same
 // SQLite file and the same generated operations as `wo run`. Only the protocol layer differs.
+// Two configurations, both with JSON responses (enableJsonResponse): POST /mcp is stateless (a
+// fresh server + transport per request, as the SDK documents), POST /mcp-session keeps one
+// server + transport per session (no per-request construction) — the faster of the two is
+// the baseline the bench compares against.
 //
 // usage: node bench/mcp/sdk-baseline.mjs <appDir>   (prints "listening <url>")
 import http from "node:http";
+import { randomUUID } from "node:crypto";
 import { join, resolve } from "node:path";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -34,11 +38,22 @@ function createServer() {
   return server;
 }
 
+const sessions = new Map();
 const httpServer = http.createServer(async (req, res) => {
-  if (req.method !== "POST" || req.url !== "/mcp") { res.writeHead(405).end(); return; }
+  if (req.method !== "POST" || (req.url !== "/mcp" && req.url !== "/mcp-session")) { res.writeHead(405).end(); return; }
   const chunks = [];
   for await (const c of req) chunks.push(c);
   const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  if (req.url === "/mcp-session") {
+    const sid = req.headers["mcp-session-id"];
+    let transport = sid ? sessions.get(sid) : undefined;
+    if (!transport) {
+      transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), enableJsonResponse: true, onsessioninitialized: (id) => sessions.set(id, transport) });
+      await createServer().connect(transport);
+    }
+    await transport.handleRequest(req, res, body);
+    return;
+  }
   const server = createServer();
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.on("close", () => { transport.close(); server.close(); });
