@@ -43,11 +43,14 @@ export function createApp(options: AppOptions): App {
 
   const app = new Hono();
   if (options.token) {
+    // Everything but the two runtime endpoints: REST paths are whatever `service rest` says,
+    // not necessarily under /api.
     const auth = bearerAuth(options.token);
-    app.use("/api/*", auth);
-    app.use("/api", auth);
-    app.use("/mcp/*", auth);
-    app.use("/mcp", auth);
+    app.use("*", async (c, next) => {
+      const path = new URL(c.req.url).pathname;
+      if (path === "/" || path === "/healthz") return next();
+      return auth(c, next);
+    });
   }
 
   app.get("/healthz", (c) => c.text("ok"));

@@ -236,3 +236,34 @@ describe("concurrency", () => {
     expect(listed.map((r: { id: number }) => r.id).sort((x: number, y: number) => x - y)).toEqual([...ids].sort((x, y) => x - y));
   });
 });
+
+describe("failures the caller did not cause", () => {
+  it("an unexpected store failure is a plain 500 problem; the server logs one line without the body", async () => {
+    const { loadBuild } = await import("../../runtime/load-build.js");
+    const { openSqliteStore } = await import("../../runtime/store/sqlite.js");
+    const { createApp } = await import("../../runtime/app.js");
+    const { tempDir, writeBuild } = await import("./support/harness.js");
+    const { join } = await import("node:path");
+    const dir = tempDir();
+    writeBuild(blogCatalog(), join(dir, "build"));
+    const build = await loadBuild(join(dir, "build"));
+    const { store } = await openSqliteStore({ file: join(dir, "data", "app.sqlite"), catalog: build.catalog });
+    const lines: string[] = [];
+    const app = createApp({ build, store, log: (line) => lines.push(line) });
+    // A real store in a real broken state: closed under the app's feet.
+    await store.close();
+    const res = await app.hono.request("/api/authors", { method: "POST", headers: { "content-type": "application/json" }, body: '{"name":"secret-name","email":"s@example.com"}' });
+    expect(res.status).toBe(500);
+    const body = await res.json();
+    expect(body).toMatchObject({ status: 500, type: "urn:wo:problem:internal" });
+    expect(JSON.stringify(body)).not.toMatch(/sqlite|database|connection|\.ts|\.js/i);
+    expect(lines.length).toBe(1);
+    expect(lines[0]).not.toContain("secret-name");
+  });
+
+  it("HEAD is answered like GET without a body", async () => {
+    const res = await fetch(`${base}/api/authors`, { method: "HEAD" });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("");
+  });
+});

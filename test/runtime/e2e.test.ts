@@ -151,3 +151,57 @@ describe("bearer token", () => {
     expect((await send(p.url, "GET", "/api/greetings", { headers: { authorization: "Bearer s3cret-token" } })).status).toBe(200);
   });
 });
+
+describe("samples/pricing methods through wo run", () => {
+  it("POST P/:id/m calls the method; abort → 409, bad args → 400, unknown row → 404, unexposed → 405/404", async () => {
+    const p = await start(copyApp("samples/pricing"), tempDir());
+    const product = await sendJson(p.url, "POST", "/api/products", { sku: "AB-1", title: "Lamp" });
+    expect(product.status).toBe(201);
+    const price = await sendJson(p.url, "POST", `/api/products/${product.json.id}/set_price`, { amount: 4999 });
+    expect(price.status).toBe(200);
+    expect(price.json).toMatchObject({ product: product.json.id, amount: 4999, currency: "EUR" });
+    const current = await send(p.url, "POST", `/api/products/${product.json.id}/current_price`);
+    expect(current.json).toEqual(price.json);
+
+    const before = (await send(p.url, "GET", "/api/prices")).json;
+    const aborted = await sendJson(p.url, "POST", `/api/products/${product.json.id}/set_price`, { amount: -1 });
+    expect(aborted.status).toBe(409);
+    expect(aborted.json.detail).toBe("a price must be positive");
+    expect((await sendJson(p.url, "POST", `/api/products/${product.json.id}/set_price`, { amount: "x" })).status).toBe(400);
+    expect((await sendJson(p.url, "POST", `/api/products/${product.json.id}/set_price`, {})).status).toBe(400);
+    expect((await sendJson(p.url, "POST", "/api/products/999/set_price", { amount: 5 })).status).toBe(404);
+    expect((await send(p.url, "GET", `/api/products/${product.json.id}/set_price`)).status).toBe(405);
+    expect((await send(p.url, "POST", "/api/prices")).status).toBe(405);
+    // Nothing the failed calls did was kept.
+    expect((await send(p.url, "GET", "/api/prices")).json).toEqual(before);
+  });
+});
+
+describe("graceful shutdown", () => {
+  it("SIGTERM during a burst of creates: every acknowledged row is stored, exit 0", async () => {
+    const app = copyApp("samples/hello");
+    const db = tempDir();
+    const p = await start(app, db);
+    const acked: number[] = [];
+    let firstAck!: () => void;
+    const someAcked = new Promise<void>((r) => (firstAck = r));
+    const burst = Array.from({ length: 100 }, async (_, i) => {
+      try {
+        const r = await sendJson(p.url, "POST", "/api/greetings", { message: `g${i}` });
+        if (r.status === 201) acked.push(r.json.id);
+        firstAck();
+      } catch {
+        // refused after the server stopped accepting: never acknowledged
+      }
+    });
+    // Signal while the burst is in flight: some answered, the rest queued or in progress.
+    await someAcked;
+    const code = p.kill("SIGTERM");
+    await Promise.all(burst);
+    expect(await code).toBe(0);
+    const again = await start(app, db);
+    const ids = (await send(again.url, "GET", "/api/greetings?limit=1000")).json.items.map((r: { id: number }) => r.id);
+    expect(acked.length).toBeGreaterThan(0);
+    for (const id of acked) expect(ids).toContain(id);
+  });
+});
