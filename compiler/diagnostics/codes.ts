@@ -29,7 +29,7 @@ export const codes = {
   WO1009: { severity: "error", message: msg`Field '${"name"}' has both '= …' and '@default(…)'; keep one of them.` },
   WO1010: { severity: "error", message: msg`Too many errors in this file; stopping after ${"count"}.` },
   WO1011: { severity: "error", message: msg`@table given twice on '${"name"}'; merge the arguments into one @table(...).` },
-  WO1012: { severity: "error", message: msg`Unclosed '${"open"}': expected '${"close"}' before ${"found"}.` },
+  WO1012: { severity: "error", message: msg`Expression nested too deeply to parse; split it into smaller parts with 'let'.` },
   // WO2xxx: declarations, fields and types
   WO2001: { severity: "error", message: msg`Unknown type '${"name"}'.` },
   WO2002: { severity: "error", message: msg`Duplicate type '${"name"}': it is already declared at ${"first"}.` },

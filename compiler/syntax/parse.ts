@@ -13,7 +13,7 @@ import { isReal, ParseContext } from "./parse-context.js";
 import { woParser } from "./parser.js";
 import { manifestFrom, topPolicyFrom } from "./raw-forms.js";
 import { segment, type Chunk } from "./segment.js";
-import { collapseNewlines, NL, Startup, StringLiteral, UnterminatedString, woLexer } from "./tokens.js";
+import { collapseNewlines, NL, Startup, StringLiteral, Unexpected, UnterminatedString, woLexer } from "./tokens.js";
 
 /** More than this many diagnostics in one file are cut off with WO1010 (garbage input). */
 export const MAX_DIAGNOSTICS_PER_FILE = 200;
@@ -21,11 +21,24 @@ export const MAX_DIAGNOSTICS_PER_FILE = 200;
 export function parseSource(file: string, text: string): { ast: SourceFileAst; diagnostics: Diagnostic[] } {
   const ctx = new ParseContext(file, text);
   const ast: SourceFileAst = { kind: "SourceFileAst", file, items: [], comments: [] };
-  const lexed = woLexer.tokenize(text);
+  let lexed: ReturnType<typeof woLexer.tokenize>;
+  try {
+    lexed = woLexer.tokenize(text);
+  } catch (e) {
+    // A regex can still run out of stack on pathological input; the file is then unreadable.
+    if (!(e instanceof RangeError)) throw e;
+    ctx.diags.report("WO1001", ctx.spanAt(0, 1), { char: printable(text[0] ?? "") });
+    return { ast, diagnostics: ctx.diags.sorted() };
+  }
 
-  for (const e of lexed.errors) {
-    if (ctx.diags.items.length > MAX_DIAGNOSTICS_PER_FILE) break;
-    ctx.diags.report("WO1001", ctx.spanAt(e.offset, e.offset + 1), { char: printable(text[e.offset] ?? "") });
+  // Characters no token can start come from two places (runs of them are Unexpected tokens;
+  // a lone `!` or `$` is a chevrotain lexer error); report both in file order, up to the cap.
+  const unexpected = [
+    ...lexed.errors.map((e) => e.offset),
+    ...lexed.tokens.filter((t) => t.tokenType === Unexpected).map((t) => t.startOffset),
+  ].sort((a, b) => a - b);
+  for (const offset of unexpected.slice(0, MAX_DIAGNOSTICS_PER_FILE + 1)) {
+    ctx.diags.report("WO1001", ctx.spanAt(offset, offset + 1), { char: printable(String.fromCodePoint(text.codePointAt(offset) ?? 0)) });
   }
   for (const c of (lexed.groups["comments"] ?? []) as IToken[]) {
     const comment: Comment = { text: c.image.slice(2).trim(), span: ctx.span(c) };
@@ -33,15 +46,17 @@ export function parseSource(file: string, text: string): { ast: SourceFileAst; d
     const lineStart = ctx.source.lineStarts[c.startLine! - 1] ?? 0;
     if (text.slice(lineStart, c.startOffset).trim() === "") ctx.addCommentLine(c.startLine!, comment.text);
   }
-  const tokens = collapseNewlines(
-    lexed.tokens.map((t) => {
-      if (t.tokenType !== UnterminatedString) return t;
+  const kept: IToken[] = [];
+  for (const t of lexed.tokens) {
+    if (t.tokenType === Unexpected) continue;
+    if (t.tokenType === UnterminatedString) {
       // Reported at the opening quote (§8), then parsed as a string running to end of file so
       // the parser does not add a confusing error in front of it.
       ctx.diags.report("WO1002", ctx.spanAt(t.startOffset, t.startOffset + 1), {});
-      return { ...t, tokenType: StringLiteral, tokenTypeIdx: StringLiteral.tokenTypeIdx!, image: t.image + t.image[0] };
-    }),
-  );
+      kept.push({ ...t, tokenType: StringLiteral, tokenTypeIdx: StringLiteral.tokenTypeIdx!, image: t.image + t.image[0] });
+    } else kept.push(t);
+  }
+  const tokens = collapseNewlines(kept);
 
   for (const chunk of segment(tokens, ctx)) {
     if (ctx.diags.items.length > MAX_DIAGNOSTICS_PER_FILE) break;
@@ -123,7 +138,7 @@ function parseChunk(chunk: Chunk, ctx: ParseContext): TopItem | undefined {
     // Deep unary chains (`- - - … x`) can still exhaust the stack: that is a limit of the input,
     // not a bug, and is reported like too-deep brackets.
     if (!(e instanceof RangeError)) throw e;
-    ctx.diags.report("WO1004", ctx.span(chunk.tokens[0]), { max: "the supported number of" });
+    ctx.diags.report("WO1012", ctx.span(chunk.tokens[0]), {});
     return undefined;
   }
   for (const err of parser.errors) {

@@ -37,7 +37,8 @@ export const HashMarker = plain("HashMarker", /#[A-Za-z0-9_-]*/, "a '#' marker")
 export const Param = plain("Param", /\$[A-Za-z0-9_-]+/, "a '$' parameter");
 export const StringLiteral = plain(
   "StringLiteral",
-  /"(?:[^"\\]|\\[\s\S])*"|'(?:[^'\\]|\\[\s\S])*'/,
+  // Unrolled (`[^"\\]*(?:\\.[^"\\]*)*`) so a 10 MB string does not exhaust the regex stack.
+  /"[^"\\]*(?:\\[\s\S][^"\\]*)*"|'[^'\\]*(?:\\[\s\S][^'\\]*)*'/,
   "a string",
   { line_breaks: true },
 );
@@ -49,6 +50,26 @@ export const UnterminatedString = createToken({
   line_breaks: true,
   label: "an unterminated string",
 });
+// A run of characters that can start no token (`&`, `^`, `~`, control bytes, non-ASCII outside
+// strings and comments). As a token it costs one regex match per run; left to chevrotain's error
+// mode it would cost every pattern per character (minutes for 10 MB of binary garbage).
+// parse.ts reports it as WO1001 naming its first character and drops it.
+export const Unexpected = createToken({
+  name: "Unexpected",
+  pattern: /[^A-Za-z0-9_ \t\r\n"'{}()[\],;:.?@|+*\/%=<>#$!-]+/,
+  // chevrotain cannot analyse a complement set; it buckets char codes above 255 by their high
+  // byte, so one code per 256-block covers them.
+  start_chars_hint: unexpectedStartChars(),
+  label: "an unexpected character",
+});
+
+function unexpectedStartChars(): number[] {
+  const allowed = /[A-Za-z0-9_ \t\r\n"'{}()[\],;:.?@|+*\/%=<>#$!-]/;
+  const codes: number[] = [];
+  for (let c = 0; c < 256; c++) if (!allowed.test(String.fromCharCode(c))) codes.push(c);
+  for (let c = 256; c < 0x10000; c += 256) codes.push(c);
+  return codes;
+}
 export const FloatLiteral = plain("FloatLiteral", /[0-9]+\.[0-9]+/, "a number");
 export const IntLiteral = plain("IntLiteral", /[0-9]+/, "an integer");
 
@@ -164,7 +185,7 @@ const keywords: TokenType[] = [
 
 export const allTokens: TokenType[] = [
   Comment, WhiteSpace, NL, BlockMarker, HashMarker, Param, StringLiteral, UnterminatedString,
-  FloatLiteral, IntLiteral,
+  FloatLiteral, IntLiteral, Unexpected,
   Arrow, MinusEq, Minus, EqEq, FatArrow, Eq, NotEq, LtEq, Lt, GtEq, Gt, PlusEq, Plus, Star, Slash,
   Percent, DotDot, DotStar, Dot, LCurly, RCurly, LParen, RParen, LBracket, RBracket, Comma, Semi,
   Colon, Question, At, Pipe,
@@ -178,7 +199,7 @@ export const allTokens: TokenType[] = [
 // Only LF ends a line (§2.2): chevrotain would otherwise also count the CR of CRLF as one.
 export const woLexer = new Lexer(allTokens, {
   positionTracking: "full",
-  ensureOptimizations: false,
+  ensureOptimizations: true,
   lineTerminatorsPattern: /\n/g,
   lineTerminatorCharacters: ["\n"],
 });
