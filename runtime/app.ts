@@ -41,7 +41,7 @@ export function createApp(options: AppOptions): App {
   const rt = createOperationRuntime({ catalog: build.catalog, store, validators: build.validators });
   const operations = build.operations.createOperations(rt);
 
-  const app = new Hono();
+  const app = new Hono({ strict: false });
   if (options.token) {
     // Everything but the two runtime endpoints: REST paths are whatever `service rest` says,
     // not necessarily under /api.

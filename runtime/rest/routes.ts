@@ -4,7 +4,7 @@
 // defaults, transactions and error wording belong to the operation layer.
 
 import { Hono, type Context } from "hono";
-import type { Catalog, CatalogType } from "../../compiler/catalog.js";
+import type { Catalog, CatalogField, CatalogType } from "../../compiler/catalog.js";
 import type { Operation } from "../build.js";
 import { OperationError } from "../errors.js";
 import { readJsonObject, type RestFailure } from "./body.js";
@@ -74,7 +74,8 @@ export function restEndpoints(catalog: Catalog): Endpoint[] {
 }
 
 export function createRestRoutes(deps: RestDeps): Hono {
-  const app = new Hono();
+  // strict: false — `/api/posts/` is `/api/posts`, as in the reference runtime.
+  const app = new Hono({ strict: false });
   const byPath = new Map<string, Route[]>();
   // `P/live` and `P/me` go first: the router tries patterns in registration order, and they
   // must win over `P/:id`.
@@ -85,6 +86,8 @@ export function createRestRoutes(deps: RestDeps): Hono {
     if (!list.some((r) => r.method === route.method)) list.push(route);
     byPath.set(route.path, list);
   }
+  // The filterable fields of each type, computed once rather than per list request.
+  const filters = new Map(deps.catalog.types.map((t) => [t.name, filterable(t)]));
   for (const [path, list] of byPath) {
     app.all(path, async (c) => {
       const method = c.req.method === "HEAD" ? "GET" : c.req.method;
@@ -93,7 +96,7 @@ export function createRestRoutes(deps: RestDeps): Hono {
         const allow = [...new Set(list.map((r) => r.method))].sort().join(", ");
         return problemResponse(c, "method_not_allowed", `${c.req.method} is not allowed here; allowed: ${allow}.`, [], { allow });
       }
-      return handle(c, route, deps);
+      return handle(c, route, deps, filters);
     });
   }
   return app;
@@ -101,7 +104,7 @@ export function createRestRoutes(deps: RestDeps): Hono {
 
 const idText = /^[1-9][0-9]{0,15}$/;
 
-async function handle(c: Context, route: Route, deps: RestDeps): Promise<Response> {
+async function handle(c: Context, route: Route, deps: RestDeps, filters: Map<string, CatalogField[]>): Promise<Response> {
   if (route.kind === "stub") {
     return problemResponse(c, "not_implemented", `'${route.op}' is declared for ${route.type.name} but not served by this version of wo.`);
   }
@@ -120,7 +123,7 @@ async function handle(c: Context, route: Route, deps: RestDeps): Promise<Respons
   let input: Record<string, unknown>;
   switch (route.kind) {
     case "list": {
-      const q = listInput(route.type, filterable(route.type), new URL(c.req.url).searchParams);
+      const q = listInput(route.type, filters.get(route.type.name) ?? [], new URL(c.req.url).searchParams);
       if (!q.ok) return failure(c, q.failure);
       input = q.input;
       break;
@@ -175,7 +178,7 @@ function failure(c: Context, f: RestFailure): Response {
 }
 
 /** `id` and top-level stored scalar/union/ref fields, minus the page controls (spec/rest.md). */
-export function filterable(type: CatalogType) {
+export function filterable(type: CatalogType): CatalogField[] {
   return type.fields.filter(
     (f) =>
       f.isStored &&

@@ -267,3 +267,11 @@ describe("failures the caller did not cause", () => {
     expect(await res.text()).toBe("");
   });
 });
+
+describe("paths", () => {
+  it("a trailing slash names the same route", async () => {
+    const r = await send(base, "GET", "/api/authors/");
+    expect(r.status).toBe(200);
+    expect(r.json.items).toBeInstanceOf(Array);
+  });
+});
