@@ -347,7 +347,8 @@ export function typeMethod(catalog: Catalog, owner: CatalogType, method: Catalog
     const args = e.args.map((a) => expr(a));
     const name = e.callee.text;
     if (!builtins.has(name)) {
-      bag.report("WO5004", e.callee.span, { name });
+      if (owner.methods.some((m) => m.name === name)) bag.report("WO5022", e.callee.span, { name, type: owner.name });
+      else bag.report("WO5004", e.callee.span, { name });
       return unknownType;
     }
     const arity = name === "now" ? 0 : 1;

@@ -109,6 +109,7 @@ export const codes = {
   WO5019: { severity: "error", message: msg`Cannot ${"what"} ${"found"}: expected self, a row or rows, or a select.` },
   WO5020: { severity: "error", message: msg`'${"value"}' is not a variant of ${"variants"}.` },
   WO5021: { severity: "error", message: msg`Method '${"method"}' returns ${"expected"} but can reach its end without a 'return'.` },
+  WO5022: { severity: "error", message: msg`'${"name"}' is a method of '${"type"}'; a method body cannot call methods, only now(), count(set) and latest(set).` },
 } as const satisfies Record<`WO${number}`, DiagnosticDef<any>>;
 
 export type DiagnosticCode = keyof typeof codes;

@@ -30,6 +30,7 @@ const broken: [title: string, fn: string, code: string][] = [
   ["unknown field of self", `  fn m() -> Text {\n    return self.┆nope\n  }`, "WO5003"],
   ["unknown type in insert", `  fn m() in txn {\n    insert ┆Nope { a: 1 }\n  }`, "WO5002"],
   ["unknown type in select", `  fn m() -> Int {\n    return count(select ┆Nope { a == 1 })\n  }`, "WO5002"],
+  ["call to a method", `  fn m() -> Int {\n    return ┆m()\n  }`, "WO5022"],
   ["unknown function", `  fn m() -> Int {\n    return ┆sum(self.prices)\n  }`, "WO5004"],
   ["builtin argument count", `  fn m() -> Int {\n    return ┆count(self.prices, 2)\n  }`, "WO5005"],
   ["builtin argument type", `  fn m(amount: Money) -> Int {\n    return count(┆amount)\n  }`, "WO5006"],
