@@ -119,7 +119,7 @@ export function typeMethod(catalog: Catalog, owner: CatalogType, method: Catalog
         if (s.value && t && !declared) bag.report("WO5008", s.value.span, { method: method.name });
         if (declared && !s.value) {
           bag.report("WO5007", s.span, { method: method.name, expected: describeType(declared), found: "nothing" });
-        } else if (declared && s.value && t && !isAssignable(t, declared)) {
+        } else if (declared && s.value && t && t.k !== "null" && !isAssignable(t, orNull(declared))) {
           bag.report("WO5007", s.value.span, { method: method.name, expected: describeType(declared), found: describeType(t) });
         }
         return;
@@ -435,6 +435,11 @@ function stmtAlwaysReturns(s: Stmt): boolean {
 
 function isFalseLiteral(s: AssertStmt): boolean {
   return s.condition.kind === "LiteralExpr" && (s.condition.literal.value === false || s.condition.literal.value === null);
+}
+
+/** Method results are always nullable (spec/schemas.md, "Operation outputs"). */
+function orNull(t: ValueType): ValueType {
+  return t.k === "unknown" || t.k === "null" || t.k === "rows" ? t : { ...t, nullable: true };
 }
 
 function sameShape(a: ValueType, b: ValueType): boolean {

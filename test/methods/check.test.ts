@@ -100,4 +100,10 @@ describe("method bodies: compile errors at line:col", () => {
     const { diagnostics } = compileSources({ "app.wo": app(fn) });
     expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
   });
+
+  it("lets a method return null or an optional value (results are always nullable)", () => {
+    const fn = `  fn m() -> Text {\n    if self.note == null {\n      return null\n    }\n    return self.note\n  }`;
+    const { diagnostics } = compileSources({ "app.wo": app(fn) });
+    expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+  });
 });
