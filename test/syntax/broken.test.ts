@@ -42,6 +42,8 @@ const broken: [name: string, marked: string, code: string, phrase: string][] = [
   ["top-level on other than startup", "on ┆create do: f()\n", "WO1003", "'startup'"],
   ["let without value", "fn f() {\n  let a = ┆\n}\n", "WO1003", "expected an expression"],
   ["else without block", "fn f() {\n  if true { } else ┆return\n}\n", "WO1003", "expected"],
+  ["brackets nested too deep", `type A {\n  x: ${"[".repeat(99)}┆[[Int${"]".repeat(101)}\n}\n`, "WO1004", "deeper than 100"],
+  ["expression nested too deep", `┆fn f() {\n  return ${"not ".repeat(20000)}true\n}\n`, "WO1012", "nested too deeply"],
   ["multi with a non-edge annotation", "type A {\n  xs: multi T @unique\n  y: ┆}\n", "WO1003", "expected a type"],
 ];
 
