@@ -24,6 +24,7 @@ interface Job {
   reject(err: unknown): void;
   hasStarted: boolean;
   isSettled: boolean;
+  cleanup?: () => void;
 }
 
 /** Enough to amortize the fsync; small enough that one batch never holds the writer long. */
@@ -57,8 +58,13 @@ export class WriteQueue {
     return new Promise<T>((resolve, reject) => {
       if (signal?.aborted) return reject(cancelled());
       const job: Job = { fn, signal, resolve: resolve as (v: unknown) => void, reject, hasStarted: false, isSettled: false };
-      // Cancelled while still queued: answer now, not after every write ahead of it.
-      signal?.addEventListener("abort", () => !job.hasStarted && settle(job, "reject", cancelled()), { once: true });
+      if (signal) {
+        // Cancelled while still queued: answer now, not after every write ahead of it.
+        const onAbort = () => !job.hasStarted && settle(job, "reject", cancelled());
+        signal.addEventListener("abort", onAbort, { once: true });
+        // A signal may outlive many writes (one per connection): do not pile up listeners.
+        job.cleanup = () => signal.removeEventListener("abort", onAbort);
+      }
       this.jobs.push(job);
       if (!this.isRunning) {
         this.isRunning = true;
@@ -147,6 +153,7 @@ export class WriteQueue {
 function settle(job: Job, how: "resolve" | "reject", value: unknown): void {
   if (job.isSettled) return;
   job.isSettled = true;
+  job.cleanup?.();
   if (how === "resolve") job.resolve(value);
   else job.reject(value);
 }

@@ -159,6 +159,21 @@ describe("transactions", () => {
     expect(await countRows("author")).toBe(1);
   });
 
+  it("a long-lived signal shared by many writes does not collect listeners", async () => {
+    const ac = new AbortController();
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on("warning", onWarning);
+    try {
+      for (let i = 0; i < 30; i++) await store.write((tx) => tx.insert("author", author(i)), { signal: ac.signal });
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings.filter((w) => w.name === "MaxListenersExceededWarning")).toEqual([]);
+    expect(await countRows("author")).toBe(30);
+  });
+
   it("200 concurrent write() calls are serialized: 200 rows, distinct ids", async () => {
     const rows = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
