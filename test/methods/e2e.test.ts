@@ -245,3 +245,88 @@ describe("samples/ledger: SIGKILL during a method load", () => {
     expect(sent).toBeGreaterThan(acked);
   });
 });
+
+// Expression semantics at run time (spec/language.md, "Method language": integers, truthiness,
+// null operands, union values).
+const calcApp = {
+  "wo.toml": 'name = "calc"\n',
+  "calc.wo": `class Calc {
+  name: Text
+  bonus: Int?
+  level: Low | High = Low
+
+  fn quotient(a: Int, b: Int) -> Int {
+    return a / b
+  }
+
+  fn remainder(a: Int, b: Int) -> Int {
+    return a % b
+  }
+
+  fn is_truthy(a: Int) -> Bool {
+    if a {
+      return true
+    }
+    return false
+  }
+
+  fn before(x: Text, y: Text) -> Bool {
+    return x < y and not (x == y)
+  }
+
+  fn plus_bonus(a: Int) -> Int {
+    return a + self.bonus
+  }
+
+  fn relevel(to: Text) -> Calc in txn {
+    update self set level = to
+    return self
+  }
+
+  service rest "/api/calcs" expose create, get, quotient, remainder, is_truthy, before, plus_bonus, relevel
+}
+`,
+};
+
+describe("method expressions at run time", () => {
+  let app: string;
+  let wo: WoProcess;
+  beforeAll(async () => {
+    app = appCopy("calc", calcApp);
+    wo = await startWo(app);
+    await post(wo.base, "/api/calcs", { name: "c" });
+  });
+  afterAll(async () => {
+    await wo?.stop();
+  });
+
+  it.each([
+    ["quotient", { a: -7, b: 2 }, 200, -3],
+    ["quotient", { a: 7, b: 2 }, 200, 3],
+    ["remainder", { a: -7, b: 2 }, 200, -1],
+    ["is_truthy", { a: 0 }, 200, true],
+    ["before", { x: "apple", y: "banana" }, 200, true],
+    ["before", { x: "b", y: "a" }, 200, false],
+  ] as const)("%s(%j) → %d %j", async (m, args, status, value) => {
+    const res = await post(wo.base, `/api/calcs/1/${m}`, args);
+    expect(res).toEqual({ status, body: value });
+  });
+
+  it.each([
+    ["quotient", { a: 7, b: 0 }, 409, "division by zero at calc.wo:7"],
+    ["remainder", { a: 7, b: 0 }, 409, "modulo by zero at calc.wo:11"],
+    ["plus_bonus", { a: 1 }, 409, "self.bonus has no value at calc.wo:26"],
+    ["relevel", { to: "Mid" }, 400, "'Mid' is not one of Low, High"],
+  ] as const)("%s(%j) → %d naming the problem, nothing changed", async (m, args, status, message) => {
+    const before = dumpDb(app);
+    const res = await post(wo.base, `/api/calcs/1/${m}`, args);
+    expect(res.status).toBe(status);
+    expect(res.body.detail).toContain(message);
+    expect(dumpDb(app)).toEqual(before);
+  });
+
+  it("stores a Text value that names a variant", async () => {
+    const res = await post(wo.base, "/api/calcs/1/relevel", { to: "High" });
+    expect(res).toMatchObject({ status: 200, body: { id: 1, level: "High" } });
+  });
+});
