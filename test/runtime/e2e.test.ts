@@ -53,6 +53,33 @@ describe("samples/hello CRUD through wo run", () => {
   });
 });
 
+describe("samples/blog CRUD through wo run", () => {
+  it("refs, unique fields, filters, nested structs, references on delete", async () => {
+    const p = await start(copyApp("samples/blog"), tempDir());
+    const ann = await sendJson(p.url, "POST", "/api/authors", { name: "Ann", email: "ann@example.com" });
+    expect(ann.status).toBe(201);
+    expect(ann.json).toMatchObject({ name: "Ann", level: "Writer", bio: null, links: null });
+    const post = await sendJson(p.url, "POST", "/api/posts", { title: "Hello", slug: "hello", body: "Hi *there*", author: ann.json.id, seo: { title: "SEO" } });
+    expect(post.status).toBe(201);
+    expect(post.json).toMatchObject({ status: "Draft", author: ann.json.id, seo: { title: "SEO" }, published_at: null });
+    expect((await sendJson(p.url, "POST", "/api/posts", { title: "Again", slug: "hello", body: "x", author: ann.json.id })).status).toBe(409);
+    expect((await sendJson(p.url, "POST", "/api/posts", { title: "Orphan", slug: "orphan", body: "x", author: 999 })).status).toBe(422);
+    const published = await sendJson(p.url, "PATCH", `/api/posts/${post.json.id}`, { status: "Published" });
+    expect(published.json).toMatchObject({ status: "Published", title: "Hello", seo: { title: "SEO" } });
+    expect((await send(p.url, "GET", "/api/posts?status=Published")).json.items.map((r: { slug: string }) => r.slug)).toEqual(["hello"]);
+    expect((await send(p.url, "GET", `/api/posts?author=${ann.json.id}&status=Draft`)).json.items).toEqual([]);
+    const comment = await sendJson(p.url, "POST", "/api/comments", { post: post.json.id, author_name: "Bob", body: "Nice" });
+    expect(comment.json).toMatchObject({ visible: true });
+    const refused = await send(p.url, "DELETE", `/api/authors/${ann.json.id}`);
+    expect(refused.status).toBe(409);
+    expect(refused.json.detail).toMatch(/Post/);
+    expect((await send(p.url, "DELETE", `/api/comments/${comment.json.id}`)).status).toBe(204);
+    expect((await send(p.url, "DELETE", `/api/posts/${post.json.id}`)).status).toBe(204);
+    expect((await send(p.url, "DELETE", `/api/authors/${ann.json.id}`)).status).toBe(204);
+    expect((await send(p.url, "GET", "/api/authors/me")).status).toBe(501);
+  });
+});
+
 describe("durability", () => {
   it("every acknowledged create survives SIGKILL", async () => {
     const app = copyApp("samples/hello");
