@@ -9,12 +9,10 @@
 import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { ts } from "ts-morph";
-import { checkApp } from "./index.js";
+import type { ts as TypeScript } from "ts-morph";
 import { loadSources } from "./check/load.js";
 import { configFileName } from "./check/config.js";
 import { DiagnosticBag, type Diagnostic } from "./diagnostics/diagnostic.js";
-import { emitBuild } from "./emit/index.js";
 import type { EmittedFile } from "./emit/emitted-file.js";
 import { woVersion } from "./emit/header.js";
 // The up-to-date check lives apart so `wo run` can make it without loading the compiler.
@@ -53,12 +51,15 @@ export async function buildApp(dir: string, options: BuildOptions = {}): Promise
     return { ...base, ok: true, skipped: true };
   }
 
+  // Loaded only when something must be built: the checker, ajv and TypeScript take longer to
+  // load than the whole up-to-date check (bench/compile/build.mjs, no-op rebuild).
+  const [{ checkApp }, { emitBuild }, { ts }] = await Promise.all([import("./index.js"), import("./emit/index.js"), import("ts-morph")]);
   const checked = await checkApp(dir);
   const result = { ...base, diagnostics: checked.diagnostics, sources: checked.sources };
   if (!checked.catalog || inputHash === undefined) return { ...result, ok: false, skipped: false };
 
   const emitted = emitBuild(checked.catalog);
-  const files = [...emitted, ...compileTypeScript(emitted)];
+  const files = [...emitted, ...compileTypeScript(emitted, ts)];
   files.push({ path: buildInfoFileName, text: `${JSON.stringify({ woVersion: woVersion(), inputHash }, null, 2)}\n` });
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
@@ -80,7 +81,7 @@ export async function buildApp(dir: string, options: BuildOptions = {}): Promise
  * a 1,000-type app stays well under a second here instead of several seconds for a full
  * `Project.emit` (measured: bench/compile/build.mjs).
  */
-export function compileTypeScript(files: EmittedFile[]): EmittedFile[] {
+export function compileTypeScript(files: EmittedFile[], ts: typeof TypeScript): EmittedFile[] {
   const compilerOptions = {
     target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.ES2022,

@@ -141,7 +141,7 @@ function toolDescription(type: CatalogType, op: string, method: CatalogMethod | 
         `${lead(method.doc)}Calls ${method.name} on the ${one} with the given id` +
         (params.length ? `, with ${params.join(", ")}` : "") +
         `.${returns}` +
-        (method.txn ? " Runs in one transaction: all of its writes happen, or none." : "")
+        (methodAnnotations(method).readOnlyHint ? " Changes nothing." : " Runs in one transaction: all of its writes happen, or none.")
       );
     }
   }

@@ -40,19 +40,33 @@ export function createInputAjv(options: { standalone: boolean }): AjvInstance {
  * megabytes of generated validator code would dominate the build time for no change in output.
  */
 export function emitValidators(schemas: BuildSchemas, header: string): EmittedFile[] {
+  // Validation ignores annotations, so schemas that differ only in descriptions (every type's
+  // get/delete `{ id }`, types of the same shape) share one compiled validator.
   const ajv = createInputAjv({ standalone: true });
-  const refs: Record<string, string> = {};
+  const byShape = new Map<string, string>();
+  const toolToValidator: [string, string][] = [];
   for (const [name, schema] of Object.entries(schemas.inputs)) {
-    ajv.addSchema(schema, name);
-    refs[name] = name;
+    const bare = withoutAnnotations(schema);
+    const shape = JSON.stringify(bare);
+    let key = byShape.get(shape);
+    if (key === undefined) {
+      key = `v${byShape.size}`;
+      byShape.set(shape, key);
+      ajv.addSchema(bare, key);
+    }
+    toolToValidator.push([name, key]);
   }
-  const code = Object.keys(refs).length > 0 ? standaloneCode(ajv, refs) : "";
+  const refs = Object.fromEntries([...byShape.values()].map((k) => [k, k]));
+  const code = byShape.size > 0 ? standaloneCode(ajv, refs) : "";
+  const table = toolToValidator.map(([tool, key]) => `    ${tool}: module.exports.${key},`);
   const body = (typed: boolean) => [
     `export function createValidators(require${typed ? ": (id: string) => unknown" : ""})${typed ? ": Record<string, Validator>" : ""} {`,
     `  const exports${typed ? ": Record<string, Validator>" : ""} = {};`,
     "  const module = { exports };",
     code,
-    "  return module.exports;",
+    "  return {",
+    ...table,
+    "  };",
     "}",
     "",
   ];
@@ -69,4 +83,22 @@ export function emitValidators(schemas: BuildSchemas, header: string): EmittedFi
       text: [header, "", validatorType, "", doc, "export declare function createValidators(require: (id: string) => unknown): Record<string, Validator>;", "export {};", ""].join("\n"),
     },
   ];
+}
+
+/** A schema without `description`/`title`, walking only schema positions (a property may be named "description"). */
+function withoutAnnotations(schema: object): object {
+  const out: Record<string, unknown> = {};
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (keyword === "description" || keyword === "title") continue;
+    if (keyword === "properties") {
+      out.properties = Object.fromEntries(Object.entries(value as Record<string, object>).map(([k, v]) => [k, withoutAnnotations(v)]));
+    } else if (keyword === "items") {
+      out.items = withoutAnnotations(value as object);
+    } else if (keyword === "anyOf") {
+      out.anyOf = (value as object[]).map(withoutAnnotations);
+    } else {
+      out[keyword] = value;
+    }
+  }
+  return out;
 }
