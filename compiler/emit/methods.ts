@@ -13,7 +13,7 @@
 
 import { CodeBlockWriter } from "ts-morph";
 import type { Block, Expr, InsertStmt, NameExpr, SelectExpr, Stmt, UpdateStmt } from "../ast.js";
-import type { Catalog, CatalogField, CatalogMethod, CatalogType } from "../catalog.js";
+import type { Catalog, CatalogField, CatalogMethod, CatalogType, FieldType } from "../catalog.js";
 import { typeMethod } from "../check/methods.js";
 import { fieldValueType, findType } from "../check/method-types.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
@@ -47,7 +47,9 @@ export function emitMethodHandler(catalog: Catalog, type: CatalogType, method: C
   const w = writer();
   w.write(`async ${name}(input: unknown, call: CallContext)`).block(() => {
     const txn = method.txn ? ` in txn${method.txn === "default" ? "" : ` ${method.txn}`}` : "";
-    w.writeLine(`// ${method.source.file}:${method.source.line}: ${type.name}.${method.name}(${method.params.map((p) => p.name).join(", ")})${txn}`);
+    const returns = method.returns ? ` -> ${method.returns.isArray ? `[${signatureName(method.returns.type)}]` : signatureName(method.returns.type)}` : "";
+    const params = method.params.map((p) => `${p.name}: ${signatureName(p.type)}`).join(", ");
+    w.writeLine(`// ${method.source.file}:${method.source.line}: ${type.name}.${method.name}(${params})${returns}${txn}`);
     for (const t of [...ctx.rowTypes].sort()) writeRowType(w, catalog, t);
     for (const h of (Object.keys(helperText) as HelperName[]).filter((h) => ctx.helpers.has(h))) {
       for (const line of helperText[h]) w.writeLine(line);
@@ -71,6 +73,14 @@ export function emitMethodHandler(catalog: Catalog, type: CatalogType, method: C
     w.write(isWrite ? ", call);" : ");").newLine();
   });
   return w.toString().trimEnd();
+}
+
+/** A signature type as the source wrote it: `Money`, `Price` (a ref parameter or a row result). */
+function signatureName(t: FieldType): string {
+  if (t.kind === "scalar") return t.scalar;
+  if (t.kind === "ref") return t.target;
+  if (t.kind === "embedded") return t.type;
+  return t.kind;
 }
 
 function writesData(b: Block): boolean {
@@ -253,6 +263,13 @@ function writeUpdate(w: CodeBlockWriter, ctx: ExprContext, s: UpdateStmt): void 
   const refs = refChecks(ctx, target, s.assignments.map((a) => a.field.text), "patch");
   const table = JSON.stringify(target.table);
   const typeName = JSON.stringify(target.name);
+  const refreshed = (v: string, patch: string) =>
+    `${v} = ((await tx.update(${table}, ${v}.id, ${patch})) as ${rowAlias(target.name)} | undefined) ?? rt.notFound(${typeName}, ${v}.id);`;
+  if (s.target.kind === "NameExpr" && !targetType.isSet && refs.length === 0) {
+    // The name now holds the row as written, so later reads in this call see the update.
+    w.writeLine(refreshed(printExpr(ctx, s.target), `{ ${members.join(", ")} }`));
+    return;
+  }
   w.block(() => {
     w.writeLine(`const patch = { ${members.join(", ")} };`);
     if (refs.length > 0) w.writeLine(`await rt.checkRefs(tx, [${refs.join(", ")}]);`);
@@ -265,9 +282,7 @@ function writeUpdate(w: CodeBlockWriter, ctx: ExprContext, s: UpdateStmt): void 
         w.writeLine(`await tx.update(${table}, row.id, patch);`);
       });
     } else {
-      // The name now holds the row as written, so later reads in this call see the update.
-      const v = printExpr(ctx, s.target);
-      w.writeLine(`${v} = ((await tx.update(${table}, ${v}.id, patch)) as ${rowAlias(target.name)} | undefined) ?? rt.notFound(${typeName}, ${v}.id);`);
+      w.writeLine(refreshed(printExpr(ctx, s.target), "patch"));
     }
   });
 }

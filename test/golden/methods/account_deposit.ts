@@ -1,5 +1,5 @@
 async account_deposit(input: unknown, call: CallContext) {
-  // account.wo:11: Account.deposit(amount) in txn
+  // account.wo:11: Account.deposit(amount: Money) -> Account in txn
   type AccountRow = { id: number; owner: string; balance: number };
   const args = rt.validate<{ id: number; amount: number }>("account_deposit", input);
   const amount = args.amount;
@@ -8,10 +8,7 @@ async account_deposit(input: unknown, call: CallContext) {
     // account.wo:12
     if (!(amount > 0)) rt.abort("the amount must be positive");
     // account.wo:13
-    {
-      const patch = { balance: self.balance + amount };
-      self = ((await tx.update("accounts", self.id, patch)) as AccountRow | undefined) ?? rt.notFound("Account", self.id);
-    }
+    self = ((await tx.update("accounts", self.id, { balance: self.balance + amount })) as AccountRow | undefined) ?? rt.notFound("Account", self.id);
     // account.wo:14
     await tx.insert("entries", { account: self.id, amount: amount, counterpart: null, memo: "deposit", at: rt.now() });
     // account.wo:15

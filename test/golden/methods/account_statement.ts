@@ -1,5 +1,5 @@
 async account_statement(input: unknown, call: CallContext) {
-  // account.wo:33: Account.statement()
+  // account.wo:33: Account.statement() -> [Entry]
   type AccountRow = { id: number; owner: string; balance: number };
   type EntryRow = { id: number; account: number; amount: number; counterpart: number | null; memo: string; at: string };
   const args = rt.validate<{ id: number }>("account_statement", input);

@@ -1,5 +1,5 @@
 async account_transfer(input: unknown, call: CallContext) {
-  // account.wo:19: Account.transfer(to, amount) in txn
+  // account.wo:19: Account.transfer(to: Int, amount: Money) -> Account in txn
   type AccountRow = { id: number; owner: string; balance: number };
   // Sets are in ascending id order, so the latest row is the last one.
   const latest = <T>(set: T[], at: string): T => (set.length > 0 ? set[set.length - 1] : rt.abort(`latest() of an empty set at ${at}`));
@@ -20,15 +20,9 @@ async account_transfer(input: unknown, call: CallContext) {
     // account.wo:24
     dest = latest((await tx.list("accounts", { where: [{ column: "id", op: "==", value: to }] })) as AccountRow[], "account.wo:24");
     // account.wo:25
-    {
-      const patch = { balance: self.balance - amount };
-      self = ((await tx.update("accounts", self.id, patch)) as AccountRow | undefined) ?? rt.notFound("Account", self.id);
-    }
+    self = ((await tx.update("accounts", self.id, { balance: self.balance - amount })) as AccountRow | undefined) ?? rt.notFound("Account", self.id);
     // account.wo:26
-    {
-      const patch = { balance: dest.balance + amount };
-      dest = ((await tx.update("accounts", dest.id, patch)) as AccountRow | undefined) ?? rt.notFound("Account", dest.id);
-    }
+    dest = ((await tx.update("accounts", dest.id, { balance: dest.balance + amount })) as AccountRow | undefined) ?? rt.notFound("Account", dest.id);
     // account.wo:27
     {
       const row = { account: self.id, amount: -amount, counterpart: to, memo: "transfer out", at: rt.now() };

@@ -1,5 +1,5 @@
 async product_set_price(input: unknown, call: CallContext) {
-  // product.wo:13: Product.set_price(amount) in txn
+  // product.wo:13: Product.set_price(amount: Money) -> Price in txn
   type PriceRow = { id: number; product: number; amount: number; currency: string; since: string };
   type ProductRow = { id: number; sku: string; title: string; description: string | null; currency: string; status: "Active" | "Discontinued" };
   // Sets are in ascending id order, so the latest row is the last one.

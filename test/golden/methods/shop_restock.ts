@@ -1,5 +1,5 @@
 async shop_restock(input: unknown, call: CallContext) {
-  // every.wo:7: Shop.restock(amount, label) in txn
+  // every.wo:7: Shop.restock(amount: Money, label: Text) -> Int in txn
   type ItemRow = { id: number; shop: number; price: number; label: string | null; kind: "Small" | "Large" };
   type ShopRow = { id: number; name: string; status: "Open" | "Closed"; rating: number | null };
   // Int and Money division truncates toward zero; dividing by zero ends the call, it never crashes.
@@ -39,19 +39,13 @@ async shop_restock(input: unknown, call: CallContext) {
       }
     }
     // every.wo:18
-    {
-      const patch = { name: label, status: "Closed" };
-      self = ((await tx.update("shop", self.id, patch)) as ShopRow | undefined) ?? rt.notFound("Shop", self.id);
-    }
+    self = ((await tx.update("shop", self.id, { name: label, status: "Closed" })) as ShopRow | undefined) ?? rt.notFound("Shop", self.id);
     // every.wo:19
     const cheap = ((await tx.list("item", { where: [{ column: "price", op: "<", value: 100 }] })) as ItemRow[]).map((row) => ({ id: row.id, price: row.price }));
     // every.wo:20
     last = latest((await tx.list("item", { where: [{ column: "shop", op: "==", value: self.id }] })) as ItemRow[], "every.wo:20");
     // every.wo:21
-    {
-      const patch = { price: last.price + 1 };
-      last = ((await tx.update("item", last.id, patch)) as ItemRow | undefined) ?? rt.notFound("Item", last.id);
-    }
+    last = ((await tx.update("item", last.id, { price: last.price + 1 })) as ItemRow | undefined) ?? rt.notFound("Item", last.id);
     // every.wo:22
     for (const row of await tx.list("item", { where: [{ column: "price", op: "<", value: 0 }] })) {
       await rt.checkNotReferenced(tx, "item", row.id as number);

@@ -1,5 +1,5 @@
 async shop_summary(input: unknown, call: CallContext) {
-  // every.wo:27: Shop.summary()
+  // every.wo:27: Shop.summary() -> Text
   type ShopRow = { id: number; name: string; status: "Open" | "Closed"; rating: number | null };
   const args = rt.validate<{ id: number }>("shop_summary", input);
   return rt.store.read(async (tx) => {
