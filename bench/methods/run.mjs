@@ -1,0 +1,58 @@
+// Method throughput: `wo run samples/ledger` (a temp copy), two funded accounts, then N
+// `transfer` calls over REST with C in flight. Each call is one durable write transaction
+// (assert, two updates, two inserts). Prints calls/s and latency percentiles; asserts nothing.
+//
+//   npm run build && node bench/methods/run.mjs [N=2000] [C=16]
+
+import { spawn } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const N = Number(process.argv[2] ?? 2000);
+const C = Number(process.argv[3] ?? 16);
+const root = resolve(import.meta.dirname, "../..");
+const dir = mkdtempSync(join(tmpdir(), "wo-bench-methods-"));
+const app = join(dir, "ledger");
+cpSync(join(root, "samples/ledger"), app, { recursive: true });
+
+const child = spawn(process.execPath, [join(root, "bin/wo.js"), "run", app, "--listen", "127.0.0.1:0"], { stdio: ["ignore", "pipe", "inherit"] });
+const base = await new Promise((res) => {
+  let out = "";
+  child.stdout.on("data", (d) => {
+    out += d;
+    const m = /serving at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+    if (m) res(m[1]);
+  });
+});
+const post = (path, body) =>
+  fetch(base + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+
+try {
+  for (const owner of ["a", "b"]) await post("/api/accounts", { owner });
+  await post("/api/accounts/1/deposit", { amount: 1e9 });
+  await post("/api/accounts/2/deposit", { amount: 1e9 });
+  const latencies = [];
+  let next = 0;
+  let failed = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: C }, async () => {
+      while (next < N) {
+        const i = next++;
+        const t0 = performance.now();
+        const r = await post(`/api/accounts/${1 + (i % 2)}/transfer`, { to: 2 - (i % 2), amount: 1 + (i % 100) });
+        latencies.push(performance.now() - t0);
+        if (r.status !== 200) failed++;
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))].toFixed(2);
+  console.log(`transfer: ${N} calls, ${C} in flight: ${(N / seconds).toFixed(0)} calls/s, p50 ${pct(50)} ms, p99 ${pct(99)} ms, failed ${failed}`);
+} finally {
+  child.kill("SIGTERM");
+  await new Promise((r) => child.once("exit", r));
+  rmSync(dir, { recursive: true, force: true });
+}
