@@ -23,6 +23,10 @@ export const everyStatementApp = `class Shop {
     let last = latest(self.items)
     update last set price = last.price + 1
     delete Item { price < 0 }
+    update Item { price > 5000 }.price = 5000
+    let dear = select Item { price >= 4000, kind == "Large" }
+    update dear set kind = "Small", label = null
+    delete dear
     assert self.name == label otherwise abort "renamed"
     return n + count(cheap) + last.price
   }

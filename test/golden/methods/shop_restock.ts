@@ -52,8 +52,29 @@ async shop_restock(input: unknown, call: CallContext) {
       await tx.delete("item", row.id as number);
     }
     // every.wo:23
-    if (!(self.name === label)) rt.abort("renamed");
+    {
+      const patch = { price: 5000 };
+      for (const row of await tx.list("item", { where: [{ column: "price", op: ">", value: 5000 }] })) {
+        await tx.update("item", row.id as number, patch);
+      }
+    }
     // every.wo:24
+    const dear = (await tx.list("item", { where: [{ column: "price", op: ">=", value: 4000 }, { column: "kind", op: "==", value: "Large" }] })) as ItemRow[];
+    // every.wo:25
+    {
+      const patch = { kind: "Small", label: null };
+      for (const row of dear) {
+        await tx.update("item", row.id, patch);
+      }
+    }
+    // every.wo:26
+    for (const row of dear) {
+      await rt.checkNotReferenced(tx, "item", row.id);
+      await tx.delete("item", row.id);
+    }
+    // every.wo:27
+    if (!(self.name === label)) rt.abort("renamed");
+    // every.wo:28
     return n + cheap.length + last.price;
   }, call);
 }

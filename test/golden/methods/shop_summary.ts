@@ -1,15 +1,15 @@
 async shop_summary(input: unknown, call: CallContext) {
-  // every.wo:27: Shop.summary() -> Text
+  // every.wo:31: Shop.summary() -> Text
   type ShopRow = { id: number; name: string; status: "Open" | "Closed"; rating: number | null };
   const args = rt.validate<{ id: number }>("shop_summary", input);
   return rt.store.read(async (tx) => {
     const self = ((await tx.get("shop", args.id)) as ShopRow | undefined) ?? rt.notFound("Shop", args.id);
-    // every.wo:28
+    // every.wo:32
     if (self.status === "Closed") {
-      // every.wo:29
+      // every.wo:33
       return "closed";
     }
-    // every.wo:31
+    // every.wo:35
     return self.name;
   });
 }
