@@ -164,7 +164,8 @@ describe("samples/ledger: transfer under concurrency", () => {
     const calls = Array.from({ length: 100 }, (_, i) => {
       const from = (i % 3) + 1;
       const to = ((i + 1) % 3) + 1;
-      const amount = 37 + ((i * 53) % 150);
+      // Every tenth call asks for more than exists in total: it must be refused whatever the order.
+      const amount = i % 10 === 9 ? 10_000 : 37 + ((i * 53) % 150);
       if (i % 2 === 0) return post(wo.base, `/api/accounts/${from}/transfer`, { to, amount }).then((r) => r.status);
       return clients[i % 4 === 1 ? 0 : 1]!.callTool({ name: "account_transfer", arguments: { id: from, to, amount } }).then((r) =>
         r.isError ? (text(r).includes("insufficient funds") ? 409 : 500) : 200,
@@ -175,7 +176,7 @@ describe("samples/ledger: transfer under concurrency", () => {
     expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
     const ok = statuses.filter((s) => s === 200).length;
     expect(ok).toBeGreaterThan(0);
-    expect(ok).toBeLessThan(100);
+    expect(ok).toBeLessThanOrEqual(90);
 
     const db = dumpDb(app) as { accounts: any[]; entries: any[] };
     const total = db.accounts.reduce((n, a) => n + a.balance, 0);
