@@ -174,7 +174,10 @@ async function handle(c: Context, route: Route, deps: RestDeps, filters: Map<str
 }
 
 function failure(c: Context, f: RestFailure): Response {
-  return problemResponse(c, f.kind, f.detail, f.errors ?? []);
+  // The rest of an oversized body is never read, so this connection cannot carry another
+  // request: say so, or a keep-alive client would reuse a socket the server is closing.
+  const headers: Record<string, string> = f.kind === "payload_too_large" ? { connection: "close" } : {};
+  return problemResponse(c, f.kind, f.detail, f.errors ?? [], headers);
 }
 
 /** `id` and top-level stored scalar/union/ref fields, minus the page controls (spec/rest.md). */

@@ -27,7 +27,11 @@ describe("emitOperations", () => {
     expect(text).toContain(`"created": data["created"] !== undefined ? data["created"] : rt.now(),`);
     expect(text).toContain(`"status": data["status"] !== undefined ? data["status"] : "Draft",`);
     expect(text).toContain(`"subtitle": data["subtitle"] !== undefined ? data["subtitle"] : null,`);
-    expect(text).toContain(`"tags": data["tags"] !== undefined ? data["tags"] : [],`);
+    expect(text).toContain(`"tags": data["tags"] !== undefined ? data["tags"] : null,`);
+    // A required list (no default, not optional) that the schema let through absent is [].
+    const catalog = blogCatalog();
+    catalog.types[1]!.fields.find((f) => f.name === "tags")!.isOptional = false;
+    expect(emitOperations(catalog).text).toContain(`"tags": data["tags"] !== undefined ? data["tags"] : [],`);
     expect(text).toContain(`{ field: "author", table: "author", value: row["author"] },`);
   });
 

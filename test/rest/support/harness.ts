@@ -33,6 +33,29 @@ export function writeBuild(catalog: Catalog, outDir: string): void {
   }
 }
 
+/**
+ * `node bin/wo.js run` on a copy of an app folder, over a fresh data folder: the real CLI,
+ * the real socket, the real SQLite file.
+ */
+export async function serveApp(appDir: string): Promise<Served> {
+  const { copyApp, startWo } = await import("../../runtime/support/wo-process.js");
+  const dir = copyApp(appDir);
+  const data = join(dir, ".data");
+  const p = await startWo([dir, "--listen", "127.0.0.1:0", "--db", data]);
+  return {
+    url: p.url,
+    dir,
+    dbFile: join(data, "app.sqlite"),
+    async stop() {
+      await p.kill("SIGTERM");
+    },
+    async dispose() {
+      await p.kill("SIGTERM");
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 export interface Served extends RunningServer {
   dir: string;
   dbFile: string;
