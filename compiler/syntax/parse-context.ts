@@ -2,7 +2,8 @@
 // readers of raw token runs (raw-forms.ts): the file, its text, where diagnostics go, and how a
 // token becomes a Span or a Name.
 //
-// Owns: token → Span/Name conversion (chevrotain's endOffset is inclusive; ours is exclusive),
+// Owns: token → Span/Name conversion (the lexer tracks only start positions; a token ends at
+// startOffset + image length, exclusive),
 // readable token descriptions for "Expected X but found Y", doc comments, hyphen checks.
 
 import { EOF, tokenMatcher, type IToken } from "chevrotain";
@@ -48,7 +49,7 @@ export class ParseContext {
   /** Span from the start of `first` to the end of `last` (default: `first`). */
   span(first: IToken | undefined, last: IToken | undefined = first): Span {
     const start = isReal(first) ? first!.startOffset : this.fallbackOffset;
-    const end = isReal(last) ? last!.endOffset! + 1 : isReal(first) ? first!.endOffset! + 1 : start;
+    const end = isReal(last) ? tokenEnd(last!) : isReal(first) ? tokenEnd(first!) : start;
     if (isReal(first)) {
       return { file: this.file, offset: start, end: Math.max(end, start), line: first!.startLine!, col: first!.startColumn! };
     }
@@ -73,7 +74,7 @@ export class ParseContext {
   textOf(tokens: IToken[]): string {
     const real = tokens.filter((t) => isReal(t) && !tokenMatcher(t, NL));
     if (real.length === 0) return "";
-    return this.text.slice(real[0]!.startOffset, real[real.length - 1]!.endOffset! + 1);
+    return this.text.slice(real[0]!.startOffset, tokenEnd(real[real.length - 1]!));
   }
 
   /** How a token reads in "but found …". */
@@ -88,4 +89,9 @@ export class ParseContext {
 /** Tokens made up by chevrotain's error recovery have NaN offsets. */
 export function isReal(tok: IToken | undefined): boolean {
   return tok !== undefined && tok.tokenType !== EOF && Number.isFinite(tok.startOffset) && !tok.isInsertedInRecovery;
+}
+
+/** Exclusive end offset. An unterminated string's image was given a closing quote it lacks. */
+export function tokenEnd(tok: IToken): number {
+  return Math.min(tok.startOffset + tok.image.length, (tok as { realEnd?: number }).realEnd ?? Infinity);
 }

@@ -22,7 +22,7 @@ import type {
   Member, Name, NameExpr, Param, ReturnType, SelectExpr, ServiceDecl, Stmt, TestBlock, TypeDecl, TypeExpr,
   UpdateStmt, BinaryOp,
 } from "../ast.js";
-import type { ParseContext } from "./parse-context.js";
+import { tokenEnd, type ParseContext } from "./parse-context.js";
 import { defaultFrom, literalFrom, policyFrom, tableFrom, triggerFrom, unquote } from "./raw-forms.js";
 import * as T from "./tokens.js";
 
@@ -226,7 +226,7 @@ export class WoParser extends EmbeddedActionsParser {
       const ctx = this.ctx;
       const last = args?.close ?? name;
       const ann: Annotation & { table?: TypeDecl["table"] } = { kind: "Annotation", name: ctx.name(name), span: ctx.span(at, last) };
-      if (args) ann.argsText = ctx.text.slice(args.open.endOffset! + 1, Number.isFinite(args.close.startOffset) ? args.close.startOffset : undefined);
+      if (args) ann.argsText = ctx.text.slice(tokenEnd(args.open), Number.isFinite(args.close.startOffset) ? args.close.startOffset : undefined);
       if (name.image === "default") {
         const literal = literalFrom(ctx, (args?.tokens ?? []).filter((t) => t.tokenType !== T.NL));
         if (literal) ann.defaultValue = literal;
