@@ -5,6 +5,7 @@
 
 import { join, resolve } from "node:path";
 import { hashInputs, isUpToDate } from "../build-info.js";
+import { formatDiagnostic } from "../diagnostics/format.js";
 import { ServerStartError, startServer } from "../../runtime/server.js";
 
 const usage = "usage: wo run [dir] [--listen HOST:PORT] [--db PATH] [--allow-destructive-migration]\n";
@@ -49,10 +50,12 @@ export async function runRunCommand(args: string[]): Promise<number> {
   try {
     const built = await buildIfStale(parsed.dir);
     for (const d of built.diagnostics) {
-      process.stderr.write(`${d.span.file}:${d.span.line}:${d.span.col}: ${d.severity} ${d.code}: ${d.message}\n`);
+      const text = built.sources?.get(d.span.file);
+      const line = text === undefined ? `${d.span.file}:${d.span.line}:${d.span.col}: ${d.severity} ${d.code}: ${d.message}` : formatDiagnostic(d, text);
+      process.stderr.write(`${line.replace(/\n+$/, "")}\n`);
     }
     if (!built.ok) {
-      process.stderr.write(`wo run: ${built.error ?? "the app has errors; fix them (wo check shows them with excerpts) and run again"}.\n`);
+      process.stderr.write(`wo run: ${built.error ?? "the app has errors; fix them and run again"}.\n`);
       return 1;
     }
     await startServer({
@@ -84,7 +87,7 @@ async function buildIfStale(dir: string) {
   const outDir = join(resolve(dir), ".wo", "build");
   const hash = await hashInputs(resolve(dir));
   if (hash !== undefined && (await isUpToDate(outDir, hash))) {
-    return { ok: true, outDir, diagnostics: [], error: undefined } as const;
+    return { ok: true, outDir, diagnostics: [], sources: undefined, error: undefined } as const;
   }
   const { buildApp } = await import("../build.js");
   return buildApp(dir, {});

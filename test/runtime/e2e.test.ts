@@ -115,6 +115,17 @@ describe("shutdown and the data-folder lock", () => {
     expect((await send(third.url, "GET", "/healthz")).status).toBe(200);
   });
 
+  it("an app with errors is not served: diagnostics with excerpts, exit 1", async () => {
+    const app = copyApp("samples/hello");
+    const file = join(app, "greeting.wo");
+    writeFileSync(file, readFileSync(file, "utf8").replace("message: Text", "message: Txt"));
+    const r = await runToExit([app, "--listen", "127.0.0.1:0", "--db", tempDir()]);
+    expect(r.code).toBe(1);
+    expect(r.output).toMatch(/greeting\.wo:\d+:\d+: error WO2001: Unknown type 'Txt'\./);
+    expect(r.output).toMatch(/\^\^\^/);
+    expect(r.output).not.toMatch(/\n\s+at /);
+  });
+
   it("bad flags and a taken port are one-line errors", async () => {
     const app = copyApp("samples/hello");
     const bad = await runToExit([app, "--listen", "nonsense"]);
