@@ -94,11 +94,13 @@ export function compileTypeScript(files: EmittedFile[], ts: typeof TypeScript): 
   for (const f of files) {
     if (!f.path.endsWith(".ts") || f.path.endsWith(".d.ts")) continue;
     const stem = f.path.slice(0, -".ts".length);
-    // An emitter that already wrote the JavaScript (validators) is not transpiled again.
-    if (present.has(`${stem}.js`)) continue;
-    const js = ts.transpileModule(f.text, { fileName: f.path, compilerOptions });
-    const dts = ts.transpileDeclaration(f.text, { fileName: f.path, compilerOptions });
-    out.push({ path: `${stem}.js`, text: js.outputText }, { path: `${stem}.d.ts`, text: dts.outputText });
+    // What an emitter already wrote (validators.js, operations.d.ts) is not derived again.
+    if (!present.has(`${stem}.js`)) {
+      out.push({ path: `${stem}.js`, text: ts.transpileModule(f.text, { fileName: f.path, compilerOptions }).outputText });
+    }
+    if (!present.has(`${stem}.d.ts`)) {
+      out.push({ path: `${stem}.d.ts`, text: ts.transpileDeclaration(f.text, { fileName: f.path, compilerOptions }).outputText });
+    }
   }
   return out;
 }

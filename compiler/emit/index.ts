@@ -25,6 +25,27 @@ export function emitBuild(catalog: Catalog): EmittedFile[] {
     { path: "types.d.ts", text: emitTypesText(schemas, rowNames, header) },
     ...emitValidators(schemas, header),
     emitOperations(catalog),
+    operationsDeclaration(header),
   ];
   return files.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+}
+
+/**
+ * operations.d.ts, written here rather than derived from operations.ts: the module's public face
+ * is the fixed contract of runtime/build.ts, and declaration emit over the generated handlers
+ * was the slowest step of a large build (bench/compile/build.mjs).
+ */
+function operationsDeclaration(header: string): EmittedFile {
+  return {
+    path: "operations.d.ts",
+    text: [
+      header,
+      "",
+      'import type { Operation, OperationRuntime } from "wo/runtime/build";',
+      "",
+      "/** One handler per operation, keyed by operation (tool) name. */",
+      "export declare function createOperations(rt: OperationRuntime): Record<string, Operation>;",
+      "",
+    ].join("\n"),
+  };
 }
