@@ -72,6 +72,8 @@ export function typeMethod(catalog: Catalog, owner: CatalogType, method: Catalog
     scope.set(p.name, { binding: { kind: "param", name: p.name }, type: fieldValueType(catalog, p.type) });
   }
   const declared = method.returns ? returnValueType(catalog, method.returns) : undefined;
+  /** Names certainly bound on every path that reaches the current statement. */
+  let bound = new Set<string>(["self", ...method.params.map((p) => p.name)]);
 
   function block(b: Block, depth: number): void {
     for (const s of b.statements) stmt(s, depth);
@@ -92,6 +94,7 @@ export function typeMethod(catalog: Catalog, owner: CatalogType, method: Catalog
         });
         if (scope.get(s.name.text)?.binding.kind === "param") typing.reassigned.add(s.name.text);
         scope.set(s.name.text, { binding: { kind: "let", name: s.name.text }, type: t });
+        bound.add(s.name.text);
         return;
       }
       case "InsertStmt": {
@@ -127,12 +130,22 @@ export function typeMethod(catalog: Catalog, owner: CatalogType, method: Catalog
       case "AssertStmt":
         expr(s.condition);
         return;
-      case "IfStmt":
+      case "IfStmt": {
         expr(s.condition);
+        // After the `if`, a name is bound when every branch that carries on past it bound it.
+        const before = bound;
+        const branches: { names: Set<string>; returns: boolean }[] = [];
+        bound = new Set(before);
         block(s.then, depth + 1);
+        branches.push({ names: bound, returns: alwaysReturns(s.then) });
+        bound = new Set(before);
         if (s.else?.kind === "Block") block(s.else, depth + 1);
         else if (s.else) stmt(s.else, depth + 1);
+        branches.push({ names: bound, returns: s.else ? (s.else.kind === "Block" ? alwaysReturns(s.else) : stmtAlwaysReturns(s.else)) : false });
+        const live = branches.filter((b) => !b.returns);
+        bound = live.length === 0 ? before : new Set([...live[0]!.names].filter((n) => live.every((b) => b.names.has(n))));
         return;
+      }
       case "UpdateStmt": {
         const target = rowTarget(s.target, "update");
         for (const a of s.assignments) {
@@ -224,6 +237,9 @@ export function typeMethod(catalog: Catalog, owner: CatalogType, method: Catalog
           return unknownType;
         }
         typing.names.set(e, found.binding);
+        if (found.binding.kind === "let" && !bound.has(e.name.text)) {
+          bag.report("WO5023", e.name.span, { name: e.name.text });
+        }
         return found.type;
       }
       case "MemberExpr":

@@ -110,6 +110,7 @@ export const codes = {
   WO5020: { severity: "error", message: msg`'${"value"}' is not a variant of ${"variants"}.` },
   WO5021: { severity: "error", message: msg`Method '${"method"}' returns ${"expected"} but can reach its end without a 'return'.` },
   WO5022: { severity: "error", message: msg`'${"name"}' is a method of '${"type"}'; a method body cannot call methods, only now(), count(set) and latest(set).` },
+  WO5023: { severity: "error", message: msg`'${"name"}' is not bound on every path that reaches here (it is bound inside an 'if'); bind it before the 'if' too.` },
 } as const satisfies Record<`WO${number}`, DiagnosticDef<any>>;
 
 export type DiagnosticCode = keyof typeof codes;

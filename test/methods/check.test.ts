@@ -31,6 +31,7 @@ const broken: [title: string, fn: string, code: string][] = [
   ["unknown type in insert", `  fn m() in txn {\n    insert ┆Nope { a: 1 }\n  }`, "WO5002"],
   ["unknown type in select", `  fn m() -> Int {\n    return count(select ┆Nope { a == 1 })\n  }`, "WO5002"],
   ["call to a method", `  fn m() -> Int {\n    return ┆m()\n  }`, "WO5022"],
+  ["let bound only in one branch", `  fn m(amount: Money) -> Int {\n    if amount > 0 {\n      let x = 1\n    }\n    return ┆x\n  }`, "WO5023"],
   ["unknown function", `  fn m() -> Int {\n    return ┆sum(self.prices)\n  }`, "WO5004"],
   ["builtin argument count", `  fn m() -> Int {\n    return ┆count(self.prices, 2)\n  }`, "WO5005"],
   ["builtin argument type", `  fn m(amount: Money) -> Int {\n    return count(┆amount)\n  }`, "WO5006"],
@@ -97,6 +98,12 @@ describe("method bodies: compile errors at line:col", () => {
     delete Price { amount < 0 }
     return n + count(cheap) + last.amount
   }`;
+    const { diagnostics } = compileSources({ "app.wo": app(fn) });
+    expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+  });
+
+  it("accepts a name bound in every branch that continues, or in a branch that returns", () => {
+    const fn = `  fn m(amount: Money) -> Int {\n    if amount > 0 {\n      let x = 1\n    } else if amount == 0 {\n      return 0\n    } else {\n      let x = 2\n    }\n    return x\n  }`;
     const { diagnostics } = compileSources({ "app.wo": app(fn) });
     expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
   });
