@@ -19,6 +19,11 @@ export class ParseContext {
   private readonly commentLines = new Map<number, string>();
   /** Where tokens invented by error recovery (no offset) are placed: the current chunk's end. */
   fallbackOffset = 0;
+  /**
+   * Names built from tokens that error recovery invented. A node that gained a hole is dropped
+   * (its error is already reported), so the checker never sees a field of type ''.
+   */
+  holes = 0;
   /** The first token after the chunk being parsed (undefined at end of file). */
   chunkNext: IToken | undefined;
 
@@ -62,6 +67,7 @@ export class ParseContext {
    * type called that would not survive the JSON/SQL/tool-name mapping).
    */
   name(tok: IToken | undefined, what?: string): Name {
+    if (!isReal(tok)) this.holes++;
     const text = isReal(tok) ? tok!.image : "";
     const span = this.span(tok);
     if (what !== undefined && text.includes("-")) {

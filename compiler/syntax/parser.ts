@@ -22,7 +22,7 @@ import type {
   Member, Name, NameExpr, Param, ReturnType, SelectExpr, ServiceDecl, Stmt, TestBlock, TypeDecl, TypeExpr,
   UpdateStmt, BinaryOp,
 } from "../ast.js";
-import { tokenEnd, type ParseContext } from "./parse-context.js";
+import { isReal, tokenEnd, type ParseContext } from "./parse-context.js";
 import { defaultFrom, literalFrom, policyFrom, tableFrom, triggerFrom, unquote } from "./raw-forms.js";
 import * as T from "./tokens.js";
 
@@ -72,6 +72,11 @@ export class WoParser extends EmbeddedActionsParser {
     const found = next.tokenType.name === "EOF" ? this.ctx.chunkNext : next;
     const span = found ? this.ctx.span(found) : this.ctx.spanAt(this.ctx.text.length, this.ctx.text.length);
     this.ctx.diags.report("WO1003", span, { expected, found: this.ctx.describe(found) });
+  }
+
+  /** Runs `build` and returns its node, or undefined when it used a recovery-invented token. */
+  private whole<N>(holesBefore: number, node: N | undefined): N | undefined {
+    return this.ctx.holes > holesBefore ? undefined : node;
   }
 
   private isCmpOp(i: number): boolean {
@@ -192,6 +197,7 @@ export class WoParser extends EmbeddedActionsParser {
       const ctx = this.ctx;
       const anns = defined(annotations);
       const first = anns[0]?.span ?? ctx.span(keyword);
+      const holes = ctx.holes;
       const decl: TypeDecl = {
         kind: "TypeDecl",
         keyword: keyword.image === "class" ? "class" : "type",
@@ -208,7 +214,7 @@ export class WoParser extends EmbeddedActionsParser {
       for (const a of anns) delete (a as { table?: unknown }).table;
       const doc = ctx.docAbove(first.line);
       if (doc !== undefined) decl.doc = doc;
-      return decl;
+      return this.whole(holes, decl);
     });
   });
 
@@ -239,6 +245,7 @@ export class WoParser extends EmbeddedActionsParser {
 
   /** `name: TypeExpr [?] {@ann} [= default] {@ann}` (§3.4). */
   fieldDecl = this.RULE("fieldDecl", (): FieldDecl | undefined => {
+    const holes = this.ACTION(() => this.ctx.holes);
     const name = this.CONSUME(T.AnyWord);
     this.CONSUME(T.Colon);
     const type = this.SUBRULE(this.typeExpr);
@@ -271,7 +278,7 @@ export class WoParser extends EmbeddedActionsParser {
       if (defaultExpr) field.default = defaultExpr;
       const doc = ctx.docAbove(field.span.line);
       if (doc !== undefined) field.doc = doc;
-      return field;
+      return this.whole(holes, field);
     });
   });
 
@@ -395,6 +402,7 @@ export class WoParser extends EmbeddedActionsParser {
 
   /** `service rest|mcp|graphql|native "P" expose a, b` (§3.7). */
   serviceDecl = this.RULE("serviceDecl", (): ServiceDecl | undefined => {
+    const holes = this.ACTION(() => this.ctx.holes);
     const kw = this.CONSUME(T.Service);
     const kind = this.CONSUME(T.AnyWord);
     const path = this.CONSUME(T.StringLiteral);
@@ -409,13 +417,13 @@ export class WoParser extends EmbeddedActionsParser {
     this.SUBRULE(this.lineEnd, { ARGS: ["',' or end of line after the expose list"] });
     return this.ACTION(() => {
       const ctx = this.ctx;
-      return {
+      return this.whole(holes, {
         kind: "ServiceDecl" as const,
         serviceKind: ctx.name(kind),
-        path: { value: unquote(path.image), span: ctx.span(path) },
-        expose: expose.filter((t) => Number.isFinite(t.startOffset)).map((t) => ctx.name(t)),
+        path: { value: isReal(path) ? unquote(path.image) : "", span: ctx.span(path) },
+        expose: expose.map((t) => ctx.name(t)),
         span: ctx.span(kw, last),
-      };
+      });
     });
   });
 
@@ -477,6 +485,7 @@ export class WoParser extends EmbeddedActionsParser {
     return this.ACTION(() => {
       if (!body) return undefined;
       const ctx = this.ctx;
+      if (!isReal(name)) return undefined;
       const fn: FnDecl = { kind: "FnDecl", name: ctx.name(name, "method"), params: defined(params), body, span: ctx.span(kw, this.LA(0)) };
       if (returnType) fn.returnType = returnType;
       if (txn) fn.txn = txn;
@@ -491,7 +500,10 @@ export class WoParser extends EmbeddedActionsParser {
     const name = this.CONSUME(T.Identifier);
     this.CONSUME(T.Colon);
     const type = this.CONSUME2(T.Identifier);
-    return this.ACTION(() => ({ kind: "Param" as const, name: this.ctx.name(name, "parameter"), type: this.ctx.name(type), span: this.ctx.span(name, type) }));
+    return this.ACTION(() => {
+      const holes = this.ctx.holes;
+      return this.whole(holes, { kind: "Param" as const, name: this.ctx.name(name, "parameter"), type: this.ctx.name(type), span: this.ctx.span(name, type) });
+    });
   });
 
   returnType = this.RULE("returnType", (): ReturnType | undefined =>
@@ -529,6 +541,7 @@ export class WoParser extends EmbeddedActionsParser {
   });
 
   statement = this.RULE("statement", (): Stmt | undefined => {
+    const holes = this.ACTION(() => this.ctx.holes);
     const stmt = this.OR({
       IGNORE_AMBIGUITIES: true,
       DEF: [
@@ -548,7 +561,7 @@ export class WoParser extends EmbeddedActionsParser {
       ],
     });
     this.SUBRULE(this.lineEnd, { ARGS: ["end of statement (a line break or ';')"] });
-    return stmt;
+    return this.ACTION(() => this.whole(holes, stmt));
   });
 
   letStmt = this.RULE("letStmt", () => {
