@@ -1,18 +1,15 @@
 // buildApp: check → emit → compile the generated TypeScript → write the build folder.
 //
-// Owns the up-to-date check (build-info.json's inputHash over the `.wo` sources, wo.toml and
-// wo's version), compiling `.ts` with ts-morph's TypeScript (JavaScript + .d.ts, ES2022 modules, in memory),
+// Owns writing build-info.json (the up-to-date check itself is build-info.ts, shared with
+// `wo run`), compiling `.ts` with ts-morph's TypeScript (JavaScript + .d.ts, ES2022 modules, in memory),
 // and replacing the output folder as a whole: everything is written to a temporary folder
 // beside it and renamed into place, so a failed or erroring build never leaves a half-written
 // or mixed build. Leaves diagnostics printing to commands/build.ts; `wo run` calls this to
 // "build if stale".
-import { createHash } from "node:crypto";
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type { ts as TypeScript } from "ts-morph";
-import { loadSources } from "./check/load.js";
-import { configFileName } from "./check/config.js";
-import { DiagnosticBag, type Diagnostic } from "./diagnostics/diagnostic.js";
+import type { Diagnostic } from "./diagnostics/diagnostic.js";
 import type { EmittedFile } from "./emit/emitted-file.js";
 import { woVersion } from "./emit/header.js";
 // The up-to-date check lives apart so `wo run` can make it without loading the compiler.
@@ -158,14 +155,6 @@ async function assertReplaceable(outDir: string): Promise<void> {
 }
 
 class BuildFolderError extends Error {}
-
-async function readOptional(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, "utf8");
-  } catch {
-    return undefined;
-  }
-}
 
 function reasonOf(error: unknown): string {
   if (error instanceof BuildFolderError) return error.message;

@@ -15,7 +15,7 @@ export type { EmittedFile } from "./emitted-file.js";
 export function emitBuild(catalog: Catalog): EmittedFile[] {
   const b = new SchemaBuilder(catalog);
   const header = generatedHeader(catalog);
-  const schemas = emitSchemas(catalog);
+  const schemas = emitSchemas(catalog, b);
   const rowNames = Object.fromEntries(catalog.types.map((t) => [t.snake, t.name]));
   const files: EmittedFile[] = [
     { path: "manifest.json", text: jsonText(emitManifest(catalog, b)) },

@@ -51,8 +51,17 @@ export class SchemaBuilder {
     return this.types.get(name);
   }
 
+  // Rows are asked for by every output, tool, OpenAPI response and method result; build each once.
+  private readonly rows = new Map<CatalogType, JsonSchema>();
+
   /** The row a store returns: every stored field present (`id` first); optional ones nullable. */
   row(type: CatalogType): JsonSchema {
+    let row = this.rows.get(type);
+    if (!row) this.rows.set(type, (row = this.buildRow(type)));
+    return row;
+  }
+
+  private buildRow(type: CatalogType): JsonSchema {
     const stored = type.fields.filter((f) => f.isStored);
     return withDoc(
       {
@@ -213,8 +222,7 @@ export class SchemaBuilder {
 }
 
 /** Every schema of the build: rows for all types, inputs/outputs for every exposed operation. */
-export function emitSchemas(catalog: Catalog): BuildSchemas {
-  const b = new SchemaBuilder(catalog);
+export function emitSchemas(catalog: Catalog, b = new SchemaBuilder(catalog)): BuildSchemas {
   const rows: Record<string, object> = {};
   const inputs: Record<string, object> = {};
   const outputs: Record<string, object> = {};
