@@ -119,6 +119,7 @@ function parseChunk(chunk: Chunk, ctx: ParseContext): TopItem | undefined {
   ctx.fallbackOffset = chunk.next?.startOffset ?? ctx.text.length;
   ctx.chunkNext = chunk.next;
   parser.input = chunk.tokens;
+  const before = ctx.diags.items.length;
   let item: TopItem | undefined;
   try {
     switch (chunk.kind) {
@@ -141,13 +142,19 @@ function parseChunk(chunk: Chunk, ctx: ParseContext): TopItem | undefined {
     ctx.diags.report("WO1012", ctx.span(chunk.tokens[0]), {});
     return undefined;
   }
-  for (const err of parser.errors) {
-    const atEnd = !isReal(err.token);
-    const found = atEnd ? chunk.next : err.token;
-    ctx.diags.report("WO1003", found ? ctx.span(found) : ctx.spanAt(ctx.text.length, ctx.text.length), {
-      expected: err.message,
-      found: ctx.describe(found),
-    });
+  // chevrotain's error is the precise one; a catch-all "Expected a member/statement" that the
+  // recovery then produced at the same token is dropped. "Not all input parsed" only follows
+  // another error, so it is dropped when there is one.
+  const errors = parser.errors.filter((e) => e.name !== "NotAllInputParsedException" || parser.errors.length === 1);
+  const spans = errors.map((err) => {
+    const found = isReal(err.token) ? err.token : chunk.next;
+    return { err, found, span: found ? ctx.span(found) : ctx.spanAt(ctx.text.length, ctx.text.length) };
+  });
+  const taken = new Set(spans.map((s) => s.span.offset));
+  const own = ctx.diags.items.splice(before);
+  ctx.diags.items.push(...own.filter((d) => d.code !== "WO1003" || !taken.has(d.span.offset)));
+  for (const { err, found, span } of spans) {
+    ctx.diags.report("WO1003", span, { expected: err.message, found: ctx.describe(found) });
   }
   // Leftovers after a complete declaration (only possible after recovery): report once.
   const rest = chunk.tokens.slice(parserPosition(parser)).filter((t) => t.tokenType !== NL);

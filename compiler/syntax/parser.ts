@@ -27,6 +27,9 @@ import { defaultFrom, literalFrom, policyFrom, tableFrom, triggerFrom, unquote }
 import * as T from "./tokens.js";
 
 type RawMode = "default" | "line" | "paren" | "trigger";
+
+/** Rules an error stops in: the rest of their line is then skipped by the enclosing loop. */
+const lineLevelRules = new Set(["statement", "fieldDecl", "serviceDecl", "fnDecl"]);
 type CmpOp = "==" | "!=" | "<" | "<=" | ">" | ">=";
 
 const cmpOps: TokenType[] = [T.EqEq, T.NotEq, T.LtEq, T.Lt, T.GtEq, T.Gt];
@@ -72,6 +75,30 @@ export class WoParser extends EmbeddedActionsParser {
     const found = next.tokenType.name === "EOF" ? this.ctx.chunkNext : next;
     const span = found ? this.ctx.span(found) : this.ctx.spanAt(this.ctx.text.length, this.ctx.text.length);
     this.ctx.diags.report("WO1003", span, { expected, found: this.ctx.describe(found) });
+  }
+
+  /**
+   * A rule that never re-syncs on its own: its errors travel up to the enclosing statement,
+   * field, service or fn, which skip to the next line. (Re-syncing here would stop at once,
+   * because the catch-all alternatives put every token in every follow set.)
+   */
+  private innerRule<F extends (...args: any[]) => any>(name: string, impl: F) {
+    return this.RULE(name, impl, { resyncEnabled: false });
+  }
+
+  /**
+   * chevrotain internal (traits/recoverable.js), consulted when an error reaches a rule that
+   * may re-sync: "can this rule stop here and let its caller go on?". For the line-level rules
+   * the answer is always yes — the loops around them (type body, struct, block) turn whatever
+   * token comes next into "Expected a member/statement" and skip its line. chevrotain's own
+   * answer compares exact follow-set token types and misses category matches, which let one
+   * bad expression end the whole method.
+   */
+  isInCurrentRuleReSyncSet(tokenTypeIdx: number): boolean {
+    const self = this as unknown as { getCurrRuleFullName(): string };
+    if (lineLevelRules.has(self.getCurrRuleFullName())) return true;
+    const base = EmbeddedActionsParser.prototype as unknown as { isInCurrentRuleReSyncSet(i: number): boolean };
+    return base.isInCurrentRuleReSyncSet.call(this, tokenTypeIdx);
   }
 
   /** Runs `build` and returns its node, or undefined when it used a recovery-invented token. */
@@ -219,7 +246,7 @@ export class WoParser extends EmbeddedActionsParser {
   });
 
   /** `@name` or `@name(...)`; `@default(lit)` and `@table(...)` are read here (§2.8, §3.2). */
-  annotation = this.RULE("annotation", (): Annotation | undefined => {
+  annotation = this.innerRule("annotation", (): Annotation | undefined => {
     const at = this.CONSUME(T.At);
     const name = this.CONSUME(T.AnyWord);
     const args = this.OPTION(() => {
@@ -255,7 +282,7 @@ export class WoParser extends EmbeddedActionsParser {
     const def = this.OPTION2(() => {
       const eq = this.CONSUME(T.Eq);
       const tokens = this.SUBRULE(this.rawRun, { ARGS: ["default", 0] });
-      return this.ACTION(() => defaultFrom(this.ctx, eq, tokens));
+      return this.ACTION(() => defaultFrom(this.ctx, eq, tokens, this.LA(1)));
     });
     this.MANY2(() => annotations.push(this.SUBRULE2(this.annotation)));
     this.SUBRULE(this.lineEnd, { ARGS: ["',' or end of line after the field"] });
@@ -283,7 +310,7 @@ export class WoParser extends EmbeddedActionsParser {
   });
 
   /** §3.5: ref, multi, backlink, [T], { fields }, Name or A | B | C. */
-  typeExpr = this.RULE("typeExpr", (): TypeExpr | undefined =>
+  typeExpr = this.innerRule("typeExpr", (): TypeExpr | undefined =>
     this.OR({
       ERR_MSG: "a type (a type name, 'ref', 'multi', 'backlink', '[' or '{')",
       DEF: [
@@ -343,7 +370,7 @@ export class WoParser extends EmbeddedActionsParser {
   );
 
   /** `multi T`, `multi T @edge(:LABEL)`, `multi T via L`. */
-  multiType = this.RULE("multiType", (): TypeExpr | undefined => {
+  multiType = this.innerRule("multiType", (): TypeExpr | undefined => {
     const kw = this.CONSUME(T.Multi);
     const target = this.CONSUME(T.Identifier);
     const extra = this.OPTION({
@@ -380,7 +407,7 @@ export class WoParser extends EmbeddedActionsParser {
   });
 
   /** `{ a: T, b: U }`: fields separated by `,` or line breaks (§3.5, §9 item 1). */
-  structType = this.RULE("structType", (): TypeExpr | undefined => {
+  structType = this.innerRule("structType", (): TypeExpr | undefined => {
     const open = this.CONSUME(T.LCurly);
     const fields: (FieldDecl | undefined)[] = [];
     this.MANY({
@@ -496,7 +523,7 @@ export class WoParser extends EmbeddedActionsParser {
   });
 
   /** `name: Type` — one bare type name (§3.10). */
-  param = this.RULE("param", (): Param | undefined => {
+  param = this.innerRule("param", (): Param | undefined => {
     const name = this.CONSUME(T.Identifier);
     this.CONSUME(T.Colon);
     const type = this.CONSUME2(T.Identifier);
@@ -506,7 +533,7 @@ export class WoParser extends EmbeddedActionsParser {
     });
   });
 
-  returnType = this.RULE("returnType", (): ReturnType | undefined =>
+  returnType = this.innerRule("returnType", (): ReturnType | undefined =>
     this.OR([
       { ALT: () => { const t = this.CONSUME(T.Identifier); return this.ACTION(() => ({ name: this.ctx.name(t), isArray: false, span: this.ctx.span(t) })); } },
       {
@@ -564,7 +591,7 @@ export class WoParser extends EmbeddedActionsParser {
     return this.ACTION(() => this.whole(holes, stmt));
   });
 
-  letStmt = this.RULE("letStmt", () => {
+  letStmt = this.innerRule("letStmt", () => {
     const kw = this.CONSUME(T.Let);
     const name = this.CONSUME(T.Identifier);
     this.CONSUME(T.Eq);
@@ -572,7 +599,7 @@ export class WoParser extends EmbeddedActionsParser {
     return this.ACTION(() => value && { kind: "LetStmt" as const, name: this.ctx.name(name, "variable"), value, span: this.ctx.span(kw, this.LA(0)) });
   });
 
-  insertStmt = this.RULE("insertStmt", (): InsertStmt | undefined => {
+  insertStmt = this.innerRule("insertStmt", (): InsertStmt | undefined => {
     const kw = this.CONSUME(T.Identifier);
     const type = this.CONSUME2(T.Identifier);
     this.CONSUME(T.LCurly);
@@ -602,7 +629,7 @@ export class WoParser extends EmbeddedActionsParser {
     return this.ACTION(() => ({ kind: "InsertStmt" as const, type: this.ctx.name(type), entries: defined(entries), span: this.ctx.span(kw, this.LA(0)) }));
   });
 
-  returnStmt = this.RULE("returnStmt", () => {
+  returnStmt = this.innerRule("returnStmt", () => {
     const kw = this.CONSUME(T.Return);
     const value = this.OPTION({ GATE: () => !this.atLineEnd(), DEF: () => this.SUBRULE(this.expr) });
     return this.ACTION(() => {
@@ -611,7 +638,7 @@ export class WoParser extends EmbeddedActionsParser {
     });
   });
 
-  assertStmt = this.RULE("assertStmt", () => {
+  assertStmt = this.innerRule("assertStmt", () => {
     const kw = this.CONSUME(T.Assert);
     const condition = this.SUBRULE(this.expr);
     const message = this.OPTION(() => {
@@ -626,7 +653,7 @@ export class WoParser extends EmbeddedActionsParser {
     });
   });
 
-  ifStmt = this.RULE("ifStmt", (): IfStmt | undefined => {
+  ifStmt = this.innerRule("ifStmt", (): IfStmt | undefined => {
     const kw = this.CONSUME(T.If);
     const condition = this.SUBRULE(this.expr);
     this.MANY(() => this.CONSUME(T.NL));
@@ -649,7 +676,7 @@ export class WoParser extends EmbeddedActionsParser {
   });
 
   /** `update T{ p }.f = e`, `update T{ p } set a = b, …`, `update self set a = b`. */
-  updateStmt = this.RULE("updateStmt", (): UpdateStmt | undefined => {
+  updateStmt = this.innerRule("updateStmt", (): UpdateStmt | undefined => {
     const kw = this.CONSUME(T.Identifier);
     const target = this.SUBRULE(this.dmlTarget);
     const assignments = this.OR([
@@ -678,21 +705,21 @@ export class WoParser extends EmbeddedActionsParser {
     });
   });
 
-  assignment = this.RULE("assignment", () => {
+  assignment = this.innerRule("assignment", () => {
     const field = this.CONSUME(T.AnyWord);
     this.CONSUME(T.Eq);
     const value = this.SUBRULE(this.expr);
     return this.ACTION(() => value && { field: this.ctx.name(field), value, span: this.ctx.span(field, this.LA(0)) });
   });
 
-  deleteStmt = this.RULE("deleteStmt", (): DeleteStmt | undefined => {
+  deleteStmt = this.innerRule("deleteStmt", (): DeleteStmt | undefined => {
     const kw = this.CONSUME(T.Identifier);
     const target = this.SUBRULE(this.dmlTarget);
     return this.ACTION(() => target && { kind: "DeleteStmt" as const, target, span: this.ctx.span(kw, this.LA(0)) });
   });
 
   /** `T{ predicates }` (a select without the word) or a name such as `self`. */
-  dmlTarget = this.RULE("dmlTarget", (): SelectExpr | NameExpr | undefined =>
+  dmlTarget = this.innerRule("dmlTarget", (): SelectExpr | NameExpr | undefined =>
     this.OR({
       IGNORE_AMBIGUITIES: true,
       DEF: [
@@ -710,7 +737,7 @@ export class WoParser extends EmbeddedActionsParser {
   // ------------------------------------------------------------------------------------------
   // Expressions, lowest precedence first (§3.10; `not` binds tighter than comparisons)
 
-  expr = this.RULE("expr", (): Expr | undefined => {
+  expr = this.innerRule("expr", (): Expr | undefined => {
     let left = this.SUBRULE(this.andExpr);
     this.MANY(() => {
       this.CONSUME(T.Or);
@@ -720,7 +747,7 @@ export class WoParser extends EmbeddedActionsParser {
     return left;
   });
 
-  andExpr = this.RULE("andExpr", (): Expr | undefined => {
+  andExpr = this.innerRule("andExpr", (): Expr | undefined => {
     let left = this.SUBRULE(this.cmpExpr);
     this.MANY(() => {
       this.CONSUME(T.And);
@@ -731,7 +758,7 @@ export class WoParser extends EmbeddedActionsParser {
   });
 
   /** Non-associative: `a < b < c` is reported (WO1008) instead of silently meaning `(a < b) < c`. */
-  cmpExpr = this.RULE("cmpExpr", (): Expr | undefined => {
+  cmpExpr = this.innerRule("cmpExpr", (): Expr | undefined => {
     let left = this.SUBRULE(this.addExpr);
     this.OPTION(() => {
       const op = this.SUBRULE(this.cmpOp);
@@ -749,11 +776,11 @@ export class WoParser extends EmbeddedActionsParser {
     return left;
   });
 
-  cmpOp = this.RULE("cmpOp", (): IToken =>
+  cmpOp = this.innerRule("cmpOp", (): IToken =>
     this.OR(cmpOps.map((op) => ({ ALT: () => this.CONSUME(op) }))),
   );
 
-  addExpr = this.RULE("addExpr", (): Expr | undefined => {
+  addExpr = this.innerRule("addExpr", (): Expr | undefined => {
     let left = this.SUBRULE(this.mulExpr);
     this.MANY(() => {
       const op = this.OR([{ ALT: () => this.CONSUME(T.Plus) }, { ALT: () => this.CONSUME(T.Minus) }]);
@@ -763,7 +790,7 @@ export class WoParser extends EmbeddedActionsParser {
     return left;
   });
 
-  mulExpr = this.RULE("mulExpr", (): Expr | undefined => {
+  mulExpr = this.innerRule("mulExpr", (): Expr | undefined => {
     let left = this.SUBRULE(this.unary);
     this.MANY(() => {
       const op = this.OR([{ ALT: () => this.CONSUME(T.Star) }, { ALT: () => this.CONSUME(T.Slash) }, { ALT: () => this.CONSUME(T.Percent) }]);
@@ -773,7 +800,7 @@ export class WoParser extends EmbeddedActionsParser {
     return left;
   });
 
-  unary = this.RULE("unary", (): Expr | undefined =>
+  unary = this.innerRule("unary", (): Expr | undefined =>
     this.OR({ ERR_MSG: "an expression", DEF: [
       {
         ALT: () => {
@@ -790,7 +817,7 @@ export class WoParser extends EmbeddedActionsParser {
     ] }),
   );
 
-  postfix = this.RULE("postfix", (): Expr | undefined => {
+  postfix = this.innerRule("postfix", (): Expr | undefined => {
     let object = this.SUBRULE(this.primary);
     this.MANY(() => {
       this.CONSUME(T.Dot);
@@ -804,7 +831,7 @@ export class WoParser extends EmbeddedActionsParser {
     return object;
   });
 
-  primary = this.RULE("primary", (): Expr | undefined =>
+  primary = this.innerRule("primary", (): Expr | undefined =>
     this.OR({
       ERR_MSG: "an expression",
       IGNORE_AMBIGUITIES: true,
@@ -849,7 +876,7 @@ export class WoParser extends EmbeddedActionsParser {
     });
   }
 
-  call = this.RULE("call", (): Expr | undefined => {
+  call = this.innerRule("call", (): Expr | undefined => {
     const callee = this.CONSUME(T.Identifier);
     this.CONSUME(T.LParen);
     const args: (Expr | undefined)[] = [];
@@ -865,7 +892,7 @@ export class WoParser extends EmbeddedActionsParser {
   });
 
   /** `T { col == e, col2 >= e, projected, … }` — shared by `select` and `update`/`delete` targets. */
-  selectBody = this.RULE("selectBody", (): SelectExpr | undefined => {
+  selectBody = this.innerRule("selectBody", (): SelectExpr | undefined => {
     const type = this.CONSUME(T.Identifier);
     this.CONSUME(T.LCurly);
     const predicates: SelectExpr["predicates"] = [];

@@ -45,10 +45,10 @@ export function literalFrom(ctx: ParseContext, tokens: IToken[]): Literal | unde
 }
 
 /** Classifies the tokens after `=` (§3.6); anything but a literal, `now`, or a bare word is computed. */
-export function defaultFrom(ctx: ParseContext, eq: IToken, tokens: IToken[]): DefaultExpr | undefined {
+export function defaultFrom(ctx: ParseContext, eq: IToken, tokens: IToken[], next: IToken): DefaultExpr | undefined {
   const real = tokens.filter((t) => !is(t, NL));
   if (real.length === 0) {
-    ctx.diags.report("WO1003", ctx.span(eq), { expected: "a default value after '='", found: ctx.describe(tokens[0]) });
+    ctx.diags.report("WO1003", ctx.span(eq), { expected: "a default value after '='", found: ctx.describe(next) });
     return undefined;
   }
   const span = ctx.span(real[0], real[real.length - 1]);
@@ -94,8 +94,8 @@ export function tableFrom(ctx: ParseContext, at: IToken, args: IToken[], last: I
     }
     const [key, colon, ...value] = part;
     if (!is(key, AnyWord) || !is(colon, Colon)) {
-      const bad = is(key, AnyWord) ? colon : key;
-      ctx.diags.report("WO1003", ctx.span(bad ?? key), { expected: is(key, AnyWord) ? "':'" : "a @table argument (name: or index:)", found: ctx.describe(bad) });
+      const bad = (is(key, AnyWord) ? colon : key) ?? last;
+      ctx.diags.report("WO1003", ctx.span(bad), { expected: is(key, AnyWord) ? "':'" : "a @table argument (name: or index:)", found: ctx.describe(bad) });
       return;
     }
     if (key!.image === "name") {

@@ -44,6 +44,10 @@ const broken: [name: string, marked: string, code: string, phrase: string][] = [
   ["else without block", "fn f() {\n  if true { } else ┆return\n}\n", "WO1003", "expected"],
   ["brackets nested too deep", `type A {\n  x: ${"[".repeat(99)}┆[[Int${"]".repeat(101)}\n}\n`, "WO1004", "deeper than 100"],
   ["expression nested too deep", `┆fn f() {\n  return ${"not ".repeat(20000)}true\n}\n`, "WO1012", "nested too deeply"],
+  ["assert without a condition", "fn f() {\n  assert ┆otherwise abort\n}\n", "WO1003", "expected an expression but found 'otherwise'"],
+  ["if without a condition", "fn f() {\n  if ┆{ }\n}\n", "WO1003", "expected an expression"],
+  ["arrow without a return type", "fn f() -> ┆{ }\n", "WO1003", "expected a name or '['"],
+  ["@table key without value", "@table(foo┆)\ntype A { a: Int }\n", "WO1003", "expected ':' but found ')'"],
   ["multi with a non-edge annotation", "type A {\n  xs: multi T @unique\n  y: ┆}\n", "WO1003", "expected a type"],
 ];
 
@@ -94,6 +98,17 @@ describe("recovery: one run reports every error", () => {
     expect(names).toEqual(["A", "B", "C", "D"]);
     const d = ast.items[3]!;
     expect(d.kind === "TypeDecl" && d.members.map((m) => m.kind === "FieldDecl" && m.name.text)).toEqual(["ok"]);
+  });
+
+  it("an error inside a method body costs one statement, not the method or the class", () => {
+    const source = "class A {\n  fn f() {\n    assert otherwise abort\n    let y = (1 +\n    return 2\n  }\n  fn g() { return 1 }\n  x: Int\n}\n";
+    const { ast, diagnostics } = parseSource("m.wo", source);
+    expect(diagnostics.map((d) => `${d.span.line}:${d.span.col}`)).toEqual(["3:12", "4:17"]);
+    const a = ast.items[0]!;
+    if (a.kind !== "TypeDecl") throw new Error("expected a type");
+    expect(a.members.map((m) => (m.kind === "FieldDecl" || m.kind === "FnDecl" ? m.name.text : m.kind))).toEqual(["f", "g", "x"]);
+    const f = a.members[0]!;
+    expect(f.kind === "FnDecl" && f.body.statements.map((s) => s.kind)).toEqual(["ReturnStmt"]);
   });
 
   it("an unclosed body is reported at the next declaration, which still parses", () => {
