@@ -287,3 +287,30 @@ describe("paths", () => {
     expect(r.json.items).toBeInstanceOf(Array);
   });
 });
+
+describe("never crashes on input", () => {
+  it("random methods, paths, queries, headers and bodies never get a 5xx, and the server keeps serving", async () => {
+    const fc = (await import("fast-check")).default;
+    const segment = fc.oneof(
+      fc.constantFrom("api", "authors", "articles", "live", "me", "1", "2", "-1", "0", "..", "%2F", "%00", "%ZZ", "1e3", "9007199254740993"),
+      fc.string({ maxLength: 8 }).map((s) => encodeURIComponent(s)),
+    );
+    const path = fc.array(segment, { minLength: 0, maxLength: 4 }).map((parts) => `/${parts.join("/")}`);
+    const query = fc.array(fc.tuple(fc.constantFrom("limit", "cursor", "views", "published", "status", "author", "id", "x", ""), fc.string({ maxLength: 6 })), { maxLength: 3 })
+      .map((pairs) => (pairs.length ? `?${pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&")}` : ""));
+    const body = fc.oneof(fc.constant(undefined), fc.json(), fc.string({ maxLength: 40 }), fc.jsonValue().map((v) => JSON.stringify({ title: v, name: v, email: v, author: v, tags: v })));
+    const contentType = fc.constantFrom(undefined, "application/json", "text/plain", "application/json; charset=utf-8", "application/merge-patch+json", "");
+    const method = fc.constantFrom("GET", "POST", "PATCH", "DELETE", "PUT", "OPTIONS", "HEAD");
+    await fc.assert(
+      fc.asyncProperty(method, path, query, body, contentType, async (m, p, q, b, ct) => {
+        const headers: Record<string, string> = ct === undefined ? {} : { "content-type": ct };
+        const hasBody = b !== undefined && m !== "GET" && m !== "HEAD";
+        const r = await send(base, m, `/api${p}${q}`, hasBody ? { body: b, headers } : { headers });
+        expect(r.status, `${m} /api${p}${q} ${ct} ${b}`).toBeLessThan(500);
+        if (r.status >= 400 && m !== "HEAD") expect(r.headers.get("content-type")).toBe("application/problem+json");
+      }),
+      { numRuns: 300 },
+    );
+    expect((await send(base, "GET", "/healthz")).status).toBe(200);
+  });
+});
