@@ -56,7 +56,10 @@ export function parseSource(file: string, text: string): { ast: SourceFileAst; d
       kept.push({ ...t, tokenType: StringLiteral, tokenTypeIdx: StringLiteral.tokenTypeIdx!, image: t.image + t.image[0], realEnd: t.startOffset + t.image.length } as IToken);
     } else kept.push(t);
   }
-  const tokens = collapseNewlines(kept);
+  const tokens: (IToken | undefined)[] = collapseNewlines(kept);
+  // Only `tokens` may keep tokens alive: segment() forgets them chunk by chunk.
+  kept.length = 0;
+  lexed.tokens.length = 0;
 
   for (const chunk of segment(tokens, ctx)) {
     if (ctx.diags.items.length > MAX_DIAGNOSTICS_PER_FILE) break;

@@ -49,9 +49,19 @@ const kindOf = (t: IToken): ChunkKind => {
   return "stray";
 };
 
-export function segment(tokens: IToken[], ctx: ParseContext): Chunk[] {
-  const chunks: Chunk[] = [];
-  const atLineStart = (i: number) => i === 0 || is(tokens[i - 1], T.NL);
+/**
+ * Yields chunks one at a time and forgets each chunk's tokens once the caller asks for the next
+ * one (`tokens` is cleared behind it), so a 10 MB file never holds all its tokens and all its
+ * AST at once. Only the token before the current position is ever looked back at.
+ */
+export function* segment(tokens: (IToken | undefined)[], ctx: ParseContext): Generator<Chunk> {
+  let forgetFrom = 0;
+  const emit = (chunk: Chunk, end: number) => {
+    for (let j = forgetFrom; j < end - 1; j++) tokens[j] = undefined;
+    forgetFrom = Math.max(end - 1, 0);
+    return chunk;
+  };
+  const atLineStart = (i: number) => i === 0 || tokens[i - 1]?.tokenType === T.NL;
   /** A line-start token from `set` that is not a field name (`type: Text`). */
   const startsItem = (i: number, set: TokenType[]) =>
     atLineStart(i) && set.some((s) => is(tokens[i], s)) && !is(tokens[i + 1], T.Colon);
@@ -80,7 +90,7 @@ export function segment(tokens: IToken[], ctx: ParseContext): Chunk[] {
       }
       if (!is(tokens[i], T.Type) && !is(tokens[i], T.Class)) {
         // Annotations not followed by a declaration: the parser reports what it expected.
-        chunks.push({ kind, tokens: tokens.slice(start, i), next: tokens[i], isTooDeep });
+        yield emit({ kind, tokens: tokens.slice(start, i) as IToken[], next: tokens[i], isTooDeep }, start);
         continue;
       }
     }
@@ -107,13 +117,14 @@ export function segment(tokens: IToken[], ctx: ParseContext): Chunk[] {
         if (kind === "stray") continue;
       }
     }
-    chunks.push({ kind, tokens: tokens.slice(start, i), next: tokens[i], isTooDeep });
+    yield emit({ kind, tokens: tokens.slice(start, i) as IToken[], next: tokens[i], isTooDeep }, start);
   }
-  return chunks;
 }
 
+// Brackets are never categories, so identity comparison is enough (this runs for every token).
 function delta(t: IToken): number {
-  if (is(t, T.LCurly) || is(t, T.LParen) || is(t, T.LBracket)) return 1;
-  if (is(t, T.RCurly) || is(t, T.RParen) || is(t, T.RBracket)) return -1;
+  const type = t.tokenType;
+  if (type === T.LCurly || type === T.LParen || type === T.LBracket) return 1;
+  if (type === T.RCurly || type === T.RParen || type === T.RBracket) return -1;
   return 0;
 }

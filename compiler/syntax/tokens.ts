@@ -20,7 +20,8 @@ export const AnyToken = createToken({ name: "AnyToken", pattern: Lexer.NA, label
 // so `order-board` is one token while `A->B`, `x-1` and `a--b` lex as a reader expects.
 export const Identifier = createToken({
   name: "Identifier",
-  pattern: /[A-Za-z_](?:[A-Za-z0-9_]|-(?=[A-Za-z]))*/,
+  // Same language as /[A-Za-z_](?:[A-Za-z0-9_]|-(?=[A-Za-z]))*/, without a lookahead per character.
+  pattern: /[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z][A-Za-z0-9_]*)*/,
   start_chars_hint: [..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_"],
   categories: [AnyWord, AnyToken],
   label: "a name",
