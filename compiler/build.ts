@@ -106,15 +106,15 @@ export function compileTypeScript(files: EmittedFile[], ts: typeof TypeScript): 
 async function replaceFolder(outDir: string, files: EmittedFile[]): Promise<void> {
   await assertReplaceable(outDir);
   const parent = dirname(outDir);
-  await mkdir(parent, { recursive: true });
+  await ensureFolder(parent);
   const suffix = `${process.pid}-${Date.now().toString(36)}`;
   const temp = join(parent, `.${basename(outDir)}.tmp-${suffix}`);
   const old = join(parent, `.${basename(outDir)}.old-${suffix}`);
   try {
-    await mkdir(temp, { recursive: true });
+    await mkdir(temp);
     for (const f of files) {
       const path = join(temp, f.path);
-      await mkdir(dirname(path), { recursive: true });
+      await ensureFolder(dirname(path));
       await writeFile(path, f.text);
     }
     let hadOld = true;
@@ -156,6 +156,27 @@ async function assertReplaceable(outDir: string): Promise<void> {
 
 class BuildFolderError extends Error {}
 
+/**
+ * `mkdir -p` one level at a time. Node's `mkdir({ recursive: true })` spins forever on some
+ * special file systems (`--out /proc/x` never returned), so each missing level is made plainly.
+ */
+async function ensureFolder(path: string): Promise<void> {
+  try {
+    if ((await stat(path)).isDirectory()) return;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    const parent = dirname(path);
+    if (parent !== path) await ensureFolder(parent);
+    try {
+      await mkdir(path);
+    } catch (made) {
+      if ((made as NodeJS.ErrnoException).code !== "EEXIST") throw made;
+    }
+    return;
+  }
+  throw Object.assign(new Error(`${path} is a file`), { code: "ENOTDIR" });
+}
+
 function reasonOf(error: unknown): string {
   if (error instanceof BuildFolderError) return error.message;
   const e = error as NodeJS.ErrnoException;
@@ -167,6 +188,8 @@ function reasonOf(error: unknown): string {
       return "read-only file system";
     case "ENOTDIR":
       return "a path component is a file, not a folder";
+    case "ENOENT":
+      return "a folder cannot be created there";
     case "ENOSPC":
       return "no space left on device";
     case "EEXIST":

@@ -124,6 +124,12 @@ describe("up to date, failures and the CLI", () => {
     expect(r.stderr).toMatch(/^wo build: cannot write the build to .*a-file\/build: /);
   });
 
+  it.runIf(existsSync("/proc/self"))("an --out on a special file system fails cleanly instead of hanging", async () => {
+    const r = await wo([copySample("hello"), "--out", "/proc/wo-nope/build"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^wo build: cannot write the build to \/proc\/wo-nope\/build: /);
+  });
+
   it("never replaces a folder that is not a previous build", async () => {
     const dir = copySample("hello");
     const out = join(temp, "precious");
