@@ -126,7 +126,8 @@ function indexColumns(ctx: ParseContext, colon: IToken, value: IToken[]): { colu
   const columns: Name[] = [];
   let i = 1;
   for (;;) {
-    if (!is(value[i], Identifier)) return expect(value[i], "an index column");
+    // Keyword field names are allowed (`role: Text`), so index columns may be keywords too.
+    if (!is(value[i], AnyWord)) return expect(value[i], "an index column");
     columns.push(ctx.name(value[i]));
     i++;
     if (is(value[i], Comma)) i++;

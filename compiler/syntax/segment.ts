@@ -82,12 +82,15 @@ export function* segment(tokens: (IToken | undefined)[], ctx: ParseContext): Gen
     i++;
     if (kind === "type" && is(tokens[start], T.At)) {
       // `@ann(...)` lines before `type`/`class` belong to the declaration.
-      while (i < tokens.length && !is(tokens[i], T.Type) && !is(tokens[i], T.Class) && !is(tokens[i], T.LCurly)) {
-        if (depth === 0 && startsItem(i, itemStarts) && !is(tokens[i], T.At)) break;
-        depth += delta(tokens[i]!);
-        if (depth < 0) depth = 0;
-        i++;
+      // (`type` inside the parentheses, as in `@table(index: [type])`, is a column name.)
+      // An unclosed `(` still ends at a line that starts with `type`/`class`.
+      for (; i < tokens.length; i++) {
+        const isDecl = is(tokens[i], T.Type) || is(tokens[i], T.Class);
+        if (isDecl && (depth === 0 || startsItem(i, [T.Type, T.Class]))) break;
+        if (depth === 0 && (is(tokens[i], T.LCurly) || (startsItem(i, itemStarts) && !is(tokens[i], T.At)))) break;
+        depth = Math.max(0, depth + delta(tokens[i]!));
       }
+      depth = 0;
       if (!is(tokens[i], T.Type) && !is(tokens[i], T.Class)) {
         // Annotations not followed by a declaration: the parser reports what it expected.
         yield emit({ kind, tokens: tokens.slice(start, i) as IToken[], next: tokens[i], isTooDeep }, start);

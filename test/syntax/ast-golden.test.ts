@@ -9,7 +9,7 @@ import { SourceFile } from "../../compiler/source.js";
 const cases: Record<string, string> = {
   "type-scalars": `type Tag {\n  id: Id\n  name: Text\n  weight: Float?\n}\n`,
   "class-one-line": `class Tag { id: Id, name: Text }\n`,
-  "keyword-field-names": `type Author {\n  role: Text\n  type: Text\n  set: Bool\n}\n`,
+  "keyword-field-names": `@table(index: [role, type])\ntype Author {\n  role: Text\n  type: Text\n  set: Bool\n  on: Bool\n  fn: Text\n}\n`,
   "type-expressions": [
     `type Post {`,
     `  author: ref Author`,
