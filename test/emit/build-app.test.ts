@@ -8,12 +8,17 @@ import { createRequire } from "node:module";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../compiler/build.js";
 import { runBuildCommand } from "../../compiler/commands/build.js";
-import type { ValidatorsModule } from "../../runtime/build.js";
+import type { BuildSchemas, ValidatorsModule } from "../../runtime/build.js";
+import SwaggerParser from "@apidevtools/swagger-parser";
+import ts from "typescript";
+import { createInputAjv } from "../../compiler/emit/validators.js";
 
 const repo = process.cwd();
 const temp = mkdtempSync(join(tmpdir(), "wo-build-"));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
-const samples = ["hello", "blog", "pricing"];
+const samples = readdirSync(join(repo, "samples")).filter((n) => existsSync(join(repo, "samples", n, "wo.toml"))).sort();
+const goldenRoot = join(repo, "test", "golden", "build");
+const updating = process.env.WO_UPDATE_GOLDEN === "1";
 
 function copySample(name: string): string {
   const dir = mkdtempSync(join(temp, `${name}-`));
@@ -58,11 +63,12 @@ describe.each(samples)("samples/%s", (sample) => {
       "operations.ts", "schemas.json", "types.d.ts", "validators.d.ts", "validators.js", "validators.ts",
     ]);
     for (const golden of ["manifest.json", "schemas.json"]) {
-      const path = join(repo, "test", "golden", "build", sample, golden);
-      if (process.env.WO_UPDATE_GOLDEN === "1" || !existsSync(path)) {
-        mkdirSync(join(repo, "test", "golden", "build", sample), { recursive: true });
+      const path = join(goldenRoot, sample, golden);
+      if (updating) {
+        mkdirSync(join(goldenRoot, sample), { recursive: true });
         writeFileSync(path, files[golden]!);
       }
+      expect(existsSync(path), `missing golden ${path} (WO_UPDATE_GOLDEN=1 writes it)`).toBe(true);
       expect(files[golden], `${golden} differs from ${path} (WO_UPDATE_GOLDEN=1 rewrites it)`).toBe(readFileSync(path, "utf8"));
     }
     const again = await buildApp(dir, { force: true });
@@ -74,8 +80,20 @@ describe.each(samples)("samples/%s", (sample) => {
     const table = validators.createValidators(createRequire(join(repo, "runtime", "build.ts")));
     expect(Object.keys(table).sort()).toEqual(Object.keys(JSON.parse(files["schemas.json"]!).inputs));
     expect(files["operations.js"]).not.toMatch(/^import\s/m);
+
+    // Every schema compiles in strict mode; the OpenAPI document validates; types.d.ts type-checks.
+    const ajv = createInputAjv({ standalone: false });
+    const all = JSON.parse(files["schemas.json"]!) as BuildSchemas;
+    for (const group of [all.rows, all.inputs, all.outputs]) for (const schema of Object.values(group)) ajv.compile(schema);
+    await SwaggerParser.validate(JSON.parse(files["openapi.json"]!));
+    const program = ts.createProgram([join(outDir, "types.d.ts")], { strict: true, noEmit: true, lib: ["lib.es5.d.ts"], types: [] });
+    expect(ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"))).toEqual([]);
     await import(pathToFileURL(join(outDir, "operations.js")).href);
   });
+});
+
+it("no stale goldens: every golden build folder belongs to a sample", () => {
+  expect(readdirSync(goldenRoot).sort()).toEqual(samples);
 });
 
 describe("up to date, failures and the CLI", () => {
