@@ -92,8 +92,14 @@ export function toolTitle(type: CatalogType, op: string): string {
     case "update":
     case "delete":
       return `${capitalize(op)} ${one}`;
-    default:
-      return `${capitalize(words(op))} of ${one}`;
+    default: {
+      // A one-word method that writes is a verb ("Publish blog post"); otherwise the name reads
+      // as a thing of the type ("Set price of product", "History of product").
+      const method = methodOf(type, op);
+      const name = words(op);
+      if (method && !name.includes(" ") && !methodAnnotations(method).readOnlyHint) return `${capitalize(name)} ${one}`;
+      return `${capitalize(name)} of ${one}`;
+    }
   }
 }
 

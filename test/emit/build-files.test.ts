@@ -43,7 +43,8 @@ describe("manifest.json", () => {
     const title = (n: string) => manifest.tools.find((t) => t.name === n)!.title;
     expect(title("blog_post_list")).toBe("List blog posts");
     expect(title("comment_get")).toBe("Get comment");
-    expect(title("blog_post_retitle")).toBe("Retitle of blog post");
+    expect(title("blog_post_retitle")).toBe("Retitle blog post"); // one word, writes: a verb
+    expect(title("blog_post_summary")).toBe("Summary of blog post"); // read-only: a thing
     expect(title("blog_post_create")).toBe("Create blog post");
   });
   it("descriptions carry the docs and the required fields", () => {
