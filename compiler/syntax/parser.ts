@@ -151,7 +151,8 @@ export class WoParser extends EmbeddedActionsParser {
       case "line":
         return this.is(1, T.NL);
       case "paren":
-        return false;
+        // An unclosed `@table(` stops before a line that starts a declaration.
+        return this.is(1, T.NL) && (this.is(2, T.Type) || this.is(2, T.Class)) && !this.is(3, T.Colon);
       case "trigger":
         return this.is(1, T.NL) && this.nextStartsMember();
     }
@@ -252,14 +253,18 @@ export class WoParser extends EmbeddedActionsParser {
     const args = this.OPTION(() => {
       const open = this.CONSUME(T.LParen);
       const tokens = this.SUBRULE(this.rawRun, { ARGS: ["paren", 0] });
-      const close = this.CONSUME(T.RParen);
+      // A missing `)` is reported without giving up the declaration that follows.
+      this.ACTION(() => {
+        if (!this.is(1, T.RParen)) this.reportExpected("')'");
+      });
+      const close = this.OPTION2(() => this.CONSUME(T.RParen));
       return { open, tokens, close };
     });
     return this.ACTION(() => {
       const ctx = this.ctx;
-      const last = args?.close ?? name;
+      const last = args?.close ?? args?.tokens[args.tokens.length - 1] ?? args?.open ?? name;
       const ann: Annotation & { table?: TypeDecl["table"] } = { kind: "Annotation", name: ctx.name(name), span: ctx.span(at, last) };
-      if (args) ann.argsText = ctx.text.slice(tokenEnd(args.open), Number.isFinite(args.close.startOffset) ? args.close.startOffset : undefined);
+      if (args) ann.argsText = ctx.text.slice(tokenEnd(args.open), args.close ? args.close.startOffset : tokenEnd(last));
       if (name.image === "default") {
         const literal = literalFrom(ctx, (args?.tokens ?? []).filter((t) => t.tokenType !== T.NL));
         if (literal) ann.defaultValue = literal;

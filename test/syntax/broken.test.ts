@@ -48,6 +48,7 @@ const broken: [name: string, marked: string, code: string, phrase: string][] = [
   ["if without a condition", "fn f() {\n  if ┆{ }\n}\n", "WO1003", "expected an expression"],
   ["arrow without a return type", "fn f() -> ┆{ }\n", "WO1003", "expected a name or '['"],
   ["@table key without value", "@table(foo┆)\ntype A { a: Int }\n", "WO1003", "expected ':' but found ')'"],
+  ["unclosed @table(", '@table(name: "x"┆\ntype A { x: Int }\n', "WO1003", "expected ')' but found end of line"],
   ["multi with a non-edge annotation", "type A {\n  xs: multi T @unique\n  y: ┆}\n", "WO1003", "expected a type"],
 ];
 
