@@ -1,49 +1,20 @@
-// Compile bench: a synthetic app of 1,000 types × 10 fields in 100 files, checked with
-// checkApp() from dist/ (run `npm run build` first, or `npm run bench:compile`).
+// Compile bench: the synthetic app of 1,000 types × 10 fields in 100 files (synthetic.mjs,
+// shared with build.mjs), checked with checkApp() from dist/ (run `npm run build` first, or
+// `npm run bench:compile`).
 // Prints the check time (best and median of several runs after a warm-up) and peak RSS.
 // Targets (issue 2): under 1 s and under 200 MB.
 
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { checkApp } from "../../dist/compiler/index.js";
+import { FIELDS, FILES, TYPES, writeSyntheticApp } from "./synthetic.mjs";
 
-const TYPES = 1000;
-const FIELDS = 10;
-const FILES = 100;
 const RUNS = 5;
-
-/** Ten fields per type covering scalars, optionals, defaults, unions, a struct, a ref. */
-function typeSource(i) {
-  const prev = i > 0 ? `ref T${i - 1}` : "Text";
-  return [
-    `-- Synthetic type ${i}.`,
-    `@table(index: [code])`,
-    `type T${i} {`,
-    `  code: SKU @unique`,
-    `  title: Text`,
-    `  body: Markdown?`,
-    `  count: Int = 0`,
-    `  price: Money`,
-    `  status: Draft | Live | Gone = Draft`,
-    `  created_at: Timestamp = now()`,
-    `  link: ${prev}`,
-    `  tags: [Text]?`,
-    `  meta: { source: Text?, weight: Float = 1.5 }?`,
-    `  service rest "/api/t${i}" expose list, get, create, update, delete`,
-    `}`,
-    ``,
-  ].join("\n");
-}
 
 const dir = mkdtempSync(join(tmpdir(), "wo-bench-compile-"));
 try {
-  const perFile = TYPES / FILES;
-  for (let f = 0; f < FILES; f++) {
-    let text = "";
-    for (let k = 0; k < perFile; k++) text += typeSource(f * perFile + k);
-    writeFileSync(join(dir, `part${String(f).padStart(3, "0")}.wo`), text);
-  }
+  writeSyntheticApp(dir);
 
   const warm = await checkApp(dir);
   const errors = warm.diagnostics.filter((d) => d.severity === "error");
