@@ -8,7 +8,8 @@
 // tool results with isError (an agent can read and act on them); malformed requests and
 // unknown names are JSON-RPC errors.
 
-import type { Catalog, CatalogType, FieldType } from "../../compiler/catalog.js";
+import type { Catalog, CatalogType } from "../../compiler/catalog.js";
+import { fieldTypeText } from "../field-type-text.js";
 import type { Manifest, ManifestTool, Operation } from "../build.js";
 import { OperationError, type OperationErrorKind } from "../errors.js";
 import type { Store } from "../store/store.js";
@@ -86,27 +87,6 @@ function errorText(err: OperationError): string {
   return lines.join("\n");
 }
 
-function describeType(t: FieldType): string {
-  switch (t.kind) {
-    case "scalar":
-      return t.scalar;
-    case "union":
-      return t.variants.join(" | ");
-    case "ref":
-      return `ref ${t.target}`;
-    case "multi":
-      return `multi ${t.target}`;
-    case "backlink":
-      return `backlink ${t.target}.${t.field}`;
-    case "array":
-      return `[${describeType(t.element)}]`;
-    case "struct":
-      return `{ ${t.fields.map((f) => `${f.name}: ${describeType(f.type)}${f.isOptional ? "?" : ""}`).join(", ")} }`;
-    case "embedded":
-      return t.type;
-  }
-}
-
 /** The body of `wo://schema/t`: the type's fields as an agent needs them to write input. */
 function schemaDocument(type: CatalogType, tools: ManifestTool[]): string {
   return JSON.stringify({
@@ -115,7 +95,7 @@ function schemaDocument(type: CatalogType, tools: ManifestTool[]): string {
     uriTemplate: `wo://${type.snake}${TEMPLATE_SUFFIX}`,
     fields: type.fields.map((f) => ({
       name: f.name,
-      type: describeType(f.type),
+      type: fieldTypeText(f.type),
       optional: f.isOptional,
       unique: f.isUnique,
       writable: f.isWritable,

@@ -8,7 +8,7 @@
 // migrate.ts's job; this module only reads.
 
 import type { ColumnShape, IndexShape, StorageShape, StoredDefault, TableShape, TypeDesc } from "./shape.js";
-import { typeText } from "./shape.js";
+import { fieldTypeText } from "../field-type-text.js";
 
 export type Severity = "additive" | "destructive" | "blocked";
 
@@ -144,7 +144,7 @@ function diffColumn(o: ColumnShape, c: ColumnShape, name: string, probeTable: st
         );
       }
     } else if (isWidening(o.type, c.type)) {
-      changes.push({ severity: "additive", text: `field ${name} widens from ${typeText(o.type)} to ${typeText(c.type)}`, steps: [] });
+      changes.push({ severity: "additive", text: `field ${name} widens from ${fieldTypeText(o.type)} to ${fieldTypeText(c.type)}`, steps: [] });
     } else {
       const n = probe.nonNullCount(probeTable, o.name);
       const isSameStorage = o.codec === c.codec;
@@ -152,14 +152,14 @@ function diffColumn(o: ColumnShape, c: ColumnShape, name: string, probeTable: st
       // column is rebuilt and old values go (they would not decode as the new type).
       const steps: Step[] = isSameStorage ? [] : [{ op: "dropColumn", table, column: o.name }, { op: "addColumn", table, column: c, ...(c.default ? { fill: c.default } : {}) }];
       if (!isSameStorage) rewritten.add(c.name);
-      const what = `field ${name} changes type from ${typeText(o.type)} to ${typeText(c.type)}`;
+      const what = `field ${name} changes type from ${fieldTypeText(o.type)} to ${fieldTypeText(c.type)}`;
       changes.push(
         n === 0
           ? { severity: "additive", text: `${what} (no row had a value for it)`, steps }
           : {
               severity: "destructive",
               text: isSameStorage
-                ? `${what}: ${plural(n, "stored value")} would be kept unchecked and may not be valid ${typeText(c.type)}`
+                ? `${what}: ${plural(n, "stored value")} would be kept unchecked and may not be valid ${fieldTypeText(c.type)}`
                 : `${what}: ${plural(n, "stored value")} would be discarded`,
               steps,
             },

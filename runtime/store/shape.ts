@@ -190,21 +190,3 @@ function describe(t: FieldType, byName: Map<string, CatalogType>, embedding: Set
 function describeField(f: CatalogField, byName: Map<string, CatalogType>, embedding: Set<string>) {
   return { name: f.name, type: describe(f.type, byName, embedding), isOptional: f.isOptional };
 }
-
-/** `Int`, `ref article`, `[Text]`, `{ a: Int, b?: Text }`, `Draft | Published`: for messages. */
-export function typeText(t: TypeDesc): string {
-  switch (t.kind) {
-    case "scalar":
-      return t.scalar;
-    case "union":
-      return t.variants.join(" | ");
-    case "ref":
-      return `ref ${t.table}`;
-    case "array":
-      return `[${typeText(t.element)}]`;
-    case "struct":
-      return `{ ${t.fields.map((f) => `${f.name}${f.isOptional ? "?" : ""}: ${typeText(f.type)}`).join(", ")} }`;
-    case "json":
-      return "JSON";
-  }
-}

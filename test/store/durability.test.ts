@@ -2,8 +2,9 @@
 // resolved write() on stdout; we SIGKILL it mid-stream, reopen, and find every acknowledged
 // row. (The end-to-end version through `wo run` belongs to the REST tests.)
 //
-// The child needs the store as JavaScript: the store's own sources are transpiled (no type
-// check) into a folder under node_modules/.cache, where `better-sqlite3` still resolves.
+// The child needs the store as JavaScript: the store's own sources, and the two runtime/
+// modules they import, are transpiled (no type check) into a folder under node_modules/.cache,
+// where `better-sqlite3` still resolves.
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -18,7 +19,7 @@ let tmp: ReturnType<typeof tempDir>;
 
 beforeAll(() => {
   tmp = tempDir();
-  const sources = [...readdirSync(join(root, "runtime", "store")).map((f) => join("runtime", "store", f)), join("runtime", "errors.ts")];
+  const sources = [...readdirSync(join(root, "runtime", "store")).map((f) => join("runtime", "store", f)), join("runtime", "errors.ts"), join("runtime", "field-type-text.ts")];
   for (const rel of sources.filter((f) => f.endsWith(".ts"))) {
     const js = ts.transpileModule(readFileSync(join(root, rel), "utf8"), {
       compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },
