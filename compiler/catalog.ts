@@ -30,6 +30,11 @@ export interface WoConfig {
   };
   /** `[server] max_body_bytes`. Default 1 MiB. */
   maxBodyBytes: number;
+  /**
+   * `[server] max_running` / `max_queued`: operations executing at once (default 64) and
+   * waiting beyond those (default 1024); past both a call is refused as busy (REST 503).
+   */
+  concurrency: { running: number; queued: number };
   /** `[server] token_env`: name of an environment variable holding a bearer token. */
   tokenEnv?: string;
 }

@@ -8,6 +8,7 @@ import type { WoConfig } from "../compiler/catalog.js";
 import type { Operation } from "./build.js";
 import type { LoadedBuild } from "./load-build.js";
 import { createMcpRoutes } from "./mcp/index.js";
+import { limitConcurrency } from "./operations/limit.js";
 import { createOperationRuntime } from "./operations/runtime.js";
 import { bearerAuth } from "./rest/auth.js";
 import { problemResponse } from "./rest/problem.js";
@@ -39,7 +40,7 @@ export function createApp(options: AppOptions): App {
   const config = options.config ?? build.catalog.config;
   const log = options.log ?? ((line: string) => process.stderr.write(`wo: ${line}\n`));
   const rt = createOperationRuntime({ catalog: build.catalog, store, validators: build.validators });
-  const operations = build.operations.createOperations(rt);
+  const operations = limitConcurrency(build.operations.createOperations(rt), config.concurrency);
 
   const app = new Hono({ strict: false });
   if (options.token) {

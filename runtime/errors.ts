@@ -16,6 +16,8 @@ export type OperationErrorKind =
   | "unprocessable"
   /** The caller cancelled before the commit (MCP notifications/cancelled). */
   | "cancelled"
+  /** Too many calls in flight and waiting (REST 503 with Retry-After); nothing was done. */
+  | "busy"
   /** Anything unexpected; the message is generic and the details go to the server log. */
   | "internal";
 

@@ -18,7 +18,7 @@ export interface ConfigResult {
 }
 
 export function defaultConfig(): WoConfig {
-  return { dataDir: ".wo/data", mcp: { sessions: true, allowedOrigins: [] }, maxBodyBytes: 1024 * 1024 };
+  return { dataDir: ".wo/data", mcp: { sessions: true, allowedOrigins: [] }, maxBodyBytes: 1024 * 1024, concurrency: { running: 64, queued: 1024 } };
 }
 
 /**
@@ -51,6 +51,8 @@ export function readConfig(text: string | undefined, file: string, dirName: stri
   if (listen !== undefined) config.listen = listen;
   const maxBody = read.positiveInt("server", "max_body_bytes");
   if (maxBody !== undefined) config.maxBodyBytes = maxBody;
+  config.concurrency.running = read.positiveInt("server", "max_running") ?? config.concurrency.running;
+  config.concurrency.queued = read.positiveInt("server", "max_queued") ?? config.concurrency.queued;
   const tokenEnv = read.string("server", "token_env");
   if (tokenEnv !== undefined) config.tokenEnv = tokenEnv;
   config.dataDir = read.string("database", "data_dir") ?? config.dataDir;

@@ -77,6 +77,7 @@ const errorPrefix: Record<OperationErrorKind, string> = {
   aborted: "Refused",
   unprocessable: "Unprocessable",
   cancelled: "Cancelled",
+  busy: "Busy",
   internal: "Internal error",
 };
 

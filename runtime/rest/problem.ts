@@ -24,6 +24,7 @@ const problems: Record<ProblemKind, { status: ContentfulStatusCode; title: strin
   unprocessable: { status: 422, title: "Unprocessable reference" },
   // The caller went away before the commit; nobody reads this answer, but it must not be 2xx.
   cancelled: { status: 409, title: "Cancelled" },
+  busy: { status: 503, title: "Busy" },
   internal: { status: 500, title: "Internal server error" },
   route_not_found: { status: 404, title: "Not found" },
   method_not_allowed: { status: 405, title: "Method not allowed" },

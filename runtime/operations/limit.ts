@@ -1,0 +1,62 @@
+// Bounded concurrency (DESIGN.md, "Security defaults"): at most `running` operations execute at
+// once, up to `queued` more wait their turn in arrival order, and anything beyond that is
+// refused at once with OperationError("busy") — REST 503 with Retry-After, an MCP tool error —
+// instead of piling up memory and latency for everyone. The limit sits on the bound operation
+// handlers, so REST and MCP share one budget (one invocation path).
+
+import type { CallContext, Operation } from "../build.js";
+import { OperationError } from "../errors.js";
+
+export interface ConcurrencyLimit {
+  running: number;
+  queued: number;
+}
+
+export function limitConcurrency(operations: Record<string, Operation>, limit: ConcurrencyLimit): Record<string, Operation> {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+
+  const release = () => {
+    const next = waiting.shift();
+    if (next) next(); // the slot passes straight to the next caller: `active` is unchanged
+    else active--;
+  };
+
+  const acquire = (call: CallContext): Promise<void> | undefined => {
+    if (active < limit.running) {
+      active++;
+      return undefined;
+    }
+    if (waiting.length >= limit.queued) {
+      throw new OperationError("busy", `The server is at its limit of ${limit.running} running and ${limit.queued} waiting calls; retry shortly.`);
+    }
+    return new Promise<void>((resolve, reject) => {
+      const grant = () => {
+        call.signal?.removeEventListener("abort", onAbort);
+        resolve();
+      };
+      // A caller that gives up while waiting leaves the queue without taking a slot.
+      const onAbort = () => {
+        const at = waiting.indexOf(grant);
+        if (at >= 0) waiting.splice(at, 1);
+        reject(new OperationError("cancelled", "The call was cancelled before it started; nothing changed."));
+      };
+      call.signal?.addEventListener("abort", onAbort, { once: true });
+      waiting.push(grant);
+    });
+  };
+
+  const limited: Record<string, Operation> = {};
+  for (const [name, operation] of Object.entries(operations)) {
+    limited[name] = async (input, call) => {
+      const wait = acquire(call);
+      if (wait) await wait;
+      try {
+        return await operation(input, call);
+      } finally {
+        release();
+      }
+    };
+  }
+  return limited;
+}
