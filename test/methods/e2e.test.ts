@@ -3,9 +3,13 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { appCopy, dumpDb, mcpClient, post, startWo, type WoProcess } from "./wo-process.js";
+import { copyApp, dumpDb, startWo, writeApp, type WoProcess } from "../support/wo-process.js";
+import { mcpClient, post } from "./wo-process.js";
 
 const text = (r: any): string => r.content?.map((c: any) => c.text).join("") ?? "";
+
+/** `wo run <app>` on a free port, its data in the app's own `.wo/data` (what dumpDb reads). */
+const serve = (app: string): Promise<WoProcess> => startWo([app, "--listen", "127.0.0.1:0"]);
 
 describe("samples/pricing: set_price, current_price, history", () => {
   let app: string;
@@ -13,9 +17,9 @@ describe("samples/pricing: set_price, current_price, history", () => {
   let mcp: Client;
 
   beforeAll(async () => {
-    app = appCopy("pricing");
-    wo = await startWo(app);
-    mcp = await mcpClient(wo.base);
+    app = copyApp("samples/pricing");
+    wo = await serve(app);
+    mcp = await mcpClient(wo.url);
   });
   afterAll(async () => {
     await mcp?.close();
@@ -30,7 +34,7 @@ describe("samples/pricing: set_price, current_price, history", () => {
   });
 
   it("REST and MCP run the same method; results are rows", async () => {
-    const created = await post(wo.base, "/api/products", { sku: "SKU-1", title: "Lamp" });
+    const created = await post(wo.url, "/api/products", { sku: "SKU-1", title: "Lamp" });
     expect(created.status).toBe(201);
     const id = created.body.id;
 
@@ -38,7 +42,7 @@ describe("samples/pricing: set_price, current_price, history", () => {
     expect(none.isError).toBe(true);
     expect(text(none)).toContain("this product has no price yet");
 
-    const p1 = await post(wo.base, `/api/products/${id}/set_price`, { amount: 4999 });
+    const p1 = await post(wo.url, `/api/products/${id}/set_price`, { amount: 4999 });
     expect(p1.status).toBe(200);
     expect(p1.body).toMatchObject({ product: id, amount: 4999, currency: "EUR" });
     const p2 = await mcp.callTool({ name: "product_set_price", arguments: { id, amount: 3999 } });
@@ -46,21 +50,21 @@ describe("samples/pricing: set_price, current_price, history", () => {
     // spec/schemas.md: a method tool's structured content is { result: <value> }.
     expect(p2.structuredContent).toMatchObject({ result: { product: id, amount: 3999 } });
 
-    const current = await post(wo.base, `/api/products/${id}/current_price`, {});
+    const current = await post(wo.url, `/api/products/${id}/current_price`, {});
     expect(current.body.amount).toBe(3999);
     const history = await mcp.callTool({ name: "product_history", arguments: { id } });
     expect(JSON.parse(text(history)).map((p: any) => p.amount)).toEqual([4999, 3999]);
   });
 
   it("errors: unknown row 404, bad arguments 400, abort 409 — and nothing changes", async () => {
-    const { body } = await post(wo.base, "/api/products", { sku: "SKU-2", title: "Chair", status: "Discontinued" });
+    const { body } = await post(wo.url, "/api/products", { sku: "SKU-2", title: "Chair", status: "Discontinued" });
     const before = dumpDb(app);
-    const missing = await post(wo.base, "/api/products/999/set_price", { amount: 5 });
+    const missing = await post(wo.url, "/api/products/999/set_price", { amount: 5 });
     expect(missing.status).toBe(404);
-    const bad = await post(wo.base, `/api/products/${body.id}/set_price`, { amount: "five" });
+    const bad = await post(wo.url, `/api/products/${body.id}/set_price`, { amount: "five" });
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body)).toContain("/amount");
-    const negative = await post(wo.base, `/api/products/${body.id}/set_price`, { amount: -1 });
+    const negative = await post(wo.url, `/api/products/${body.id}/set_price`, { amount: -1 });
     expect(negative.status).toBe(409);
     expect(negative.body.detail).toBe("a price must be positive");
     const discontinued = await mcp.callTool({ name: "product_set_price", arguments: { id: body.id, amount: 100 } });
@@ -69,7 +73,7 @@ describe("samples/pricing: set_price, current_price, history", () => {
     const missingTool = await mcp.callTool({ name: "product_set_price", arguments: { id: 999, amount: 100 } });
     expect(missingTool.isError).toBe(true);
     expect(dumpDb(app)).toEqual(before);
-    const get = await fetch(`${wo.base}/api/products/${body.id}/set_price`);
+    const get = await fetch(`${wo.url}/api/products/${body.id}/set_price`);
     expect(get.status).toBe(405);
   });
 });
@@ -109,11 +113,11 @@ describe("a failing method rolls back every write of the call", () => {
   let wo: WoProcess;
   let mcp: Client;
   beforeAll(async () => {
-    app = appCopy("rollback", rollbackApp);
-    wo = await startWo(app);
-    mcp = await mcpClient(wo.base);
-    await post(wo.base, "/api/counters", { name: "c" });
-    await post(wo.base, "/api/counters", { name: "d" });
+    app = writeApp("rollback", rollbackApp);
+    wo = await serve(app);
+    mcp = await mcpClient(wo.url);
+    await post(wo.url, "/api/counters", { name: "c" });
+    await post(wo.url, "/api/counters", { name: "d" });
   });
   afterAll(async () => {
     await mcp?.close();
@@ -121,7 +125,7 @@ describe("a failing method rolls back every write of the call", () => {
   });
 
   it("succeeds when nothing fails", async () => {
-    const ok = await post(wo.base, "/api/counters/1/bump", { by: 2, note: "first" });
+    const ok = await post(wo.url, "/api/counters/1/bump", { by: 2, note: "first" });
     expect(ok).toEqual({ status: 200, body: 2 });
   });
 
@@ -133,7 +137,7 @@ describe("a failing method rolls back every write of the call", () => {
     ["dangling ref", { by: 3, note: "c" }, 422, "no Counter with id 3"],
   ] as const)("%s: tables exactly as before", async (_what, args, status, message) => {
     const before = dumpDb(app);
-    const res = await post(wo.base, "/api/counters/2/bump", args);
+    const res = await post(wo.url, "/api/counters/2/bump", args);
     expect(res.status).toBe(status);
     expect(JSON.stringify(res.body).toLowerCase()).toContain(message.toLowerCase());
     expect(dumpDb(app)).toEqual(before);
@@ -148,25 +152,25 @@ describe("samples/ledger: transfer under concurrency", () => {
   let app: string;
   let wo: WoProcess;
   beforeAll(async () => {
-    app = appCopy("ledger");
-    wo = await startWo(app);
+    app = copyApp("samples/ledger");
+    wo = await serve(app);
   });
   afterAll(async () => {
     await wo?.stop();
   });
 
   it("100 concurrent transfers through REST and MCP never overdraw and conserve the total", async () => {
-    for (const owner of ["a", "b", "c"]) await post(wo.base, "/api/accounts", { owner });
-    await post(wo.base, "/api/accounts/1/deposit", { amount: 500 });
-    await post(wo.base, "/api/accounts/2/deposit", { amount: 300 });
-    const clients = await Promise.all([mcpClient(wo.base), mcpClient(wo.base)]);
+    for (const owner of ["a", "b", "c"]) await post(wo.url, "/api/accounts", { owner });
+    await post(wo.url, "/api/accounts/1/deposit", { amount: 500 });
+    await post(wo.url, "/api/accounts/2/deposit", { amount: 300 });
+    const clients = await Promise.all([mcpClient(wo.url), mcpClient(wo.url)]);
     // Deterministic amounts, large enough that many transfers must be refused.
     const calls = Array.from({ length: 100 }, (_, i) => {
       const from = (i % 3) + 1;
       const to = ((i + 1) % 3) + 1;
       // Every tenth call asks for more than exists in total: it must be refused whatever the order.
       const amount = i % 10 === 9 ? 10_000 : 37 + ((i * 53) % 150);
-      if (i % 2 === 0) return post(wo.base, `/api/accounts/${from}/transfer`, { to, amount }).then((r) => r.status);
+      if (i % 2 === 0) return post(wo.url, `/api/accounts/${from}/transfer`, { to, amount }).then((r) => r.status);
       return clients[i % 4 === 1 ? 0 : 1]!.callTool({ name: "account_transfer", arguments: { id: from, to, amount } }).then((r) =>
         r.isError ? (text(r).includes("insufficient funds") ? 409 : 500) : 200,
       );
@@ -197,9 +201,9 @@ describe("samples/ledger: SIGKILL during a method load", () => {
   });
 
   it("loses no acknowledged transfer and leaves no partial one", async () => {
-    const app = appCopy("ledger");
-    wo = await startWo(app);
-    const base = wo.base;
+    const app = copyApp("samples/ledger");
+    wo = await serve(app);
+    const base = wo.url;
     for (const owner of ["a", "b"]) await post(base, "/api/accounts", { owner });
     await post(base, "/api/accounts/1/deposit", { amount: 1_000_000 });
     await post(base, "/api/accounts/2/deposit", { amount: 1_000_000 });
@@ -239,8 +243,8 @@ describe("samples/ledger: SIGKILL during a method load", () => {
     }
 
     // The app starts again on the same data and serves the same balances.
-    wo = await startWo(app);
-    const res = await fetch(`${wo.base}/api/accounts`);
+    wo = await serve(app);
+    const res = await fetch(`${wo.url}/api/accounts`);
     const { items } = (await res.json()) as { items: any[] };
     expect(items.map((a) => a.balance)).toEqual(db.accounts.map((a) => a.balance));
     expect(sent).toBeGreaterThan(acked);
@@ -293,9 +297,9 @@ describe("method expressions at run time", () => {
   let app: string;
   let wo: WoProcess;
   beforeAll(async () => {
-    app = appCopy("calc", calcApp);
-    wo = await startWo(app);
-    await post(wo.base, "/api/calcs", { name: "c" });
+    app = writeApp("calc", calcApp);
+    wo = await serve(app);
+    await post(wo.url, "/api/calcs", { name: "c" });
   });
   afterAll(async () => {
     await wo?.stop();
@@ -309,7 +313,7 @@ describe("method expressions at run time", () => {
     ["before", { x: "apple", y: "banana" }, 200, true],
     ["before", { x: "b", y: "a" }, 200, false],
   ] as const)("%s(%j) → %d %j", async (m, args, status, value) => {
-    const res = await post(wo.base, `/api/calcs/1/${m}`, args);
+    const res = await post(wo.url, `/api/calcs/1/${m}`, args);
     expect(res).toEqual({ status, body: value });
   });
 
@@ -320,14 +324,14 @@ describe("method expressions at run time", () => {
     ["relevel", { to: "Mid" }, 400, "'Mid' is not one of Low, High"],
   ] as const)("%s(%j) → %d naming the problem, nothing changed", async (m, args, status, message) => {
     const before = dumpDb(app);
-    const res = await post(wo.base, `/api/calcs/1/${m}`, args);
+    const res = await post(wo.url, `/api/calcs/1/${m}`, args);
     expect(res.status).toBe(status);
     expect(res.body.detail).toContain(message);
     expect(dumpDb(app)).toEqual(before);
   });
 
   it("stores a Text value that names a variant", async () => {
-    const res = await post(wo.base, "/api/calcs/1/relevel", { to: "High" });
+    const res = await post(wo.url, "/api/calcs/1/relevel", { to: "High" });
     expect(res).toMatchObject({ status: 200, body: { id: 1, level: "High" } });
   });
 });

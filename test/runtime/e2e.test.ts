@@ -4,14 +4,14 @@ import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { send, sendJson } from "../rest/support/harness.js";
-import { copyApp, runToExit, startWo, tempDir, type WoProcess } from "./support/wo-process.js";
+import { copyApp, runToExit, startWo, tempDir, type WoProcess } from "../support/wo-process.js";
 
 // Each start may rebuild the app (the source changed) on a busy two-core machine.
 vi.setConfig({ testTimeout: 120_000 });
 
 const running: WoProcess[] = [];
 afterEach(async () => {
-  await Promise.all(running.splice(0).map((p) => (p.child.exitCode === null && p.child.signalCode === null ? p.kill("SIGKILL") : p.exited)));
+  await Promise.all(running.splice(0).map((p) => p.stop("SIGKILL")));
 });
 
 async function start(app: string, db: string, extra: string[] = []): Promise<WoProcess> {
@@ -93,7 +93,7 @@ describe("durability", () => {
       }),
     );
     expect(acked.length).toBe(60);
-    expect(await p.kill("SIGKILL")).toBe("SIGKILL");
+    expect(await p.stop("SIGKILL")).toBe("SIGKILL");
     const again = await start(app, db);
     const rows = (await send(again.url, "GET", "/api/greetings?limit=1000")).json.items;
     expect(rows.map((r: { id: number }) => r.id).sort((a: number, b: number) => a - b)).toEqual([...acked].sort((a, b) => a - b));
@@ -110,7 +110,7 @@ describe("shutdown and the data-folder lock", () => {
     expect(second.output).toMatch(/in use by another wo process/);
     expect(second.output).not.toMatch(/\n\s+at /);
     expect((await send(first.url, "GET", "/healthz")).status).toBe(200);
-    expect(await first.kill("SIGTERM")).toBe(0);
+    expect(await first.stop("SIGTERM")).toBe(0);
     const third = await start(app, db);
     expect((await send(third.url, "GET", "/healthz")).status).toBe(200);
   });
@@ -150,7 +150,7 @@ describe("migration across restarts", () => {
 
     let p = await start(app, db);
     for (const message of ["a", "b", "c"]) expect((await sendJson(p.url, "POST", "/api/greetings", { message, from: "me" })).status).toBe(201);
-    expect(await p.kill("SIGTERM")).toBe(0);
+    expect(await p.stop("SIGTERM")).toBe(0);
 
     // Additive: a new optional field. Rebuilt because the source changed; rows keep their data.
     writeFileSync(file, original.replace("from: Text?", "from: Text?\n  mood: Text?"));
@@ -158,7 +158,7 @@ describe("migration across restarts", () => {
     expect(p.output()).toMatch(/migrated: .*mood/);
     const rows = (await send(p.url, "GET", "/api/greetings")).json.items;
     expect(rows.map((r: { message: string; mood: unknown }) => [r.message, r.mood])).toEqual([["a", null], ["b", null], ["c", null]]);
-    expect(await p.kill("SIGTERM")).toBe(0);
+    expect(await p.stop("SIGTERM")).toBe(0);
 
     // Destructive: drop a stored field that holds data. Refused, naming the change and the flag.
     writeFileSync(file, original.replace("  from: Text?\n", ""));
@@ -178,7 +178,7 @@ describe("bearer token", () => {
   it("token_env protects /api and /mcp but not /healthz", async () => {
     const app = copyApp("samples/hello");
     appendFileSync(join(app, "wo.toml"), '\n[server]\ntoken_env = "WO_TEST_TOKEN"\n');
-    const p = await startWo([app, "--listen", "127.0.0.1:0", "--db", tempDir()], { WO_TEST_TOKEN: "s3cret-token" });
+    const p = await startWo([app, "--listen", "127.0.0.1:0", "--db", tempDir()], { env: { WO_TEST_TOKEN: "s3cret-token" } });
     running.push(p);
     expect((await send(p.url, "GET", "/healthz")).status).toBe(200);
     const none = await send(p.url, "GET", "/api/greetings");
@@ -234,7 +234,7 @@ describe("graceful shutdown", () => {
     });
     // Signal while the burst is in flight: some answered, the rest queued or in progress.
     await someAcked;
-    const code = p.kill("SIGTERM");
+    const code = p.stop("SIGTERM");
     await Promise.all(burst);
     expect(await code).toBe(0);
     const again = await start(app, db);

@@ -1,57 +1,36 @@
-// Starts a real `node bin/wo.js run <copy of a sample> --listen 127.0.0.1:0` (the compiled
-// CLI in dist/, so `npm run build` first — `npm test` does) and hands back its address and
-// the build's manifest. The sample is copied to a temp folder so the build and the database
-// never touch the repository.
-import { spawn, type ChildProcess } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+// Starts a real `wo run` of a copy of a sample (test/support/wo-process.ts) and hands back its
+// address, its MCP endpoint and the build's manifest; stop() also deletes the copy. Plus
+// sampleArgs: plain arguments for a create tool.
+import { appendFileSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Manifest } from "../../../runtime/build.js";
+import { copyApp, removeApp, startWo } from "../../support/wo-process.js";
 
-export const repoRoot = resolve(__dirname, "../../..");
+export { repoRoot } from "../../support/wo-process.js";
 
 export interface WoRun {
   base: string;
+  /** The MCP endpoint: `${base}/mcp`. */
   url: string;
   appDir: string;
   manifest: Manifest;
   stop(): Promise<void>;
 }
 
+/** `wo run samples/<sample>` on a free port; `extraToml` is appended to the copy's wo.toml. */
 export async function startWoRun(sample: string, extraToml = ""): Promise<WoRun> {
-  const dir = mkdtempSync(join(tmpdir(), `wo-mcp-${sample}-`));
-  const appDir = join(dir, sample);
-  cpSync(join(repoRoot, "samples", sample), appDir, { recursive: true });
-  if (extraToml) cpSync(join(appDir, "wo.toml"), join(appDir, "wo.toml.orig"));
-  if (extraToml) {
-    const { appendFileSync } = await import("node:fs");
-    appendFileSync(join(appDir, "wo.toml"), `\n${extraToml}\n`);
-  }
-  const child: ChildProcess = spawn(process.execPath, [join(repoRoot, "bin/wo.js"), "run", appDir, "--listen", "127.0.0.1:0"], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  const base = await new Promise<string>((res, rej) => {
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const m = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) res(m[1]!);
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
-    child.on("exit", (code) => rej(new Error(`wo run ${sample} exited ${code}:\n${out}`)));
-  });
+  const appDir = copyApp(`samples/${sample}`);
+  if (extraToml) appendFileSync(join(appDir, "wo.toml"), `\n${extraToml}\n`);
+  const wo = await startWo([appDir, "--listen", "127.0.0.1:0"]);
   const manifest = JSON.parse(readFileSync(join(appDir, ".wo/build/manifest.json"), "utf8")) as Manifest;
   return {
-    base,
-    url: `${base}/mcp`,
+    base: wo.url,
+    url: `${wo.url}/mcp`,
     appDir,
     manifest,
     async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once("exit", r));
-        child.kill("SIGTERM");
-        await exited;
-      }
-      rmSync(dir, { recursive: true, force: true });
+      await wo.stop();
+      removeApp(appDir);
     },
   };
 }

@@ -38,7 +38,7 @@ export function writeBuild(catalog: Catalog, outDir: string): void {
  * the real socket, the real SQLite file.
  */
 export async function serveApp(appDir: string): Promise<Served> {
-  const { copyApp, startWo } = await import("../../runtime/support/wo-process.js");
+  const { copyApp, removeApp, startWo } = await import("../../support/wo-process.js");
   const dir = copyApp(appDir);
   const data = join(dir, ".data");
   const p = await startWo([dir, "--listen", "127.0.0.1:0", "--db", data]);
@@ -47,11 +47,11 @@ export async function serveApp(appDir: string): Promise<Served> {
     dir,
     dbFile: join(data, "app.sqlite"),
     async stop() {
-      await p.kill("SIGTERM");
+      await p.stop();
     },
     async dispose() {
-      await p.kill("SIGTERM");
-      rmSync(dir, { recursive: true, force: true });
+      await p.stop();
+      removeApp(dir);
     },
   };
 }
