@@ -10,35 +10,17 @@
 // MCP get >= 0.85x wo REST get, and >= 4x the SDK baseline.
 //
 // usage: npm run bench:mcp [-- --duration 5 --connections 10]   (needs `npm run build`)
-import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
+import { startNode, stopNode } from "../node-process.mjs";
 
 const root = resolve(fileURLToPath(import.meta.url), "../../..");
 const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? Number(process.argv[i + 1]) : dflt; };
 const duration = arg("duration", 5);
 const connections = arg("connections", 10);
-
-function start(cmd, args, pattern) {
-  const child = spawn(process.execPath, [cmd, ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  return new Promise((resolveUrl, reject) => {
-    const onData = (d) => { out += d; const m = pattern.exec(out); if (m) resolveUrl({ child, url: m[1] }); };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`${cmd} exited ${code}:\n${out}`)));
-  });
-}
-
-async function stop(child) {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once("exit", r));
-  child.kill("SIGTERM");
-  await exited;
-}
 
 const V = "2026-07-28";
 const envelope = { "io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": {} };
@@ -65,11 +47,11 @@ const app = join(dir, "hello");
 cpSync(join(root, "samples/hello"), app, { recursive: true });
 let wo, sdk;
 try {
-  wo = await start("bin/wo.js", ["run", app, "--listen", "127.0.0.1:0"], /(http:\/\/127\.0\.0\.1:\d+)/);
+  wo = await startNode("bin/wo.js", ["run", app, "--listen", "127.0.0.1:0"], /(http:\/\/127\.0\.0\.1:\d+)/);
   const base = wo.url;
   const created = JSON.parse(await probe(`${base}/api/greetings`, { method: "POST", headers: json, body: JSON.stringify({ message: "hello bench" }) }, () => true));
   const id = created.id;
-  sdk = await start("bench/mcp/sdk-baseline.mjs", [app], /listening (\S+)/);
+  sdk = await startNode("bench/mcp/sdk-baseline.mjs", [app], /listening (\S+)/);
 
   const init = await fetch(`${base}/mcp`, { method: "POST", headers: json, body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } } }) });
   const sid = init.headers.get("mcp-session-id");
@@ -114,7 +96,7 @@ try {
   line("MCP create / REST create", mcpCreate / restPost);
   line("MCP create / best SDK v1 create", mcpCreate / sdkCreate);
 } finally {
-  if (sdk) await stop(sdk.child);
-  if (wo) await stop(wo.child);
+  if (sdk) await stopNode(sdk.child);
+  if (wo) await stopNode(wo.child);
   rmSync(dir, { recursive: true, force: true });
 }

@@ -4,27 +4,18 @@
 //
 //   npm run build && node bench/methods/run.mjs [N=2000] [C=16]
 
-import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { repoRoot as root, startNode, stopNode } from "../node-process.mjs";
 
 const N = Number(process.argv[2] ?? 2000);
 const C = Number(process.argv[3] ?? 16);
-const root = resolve(import.meta.dirname, "../..");
 const dir = mkdtempSync(join(tmpdir(), "wo-bench-methods-"));
 const app = join(dir, "ledger");
 cpSync(join(root, "samples/ledger"), app, { recursive: true });
 
-const child = spawn(process.execPath, [join(root, "bin/wo.js"), "run", app, "--listen", "127.0.0.1:0"], { stdio: ["ignore", "pipe", "inherit"] });
-const base = await new Promise((res) => {
-  let out = "";
-  child.stdout.on("data", (d) => {
-    out += d;
-    const m = /serving at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-    if (m) res(m[1]);
-  });
-});
+const { child, url: base } = await startNode("bin/wo.js", ["run", app, "--listen", "127.0.0.1:0"], /serving at (http:\/\/127\.0\.0\.1:\d+)/);
 const post = (path, body) =>
   fetch(base + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
 
@@ -52,7 +43,6 @@ try {
   const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))].toFixed(2);
   console.log(`transfer: ${N} calls, ${C} in flight: ${(N / seconds).toFixed(0)} calls/s, p50 ${pct(50)} ms, p99 ${pct(99)} ms, failed ${failed}`);
 } finally {
-  child.kill("SIGTERM");
-  await new Promise((r) => child.once("exit", r));
+  await stopNode(child);
   rmSync(dir, { recursive: true, force: true });
 }

@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
+import { startNode, stopNode } from "../node-process.mjs";
 
 const root = resolve(fileURLToPath(import.meta.url), "../../..");
 const arg = (name, dflt) => {
@@ -23,28 +24,6 @@ const arg = (name, dflt) => {
 const duration = arg("duration", 5);
 const connections = arg("connections", 10);
 const bin = join(root, "bin/wo.js");
-
-function start(args, pattern) {
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  return new Promise((resolveStart, reject) => {
-    const onData = (d) => {
-      out += d;
-      const m = pattern.exec(out);
-      if (m) resolveStart({ child, url: m[1] });
-    };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`${args.join(" ")} exited ${code}:\n${out}`)));
-  });
-}
-
-async function stop(child) {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once("exit", r));
-  child.kill("SIGTERM");
-  await exited;
-}
 
 /** Spawn → first 200 from /healthz, polling every 5 ms; the port is fixed so no output parsing is needed. */
 async function startupMillis(app, db, port) {
@@ -61,7 +40,7 @@ async function startupMillis(app, db, port) {
     await new Promise((r) => setTimeout(r, 5));
   }
   const ms = performance.now() - t0;
-  await stop(child);
+  await stopNode(child);
   return ms;
 }
 
@@ -87,7 +66,7 @@ const port = 20000 + Math.floor(Math.random() * 20000);
 const startups = [];
 for (let i = 0; i < 3; i++) startups.push(await startupMillis(app, db, port));
 
-const wo = await start([bin, "run", app, "--listen", "127.0.0.1:0", "--db", db], /serving at (http:\/\/\S+)/);
+const wo = await startNode("bin/wo.js", ["run", app, "--listen", "127.0.0.1:0", "--db", db], /serving at (http:\/\/\S+)/);
 const json = { "content-type": "application/json" };
 const post = (path, body) => fetch(wo.url + path, { method: "POST", headers: json, body: JSON.stringify(body) }).then((r) => r.json());
 const author = await post("/api/authors", { name: "Bench", email: "bench@example.com" });
@@ -96,7 +75,7 @@ for (let i = 0; i < 300; i++) {
   await post("/api/posts", { title: `Post ${i}`, slug: `post-${i}`, body: "Some *markdown*.", status: statuses[i % 3], author: author.id });
 }
 
-const baseline = await start([join(root, "bench/rest/baseline.mjs"), join(db, "app.sqlite"), "posts"], /serving at (http:\/\/\S+)/);
+const baseline = await startNode("bench/rest/baseline.mjs", [join(db, "app.sqlite"), "posts"], /serving at (http:\/\/\S+)/);
 
 // Warm-up: JIT, statement caches, connection pools.
 await autocannon({ url: `${wo.url}/api/posts/1`, connections, duration: 2 });
@@ -125,8 +104,8 @@ results.push(
 const rss = rssMiB(wo.child.pid);
 const base = mid(baseGets);
 results.push(base);
-await stop(baseline.child);
-await stop(wo.child);
+await stopNode(baseline.child);
+await stopNode(wo.child);
 rmSync(work, { recursive: true, force: true });
 
 const median = [...startups].sort((a, b) => a - b)[1];
