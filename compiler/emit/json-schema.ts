@@ -10,14 +10,12 @@ import type { BuildSchemas } from "../../runtime/build.js";
 import { toolName } from "../naming.js";
 import { exposedOps, methodOf } from "./exposed-ops.js";
 import { article } from "./words.js";
+import { listFilterFields } from "../../runtime/list-filters.js";
 
 export type JsonSchema = { [keyword: string]: unknown };
 
 /** List page size bounds (DESIGN.md: default 50, max 1000). */
 export const listLimit = { default: 50, maximum: 1000 } as const;
-
-/** Input property names of `_list` that are not filters; fields with these names are not filterable. */
-export const listControlNames = ["limit", "cursor"] as const;
 
 // A Record over ScalarName: adding a scalar to the catalog fails compilation here until mapped.
 const scalarSchemas: Record<ScalarName, JsonSchema> = {
@@ -260,16 +258,6 @@ export function operationSchemas(
       return method ? { input: b.methodInput(type, method), output: b.methodResult(method) } : undefined;
     }
   }
-}
-
-/** Top-level stored fields a list can filter on by equality: scalars, unions and refs. */
-export function listFilterFields(type: CatalogType): CatalogField[] {
-  return type.fields.filter(
-    (f) =>
-      f.isStored &&
-      (f.type.kind === "scalar" || f.type.kind === "union" || f.type.kind === "ref") &&
-      !(listControlNames as readonly string[]).includes(f.name),
-  );
 }
 
 export function sortedTypes(catalog: Catalog): CatalogType[] {

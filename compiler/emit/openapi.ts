@@ -4,7 +4,8 @@
 // are JSON Schema 2020-12, so the operation schemas are used as they are.
 import type { Catalog, CatalogType } from "../catalog.js";
 import { toolName } from "../naming.js";
-import { SchemaBuilder, listFilterFields, operationSchemas, type JsonSchema } from "./json-schema.js";
+import { listFilterFields } from "../../runtime/list-filters.js";
+import { SchemaBuilder, operationSchemas, type JsonSchema } from "./json-schema.js";
 import { emitRoutes } from "./routes.js";
 import { methodOf } from "./exposed-ops.js";
 import { toolTitle } from "./tools.js";

@@ -16,7 +16,7 @@ import { toolName } from "../naming.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { exposedOps, isCrudOp, methodOf } from "./exposed-ops.js";
 import { generatedHeader } from "./header.js";
-import { listFilterFields } from "./json-schema.js";
+import { listFilterFields } from "../../runtime/list-filters.js";
 import { emitMethodHandler } from "./methods.js";
 
 interface Handler {

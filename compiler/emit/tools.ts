@@ -9,7 +9,8 @@ import type { Block, Stmt } from "../ast.js";
 import type { Catalog, CatalogField, CatalogMethod, CatalogType, FieldType } from "../catalog.js";
 import type { ManifestTool, Manifest } from "../../runtime/build.js";
 import { toolName } from "../naming.js";
-import { SchemaBuilder, listFilterFields, listLimit, operationSchemas, sortedTypes, compareText, type JsonSchema } from "./json-schema.js";
+import { listFilterFields } from "../../runtime/list-filters.js";
+import { SchemaBuilder, listLimit, operationSchemas, sortedTypes, compareText, type JsonSchema } from "./json-schema.js";
 import { methodOf } from "./exposed-ops.js";
 import { article, capitalize, pluralWords, words } from "./words.js";
 

@@ -7,6 +7,7 @@ import { Hono, type Context } from "hono";
 import type { Catalog, CatalogField, CatalogType } from "../../compiler/catalog.js";
 import type { Operation } from "../build.js";
 import { OperationError } from "../errors.js";
+import { listFilterFields } from "../list-filters.js";
 import { readJsonObject, type RestFailure } from "./body.js";
 import { problemResponse } from "./problem.js";
 import { listInput } from "./query.js";
@@ -87,7 +88,7 @@ export function createRestRoutes(deps: RestDeps): Hono {
     byPath.set(route.path, list);
   }
   // The filterable fields of each type, computed once rather than per list request.
-  const filters = new Map(deps.catalog.types.map((t) => [t.name, filterable(t)]));
+  const filters = new Map(deps.catalog.types.map((t) => [t.name, listFilterFields(t)]));
   for (const [path, list] of byPath) {
     app.all(path, async (c) => {
       const method = c.req.method === "HEAD" ? "GET" : c.req.method;
@@ -183,13 +184,3 @@ function failure(c: Context, f: RestFailure): Response {
   return problemResponse(c, f.kind, f.detail, f.errors ?? [], headers);
 }
 
-/** `id` and top-level stored scalar/union/ref fields, minus the page controls (spec/rest.md). */
-export function filterable(type: CatalogType): CatalogField[] {
-  return type.fields.filter(
-    (f) =>
-      f.isStored &&
-      (f.type.kind === "scalar" || f.type.kind === "union" || f.type.kind === "ref") &&
-      f.name !== "limit" &&
-      f.name !== "cursor",
-  );
-}
