@@ -10,6 +10,7 @@
 import { Hono } from "hono";
 import type { IncomingMessage } from "node:http";
 import type { Catalog, WoConfig } from "../../compiler/catalog.js";
+import { readBodyBytes } from "../body-bytes.js";
 import type { Manifest, Operation } from "../build.js";
 import type { Store } from "../store/store.js";
 import { classify, LEGACY_VERSIONS, type Rejection } from "./era.js";
@@ -79,28 +80,9 @@ type BodyResult = { ok: true; text: string } | { ok: false };
 async function readBody(req: Request, incoming: IncomingMessage | undefined, max: number): Promise<BodyResult> {
   const declared = req.headers.get("content-length");
   if (declared !== null && Number(declared) > max) return { ok: false };
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (incoming && !incoming.readableEnded) {
-    for await (const chunk of incoming as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > max) return { ok: false };
-      chunks.push(chunk);
-    }
-  } else if (req.body) {
-    const reader = req.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.length;
-      if (size > max) {
-        await reader.cancel().catch(() => undefined);
-        return { ok: false };
-      }
-      chunks.push(value);
-    }
-  }
-  return { ok: true, text: chunks.length === 1 ? Buffer.from(chunks[0]!).toString("utf8") : Buffer.concat(chunks).toString("utf8") };
+  const bytes = await readBodyBytes(req, max, incoming);
+  if (bytes === "too_large") return { ok: false };
+  return { ok: true, text: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8") };
 }
 
 /** Accept negotiation for a POSTed request: JSON when allowed (cheapest), else SSE, else 406. */

@@ -2,6 +2,7 @@
 // the bytes arrive (413 — a huge body is never buffered whole), JSON syntax and shape (400).
 // Returns the object or a RestFailure; never throws for bad input.
 
+import { readBodyBytes } from "../body-bytes.js";
 import type { ErrorDetail } from "../errors.js";
 import type { ProblemKind } from "./problem.js";
 
@@ -24,7 +25,7 @@ export async function readJsonObject(request: Request, maxBytes: number): Promis
   if (contentType !== null && !jsonType.test(contentType.trim())) {
     return fail("unsupported_media_type", `Send the body as application/json, not '${contentType.slice(0, 100)}'.`);
   }
-  const bytes = await readLimited(request, maxBytes);
+  const bytes = await readBodyBytes(request, maxBytes);
   if (bytes === "too_large") return fail("payload_too_large", `The body is larger than the limit of ${maxBytes} bytes.`);
   // An empty body is an empty object: a create with all defaults, a method with no arguments.
   if (bytes.length === 0) return { ok: true, value: {} };
@@ -40,31 +41,6 @@ export async function readJsonObject(request: Request, maxBytes: number): Promis
     return fail("invalid_input", "The body must be a JSON object.", [{ path: "", message: "must be an object" }]);
   }
   return { ok: true, value: value as Record<string, unknown> };
-}
-
-async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array | "too_large"> {
-  if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      // Stop reading: the rest of the body is never buffered.
-      await reader.cancel().catch(() => {});
-      return "too_large";
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
 }
 
 function fail(kind: ProblemKind, detail: string, errors?: ErrorDetail[]): BodyResult {
