@@ -6,7 +6,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import type { Catalog } from "../../../compiler/catalog.js";
-import { ModuleKind, Project, ScriptTarget } from "ts-morph";
+import { ts } from "ts-morph";
+import { compileTypeScript } from "../../../compiler/build.js";
 import { emitBuild } from "../../../compiler/emit/index.js";
 import { startServer, type RunningServer } from "../../../runtime/server.js";
 
@@ -14,19 +15,9 @@ export function tempDir(prefix = "wo-rest-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-// Same settings as compiler/build.ts (which also pulls in the parser; this harness must not).
-function compileTypeScript(files: { path: string; text: string }[]) {
-  const project = new Project({
-    useInMemoryFileSystem: true,
-    compilerOptions: { target: ScriptTarget.ES2022, module: ModuleKind.ES2022, noEmitOnError: false, skipLibCheck: true, noLib: true, types: [], outDir: "/out", rootDir: "/src" },
-  });
-  for (const f of files.filter((f) => f.path.endsWith(".ts") && !f.path.endsWith(".d.ts"))) project.createSourceFile(`/src/${f.path}`, f.text);
-  return project.emitToMemory().getFiles().map((f) => ({ path: f.filePath.replace(/^\/out\//, ""), text: f.text }));
-}
-
 export function writeBuild(catalog: Catalog, outDir: string): void {
   const emitted = emitBuild(catalog);
-  for (const f of [...emitted, ...compileTypeScript(emitted)]) {
+  for (const f of [...emitted, ...compileTypeScript(emitted, ts)]) {
     const path = join(outDir, f.path);
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, f.text);
