@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
-import { repoRoot, sampleArgs, startWoRun, type WoRun } from "./support/wo-run.js";
+import { repoRoot } from "../support/wo-process.js";
+import { sampleArgs, startWoRun, type WoRun } from "./support/wo-run.js";
 
 const samples = readdirSync(join(repoRoot, "samples")).filter((s) => !s.startsWith(".")).sort();
 

@@ -6,8 +6,6 @@ import { join } from "node:path";
 import type { Manifest } from "../../../runtime/build.js";
 import { copyApp, removeApp, startWo } from "../../support/wo-process.js";
 
-export { repoRoot } from "../../support/wo-process.js";
-
 export interface WoRun {
   base: string;
   /** The MCP endpoint: `${base}/mcp`. */
