@@ -222,7 +222,8 @@ describe("hostile and malformed requests", () => {
       sent++;
       if (!socket.write(chunk)) await new Promise((r) => { socket.once("drain", r); socket.once("close", r); });
     }
-    for (let i = 0; i < 200 && !/\r\n\r\n/.test(answer); i++) await new Promise((r) => setTimeout(r, 10));
+    // Generous on a loaded machine: the answer is checked, not how fast it came.
+    for (let i = 0; i < 1500 && !/\r\n\r\n/.test(answer) && !socket.destroyed; i++) await new Promise((r) => setTimeout(r, 10));
     socket.destroy();
     // The answer came while the body was still streaming: it was never buffered whole.
     expect(sent).toBeLessThan(total);
