@@ -15,7 +15,7 @@ import type { Manifest, Operation } from "../build.js";
 import type { Store } from "../store/store.js";
 import { classify, LEGACY_VERSIONS, type Rejection } from "./era.js";
 import { ErrorCode, RpcError, errorBody, notificationBody, parseMessage, readableId, resultBody, type JsonRpcId, type Message } from "./json-rpc.js";
-import { createMethods, type Era, type Handler, type MethodTable } from "./methods.js";
+import { createMethods, type Handler, type MethodContext, type MethodTable } from "./methods.js";
 import { createSecurityPolicy } from "./security.js";
 import { createSessionTable, createSseStream, sseFrame, type Session } from "./sessions.js";
 
@@ -122,9 +122,9 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
   const sessionlessPending = new Map<JsonRpcId, AbortController>();
 
   /** Runs a handler; RpcErrors become error bodies, anything else a generic -32603. */
-  async function run(handler: Handler, msg: Extract<Message, { kind: "request" }>, era: Era, signal: AbortSignal): Promise<{ result?: unknown; error?: RpcError }> {
+  async function run(handler: Handler, msg: Extract<Message, { kind: "request" }>, ctx: MethodContext): Promise<{ result?: unknown; error?: RpcError }> {
     try {
-      return { result: await handler(msg.params ?? {}, { era, signal }) };
+      return { result: await handler(msg.params ?? {}, ctx) };
     } catch (err) {
       if (err instanceof RpcError) return { error: err };
       log(`mcp: ${msg.method} failed: ${err instanceof Error ? err.message : String(err)}`);
@@ -163,7 +163,13 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
       // Removed (initialize, ping, logging/setLevel, resources/subscribe, tasks/*) or unknown.
       return jsonResponse(404, errorBody(msg.id, ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));
     }
-    const out = await run(handler, msg, "modern", req.signal);
+    // `req.signal` only when a handler asks for it: a write that can still be stopped.
+    const out = await run(handler, msg, {
+      era: "modern",
+      get signal() {
+        return req.signal;
+      },
+    });
     if (out.error) return answer(mode, errorBody(msg.id, out.error.code, out.error.message, out.error.data));
     return answer(mode, resultBody(msg.id, stampModern(msg.method, msg.params, out.result)));
   }
@@ -216,7 +222,7 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
     if (!handler) return answer(mode, errorBody(msg.id, ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));
 
     if (isInitialize) {
-      const out = await run(handler, msg, "legacy", req.signal);
+      const out = await run(handler, msg, { era: "legacy", signal: req.signal });
       const result = out.result as { protocolVersion: string };
       if (!sessionsOn) return answer(mode, resultBody(msg.id, result));
       const created = sessions.create(result.protocolVersion);
@@ -224,17 +230,31 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
     }
 
     // notifications/cancelled and a client disconnect both abort the call before it commits.
-    const ac = new AbortController();
-    const onAbort = () => ac.abort();
-    req.signal.addEventListener("abort", onAbort, { once: true });
-    pending.set(msg.id, ac);
+    // The controller is made when the handler first reads `signal`, which a call that can write
+    // does before its first await, so a cancel can never arrive before it is registered.
+    const id = msg.id;
+    let ac: AbortController | undefined;
+    const onAbort = () => ac!.abort();
+    const ctx: MethodContext = {
+      era: "legacy",
+      get signal() {
+        if (!ac) {
+          ac = new AbortController();
+          req.signal.addEventListener("abort", onAbort, { once: true });
+          pending.set(id, ac);
+        }
+        return ac.signal;
+      },
+    };
     try {
-      const out = await run(handler, msg, "legacy", ac.signal);
+      const out = await run(handler, msg, ctx);
       if (out.error) return answer(mode, errorBody(msg.id, out.error.code, out.error.message, out.error.data));
       return answer(mode, resultBody(msg.id, out.result));
     } finally {
-      if (pending.get(msg.id) === ac) pending.delete(msg.id);
-      req.signal.removeEventListener("abort", onAbort);
+      if (ac) {
+        if (pending.get(id) === ac) pending.delete(id);
+        req.signal.removeEventListener("abort", onAbort);
+      }
     }
   }
 

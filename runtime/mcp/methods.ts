@@ -21,8 +21,12 @@ export type Era = "legacy" | "modern";
 
 export interface MethodContext {
   era: Era;
-  /** Aborted by notifications/cancelled, a client disconnect, or session termination. */
-  signal: AbortSignal;
+  /**
+   * Aborted by notifications/cancelled, a client disconnect, or session termination. Read it
+   * only where a call can still be stopped before it commits: creating it is not free (it
+   * materializes the request's signal), and read-only calls have nothing to roll back.
+   */
+  readonly signal: AbortSignal;
 }
 
 export type Handler = (params: Params, ctx: MethodContext) => unknown | Promise<unknown>;
@@ -173,12 +177,13 @@ export function createMethods(deps: MethodDeps): MethodTable {
     if (!isPlainObject(args)) {
       return { content: [{ type: "text", text: "Invalid input: arguments must be an object" }], isError: true };
     }
+    const canWrite = tool.annotations.readOnlyHint !== true;
     let value: unknown;
     try {
-      value = await op(args, { signal: ctx.signal });
+      value = await op(args, canWrite ? { signal: ctx.signal } : {});
     } catch (err) {
       if (err instanceof OperationError) return { content: [{ type: "text", text: errorText(err) }], isError: true };
-      if (ctx.signal.aborted) return { content: [{ type: "text", text: "Cancelled: the call was cancelled before it committed; nothing changed" }], isError: true };
+      if (canWrite && ctx.signal.aborted) return { content: [{ type: "text", text: "Cancelled: the call was cancelled before it committed; nothing changed" }], isError: true };
       deps.log(`mcp: tools/call ${name} failed: ${err instanceof Error ? err.message : String(err)}`);
       return { content: [{ type: "text", text: `Internal error: ${name} failed unexpectedly; the server log has details` }], isError: true };
     }
@@ -204,11 +209,11 @@ export function createMethods(deps: MethodDeps): MethodTable {
     new RpcError(ctx.era === "modern" ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
 
   /** The row as GET /api/…/:id returns it: through the same get operation when there is one. */
-  const readRow = async (type: CatalogType, id: number, signal: AbortSignal): Promise<unknown> => {
+  const readRow = async (type: CatalogType, id: number): Promise<unknown> => {
     const get = operations[`${type.snake}_get`];
     if (get) {
       try {
-        return await get({ id }, { signal });
+        return await get({ id }, {});
       } catch (err) {
         if (err instanceof OperationError && err.kind === "not_found") return undefined;
         throw err;
@@ -232,7 +237,7 @@ export function createMethods(deps: MethodDeps): MethodTable {
     if (!type || !/^[1-9][0-9]{0,15}$/.test(tail)) throw notFound(ctx, uri);
     let row: unknown;
     try {
-      row = await readRow(type, Number(tail), ctx.signal);
+      row = await readRow(type, Number(tail));
     } catch (err) {
       deps.log(`mcp: resources/read ${uri} failed: ${err instanceof Error ? err.message : String(err)}`);
       throw new RpcError(ErrorCode.InternalError, "Internal error while reading the resource");
