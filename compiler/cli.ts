@@ -7,7 +7,7 @@ const usage = `usage: wo <command> [dir] [options]
 commands:
   check [dir]                         parse and check the .wo files in dir (default .)
   build [dir] [--out DIR]             check, then generate the build (default dir/.wo/build)
-  run   [dir] [--listen HOST:PORT] [--db PATH|URL]
+  run   [dir] [--listen HOST:PORT] [--db PATH] [--allow-destructive-migration] [--no-mcp-sessions]
                                       build if stale, open the store, serve /api and /mcp
 `;
 

@@ -25,6 +25,8 @@ export interface StartOptions {
   /** A data folder (the database is `<db>/app.sqlite`) or a `.sqlite`/`.db` file. */
   db?: string;
   allowDestructiveMigration?: boolean;
+  /** Overrides wo.toml `[mcp] sessions`: false serves 2025-era MCP clients without sessions. */
+  mcpSessions?: boolean;
   /** Where the address and table go; default stdout. */
   out?: (text: string) => void;
   /** Install SIGINT/SIGTERM handlers that stop and exit 0 (the CLI does; tests do not). */
@@ -50,7 +52,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     if (err instanceof BuildLoadError) throw new ServerStartError(err.message);
     throw err;
   }
-  const config = build.catalog.config;
+  const fileConfig = build.catalog.config;
+  const config = options.mcpSessions === undefined ? fileConfig : { ...fileConfig, mcp: { ...fileConfig.mcp, sessions: options.mcpSessions } };
   const { host, port } = parseListen(options.listen ?? config.listen ?? "127.0.0.1:8080");
   const { file } = databaseLocation(options.appDir, options.db, config.dataDir, config.databaseUrl);
 

@@ -1,4 +1,4 @@
-// `wo run [dir] [--listen HOST:PORT] [--db PATH] [--allow-destructive-migration]`: build the app
+// `wo run [dir] [--listen HOST:PORT] [--db PATH] [--allow-destructive-migration] [--no-mcp-sessions]`: build the app
 // if its build is stale (diagnostics printed, exit 1 on errors), then start the server
 // (runtime/server.ts) and serve until SIGINT/SIGTERM. wo.toml settings apply; flags override.
 // User errors print one message, never a stack trace.
@@ -8,13 +8,15 @@ import { hashInputs, isUpToDate } from "../build-info.js";
 import { formatDiagnostic } from "../diagnostics/format.js";
 import { ServerStartError, startServer } from "../../runtime/server.js";
 
-const usage = "usage: wo run [dir] [--listen HOST:PORT] [--db PATH] [--allow-destructive-migration]\n";
+const usage = "usage: wo run [dir] [--listen HOST:PORT] [--db PATH] [--allow-destructive-migration] [--no-mcp-sessions]\n";
 
 interface RunArgs {
   dir: string;
   listen?: string;
   db?: string;
   allowDestructiveMigration: boolean;
+  /** `--no-mcp-sessions` (false) / `--mcp-sessions` (true); undefined keeps wo.toml's choice. */
+  mcpSessions?: boolean;
 }
 
 export function parseRunArgs(args: string[]): RunArgs | string {
@@ -30,6 +32,8 @@ export function parseRunArgs(args: string[]): RunArgs | string {
       else out.db = value;
     } else if (flag === "--allow-destructive-migration") {
       out.allowDestructiveMigration = true;
+    } else if (flag === "--no-mcp-sessions" || flag === "--mcp-sessions") {
+      out.mcpSessions = flag === "--mcp-sessions";
     } else if (arg.startsWith("-")) {
       return `unknown option '${arg}'`;
     } else {
@@ -64,6 +68,7 @@ export async function runRunCommand(args: string[]): Promise<number> {
       ...(parsed.listen !== undefined ? { listen: parsed.listen } : {}),
       ...(parsed.db !== undefined ? { db: parsed.db } : {}),
       allowDestructiveMigration: parsed.allowDestructiveMigration,
+      ...(parsed.mcpSessions !== undefined ? { mcpSessions: parsed.mcpSessions } : {}),
       handleSignals: true,
     });
     // Serving: the signal handlers exit the process. Never resolve, so main() sets no exit code.

@@ -12,16 +12,18 @@ import { startWoRun, type WoRun } from "./support/wo-run.js";
 let srv: WoRun;
 let small: WoRun;
 let sessionless: WoRun;
+let sessionlessByFlag: WoRun;
 let fx: FixtureServer;
 beforeAll(async () => {
-  [srv, small, sessionless, fx] = await Promise.all([
+  [srv, small, sessionless, sessionlessByFlag, fx] = await Promise.all([
     startWoRun("hello"),
     startWoRun("hello", '[server]\nmax_body_bytes = 2048\n[mcp]\nallowed_origins = ["https://agent.example.com"]'),
     startWoRun("hello", "[mcp]\nsessions = false"),
+    startWoRun("hello", "", ["--no-mcp-sessions"]),
     startFixture({ options: { pageSize: 2, keepAliveMs: 50 } }),
   ]);
 });
-afterAll(async () => { await Promise.all([srv?.stop(), small?.stop(), sessionless?.stop(), fx?.close()]); });
+afterAll(async () => { await Promise.all([srv?.stop(), small?.stop(), sessionless?.stop(), sessionlessByFlag?.stop(), fx?.close()]); });
 
 const V = "2026-07-28";
 const env = { "io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": {} };
@@ -170,13 +172,17 @@ describe("T4/T5: sessions, GET stream, DELETE", () => {
     expect(r.status).toBe(405);
     expect(r.headers.get("allow")).toBe("GET, POST, DELETE");
   });
-  it("sessionless mode: no session id, requests served without one, GET/DELETE → 405", async () => {
-    const init = await initialize(sessionless.url);
+  it.each([
+    ["wo.toml [mcp] sessions = false", () => sessionless],
+    ["wo run --no-mcp-sessions", () => sessionlessByFlag],
+  ])("sessionless mode (%s): no session id, requests served without one, GET/DELETE → 405", async (_how, server) => {
+    const s = server();
+    const init = await initialize(s.url);
     expect(init.sid).toBeNull();
-    const r = await post(sessionless.url, req("tools/list"), { ...base, "mcp-protocol-version": "2025-11-25" });
-    expect(r.json.result.tools.map((t: { name: string }) => t.name)).toEqual(sessionless.manifest.tools.map((t) => t.name).sort());
-    expect((await fetch(sessionless.url, { headers: { accept: "text/event-stream" } })).status).toBe(405);
-    expect((await fetch(sessionless.url, { method: "DELETE" })).status).toBe(405);
+    const r = await post(s.url, req("tools/list"), { ...base, "mcp-protocol-version": "2025-11-25" });
+    expect(r.json.result.tools.map((t: { name: string }) => t.name)).toEqual(s.manifest.tools.map((t) => t.name).sort());
+    expect((await fetch(s.url, { headers: { accept: "text/event-stream" } })).status).toBe(405);
+    expect((await fetch(s.url, { method: "DELETE" })).status).toBe(405);
   });
 });
 

@@ -15,11 +15,14 @@ export interface WoRun {
   stop(): Promise<void>;
 }
 
-/** `wo run samples/<sample>` on a free port; `extraToml` is appended to the copy's wo.toml. */
-export async function startWoRun(sample: string, extraToml = ""): Promise<WoRun> {
+/**
+ * `wo run samples/<sample>` on a free port; `extraToml` is appended to the copy's wo.toml and
+ * `extraArgs` are added to the command line.
+ */
+export async function startWoRun(sample: string, extraToml = "", extraArgs: string[] = []): Promise<WoRun> {
   const appDir = copyApp(`samples/${sample}`);
   if (extraToml) appendFileSync(join(appDir, "wo.toml"), `\n${extraToml}\n`);
-  const wo = await startWo([appDir, "--listen", "127.0.0.1:0"]);
+  const wo = await startWo([appDir, "--listen", "127.0.0.1:0", ...extraArgs]);
   const manifest = JSON.parse(readFileSync(join(appDir, ".wo/build/manifest.json"), "utf8")) as Manifest;
   return {
     base: wo.url,
