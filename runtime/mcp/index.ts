@@ -142,7 +142,17 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
           ? LIST_CACHE
           : ROW_CACHE
         : undefined;
-    return cache ? { ...r, resultType: "complete", ...cache, _meta: meta } : { ...r, resultType: "complete", _meta: meta };
+    // A plain copy rather than `{ ...r, resultType, ...cache, _meta }`: the spreads took
+    // several µs per call (measured), a visible share of a small tools/call.
+    const out: Record<string, unknown> = {};
+    for (const key in r) out[key] = r[key];
+    out.resultType = "complete";
+    if (cache) {
+      out.ttlMs = cache.ttlMs;
+      out.cacheScope = cache.cacheScope;
+    }
+    out._meta = meta;
+    return out;
   }
 
   function answer(mode: "json" | "sse", body: string, extra?: Record<string, string>): Response {
