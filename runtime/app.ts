@@ -4,7 +4,6 @@
 // ones. Leaves listening, locking and shutdown to server.ts.
 
 import { Hono } from "hono";
-import type { IncomingMessage } from "node:http";
 import type { WoConfig } from "../compiler/catalog.js";
 import type { Operation } from "./build.js";
 import type { LoadedBuild } from "./load-build.js";
@@ -30,8 +29,6 @@ export interface AppOptions {
 
 export interface App {
   hono: Hono;
-  /** What the server serves: hono, except that POST /mcp goes straight to the MCP handler. */
-  fetch(req: Request, env?: { incoming?: IncomingMessage }): Response | Promise<Response>;
   /** The bound operation handlers, keyed by tool name: what REST and MCP both call. */
   operations: Record<string, Operation>;
   /** Ends MCP sessions and streams, so a shutdown does not wait on them. */
@@ -80,25 +77,7 @@ export function createApp(options: AppOptions): App {
     log(`${c.req.method} ${new URL(c.req.url).pathname}: unexpected ${err.name}: ${err.message}`);
     return problemResponse(c, "internal", "The server failed to complete the request. Try again, and report it if it persists.");
   });
-  // POST /mcp is the hot MCP path: it skips hono's routing, Context and middleware chain,
-  // a measurable share of a small tools/call. Other verbs (hono answers HEAD without a body)
-  // and apps with a bearer token (its middleware) still go through hono, so they behave as
-  // the hono app does.
-  const fetch: App["fetch"] = options.token
-    ? (req, env) => app.fetch(req, env)
-    : (req, env) => {
-        const incoming = env?.incoming;
-        if (incoming?.method === "POST" && isMcpPath(incoming.url)) return mcp.mcp.fetch(req, incoming);
-        return app.fetch(req, env);
-      };
-  return { hono: app, fetch, operations, close: () => mcp.mcp.close() };
-}
-
-/** The request targets that hono routes to the /mcp sub-app's "/" (strict: false). */
-function isMcpPath(url: string | undefined): boolean {
-  if (url === undefined || !url.startsWith("/mcp")) return false;
-  const rest = url.length === 4 ? "" : url[4] === "/" ? url.slice(5) : url.slice(4);
-  return rest === "" || rest.startsWith("?");
+  return { hono: app, operations, close: () => mcp.mcp.close() };
 }
 
 function runtimeInfo(build: LoadedBuild) {

@@ -81,7 +81,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let server: Server;
   let address: AddressInfo;
   try {
-    ({ server, address } = await listen(app.fetch, host, port));
+    ({ server, address } = await listen(app.hono.fetch, host, port));
   } catch (err) {
     await store.close();
     const code = (err as NodeJS.ErrnoException).code;
