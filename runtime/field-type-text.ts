@@ -4,29 +4,30 @@
 // `{ title: Text, note: Text? }`, so one function serves both and they cannot drift apart.
 //
 // A stored shape names a ref's table, not its type (renaming a type that keeps its table is no
-// storage change), so a migration message says `ref authors`. The compiler words types its own
-// way for tool descriptions (compiler/emit/tools.ts: `id of Author`) and diagnostics
-// (compiler/check/context.ts); the runtime does not load compiler code.
+// storage change), so a migration message says `ref authors`. Tool descriptions
+// (compiler/emit/tools.ts) use it too, wording refs as `id of Author`; diagnostics word types
+// their own way (compiler/check/context.ts). The runtime does not load compiler code.
 
 import type { FieldType } from "../compiler/catalog.js";
 import type { TypeDesc } from "./store/shape.js";
 
-export function fieldTypeText(t: FieldType | TypeDesc): string {
+/** `refText` words a ref's target; tool descriptions say `id of Author` instead of `ref Author`. */
+export function fieldTypeText(t: FieldType | TypeDesc, refText: (target: string) => string = (target) => `ref ${target}`): string {
   switch (t.kind) {
     case "scalar":
       return t.scalar;
     case "union":
       return t.variants.join(" | ");
     case "ref":
-      return `ref ${"target" in t ? t.target : t.table}`;
+      return refText("target" in t ? t.target : t.table);
     case "multi":
       return `multi ${t.target}`;
     case "backlink":
       return `backlink ${t.target}.${t.field}`;
     case "array":
-      return `[${fieldTypeText(t.element)}]`;
+      return `[${fieldTypeText(t.element, refText)}]`;
     case "struct":
-      return `{ ${t.fields.map((f) => `${f.name}: ${fieldTypeText(f.type)}${f.isOptional ? "?" : ""}`).join(", ")} }`;
+      return `{ ${t.fields.map((f) => `${f.name}: ${fieldTypeText(f.type, refText)}${f.isOptional ? "?" : ""}`).join(", ")} }`;
     case "embedded":
       return t.type;
     case "json":

@@ -13,6 +13,7 @@ import { listFilterFields } from "../../runtime/list-filters.js";
 import { SchemaBuilder, listLimit, operationSchemas, sortedTypes, compareText, type JsonSchema } from "./json-schema.js";
 import { methodOf } from "./exposed-ops.js";
 import { article, capitalize, pluralWords, words } from "./words.js";
+import { fieldTypeText } from "../../runtime/field-type-text.js";
 
 export function emitTools(catalog: Catalog, b = new SchemaBuilder(catalog)): ManifestTool[] {
   const tools: ManifestTool[] = [];
@@ -158,26 +159,9 @@ function fieldList(fields: CatalogField[]): string {
   return fields.map((f) => `${f.name} (${typeText(f.type)}${f.isOptional ? ", nullable" : ""})`).join(", ");
 }
 
-/** A field type as a reader writes it in `.wo`. */
+/** A field type as a reader writes it in `.wo`, with refs worded for an agent: `id of Author`. */
 export function typeText(t: FieldType): string {
-  switch (t.kind) {
-    case "scalar":
-      return t.scalar;
-    case "union":
-      return t.variants.join(" | ");
-    case "ref":
-      return `id of ${t.target}`;
-    case "array":
-      return `[${typeText(t.element)}]`;
-    case "struct":
-      return `{ ${t.fields.map((f) => `${f.name}: ${typeText(f.type)}${f.isOptional ? "?" : ""}`).join(", ")} }`;
-    case "embedded":
-      return t.type;
-    case "multi":
-      return `multi ${t.target}`;
-    case "backlink":
-      return `backlink ${t.target}.${t.field}`;
-  }
+  return fieldTypeText(t, (target) => `id of ${target}`);
 }
 
 function sentence(doc: string): string {
