@@ -5,8 +5,8 @@
 //
 // A stored shape names a ref's table, not its type (renaming a type that keeps its table is no
 // storage change), so a migration message says `ref authors`. Tool descriptions
-// (compiler/emit/tools.ts) use it too, wording refs as `id of Author`; diagnostics word types
-// their own way (compiler/check/context.ts). The runtime does not load compiler code.
+// (compiler/emit/tools.ts) use it too, wording refs as `id of Author`, and so do the checker's
+// diagnostics (compiler/check/context.ts). The runtime does not load compiler code.
 
 import type { FieldType } from "../compiler/catalog.js";
 import type { TypeDesc } from "./store/shape.js";

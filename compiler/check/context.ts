@@ -7,6 +7,7 @@
 import type { Span, TypeDecl } from "../ast.js";
 import type { FieldType, ScalarName, SourceLocation } from "../catalog.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
+import { fieldTypeText } from "../../runtime/field-type-text.js";
 
 export interface CheckContext {
   bag: DiagnosticBag;
@@ -39,28 +40,9 @@ export function locationOf(span: Span): SourceLocation {
   return { file: span.file, line: span.line, col: span.col };
 }
 
-/** How a field type reads in a message: `Int`, `A | B`, `ref User`, `[Text]`, `{…}`. */
+/** How a field type reads in a message, as written in `.wo`: `Int`, `A | B`, `ref User`, `[Text]`. */
 export function describeType(type: FieldType): string {
-  switch (type.kind) {
-    case "scalar":
-      return type.scalar;
-    case "union":
-      return type.variants.join(" | ");
-    case "ref":
-      return `ref ${type.target}`;
-    case "multi":
-      return `multi ${type.target}`;
-    case "backlink":
-      return `backlink ${type.target}.${type.field}`;
-    case "array":
-      return `[${describeType(type.element)}]`;
-    case "struct":
-      return "{…}";
-    case "embedded":
-      return type.type;
-    default:
-      return assertNever(type);
-  }
+  return fieldTypeText(type);
 }
 
 export function assertNever(x: never): never {
