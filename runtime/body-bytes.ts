@@ -47,8 +47,9 @@ function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Uint
       total += chunk.length;
       if (total > maxBytes) {
         done();
-        // Stop reading: the rest is never buffered. Not destroyed, so the 413 can still be
-        // written; @hono/node-server drains or closes the connection after the response.
+        // Stop reading: the rest is never buffered. Not destroyed, so the 413 reaches the client;
+        // after the response @hono/node-server discards the rest (at most 64 MiB, 500 ms) and
+        // then closes, so a client still sending reads the answer instead of a reset.
         incoming.pause();
         resolve("too_large");
         return;

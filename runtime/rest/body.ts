@@ -2,6 +2,7 @@
 // the bytes arrive (413 — a huge body is never buffered whole), JSON syntax and shape (400).
 // Returns the object or a RestFailure; never throws for bad input.
 
+import type { IncomingMessage } from "node:http";
 import { readBodyBytes } from "../body-bytes.js";
 import type { ErrorDetail } from "../errors.js";
 import type { ProblemKind } from "./problem.js";
@@ -16,7 +17,7 @@ export type BodyResult = { ok: true; value: Record<string, unknown> } | { ok: fa
 
 const jsonType = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;
 
-export async function readJsonObject(request: Request, maxBytes: number): Promise<BodyResult> {
+export async function readJsonObject(request: Request, maxBytes: number, incoming?: IncomingMessage): Promise<BodyResult> {
   const contentType = request.headers.get("content-type");
   const declared = request.headers.get("content-length");
   if (declared !== null && /^\d+$/.test(declared) && Number(declared) > maxBytes) {
@@ -25,7 +26,7 @@ export async function readJsonObject(request: Request, maxBytes: number): Promis
   if (contentType !== null && !jsonType.test(contentType.trim())) {
     return fail("unsupported_media_type", `Send the body as application/json, not '${contentType.slice(0, 100)}'.`);
   }
-  const bytes = await readBodyBytes(request, maxBytes);
+  const bytes = await readBodyBytes(request, maxBytes, incoming);
   if (bytes === "too_large") return fail("payload_too_large", `The body is larger than the limit of ${maxBytes} bytes.`);
   // An empty body is an empty object: a create with all defaults, a method with no arguments.
   if (bytes.length === 0) return { ok: true, value: {} };

@@ -3,6 +3,7 @@
 // statuses per op (spec/rest.md) and the problem-details framing of failures. Validation,
 // defaults, transactions and error wording belong to the operation layer.
 
+import type { IncomingMessage } from "node:http";
 import { Hono, type Context } from "hono";
 import type { Catalog, CatalogField, CatalogType } from "../../compiler/catalog.js";
 import type { Operation } from "../build.js";
@@ -136,7 +137,8 @@ async function handle(c: Context, route: Route, deps: RestDeps, filters: Map<str
     case "create":
     case "update":
     case "method": {
-      const body = await readJsonObject(c.req.raw, deps.maxBodyBytes);
+      const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+      const body = await readJsonObject(c.req.raw, deps.maxBodyBytes, incoming);
       if (!body.ok) return failure(c, body.failure);
       // The path names the row; an `id` in the body never redirects the call elsewhere.
       input = route.kind === "create" ? body.value : { ...body.value, id };
@@ -178,9 +180,9 @@ async function handle(c: Context, route: Route, deps: RestDeps, filters: Map<str
 }
 
 function failure(c: Context, f: RestFailure): Response {
-  // The rest of an oversized body is never read, so this connection cannot carry another
-  // request: say so, or a keep-alive client would reuse a socket the server is closing.
-  const headers: Record<string, string> = f.kind === "payload_too_large" ? { connection: "close" } : {};
-  return problemResponse(c, f.kind, f.detail, f.errors ?? [], headers);
+  // No `Connection: close` on a 413: closing a socket with unread bytes resets it, and a client
+  // still sending its body would lose the answer. @hono/node-server drains the rest of the body
+  // after the response (bounded in bytes and time) and then closes if the client goes on.
+  return problemResponse(c, f.kind, f.detail, f.errors ?? []);
 }
 

@@ -231,6 +231,22 @@ describe("hostile and malformed requests", () => {
     expect(answer).toMatch(/content-type: application\/problem\+json/i);
   });
 
+  it("a client that sends its whole oversized body still reads the 413, not a reset", async () => {
+    // What fetch does: send everything, then read. Closing a socket with unread bytes would
+    // reset the connection and the client would see EPIPE/ECONNRESET instead of the answer.
+    for (const size of [2 << 20, 8 << 20, 24 << 20]) {
+      for (const chunked of [false, true]) {
+        const bytes = Buffer.alloc(size, 0x78);
+        const body = chunked
+          ? new ReadableStream({ start(c) { for (let i = 0; i < size; i += 0x10000) c.enqueue(bytes.subarray(i, i + 0x10000)); c.close(); } })
+          : bytes;
+        const r = await fetch(`${base}/api/authors`, { method: "POST", headers: { "content-type": "application/json" }, body, duplex: "half" } as RequestInit);
+        expect([size, chunked, r.status]).toEqual([size, chunked, 413]);
+        expect((await r.json()).type).toBe("urn:wo:problem:payload-too-large");
+      }
+    }
+  });
+
   it("leaves the database exactly as it was", () => {
     expect(dumpDatabase(app.dbFile)).toBe(before);
   });
