@@ -211,9 +211,11 @@ describe("samples/ledger: SIGKILL during a method load", () => {
     const inFlight = 8;
     let acked = 0;
     let sent = 0;
+    // Workers keep sending until the server is gone, so calls are in flight when it dies.
     let killed = false;
+    let dead = false;
     const worker = async (w: number) => {
-      for (let i = 0; !killed; i++) {
+      for (let i = 0; !dead; i++) {
         const from = (w + i) % 2 === 0 ? 1 : 2;
         sent++;
         try {
@@ -229,6 +231,7 @@ describe("samples/ledger: SIGKILL during a method load", () => {
     while (acked < 100) await new Promise((r) => setTimeout(r, 5));
     killed = true;
     await wo.stop("SIGKILL");
+    dead = true;
     await Promise.all(workers);
 
     const db = dumpDb(app, { afterCrash: true }) as { accounts: any[]; entries: any[] };
