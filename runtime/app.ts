@@ -4,14 +4,16 @@
 // ones. Leaves listening, locking and shutdown to server.ts.
 
 import { Hono } from "hono";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { WoConfig } from "../compiler/catalog.js";
 import type { Operation } from "./build.js";
 import type { LoadedBuild } from "./load-build.js";
 import { createMcpRoutes } from "./mcp/index.js";
+import { serveMcpNode } from "./mcp/node.js";
 import { limitConcurrency } from "./operations/limit.js";
 import { createOperationRuntime } from "./operations/runtime.js";
-import { bearerAuth } from "./rest/auth.js";
-import { problemResponse } from "./rest/problem.js";
+import { bearerAuth, tokenCheck, UNAUTHORIZED_DETAIL, UNAUTHORIZED_HEADERS } from "./rest/auth.js";
+import { problem, problemResponse } from "./rest/problem.js";
 import { createRestRoutes, restEndpoints } from "./rest/routes.js";
 import type { Store } from "./store/store.js";
 
@@ -28,7 +30,13 @@ export interface AppOptions {
 }
 
 export interface App {
+  /** Everything, /mcp included, as a fetch-API app. */
   hono: Hono;
+  /**
+   * /mcp straight on node:http, bypassing the fetch-API adaptation: what `wo run` uses for
+   * requests to /mcp (same handler, same bearer-token rule as `hono`).
+   */
+  serveMcp(incoming: IncomingMessage, res: ServerResponse): void;
   /** The bound operation handlers, keyed by tool name: what REST and MCP both call. */
   operations: Record<string, Operation>;
   /** Ends MCP sessions and streams, so a shutdown does not wait on them. */
@@ -77,7 +85,17 @@ export function createApp(options: AppOptions): App {
     log(`${c.req.method} ${new URL(c.req.url).pathname}: unexpected ${err.name}: ${err.message}`);
     return problemResponse(c, "internal", "The server failed to complete the request. Try again, and report it if it persists.");
   });
-  return { hono: app, operations, close: () => mcp.mcp.close() };
+  const allowed = options.token ? tokenCheck(options.token) : undefined;
+  const unauthorized = JSON.stringify(problem("unauthorized", UNAUTHORIZED_DETAIL));
+  const serveMcp = (incoming: IncomingMessage, res: ServerResponse) => {
+    if (allowed && !allowed(incoming.headers.authorization)) {
+      res.writeHead(401, { "content-type": "application/problem+json", ...UNAUTHORIZED_HEADERS, "content-length": Buffer.byteLength(unauthorized) });
+      res.end(unauthorized);
+      return;
+    }
+    serveMcpNode(mcp.mcp, incoming, res);
+  };
+  return { hono: app, serveMcp, operations, close: () => mcp.mcp.close() };
 }
 
 function runtimeInfo(build: LoadedBuild) {

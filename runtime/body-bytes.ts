@@ -10,7 +10,7 @@ import type { IncomingMessage } from "node:http";
  * conversion to a web stream.
  */
 export async function readBodyBytes(request: Request, maxBytes: number, incoming?: IncomingMessage): Promise<Uint8Array | "too_large"> {
-  if (incoming && !incoming.readableEnded) return readIncoming(incoming, maxBytes);
+  if (incoming && !incoming.readableEnded) return readIncomingBytes(incoming, maxBytes);
   const chunks: Uint8Array[] = [];
   let total = 0;
   if (request.body) {
@@ -33,7 +33,7 @@ export async function readBodyBytes(request: Request, maxBytes: number, incoming
  * Plain 'data'/'end' listeners rather than `for await`: an async iterator per request costs
  * several microtask hops and allocations, a measurable share of a small MCP call.
  */
-function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Uint8Array | "too_large"> {
+export function readIncomingBytes(incoming: IncomingMessage, maxBytes: number): Promise<Uint8Array | "too_large"> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let total = 0;
@@ -74,4 +74,35 @@ function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Uint
     incoming.on("error", onError);
     incoming.on("close", onClose);
   });
+}
+
+/**
+ * After an answer was sent without reading the whole body (413, 415, …): discard the rest so a
+ * client still sending reads the answer instead of a connection reset, but at most `maxBytes`
+ * or `maxMs`, after which the connection is closed. (@hono/node-server does the same for the
+ * requests it serves; these bounds are its.)
+ */
+export function discardUnread(incoming: IncomingMessage, maxBytes = 64 * 1024 * 1024, maxMs = 500): void {
+  if (incoming.readableEnded || incoming.destroyed) return;
+  let seen = 0;
+  const stop = () => {
+    clearTimeout(timer);
+    incoming.off("data", onData);
+    incoming.off("end", stop);
+    incoming.off("error", stop);
+  };
+  const cut = () => {
+    stop();
+    incoming.socket?.destroy();
+  };
+  const onData = (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > maxBytes) cut();
+  };
+  const timer = setTimeout(cut, maxMs);
+  timer.unref();
+  incoming.on("data", onData);
+  incoming.on("end", stop);
+  incoming.on("error", stop);
+  incoming.resume();
 }

@@ -6,8 +6,8 @@
 // User-facing failures (folder in use, migration refused, port taken, bad --listen) are thrown
 // as ServerStartError with a message to print; the CLI prints it without a stack trace.
 
-import { serve } from "@hono/node-server";
-import type { Server } from "node:http";
+import { getRequestListener } from "@hono/node-server";
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { createApp } from "./app.js";
@@ -81,7 +81,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let server: Server;
   let address: AddressInfo;
   try {
-    ({ server, address } = await listen(app.hono.fetch, host, port));
+    const honoListener = getRequestListener(app.hono.fetch, { hostname: host });
+    const listener = (req: IncomingMessage, res: ServerResponse) => (isMcpPath(req.url) ? app.serveMcp(req, res) : honoListener(req, res));
+    ({ server, address } = await listen(listener, host, port));
   } catch (err) {
     await store.close();
     const code = (err as NodeJS.ErrnoException).code;
@@ -121,10 +123,18 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   return { url, stop };
 }
 
-function listen(fetch: (req: Request) => Response | Promise<Response>, hostname: string, port: number) {
+/** /mcp, as hono's `app.route("/mcp", …)` with strict: false matches it: a trailing slash and a query allowed. */
+function isMcpPath(url: string | undefined): boolean {
+  if (url === undefined || !url.startsWith("/mcp")) return false;
+  const rest = url.slice(4);
+  return rest === "" || rest === "/" || rest.startsWith("?") || rest.startsWith("/?");
+}
+
+function listen(listener: RequestListener, hostname: string, port: number) {
   return new Promise<{ server: Server; address: AddressInfo }>((resolvePromise, reject) => {
-    const server = serve({ fetch, hostname, port }, (address) => resolvePromise({ server, address })) as Server;
+    const server = createServer(listener);
     server.once("error", reject);
+    server.listen(port, hostname, () => resolvePromise({ server, address: server.address() as AddressInfo }));
   });
 }
 

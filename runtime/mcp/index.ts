@@ -4,8 +4,9 @@
 // body limits, sessions and SSE framing — and leaves message classification to era.ts, method
 // semantics to methods.ts and who may connect to security.ts. spec/mcp.md is the contract.
 //
-// createMcpRoutes() returns a hono sub-app whose routes sit at "/", for
-// `app.route("/mcp", routes)`; createMcpHandler() is the same thing as a plain fetch handler.
+// The handler speaks in McpRequest/McpReply, not in a server's types: `wo run` serves it on
+// node:http directly (node.ts: no Request/Response objects on the hot path), and fetch() adapts
+// it to the fetch API for hono (createMcpRoutes, a sub-app for `app.route("/mcp", routes)`).
 
 import { Hono } from "hono";
 import type { IncomingMessage } from "node:http";
@@ -13,7 +14,7 @@ import type { Catalog, WoConfig } from "../../compiler/catalog.js";
 import { readBodyBytes } from "../body-bytes.js";
 import type { Manifest, Operation } from "../build.js";
 import type { Store } from "../store/store.js";
-import { classify, LEGACY_VERSIONS, type Rejection } from "./era.js";
+import { classify, LEGACY_VERSIONS, type HeaderView, type Rejection } from "./era.js";
 import { ErrorCode, RpcError, errorBody, notificationBody, parseMessage, readableId, resultBody, type JsonRpcId, type Message } from "./json-rpc.js";
 import { createMethods, type Handler, type MethodContext, type MethodTable } from "./methods.js";
 import { createSecurityPolicy } from "./security.js";
@@ -46,7 +47,28 @@ export interface McpDeps {
   options?: McpOptions;
 }
 
+/** What the endpoint reads of an HTTP request, whichever server carries it. */
+export interface McpRequest {
+  readonly method: string;
+  /** Request headers by lower-case name. */
+  readonly headers: HeaderView;
+  /** The body's bytes, or "too_large" as soon as more than `max` have arrived. */
+  body(max: number): Promise<Uint8Array | "too_large">;
+  /** Aborted when the client goes away before the answer. Read it lazily: making it costs. */
+  readonly signal: AbortSignal;
+}
+
+/** An answer: a complete body (string or none) or a server-sent-events stream. */
+export interface McpReply {
+  status: number;
+  /** Shared constant objects: an adapter copies before it changes them. */
+  headers: Readonly<Record<string, string>>;
+  body: string | null | ReadableStream<Uint8Array>;
+}
+
 export interface McpHandler {
+  handle(req: McpRequest): Promise<McpReply>;
+  /** handle() for a fetch-API server (hono); `incoming` lets the body be read without a web stream. */
   fetch(req: Request, incoming?: IncomingMessage): Promise<Response>;
   /** Ends every session and stream (server shutdown). */
   close(): void;
@@ -59,28 +81,33 @@ const ROW_CACHE = { ttlMs: 0, cacheScope: "private" } as const;
 const cachedMethods = new Set(["tools/list", "resources/list", "resources/templates/list", "server/discover"]);
 
 const JSON_HEADERS = { "content-type": "application/json" } as const;
+const NO_HEADERS = {} as const;
 const SSE_HEADERS = { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" } as const;
 const ALLOW = "GET, POST, DELETE";
 
-function jsonResponse(status: number, body: string, extra?: Record<string, string>): Response {
-  return new Response(body, { status, headers: extra ? { ...JSON_HEADERS, ...extra } : JSON_HEADERS });
+function jsonReply(status: number, body: string, extra?: Record<string, string>): McpReply {
+  return { status, headers: extra ? { ...JSON_HEADERS, ...extra } : JSON_HEADERS, body };
 }
 
-function rejection(r: Rejection, id: JsonRpcId | null, extra?: Record<string, string>): Response {
-  return jsonResponse(r.status, errorBody(id, r.code, r.message, r.data), extra);
+function emptyReply(status: number): McpReply {
+  return { status, headers: NO_HEADERS, body: null };
 }
 
-function transportError(status: number, message: string, id: JsonRpcId | null = null, extra?: Record<string, string>): Response {
-  return jsonResponse(status, errorBody(id, status === 404 ? ErrorCode.SessionNotFound : ErrorCode.ServerError, message), extra);
+function rejection(r: Rejection, id: JsonRpcId | null, extra?: Record<string, string>): McpReply {
+  return jsonReply(r.status, errorBody(id, r.code, r.message, r.data), extra);
+}
+
+function transportError(status: number, message: string, id: JsonRpcId | null = null, extra?: Record<string, string>): McpReply {
+  return jsonReply(status, errorBody(id, status === 404 ? ErrorCode.SessionNotFound : ErrorCode.ServerError, message), extra);
 }
 
 type BodyResult = { ok: true; text: string } | { ok: false };
 
 /** Reads at most `max` bytes; a longer body is refused without reading the rest into memory. */
-async function readBody(req: Request, incoming: IncomingMessage | undefined, max: number): Promise<BodyResult> {
+async function readBody(req: McpRequest, max: number): Promise<BodyResult> {
   const declared = req.headers.get("content-length");
-  if (declared !== null && Number(declared) > max) return { ok: false };
-  const bytes = await readBodyBytes(req, max, incoming);
+  if (declared !== null && declared !== undefined && Number(declared) > max) return { ok: false };
+  const bytes = await req.body(max);
   if (bytes === "too_large") return { ok: false };
   return { ok: true, text: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8") };
 }
@@ -155,23 +182,23 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
     return out;
   }
 
-  function answer(mode: "json" | "sse", body: string, extra?: Record<string, string>): Response {
-    if (mode === "json") return jsonResponse(200, body, extra);
-    return new Response(sseFrame(body), { status: 200, headers: extra ? { ...SSE_HEADERS, ...extra } : SSE_HEADERS });
+  function answer(mode: "json" | "sse", body: string, extra?: Record<string, string>): McpReply {
+    if (mode === "json") return jsonReply(200, body, extra);
+    return { status: 200, headers: extra ? { ...SSE_HEADERS, ...extra } : SSE_HEADERS, body: sseFrame(body) };
   }
 
   // --- 2026-07-28 --------------------------------------------------------------------
 
-  async function serveModern(msg: Message, req: Request): Promise<Response> {
+  async function serveModern(msg: Message, req: McpRequest): Promise<McpReply> {
     // Notifications and responses: accepted and dropped. On HTTP a 2026 client cancels by
     // closing the request, which aborts `req.signal` below.
-    if (msg.kind !== "request") return new Response(null, { status: 202 });
-    const mode = responseMode(req.headers.get("accept")) ?? "json";
+    if (msg.kind !== "request") return emptyReply(202);
+    const mode = responseMode(req.headers.get("accept") ?? null) ?? "json";
     if (msg.method === "subscriptions/listen") return listen(msg);
     const handler = methods.modern[msg.method];
     if (!handler) {
       // Removed (initialize, ping, logging/setLevel, resources/subscribe, tasks/*) or unknown.
-      return jsonResponse(404, errorBody(msg.id, ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));
+      return jsonReply(404, errorBody(msg.id, ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));
     }
     // `req.signal` only when a handler asks for it: a write that can still be stopped.
     const out = await run(handler, msg, {
@@ -189,20 +216,20 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
    * the build; row changes are not pushed yet), so the honoured set is always empty: the stream
    * carries the acknowledgement and the graceful end, then closes.
    */
-  function listen(msg: Extract<Message, { kind: "request" }>): Response {
+  function listen(msg: Extract<Message, { kind: "request" }>): McpReply {
     const filter = msg.params?.notifications;
     if (typeof filter !== "object" || filter === null || Array.isArray(filter)) {
-      return jsonResponse(200, errorBody(msg.id, ErrorCode.InvalidParams, "Invalid params: subscriptions/listen needs params.notifications"));
+      return jsonReply(200, errorBody(msg.id, ErrorCode.InvalidParams, "Invalid params: subscriptions/listen needs params.notifications"));
     }
     const subMeta = { "io.modelcontextprotocol/subscriptionId": msg.id };
     const ack = notificationBody("notifications/subscriptions/acknowledged", { notifications: {}, _meta: subMeta });
     const done = resultBody(msg.id, { resultType: "complete", _meta: { ...subMeta, ...serverInfoMeta } });
-    return new Response(sseFrame(ack) + sseFrame(done), { status: 200, headers: SSE_HEADERS });
+    return { status: 200, headers: SSE_HEADERS, body: sseFrame(ack) + sseFrame(done) };
   }
 
   // --- 2025 era ----------------------------------------------------------------------
 
-  async function serveLegacy(msg: Message, version: string, req: Request): Promise<Response> {
+  async function serveLegacy(msg: Message, version: string, req: McpRequest): Promise<McpReply> {
     const h = req.headers;
     const isInitialize = msg.kind === "request" && msg.method === "initialize";
     // T6: after initialize an unsupported MCP-Protocol-Version is refused.
@@ -222,11 +249,11 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
         const rid = msg.params?.requestId;
         if (typeof rid === "string" || typeof rid === "number") pending.get(rid)?.abort();
       }
-      return new Response(null, { status: 202 });
+      return emptyReply(202);
     }
-    if (msg.kind === "response") return new Response(null, { status: 202 });
+    if (msg.kind === "response") return emptyReply(202);
 
-    const mode = responseMode(h.get("accept"));
+    const mode = responseMode(h.get("accept") ?? null);
     if (!mode) return transportError(406, "Not Acceptable: Accept must allow application/json or text/event-stream", msg.id);
     const handler = methods.legacy[msg.method];
     if (!handler) return answer(mode, errorBody(msg.id, ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));
@@ -270,39 +297,39 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
 
   // --- HTTP verbs --------------------------------------------------------------------
 
-  async function post(req: Request, incoming: IncomingMessage | undefined): Promise<Response> {
+  async function post(req: McpRequest): Promise<McpReply> {
     const h = req.headers;
     const ct = h.get("content-type");
-    if (ct === null || !ct.toLowerCase().includes("application/json")) {
+    if (ct === null || ct === undefined || !ct.toLowerCase().includes("application/json")) {
       return transportError(415, "Unsupported Media Type: Content-Type must be application/json");
     }
-    const body = await readBody(req, incoming, maxBody);
+    const body = await readBody(req, maxBody);
     if (!body.ok) return transportError(413, `Payload Too Large: the body exceeds ${maxBody} bytes`);
     let parsed: unknown;
     try {
       parsed = JSON.parse(body.text);
     } catch {
-      return jsonResponse(400, errorBody(null, ErrorCode.ParseError, "Parse error: the body is not valid JSON"));
+      return jsonReply(400, errorBody(null, ErrorCode.ParseError, "Parse error: the body is not valid JSON"));
     }
     if (Array.isArray(parsed)) {
-      return jsonResponse(400, errorBody(null, ErrorCode.InvalidRequest, "Invalid Request: JSON-RPC batches are not supported; send one message per POST"));
+      return jsonReply(400, errorBody(null, ErrorCode.InvalidRequest, "Invalid Request: JSON-RPC batches are not supported; send one message per POST"));
     }
     let msg: Message;
     try {
       msg = parseMessage(parsed);
     } catch (err) {
       const e = err as RpcError;
-      return jsonResponse(400, errorBody(readableId(parsed), e.code, e.message));
+      return jsonReply(400, errorBody(readableId(parsed), e.code, e.message));
     }
     const cls = classify(msg, h);
     if (cls.era === "rejected") return rejection(cls.rejection, readableId(parsed));
     return cls.era === "modern" ? serveModern(msg, req) : serveLegacy(msg, cls.version, req);
   }
 
-  function get(req: Request): Response {
+  function get(req: McpRequest): McpReply {
     const h = req.headers;
     if (!sessionsOn) return transportError(405, "Method Not Allowed: this server has no server-to-client stream; POST requests", null, { allow: "POST" });
-    if (!acceptsEventStream(h.get("accept"))) return transportError(406, "Not Acceptable: GET /mcp needs Accept: text/event-stream");
+    if (!acceptsEventStream(h.get("accept") ?? null)) return transportError(406, "Not Acceptable: GET /mcp needs Accept: text/event-stream");
     const sid = h.get("mcp-session-id");
     if (!sid) return transportError(400, "Bad Request: Mcp-Session-Id header is required");
     const session = sessions.get(sid);
@@ -320,61 +347,76 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
     session.getStream = stream;
     // A first comment flushes the headers so the client sees the stream open at once.
     stream.send(": stream open\n\n");
-    return new Response(stream.response, { status: 200, headers: SSE_HEADERS });
+    return { status: 200, headers: SSE_HEADERS, body: stream.response };
   }
 
-  function del(req: Request): Response {
+  function del(req: McpRequest): McpReply {
     if (!sessionsOn) return transportError(405, "Method Not Allowed: this server has no sessions to end", null, { allow: "POST" });
     const sid = req.headers.get("mcp-session-id");
     if (!sid) return transportError(400, "Bad Request: Mcp-Session-Id header is required");
     if (!sessions.end(sid)) return transportError(404, "Session not found: it ended or never existed");
-    return new Response(null, { status: 200 });
+    return emptyReply(200);
   }
 
   /** Browser clients (an allowed Origin) need CORS to read the session header and answers. */
-  function withCors(res: Response, origin: string): Response {
-    res.headers.set("access-control-allow-origin", origin);
-    res.headers.set("access-control-expose-headers", "mcp-session-id, mcp-protocol-version");
-    res.headers.append("vary", "origin");
-    return res;
+  function withCors(reply: McpReply, origin: string): McpReply {
+    const headers: Record<string, string> = { ...reply.headers };
+    headers["access-control-allow-origin"] = origin;
+    headers["access-control-expose-headers"] = "mcp-session-id, mcp-protocol-version";
+    headers.vary = headers.vary ? `${headers.vary}, origin` : "origin";
+    return { ...reply, headers };
   }
 
-  async function dispatch(req: Request, incoming: IncomingMessage | undefined): Promise<Response> {
+  async function dispatch(req: McpRequest): Promise<McpReply> {
     switch (req.method) {
       case "POST":
-        return await post(req, incoming);
+        return await post(req);
       case "GET":
         return get(req);
       case "DELETE":
         return del(req);
       case "OPTIONS":
         // CORS preflight from an allowed Origin (the check above already ran).
-        return new Response(null, {
+        return {
           status: 204,
           headers: {
             "access-control-allow-methods": sessionsOn ? ALLOW : "POST",
             "access-control-allow-headers": "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name, last-event-id",
             "access-control-max-age": "600",
           },
-        });
+          body: null,
+        };
       default:
         return transportError(405, `Method Not Allowed: ${req.method}`, null, { allow: sessionsOn ? ALLOW : "POST" });
     }
   }
 
+  async function handle(req: McpRequest): Promise<McpReply> {
+    // T8: Origin (and Host on loopback) before anything else, for every verb.
+    const origin = req.headers.get("origin");
+    const denied = security.check(origin, req.headers.get("host"));
+    if (denied !== undefined) return transportError(403, `Forbidden: ${denied}`);
+    try {
+      const reply = await dispatch(req);
+      return origin ? withCors(reply, origin) : reply;
+    } catch (err) {
+      log(`mcp: request failed: ${err instanceof Error ? err.message : String(err)}`);
+      return jsonReply(500, errorBody(null, ErrorCode.InternalError, "Internal error"));
+    }
+  }
+
   return {
+    handle,
     async fetch(req, incoming) {
-      // T8: Origin (and Host on loopback) before anything else, for every verb.
-      const origin = req.headers.get("origin");
-      const denied = security.check(origin, req.headers.get("host"));
-      if (denied !== undefined) return transportError(403, `Forbidden: ${denied}`);
-      try {
-        const res = await dispatch(req, incoming);
-        return origin ? withCors(res, origin) : res;
-      } catch (err) {
-        log(`mcp: request failed: ${err instanceof Error ? err.message : String(err)}`);
-        return jsonResponse(500, errorBody(null, ErrorCode.InternalError, "Internal error"));
-      }
+      const reply = await handle({
+        method: req.method,
+        headers: req.headers,
+        body: (max) => readBodyBytes(req, max, incoming),
+        get signal() {
+          return req.signal;
+        },
+      });
+      return new Response(reply.body, { status: reply.status, headers: reply.headers });
     },
     close() {
       sessions.closeAll();

@@ -14,16 +14,18 @@ let small: WoRun;
 let sessionless: WoRun;
 let sessionlessByFlag: WoRun;
 let fx: FixtureServer;
+let fxHono: FixtureServer;
 beforeAll(async () => {
-  [srv, small, sessionless, sessionlessByFlag, fx] = await Promise.all([
+  [srv, small, sessionless, sessionlessByFlag, fx, fxHono] = await Promise.all([
     startWoRun("hello"),
     startWoRun("hello", '[server]\nmax_body_bytes = 2048\n[mcp]\nallowed_origins = ["https://agent.example.com"]'),
     startWoRun("hello", "[mcp]\nsessions = false"),
     startWoRun("hello", "", ["--no-mcp-sessions"]),
     startFixture({ options: { pageSize: 2, keepAliveMs: 50 } }),
+    startFixture({ options: { pageSize: 2, keepAliveMs: 50 }, via: "hono" }),
   ]);
 });
-afterAll(async () => { await Promise.all([srv?.stop(), small?.stop(), sessionless?.stop(), sessionlessByFlag?.stop(), fx?.close()]); });
+afterAll(async () => { await Promise.all([srv?.stop(), small?.stop(), sessionless?.stop(), sessionlessByFlag?.stop(), fx?.close(), fxHono?.close()]); });
 
 const V = "2026-07-28";
 const env = { "io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": {} };
@@ -362,5 +364,36 @@ describe("cancellation (2025 era)", () => {
     expect(r.json.result.content[0].text).toMatch(/^Cancelled/);
     expect(fxRows()).toBe(before);
     slow.gate = Promise.resolve();
+  });
+});
+
+describe("the fetch-API adapter (hono) answers exactly as node:http does", () => {
+  // `wo run` serves /mcp on node:http; createMcpRoutes() serves the same handler to hono users.
+  const modern = (method: string, name?: string) => ({ ...modernHeaders(method, name) });
+  const exchanges: [string, string, Record<string, string>, string | undefined][] = [
+    ["tools/list (2026-07-28)", "POST", modern("tools/list"), JSON.stringify(req("tools/list", { _meta: env }, 1))],
+    ["tools/call get of a missing row", "POST", modern("tools/call", "note_get"), JSON.stringify(req("tools/call", { name: "note_get", arguments: { id: 999 }, _meta: env }, 2))],
+    ["unknown tool", "POST", modern("tools/call", "nope"), JSON.stringify(req("tools/call", { name: "nope", arguments: {}, _meta: env }, 3))],
+    ["initialize", "POST", base, JSON.stringify(req("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } }, 4))],
+    ["garbage JSON", "POST", base, "{not json"],
+    ["a batch", "POST", base, "[]"],
+    ["wrong content type", "POST", { ...base, "content-type": "text/plain" }, "{}"],
+    ["a hostile Origin", "POST", { ...base, origin: "https://evil.example" }, JSON.stringify(req("ping", undefined, 5))],
+    ["an allowed Origin (CORS)", "POST", { ...modern("tools/list"), origin: "http://localhost:5173" }, JSON.stringify(req("tools/list", { _meta: env }, 6))],
+    ["a CORS preflight", "OPTIONS", { origin: "http://localhost:5173" }, undefined],
+    ["GET without a session", "GET", { accept: "text/event-stream" }, undefined],
+    ["DELETE of an unknown session", "DELETE", { "mcp-session-id": "feedface" }, undefined],
+    ["a notification", "POST", modern("notifications/initialized"), JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized", params: { _meta: env } })],
+    ["a body over the limit", "POST", base, JSON.stringify({ pad: "x".repeat((1 << 20) + 10) })],
+  ];
+  it.each(exchanges)("%s", async (_name, method, headers, body) => {
+    const answer = async (url: string) => {
+      const res = await fetch(url, { method, headers, ...(body !== undefined ? { body } : {}) });
+      const text = await res.text();
+      const h = (k: string) => res.headers.get(k);
+      return { status: res.status, type: h("content-type"), cors: h("access-control-allow-origin"), vary: h("vary"), allow: h("allow"), session: h("mcp-session-id") !== null, text };
+    };
+    const [viaNode, viaHono] = await Promise.all([answer(fx.url), answer(fxHono.url)]);
+    expect(viaHono).toEqual(viaNode);
   });
 });

@@ -185,8 +185,19 @@ describe("bearer token", () => {
     expect(none.status).toBe(401);
     expect(none.headers.get("www-authenticate")).toMatch(/^Bearer/);
     expect((await send(p.url, "GET", "/api/greetings", { headers: { authorization: "Bearer wrong" } })).status).toBe(401);
-    expect((await send(p.url, "POST", "/mcp", { body: "{}", headers: { "content-type": "application/json" } })).status).toBe(401);
     expect((await send(p.url, "GET", "/api/greetings", { headers: { authorization: "Bearer s3cret-token" } })).status).toBe(200);
+    // /mcp, with or without a trailing slash or query: the same rule, the same 401 shape.
+    const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+    for (const path of ["/mcp", "/mcp/", "/mcp?x=1"]) {
+      const refused = await send(p.url, "POST", path, { body: ping, headers: { "content-type": "application/json" } });
+      expect([path, refused.status]).toEqual([path, 401]);
+      expect(refused.headers.get("www-authenticate")).toMatch(/^Bearer/);
+      expect(refused.headers.get("content-type")).toBe("application/problem+json");
+      const wrong = await send(p.url, "POST", path, { body: ping, headers: { "content-type": "application/json", authorization: "Bearer s3cret-tokeN" } });
+      expect([path, wrong.status]).toEqual([path, 401]);
+      const ok = await send(p.url, "POST", path, { body: ping, headers: { "content-type": "application/json", authorization: "Bearer s3cret-token" } });
+      expect([path, ok.status, ok.json?.result?.protocolVersion]).toEqual([path, 200, "2025-11-25"]);
+    }
   });
 });
 

@@ -4,7 +4,8 @@
 // real `wo run`. The slow tool `note_slow_create` exists so cancellation can be observed.
 
 import Database from "better-sqlite3";
-import { serve, type ServerType } from "@hono/node-server";
+import { getRequestListener } from "@hono/node-server";
+import { createServer, type Server } from "node:http";
 import { Hono } from "hono";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,6 +16,7 @@ import type { Manifest, Operation } from "../../../runtime/build.js";
 import { OperationError } from "../../../runtime/errors.js";
 import type { Row, Store, StoreTx } from "../../../runtime/store/store.js";
 import { createMcpRoutes, type McpOptions } from "../../../runtime/mcp/index.js";
+import { serveMcpNode } from "../../../runtime/mcp/node.js";
 
 const loc = { file: "note.wo", line: 1, col: 1 };
 const field = (name: string, scalar: "Id" | "Text" | "Bool", opt: Partial<CatalogField> = {}): CatalogField => ({
@@ -167,8 +169,12 @@ export interface FixtureServer {
   close(): Promise<void>;
 }
 
-/** Serves /mcp (and a tiny GET /api/notes/:id for parity checks) on 127.0.0.1:0. */
-export async function startFixture(opts: { sessions?: boolean; allowedOrigins?: string[]; maxBodyBytes?: number; options?: McpOptions } = {}): Promise<FixtureServer> {
+/**
+ * Serves /mcp (and a tiny GET /api/notes/:id for parity checks) on 127.0.0.1:0. `/mcp` goes the
+ * way `wo run` serves it, straight on node:http (runtime/mcp/node.ts), unless `via: "hono"`
+ * asks for the fetch-API adapter (createMcpRoutes) that in-process hono users get.
+ */
+export async function startFixture(opts: { sessions?: boolean; allowedOrigins?: string[]; maxBodyBytes?: number; options?: McpOptions; via?: "node" | "hono" } = {}): Promise<FixtureServer> {
   const dir = mkdtempSync(join(tmpdir(), "wo-mcp-"));
   const store = new NoteStore(join(dir, "app.db"));
   const operations = createOperations(store);
@@ -179,8 +185,11 @@ export async function startFixture(opts: { sessions?: boolean; allowedOrigins?: 
   app.get("/api/notes/:id", async (c) => {
     try { return c.json(await operations.note_get!({ id: Number(c.req.param("id")) }, {})); } catch { return c.json({ title: "Not Found" }, 404); }
   });
-  const server: ServerType = await new Promise((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(s));
+  const honoListener = getRequestListener(app.fetch);
+  const viaNode = (opts.via ?? "node") === "node";
+  const server: Server = await new Promise((resolve) => {
+    const s = createServer((req, res) => (viaNode && req.url === "/mcp" ? serveMcpNode(routes.mcp, req, res) : honoListener(req, res)));
+    s.listen(0, "127.0.0.1", () => resolve(s));
   });
   const port = (server.address() as AddressInfo).port;
   const base = `http://127.0.0.1:${port}`;

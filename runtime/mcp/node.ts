@@ -1,0 +1,88 @@
+// The MCP endpoint on node:http directly: `wo run` hands every request for /mcp here instead of
+// to hono. A tool call is a small POST whose cost is mostly per-request overhead, and building
+// fetch-API Request/Response objects around it (as @hono/node-server does for the rest of the
+// app) made up a measurable share of it (bench/mcp). The protocol itself lives in index.ts;
+// this module only moves bytes between the socket and McpRequest/McpReply.
+
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Readable, pipeline } from "node:stream";
+import { discardUnread, readIncomingBytes } from "../body-bytes.js";
+import type { HeaderView } from "./era.js";
+import type { McpHandler, McpReply, McpRequest } from "./index.js";
+
+const EMPTY = new Uint8Array(0);
+// handle() answers its own failures; this is for a failure of handle() itself.
+const INTERNAL_ERROR: McpReply = {
+  status: 500,
+  headers: { "content-type": "application/json" },
+  body: '{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}',
+};
+
+/** Answers one request for /mcp. Never throws: a failure becomes a 500 or a closed socket. */
+export function serveMcpNode(handler: McpHandler, incoming: IncomingMessage, res: ServerResponse): void {
+  const done = (reply: McpReply) => {
+    writeReply(res, reply);
+    // Refused before its body was read (413, 415, 403): let the client finish sending.
+    if (!incoming.readableEnded) discardUnread(incoming);
+  };
+  handler.handle(new NodeMcpRequest(incoming, res)).then(done, () => done(INTERNAL_ERROR));
+}
+
+/**
+ * The request as the handler reads it. A class rather than an object of closures: one small
+ * allocation per request on the path every tool call takes. It is its own header view.
+ */
+class NodeMcpRequest implements McpRequest, HeaderView {
+  #controller: AbortController | undefined;
+  constructor(
+    private readonly incoming: IncomingMessage,
+    private readonly res: ServerResponse,
+  ) {}
+
+  get method(): string {
+    return this.incoming.method ?? "GET";
+  }
+
+  get headers(): HeaderView {
+    return this;
+  }
+
+  get(name: string): string | null {
+    const value = this.incoming.headers[name];
+    if (value === undefined) return null;
+    return typeof value === "string" ? value : value.join(", ");
+  }
+
+  body(max: number): Promise<Uint8Array | "too_large"> {
+    return this.incoming.readableEnded ? Promise.resolve(EMPTY) : readIncomingBytes(this.incoming, max);
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      const ac = new AbortController();
+      this.#controller = ac;
+      const res = this.res;
+      // The client went away before the whole answer was written.
+      res.once("close", () => {
+        if (!res.writableFinished) ac.abort();
+      });
+    }
+    return this.#controller.signal;
+  }
+}
+
+function writeReply(res: ServerResponse, reply: McpReply): void {
+  if (res.headersSent || res.destroyed) return;
+  const { status, headers, body } = reply;
+  if (body instanceof ReadableStream) {
+    res.writeHead(status, headers);
+    // SSE: flush the headers now so the client sees the stream open; pipeline cancels the
+    // stream's source (releasing its session slot) when the client disconnects.
+    res.flushHeaders();
+    pipeline(Readable.fromWeb(body as import("node:stream/web").ReadableStream<Uint8Array>), res, () => {});
+    return;
+  }
+  // One write with an exact Content-Length, never chunked framing.
+  res.writeHead(status, { ...headers, "content-length": body === null ? 0 : Buffer.byteLength(body) });
+  res.end(body ?? undefined);
+}
