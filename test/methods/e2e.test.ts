@@ -129,11 +129,14 @@ describe("a failing method rolls back every write of the call", () => {
     expect(ok).toEqual({ status: 200, body: 2 });
   });
 
-  // Each call first updates Counter 2 and inserts a Log, then fails.
+  // Each call first updates Counter 2 (and inserts a Log), then fails. The unique violation
+  // uses the note "third", which the method's own last insert writes: whether or not the
+  // successful bump above has run yet (tests may run shuffled), one of the call's two inserts
+  // collides, after the update has been made.
   it.each([
     ["abort", { by: 20, note: "a" }, 409, "too big"],
     ["division by zero", { by: 4, note: "b" }, 409, "division by zero at counter.wo:10"],
-    ["unique violation", { by: 1, note: "first" }, 409, "unique"],
+    ["unique violation", { by: 1, note: "third" }, 409, "unique"],
     ["dangling ref", { by: 3, note: "c" }, 422, "no Counter with id 3"],
   ] as const)("%s: tables exactly as before", async (_what, args, status, message) => {
     const before = dumpDb(app);
