@@ -5,8 +5,11 @@
 import { spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { writeApp } from "./app-fixture.js";
+
+// Each test starts the CLI one to three times: allow for a busy two-core machine.
+vi.setConfig({ testTimeout: 60_000 });
 
 const root = join(import.meta.dirname, "..", "..");
 const dirs: string[] = [];

@@ -5,13 +5,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createRequire } from "node:module";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { buildApp } from "../../compiler/build.js";
 import { runBuildCommand } from "../../compiler/commands/build.js";
 import type { BuildSchemas, ValidatorsModule } from "../../runtime/build.js";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import ts from "typescript";
 import { createInputAjv } from "../../compiler/emit/validators.js";
+
+// Each sample's first build type-checks and validates everything on a busy two-core machine:
+// 17 s measured under heavy load, too close to the default 30 s.
+vi.setConfig({ testTimeout: 120_000 });
 
 const repo = process.cwd();
 const temp = mkdtempSync(join(tmpdir(), "wo-build-"));

@@ -2,11 +2,14 @@
 // versionNegotiation auto (2026-07-28, stateless) run connect → tools/list → create → list →
 // resources/read against a real `wo run samples/hello` (real socket, real SQLite file), with
 // the details the per-sample test (samples.test.ts) does not look at.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
 import { startWoRun, type WoRun } from "./support/wo-run.js";
+
+// Starting `wo run` builds the app first: allow for a busy two-core machine.
+vi.setConfig({ hookTimeout: 120_000 });
 
 let srv: WoRun;
 beforeAll(async () => { srv = await startWoRun("hello"); });

@@ -4,12 +4,16 @@
 // would shadow Node 20 for every npm script. Each scenario runs as a child process with
 // --output-dir; the checks it wrote must hold no FAILURE beyond the inapplicable ones, which
 // spec/mcp.md lists with reasons.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startWoRun, type WoRun } from "./support/wo-run.js";
+
+// Each scenario starts Node 22 and a suite; beforeAll starts `wo run` (a build first): allow
+// for a busy two-core machine.
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
 
 const root = resolve(__dirname, "../..");
 const node22 = join(root, "tools/mcp-conformance/node_modules/node22/bin/node");

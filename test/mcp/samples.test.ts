@@ -2,7 +2,7 @@
 // session) and the v2 client with versionNegotiation auto (2026-07-28). connect → tools/list
 // (exactly the build's tools) → <t>_create → <t>_list sees the row → resources/read equals the
 // REST body.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
@@ -10,6 +10,9 @@ import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextproto
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
 import { repoRoot } from "../support/wo-process.js";
 import { sampleArgs, startWoRun, type WoRun } from "./support/wo-run.js";
+
+// Starting `wo run` builds the app first: allow for a busy two-core machine.
+vi.setConfig({ hookTimeout: 120_000 });
 
 const samples = readdirSync(join(repoRoot, "samples")).filter((s) => !s.startsWith(".")).sort();
 

@@ -4,10 +4,13 @@
 // Targets: a real `wo run samples/hello` (three of them: default, small body limit + an extra
 // allowed origin, sessionless). Only what needs a test hook (a slow tool held inside its
 // transaction, a tiny page size, a fast keep-alive) runs on the in-process fixture.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { request as httpRequest } from "node:http";
 import { slow, startFixture, type FixtureServer } from "./support/fixture.js";
 import { startWoRun, type WoRun } from "./support/wo-run.js";
+
+// beforeAll starts four `wo run` (each builds first) at once: allow for a busy two-core machine.
+vi.setConfig({ hookTimeout: 120_000 });
 
 let srv: WoRun;
 let small: WoRun;

@@ -1,10 +1,14 @@
 // Methods end to end: a real `wo run` of the samples, called through REST and the official
 // MCP SDK client, with the SQLite file inspected directly (spec/language.md, "Method language").
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { copyApp, dumpDb, startWo, writeApp, type WoProcess } from "../support/wo-process.js";
 import { mcpClient, post } from "./wo-process.js";
+
+// Every suite starts `wo run` (a build first), some tests start it twice: allow for a busy
+// two-core machine.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
 const text = (r: any): string => r.content?.map((c: any) => c.text).join("") ?? "";
 

@@ -6,13 +6,16 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Project } from "ts-morph";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { Catalog } from "../../compiler/catalog.js";
 import { emitMethodHandler } from "../../compiler/emit/methods.js";
 import { emitOperations } from "../../compiler/emit/operations.js";
 import { toolName } from "../../compiler/naming.js";
 import { compileSources, sampleSources } from "./compile-fixture.js";
 import { everyStatementApp } from "./every-statement.js";
+
+// A strict type-check of a whole operations.ts takes seconds on a busy two-core machine.
+vi.setConfig({ testTimeout: 60_000 });
 
 const goldenDir = join(import.meta.dirname, "../golden/methods");
 const update = process.env.WO_UPDATE_GOLDEN === "1";
