@@ -6,6 +6,8 @@
 //   - the same two tools served by the official SDK v1, stateless and with a session, JSON
 //     responses (bench/mcp/sdk-baseline.mjs), over the same SQLite file and operations; the
 //     faster SDK configuration is the baseline.
+//   - and, as the floor under the ratios, a bare node:http server (bench/mcp/floor-server.mjs)
+//     answering the same GET and the same POST with constant bodies.
 // Prints req/s and p50/p99 latency per case, then the ratios the targets are stated in:
 // MCP get >= 0.85x wo REST get, and >= 4x the SDK baseline.
 //
@@ -46,13 +48,14 @@ async function probe(url, init, check) {
 const dir = mkdtempSync(join(tmpdir(), "wo-bench-mcp-"));
 const app = join(dir, "hello");
 cpSync(join(root, "samples/hello"), app, { recursive: true });
-let wo, sdk;
+let wo, sdk, floor;
 try {
   wo = await startNode("bin/wo.js", ["run", app, "--listen", "127.0.0.1:0"], /(http:\/\/127\.0\.0\.1:\d+)/);
   const base = wo.url;
   const created = JSON.parse(await probe(`${base}/api/greetings`, { method: "POST", headers: json, body: JSON.stringify({ message: "hello bench" }) }, () => true));
   const id = created.id;
   sdk = await startNode("bench/mcp/sdk-baseline.mjs", [app], /listening (\S+)/);
+  floor = await startNode("bench/mcp/floor-server.mjs", [], /listening (\S+)/);
 
   const init = await fetch(`${base}/mcp`, { method: "POST", headers: json, body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } } }) });
   const sid = init.headers.get("mcp-session-id");
@@ -73,6 +76,8 @@ try {
     ["wo MCP   tools/call create (2026-07-28)", { url: `${base}/mcp`, method: "POST", headers: modern("greeting_create"), body: call("greeting_create", { message: "bench" }, envelope) }],
     ["SDK v1   tools/call create (stateless JSON)", { url: sdk.url, method: "POST", headers: { ...json, "mcp-protocol-version": "2025-11-25" }, body: call("greeting_create", { message: "bench" }) }],
     ["SDK v1   tools/call create (session, JSON)", { url: sdk.url + "-session", method: "POST", headers: sdkSession, body: call("greeting_create", { message: "bench" }) }],
+    ["floor    node:http GET (constant row)", { url: `${floor.url}/api/greetings/${id}` }],
+    ["floor    node:http POST (same MCP body)", { url: `${floor.url}/mcp`, method: "POST", headers: modern("greeting_get"), body: call("greeting_get", { id }, envelope) }],
   ];
   for (const [title, opts] of cases) {
     await probe(opts.url, { method: opts.method ?? "GET", headers: opts.headers, body: opts.body }, (t) => !t.includes('"isError":true') && !t.includes('"error"'));
@@ -99,7 +104,9 @@ try {
   line("MCP get (2026) / best SDK v1 get", mcpGet / sdkGet, 4);
   line("MCP create / REST create", mcpCreate / restPost);
   line("MCP create / best SDK v1 create", mcpCreate / sdkCreate);
+  line("floor: bare node:http POST / GET", by("floor    node:http POST") / by("floor    node:http GET"));
 } finally {
+  if (floor) await stopNode(floor.child);
   if (sdk) await stopNode(sdk.child);
   if (wo) await stopNode(wo.child);
   rmSync(dir, { recursive: true, force: true });
