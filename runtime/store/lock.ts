@@ -1,14 +1,26 @@
 // The single-writer lock on a data folder: a second `wo run` on the same folder is refused
 // with a clear message instead of two servers migrating and writing one database.
 //
-// A lock file `<dir>/wo.lock` created with O_EXCL ("wx") holds the owner's pid. It is stale
-// when that pid is no longer alive (a killed server leaves it behind), or when it names this
-// very process but this process does not hold it (a container restarts with the same pid):
-// then it is replaced. Released on close; the file is removed only if it is still ours.
+// The lock file `<dir>/wo.lock` holds the owner's pid. It is stale when that pid is no longer
+// alive (a killed server leaves it behind), when it holds garbage, or when it names this very
+// process but this process does not hold it (a container restarts with the same pid): then it
+// is replaced. Released on close; the file is removed only if it is still ours.
+//
+// Races between processes starting at the same moment are the point of the lock, so:
+// - The lock never exists without its pid: the pid is written to a temp file of our own, which
+//   is then hard-linked to the lock name. link() fails with EEXIST if the name exists, and
+//   creates it complete, atomically. (Creating the lock file empty and writing the pid next
+//   lets a starter read it empty in between, think it stale and take it too.)
+// - Removing a stale lock is serialized by a second lock, `wo.lock.takeover`, taken the same
+//   way: reading the lock, finding it stale and removing it are three steps, and two starters
+//   doing them at once would otherwise let the slower one remove the faster one's new lock.
+//   If a process died holding the takeover lock, that one is stale in turn and is removed the
+//   same way (under `wo.lock.takeover.takeover`).
 
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
-import { join } from "node:path";
-import { DataLockError } from "./open-errors.js";
+import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { dirname, join } from "node:path";
+import { DataLockError, StoreOpenError } from "./open-errors.js";
 
 export interface DataLock {
   readonly file: string;
@@ -18,15 +30,21 @@ export interface DataLock {
 const lockName = "wo.lock";
 /** Lock files this process holds: a second acquire in the same process is refused too. */
 const held = new Set<string>();
+/**
+ * Tries before giving up. Each try either wins, is refused by a live owner, or has just seen a
+ * stale lock go (or waited a moment for another starter removing it): many starters at once,
+ * or a lock released and retaken over and over, can take several.
+ */
+const maxAttempts = 50;
 
 export function acquireDataLock(dir: string): DataLock {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, lockName);
-  // Two attempts: the second follows the removal of a stale lock.
-  for (let attempt = 0; attempt < 2; attempt++) {
-    if (tryCreate(file)) return holdLock(file);
-    const owner = readOwner(file);
-    if (owner === undefined) continue; // vanished between our attempt and the read: retry
+  for (let attempt = 0; attempt < maxAttempts; attempt++) {
+    if (createWhole(file, `${process.pid}\n`)) return holdLock(file);
+    const content = readLock(file);
+    if (content === undefined) continue; // released between our attempt and the read: retry
+    const owner = pidIn(content);
     if (isHeldByLiveProcess(file, owner)) {
       throw new DataLockError(
         `The data folder ${dir} is in use by another wo process (pid ${owner}). Stop it first, or, if no wo process is running, delete ${file}.`,
@@ -34,25 +52,28 @@ export function acquireDataLock(dir: string): DataLock {
         owner,
       );
     }
-    removeStale(file, owner);
+    if (!removeStale(file, content)) sleep(2 + Math.random() * 8); // another starter is removing it
   }
   throw new DataLockError(`Could not lock the data folder ${dir}: ${file} keeps reappearing (another wo process starting?).`, file, -1);
 }
 
-function tryCreate(file: string): boolean {
-  let fd: number;
+/** Creates `file` holding `text`, atomically and only if it does not exist; false if it does. */
+function createWhole(file: string, text: string): boolean {
+  const temp = `${file}.${process.pid}-${randomBytes(6).toString("hex")}.tmp`;
   try {
-    fd = openSync(file, "wx", 0o644);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw err;
-  }
-  try {
-    writeSync(fd, `${process.pid}\n`);
+    writeFileSync(temp, text, { flag: "wx", mode: 0o644 });
+    try {
+      linkSync(temp, file);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "EEXIST") return false;
+      // Writing the temp file worked, so this is most likely a file system without hard links.
+      throw new StoreOpenError(`Could not lock the data folder ${dirname(file)}: creating ${file} failed (${code}); put the data folder on a local disk.`);
+    }
+    return true;
   } finally {
-    closeSync(fd);
+    unlinkQuietly(temp);
   }
-  return true;
 }
 
 function holdLock(file: string): DataLock {
@@ -64,26 +85,54 @@ function holdLock(file: string): DataLock {
       if (isReleased) return;
       isReleased = true;
       held.delete(file);
-      if (readOwner(file) === process.pid) {
-        try {
-          unlinkSync(file);
-        } catch {
-          // Already gone: nothing to release.
-        }
+      // Nobody else removes a lock whose owner is alive, so it cannot change after this check.
+      let content: string | undefined;
+      try {
+        content = readLock(file);
+      } catch {
+        return; // unreadable: leave it alone
       }
+      if (pidIn(content) === process.pid) unlinkQuietly(file);
     },
   };
 }
 
-/** The pid in the file; NaN for garbage (a crash mid-write), undefined when there is no file. */
-function readOwner(file: string): number | undefined {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch {
-    return undefined;
+/**
+ * Removes the lock `file` if it still holds `stale` (what was read from it and judged stale).
+ * False when another starter is removing it right now: the caller waits a moment and retries.
+ */
+function removeStale(file: string, stale: string): boolean {
+  const takeover = `${file}.takeover`;
+  if (!createWhole(takeover, `${process.pid}\n`)) {
+    const holder = readLock(takeover);
+    if (holder === undefined) return true; // just finished: look again
+    if (isHeldByLiveProcess(takeover, pidIn(holder))) return false;
+    return removeStale(takeover, holder); // it died taking over: that lock is stale too
   }
-  return /^\d+\s*$/.test(text) ? Number(text.trim()) : Number.NaN;
+  try {
+    // Holding the takeover lock, only we may remove a stale lock, and a lock is only created
+    // where none exists: if the file still holds `stale`, it is the file judged stale (a new
+    // lock holds a live pid; only a pid reused within this instant could look the same).
+    if (readLock(file) === stale) unlinkQuietly(file);
+  } finally {
+    unlinkQuietly(takeover);
+  }
+  return true;
+}
+
+/** The lock file's text; undefined when there is no file. */
+function readLock(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+}
+
+/** The pid a lock holds; NaN for garbage (or a lock from an older wo, caught mid-write). */
+function pidIn(content: string | undefined): number {
+  return content !== undefined && /^\d+\s*$/.test(content) ? Number(content.trim()) : Number.NaN;
 }
 
 function isHeldByLiveProcess(file: string, pid: number): boolean {
@@ -98,27 +147,15 @@ function isHeldByLiveProcess(file: string, pid: number): boolean {
   }
 }
 
-// Rename first, then check what we moved: if another starter replaced the stale file in the
-// meantime we moved a live lock, and put it back.
-function removeStale(file: string, stalePid: number): void {
-  const aside = `${file}.stale-${process.pid}`;
+function unlinkQuietly(file: string): void {
   try {
-    renameSync(file, aside);
+    unlinkSync(file);
   } catch {
-    return; // someone else removed it first
+    // Already gone.
   }
-  const moved = readOwner(aside);
-  if (moved !== stalePid && !(Number.isNaN(moved) && Number.isNaN(stalePid))) {
-    try {
-      renameSync(aside, file);
-    } catch {
-      // Best effort; the next attempt reports what it finds.
-    }
-    return;
-  }
-  try {
-    unlinkSync(aside);
-  } catch {
-    // Gone already.
-  }
+}
+
+/** Blocks for `ms`: acquiring is synchronous, and the wait is a few milliseconds at most. */
+function sleep(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
