@@ -76,7 +76,9 @@ function spawnWo(args: string[], options: RunOptions) {
   return { child, output: () => out, exited };
 }
 
-const servingAt = /serving at (http:\/\/\S+)/;
+// The URL counts only once the whitespace after it has arrived: output can come in chunks
+// split mid-address, and `\S+` alone would then accept `http://127.0.0.1:41` for port 41234.
+const servingAt = /serving at (http:\/\/\S+)\s/;
 
 /** Starts `wo run <args>`; resolves once it prints its URL, rejects with the output if it exits first. */
 export function startWo(args: string[], options: RunOptions = {}): Promise<WoProcess> {
