@@ -328,7 +328,7 @@ describe("never crashes on input", () => {
         if (!stub) expect(r.status, `${m} /api${p}${q} ${ct} ${b}`).toBeLessThan(500);
         if (r.status >= 400 && m !== "HEAD") expect(r.headers.get("content-type")).toBe("application/problem+json");
       }),
-      { numRuns: 300 },
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 300) }, // FUZZ_RUNS=4000 for a longer hunt
     );
     expect((await send(base, "GET", "/healthz")).status).toBe(200);
   });
