@@ -86,7 +86,8 @@ export async function runRunCommand(args: string[]): Promise<number> {
 
 /**
  * The up-to-date check needs only the sources; the compiler (parser, ts-morph, TypeScript —
- * seconds to load) is imported only when there is something to build.
+ * seconds to load) runs only when there is something to build, and then in a worker thread,
+ * so the server's heap never holds it (compiler/build-worker.ts).
  */
 async function buildIfStale(dir: string) {
   const outDir = join(resolve(dir), ".wo", "build");
@@ -94,6 +95,6 @@ async function buildIfStale(dir: string) {
   if (hash !== undefined && (await isUpToDate(outDir, hash))) {
     return { ok: true, outDir, diagnostics: [], sources: undefined, error: undefined } as const;
   }
-  const { buildApp } = await import("../build.js");
-  return buildApp(dir, {});
+  const { buildInWorker } = await import("../build-worker.js");
+  return buildInWorker(dir);
 }
