@@ -370,6 +370,38 @@ describe("cancellation (2025 era)", () => {
   });
 });
 
+describe("cancellation (2026-07-28): the client closing the request", () => {
+  it.each([["node:http", () => fx], ["hono", () => fxHono]] as const)("via %s: aborts a pending write before it commits; nothing is stored", async (_via, server) => {
+    const target = server();
+    const rows = () => (target.store.db.prepare("SELECT count(*) AS n FROM note").get() as { n: number }).n;
+    let release!: () => void;
+    const entered = new Promise<void>((r) => { slow.entered = r; });
+    const aborted = new Promise<void>((r) => { slow.aborted = r; });
+    slow.gate = new Promise<void>((r) => { release = r; });
+    const before = rows();
+    const ac = new AbortController();
+    const call = fetch(target.url, {
+      method: "POST",
+      headers: modernHeaders("tools/call", "note_slow_create"),
+      body: JSON.stringify(req("tools/call", { name: "note_slow_create", arguments: { title: "never" }, _meta: env })),
+      signal: ac.signal,
+    }).catch((err: Error) => err);
+    await entered;
+    ac.abort();
+    expect(await call).toBeInstanceOf(Error);
+    // The server notices the closed connection (the call's signal aborts); then the held
+    // transaction is let go, and must roll back.
+    await aborted;
+    release();
+    slow.gate = Promise.resolve();
+    // Writes are serialized: a later call's answer means the aborted one has rolled back.
+    const after = await post(target.url, req("tools/call", { name: "note_create", arguments: { title: "after" }, _meta: env }), modernHeaders("tools/call", "note_create"));
+    expect(after.json.result.isError).toBeUndefined();
+    expect(rows()).toBe(before + 1);
+    expect((target.store.db.prepare("SELECT count(*) AS n FROM note WHERE title = 'never'").get() as { n: number }).n).toBe(0);
+  });
+});
+
 describe("the fetch-API adapter (hono) answers exactly as node:http does", () => {
   // `wo run` serves /mcp on node:http; createMcpRoutes() serves the same handler to hono users.
   const modern = (method: string, name?: string) => ({ ...modernHeaders(method, name) });

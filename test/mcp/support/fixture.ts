@@ -115,7 +115,7 @@ function check(input: unknown, required: string[]): Record<string, unknown> {
 }
 
 /** Set by a test to hold note_slow_create inside its transaction. */
-export const slow = { gate: Promise.resolve() as Promise<unknown>, entered: () => {} };
+export const slow = { gate: Promise.resolve() as Promise<unknown>, entered: () => {}, aborted: () => {} };
 
 export function createOperations(store: Store): Record<string, Operation> {
   const notFound = (id: unknown) => new OperationError("not_found", `Note ${String(id)} does not exist`);
@@ -140,6 +140,7 @@ export function createOperations(store: Store): Record<string, Operation> {
     },
     note_slow_create: async (input, call) => {
       const o = check(input, ["title"]);
+      call.signal?.addEventListener("abort", () => slow.aborted(), { once: true });
       return store.write(async (tx) => {
         const row = await tx.insert("note", { title: o.title, body: null, done: false });
         slow.entered();
