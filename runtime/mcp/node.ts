@@ -21,7 +21,14 @@ const INTERNAL_ERROR: McpReply = {
 /** Answers one request for /mcp. Never throws: a failure becomes a 500 or a closed socket. */
 export function serveMcpNode(handler: McpHandler, incoming: IncomingMessage, res: ServerResponse): void {
   const done = (reply: McpReply) => {
-    writeReply(res, reply);
+    try {
+      writeReply(res, reply);
+    } catch {
+      // A reply node:http refuses to write (a header it rejects): drop this connection, never
+      // the process (an exception here would be an unhandled rejection).
+      res.destroy();
+      return;
+    }
     // Refused before its body was read (413, 415, 403): let the client finish sending.
     if (!incoming.readableEnded) discardUnread(incoming);
   };
