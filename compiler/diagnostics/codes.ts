@@ -81,6 +81,7 @@ export const codes = {
   WO3101: { severity: "warning", message: msg`service mcp path '${"path"}' is ignored: the MCP endpoint is always '/mcp'.` },
   WO3102: { severity: "warning", message: msg`service ${"kind"} is parsed but not served yet.` },
   WO3103: { severity: "warning", message: msg`'${"name"}' is exposed twice in this service.` },
+  WO3104: { severity: "warning", message: msg`'${"name"}' is exposed but not served by this version of wo: GET ${"path"} answers 501 Not Implemented.` },
   // WO4xxx: project files and wo.toml
   WO4001: { severity: "error", message: msg`No .wo files found in '${"dir"}'.` },
   WO4002: { severity: "error", message: msg`App directory '${"dir"}' ${"why"}.` },

@@ -9,13 +9,14 @@ import { Readable, pipeline } from "node:stream";
 import { discardUnread, readIncomingBytes } from "../body-bytes.js";
 import type { HeaderView } from "./era.js";
 import type { McpHandler, McpReply, McpRequest } from "./index.js";
+import { ErrorCode, errorBody } from "./json-rpc.js";
 
 const EMPTY = new Uint8Array(0);
 // handle() answers its own failures; this is for a failure of handle() itself.
 const INTERNAL_ERROR: McpReply = {
   status: 500,
   headers: { "content-type": "application/json" },
-  body: '{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}',
+  body: errorBody(null, ErrorCode.InternalError, "Internal error"),
 };
 
 /** Answers one request for /mcp. Never throws: a failure becomes a 500 or a closed socket. */
