@@ -11,7 +11,6 @@ import type { HeaderView } from "./era.js";
 import type { McpHandler, McpReply, McpRequest } from "./index.js";
 import { ErrorCode, errorBody } from "./json-rpc.js";
 
-const EMPTY = new Uint8Array(0);
 // handle() answers its own failures; this is for a failure of handle() itself.
 const INTERNAL_ERROR: McpReply = {
   status: 500,
@@ -30,8 +29,9 @@ export function serveMcpNode(handler: McpHandler, incoming: IncomingMessage, res
       res.destroy();
       return;
     }
-    // Refused before its body was read (413, 415, 403): let the client finish sending.
-    if (!incoming.readableEnded) discardUnread(incoming);
+    // Refused before its body arrived (413, 415, 403): let the client finish sending. A body
+    // received whole but left unread is node:http's to discard.
+    if (!incoming.complete) discardUnread(incoming);
   };
   handler.handle(new NodeMcpRequest(incoming, res)).then(done, () => done(INTERNAL_ERROR));
 }
@@ -62,7 +62,10 @@ class NodeMcpRequest implements McpRequest, HeaderView {
   }
 
   body(max: number): Promise<Uint8Array | "too_large"> {
-    return this.incoming.readableEnded ? Promise.resolve(EMPTY) : readIncomingBytes(this.incoming, max);
+    // The handler asks from within the 'request' event, before node:http has parsed the body;
+    // a body in the same packet is parsed before the event loop's next check phase.
+    const incoming = this.incoming;
+    return new Promise((resolve, reject) => setImmediate(() => readIncomingBytes(incoming, max).then(resolve, reject)));
   }
 
   get signal(): AbortSignal {

@@ -6,6 +6,8 @@
 // transaction, a tiny page size, a fast keep-alive) runs on the in-process fixture.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { request as httpRequest } from "node:http";
+import { connect } from "node:net";
+import { once } from "node:events";
 import { slow, startFixture, type FixtureServer } from "./support/fixture.js";
 import { startWoRun, type WoRun } from "./support/wo-run.js";
 
@@ -114,6 +116,49 @@ describe("T1/T3: one JSON-RPC message per POST", () => {
     const r = await post(srv.url, req("nope/never"), sessionHeaders(sid));
     expect(r.status).toBe(200);
     expect(r.json.error.code).toBe(-32601);
+  });
+});
+
+describe("request bodies however they arrive", () => {
+  // A small body usually shares a packet with its headers, and the server takes it from node's
+  // buffer in one read; a body that comes later, or in pieces, is read as it streams in.
+  const rawExchange = async (url: string, pieces: (string | number)[]) => {
+    const { hostname, port } = new URL(url);
+    const socket = connect(Number(port), hostname);
+    await once(socket, "connect");
+    let text = "";
+    socket.setEncoding("utf8").on("data", (d: string) => { text += d; });
+    for (const piece of pieces) {
+      if (typeof piece === "number") await new Promise((r) => setTimeout(r, piece));
+      else socket.write(piece);
+    }
+    await once(socket, "end");
+    return text;
+  };
+  const head = (url: string, extra: string) => {
+    const { host } = new URL(url);
+    return `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nAccept: application/json\r\nMCP-Protocol-Version: ${V}\r\nMcp-Method: tools/call\r\nMcp-Name: greeting_create\r\nConnection: close\r\n${extra}\r\n`;
+  };
+  const callBody = (message: string) => JSON.stringify(req("tools/call", { name: "greeting_create", arguments: { message }, _meta: env }));
+
+  it("a body sent after its headers, in two pieces, is read whole", async () => {
+    const body = callBody("late and split");
+    const answer = await rawExchange(srv.url, [head(srv.url, `Content-Length: ${Buffer.byteLength(body)}\r\n`), 40, body.slice(0, 30), 40, body.slice(30)]);
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4)).result.structuredContent.message).toBe("late and split");
+  });
+  it("a chunked body in pieces is read whole", async () => {
+    const body = callBody("chunked");
+    const chunk = (s: string) => `${Buffer.byteLength(s).toString(16)}\r\n${s}\r\n`;
+    const answer = await rawExchange(srv.url, [head(srv.url, "Transfer-Encoding: chunked\r\n") + chunk(body.slice(0, 10)), 40, chunk(body.slice(10)), 20, "0\r\n\r\n"]);
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(answer).toContain('"message":"chunked"');
+  });
+  it("a body with its headers in one packet is read whole (the common case)", async () => {
+    const body = callBody("one packet");
+    const answer = await rawExchange(srv.url, [head(srv.url, `Content-Length: ${Buffer.byteLength(body)}\r\n`) + body]);
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(answer).toContain('"message":"one packet"');
   });
 });
 
