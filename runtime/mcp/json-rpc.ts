@@ -78,8 +78,31 @@ export function parseMessage(v: unknown): Message {
   throw new RpcError(ErrorCode.InvalidRequest, "Invalid Request: not a request, notification or response");
 }
 
+/**
+ * JSON text already serialized, spliced into a result verbatim by resultBody. A tool result
+ * carries its row twice (the text rendering and structuredContent); serializing it once and
+ * splicing it back saves a second JSON.stringify of the row on every call.
+ */
+export class RawJson {
+  constructor(readonly json: string) {}
+}
+
+/** A result object's members, with RawJson members spliced in as they are. */
+function resultJson(result: unknown): string {
+  if (typeof result !== "object" || result === null || Array.isArray(result)) return JSON.stringify(result);
+  const members = result as Record<string, unknown>;
+  let out = "";
+  for (const key in members) {
+    const value = members[key];
+    const json = value instanceof RawJson ? value.json : JSON.stringify(value);
+    if (json === undefined) continue; // undefined and functions are left out, as JSON.stringify does
+    out += `${out === "" ? "" : ","}${JSON.stringify(key)}:${json}`;
+  }
+  return `{${out}}`;
+}
+
 export function resultBody(id: JsonRpcId, result: unknown): string {
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}`;
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson(result)}}`;
 }
 
 export function errorBody(id: JsonRpcId | null, code: number, message: string, data?: unknown): string {

@@ -14,7 +14,7 @@ import type { Manifest, ManifestTool, Operation } from "../build.js";
 import { OperationError, type OperationErrorKind } from "../errors.js";
 import type { Store } from "../store/store.js";
 import { paginate } from "./cursor.js";
-import { ErrorCode, RpcError, type Params } from "./json-rpc.js";
+import { ErrorCode, RawJson, RpcError, type Params } from "./json-rpc.js";
 import { LEGACY_VERSIONS, MODERN_VERSION } from "./era.js";
 
 export type Era = "legacy" | "modern";
@@ -187,9 +187,11 @@ export function createMethods(deps: MethodDeps): MethodTable {
       deps.log(`mcp: tools/call ${name} failed: ${err instanceof Error ? err.message : String(err)}`);
       return { content: [{ type: "text", text: `Internal error: ${name} failed unexpectedly; the server log has details` }], isError: true };
     }
+    // The value is serialized once: the text rendering is that JSON, and structuredContent
+    // splices the same JSON into the answer (index.ts serializes results with resultBody).
     const text = JSON.stringify(value) ?? "null";
-    const structured = methodTools.has(name) || (ctx.era === "legacy" && !hasObjectOutput(tool)) ? { result: value ?? null } : value;
-    return { content: [{ type: "text", text }], structuredContent: structured };
+    const wrapped = methodTools.has(name) || (ctx.era === "legacy" && !hasObjectOutput(tool));
+    return { content: [{ type: "text", text }], structuredContent: wrapped ? new RawJson(`{"result":${text}}`) : value === undefined ? undefined : new RawJson(text) };
   };
 
   // --- resources ----------------------------------------------------------------------
