@@ -32,22 +32,29 @@ export async function readBodyBytes(request: Request, maxBytes: number, incoming
 const EMPTY = new Uint8Array(0);
 
 /**
- * A body node:http has received whole (`incoming.complete`) is taken from the stream's buffer in
- * one read(): a small request arrives in one packet with its headers, and once the parse is over
- * it lies complete in that buffer. Otherwise plain 'data'/'end' listeners, rather than
- * `for await`: an async iterator per request costs several microtask hops and allocations, a
- * measurable share of a small MCP call.
+ * A body node:http has received whole (`incoming.complete`), taken from the stream's buffer in
+ * one read(); undefined while more is to come. A small request arrives in one packet with its
+ * headers, and once the packet is parsed its body lies complete in that buffer.
+ */
+export function takeReceivedBody(incoming: IncomingMessage, maxBytes: number): Uint8Array | "too_large" | undefined {
+  if (incoming.readableEnded) return EMPTY;
+  if (!incoming.complete || incoming.readableFlowing) return undefined;
+  const length = incoming.readableLength;
+  if (length > maxBytes) return "too_large";
+  const bytes = length === 0 ? null : (incoming.read() as Buffer | null);
+  // Emptying the buffer of an ended stream lets it emit 'end' as if it had been read out.
+  if (bytes === null) incoming.read();
+  return bytes ?? EMPTY;
+}
+
+/**
+ * The body's bytes, or "too_large" as soon as more than `maxBytes` have arrived. Plain
+ * 'data'/'end' listeners rather than `for await`: an async iterator per request costs several
+ * microtask hops and allocations, a measurable share of a small MCP call.
  */
 export function readIncomingBytes(incoming: IncomingMessage, maxBytes: number): Promise<Uint8Array | "too_large"> {
-  if (incoming.readableEnded) return Promise.resolve(EMPTY);
-  if (incoming.complete && !incoming.readableFlowing) {
-    const length = incoming.readableLength;
-    if (length > maxBytes) return Promise.resolve("too_large");
-    const bytes = length === 0 ? null : (incoming.read() as Buffer | null);
-    // Emptying the buffer of an ended stream lets it emit 'end' as if it had been read out.
-    if (bytes === null) incoming.read();
-    return Promise.resolve(bytes ?? EMPTY);
-  }
+  const received = takeReceivedBody(incoming, maxBytes);
+  if (received !== undefined) return Promise.resolve(received);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let total = 0;

@@ -15,7 +15,7 @@ import { readBodyBytes } from "../body-bytes.js";
 import type { Manifest, Operation } from "../build.js";
 import type { Store } from "../store/store.js";
 import { classify, LEGACY_VERSIONS, type HeaderView, type Rejection } from "./era.js";
-import { ErrorCode, RpcError, errorBody, notificationBody, parseMessage, readableId, resultBody, type JsonRpcId, type Message } from "./json-rpc.js";
+import { ErrorCode, RawJson, RpcError, errorBody, notificationBody, parseMessage, readableId, resultBody, type JsonRpcId, type Message } from "./json-rpc.js";
 import { createMethods, type Handler, type MethodContext, type MethodTable } from "./methods.js";
 import { createSecurityPolicy } from "./security.js";
 import { createSessionTable, createSseStream, sseFrame, type Session } from "./sessions.js";
@@ -210,6 +210,7 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
   const keepAliveMs = opts.keepAliveMs ?? 15_000;
   const maxQueuedFrames = opts.maxQueuedFrames ?? 256;
   const serverInfoMeta = { "io.modelcontextprotocol/serverInfo": deps.serverInfo };
+  const serverInfoMetaJson = new RawJson(JSON.stringify(serverInfoMeta));
   /** Sessionless 2025 mode: calls in flight by id, so notifications/cancelled still works. */
   const sessionlessPending = new Map<JsonRpcId, AbortController>();
 
@@ -226,7 +227,7 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
 
   function stampModern(method: string, params: Record<string, unknown> | undefined, result: unknown): unknown {
     const r = result as Record<string, unknown>;
-    const meta = r._meta && typeof r._meta === "object" ? { ...(r._meta as object), ...serverInfoMeta } : serverInfoMeta;
+    const meta = r._meta && typeof r._meta === "object" ? { ...(r._meta as object), ...serverInfoMeta } : serverInfoMetaJson;
     const cache = cachedMethods.has(method)
       ? LIST_CACHE
       : method === "resources/read"
@@ -408,10 +409,10 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
     return { ...reply, headers };
   }
 
-  async function dispatch(req: McpRequest): Promise<McpReply> {
+  function dispatch(req: McpRequest): McpReply | Promise<McpReply> {
     switch (req.method) {
       case "POST":
-        return await post(req);
+        return post(req);
       case "GET":
         return get(req);
       case "DELETE":

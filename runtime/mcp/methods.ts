@@ -188,10 +188,14 @@ export function createMethods(deps: MethodDeps): MethodTable {
       return { content: [{ type: "text", text: `Internal error: ${name} failed unexpectedly; the server log has details` }], isError: true };
     }
     // The value is serialized once: the text rendering is that JSON, and structuredContent
-    // splices the same JSON into the answer (index.ts serializes results with resultBody).
+    // splices the same JSON into the answer (index.ts serializes results with resultBody). The
+    // content array is written out directly too: it is the same shape on every call.
     const text = JSON.stringify(value) ?? "null";
     const wrapped = methodTools.has(name) || (ctx.era === "legacy" && !hasObjectOutput(tool));
-    return { content: [{ type: "text", text }], structuredContent: wrapped ? new RawJson(`{"result":${text}}`) : value === undefined ? undefined : new RawJson(text) };
+    return {
+      content: new RawJson(`[{"type":"text","text":${JSON.stringify(text)}}]`),
+      structuredContent: wrapped ? new RawJson(`{"result":${text}}`) : value === undefined ? undefined : new RawJson(text),
+    };
   };
 
   // --- resources ----------------------------------------------------------------------

@@ -6,7 +6,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable, pipeline } from "node:stream";
-import { discardUnread, readIncomingBytes } from "../body-bytes.js";
+import { discardUnread, readIncomingBytes, takeReceivedBody } from "../body-bytes.js";
 import type { HeaderView } from "./era.js";
 import type { McpHandler, McpReply, McpRequest } from "./index.js";
 import { ErrorCode, errorBody } from "./json-rpc.js";
@@ -65,7 +65,13 @@ class NodeMcpRequest implements McpRequest, HeaderView {
     // The handler asks from within the 'request' event, before node:http has parsed the body;
     // a body in the same packet is parsed before the event loop's next check phase.
     const incoming = this.incoming;
-    return new Promise((resolve, reject) => setImmediate(() => readIncomingBytes(incoming, max).then(resolve, reject)));
+    return new Promise((resolve, reject) =>
+      setImmediate(() => {
+        const received = takeReceivedBody(incoming, max);
+        if (received !== undefined) resolve(received);
+        else readIncomingBytes(incoming, max).then(resolve, reject);
+      }),
+    );
   }
 
   get signal(): AbortSignal {
