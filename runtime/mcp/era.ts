@@ -32,6 +32,8 @@ export interface Rejection {
 
 export type Classified = { era: "modern" } | { era: "legacy"; version: string } | { era: "rejected"; rejection: Rejection };
 
+const MODERN: Classified = { era: "modern" };
+
 function isModernVersion(v: string | null | undefined): boolean {
   return typeof v === "string" && v.trim() >= MODERN_VERSION;
 }
@@ -78,7 +80,7 @@ export function classify(msg: Message, headers: HeaderView): Classified {
 
   if (!hasClaim) {
     if (msg.kind === "notification") {
-      return headerIsModern ? { era: "modern" } : { era: "legacy", version: headerVersion ?? DEFAULT_LEGACY_HEADER_VERSION };
+      return headerIsModern ? MODERN : { era: "legacy", version: headerVersion ?? DEFAULT_LEGACY_HEADER_VERSION };
     }
     if (msg.method === "initialize" && headerIsModern) {
       return { era: "rejected", rejection: mismatch("MCP-Protocol-Version", headerVersion, null, "initialize is not part of protocol revision " + headerVersion) };
@@ -138,7 +140,7 @@ export function classify(msg: Message, headers: HeaderView): Classified {
     };
   }
   // Notifications are exempt from the presence checks (the SDK client sends no Mcp-Method).
-  if (msg.kind === "notification") return { era: "modern" };
+  if (msg.kind === "notification") return MODERN;
   if (headerVersion === undefined) {
     return { era: "rejected", rejection: mismatch("MCP-Protocol-Version", null, claim, "MCP-Protocol-Version header is required") };
   }
@@ -158,5 +160,5 @@ export function classify(msg: Message, headers: HeaderView): Classified {
       return { era: "rejected", rejection: mismatch("Mcp-Name", raw, bodyValue, `Mcp-Name header does not match params.${param}`) };
     }
   }
-  return { era: "modern" };
+  return MODERN;
 }

@@ -15,7 +15,7 @@ import { readBodyBytes } from "../body-bytes.js";
 import type { Manifest, Operation } from "../build.js";
 import type { Store } from "../store/store.js";
 import { classify, LEGACY_VERSIONS, type HeaderView, type Rejection } from "./era.js";
-import { ErrorCode, RawJson, RpcError, errorBody, notificationBody, parseMessage, readableId, resultBody, type JsonRpcId, type Message } from "./json-rpc.js";
+import { ErrorCode, RpcError, errorBody, notificationBody, parseMessage, readableId, resultBody, type JsonRpcId, type Message } from "./json-rpc.js";
 import { createMethods, type Handler, type MethodContext, type MethodTable } from "./methods.js";
 import { createSecurityPolicy } from "./security.js";
 import { createSessionTable, createSseStream, sseFrame, type Session } from "./sessions.js";
@@ -101,15 +101,14 @@ function transportError(status: number, message: string, id: JsonRpcId | null = 
   return jsonReply(status, errorBody(id, status === 404 ? ErrorCode.SessionNotFound : ErrorCode.ServerError, message), extra);
 }
 
-type BodyResult = { ok: true; text: string } | { ok: false };
-
-/** Reads at most `max` bytes; a longer body is refused without reading the rest into memory. */
-async function readBody(req: McpRequest, max: number): Promise<BodyResult> {
+/** Whether Content-Length alone shows the body is over `max` (refused without reading it). */
+function declaredOver(req: McpRequest, max: number): boolean {
   const declared = req.headers.get("content-length");
-  if (declared !== null && declared !== undefined && Number(declared) > max) return { ok: false };
-  const bytes = await req.body(max);
-  if (bytes === "too_large") return { ok: false };
-  return { ok: true, text: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8") };
+  return declared !== null && declared !== undefined && Number(declared) > max;
+}
+
+function utf8(bytes: Uint8Array): string {
+  return (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).toString("utf8");
 }
 
 /** Accept negotiation for a POSTed request: JSON when allowed (cheapest), else SSE, else 406. */
@@ -210,42 +209,35 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
   const keepAliveMs = opts.keepAliveMs ?? 15_000;
   const maxQueuedFrames = opts.maxQueuedFrames ?? 256;
   const serverInfoMeta = { "io.modelcontextprotocol/serverInfo": deps.serverInfo };
-  const serverInfoMetaJson = new RawJson(JSON.stringify(serverInfoMeta));
+  // What 2026-07-28 adds to every result, by kind, as JSON members written once.
+  const modernTail = (cache?: { ttlMs: number; cacheScope: string }) =>
+    `"resultType":"complete",${cache ? `"ttlMs":${cache.ttlMs},"cacheScope":"${cache.cacheScope}",` : ""}"_meta":${JSON.stringify(serverInfoMeta)}`;
+  const TAIL = modernTail();
+  const LIST_TAIL = modernTail(LIST_CACHE);
+  const ROW_TAIL = modernTail(ROW_CACHE);
   /** Sessionless 2025 mode: calls in flight by id, so notifications/cancelled still works. */
   const sessionlessPending = new Map<JsonRpcId, AbortController>();
 
-  /** Runs a handler; RpcErrors become error bodies, anything else a generic -32603. */
-  async function run(handler: Handler, msg: Extract<Message, { kind: "request" }>, ctx: MethodContext): Promise<{ result?: unknown; error?: RpcError }> {
+  /** Runs a handler: its result (an object), or the RpcError to answer; anything else thrown is a -32603. */
+  async function run(handler: Handler, msg: Extract<Message, { kind: "request" }>, ctx: MethodContext): Promise<object> {
     try {
-      return { result: await handler(msg.params ?? {}, ctx) };
+      return (await handler(msg.params ?? {}, ctx)) as object;
     } catch (err) {
-      if (err instanceof RpcError) return { error: err };
+      if (err instanceof RpcError) return err;
       log(`mcp: ${msg.method} failed: ${err instanceof Error ? err.message : String(err)}`);
-      return { error: new RpcError(ErrorCode.InternalError, "Internal error") };
+      return new RpcError(ErrorCode.InternalError, "Internal error");
     }
   }
 
-  function stampModern(method: string, params: Record<string, unknown> | undefined, result: unknown): unknown {
-    const r = result as Record<string, unknown>;
-    const meta = r._meta && typeof r._meta === "object" ? { ...(r._meta as object), ...serverInfoMeta } : serverInfoMetaJson;
-    const cache = cachedMethods.has(method)
-      ? LIST_CACHE
-      : method === "resources/read"
-        ? typeof params?.uri === "string" && params.uri.startsWith("wo://schema/")
-          ? LIST_CACHE
-          : ROW_CACHE
-        : undefined;
-    // A plain copy rather than `{ ...r, resultType, ...cache, _meta }`: the spreads took
-    // several µs per call (measured), a visible share of a small tools/call.
-    const out: Record<string, unknown> = {};
-    for (const key in r) out[key] = r[key];
-    out.resultType = "complete";
-    if (cache) {
-      out.ttlMs = cache.ttlMs;
-      out.cacheScope = cache.cacheScope;
-    }
-    out._meta = meta;
-    return out;
+  function failure(id: JsonRpcId, err: RpcError): string {
+    return errorBody(id, err.code, err.message, err.data);
+  }
+
+  /** The members 2026-07-28 appends to a result: resultType, the cache hints of lists and reads, serverInfo. */
+  function modernTailFor(method: string, params: Record<string, unknown> | undefined): string {
+    if (cachedMethods.has(method)) return LIST_TAIL;
+    if (method !== "resources/read") return TAIL;
+    return typeof params?.uri === "string" && params.uri.startsWith("wo://schema/") ? LIST_TAIL : ROW_TAIL;
   }
 
   function answer(mode: "json" | "sse", body: string, extra?: Record<string, string>): McpReply {
@@ -268,8 +260,8 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
     }
     // `req.signal` only when a handler asks for it: a write that can still be stopped.
     const out = await run(handler, msg, new ModernContext(req));
-    if (out.error) return answer(mode, errorBody(msg.id, out.error.code, out.error.message, out.error.data));
-    return answer(mode, resultBody(msg.id, stampModern(msg.method, msg.params, out.result)));
+    if (out instanceof RpcError) return answer(mode, failure(msg.id, out));
+    return answer(mode, resultBody(msg.id, out, modernTailFor(msg.method, msg.params)));
   }
 
   /**
@@ -321,7 +313,8 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
 
     if (isInitialize) {
       const out = await run(handler, msg, { era: "legacy", signal: req.signal });
-      const result = out.result as { protocolVersion: string };
+      if (out instanceof RpcError) return answer(mode, failure(msg.id, out));
+      const result = out as { protocolVersion: string };
       if (!sessionsOn) return answer(mode, resultBody(msg.id, result));
       const created = sessions.create(result.protocolVersion);
       return answer(mode, resultBody(msg.id, result), { "mcp-session-id": created.id });
@@ -330,8 +323,8 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
     const ctx = new LegacyContext(req, pending, msg.id);
     try {
       const out = await run(handler, msg, ctx);
-      if (out.error) return answer(mode, errorBody(msg.id, out.error.code, out.error.message, out.error.data));
-      return answer(mode, resultBody(msg.id, out.result));
+      if (out instanceof RpcError) return answer(mode, failure(msg.id, out));
+      return answer(mode, resultBody(msg.id, out));
     } finally {
       ctx.settle();
     }
@@ -345,11 +338,11 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
     if (ct === null || ct === undefined || !ct.toLowerCase().includes("application/json")) {
       return transportError(415, "Unsupported Media Type: Content-Type must be application/json");
     }
-    const body = await readBody(req, maxBody);
-    if (!body.ok) return transportError(413, `Payload Too Large: the body exceeds ${maxBody} bytes`);
+    const bytes = declaredOver(req, maxBody) ? "too_large" : await req.body(maxBody);
+    if (bytes === "too_large") return transportError(413, `Payload Too Large: the body exceeds ${maxBody} bytes`);
     let parsed: unknown;
     try {
-      parsed = JSON.parse(body.text);
+      parsed = JSON.parse(utf8(bytes));
     } catch {
       return jsonReply(400, errorBody(null, ErrorCode.ParseError, "Parse error: the body is not valid JSON"));
     }

@@ -87,9 +87,8 @@ export class RawJson {
   constructor(readonly json: string) {}
 }
 
-/** A result object's members, with RawJson members spliced in as they are. */
-function resultJson(result: unknown): string {
-  if (typeof result !== "object" || result === null || Array.isArray(result)) return JSON.stringify(result);
+/** A result object's members, with RawJson members spliced in as they are, then `tail`. */
+function resultJson(result: object, tail: string): string {
   const members = result as Record<string, unknown>;
   let out = "";
   for (const key in members) {
@@ -98,11 +97,16 @@ function resultJson(result: unknown): string {
     if (json === undefined) continue; // undefined and functions are left out, as JSON.stringify does
     out += `${out === "" ? "" : ","}${JSON.stringify(key)}:${json}`;
   }
+  if (tail !== "") out += out === "" ? tail : `,${tail}`;
   return `{${out}}`;
 }
 
-export function resultBody(id: JsonRpcId, result: unknown): string {
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson(result)}}`;
+/**
+ * A response to `id`. `tail` is more members for the result object, as JSON text
+ * (`"a":1,"b":2`): what an era adds to every result, written once rather than per call.
+ */
+export function resultBody(id: JsonRpcId, result: object, tail = ""): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson(result, tail)}}`;
 }
 
 export function errorBody(id: JsonRpcId | null, code: number, message: string, data?: unknown): string {

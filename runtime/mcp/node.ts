@@ -99,7 +99,16 @@ function writeReply(res: ServerResponse, reply: McpReply): void {
     pipeline(Readable.fromWeb(body as import("node:stream/web").ReadableStream<Uint8Array>), res, () => {});
     return;
   }
-  // One write with an exact Content-Length, never chunked framing.
-  res.writeHead(status, { ...headers, "content-length": body === null ? 0 : Buffer.byteLength(body) });
+  // One write with an exact Content-Length, never chunked framing. A fresh object of one shape
+  // for the usual JSON answer keeps node's header serialization on its fast path.
+  const length = body === null ? 0 : Buffer.byteLength(body);
+  const type = headers["content-type"];
+  res.writeHead(status, type !== undefined && keyCount(headers) === 1 ? { "content-type": type, "content-length": length } : { ...headers, "content-length": length });
   res.end(body ?? undefined);
+}
+
+function keyCount(headers: Readonly<Record<string, string>>): number {
+  let n = 0;
+  for (const _ in headers) n++;
+  return n;
 }
