@@ -358,7 +358,8 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
     }
     const cls = classify(msg, h);
     if (cls.era === "rejected") return rejection(cls.rejection, readableId(parsed));
-    return cls.era === "modern" ? serveModern(msg, req) : serveLegacy(msg, cls.version, req);
+    // `return await`, not `return`: an async function returning a promise pays two more ticks.
+    return cls.era === "modern" ? await serveModern(msg, req) : await serveLegacy(msg, cls.version, req);
   }
 
   function get(req: McpRequest): McpReply {

@@ -79,26 +79,13 @@ export function parseMessage(v: unknown): Message {
 }
 
 /**
- * JSON text already serialized, spliced into a result verbatim by resultBody. A tool result
- * carries its row twice (the text rendering and structuredContent); serializing it once and
- * splicing it back saves a second JSON.stringify of the row on every call.
+ * A result whose members are already JSON text (`"a":1,"b":2`, without the braces). A tool
+ * result carries its row twice (the text rendering and structuredContent): serializing the row
+ * once and writing the members around it spares a second JSON.stringify of the row and the
+ * objects that would hold it, on every call.
  */
-export class RawJson {
-  constructor(readonly json: string) {}
-}
-
-/** A result object's members, with RawJson members spliced in as they are, then `tail`. */
-function resultJson(result: object, tail: string): string {
-  const members = result as Record<string, unknown>;
-  let out = "";
-  for (const key in members) {
-    const value = members[key];
-    const json = value instanceof RawJson ? value.json : JSON.stringify(value);
-    if (json === undefined) continue; // undefined and functions are left out, as JSON.stringify does
-    out += `${out === "" ? "" : ","}${JSON.stringify(key)}:${json}`;
-  }
-  if (tail !== "") out += out === "" ? tail : `,${tail}`;
-  return `{${out}}`;
+export class SerializedResult {
+  constructor(readonly members: string) {}
 }
 
 /**
@@ -106,7 +93,9 @@ function resultJson(result: object, tail: string): string {
  * (`"a":1,"b":2`): what an era adds to every result, written once rather than per call.
  */
 export function resultBody(id: JsonRpcId, result: object, tail = ""): string {
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson(result, tail)}}`;
+  const members = result instanceof SerializedResult ? result.members : JSON.stringify(result).slice(1, -1);
+  const sep = members !== "" && tail !== "" ? "," : "";
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{${members}${sep}${tail}}}`;
 }
 
 export function errorBody(id: JsonRpcId | null, code: number, message: string, data?: unknown): string {

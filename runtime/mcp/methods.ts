@@ -14,7 +14,7 @@ import type { Manifest, ManifestTool, Operation } from "../build.js";
 import { OperationError, type OperationErrorKind } from "../errors.js";
 import type { Store } from "../store/store.js";
 import { paginate } from "./cursor.js";
-import { ErrorCode, RawJson, RpcError, type Params } from "./json-rpc.js";
+import { ErrorCode, RpcError, SerializedResult, type Params } from "./json-rpc.js";
 import { LEGACY_VERSIONS, MODERN_VERSION } from "./era.js";
 
 export type Era = "legacy" | "modern";
@@ -49,6 +49,8 @@ export interface MethodTable {
 }
 
 const MIME = "application/json";
+/** The call context of a read-only tool: nothing to cancel, so no signal (and no allocation). */
+const READ_ONLY_CALL = Object.freeze({});
 const TEMPLATE_SUFFIX = "/{id}";
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -180,22 +182,19 @@ export function createMethods(deps: MethodDeps): MethodTable {
     const canWrite = tool.annotations.readOnlyHint !== true;
     let value: unknown;
     try {
-      value = await op(args, canWrite ? { signal: ctx.signal } : {});
+      value = await op(args, canWrite ? { signal: ctx.signal } : READ_ONLY_CALL);
     } catch (err) {
       if (err instanceof OperationError) return { content: [{ type: "text", text: errorText(err) }], isError: true };
       if (canWrite && ctx.signal.aborted) return { content: [{ type: "text", text: "Cancelled: the call was cancelled before it committed; nothing changed" }], isError: true };
       deps.log(`mcp: tools/call ${name} failed: ${err instanceof Error ? err.message : String(err)}`);
       return { content: [{ type: "text", text: `Internal error: ${name} failed unexpectedly; the server log has details` }], isError: true };
     }
-    // The value is serialized once: the text rendering is that JSON, and structuredContent
-    // splices the same JSON into the answer (index.ts serializes results with resultBody). The
-    // content array is written out directly too: it is the same shape on every call.
+    // The value is serialized once: the text rendering is that JSON, and structuredContent is
+    // the same JSON written into the answer directly (spec/mcp.md, "tools/call").
     const text = JSON.stringify(value) ?? "null";
     const wrapped = methodTools.has(name) || (ctx.era === "legacy" && !hasObjectOutput(tool));
-    return {
-      content: new RawJson(`[{"type":"text","text":${JSON.stringify(text)}}]`),
-      structuredContent: wrapped ? new RawJson(`{"result":${text}}`) : value === undefined ? undefined : new RawJson(text),
-    };
+    const structured = wrapped ? `,"structuredContent":{"result":${text}}` : value === undefined ? "" : `,"structuredContent":${text}`;
+    return new SerializedResult(`"content":[{"type":"text","text":${JSON.stringify(text)}}]${structured}`);
   };
 
   // --- resources ----------------------------------------------------------------------
