@@ -88,6 +88,8 @@ export interface Session {
   id: string;
   protocolVersion: string;
   lastSeen: number;
+  /** Recency rank: higher is more recently used (a counter, so ties within a millisecond order). */
+  usedAt: number;
   getStream?: SseStream;
   /** Calls in flight, by JSON-RPC id, so notifications/cancelled can abort them. */
   pending: Map<JsonRpcId, AbortController>;
@@ -113,6 +115,7 @@ function mintId(): string {
 
 export function createSessionTable(limits: SessionLimits): SessionTable {
   const sessions = new Map<string, Session>();
+  let clock = 0;
   const terminate = (s: Session) => {
     sessions.delete(s.id);
     s.getStream?.close();
@@ -130,11 +133,13 @@ export function createSessionTable(limits: SessionLimits): SessionTable {
       const now = Date.now();
       if (sessions.size >= limits.maxSessions) sweep(now);
       if (sessions.size >= limits.maxSessions) {
-        // Evict the least recently seen session (Map keeps insertion order; lastSeen refreshes re-insert).
-        const oldest = sessions.values().next().value;
+        // Evict the least recently used session. A scan, only when the table is full, keeps
+        // get() (every request of a session) down to two assignments.
+        let oldest: Session | undefined;
+        for (const s of sessions.values()) if (oldest === undefined || s.usedAt < oldest.usedAt) oldest = s;
         if (oldest) terminate(oldest);
       }
-      const s: Session = { id: mintId(), protocolVersion, lastSeen: now, pending: new Map() };
+      const s: Session = { id: mintId(), protocolVersion, lastSeen: now, usedAt: ++clock, pending: new Map() };
       sessions.set(s.id, s);
       return s;
     },
@@ -142,8 +147,7 @@ export function createSessionTable(limits: SessionLimits): SessionTable {
       const s = sessions.get(id);
       if (s) {
         s.lastSeen = Date.now();
-        sessions.delete(id);
-        sessions.set(id, s);
+        s.usedAt = ++clock;
       }
       return s;
     },
