@@ -1,10 +1,30 @@
 // The benches' servers as child processes: a Node script of this repository (bin/wo.js, a
 // baseline server) started with this Node, its URL read from what it prints, and a SIGTERM
 // stop that waits for the exit. (Tests have their own, richer test/support/wo-process.ts.)
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 
 export const repoRoot = resolve(import.meta.dirname, "..");
+
+/**
+ * Pins the load generator (this process) to the last CPU and the servers to the others, so a
+ * server and the load never share a core and the scheduler cannot move them around between
+ * cases: on a small shared machine that placement alone swung results by tens of percent.
+ * Needs Linux `taskset` and two CPUs; BENCH_PIN=0 turns it off. Returns what it did, to print.
+ */
+let serverCpus;
+export function pinCpus() {
+  const cpus = availableParallelism();
+  if (process.env.BENCH_PIN === "0" || process.platform !== "linux" || cpus < 2) return "not pinned";
+  try {
+    execFileSync("taskset", ["-p", "-c", String(cpus - 1), String(process.pid)], { stdio: "ignore" });
+  } catch {
+    return "not pinned (no taskset)";
+  }
+  serverCpus = cpus === 2 ? "0" : `0-${cpus - 2}`;
+  return `servers on CPU ${serverCpus}, load generator on CPU ${cpus - 1}`;
+}
 
 /**
  * Starts `node <script> <args>` (script relative to the repository); resolves with the child
@@ -12,7 +32,9 @@ export const repoRoot = resolve(import.meta.dirname, "..");
  * process exits first.
  */
 export function startNode(script, args, pattern) {
-  const child = spawn(process.execPath, [resolve(repoRoot, script), ...args], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
+  const command = [process.execPath, resolve(repoRoot, script), ...args];
+  const [file, ...rest] = serverCpus ? ["taskset", "-c", serverCpus, ...command] : command;
+  const child = spawn(file, rest, { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   return new Promise((resolveStart, reject) => {
     const onData = (d) => {

@@ -19,7 +19,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
-import { startNode, stopNode } from "../node-process.mjs";
+import { pinCpus, startNode, stopNode } from "../node-process.mjs";
 
 const root = resolve(fileURLToPath(import.meta.url), "../../..");
 const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? Number(process.argv[i + 1]) : dflt; };
@@ -49,6 +49,7 @@ async function probe(url, init, check) {
   return text;
 }
 
+const placement = pinCpus();
 const dir = mkdtempSync(join(tmpdir(), "wo-bench-mcp-"));
 const app = join(dir, "hello");
 cpSync(join(root, "samples/hello"), app, { recursive: true });
@@ -94,7 +95,7 @@ try {
     for (let i = 0; i < cases.length; i++) rounds[i].push(await bench(...cases[i]));
   }
   const results = rounds.map((rs) => [...rs].sort((a, b) => a.rps - b.rps)[Math.floor(rs.length / 2)]);
-  console.log(`wo MCP bench: samples/hello, ${connections} connections, ${duration}s per case, median of ${roundCount} rounds after warm-up, Node ${process.version}\n`);
+  console.log(`wo MCP bench: samples/hello, ${connections} connections, ${duration}s per case, median of ${roundCount} rounds after warm-up, Node ${process.version}, ${placement}\n`);
   console.log("case".padEnd(46) + "req/s".padStart(10) + "p50 ms".padStart(9) + "p99 ms".padStart(9));
   for (const r of results) console.log(r.title.padEnd(46) + r.rps.toFixed(0).padStart(10) + String(r.p50).padStart(9) + String(r.p99).padStart(9));
   // Ratios are taken within each round (its cases ran minutes apart at most, on the same
