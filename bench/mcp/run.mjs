@@ -6,6 +6,9 @@
 //   - the same two tools served by the official SDK v1, stateless and with a session, JSON
 //     responses (bench/mcp/sdk-baseline.mjs), over the same SQLite file and operations; the
 //     faster SDK configuration is the baseline.
+//   - the same GET and tools/call get from a minimal server over the same operations, with no
+//     framework and no protocol checks (bench/mcp/minimal-server.mjs): the two protocols' own
+//     cost on node:http, and what wo adds to it;
 //   - and, as the floor under the ratios, a bare node:http server (bench/mcp/floor-server.mjs)
 //     answering the same GET and the same POST with constant bodies.
 // Prints req/s and p50/p99 latency per case, then the ratios the targets are stated in:
@@ -53,7 +56,7 @@ const placement = pinCpus();
 const dir = mkdtempSync(join(tmpdir(), "wo-bench-mcp-"));
 const app = join(dir, "hello");
 cpSync(join(root, "samples/hello"), app, { recursive: true });
-let wo, sdk, floor;
+let wo, sdk, floor, minimal;
 try {
   wo = await startNode("bin/wo.js", ["run", app, "--listen", "127.0.0.1:0"], /(http:\/\/127\.0\.0\.1:\d+)/);
   const base = wo.url;
@@ -61,6 +64,7 @@ try {
   const id = created.id;
   sdk = await startNode("bench/mcp/sdk-baseline.mjs", [app], /listening (\S+)/);
   floor = await startNode("bench/mcp/floor-server.mjs", [], /listening (\S+)/);
+  minimal = await startNode("bench/mcp/minimal-server.mjs", [app], /listening (\S+)/);
 
   const init = await fetch(`${base}/mcp`, { method: "POST", headers: json, body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } } }) });
   const sid = init.headers.get("mcp-session-id");
@@ -81,6 +85,8 @@ try {
     ["wo MCP   tools/call create (2026-07-28)", { url: `${base}/mcp`, method: "POST", headers: modern("greeting_create"), body: call("greeting_create", { message: "bench" }, envelope) }],
     ["SDK v1   tools/call create (stateless JSON)", { url: sdk.url, method: "POST", headers: { ...json, "mcp-protocol-version": "2025-11-25" }, body: call("greeting_create", { message: "bench" }) }],
     ["SDK v1   tools/call create (session, JSON)", { url: sdk.url + "-session", method: "POST", headers: sdkSession, body: call("greeting_create", { message: "bench" }) }],
+    ["minimal  GET (same operations, no framework)", { url: `${minimal.url}/api/greetings/${id}` }],
+    ["minimal  tools/call get (2026-07-28, no checks)", { url: `${minimal.url}/mcp`, method: "POST", headers: modern("greeting_get"), body: call("greeting_get", { id }, envelope) }],
     ["floor    node:http GET (constant row)", { url: `${floor.url}/api/greetings/${id}` }],
     ["floor    node:http POST (same MCP body)", { url: `${floor.url}/mcp`, method: "POST", headers: modern("greeting_get"), body: call("greeting_get", { id }, envelope) }],
   ];
@@ -96,8 +102,8 @@ try {
   }
   const results = rounds.map((rs) => [...rs].sort((a, b) => a.rps - b.rps)[Math.floor(rs.length / 2)]);
   console.log(`wo MCP bench: samples/hello, ${connections} connections, ${duration}s per case, median of ${roundCount} rounds after warm-up, Node ${process.version}, ${placement}\n`);
-  console.log("case".padEnd(46) + "req/s".padStart(10) + "p50 ms".padStart(9) + "p99 ms".padStart(9));
-  for (const r of results) console.log(r.title.padEnd(46) + r.rps.toFixed(0).padStart(10) + String(r.p50).padStart(9) + String(r.p99).padStart(9));
+  console.log("case".padEnd(50) + "req/s".padStart(10) + "p50 ms".padStart(9) + "p99 ms".padStart(9));
+  for (const r of results) console.log(r.title.padEnd(50) + r.rps.toFixed(0).padStart(10) + String(r.p50).padStart(9) + String(r.p99).padStart(9));
   // Ratios are taken within each round (its cases ran minutes apart at most, on the same
   // machine state) and the median round is reported, with every round's value beside it.
   const rps = (round, t) => rounds[cases.findIndex(([title]) => title.startsWith(t))][round].rps;
@@ -106,7 +112,7 @@ try {
     const each = Array.from({ length: roundCount }, (_, round) => ratio(round));
     const v = [...each].sort((a, b) => a - b)[Math.floor(each.length / 2)];
     const verdict = target ? `   target >= ${target}x ${v >= target ? "ok" : "MISSED"}` : "";
-    console.log(`${label.padEnd(46)}${v.toFixed(2).padStart(10)}x${verdict}   (rounds: ${each.map((x) => x.toFixed(2)).join(", ")})`);
+    console.log(`${label.padEnd(50)}${v.toFixed(2).padStart(10)}x${verdict}   (rounds: ${each.map((x) => x.toFixed(2)).join(", ")})`);
   };
   console.log("");
   line("MCP get (2026) / REST get", (r) => rps(r, "wo MCP   tools/call get (2026") / rps(r, "wo REST  GET"), 0.85);
@@ -114,8 +120,11 @@ try {
   line("MCP get (2026) / best SDK v1 get", (r) => rps(r, "wo MCP   tools/call get (2026") / bestOf(r, "SDK v1   tools/call get"), 4);
   line("MCP create / REST create", (r) => rps(r, "wo MCP   tools/call create") / rps(r, "wo REST  POST"));
   line("MCP create / best SDK v1 create", (r) => rps(r, "wo MCP   tools/call create") / bestOf(r, "SDK v1   tools/call create"));
+  line("minimal: MCP get / REST get (protocols' own)", (r) => rps(r, "minimal  tools/call") / rps(r, "minimal  GET"));
+  line("wo MCP get (2026) / minimal MCP get", (r) => rps(r, "wo MCP   tools/call get (2026") / rps(r, "minimal  tools/call"));
   line("floor: bare node:http POST / GET", (r) => rps(r, "floor    node:http POST") / rps(r, "floor    node:http GET"));
 } finally {
+  if (minimal) await stopNode(minimal.child);
   if (floor) await stopNode(floor.child);
   if (sdk) await stopNode(sdk.child);
   if (wo) await stopNode(wo.child);
