@@ -36,7 +36,7 @@ const EMPTY = new Uint8Array(0);
  * one read(); undefined while more is to come. A small request arrives in one packet with its
  * headers, and once the packet is parsed its body lies complete in that buffer.
  */
-export function takeReceivedBody(incoming: IncomingMessage, maxBytes: number): Uint8Array | "too_large" | undefined {
+function takeReceivedBody(incoming: IncomingMessage, maxBytes: number): Uint8Array | "too_large" | undefined {
   if (incoming.readableEnded) return EMPTY;
   if (!incoming.complete || incoming.readableFlowing) return undefined;
   const length = incoming.readableLength;

@@ -1,10 +1,11 @@
 // The floor under bench/mcp's ratios: a bare node:http server that does no work but the HTTP
 // itself. GET answers the REST row body; POST reads and parses the body, then answers the
 // MCP tools/call result for that row, so the two differ only in what the protocols put on
-// the wire. Its POST/GET ratio is the best MCP/REST ratio any server on node:http can reach.
+// the wire. Its POST/GET ratio is what HTTP alone costs the two protocols on node:http.
 //
 // usage: node bench/mcp/floor-server.mjs   (prints "listening http://127.0.0.1:PORT")
 import { createServer } from "node:http";
+import { readIncomingBytes } from "../../dist/runtime/body-bytes.js";
 
 const row = JSON.stringify({ id: 1, message: "hello bench", from: null, created_at: "2026-11-29T00:00:00.000Z" });
 const result = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":${JSON.stringify(row)}}],"structuredContent":${row},"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"hello","version":"0.1.0"}}}}`;
@@ -16,19 +17,15 @@ const server = createServer((req, res) => {
     res.end(row);
     return;
   }
-  // The body the cheapest way node:http allows, as wo does (runtime/body-bytes.ts): once the
-  // packet is parsed, a body received whole is taken from the buffer in one read().
-  setImmediate(() => {
-    const answer = (bytes) => {
-      JSON.parse(bytes.toString("utf8"));
+  // The body as wo's /mcp reads it (runtime/mcp/node.ts): in the check phase, once the packet
+  // is parsed, through wo's own readIncomingBytes.
+  new Promise((r) => setImmediate(r))
+    .then(() => readIncomingBytes(req, Infinity))
+    .then((bytes) => {
+      JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
       res.writeHead(200, headers(result));
       res.end(result);
-    };
-    if (req.complete) return answer(req.read() ?? Buffer.alloc(0));
-    const chunks = [];
-    req.on("data", (c) => chunks.push(c));
-    req.on("end", () => answer(Buffer.concat(chunks)));
-  });
+    });
 });
 server.listen(0, "127.0.0.1", () => console.log(`listening http://127.0.0.1:${server.address().port}`));
 process.on("SIGTERM", () => server.close(() => process.exit(0)));

@@ -1,7 +1,7 @@
 // A lower bound for bench/mcp/run.mjs: the least a server can do to answer the bench's two
 // reads over wo's own operations and SQLite file, on node:http with no framework and no
 // protocol checks. GET /api/greetings/:id answers JSON.stringify of the row; POST /mcp reads
-// the body the cheapest way, JSON.parse-s it, calls greeting_get and writes the 2026-07-28
+// the body as wo does, JSON.parse-s it, calls greeting_get and writes the 2026-07-28
 // tools/call answer from a template. Its MCP/REST ratio is what the two protocols themselves
 // cost on node:http (body, headers, the row written twice); wo's MCP / this MCP is what wo's
 // checks and plumbing add.
@@ -10,6 +10,7 @@
 import { createServer } from "node:http";
 import { join, resolve } from "node:path";
 import { createApp } from "../../dist/runtime/app.js";
+import { readIncomingBytes } from "../../dist/runtime/body-bytes.js";
 import { loadBuild } from "../../dist/runtime/load-build.js";
 import { openSqliteStore } from "../../dist/runtime/store/sqlite.js";
 
@@ -32,19 +33,16 @@ const server = createServer((req, res) => {
     get({ id }, NONE).then((row) => answer(res, JSON.stringify(row)));
     return;
   }
-  const call = (bytes) => {
-    const msg = JSON.parse(bytes.toString("utf8"));
-    get(msg.params.arguments, NONE).then((row) => {
-      const text = JSON.stringify(row);
-      answer(res, `{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text},"resultType":"complete","_meta":${meta}}}`);
+  // The body as wo's /mcp reads it (runtime/mcp/node.ts), then nothing but the call.
+  new Promise((r) => setImmediate(r))
+    .then(() => readIncomingBytes(req, Infinity))
+    .then((bytes) => {
+      const msg = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
+      return get(msg.params.arguments, NONE).then((row) => {
+        const text = JSON.stringify(row);
+        answer(res, `{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text},"resultType":"complete","_meta":${meta}}}`);
+      });
     });
-  };
-  setImmediate(() => {
-    if (req.complete) return call(req.read() ?? Buffer.alloc(0));
-    const chunks = [];
-    req.on("data", (c) => chunks.push(c));
-    req.on("end", () => call(Buffer.concat(chunks)));
-  });
 });
 server.listen(0, "127.0.0.1", () => console.log(`listening http://127.0.0.1:${server.address().port}`));
 process.on("SIGTERM", () => server.close(() => process.exit(0)));

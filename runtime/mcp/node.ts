@@ -6,7 +6,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable, pipeline } from "node:stream";
-import { discardUnread, readIncomingBytes, takeReceivedBody } from "../body-bytes.js";
+import { discardUnread, readIncomingBytes } from "../body-bytes.js";
 import type { HeaderView } from "./era.js";
 import type { McpHandler, McpReply, McpRequest } from "./index.js";
 import { ErrorCode, errorBody } from "./json-rpc.js";
@@ -63,15 +63,10 @@ class NodeMcpRequest implements McpRequest, HeaderView {
 
   body(max: number): Promise<Uint8Array | "too_large"> {
     // The handler asks from within the 'request' event, before node:http has parsed the body;
-    // a body in the same packet is parsed before the event loop's next check phase.
+    // a body in the same packet is parsed before the event loop's next check phase, where
+    // readIncomingBytes finds it whole.
     const incoming = this.incoming;
-    return new Promise((resolve, reject) =>
-      setImmediate(() => {
-        const received = takeReceivedBody(incoming, max);
-        if (received !== undefined) resolve(received);
-        else readIncomingBytes(incoming, max).then(resolve, reject);
-      }),
-    );
+    return new Promise((resolve) => setImmediate(resolve)).then(() => readIncomingBytes(incoming, max));
   }
 
   get signal(): AbortSignal {
@@ -99,16 +94,7 @@ function writeReply(res: ServerResponse, reply: McpReply): void {
     pipeline(Readable.fromWeb(body as import("node:stream/web").ReadableStream<Uint8Array>), res, () => {});
     return;
   }
-  // One write with an exact Content-Length, never chunked framing. A fresh object of one shape
-  // for the usual JSON answer keeps node's header serialization on its fast path.
-  const length = body === null ? 0 : Buffer.byteLength(body);
-  const type = headers["content-type"];
-  res.writeHead(status, type !== undefined && keyCount(headers) === 1 ? { "content-type": type, "content-length": length } : { ...headers, "content-length": length });
+  // One write with an exact Content-Length, never chunked framing.
+  res.writeHead(status, { ...headers, "content-length": body === null ? 0 : Buffer.byteLength(body) });
   res.end(body ?? undefined);
-}
-
-function keyCount(headers: Readonly<Record<string, string>>): number {
-  let n = 0;
-  for (const _ in headers) n++;
-  return n;
 }

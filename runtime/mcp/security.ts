@@ -43,7 +43,6 @@ export function createSecurityPolicy(allowedOrigins: string[], listenHost: strin
     }
   }
   const checkHost = listenHost === undefined || isLoopbackHost(hostnameOf(listenHost));
-  const allowedHostValues = new Set<string>();
   return {
     check(origin, host) {
       if (origin !== null && origin !== undefined && origin !== "") {
@@ -62,11 +61,8 @@ export function createSecurityPolicy(allowedOrigins: string[], listenHost: strin
       }
       if (checkHost) {
         if (host === null || host === undefined || host === "") return "Host header is required";
-        if (allowedHostValues.has(host)) return undefined;
         const name = hostnameOf(host);
         if (!isLoopbackHost(name) && !extraHosts.has(name)) return `Host '${host}' is not allowed`;
-        // Clients send the same Host on every request: remember a few values already allowed.
-        if (allowedHostValues.size < 64) allowedHostValues.add(host);
       }
       return undefined;
     },
