@@ -1,5 +1,5 @@
 // The build's up-to-date check: build-info.json holds a sha256 over wo's version, wo.toml and
-// every `.wo` file. Kept apart from build.ts (moved from there) so `wo run` can decide "the
+// every `.wo` file, and the build format the generated code was written for. Kept apart from build.ts (moved from there) so `wo run` can decide "the
 // build is fresh" without loading ts-morph, TypeScript or the parser: start-up of a built app
 // stays fast. buildApp uses the same functions, so the two can never disagree.
 import { createHash } from "node:crypto";
@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { loadSources } from "./check/load.js";
 import { configFileName } from "./check/config.js";
 import { DiagnosticBag } from "./diagnostics/diagnostic.js";
+import { buildFormat, type BuildInfo } from "../runtime/build.js";
 import { woVersion } from "./emit/header.js";
 
 export const buildInfoFileName = "build-info.json";
@@ -28,12 +29,18 @@ export async function hashInputs(root: string): Promise<string | undefined> {
   return hash.digest("hex");
 }
 
+/** build-info.json for a build of these inputs by this wo. */
+export function buildInfoText(inputHash: string): string {
+  const info: BuildInfo = { woVersion: woVersion(), buildFormat, inputHash };
+  return `${JSON.stringify(info, null, 2)}\n`;
+}
+
 export async function isUpToDate(outDir: string, inputHash: string): Promise<boolean> {
   const info = await readOptional(join(outDir, buildInfoFileName));
   if (info === undefined) return false;
   try {
-    const parsed = JSON.parse(info) as { woVersion?: unknown; inputHash?: unknown };
-    if (parsed.inputHash !== inputHash || parsed.woVersion !== woVersion()) return false;
+    const parsed = JSON.parse(info) as Partial<Record<keyof BuildInfo, unknown>>;
+    if (parsed.inputHash !== inputHash || parsed.woVersion !== woVersion() || parsed.buildFormat !== buildFormat) return false;
   } catch {
     return false;
   }

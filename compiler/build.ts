@@ -11,9 +11,9 @@ import { basename, dirname, join, resolve } from "node:path";
 import type { ts as TypeScript } from "ts-morph";
 import type { Diagnostic } from "./diagnostics/diagnostic.js";
 import type { EmittedFile } from "./emit/emitted-file.js";
-import { woVersion } from "./emit/header.js";
+
 // The up-to-date check lives apart so `wo run` can make it without loading the compiler.
-import { buildInfoFileName, hashInputs, isUpToDate } from "./build-info.js";
+import { buildInfoFileName, buildInfoText, hashInputs, isUpToDate } from "./build-info.js";
 export { buildInfoFileName, hashInputs, isUpToDate } from "./build-info.js";
 
 export interface BuildOptions {
@@ -57,7 +57,7 @@ export async function buildApp(dir: string, options: BuildOptions = {}): Promise
 
   const emitted = emitBuild(checked.catalog);
   const files = [...emitted, ...compileTypeScript(emitted, ts)];
-  files.push({ path: buildInfoFileName, text: `${JSON.stringify({ woVersion: woVersion(), inputHash }, null, 2)}\n` });
+  files.push({ path: buildInfoFileName, text: buildInfoText(inputHash) });
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
   const manifest = JSON.parse(emitted.find((f) => f.path === "manifest.json")!.text) as { tools: unknown[]; routes: unknown[] };

@@ -9,7 +9,7 @@
 //   types.d.ts        row and input types for clients
 //   validators.ts/.js ajv standalone validators, one per input schema (see ValidatorsModule)
 //   operations.ts/.js generated operation handlers (see OperationsModule)
-//   build-info.json   { woVersion, inputHash }: the up-to-date check
+//   build-info.json   BuildInfo below: the up-to-date check
 //
 // Generated JavaScript imports no package by name (a user's app folder has no node_modules):
 // what it needs is handed in by the runtime — `require` for ajv's runtime helpers and the
@@ -17,6 +17,22 @@
 
 import type { Row, Store, StoreTx } from "./store/store.js";
 import type { ErrorDetail } from "./errors.js";
+
+/**
+ * The version of the contract between generated code and this runtime (the OperationRuntime
+ * calls operations.js makes, the files' layout). Bumped whenever it changes, so a build made
+ * by an earlier wo is rebuilt (`wo run`) or refused with a clear message (loadBuild) instead
+ * of running against functions whose meaning moved. 2: checkRefs(tx, table, values).
+ */
+export const buildFormat = 2;
+
+/** build-info.json. */
+export interface BuildInfo {
+  woVersion: string;
+  buildFormat: number;
+  /** sha256 over wo's version, wo.toml and every `.wo` file (compiler/build-info.ts). */
+  inputHash: string;
+}
 
 export interface BuildSchemas {
   /** Row (output) schema per type, keyed by snake name. */
@@ -67,8 +83,12 @@ export interface OperationRuntime {
   validate<T = Row>(toolName: string, input: unknown): T;
   /** Current time as ISO-8601 UTC with milliseconds (`now()` defaults). */
   now(): string;
-  /** Throws OperationError("unprocessable") naming each `ref` field whose row does not exist. */
-  checkRefs(tx: StoreTx, refs: { field: string; table: string; value: unknown }[]): Promise<void>;
+  /**
+   * Throws OperationError("unprocessable") naming each ref in `values` (a row or patch of
+   * `table`) whose row does not exist: top-level refs and refs inside arrays, structs and
+   * embedded types alike.
+   */
+  checkRefs(tx: StoreTx, table: string, values: Row): Promise<void>;
   /** Throws OperationError("conflict") naming the tables/fields that still reference the row. */
   checkNotReferenced(tx: StoreTx, table: string, id: number): Promise<void>;
   notFound(typeName: string, id: unknown): never;

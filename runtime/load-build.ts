@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 // Type-only: the catalog arrives as catalog.json; nothing from compiler/ is loaded at run time.
 import type { Catalog } from "../compiler/catalog.js";
-import type { BuildSchemas, Manifest, OperationsModule, Validator, ValidatorsModule } from "./build.js";
+import { buildFormat, type BuildInfo, type BuildSchemas, type Manifest, type OperationsModule, type Validator, type ValidatorsModule } from "./build.js";
 
 export interface LoadedBuild {
   dir: string;
@@ -26,6 +26,10 @@ export interface LoadedBuild {
 export class BuildLoadError extends Error {}
 
 export async function loadBuild(dir: string): Promise<LoadedBuild> {
+  const info = await readJson<Partial<BuildInfo>>(dir, "build-info.json");
+  if (info.buildFormat !== buildFormat) {
+    throw new BuildLoadError(`${dir} was built by another wo (build format ${String(info.buildFormat ?? 1)}; this wo runs format ${buildFormat}); run \`wo build\` again.`);
+  }
   const [catalog, manifest, schemas] = await Promise.all([
     readJson<Catalog>(dir, "catalog.json"),
     readJson<Manifest>(dir, "manifest.json"),

@@ -18,6 +18,7 @@ import { typeMethod } from "../check/methods.js";
 import { fieldValueType, findType } from "../check/method-types.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { toolName } from "../naming.js";
+import { refCheckLine } from "./ref-checks.js";
 import {
   at,
   condition,
@@ -198,27 +199,6 @@ function storedValue(ctx: ExprContext, field: CatalogField, value: Expr): string
   return code;
 }
 
-/** `{ field: table, value }` entries for ref fields the row sets (except to the receiver itself). */
-function refChecks(ctx: ExprContext, target: CatalogType, names: string[], source: string): string[] {
-  const out: string[] = [];
-  for (const name of names) {
-    const f = target.fields.find((x) => x.name === name);
-    if (!f || f.type.kind !== "ref") continue;
-    const table = findType(ctx.catalog, f.type.target)?.table ?? f.type.target;
-    out.push(`{ field: ${JSON.stringify(f.name)}, table: ${JSON.stringify(table)}, value: ${prop(source, f.name)} }`);
-  }
-  return out;
-}
-
-function isSelfId(e: Expr, ctx: ExprContext): boolean {
-  return (
-    e.kind === "MemberExpr" &&
-    e.member.text === "id" &&
-    e.object.kind === "NameExpr" &&
-    ctx.typing.names.get(e.object)?.kind === "self"
-  );
-}
-
 function writeInsert(w: CodeBlockWriter, ctx: ExprContext, s: InsertStmt): void {
   const target = findType(ctx.catalog, s.type.text)!;
   const given = new Map(s.entries.map((e) => [e.name.text, e.value]));
@@ -235,20 +215,14 @@ function writeInsert(w: CodeBlockWriter, ctx: ExprContext, s: InsertStmt): void 
     if (code !== undefined) members.push(`${objectKey(f.name)}: ${code}`);
   }
   const table = JSON.stringify(target.table);
-  const checked = [...given.keys()].filter((n) => {
-    const v = given.get(n)!;
-    const f = target.fields.find((x) => x.name === n);
-    // The receiver exists: the transaction loaded it.
-    return !(f?.type.kind === "ref" && f.type.target === ctx.owner.name && isSelfId(v, ctx));
-  });
-  const refs = refChecks(ctx, target, checked, "row");
-  if (refs.length === 0) {
+  const check = refCheckLine(ctx.catalog, target, [...given.keys()], "row");
+  if (check === undefined) {
     w.writeLine(`await tx.insert(${table}, { ${members.join(", ")} });`);
     return;
   }
   w.block(() => {
     w.writeLine(`const row = { ${members.join(", ")} };`);
-    w.writeLine(`await rt.checkRefs(tx, [${refs.join(", ")}]);`);
+    w.writeLine(check);
     w.writeLine(`await tx.insert(${table}, row);`);
   });
 }
@@ -260,19 +234,19 @@ function writeUpdate(w: CodeBlockWriter, ctx: ExprContext, s: UpdateStmt): void 
     const f = target.fields.find((x) => x.name === a.field.text)!;
     return `${objectKey(a.field.text)}: ${storedValue(ctx, f, a.value)}`;
   });
-  const refs = refChecks(ctx, target, s.assignments.map((a) => a.field.text), "patch");
+  const check = refCheckLine(ctx.catalog, target, s.assignments.map((a) => a.field.text), "patch");
   const table = JSON.stringify(target.table);
   const typeName = JSON.stringify(target.name);
   const refreshed = (v: string, patch: string) =>
     `${v} = ((await tx.update(${table}, ${v}.id, ${patch})) as ${rowAlias(target.name)} | undefined) ?? rt.notFound(${typeName}, ${v}.id);`;
-  if (s.target.kind === "NameExpr" && !targetType.isSet && refs.length === 0) {
+  if (s.target.kind === "NameExpr" && !targetType.isSet && check === undefined) {
     // The name now holds the row as written, so later reads in this call see the update.
     w.writeLine(refreshed(printExpr(ctx, s.target), `{ ${members.join(", ")} }`));
     return;
   }
   w.block(() => {
     w.writeLine(`const patch = { ${members.join(", ")} };`);
-    if (refs.length > 0) w.writeLine(`await rt.checkRefs(tx, [${refs.join(", ")}]);`);
+    if (check !== undefined) w.writeLine(check);
     if (s.target.kind === "SelectExpr") {
       w.write(`for (const row of await tx.list(${selectTargetQuery(ctx, s.target)}))`).block(() => {
         w.writeLine(`await tx.update(${table}, row.id as number, patch);`);

@@ -18,6 +18,7 @@ import { exposedOps, isCrudOp, methodOf } from "./exposed-ops.js";
 import { generatedHeader } from "./header.js";
 import { listFilterFields } from "../../runtime/list-filters.js";
 import { emitMethodHandler } from "./methods.js";
+import { refCheckLine } from "./ref-checks.js";
 
 interface Handler {
   name: string;
@@ -191,17 +192,8 @@ function valueWithDefault(f: CatalogField): string {
 }
 
 function writeRefCheck(w: CodeBlockWriter, catalog: Catalog, type: CatalogType, source: string): void {
-  const refs = type.fields.filter((f) => f.isWritable && f.type.kind === "ref");
-  if (refs.length === 0) return;
-  w.writeLine("// A ref must name an existing row: checked in the same transaction as the write.");
-  w.write("await rt.checkRefs(tx, [").indent(() => {
-    for (const f of refs) {
-      const target = f.type.kind === "ref" ? f.type.target : "";
-      const table = catalog.types.find((t) => t.name === target)?.table ?? target;
-      w.writeLine(
-        `{ field: ${JSON.stringify(f.name)}, table: ${JSON.stringify(table)}, value: ${source}[${JSON.stringify(f.name)}] },`,
-      );
-    }
-  });
-  w.writeLine("]);");
+  const line = refCheckLine(catalog, type, type.fields.filter((f) => f.isWritable).map((f) => f.name), source);
+  if (line === undefined) return;
+  w.writeLine("// Every ref must name an existing row: checked in the same transaction as the write.");
+  w.writeLine(line);
 }

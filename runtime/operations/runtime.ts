@@ -7,6 +7,8 @@
 import type { Catalog } from "../../compiler/catalog.js";
 import type { OperationRuntime, Validator } from "../build.js";
 import { OperationError, type ErrorDetail } from "../errors.js";
+import { idsAlong, refPaths, type RefPath } from "../store/ref-paths.js";
+import { describeFieldType } from "../store/shape.js";
 import { StoreConstraintError, type Row, type Store, type StoreTx } from "../store/store.js";
 
 export interface OperationRuntimeDeps {
@@ -20,6 +22,7 @@ export interface OperationRuntimeDeps {
 export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRuntime {
   const { catalog, validators } = deps;
   const typeByTable = new Map(catalog.types.map((t) => [t.table, t]));
+  const refColumns = refColumnsByTable(catalog);
   const store = translateStoreErrors(deps.store, catalog);
 
   const rt: OperationRuntime = {
@@ -34,17 +37,25 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
       throw new OperationError("invalid_input", `The input does not match ${name}: ${summary}.`, details);
     },
     now: deps.now ?? (() => new Date().toISOString()),
-    async checkRefs(tx: StoreTx, refs: { field: string; table: string; value: unknown }[]) {
+    async checkRefs(tx: StoreTx, table: string, values: Row) {
       const missing: ErrorDetail[] = [];
-      for (const ref of refs) {
-        // null/absent: an optional ref left empty; the schema already decided whether that is allowed.
-        if (ref.value === null || ref.value === undefined) continue;
-        if (typeof ref.value === "number" && (await tx.get(ref.table, ref.value))) continue;
-        const target = typeByTable.get(ref.table)?.name ?? ref.table;
-        missing.push({ path: `/${ref.field}`, message: `no ${target} with id ${JSON.stringify(ref.value)} exists` });
+      // The same id named twice (tags: [3, 3]) is looked up once.
+      const exists = new Map<string, boolean>();
+      for (const { column, paths } of refColumns.get(table) ?? []) {
+        for (const { table: target, steps } of paths) {
+          for (const { pointer, id } of idsAlong(values[column], steps, `/${column}`)) {
+            const key = `${target}:${String(id)}`;
+            let found = exists.get(key);
+            if (found === undefined) {
+              found = typeof id === "number" && (await tx.get(target, id)) !== undefined;
+              exists.set(key, found);
+            }
+            if (!found) missing.push({ path: pointer, message: `no ${typeByTable.get(target)?.name ?? target} with id ${JSON.stringify(id)} exists` });
+          }
+        }
       }
       if (missing.length > 0) {
-        const list = missing.map((m) => `${m.path.slice(1)}: ${m.message}`).join("; ");
+        const list = missing.map((m) => `${pointerLabel(m.path)}: ${m.message}`).join("; ");
         throw new OperationError("unprocessable", `The input refers to rows that do not exist (${list}). Create them first or pass an existing id.`, missing);
       }
     },
@@ -56,7 +67,7 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
       throw new OperationError(
         "conflict",
         `${self} ${id} is still referenced by ${names.join(", ")}. Delete those rows or point them elsewhere first.`,
-        referrers.map((r) => ({ path: `/${r.table}/${r.field}`, message: `${r.count} row${r.count === 1 ? " refers" : "s refer"} to ${self} ${id}` })),
+        referrers.map((r) => ({ path: `/${r.table}/${r.field.replaceAll(".", "/")}`, message: `${r.count} row${r.count === 1 ? " refers" : "s refer"} to ${self} ${id}` })),
       );
     },
     notFound(typeName: string, id: unknown): never {
@@ -70,6 +81,28 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
     },
   };
   return rt;
+}
+
+/** Per table, the stored fields that can hold refs and where inside their values the refs are. */
+function refColumnsByTable(catalog: Catalog): Map<string, { column: string; paths: RefPath[] }[]> {
+  const byTable = new Map<string, { column: string; paths: RefPath[] }[]>();
+  for (const t of catalog.types) {
+    const columns = t.fields
+      .filter((f) => f.isStored)
+      .map((f) => ({ column: f.name, paths: refPaths(describeFieldType(f.type, catalog)) }))
+      .filter((c) => c.paths.length > 0);
+    if (columns.length > 0) byTable.set(t.table, columns);
+  }
+  return byTable;
+}
+
+/** "/meta/extra/0" → "meta.extra[0]": field names are identifiers, so a number is an index. */
+function pointerLabel(pointer: string): string {
+  return pointer
+    .slice(1)
+    .split("/")
+    .map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`))
+    .join("");
 }
 
 /** The store as handlers see it: constraint and cancellation failures become OperationErrors. */

@@ -2,8 +2,8 @@
 // database (`_wo_meta`) so the next start can diff old against new (migrate.ts).
 //
 // Owns: table and column names, the column type and codec of every stored field, unique and
-// secondary indexes, which columns hold refs. Leaves SQL text to ddl.ts, value conversion to
-// row-codec.ts and change detection to shape-diff.ts.
+// secondary indexes. Leaves SQL text to ddl.ts, value conversion to row-codec.ts, change
+// detection to shape-diff.ts and where refs sit inside a column's type to ref-paths.ts.
 //
 // The shape is plain JSON. It keeps a structural description of each field's type (not the
 // catalog's, which carries source locations) so that a moved declaration is not a change.
@@ -39,10 +39,6 @@ export interface ColumnShape {
   isUnique: boolean;
   /** Literal and `now` defaults only: computed defaults are never stored. */
   default?: StoredDefault;
-  /** Set when the column holds the id of a row in that table (a top-level `ref`). */
-  refTable?: string;
-  /** Set when the column holds a JSON array of ids of rows in that table (`[ref T]`). */
-  refArrayTable?: string;
 }
 
 export type StoredDefault = { kind: "literal"; value: string | number | boolean | null } | { kind: "now" };
@@ -124,8 +120,6 @@ function deriveColumn(field: CatalogField, byName: Map<string, CatalogType>): Co
   };
   const def = storedDefault(field.default);
   if (def) column.default = def;
-  if (type.kind === "ref") column.refTable = type.table;
-  if (type.kind === "array" && type.element.kind === "ref") column.refArrayTable = type.element.table;
   return column;
 }
 
@@ -157,6 +151,11 @@ export function storageOf(type: TypeDesc): { sqlType: SqlType; codec: ColumnCode
     case "json":
       return { sqlType: "TEXT", codec: "json" };
   }
+}
+
+/** A catalog field type as storage describes it (embedded types expanded, refs as tables). */
+export function describeFieldType(t: FieldType, catalog: Catalog): TypeDesc {
+  return describe(t, new Map(catalog.types.map((c) => [c.name, c] as const)), new Set());
 }
 
 function describe(t: FieldType, byName: Map<string, CatalogType>, embedding: Set<string>): TypeDesc {

@@ -6,6 +6,7 @@
 import { OperationError } from "../errors.js";
 import type { Connection } from "./connection.js";
 import { quoteId } from "./ddl.js";
+import { EACH, refPathLabel, type RefStep } from "./ref-paths.js";
 import type { ColumnShape } from "./shape.js";
 import { StoreConstraintError, type Comparison, type ListQuery, type Row, type StoreTx } from "./store.js";
 import type { TableInfo, TableRegistry } from "./tables.js";
@@ -98,20 +99,19 @@ export class SqliteTx implements StoreTx {
 
   async referrers(table: string, id: number): Promise<{ table: string; field: string; count: number }[]> {
     const t = this.table(table);
+    // One count per place that can hold the id; places in the same column are counted apart.
     const found: { table: string; field: string; count: number }[] = [];
     for (const r of t.referrers) {
       const from = this.table(r.table);
-      const col = quoteId(r.column);
       // A row that points at itself does not keep itself alive.
       const self = r.table === table ? ` AND "id" <> ?` : "";
-      const stmt = this.conn.statement(`referrers:${r.table}:${r.column}`, () =>
-        r.isArray
-          ? `SELECT COUNT(*) AS n FROM ${from.quoted} WHERE json_valid(${col}) AND EXISTS (SELECT 1 FROM json_each(${col}) WHERE value = ?)${self}`
-          : `SELECT COUNT(*) AS n FROM ${from.quoted} WHERE ${col} = ?${self}`,
-      );
-      const params = self ? [id, id] : [id];
-      const n = (stmt.get(...params) as { n: number }).n;
-      if (n > 0) found.push({ table: r.table, field: r.column, count: n });
+      const stmt = this.conn.statement(`referrers:${r.table}:${r.column}:${r.steps.join("\u0000")}`, () => {
+        const col = quoteId(r.column);
+        const holds = r.steps.length === 0 ? `${col} = ?` : `json_valid(${col}) AND ${jsonHoldsId(col, r.steps)}`;
+        return `SELECT COUNT(*) AS n FROM ${from.quoted} WHERE ${holds}${self}`;
+      });
+      const n = (stmt.get(...(self ? [id, id] : [id])) as { n: number }).n;
+      if (n > 0) found.push({ table: r.table, field: refPathLabel(r.column, r.steps), count: n });
     }
     return found;
   }
@@ -179,4 +179,20 @@ function toConstraintError(t: TableInfo, err: unknown): StoreConstraintError | u
   const prefix = `${t.shape.table}.`;
   const fields = list.split(", ").map((c) => (c.startsWith(prefix) ? c.slice(prefix.length) : c));
   return new StoreConstraintError("unique", t.shape.table, fields);
+}
+
+/**
+ * SQL that is true when the JSON text `source` holds `?` along `steps`: keys become a JSON
+ * path, and each array step a json_each over the elements, nested as deep as the type nests.
+ */
+function jsonHoldsId(source: string, steps: readonly RefStep[], depth = 0): string {
+  let path = "$";
+  let i = 0;
+  // Field names are identifiers, so a quoted path member never needs escaping.
+  for (; i < steps.length && steps[i] !== EACH; i++) path += `."${steps[i]}"`;
+  if (i === steps.length) return `json_extract(${source}, '${path}') = ?`;
+  const element = `e${depth}`;
+  const rest = steps.slice(i + 1);
+  const match = rest.length === 0 ? `${element}.value = ?` : jsonHoldsId(`${element}.value`, rest, depth + 1);
+  return `EXISTS (SELECT 1 FROM json_each(${source}, '${path}') AS ${element} WHERE ${match})`;
 }

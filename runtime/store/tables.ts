@@ -4,6 +4,7 @@
 // (connection.ts) because a statement belongs to the connection that prepared it.
 
 import { quoteId } from "./ddl.js";
+import { refPaths, type RefStep } from "./ref-paths.js";
 import { createRowCodec, type RowCodec } from "./row-codec.js";
 import type { ColumnShape, StorageShape, TableShape } from "./shape.js";
 
@@ -14,8 +15,8 @@ export interface TableInfo {
   selectList: string;
   codec: RowCodec;
   columns: Map<string, ColumnShape>;
-  /** Columns elsewhere (or here) that hold ids of this table's rows. */
-  referrers: { table: string; column: string; isArray: boolean }[];
+  /** Places elsewhere (or here) that hold ids of this table's rows: a column, or a path inside one. */
+  referrers: { table: string; column: string; steps: RefStep[] }[];
 }
 
 export type TableRegistry = Map<string, TableInfo>;
@@ -34,9 +35,9 @@ export function buildTableRegistry(shape: StorageShape): TableRegistry {
   }
   for (const t of shape.tables) {
     for (const c of t.columns) {
-      const target = c.refTable ?? c.refArrayTable;
-      if (target === undefined) continue;
-      registry.get(target)?.referrers.push({ table: t.table, column: c.name, isArray: c.refArrayTable !== undefined });
+      for (const { table, steps } of refPaths(c.type)) {
+        registry.get(table)?.referrers.push({ table: t.table, column: c.name, steps });
+      }
     }
   }
   return registry;

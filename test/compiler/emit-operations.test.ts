@@ -32,7 +32,10 @@ describe("emitOperations", () => {
     const catalog = blogCatalog();
     catalog.types[1]!.fields.find((f) => f.name === "tags")!.isOptional = false;
     expect(emitOperations(catalog).text).toContain(`"tags": data["tags"] !== undefined ? data["tags"] : [],`);
-    expect(text).toContain(`{ field: "author", table: "author", value: row["author"] },`);
+    expect(text).toContain(`await rt.checkRefs(tx, "article", row);`);
+    expect(text).toContain(`await rt.checkRefs(tx, "article", patch);`);
+    // A type that can hold no ref makes no check.
+    expect(text).not.toContain(`await rt.checkRefs(tx, "author"`);
   });
 
   it("transpiles without syntax errors and imports no package at run time", () => {

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 import { buildApp } from "../../compiler/build.js";
 import { runBuildCommand } from "../../compiler/commands/build.js";
 import type { BuildSchemas, ValidatorsModule } from "../../runtime/build.js";
+import { loadBuild } from "../../runtime/load-build.js";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import ts from "typescript";
 import { createInputAjv } from "../../compiler/emit/validators.js";
@@ -106,7 +107,7 @@ describe("up to date, failures and the CLI", () => {
     const out = join(temp, "hello-out");
     expect((await wo([dir, "--out", out])).code).toBe(0);
     const info = JSON.parse(readFileSync(join(out, "build-info.json"), "utf8"));
-    expect(Object.keys(info)).toEqual(["woVersion", "inputHash"]);
+    expect(Object.keys(info)).toEqual(["woVersion", "buildFormat", "inputHash"]);
     const mtime = statSync(join(out, "manifest.json")).mtimeMs;
     const second = await wo([dir, "--out", out]);
     expect(second).toMatchObject({ code: 0, stderr: "" });
@@ -119,6 +120,21 @@ describe("up to date, failures and the CLI", () => {
     expect(third.code).toBe(0);
     expect(third.stdout).toMatch(/\d+ tools, \d+ routes, 12 files written/);
     expect(JSON.parse(readFileSync(join(out, "build-info.json"), "utf8")).inputHash).not.toBe(info.inputHash);
+  });
+
+  it("a build made for another build format is rebuilt by wo build and refused by the runtime", async () => {
+    const dir = copySample("hello");
+    const out = join(temp, "hello-format-out");
+    expect((await wo([dir, "--out", out])).code).toBe(0);
+    // What a build from before the format existed looks like: same sources, no buildFormat.
+    const infoFile = join(out, "build-info.json");
+    const { buildFormat: _, ...older } = JSON.parse(readFileSync(infoFile, "utf8"));
+    writeFileSync(infoFile, JSON.stringify(older));
+    await expect(loadBuild(out)).rejects.toThrow(/built by another wo \(build format 1; this wo runs format \d+\); run `wo build` again/);
+    const again = await wo([dir, "--out", out]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).not.toMatch(/up to date/);
+    expect((await loadBuild(out)).manifest.tools.length).toBeGreaterThan(0);
   });
 
   it("a build with errors prints diagnostics, exits 1 and leaves the previous build untouched", async () => {

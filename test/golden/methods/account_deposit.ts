@@ -10,7 +10,11 @@ async account_deposit(input: unknown, call: CallContext) {
     // account.wo:13
     self = ((await tx.update("accounts", self.id, { balance: self.balance + amount })) as AccountRow | undefined) ?? rt.notFound("Account", self.id);
     // account.wo:14
-    await tx.insert("entries", { account: self.id, amount: amount, counterpart: null, memo: "deposit", at: rt.now() });
+    {
+      const row = { account: self.id, amount: amount, counterpart: null, memo: "deposit", at: rt.now() };
+      await rt.checkRefs(tx, "entries", row);
+      await tx.insert("entries", row);
+    }
     // account.wo:15
     return self;
   }, call);

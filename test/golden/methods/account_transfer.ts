@@ -26,13 +26,13 @@ async account_transfer(input: unknown, call: CallContext) {
     // account.wo:27
     {
       const row = { account: self.id, amount: -amount, counterpart: to, memo: "transfer out", at: rt.now() };
-      await rt.checkRefs(tx, [{ field: "counterpart", table: "accounts", value: row.counterpart }]);
+      await rt.checkRefs(tx, "entries", row);
       await tx.insert("entries", row);
     }
     // account.wo:28
     {
       const row = { account: to, amount: amount, counterpart: self.id, memo: "transfer in", at: rt.now() };
-      await rt.checkRefs(tx, [{ field: "account", table: "accounts", value: row.account }]);
+      await rt.checkRefs(tx, "entries", row);
       await tx.insert("entries", row);
     }
     // account.wo:29

@@ -13,7 +13,11 @@ async product_set_price(input: unknown, call: CallContext) {
     // product.wo:15
     if (!(self.status === "Active")) rt.abort("a discontinued product cannot be repriced");
     // product.wo:16
-    await tx.insert("prices", { product: self.id, amount: amount, currency: self.currency, since: rt.now() });
+    {
+      const row = { product: self.id, amount: amount, currency: self.currency, since: rt.now() };
+      await rt.checkRefs(tx, "prices", row);
+      await tx.insert("prices", row);
+    }
     // product.wo:17
     return latest((await tx.list("prices", { where: [{ column: "product", op: "==", value: self.id }] })) as PriceRow[], "product.wo:17");
   }, call);

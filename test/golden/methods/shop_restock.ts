@@ -30,7 +30,11 @@ async shop_restock(input: unknown, call: CallContext) {
       if (!true) rt.abort("never");
     }
     // every.wo:16
-    await tx.insert("item", { shop: self.id, price: amount, label: label, kind: "Small" });
+    {
+      const row = { shop: self.id, price: amount, label: label, kind: "Small" };
+      await rt.checkRefs(tx, "item", row);
+      await tx.insert("item", row);
+    }
     // every.wo:17
     {
       const patch = { price: amount };

@@ -8,6 +8,7 @@ import Database from "better-sqlite3";
 import type { Catalog } from "../../../compiler/catalog.js";
 import { ts } from "ts-morph";
 import { compileTypeScript } from "../../../compiler/build.js";
+import { buildInfoFileName, buildInfoText } from "../../../compiler/build-info.js";
 import { emitBuild } from "../../../compiler/emit/index.js";
 import { startServer, type RunningServer } from "../../../runtime/server.js";
 
@@ -17,7 +18,8 @@ export function tempDir(prefix = "wo-rest-"): string {
 
 export function writeBuild(catalog: Catalog, outDir: string): void {
   const emitted = emitBuild(catalog);
-  for (const f of [...emitted, ...compileTypeScript(emitted, ts)]) {
+  const info = { path: buildInfoFileName, text: buildInfoText("built by the test harness") };
+  for (const f of [...emitted, ...compileTypeScript(emitted, ts), info]) {
     const path = join(outDir, f.path);
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, f.text);
