@@ -108,11 +108,12 @@ try {
   // machine state) and the median round is reported, with every round's value beside it.
   const rps = (round, t) => rounds[cases.findIndex(([title]) => title.startsWith(t))][round].rps;
   const bestOf = (round, t) => Math.max(...cases.map(([title], i) => (title.startsWith(t) ? rounds[i][round].rps : 0)));
-  const line = (label, ratio, target) => {
+  const line = (label, ratio, target, unit = "x") => {
     const each = Array.from({ length: roundCount }, (_, round) => ratio(round));
     const v = [...each].sort((a, b) => a - b)[Math.floor(each.length / 2)];
+    const digits = unit === "x" ? 2 : 1;
     const verdict = target ? `   target >= ${target}x ${v >= target ? "ok" : "MISSED"}` : "";
-    console.log(`${label.padEnd(50)}${v.toFixed(2).padStart(10)}x${verdict}   (rounds: ${each.map((x) => x.toFixed(2)).join(", ")})`);
+    console.log(`${label.padEnd(50)}${v.toFixed(digits).padStart(10)}${unit}${verdict}   (rounds: ${each.map((x) => x.toFixed(digits)).join(", ")})`);
   };
   console.log("");
   line("MCP get (2026) / REST get", (r) => rps(r, "wo MCP   tools/call get (2026") / rps(r, "wo REST  GET"), 0.85);
@@ -123,6 +124,11 @@ try {
   line("minimal: MCP get / REST get (protocols' own)", (r) => rps(r, "minimal  tools/call") / rps(r, "minimal  GET"));
   line("wo MCP get (2026) / minimal MCP get", (r) => rps(r, "wo MCP   tools/call get (2026") / rps(r, "minimal  tools/call"));
   line("floor: bare node:http POST / GET", (r) => rps(r, "floor    node:http POST") / rps(r, "floor    node:http GET"));
+  // The same gaps as time per request (the server is the bottleneck, so 1/throughput): how
+  // much of what a tools/call costs over a GET is HTTP's own (the floor) and how much is work.
+  const extra = (r, a, b) => 1e6 / rps(r, a) - 1e6 / rps(r, b);
+  line("µs per call: wo MCP get (2026) - wo REST get", (r) => extra(r, "wo MCP   tools/call get (2026", "wo REST  GET"), undefined, " µs");
+  line("µs per call: floor POST - floor GET", (r) => extra(r, "floor    node:http POST", "floor    node:http GET"), undefined, " µs");
 } finally {
   if (minimal) await stopNode(minimal.child);
   if (floor) await stopNode(floor.child);
