@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { OperationError } from "../../runtime/errors.js";
 import { openSqliteStore, type SqliteStore } from "../../runtime/store/sqlite.js";
 import { StoreConstraintError, type Row } from "../../runtime/store/store.js";
-import { blog, tempDir } from "./fixture.js";
+import { array, blog, catalog, field, opt, ref, scalar, struct, tempDir, type } from "./fixture.js";
 
 let tmp: ReturnType<typeof tempDir>;
 let store: SqliteStore;
@@ -339,5 +339,43 @@ describe("referrers", () => {
     // Post 3 lists itself among related: that alone does not keep it.
     expect(await store.read((tx) => tx.referrers("post", 3))).toEqual([]);
     expect(await store.read((tx) => tx.referrers("post", 2))).toEqual([{ table: "post", field: "related", count: 1 }]);
+  });
+
+  it("finds ids nested in structs, arrays of structs, embedded types and arrays of arrays, per place", async () => {
+    const nested = catalog(
+      type("Tag", [field("name", scalar("Text"))]),
+      type("Credit", [field("person", ref("Tag"))]),
+      type("Book", [
+        opt("meta", struct(opt("editor", ref("Tag")), field("also", array(ref("Tag"))))),
+        field("parts", array(struct(opt("tag", ref("Tag"))))),
+        opt("credit", { kind: "embedded", type: "Credit" }),
+        field("shelves", array(array(ref("Tag")))),
+      ]),
+    );
+    const other = tempDir();
+    const { store: s } = await openSqliteStore({ file: other.file, catalog: nested });
+    try {
+      await s.write(async (tx) => {
+        for (let i = 0; i < 4; i++) await tx.insert("tag", { name: `t${i}` });
+        await tx.insert("book", { meta: { editor: 1, also: [2] }, parts: [{ tag: 3 }, { tag: null }], credit: { person: 1 }, shelves: [[4], [2, 1]] });
+        await tx.insert("book", { meta: null, parts: [], credit: null, shelves: [] });
+      });
+      expect(await s.read((tx) => tx.referrers("tag", 1))).toEqual([
+        { table: "book", field: "meta.editor", count: 1 },
+        { table: "book", field: "credit.person", count: 1 },
+        { table: "book", field: "shelves", count: 1 },
+      ]);
+      expect(await s.read((tx) => tx.referrers("tag", 2))).toEqual([
+        { table: "book", field: "meta.also", count: 1 },
+        { table: "book", field: "shelves", count: 1 },
+      ]);
+      expect(await s.read((tx) => tx.referrers("tag", 3))).toEqual([{ table: "book", field: "parts.tag", count: 1 }]);
+      expect(await s.read((tx) => tx.referrers("tag", 4))).toEqual([{ table: "book", field: "shelves", count: 1 }]);
+      // An id that no place holds.
+      expect(await s.read((tx) => tx.referrers("tag", 5))).toEqual([]);
+    } finally {
+      await s.close();
+      other.cleanup();
+    }
   });
 });
