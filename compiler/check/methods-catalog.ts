@@ -15,8 +15,6 @@ import { requireType } from "./fields.js";
 
 /** Expose entries that are not CRUD ops but still mean something (REST only). */
 export const restOnlyOps = ["subscribe", "me"] as const;
-/** Their routes under the service path (spec/rest.md); runtime/rest/routes.ts serves them (501). */
-export const restOnlyRoutes: Record<(typeof restOnlyOps)[number], string> = { subscribe: "/live", me: "/me" };
 const builtinOps = new Set<string>([...crudOps, ...restOnlyOps]);
 
 export function buildMethods(decl: TypeDecl, ctx: CheckContext): CatalogMethod[] {

@@ -12,7 +12,8 @@ import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { toolName } from "../naming.js";
 import { type CheckContext, locationOf } from "./context.js";
 import { didYouMean } from "./did-you-mean.js";
-import { restOnlyOps, restOnlyRoutes } from "./methods-catalog.js";
+import { restRoute } from "../../runtime/rest/route-table.js";
+import { restOnlyOps } from "./methods-catalog.js";
 
 const serviceKinds = new Set(["rest", "mcp", "graphql", "native"]);
 
@@ -84,7 +85,7 @@ function checkExposeList(s: ServiceDecl, typeName: string, methods: Set<string>,
         continue;
       }
       // Declared, routed, answered 501: say so where it is written, not first at runtime.
-      ctx.bag.report("WO3104", entry.span, { name, path: s.path.value.replace(/\/+$/, "") + restOnlyRoutes[name as (typeof restOnlyOps)[number]] });
+      ctx.bag.report("WO3104", entry.span, { name, path: restRoute(s.path.value, name).path });
     } else if (!(crudOps as readonly string[]).includes(name) && !methods.has(name)) {
       const hint = plainFns.has(name)
         ? ` It is a fn of the plain type '${typeName}'; declare '${typeName}' as a class to make it a method.`

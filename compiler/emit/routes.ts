@@ -7,6 +7,7 @@ import type { Catalog, CatalogType } from "../catalog.js";
 import type { Manifest } from "../../runtime/build.js";
 import { toolName } from "../naming.js";
 import { compareText } from "./json-schema.js";
+import { restRoute } from "../../runtime/rest/route-table.js";
 
 export type Route = Manifest["routes"][number];
 
@@ -21,23 +22,5 @@ export function emitRoutes(catalog: Catalog): Route[] {
 }
 
 export function routeOf(type: CatalogType, path: string, op: string): Route {
-  const name = toolName(type.name, op);
-  switch (op) {
-    case "list":
-      return { method: "GET", path, op: name };
-    case "get":
-      return { method: "GET", path: `${path}/:id`, op: name };
-    case "create":
-      return { method: "POST", path, op: name };
-    case "update":
-      return { method: "PATCH", path: `${path}/:id`, op: name };
-    case "delete":
-      return { method: "DELETE", path: `${path}/:id`, op: name };
-    case "subscribe":
-      return { method: "GET", path: `${path}/live`, op: name };
-    case "me":
-      return { method: "GET", path: `${path}/me`, op: name };
-    default:
-      return { method: "POST", path: `${path}/:id/${op}`, op: name };
-  }
+  return { ...restRoute(path, op), op: toolName(type.name, op) };
 }

@@ -10,6 +10,7 @@ import type { Operation } from "../build.js";
 import { OperationError } from "../errors.js";
 import { listFilterFields } from "../list-filters.js";
 import { readJsonObject, type RestFailure } from "./body.js";
+import { isBuiltinRestOp, restRoute } from "./route-table.js";
 import { problemResponse } from "./problem.js";
 import { listInput } from "./query.js";
 
@@ -37,16 +38,6 @@ interface Route extends Endpoint {
   base: string;
 }
 
-const crudRoutes: Record<string, { method: string; suffix: string; kind: Kind }> = {
-  list: { method: "GET", suffix: "", kind: "list" },
-  create: { method: "POST", suffix: "", kind: "create" },
-  get: { method: "GET", suffix: "/:id", kind: "get" },
-  update: { method: "PATCH", suffix: "/:id", kind: "update" },
-  delete: { method: "DELETE", suffix: "/:id", kind: "delete" },
-  subscribe: { method: "GET", suffix: "/live", kind: "stub" },
-  me: { method: "GET", suffix: "/me", kind: "stub" },
-};
-
 function snake(type: CatalogType, op: string): string {
   return `${type.snake}_${op}`;
 }
@@ -55,15 +46,13 @@ function routesOf(catalog: Catalog): Route[] {
   const routes: Route[] = [];
   for (const type of catalog.types) {
     for (const block of type.rest) {
-      const base = block.path.replace(/\/+$/, "") || "/";
-      const join = (suffix: string) => (base === "/" ? suffix || "/" : base + suffix);
+      const base = block.path;
       for (const op of block.ops) {
-        const crud = crudRoutes[op];
-        if (crud) {
-          const name = crud.kind === "stub" ? op : snake(type, op);
-          routes.push({ method: crud.method, path: join(crud.suffix), op: name, kind: crud.kind, type, base });
+        if (isBuiltinRestOp(op)) {
+          const stub = op === "subscribe" || op === "me";
+          routes.push({ ...restRoute(base, op), op: stub ? op : snake(type, op), kind: stub ? "stub" : op, type, base });
         } else if (type.methods.some((m) => m.name === op)) {
-          routes.push({ method: "POST", path: join(`/:id/${op}`), op: snake(type, op), kind: "method", type, base });
+          routes.push({ ...restRoute(base, op), op: snake(type, op), kind: "method", type, base });
         }
       }
     }
