@@ -29,6 +29,11 @@ export async function readBodyBytes(request: Request, maxBytes: number, incoming
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
 }
 
+/** Whether a Content-Length value alone shows the body is over `maxBytes`: refused unread. */
+export function declaresMoreThan(contentLength: string | null | undefined, maxBytes: number): boolean {
+  return typeof contentLength === "string" && /^\d+$/.test(contentLength) && Number(contentLength) > maxBytes;
+}
+
 const EMPTY = new Uint8Array(0);
 
 /**

@@ -11,7 +11,7 @@
 import { Hono } from "hono";
 import type { IncomingMessage } from "node:http";
 import type { Catalog, WoConfig } from "../../compiler/catalog.js";
-import { readBodyBytes } from "../body-bytes.js";
+import { declaresMoreThan, readBodyBytes } from "../body-bytes.js";
 import type { Manifest, Operation } from "../build.js";
 import type { Store } from "../store/store.js";
 import { classify, LEGACY_VERSIONS, type HeaderView, type Rejection } from "./era.js";
@@ -99,12 +99,6 @@ function rejection(r: Rejection, id: JsonRpcId | null, extra?: Record<string, st
 
 function transportError(status: number, message: string, id: JsonRpcId | null = null, extra?: Record<string, string>): McpReply {
   return jsonReply(status, errorBody(id, status === 404 ? ErrorCode.SessionNotFound : ErrorCode.ServerError, message), extra);
-}
-
-/** Whether Content-Length alone shows the body is over `max` (refused without reading it). */
-function declaredOver(req: McpRequest, max: number): boolean {
-  const declared = req.headers.get("content-length");
-  return declared !== null && declared !== undefined && Number(declared) > max;
 }
 
 function utf8(bytes: Uint8Array): string {
@@ -338,7 +332,7 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
     if (ct === null || ct === undefined || !ct.toLowerCase().includes("application/json")) {
       return transportError(415, "Unsupported Media Type: Content-Type must be application/json");
     }
-    const bytes = declaredOver(req, maxBody) ? "too_large" : await req.body(maxBody);
+    const bytes = declaresMoreThan(h.get("content-length"), maxBody) ? "too_large" : await req.body(maxBody);
     if (bytes === "too_large") return transportError(413, `Payload Too Large: the body exceeds ${maxBody} bytes`);
     let parsed: unknown;
     try {

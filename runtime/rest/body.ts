@@ -3,7 +3,7 @@
 // Returns the object or a RestFailure; never throws for bad input.
 
 import type { IncomingMessage } from "node:http";
-import { readBodyBytes } from "../body-bytes.js";
+import { declaresMoreThan, readBodyBytes } from "../body-bytes.js";
 import type { ErrorDetail } from "../errors.js";
 import type { ProblemKind } from "./problem.js";
 
@@ -20,7 +20,7 @@ const jsonType = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;
 export async function readJsonObject(request: Request, maxBytes: number, incoming?: IncomingMessage): Promise<BodyResult> {
   const contentType = request.headers.get("content-type");
   const declared = request.headers.get("content-length");
-  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > maxBytes) {
+  if (declaresMoreThan(declared, maxBytes)) {
     return fail("payload_too_large", `The body is ${declared} bytes; the limit is ${maxBytes}.`);
   }
   if (contentType !== null && !jsonType.test(contentType.trim())) {
