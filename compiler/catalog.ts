@@ -25,9 +25,11 @@ export interface WoConfig {
   mcp: {
     /** `[mcp] sessions = false` serves 2025-era clients without Mcp-Session-Id. Default true. */
     sessions: boolean;
-    /** `[mcp] allowed_origins`: extra allowed Origin values beyond the local ones. */
+    /** `[mcp] allowed_origins`: the older place for `allowedOrigins`; both lists apply to every route. */
     allowedOrigins: string[];
   };
+  /** `[server] allowed_origins`: browser origins admitted on every route besides the local ones (spec/security.md). */
+  allowedOrigins: string[];
   /** `[server] max_body_bytes`. Default 1 MiB. */
   maxBodyBytes: number;
   /**

@@ -18,7 +18,7 @@ export interface ConfigResult {
 }
 
 export function defaultConfig(): WoConfig {
-  return { dataDir: ".wo/data", mcp: { sessions: true, allowedOrigins: [] }, maxBodyBytes: 1024 * 1024, concurrency: { running: 64, queued: 1024 } };
+  return { dataDir: ".wo/data", mcp: { sessions: true, allowedOrigins: [] }, allowedOrigins: [], maxBodyBytes: 1024 * 1024, concurrency: { running: 64, queued: 1024 } };
 }
 
 /**
@@ -55,6 +55,7 @@ export function readConfig(text: string | undefined, file: string, dirName: stri
   config.concurrency.queued = read.positiveInt("server", "max_queued") ?? config.concurrency.queued;
   const tokenEnv = read.string("server", "token_env");
   if (tokenEnv !== undefined) config.tokenEnv = tokenEnv;
+  config.allowedOrigins = read.stringList("server", "allowed_origins") ?? config.allowedOrigins;
   config.dataDir = read.string("database", "data_dir") ?? config.dataDir;
   const url = read.string("database", "url");
   if (url !== undefined) config.databaseUrl = url;

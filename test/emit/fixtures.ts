@@ -155,7 +155,7 @@ export function blogCatalog(): Catalog {
   const hidden = type("AuditEntry", [field("what", scalar("Text"))]);
   return {
     app: { name: "blog", version: "1.2.3", description: "A small blog." },
-    config: { dataDir: ".wo/data", mcp: { sessions: true, allowedOrigins: [] }, maxBodyBytes: 1048576, concurrency: { running: 64, queued: 1024 } },
+    config: { dataDir: ".wo/data", mcp: { sessions: true, allowedOrigins: [] }, allowedOrigins: [], maxBodyBytes: 1048576, concurrency: { running: 64, queued: 1024 } },
     types: [author, address, post, comment, hidden],
   };
 }

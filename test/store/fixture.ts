@@ -42,7 +42,7 @@ export function type(name: string, fields: CatalogField[], extra: Partial<Catalo
 export function catalog(...types: CatalogType[]): Catalog {
   return {
     app: { name: "test", version: "0.0.0" },
-    config: { dataDir: ".wo/data", mcp: { sessions: true, allowedOrigins: [] }, maxBodyBytes: 1 << 20, concurrency: { running: 64, queued: 1024 } },
+    config: { dataDir: ".wo/data", mcp: { sessions: true, allowedOrigins: [] }, allowedOrigins: [], maxBodyBytes: 1 << 20, concurrency: { running: 64, queued: 1024 } },
     types,
   };
 }

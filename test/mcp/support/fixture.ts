@@ -26,7 +26,7 @@ const field = (name: string, scalar: "Id" | "Text" | "Bool", opt: Partial<Catalo
 
 export const catalog: Catalog = {
   app: { name: "notes", version: "0.1.0", description: "A test app" },
-  config: { dataDir: ".wo/data", mcp: { sessions: true, allowedOrigins: [] }, maxBodyBytes: 1 << 20, concurrency: { running: 64, queued: 1024 } },
+  config: { dataDir: ".wo/data", mcp: { sessions: true, allowedOrigins: [] }, allowedOrigins: [], maxBodyBytes: 1 << 20, concurrency: { running: 64, queued: 1024 } },
   types: [{
     name: "Note", snake: "note", keyword: "type", table: "note", doc: "A short note",
     fields: [field("id", "Id"), field("title", "Text"), field("body", "Text", { isOptional: true }), field("done", "Bool", { default: { kind: "literal", value: false } as never })],
