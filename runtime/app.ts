@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { WoConfig } from "../compiler/catalog.js";
 import type { Operation } from "./build.js";
 import type { LoadedBuild } from "./load-build.js";
+import { addCorsHeaders, allowedOriginsOf, createHttpGuard, isPreflight } from "./http-guard.js";
 import { createMcpRoutes } from "./mcp/index.js";
 import { serveMcpNode } from "./mcp/node.js";
 import { limitConcurrency } from "./operations/limit.js";
@@ -25,7 +26,7 @@ export interface AppOptions {
   /** The bearer token itself (server.ts reads it from `config.tokenEnv`); none → open. */
   token?: string;
   log?: (line: string) => void;
-  /** The host the server listens on: loopback turns on MCP's Host check. */
+  /** The host the server listens on: loopback turns on the Host check (undefined counts as loopback). */
   listenHost?: string;
 }
 
@@ -50,14 +51,36 @@ export function createApp(options: AppOptions): App {
   const rt = createOperationRuntime({ catalog: build.catalog, store, validators: build.validators });
   const operations = limitConcurrency(build.operations.createOperations(rt), config.concurrency);
 
+  // One Host/Origin policy for every route but /healthz, /mcp included (spec/security.md).
+  const guard = createHttpGuard({ allowedOrigins: allowedOriginsOf(config), ...(options.listenHost !== undefined ? { listenHost: options.listenHost } : {}) });
+
   const app = new Hono({ strict: false });
+  // Host and Origin first: before the token, before any body is read.
+  app.use("*", async (c, next) => {
+    const path = c.req.path;
+    if (path === "/healthz") return next();
+    const isMcp = path === "/mcp" || path === "/mcp/";
+    const origin = c.req.header("origin");
+    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+    // A request made in process (no socket) has no Host header: its URL names the host.
+    const refused = guard.refusal(origin, c.req.header("host") ?? (incoming ? undefined : new URL(c.req.url).host));
+    if (refused !== undefined) {
+      // /mcp words refusals as JSON-RPC errors: its handler refuses the same request itself.
+      if (isMcp) return mcp.mcp.fetch(c.req.raw, incoming);
+      return problemResponse(c, "forbidden", `${refused}.`);
+    }
+    await next();
+    // /mcp adds its own CORS headers.
+    if (origin && !isMcp) addCorsHeaders(c.res.headers, origin);
+  });
   if (options.token) {
     // Everything but the two runtime endpoints: REST paths are whatever `service rest` says,
-    // not necessarily under /api.
+    // not necessarily under /api. A preflight carries no token; the guard has admitted its
+    // origin, and its answer is only the methods and headers a page may use.
     const auth = bearerAuth(options.token);
     app.use("*", async (c, next) => {
       const path = new URL(c.req.url).pathname;
-      if (path === "/" || path === "/healthz") return next();
+      if (path === "/" || path === "/healthz" || isPreflight(c.req.method, c.req.header("origin"), c.req.header("access-control-request-method"))) return next();
       return auth(c, next);
     });
   }
@@ -73,7 +96,7 @@ export function createApp(options: AppOptions): App {
     store,
     config,
     serverInfo: { name: build.catalog.app.name, version: build.catalog.app.version },
-    ...(options.listenHost !== undefined ? { listenHost: options.listenHost } : {}),
+    guard,
     options: { log },
   });
   app.route("/mcp", mcp);
@@ -88,7 +111,10 @@ export function createApp(options: AppOptions): App {
   const allowed = options.token ? tokenCheck(options.token) : undefined;
   const unauthorized = JSON.stringify(problem("unauthorized", UNAUTHORIZED_DETAIL));
   const serveMcp = (incoming: IncomingMessage, res: ServerResponse) => {
-    if (allowed && !allowed(incoming.headers.authorization)) {
+    // Host/Origin before the token: a refused request (403) and an admitted preflight (204) are
+    // the handler's to answer, with or without a token.
+    const h = incoming.headers;
+    if (allowed && guard.refusal(h.origin, h.host) === undefined && !isPreflight(incoming.method, h.origin, h["access-control-request-method"]) && !allowed(h.authorization)) {
       res.writeHead(401, { "content-type": "application/problem+json", ...UNAUTHORIZED_HEADERS, "content-length": Buffer.byteLength(unauthorized) });
       res.end(unauthorized);
       return;

@@ -2,7 +2,7 @@
 // (2025-11-25, 2025-06-18, 2025-03-26; sessions optional) and the stateless 2026-07-28
 // revision side by side. This module owns the HTTP side — statuses, headers, content types,
 // body limits, sessions and SSE framing — and leaves message classification to era.ts, method
-// semantics to methods.ts and who may connect to security.ts. spec/mcp.md is the contract.
+// semantics to methods.ts and who may connect to ../http-guard.ts. spec/mcp.md is the contract.
 //
 // The handler speaks in McpRequest/McpReply, not in a server's types: `wo run` serves it on
 // node:http directly (node.ts: no Request/Response objects on the hot path), and fetch() adapts
@@ -13,11 +13,11 @@ import type { IncomingMessage } from "node:http";
 import type { Catalog, WoConfig } from "../../compiler/catalog.js";
 import { declaresMoreThan, readBodyBytes } from "../body-bytes.js";
 import type { Manifest, Operation } from "../build.js";
+import { allowedOriginsOf, createHttpGuard, type HttpGuard } from "../http-guard.js";
 import type { Store } from "../store/store.js";
 import { classify, LEGACY_VERSIONS, type HeaderView, type Rejection } from "./era.js";
 import { ErrorCode, RpcError, errorBody, notificationBody, parseMessage, readableId, resultBody, type JsonRpcId, type Message } from "./json-rpc.js";
 import { createMethods, type Handler, type MethodContext, type MethodTable } from "./methods.js";
-import { createSecurityPolicy } from "./security.js";
 import { createSessionTable, createSseStream, sseFrame, type Session } from "./sessions.js";
 
 export interface McpOptions {
@@ -42,6 +42,8 @@ export interface McpDeps {
   store: Store;
   config: WoConfig;
   serverInfo: { name: string; version: string };
+  /** The app's Host/Origin policy (createApp shares its own); default: one from `config` and `listenHost`. */
+  guard?: HttpGuard;
   /** The host the server listens on; loopback turns on the Host check (DNS rebinding). */
   listenHost?: string;
   options?: McpOptions;
@@ -196,7 +198,7 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
     pageSize: opts.pageSize ?? 100,
     log,
   });
-  const security = createSecurityPolicy(deps.config.mcp.allowedOrigins, deps.listenHost);
+  const guard = deps.guard ?? createHttpGuard({ allowedOrigins: allowedOriginsOf(deps.config), ...(deps.listenHost !== undefined ? { listenHost: deps.listenHost } : {}) });
   const sessionsOn = deps.config.mcp.sessions;
   const sessions = createSessionTable({ maxSessions: opts.maxSessions ?? 10_000, idleMs: opts.sessionIdleMs ?? 3_600_000 });
   const maxBody = deps.config.maxBodyBytes;
@@ -424,7 +426,7 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
   async function handle(req: McpRequest): Promise<McpReply> {
     // T8: Origin (and Host on loopback) before anything else, for every verb.
     const origin = req.headers.get("origin");
-    const denied = security.check(origin, req.headers.get("host"));
+    const denied = guard.refusal(origin, req.headers.get("host"));
     if (denied !== undefined) return transportError(403, `Forbidden: ${denied}`);
     try {
       const reply = await dispatch(req);

@@ -1,5 +1,6 @@
-// Reads a request body as a JSON object: Content-Type check (415), a size limit enforced while
-// the bytes arrive (413 — a huge body is never buffered whole), JSON syntax and shape (400).
+// Reads a request body as a JSON object: Content-Type check (415, even when the body is empty),
+// a size limit enforced while the bytes arrive (413 — a huge body is never buffered whole), JSON
+// syntax and shape (400).
 // Returns the object or a RestFailure; never throws for bad input.
 
 import type { IncomingMessage } from "node:http";
@@ -23,14 +24,16 @@ export async function readJsonObject(request: Request, maxBytes: number, incomin
   if (declaresMoreThan(declared, maxBytes)) {
     return fail("payload_too_large", `The body is ${declared} bytes; the limit is ${maxBytes}.`);
   }
-  if (contentType !== null && !jsonType.test(contentType.trim())) {
+  // A Content-Type is required even for an empty body: a page can POST cross-site without a
+  // preflight only with no type or a form type, never with a JSON one (spec/security.md, CSRF).
+  if (contentType === null) return fail("unsupported_media_type", "Send the body with Content-Type: application/json, even an empty one.");
+  if (!jsonType.test(contentType.trim())) {
     return fail("unsupported_media_type", `Send the body as application/json, not '${contentType.slice(0, 100)}'.`);
   }
   const bytes = await readBodyBytes(request, maxBytes, incoming);
   if (bytes === "too_large") return fail("payload_too_large", `The body is larger than the limit of ${maxBytes} bytes.`);
-  // An empty body is an empty object: a create with all defaults, a method with no arguments.
+  // An empty JSON-typed body is an empty object: a create with all defaults, a method with no arguments.
   if (bytes.length === 0) return { ok: true, value: {} };
-  if (contentType === null) return fail("unsupported_media_type", "Send the body with Content-Type: application/json.");
   let value: unknown;
   try {
     value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));

@@ -1,6 +1,6 @@
 // One error shape for REST: RFC 9457 problem details (`application/problem+json`). Owns the
 // table from OperationError kinds to HTTP statuses and the REST-only problems (routing, body,
-// auth). The operation layer words operation errors; this module only frames them.
+// auth, Host/Origin). The operation layer words operation errors; this module only frames them.
 
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -13,7 +13,8 @@ export type ProblemKind =
   | "payload_too_large"
   | "unsupported_media_type"
   | "not_implemented"
-  | "unauthorized";
+  | "unauthorized"
+  | "forbidden";
 
 // A Record over the kind: adding an OperationError kind fails compilation until it has a status.
 const problems: Record<ProblemKind, { status: ContentfulStatusCode; title: string }> = {
@@ -32,6 +33,7 @@ const problems: Record<ProblemKind, { status: ContentfulStatusCode; title: strin
   unsupported_media_type: { status: 415, title: "Unsupported media type" },
   not_implemented: { status: 501, title: "Not implemented" },
   unauthorized: { status: 401, title: "Unauthorized" },
+  forbidden: { status: 403, title: "Forbidden" },
 };
 
 export interface Problem {

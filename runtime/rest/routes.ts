@@ -1,13 +1,15 @@
 // REST under the paths of `service rest` blocks: request → the operation's input object → the
-// SAME generated handler MCP calls → response. Owns routing (404/405 with Allow), path ids,
-// statuses per op (spec/rest.md) and the problem-details framing of failures. Validation,
-// defaults, transactions and error wording belong to the operation layer.
+// SAME generated handler MCP calls → response. Owns routing (404/405 with Allow, the methods a
+// CORS preflight may use), path ids, statuses per op (spec/rest.md) and the problem-details
+// framing of failures. Validation, defaults, transactions and error wording belong to the
+// operation layer; who may send requests at all, to the app's HttpGuard.
 
 import type { IncomingMessage } from "node:http";
 import { Hono, type Context } from "hono";
 import type { Catalog, CatalogField, CatalogType } from "../../compiler/catalog.js";
 import type { Operation } from "../build.js";
 import { OperationError } from "../errors.js";
+import { isPreflight, restPreflightHeaders } from "../http-guard.js";
 import { listFilterFields } from "../list-filters.js";
 import { readJsonObject, type RestFailure } from "./body.js";
 import { isBuiltinRestOp, restRoute } from "./route-table.js";
@@ -80,11 +82,15 @@ export function createRestRoutes(deps: RestDeps): Hono {
   // The filterable fields of each type, computed once rather than per list request.
   const filters = new Map(deps.catalog.types.map((t) => [t.name, listFilterFields(t)]));
   for (const [path, list] of byPath) {
+    const allow = [...new Set(list.map((r) => r.method))].sort().join(", ");
     app.all(path, async (c) => {
       const method = c.req.method === "HEAD" ? "GET" : c.req.method;
       const route = list.find((r) => r.method === method);
       if (!route) {
-        const allow = [...new Set(list.map((r) => r.method))].sort().join(", ");
+        // Only an admitted origin's preflight gets here (the app's HttpGuard refused the rest).
+        if (isPreflight(c.req.method, c.req.header("origin"), c.req.header("access-control-request-method"))) {
+          return c.body(null, 204, restPreflightHeaders(allow));
+        }
         return problemResponse(c, "method_not_allowed", `${c.req.method} is not allowed here; allowed: ${allow}.`, [], { allow });
       }
       return handle(c, route, deps, filters);

@@ -209,8 +209,10 @@ describe("samples/pricing methods through wo run", () => {
     const price = await sendJson(p.url, "POST", `/api/products/${product.json.id}/set_price`, { amount: 4999 });
     expect(price.status).toBe(200);
     expect(price.json).toMatchObject({ product: product.json.id, amount: 4999, currency: "EUR" });
-    const current = await send(p.url, "POST", `/api/products/${product.json.id}/current_price`);
+    // No arguments: an empty body, still typed as JSON (without a type it is 415, spec/rest.md).
+    const current = await send(p.url, "POST", `/api/products/${product.json.id}/current_price`, { headers: { "content-type": "application/json" } });
     expect(current.json).toEqual(price.json);
+    expect((await send(p.url, "POST", `/api/products/${product.json.id}/current_price`)).status).toBe(415);
 
     const before = (await send(p.url, "GET", "/api/prices")).json;
     const aborted = await sendJson(p.url, "POST", `/api/products/${product.json.id}/set_price`, { amount: -1 });
