@@ -69,9 +69,10 @@ export function createApp(options: AppOptions): App {
       if (isMcp) return mcp.mcp.fetch(c.req.raw, incoming);
       return problemResponse(c, "forbidden", `${refused}.`);
     }
-    await next();
     // /mcp adds its own CORS headers.
-    if (origin && !isMcp) addCorsHeaders(c.res.headers, origin);
+    if (!origin || isMcp) return next();
+    await next();
+    addCorsHeaders(c.res.headers, origin);
   });
   if (options.token) {
     // Everything but the two runtime endpoints: REST paths are whatever `service rest` says,
