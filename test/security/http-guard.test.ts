@@ -83,13 +83,14 @@ describe("the fetch-API app: Host and Origin before the token", () => {
   const send = (url: string, init: RequestInit = {}) => app.hono.request(url, init);
 
   it("a refused request is 403 with or without the token; /mcp words it as JSON-RPC", async () => {
-    for (const auth of [{}, { authorization: `Bearer ${token}` }]) {
+    const withToken: Record<string, string>[] = [{}, { authorization: `Bearer ${token}` }];
+    for (const auth of withToken) {
       const rest = await send("http://localhost/api/authors", { method: "POST", headers: { ...auth, "content-type": "application/json", origin: "http://127.attacker.example" }, body: '{"name":"x","email":"x@example.com"}' });
       expect(rest.status).toBe(403);
       expect(await rest.json()).toMatchObject({ type: "urn:wo:problem:forbidden" });
       const mcp = await send("http://localhost/mcp", { method: "POST", headers: { ...auth, "content-type": "application/json", origin: "https://evil.example", host: "localhost" }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
       expect(mcp.status).toBe(403);
-      expect((await mcp.json()).error.code).toBe(-32000);
+      expect(((await mcp.json()) as { error: { code: number } }).error.code).toBe(-32000);
       // No Host header in process: the URL's host is checked instead.
       expect((await send("http://evil.com/api/authors", { headers: auth })).status).toBe(403);
     }
