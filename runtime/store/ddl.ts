@@ -21,7 +21,8 @@ export function createTableSql(table: TableShape): string {
 
 export function createIndexSql(table: string, index: IndexShape): string {
   const unique = index.isUnique ? "UNIQUE " : "";
-  const cols = index.columns.map(quoteId).join(", ");
+  const collate = index.collation === "nocase" ? " COLLATE NOCASE" : "";
+  const cols = index.columns.map((c) => `${quoteId(c)}${collate}`).join(", ");
   return `CREATE ${unique}INDEX IF NOT EXISTS ${quoteId(index.sqlName)} ON ${quoteId(table)} (${cols})`;
 }
 

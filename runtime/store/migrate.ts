@@ -153,7 +153,9 @@ function createProbe(db: Database.Database): DataProbe {
     nonNullCount: (t, c) => one(`SELECT COUNT(*) AS n FROM ${quoteId(t)} WHERE ${quoteId(c)} IS NOT NULL`),
     nullCount: (t, c) => one(`SELECT COUNT(*) AS n FROM ${quoteId(t)} WHERE ${quoteId(c)} IS NULL`),
     countIn: (t, c, values) => one(`SELECT COUNT(*) AS n FROM ${quoteId(t)} WHERE ${quoteId(c)} IN (SELECT value FROM json_each(?))`, JSON.stringify(values)),
-    duplicateCount: (t, c) =>
-      one(`SELECT COUNT(*) AS n FROM (SELECT ${quoteId(c)} FROM ${quoteId(t)} WHERE ${quoteId(c)} IS NOT NULL GROUP BY ${quoteId(c)} HAVING COUNT(*) > 1)`),
+    duplicateCount: (t, c, collation) =>
+      one(
+        `SELECT COUNT(*) AS n FROM (SELECT ${quoteId(c)} FROM ${quoteId(t)} WHERE ${quoteId(c)} IS NOT NULL GROUP BY ${quoteId(c)}${collation === "nocase" ? " COLLATE NOCASE" : ""} HAVING COUNT(*) > 1)`,
+      ),
   };
 }

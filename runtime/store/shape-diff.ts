@@ -35,8 +35,8 @@ export interface DataProbe {
   nonNullCount(table: string, column: string): number;
   nullCount(table: string, column: string): number;
   countIn(table: string, column: string, values: string[]): number;
-  /** How many distinct non-null values occur in more than one row. */
-  duplicateCount(table: string, column: string): number;
+  /** How many distinct non-null values (compared under `collation`) occur in more than one row. */
+  duplicateCount(table: string, column: string, collation?: "nocase"): number;
 }
 
 export function diffShapes(old: StorageShape, next: StorageShape, probe: DataProbe): Change[] {
@@ -197,9 +197,12 @@ function diffIndexes(before: TableShape, after: TableShape, probe: DataProbe, re
     if (o) kept.add(o.sqlName);
     steps.push({ op: "createIndex", table: after.table, index: ix });
     const what = ix.isUnique ? `@unique on '${after.typeName}.${ix.columns[0]}'` : `index '${ix.sqlName}' on ${after.typeName}(${ix.columns.join(", ")})`;
+    // Databases made before unique Emails ignored case get their index rebuilt with NOCASE.
+    const recollated = o !== undefined && !isRebuild && sameIndex({ ...o, collation: ix.collation }, ix);
     const problem = ix.isUnique && !isRebuild ? uniqueProblem(before, after, ix, probe, rewritten) : undefined;
-    if (problem) changes.push({ severity: "blocked", text: `cannot add ${what}: ${problem}`, steps });
-    else changes.push({ severity: "additive", text: isRebuild ? `rebuilt ${what}` : `new ${what}`, steps });
+    const change = recollated ? `make ${what} ${ix.collation === "nocase" ? "ignore case" : "compare case"}` : `add ${what}`;
+    if (problem) changes.push({ severity: "blocked", text: `cannot ${change}: ${problem}`, steps });
+    else changes.push({ severity: "additive", text: isRebuild ? `rebuilt ${what}` : recollated ? `${what} now ${ix.collation === "nocase" ? "ignores case" : "compares case"}` : `new ${what}`, steps });
   }
   for (const o of before.indexes) {
     if (kept.has(o.sqlName)) continue;
@@ -221,12 +224,18 @@ function uniqueProblem(before: TableShape, after: TableShape, ix: IndexShape, pr
     }
     return undefined;
   }
-  const dups = probe.duplicateCount(before.table, column);
-  return dups > 0 ? `${plural(dups, "value")} occur more than once in the stored rows` : undefined;
+  const dups = probe.duplicateCount(before.table, column, ix.collation);
+  const how = ix.collation === "nocase" ? " (ignoring case)" : "";
+  return dups > 0 ? `${plural(dups, "value")} occur more than once in the stored rows${how}` : undefined;
 }
 
 function sameIndex(a: IndexShape, b: IndexShape): boolean {
-  return a.isUnique === b.isUnique && a.columns.length === b.columns.length && a.columns.every((c, i) => c === b.columns[i]);
+  return (
+    a.isUnique === b.isUnique &&
+    a.collation === b.collation &&
+    a.columns.length === b.columns.length &&
+    a.columns.every((c, i) => c === b.columns[i])
+  );
 }
 
 export function sameType(a: TypeDesc, b: TypeDesc): boolean {

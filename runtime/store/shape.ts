@@ -48,6 +48,11 @@ export interface IndexShape {
   sqlName: string;
   columns: string[];
   isUnique: boolean;
+  /**
+   * "nocase": values compare ignoring ASCII case — a unique Email (`Ada@x.com` is `ada@x.com`).
+   * Email addresses are ASCII (the schema's format), so SQLite's NOCASE folds all of them.
+   */
+  collation?: "nocase";
 }
 
 export interface TableShape {
@@ -99,7 +104,11 @@ function deriveTable(type: CatalogType, byName: Map<string, CatalogType>): Table
   if (clash) throw new StoreOpenError(`the fields '${type.name}.${clash[0]}' and '${type.name}.${clash[1]}' differ only in case, which SQLite cannot tell apart as columns; rename one`);
   const indexes: IndexShape[] = [];
   for (const c of columns) {
-    if (c.isUnique) indexes.push({ sqlName: `${type.table}__${c.name}__unique`, columns: [c.name], isUnique: true });
+    if (c.isUnique) {
+      const index: IndexShape = { sqlName: `${type.table}__${c.name}__unique`, columns: [c.name], isUnique: true };
+      if (c.type.kind === "scalar" && c.type.scalar === "Email") index.collation = "nocase";
+      indexes.push(index);
+    }
   }
   for (const ix of type.indexes) {
     indexes.push({ sqlName: `${type.table}__${ix.name}`, columns: [...ix.columns], isUnique: false });

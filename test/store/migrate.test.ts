@@ -266,6 +266,53 @@ describe("unique constraints over stored data", () => {
   });
 });
 
+describe("a unique Email compares ignoring case", () => {
+  const members = () => item(field("email", scalar("Email"), { isUnique: true }));
+
+  /** The database as a wo from before: a case-sensitive index, and a stored shape without collation. */
+  function makeCaseSensitive(): void {
+    const db = new Database(tmp.file);
+    try {
+      db.exec('DROP INDEX "item__email__unique"; CREATE UNIQUE INDEX "item__email__unique" ON "item" ("email")');
+      const meta = db.prepare("SELECT value FROM _wo_meta WHERE key = 'shape'").get() as { value: string };
+      expect(meta.value).toContain('"collation":"nocase"');
+      db.prepare("UPDATE _wo_meta SET value = ? WHERE key = 'shape'").run(meta.value.replaceAll(',"collation":"nocase"', ""));
+    } finally {
+      db.close();
+    }
+  }
+
+  it("is enforced by the store: Ada@X.com conflicts with ada@x.com, and is stored as written", async () => {
+    await withStore(members(), async (s) => {
+      await s.write((tx) => tx.insert("item", { email: "ada@x.com" }));
+      await expect(s.write((tx) => tx.insert("item", { email: "Ada@X.com" }))).rejects.toMatchObject({ fields: ["email"] });
+      await s.write((tx) => tx.insert("item", { email: "Bob@X.com" }));
+    });
+    expect((await dump(members(), "item")).map((r) => r.email)).toEqual(["ada@x.com", "Bob@X.com"]);
+  });
+
+  it("an older database's case-sensitive index is rebuilt ignoring case when no stored values clash", async () => {
+    await seed(members(), "item", [{ email: "ada@x.com" }, { email: "bob@x.com" }]);
+    makeCaseSensitive();
+    const { migration } = await withStore(members(), async (s) => {
+      await expect(s.write((tx) => tx.insert("item", { email: "BOB@x.com" }))).rejects.toMatchObject({ fields: ["email"] });
+    });
+    expect(migration.applied).toEqual(["@unique on 'Item.email' now ignores case"]);
+    expect(await dump(members(), "item")).toHaveLength(2);
+  });
+
+  it("an older database holding addresses that differ only in case is refused until they are fixed", async () => {
+    await seed(members(), "item", [{ email: "ada@x.com" }]);
+    makeCaseSensitive();
+    const db = new Database(tmp.file);
+    db.prepare('INSERT INTO "item" ("email") VALUES (?)').run("Ada@X.com");
+    db.close();
+    const err = await open(members(), true).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MigrationRefusedError);
+    expect((err as MigrationRefusedError).blocked).toEqual(["cannot make @unique on 'Item.email' ignore case: 1 value occur more than once in the stored rows (ignoring case)"]);
+  });
+});
+
 describe("databases wo cannot use", () => {
   it("a file that is not SQLite → StoreOpenError, file untouched", async () => {
     mkdirSync(dirname(tmp.file), { recursive: true });
