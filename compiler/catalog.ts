@@ -94,14 +94,28 @@ export interface CatalogField {
   default?: FieldDefault;
   /** Has a column in the row: false for `multi`, `backlink` and computed fields. */
   isStored: boolean;
-  /** Accepted in create/update input: stored, not computed, not `id`. */
+  /** Stored, not computed, not `id`: methods may set it; create/update inputs accept it unless flagged below. */
   isWritable: boolean;
+  /** `@readonly` (top-level only): in no create or update input; only its default and methods set it. */
+  isReadonly?: boolean;
+  /** `@immutable` (top-level only): in the create input, never in update input, never set by a method's `update`. */
+  isImmutable?: boolean;
   /** In the create input's `required` list (rule: spec/language.md, "Create required"). */
   isRequiredOnCreate: boolean;
   /** True only for the `id` field that the checker adds when the source declares none. */
   isSynthetic?: boolean;
   doc?: string;
   source: SourceLocation;
+}
+
+/** Accepted by the create operation's input (and a method's `insert`, which also takes `@readonly`). */
+export function inCreateInput(f: CatalogField): boolean {
+  return f.isWritable && !f.isReadonly;
+}
+
+/** Accepted by the update operation's input. */
+export function inUpdateInput(f: CatalogField): boolean {
+  return f.isWritable && !f.isReadonly && !f.isImmutable;
 }
 
 export type ScalarName =

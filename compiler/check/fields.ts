@@ -11,7 +11,10 @@ import type { CatalogField, FieldDefault, FieldType } from "../catalog.js";
 import { type CheckContext, describeType, isScalarName, locationOf } from "./context.js";
 
 /** Field annotations wo knows but does not enforce yet (a warning each). */
-const unenforcedAnnotations = new Set(["check", "index", "search", "immutable", "materialized"]);
+const unenforcedAnnotations = new Set(["check", "index", "search", "materialized"]);
+
+/** Annotations that keep a field out of caller input (spec/language.md, "Read-only fields"). */
+const accessAnnotations = new Set(["readonly", "immutable"]);
 
 /** The catalog fields of a type: `id` first (declared or synthetic), then source order. */
 export function buildTypeFields(decl: TypeDecl, ctx: CheckContext): CatalogField[] {
@@ -63,6 +66,7 @@ function buildField(decl: FieldDecl, ctx: CheckContext, isTopLevel: boolean): Ca
   }
 
   let isUnique = false;
+  const access = new Map<string, Span>();
   let annotationDefault: Literal | undefined;
   let annotationDefaultSpan: Span | undefined;
   for (const a of decl.annotations) {
@@ -78,6 +82,8 @@ function buildField(decl: FieldDecl, ctx: CheckContext, isTopLevel: boolean): Ca
       } else {
         ctx.bag.report("WO2108", a.span, { name: "default(…) without a literal" });
       }
+    } else if (accessAnnotations.has(name)) {
+      access.set(name, a.span);
     } else if (unenforcedAnnotations.has(name)) {
       ctx.bag.report("WO2108", a.span, { name });
     } else {
@@ -108,6 +114,23 @@ function buildField(decl: FieldDecl, ctx: CheckContext, isTopLevel: boolean): Ca
   };
   if (fieldDefault) field.default = fieldDefault;
   if (decl.doc) field.doc = decl.doc;
+  for (const [name, span] of access) {
+    const why = !isTopLevel
+      ? "only top-level fields are read-only (a struct is written whole)"
+      : !field.isWritable
+        ? "callers can never set this field anyway"
+        : undefined;
+    if (why) ctx.bag.report("WO2028", span, { name, field: decl.name.text, why });
+    else if (name === "readonly") field.isReadonly = true;
+    else field.isImmutable = true;
+  }
+  if (field.isReadonly) {
+    // Never in create input: a value nobody gives must come from a default, null or `[]`.
+    field.isRequiredOnCreate = false;
+    if (fieldDefault === undefined && !decl.isOptional && type.kind !== "array") {
+      ctx.bag.report("WO2027", access.get("readonly")!, { field: decl.name.text });
+    }
+  }
   return field;
 }
 

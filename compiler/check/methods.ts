@@ -109,7 +109,7 @@ export function typeMethod(catalog: Catalog, owner: CatalogType, method: Catalog
           const t = expr(e.value);
           if (given.has(e.name.text)) bag.report("WO5016", e.name.span, { field: e.name.text });
           given.add(e.name.text);
-          const field = writableField(target, e.name.text, e.name.span);
+          const field = writableField(target, e.name.text, e.name.span, "insert");
           if (field) checkStore(target, field, e.value, t);
         }
         for (const f of target.fields) {
@@ -150,7 +150,7 @@ export function typeMethod(catalog: Catalog, owner: CatalogType, method: Catalog
         const target = rowTarget(s.target, "update");
         for (const a of s.assignments) {
           const t = expr(a.value);
-          const field = target ? writableField(target, a.field.text, a.field.span) : undefined;
+          const field = target ? writableField(target, a.field.text, a.field.span, "update") : undefined;
           if (target && field) checkStore(target, field, a.value, t);
         }
         if (s.target.kind === "NameExpr" && target) {
@@ -176,13 +176,18 @@ export function typeMethod(catalog: Catalog, owner: CatalogType, method: Catalog
   }
 
   /** A field an insert/update may set, or a diagnostic saying why not. */
-  function writableField(target: CatalogType, name: string, span: Span): CatalogField | undefined {
+  function writableField(target: CatalogType, name: string, span: Span, statement: "insert" | "update"): CatalogField | undefined {
     const field = target.fields.find((f) => f.name === name);
     if (!field) {
       bag.report("WO5003", span, { type: target.name, field: name });
       return undefined;
     }
-    if (field.isWritable) return field;
+    // @readonly fields are the app's own to write; @immutable ones only when the row is made.
+    if (field.isWritable && !(statement === "update" && field.isImmutable)) return field;
+    if (field.isWritable) {
+      bag.report("WO5009", span, { field: name, type: target.name, why: "it is @immutable: set when the row is inserted and never changed" });
+      return undefined;
+    }
     const why =
       field.name === "id"
         ? "ids are minted by the store and never change"

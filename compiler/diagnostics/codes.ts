@@ -57,6 +57,8 @@ export const codes = {
   WO2024: { severity: "error", message: msg`@unique on '${"field"}' needs a stored scalar column; it is ${"what"}.` },
   WO2025: { severity: "error", message: msg`Type '${"name"}' contains itself by value (${"cycle"}); use 'ref ${"name"}' instead.` },
   WO2026: { severity: "error", message: msg`'${"what"}' is only allowed as the type of a top-level field.` },
+  WO2027: { severity: "error", message: msg`Field '${"field"}' is @readonly but has no default and is not optional: nothing could set it when a row is created. Give it a default or make it optional.` },
+  WO2028: { severity: "error", message: msg`'@${"name"}' on '${"field"}' has no effect: ${"why"}.` },
   // WO21xx: warnings for declarations that parse but are not executed yet
   WO2101: { severity: "warning", message: msg`'policy ${"action"}' is parsed but not enforced yet.` },
   WO2102: { severity: "warning", message: msg`Trigger 'on ${"event"}' is parsed but not executed yet.` },

@@ -5,7 +5,7 @@
 //
 // Schemas carry no `$schema`/`$id`: MCP clients compile tool schemas with a default ajv
 // instance (draft-07 dialect), and every keyword used here means the same in both dialects.
-import type { Catalog, CatalogField, CatalogMethod, CatalogType, FieldType, ScalarName } from "../catalog.js";
+import { inCreateInput, inUpdateInput, type Catalog, type CatalogField, type CatalogMethod, type CatalogType, type FieldType, type ScalarName } from "../catalog.js";
 import type { BuildSchemas } from "../../runtime/build.js";
 import { toolName } from "../naming.js";
 import { exposedOps, methodOf } from "./exposed-ops.js";
@@ -17,10 +17,18 @@ export type JsonSchema = { [keyword: string]: unknown };
 /** List page size bounds (DESIGN.md: default 50, max 1000). */
 export const listLimit = { default: 50, maximum: 1000 } as const;
 
+/**
+ * Integers are exact in JSON parsers (JavaScript's among them) and in wo's arithmetic only up to
+ * ±(2^53 − 1). Beyond, `9007199254740993` arrives as …992 and `1e300` passes as an "integer", so
+ * every integer schema bounds its values: a larger one is refused, never stored rounded.
+ */
+export const maxExactInteger = Number.MAX_SAFE_INTEGER;
+const exactInteger = { type: "integer", minimum: -maxExactInteger, maximum: maxExactInteger } as const;
+
 // A Record over ScalarName: adding a scalar to the catalog fails compilation here until mapped.
 const scalarSchemas: Record<ScalarName, JsonSchema> = {
-  Id: { type: "integer", minimum: 1 },
-  Int: { type: "integer" },
+  Id: { type: "integer", minimum: 1, maximum: maxExactInteger },
+  Int: { ...exactInteger },
   Float: { type: "number" },
   Text: { type: "string" },
   Bool: { type: "boolean" },
@@ -29,7 +37,7 @@ const scalarSchemas: Record<ScalarName, JsonSchema> = {
   Email: { type: "string", format: "email" },
   Markdown: { type: "string", contentMediaType: "text/markdown" },
   // Minor units (cents): integer arithmetic in methods, no float rounding on the wire.
-  Money: { type: "integer", description: "Amount in minor units (e.g. cents): 4999 means 49.99." },
+  Money: { ...exactInteger, description: "Amount in minor units (e.g. cents): 4999 means 49.99." },
   // No reference pattern exists; this one keeps SKUs to the codes people print on labels.
   SKU: { type: "string", pattern: "^[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)*$", maxLength: 64 },
   Slug: { type: "string", pattern: "^[a-z0-9]+(?:-[a-z0-9]+)*$" },
@@ -72,13 +80,14 @@ export class SchemaBuilder {
     );
   }
 
+  /** `@readonly` fields are left out here only: an embedded copy of the type is written whole. */
   create(type: CatalogType): JsonSchema {
-    return this.objectOf(type.fields, "input", [type.name]);
+    return this.objectOf(type.fields.filter(inCreateInput), "input", [type.name]);
   }
 
-  /** `id` plus any writable field; only `id` is required (a partial update). */
+  /** `id` plus any field an update may change; only `id` is required (a partial update). */
   update(type: CatalogType): JsonSchema {
-    const writable = type.fields.filter((f) => f.isWritable);
+    const writable = type.fields.filter(inUpdateInput);
     return {
       type: "object",
       properties: {
@@ -274,7 +283,7 @@ function sortKeys<T>(record: Record<string, T>): Record<string, T> {
 }
 
 function idSchema(description: string): JsonSchema {
-  return { type: "integer", minimum: 1, description };
+  return { type: "integer", minimum: 1, maximum: maxExactInteger, description };
 }
 
 function filterDoc(f: CatalogField): string {

@@ -179,15 +179,19 @@ function emitCrudHandler(catalog: Catalog, type: CatalogType, op: CrudOp): strin
   return w.toString().trimEnd();
 }
 
-/** The create value of a writable field: the input's, else its default, else null / []. */
+/**
+ * The create value of a writable field: the input's, else its default, else null / []. A
+ * `@readonly` field is never taken from the input (its schema refuses it anyway).
+ */
 function valueWithDefault(f: CatalogField): string {
-  const given = `data[${JSON.stringify(f.name)}]`;
+  const given = f.isReadonly ? undefined : `data[${JSON.stringify(f.name)}]`;
   let fallback: string | undefined;
   if (f.default?.kind === "literal") fallback = JSON.stringify(f.default.value);
   else if (f.default?.kind === "now") fallback = "rt.now()";
   else if (f.isOptional) fallback = "null";
   // A list nobody set is empty rather than absent, so every row has the same shape.
   else if (f.type.kind === "array") fallback = "[]";
+  if (given === undefined) return fallback ?? "null";
   return fallback === undefined ? given : `${given} !== undefined ? ${given} : ${fallback}`;
 }
 

@@ -6,7 +6,7 @@
 // Output schemas follow spec/schemas.md: the operation's result for CRUD tools, and
 // `{ result }` around a method's return value (MCP structured content must be an object).
 import type { Block, Stmt } from "../ast.js";
-import type { Catalog, CatalogField, CatalogMethod, CatalogType, FieldType } from "../catalog.js";
+import { inCreateInput, inUpdateInput, type Catalog, type CatalogField, type CatalogMethod, type CatalogType, type FieldType } from "../catalog.js";
 import type { ManifestTool, Manifest } from "../../runtime/build.js";
 import { toolName } from "../naming.js";
 import { listFilterFields } from "../../runtime/list-filters.js";
@@ -109,7 +109,11 @@ function toolDescription(type: CatalogType, op: string, method: CatalogMethod | 
   const one = words(type.name);
   const a = `${article(one)} ${one}`;
   const lead = (doc: string | undefined) => (doc ? `${sentence(doc)} ` : "");
-  const writable = type.fields.filter((f) => f.isWritable);
+  const creatable = type.fields.filter(inCreateInput);
+  const updatable = type.fields.filter(inUpdateInput);
+  // Named so an agent knows not to send them (and why the row has them).
+  const readonly = type.fields.filter((f) => f.isWritable && !inCreateInput(f));
+  const fixed = type.fields.filter((f) => creatable.includes(f) && !inUpdateInput(f));
   switch (op) {
     case "list": {
       const filters = listFilterFields(type).map((f) => f.name);
@@ -123,19 +127,23 @@ function toolDescription(type: CatalogType, op: string, method: CatalogMethod | 
     case "get":
       return `${lead(type.doc)}Gets one ${one} by id.`;
     case "create": {
-      const required = writable.filter((f) => f.isRequiredOnCreate);
-      const optional = writable.filter((f) => !f.isRequiredOnCreate);
+      const required = creatable.filter((f) => f.isRequiredOnCreate);
+      const optional = creatable.filter((f) => !f.isRequiredOnCreate);
       return (
         `${lead(type.doc)}Creates ${a} and returns the stored row with its new id.` +
         (required.length ? ` Required: ${fieldList(required)}.` : " No field is required.") +
-        (optional.length ? ` Optional: ${fieldList(optional)}.` : "")
+        (optional.length ? ` Optional: ${fieldList(optional)}.` : "") +
+        (readonly.length ? ` Read-only (set by the app, not accepted): ${readonly.map((f) => f.name).join(", ")}.` : "")
       );
     }
     case "update":
       return (
         `${lead(type.doc)}Updates ${a} by id: only the fields given change` +
-        (writable.length ? ` (any of ${fieldList(writable)})` : "") +
-        `; returns the updated row. Required: id.`
+        (updatable.length ? ` (any of ${fieldList(updatable)})` : "") +
+        `; returns the updated row. Required: id.` +
+        (readonly.length + fixed.length
+          ? ` Not accepted: ${[...readonly.map((f) => `${f.name} (read-only)`), ...fixed.map((f) => `${f.name} (fixed at creation)`)].join(", ")}.`
+          : "")
       );
     case "delete":
       return `${lead(type.doc)}Deletes ${a} by id. Fails while other rows still reference it.`;

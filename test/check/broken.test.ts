@@ -54,6 +54,9 @@ export const brokenCases: BrokenCase[] = [
   { name: "@unique on an array", files: one("type A {\n  xs: [Text] ┆@unique\n}\n"), code: "WO2024", message: "array" },
   { name: "type containing itself by value", files: one("type A {\n  b: B\n}\ntype B {\n  a: ┆A\n}\n"), code: "WO2025", message: "ref A" },
   { name: "relation inside a struct", files: one("type A {\n  s: { bs: ┆multi B }\n}\ntype B {\n  a: ref A\n}\n"), code: "WO2026", message: "multi" },
+  { name: "readonly field nothing can set at create", files: one("type A {\n  total: Int ┆@readonly\n}\n"), code: "WO2027", message: "'total' is @readonly" },
+  { name: "readonly inside a struct", files: one("type A {\n  s: { by: Text = \"x\" ┆@readonly }\n}\n"), code: "WO2028", message: "only top-level" },
+  { name: "immutable id", files: one("type A {\n  id: Id ┆@immutable\n  x: Int\n}\n"), code: "WO2028", message: "can never set" },
   // WO3xxx: services and exposure
   { name: "expose typo", files: one("type A {\n  x: Int\n  service rest \"/api/a\" expose list, ┆lsit\n}\n"), code: "WO3001", message: "Did you mean 'list'" },
   { name: "expose a fn of a plain type", files: one("type A {\n  x: Int\n  fn go() -> Int {\n    return 1\n  }\n  service rest \"/api/a\" expose ┆go\n}\n"), code: "WO3001", message: "class" },

@@ -7,7 +7,7 @@ import { compileSources, cursorAt, sampleSources } from "./compile-fixture.js";
 /** A small app; `fn` is one method (signature + body) placed inside class Product. */
 function app(fn: string): string {
   return `class Product {
-  sku: Text
+  sku: Text @immutable
   title: Text
   status: Active | Discontinued = Active
   note: Text?
@@ -40,6 +40,7 @@ const broken: [title: string, fn: string, code: string][] = [
   ["return a value without a return type", `  fn m() {\n    return ┆1\n  }`, "WO5008"],
   ["assign the id", `  fn m() in txn {\n    update self set ┆id = 3\n  }`, "WO5009"],
   ["assign a relation", `  fn m() in txn {\n    update self set ┆prices = 3\n  }`, "WO5009"],
+  ["update an @immutable field", `  fn m() in txn {\n    update self set ┆sku = "B-2"\n  }`, "WO5009"],
   ["write without in txn", `  fn m(amount: Money) {\n    ┆insert Price { product: self.id, amount: amount }\n  }`, "WO5010"],
   ["update without in txn", `  fn m() {\n    ┆update self set title = "x"\n  }`, "WO5010"],
   ["compare Text with Int", `  fn m() -> Bool {\n    return ┆self.title == 3\n  }`, "WO5011"],
@@ -90,6 +91,7 @@ describe("method bodies: compile errors at line:col", () => {
       assert true otherwise abort "never"
     }
     insert Price { product: self.id, amount: amount }
+    insert Product { sku: name, title: name }
     update Price { product == self.id, amount >= 0 } set amount = amount
     update self set title = name, status = "Discontinued"
     let cheap = select Price { amount < 100, id, amount }
