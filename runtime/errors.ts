@@ -21,6 +21,9 @@ export type OperationErrorKind =
   /** Anything unexpected; the message is generic and the details go to the server log. */
   | "internal";
 
+/** The most `{ path, message }` entries an error lists (spec/rest.md, "Error shape"). */
+export const maxErrorDetails = 100;
+
 export interface ErrorDetail {
   /** JSON pointer into the input, e.g. "/title". */
   path: string;
@@ -31,7 +34,10 @@ export class OperationError extends Error {
   constructor(
     readonly kind: OperationErrorKind,
     message: string,
+    /** At most `maxErrorDetails` entries: a hostile input must not buy a huge answer. */
     readonly details: ErrorDetail[] = [],
+    /** How many more problems were found than `details` lists. */
+    readonly truncated = 0,
   ) {
     super(message);
   }

@@ -5,9 +5,10 @@
 import type { Catalog, CatalogType } from "../catalog.js";
 import { toolName } from "../naming.js";
 import { listFilterFields } from "../../runtime/list-filters.js";
-import { SchemaBuilder, operationSchemas, type JsonSchema } from "./json-schema.js";
+import { SchemaBuilder, maxExactInteger, operationSchemas, type JsonSchema } from "./json-schema.js";
 import { emitRoutes } from "./routes.js";
 import { methodOf } from "./exposed-ops.js";
+import { maxErrorDetails } from "../../runtime/errors.js";
 import { toolTitle } from "./tools.js";
 
 type ErrorStatus = "400" | "404" | "409" | "413" | "415" | "422" | "501";
@@ -51,7 +52,7 @@ export function emitOpenApi(catalog: Catalog, b = new SchemaBuilder(catalog)): o
     const errors: ErrorStatus[] = [];
     const hasId = path.includes("{id}");
     const parameters: object[] = hasId
-      ? [{ name: "id", in: "path", required: true, description: `Id of the ${type.name}.`, schema: { type: "integer", minimum: 1 } }]
+      ? [{ name: "id", in: "path", required: true, description: `Id of the ${type.name}.`, schema: { type: "integer", minimum: 1, maximum: maxExactInteger } }]
       : [];
     const io = operationSchemas(b, type, op);
 
@@ -129,10 +130,12 @@ const problemSchema: JsonSchema = {
     title: { type: "string" },
     status: { type: "integer" },
     detail: { type: "string" },
-    details: {
+    errors: {
       type: "array",
+      description: `At most ${maxErrorDetails} entries; \`truncated\` counts the problems not listed.`,
       items: { type: "object", properties: { path: { type: "string" }, message: { type: "string" } } },
     },
+    truncated: { type: "integer", minimum: 1, description: "How many more problems were found than errors lists." },
   },
 };
 

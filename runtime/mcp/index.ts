@@ -11,7 +11,7 @@
 import { Hono } from "hono";
 import type { IncomingMessage } from "node:http";
 import type { Catalog, WoConfig } from "../../compiler/catalog.js";
-import { declaresMoreThan, readBodyBytes } from "../body-bytes.js";
+import { declaresMoreThan, decodeUtf8, readBodyBytes } from "../body-bytes.js";
 import type { Manifest, Operation } from "../build.js";
 import { allowedOriginsOf, createHttpGuard, type HttpGuard } from "../http-guard.js";
 import type { Store } from "../store/store.js";
@@ -101,10 +101,6 @@ function rejection(r: Rejection, id: JsonRpcId | null, extra?: Record<string, st
 
 function transportError(status: number, message: string, id: JsonRpcId | null = null, extra?: Record<string, string>): McpReply {
   return jsonReply(status, errorBody(id, status === 404 ? ErrorCode.SessionNotFound : ErrorCode.ServerError, message), extra);
-}
-
-function utf8(bytes: Uint8Array): string {
-  return (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).toString("utf8");
 }
 
 /** Accept negotiation for a POSTed request: JSON when allowed (cheapest), else SSE, else 406. */
@@ -336,9 +332,11 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
     }
     const bytes = declaresMoreThan(h.get("content-length"), maxBody) ? "too_large" : await req.body(maxBody);
     if (bytes === "too_large") return transportError(413, `Payload Too Large: the body exceeds ${maxBody} bytes`);
+    const text = decodeUtf8(bytes);
+    if (text === undefined) return jsonReply(400, errorBody(null, ErrorCode.ParseError, "Parse error: the body is not valid UTF-8"));
     let parsed: unknown;
     try {
-      parsed = JSON.parse(utf8(bytes));
+      parsed = JSON.parse(text);
     } catch {
       return jsonReply(400, errorBody(null, ErrorCode.ParseError, "Parse error: the body is not valid JSON"));
     }

@@ -91,6 +91,7 @@ const errorPrefix: Record<OperationErrorKind, string> = {
 function errorText(err: OperationError): string {
   const lines = [`${errorPrefix[err.kind]}: ${err.message}`];
   for (const d of err.details) lines.push(`- ${d.path || "/"}: ${d.message}`);
+  if (err.truncated > 0) lines.push(`- … and ${err.truncated} more not listed`);
   return lines.join("\n");
 }
 
@@ -105,7 +106,9 @@ function schemaDocument(type: CatalogType, tools: ManifestTool[]): string {
       type: fieldTypeText(f.type),
       optional: f.isOptional,
       unique: f.isUnique,
-      writable: f.isWritable,
+      // Accepted by create / by update input (spec/mcp.md): @readonly and @immutable narrow them.
+      writable: f.isWritable && !f.isReadonly,
+      updatable: f.isWritable && !f.isReadonly && !f.isImmutable,
       requiredOnCreate: f.isRequiredOnCreate,
       ...(f.doc ? { description: f.doc } : {}),
     })),
@@ -239,7 +242,8 @@ export function createMethods(deps: MethodDeps): MethodTable {
       return { contents: [{ uri, mimeType: MIME, text }] };
     }
     const type = templateTypes.get(head);
-    if (!type || !/^[1-9][0-9]{0,15}$/.test(tail)) throw notFound(ctx, uri);
+    // Ids beyond 2^53 − 1 cannot exist (and the get operation's schema refuses them).
+    if (!type || !/^[1-9][0-9]{0,15}$/.test(tail) || !Number.isSafeInteger(Number(tail))) throw notFound(ctx, uri);
     let row: unknown;
     try {
       row = await readRow(type, Number(tail));

@@ -6,7 +6,8 @@
 // Type-only: the catalog arrives as catalog.json; nothing from compiler/ is loaded at run time.
 import type { Catalog } from "../../compiler/catalog.js";
 import type { OperationRuntime, Validator } from "../build.js";
-import { OperationError, type ErrorDetail } from "../errors.js";
+import { OperationError, maxErrorDetails, type ErrorDetail } from "../errors.js";
+import { acceptedNames, loneSurrogateMessage, loneSurrogates, refusedFieldMessages, unknownKeys } from "./input-checks.js";
 import { idsAlong, refPaths, type RefPath } from "../store/ref-paths.js";
 import { describeFieldType } from "../store/shape.js";
 import { StoreConstraintError, type Row, type Store, type StoreTx } from "../store/store.js";
@@ -15,6 +16,8 @@ export interface OperationRuntimeDeps {
   catalog: Catalog;
   store: Store;
   validators: Record<string, Validator>;
+  /** The build's input schemas (schemas.json `inputs`): their top-level properties bound how many unknown keys are looked at. */
+  inputs?: Record<string, object>;
   /** Injectable clock for tests; ISO-8601 UTC with milliseconds. */
   now?: () => string;
 }
@@ -24,6 +27,8 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
   const typeByTable = new Map(catalog.types.map((t) => [t.table, t]));
   const refColumns = refColumnsByTable(catalog);
   const store = translateStoreErrors(deps.store, catalog);
+  const accepted = acceptedNames(deps.inputs ?? {});
+  const refusedFields = refusedFieldMessages(catalog);
 
   const rt: OperationRuntime = {
     store,
@@ -31,10 +36,29 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
     validate<T = Row>(name: string, input: unknown): T {
       const validator = validators[name];
       if (!validator) throw new OperationError("internal", `No validator for operation '${name}'.`);
-      if (validator(input)) return input as T;
-      const details = describeAjvErrors(validator.errors ?? []);
-      const summary = details.length === 1 ? `${details[0]!.path || "input"} ${details[0]!.message}` : `${details.length} problems`;
-      throw new OperationError("invalid_input", `The input does not match ${name}: ${summary}.`, details);
+      // ajv with allErrors reports every unknown key: 100k of them cost more than the call is
+      // worth. Past what an error may list, the keys alone answer, and ajv never runs.
+      const names = accepted.get(name);
+      const unknown = names ? unknownKeys(input, names) : [];
+      if (unknown.length > maxErrorDetails) {
+        const details = unknown.slice(0, maxErrorDetails).map((key) => ({ path: `/${key}`, message: "is not an accepted field; remove it" }));
+        throw new OperationError("invalid_input", `The input does not match ${name}: ${unknown.length} fields are not accepted.`, details, unknown.length - maxErrorDetails);
+      }
+      if (!validator(input)) {
+        const all = describeAjvErrors(validator.errors ?? [], refusedFields.get(name));
+        const details = all.slice(0, maxErrorDetails);
+        const summary = all.length === 1 ? `${all[0]!.path || "input"} ${all[0]!.message}` : `${all.length} problems`;
+        throw new OperationError("invalid_input", `The input does not match ${name}: ${summary}.`, details, all.length - details.length);
+      }
+      // Well-formed text only: SQLite would store a lone surrogate as U+FFFD, and two such
+      // values could then read the same yet pass @unique as different.
+      const broken = loneSurrogates(input);
+      if (broken.length > 0) {
+        const details = broken.slice(0, maxErrorDetails).map((path) => ({ path, message: loneSurrogateMessage }));
+        const summary = broken.length === 1 ? `${broken[0] || "input"} ${loneSurrogateMessage}` : `${broken.length} texts contain lone UTF-16 surrogates`;
+        throw new OperationError("invalid_input", `The input does not match ${name}: ${summary}.`, details, broken.length - details.length);
+      }
+      return input as T;
     },
     now: deps.now ?? (() => new Date().toISOString()),
     async checkRefs(tx: StoreTx, table: string, values: Row) {
@@ -133,12 +157,15 @@ function translateStoreErrors(store: Store, catalog: Catalog): Store {
 
 type AjvError = NonNullable<Validator["errors"]>[number];
 
-/** ajv errors → [{ path, message }] an agent can act on: the JSON pointer names the field. */
-export function describeAjvErrors(errors: AjvError[]): ErrorDetail[] {
+/**
+ * ajv errors → [{ path, message }] an agent can act on: the JSON pointer names the field.
+ * `refused` words the top-level fields the operation leaves out on purpose (read-only ones).
+ */
+export function describeAjvErrors(errors: AjvError[], refused?: Map<string, string>): ErrorDetail[] {
   const out: ErrorDetail[] = [];
   const seen = new Set<string>();
   for (const e of errors) {
-    const detail = describeAjvError(e);
+    const detail = describeAjvError(e, refused);
     if (!detail) continue;
     const key = `${detail.path}\u0000${detail.message}`;
     if (seen.has(key)) continue;
@@ -148,13 +175,24 @@ export function describeAjvErrors(errors: AjvError[]): ErrorDetail[] {
   return out;
 }
 
-function describeAjvError(e: AjvError): ErrorDetail | undefined {
+function describeAjvError(e: AjvError, refused: Map<string, string> | undefined): ErrorDetail | undefined {
   const p = e.params ?? {};
   switch (e.keyword) {
     case "required":
       return { path: `${e.instancePath}/${String(p.missingProperty)}`, message: "is required" };
-    case "additionalProperties":
-      return { path: `${e.instancePath}/${String(p.additionalProperty)}`, message: "is not an accepted field; remove it" };
+    case "additionalProperties": {
+      const key = String(p.additionalProperty);
+      const why = e.instancePath === "" ? refused?.get(key) : undefined;
+      return { path: `${e.instancePath}/${key}`, message: why ?? "is not an accepted field; remove it" };
+    }
+    case "minimum":
+    case "maximum":
+      // The integer bounds (±(2^53 − 1)) need their reason; id minimums (1) read plainly.
+      if (Math.abs(Number(p.limit)) === Number.MAX_SAFE_INTEGER) {
+        const bound = e.keyword === "maximum" ? "at most" : "at least";
+        return { path: e.instancePath, message: `must be ${bound} ${String(p.limit)}: integers beyond ±(2^53 − 1) cannot be stored exactly` };
+      }
+      return { path: e.instancePath, message: e.message ?? `fails the '${e.keyword}' rule` };
     case "unevaluatedProperties":
       return { path: `${e.instancePath}/${String(p.unevaluatedProperty)}`, message: "is not an accepted field; remove it" };
     case "type":

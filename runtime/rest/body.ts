@@ -4,7 +4,7 @@
 // Returns the object or a RestFailure; never throws for bad input.
 
 import type { IncomingMessage } from "node:http";
-import { declaresMoreThan, readBodyBytes } from "../body-bytes.js";
+import { declaresMoreThan, decodeUtf8, readBodyBytes } from "../body-bytes.js";
 import type { ErrorDetail } from "../errors.js";
 import type { ProblemKind } from "./problem.js";
 
@@ -34,12 +34,13 @@ export async function readJsonObject(request: Request, maxBytes: number, incomin
   if (bytes === "too_large") return fail("payload_too_large", `The body is larger than the limit of ${maxBytes} bytes.`);
   // An empty JSON-typed body is an empty object: a create with all defaults, a method with no arguments.
   if (bytes.length === 0) return { ok: true, value: {} };
+  const text = decodeUtf8(bytes);
+  if (text === undefined) return fail("invalid_input", "The body is not valid UTF-8; send JSON text encoded as UTF-8.");
   let value: unknown;
   try {
-    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    value = JSON.parse(text);
   } catch (err) {
-    const reason = err instanceof SyntaxError ? err.message : "the body is not valid UTF-8";
-    return fail("invalid_input", `The body is not valid JSON: ${reason}.`);
+    return fail("invalid_input", `The body is not valid JSON: ${(err as Error).message}.`);
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     return fail("invalid_input", "The body must be a JSON object.", [{ path: "", message: "must be an object" }]);

@@ -42,11 +42,20 @@ export interface Problem {
   status: number;
   detail: string;
   errors?: ErrorDetail[];
+  /** How many problems were found beyond the ones `errors` lists (absent when none). */
+  truncated?: number;
 }
 
-export function problem(kind: ProblemKind, detail: string, errors: ErrorDetail[] = []): Problem {
+export function problem(kind: ProblemKind, detail: string, errors: ErrorDetail[] = [], truncated = 0): Problem {
   const { status, title } = problems[kind];
-  return { type: `urn:wo:problem:${kind.replace(/_/g, "-")}`, title, status, detail, ...(errors.length > 0 ? { errors } : {}) };
+  return {
+    type: `urn:wo:problem:${kind.replace(/_/g, "-")}`,
+    title,
+    status,
+    detail,
+    ...(errors.length > 0 ? { errors } : {}),
+    ...(truncated > 0 ? { truncated } : {}),
+  };
 }
 
 export function problemResponse(
@@ -55,8 +64,9 @@ export function problemResponse(
   detail: string,
   errors: ErrorDetail[] = [],
   headers: Record<string, string> = {},
+  truncated = 0,
 ): Response {
-  const body = problem(kind, detail, errors);
+  const body = problem(kind, detail, errors, truncated);
   return c.body(JSON.stringify(body), problems[kind].status, {
     "content-type": "application/problem+json",
     ...headers,

@@ -101,6 +101,19 @@ export function createRestRoutes(deps: RestDeps): Hono {
 
 const idText = /^[1-9][0-9]{0,15}$/;
 
+/**
+ * Whether a query's percent-escapes decode as UTF-8. URLSearchParams would turn `%FF` into
+ * U+FFFD and filter on that; a `%` not followed by two hex digits is a literal `%` there too.
+ */
+function isUtf8Query(search: string): boolean {
+  try {
+    decodeURIComponent(search.replace(/%(?![0-9A-Fa-f]{2})/g, "%25"));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function handle(c: Context, route: Route, deps: RestDeps, filters: Map<string, CatalogField[]>): Promise<Response> {
   if (route.kind === "stub") {
     return problemResponse(c, "not_implemented", `'${route.op}' is declared for ${route.type.name} but not served by this version of wo.`);
@@ -120,7 +133,11 @@ async function handle(c: Context, route: Route, deps: RestDeps, filters: Map<str
   let input: Record<string, unknown>;
   switch (route.kind) {
     case "list": {
-      const q = listInput(route.type, filters.get(route.type.name) ?? [], new URL(c.req.url).searchParams);
+      const url = new URL(c.req.url);
+      if (!isUtf8Query(url.search)) {
+        return problemResponse(c, "invalid_input", "The query string is not valid UTF-8 once percent-decoded; encode filter values as UTF-8.");
+      }
+      const q = listInput(route.type, filters.get(route.type.name) ?? [], url.searchParams);
       if (!q.ok) return failure(c, q.failure);
       input = q.input;
       break;
@@ -156,7 +173,7 @@ async function handle(c: Context, route: Route, deps: RestDeps, filters: Map<str
   } catch (err) {
     if (err instanceof OperationError) {
       if (err.kind === "internal") deps.log(`${route.method} ${route.path}: ${err.message}`);
-      return problemResponse(c, err.kind, err.message, err.details, err.kind === "busy" ? { "retry-after": "1" } : {});
+      return problemResponse(c, err.kind, err.message, err.details, err.kind === "busy" ? { "retry-after": "1" } : {}, err.truncated);
     }
     deps.log(`${route.method} ${route.path}: unexpected ${(err as Error)?.name ?? "error"}: ${(err as Error)?.message ?? String(err)}`);
     return problemResponse(c, "internal", "The server failed to complete the request; nothing was changed. Try again, and report it if it persists.");

@@ -1,0 +1,89 @@
+// Checks on operation inputs that JSON Schema cannot express, run by `rt.validate` around the
+// ajv validator (spec/security.md, "Input values"): a cheap refusal of inputs with more unknown
+// fields than an error may list (before ajv, which would report each of them), lone UTF-16
+// surrogates in text (JSON's `"\ud800"` escape, which SQLite would store as U+FFFD), and the
+// wording for fields a caller may not set (`@readonly`, `@immutable` on update).
+
+// Type-only: the catalog arrives as catalog.json; nothing from compiler/ is loaded at run time.
+import type { Catalog } from "../../compiler/catalog.js";
+import type { ErrorDetail } from "../errors.js";
+
+/** Per operation, the top-level property names its input schema accepts. */
+export function acceptedNames(inputs: Record<string, object>): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const [name, schema] of Object.entries(inputs)) {
+    const properties = (schema as { properties?: Record<string, unknown> }).properties ?? {};
+    out.set(name, new Set(Object.keys(properties)));
+  }
+  return out;
+}
+
+/** The keys of a plain-object input that its schema does not accept (all of them, in order). */
+export function unknownKeys(input: unknown, accepted: Set<string>): string[] {
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return [];
+  const out: string[] = [];
+  for (const key in input) if (Object.hasOwn(input, key) && !accepted.has(key)) out.push(key);
+  return out;
+}
+
+/**
+ * JSON pointers to every string in `value` (object keys included) that holds a lone surrogate.
+ * Iterative: the input's nesting depth is bounded only by the body size.
+ */
+export function loneSurrogates(value: unknown): string[] {
+  const found: string[] = [];
+  const stack: [unknown, string][] = [[value, ""]];
+  while (stack.length > 0) {
+    const [v, pointer] = stack.pop()!;
+    if (typeof v === "string") {
+      if (!isWellFormed(v)) found.push(pointer);
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${pointer}/${i}`]);
+    } else if (v !== null && typeof v === "object") {
+      const keys = Object.keys(v);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i]!;
+        const at = `${pointer}/${escapePointer(key)}`;
+        if (!isWellFormed(key)) found.push(at);
+        else stack.push([(v as Record<string, unknown>)[key], at]);
+      }
+    }
+  }
+  return found;
+}
+
+export const loneSurrogateMessage = "contains a lone UTF-16 surrogate (an unpaired \\ud800–\\udfff escape); send well-formed Unicode text";
+
+/**
+ * Per create/update operation, the fields its input leaves out on purpose, with why: the
+ * generic "is not an accepted field" would tell a caller nothing about how to change them.
+ */
+export function refusedFieldMessages(catalog: Catalog): Map<string, Map<string, string>> {
+  const out = new Map<string, Map<string, string>>();
+  for (const t of catalog.types) {
+    const create = new Map<string, string>();
+    const update = new Map<string, string>();
+    for (const f of t.fields) {
+      if (f.isReadonly) {
+        const why = `is read-only: only the app sets it (its default, then ${t.name}'s methods)`;
+        create.set(f.name, why);
+        update.set(f.name, why);
+      } else if (f.isImmutable) {
+        update.set(f.name, `is immutable: it is set when the ${t.name} is created and never changes`);
+      }
+    }
+    // Tool names are `snake(T)_op` (spec/schemas.md).
+    if (create.size > 0) out.set(`${t.snake}_create`, create);
+    if (update.size > 0) out.set(`${t.snake}_update`, update);
+  }
+  return out;
+}
+
+/** String.prototype.isWellFormed (Node 20; the ES2024 lib is newer than this project's). */
+function isWellFormed(text: string): boolean {
+  return (text as unknown as { isWellFormed(): boolean }).isWellFormed();
+}
+
+function escapePointer(key: string): string {
+  return key.replaceAll("~", "~0").replaceAll("/", "~1");
+}
