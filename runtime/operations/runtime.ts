@@ -41,7 +41,7 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
       const names = accepted.get(name);
       const unknown = names ? unknownKeys(input, names) : [];
       if (unknown.length > maxErrorDetails) {
-        const details = unknown.slice(0, maxErrorDetails).map((key) => ({ path: `/${key}`, message: "is not an accepted field; remove it" }));
+        const details = unknown.slice(0, maxErrorDetails).map((key) => ({ path: `/${key}`, message: unknownFieldMessage }));
         throw new OperationError("invalid_input", `The input does not match ${name}: ${unknown.length} fields are not accepted.`, details, unknown.length - maxErrorDetails);
       }
       if (!validator(input)) {
@@ -157,6 +157,8 @@ function translateStoreErrors(store: Store, catalog: Catalog): Store {
 
 type AjvError = NonNullable<Validator["errors"]>[number];
 
+const unknownFieldMessage = "is not an accepted field; remove it";
+
 /**
  * ajv errors → [{ path, message }] an agent can act on: the JSON pointer names the field.
  * `refused` words the top-level fields the operation leaves out on purpose (read-only ones).
@@ -183,7 +185,7 @@ function describeAjvError(e: AjvError, refused: Map<string, string> | undefined)
     case "additionalProperties": {
       const key = String(p.additionalProperty);
       const why = e.instancePath === "" ? refused?.get(key) : undefined;
-      return { path: `${e.instancePath}/${key}`, message: why ?? "is not an accepted field; remove it" };
+      return { path: `${e.instancePath}/${key}`, message: why ?? unknownFieldMessage };
     }
     case "minimum":
     case "maximum":
@@ -194,7 +196,7 @@ function describeAjvError(e: AjvError, refused: Map<string, string> | undefined)
       }
       return { path: e.instancePath, message: e.message ?? `fails the '${e.keyword}' rule` };
     case "unevaluatedProperties":
-      return { path: `${e.instancePath}/${String(p.unevaluatedProperty)}`, message: "is not an accepted field; remove it" };
+      return { path: `${e.instancePath}/${String(p.unevaluatedProperty)}`, message: unknownFieldMessage };
     case "type":
       return { path: e.instancePath, message: `must be ${article(String(p.type).replace(/,/g, " or "))}` };
     case "enum":
