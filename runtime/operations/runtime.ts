@@ -79,8 +79,10 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
         }
       }
       if (missing.length > 0) {
-        const list = missing.map((m) => `${pointerLabel(m.path)}: ${m.message}`).join("; ");
-        throw new OperationError("unprocessable", `The input refers to rows that do not exist (${list}). Create them first or pass an existing id.`, missing);
+        const listed = missing.slice(0, maxErrorDetails);
+        const more = missing.length - listed.length;
+        const list = listed.map((m) => `${pointerLabel(m.path)}: ${m.message}`).join("; ") + (more > 0 ? `; and ${more} more` : "");
+        throw new OperationError("unprocessable", `The input refers to rows that do not exist (${list}). Create them first or pass an existing id.`, listed, more);
       }
     },
     async checkNotReferenced(tx: StoreTx, table: string, id: number) {

@@ -141,8 +141,14 @@ const membersApp = {
   handle: Text @immutable
   name: Text
   score: Int = 0 @readonly
+  badges: [ref Badge]?
   service rest "/api/members" expose list, get, create, update
   service mcp "/mcp" expose list, get, create, update
+}
+
+type Badge {
+  name: Text
+  service rest "/api/badges" expose list, create
 }
 `,
 };
@@ -211,7 +217,7 @@ describe("text, read-only fields, unique emails and error lists (a members app)"
     expect(members()).toEqual(before);
     // What may change still does, and the row shows every field.
     const renamed = await raw(wo.url, "PATCH", "/api/members/1", `{"name":"Ada L."}`);
-    expect(renamed.json).toEqual({ id: 1, email: "ada@example.com", handle: "ada", name: "Ada L.", score: 0 });
+    expect(renamed.json).toEqual({ id: 1, email: "ada@example.com", handle: "ada", name: "Ada L.", score: 0, badges: null });
   });
 
   it("a unique Email ignores case: Ada@Example.COM is taken by ada@example.com", async () => {
@@ -244,6 +250,15 @@ describe("text, read-only fields, unique emails and error lists (a members app)"
     expect(lines).toHaveLength(1 + 100 + 1);
     expect(lines.at(-1)).toBe(`- … and ${keys - 100} more not listed`);
     expect(mcp.text.length).toBeLessThan(20_000);
+
+    // Refs that name no row are capped the same way (422).
+    const ids = Array.from({ length: 150 }, (_, i) => 1000 + i);
+    const refs = await raw(wo.url, "PATCH", "/api/members/1", JSON.stringify({ badges: ids }));
+    expect(refs.status).toBe(422);
+    expect(refs.json.errors).toHaveLength(100);
+    expect(refs.json.errors[0]).toEqual({ path: "/badges/0", message: "no Badge with id 1000 exists" });
+    expect(refs.json.truncated).toBe(50);
+    expect(refs.json.detail).toContain("; and 50 more)");
 
     // Fewer unknown keys than that still get ajv's full report, capped the same way.
     const mixed = await raw(wo.url, "POST", "/api/members", `{"email":"nope","handle":1,"name":2,"x":3}`);
