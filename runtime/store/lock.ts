@@ -130,10 +130,23 @@ function isHeldByLiveProcess(file: string, pid: number): boolean {
   if (pid === process.pid) return held.has(file);
   try {
     process.kill(pid, 0); // signal 0: existence check only
-    return true;
   } catch (err) {
     // EPERM: it exists but belongs to someone else; only ESRCH means it is gone.
     return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+  return !isZombie(pid);
+}
+
+/**
+ * A process that has exited but not been reaped still answers signal 0. A killed background
+ * server (detached, so its parent is init) stays so where init does not reap — a container
+ * whose first process is not an init. It holds nothing. Linux only; elsewhere: not a zombie.
+ */
+function isZombie(pid: number): boolean {
+  try {
+    return /^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
   }
 }
 
