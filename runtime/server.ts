@@ -123,7 +123,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     listenHost: host,
     ...(token ? { token } : {}),
     ...(options.log ? { log: options.log } : {}),
-    ...(managementKey ? { management: { key: managementKey, status, stop: () => void (options.handleSignals ? exitAfter(stop()) : stop()) } } : {}),
+    ...(managementKey ? { management: { key: managementKey, status, stop: () => stopFor("wo stop") } } : {}),
   });
   let server: Server;
   let address: AddressInfo;
@@ -160,14 +160,20 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     })();
     return stopping;
   };
-  const exitAfter = (stopped: Promise<void>) =>
+  const log = options.log ?? ((line: string) => process.stderr.write(`wo: ${line}\n`));
+  // The CLI's process ends with the server; a caller that handles no signals just gets it stopped.
+  function stopFor(reason: string): void {
+    if (options.background && !stopping) log(`stopping (${reason})`);
+    const stopped = stop();
+    if (!options.handleSignals) return;
     stopped.then(
       () => process.exit(0),
       (err) => {
-        (options.log ?? ((line: string) => process.stderr.write(`wo: ${line}\n`)))(`shutdown failed: ${(err as Error).message}`);
+        log(`shutdown failed: ${(err as Error).message}`);
         process.exit(1);
       },
     );
+  }
 
   if (options.background) {
     try {
@@ -178,9 +184,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     }
   }
   if (options.handleSignals) {
-    const onSignal = () => void exitAfter(stop());
-    process.once("SIGINT", onSignal);
-    process.once("SIGTERM", onSignal);
+    process.once("SIGINT", () => stopFor("SIGINT"));
+    process.once("SIGTERM", () => stopFor("SIGTERM"));
   }
   return { url, stop };
 }

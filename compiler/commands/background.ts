@@ -21,10 +21,9 @@ import { fileURLToPath } from "node:url";
 import type { Catalog } from "../catalog.js";
 import { formatDiagnostic } from "../diagnostics/format.js";
 import { resolveAgentToken, TokenError } from "../../runtime/ops/agent-token.js";
-import { claimInstance, logFileName, readInstanceState, removeInstance, writeNewManagementKey } from "../../runtime/ops/instance-state.js";
+import { claimInstance, logFileName, readInstanceState, readManagementKey, removeInstance, writeNewManagementKey } from "../../runtime/ops/instance-state.js";
 import { callManagement } from "../../runtime/ops/management.js";
 import { ensurePrivateDir, PrivateFileError, readPrivateFile, runtimeDirFor } from "../../runtime/ops/private-files.js";
-import { readManagementKey } from "../../runtime/ops/instance-state.js";
 import { describeStatus, probeInstance, sleep, startTimeoutMs } from "./instance.js";
 import { buildIfStale, type RunArgs } from "./run.js";
 

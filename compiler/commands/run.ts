@@ -14,10 +14,9 @@ import { logFileName } from "../../runtime/ops/instance-state.js";
 import { openLogFile } from "../../runtime/ops/log-file.js";
 import { checkPrivateDir, PrivateFileError, runtimeDirFor } from "../../runtime/ops/private-files.js";
 
-export const runUsage =
+const usage =
   "usage: wo run [dir] [--listen HOST:PORT] [--db PATH] [--allow-destructive-migration] [--no-mcp-sessions]\n" +
   "              [--background] [--runtime-dir DIR] [--token-file FILE]\n";
-const usage = runUsage;
 
 export interface RunArgs {
   dir: string;

@@ -8,9 +8,8 @@
 // The checks read the mode bits and the owner themselves rather than relying on EACCES: root
 // can open anything, and wo must refuse an unsafe file even then.
 
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, writeFileSync, type Stats } from "node:fs";
-import { randomBytes } from "node:crypto";
 import { homedir } from "node:os";
 import { basename, isAbsolute, join, resolve } from "node:path";
 import { createWhole, unlinkQuietly } from "../store/create-whole.js";

@@ -5,7 +5,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createHmac, randomBytes } from "node:crypto";
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -14,16 +14,17 @@ import { copyApp, removeApp, runWoCommand, startWo, tempDir, type WoProcess } fr
 interface Started {
   appDir: string;
   runtimeDir: string;
+  /** Every instance PID a start printed: killed in afterEach if `wo stop` left one running. */
+  pids: number[];
 }
 const started: Started[] = [];
 const foreground: WoProcess[] = [];
 
 afterEach(async () => {
   for (const p of foreground.splice(0)) await p.stop();
-  for (const { appDir, runtimeDir } of started.splice(0)) {
-    const pid = statePid(runtimeDir);
+  for (const { appDir, runtimeDir, pids } of started.splice(0)) {
     await runWoCommand(["stop", appDir, "--runtime-dir", runtimeDir]);
-    if (pid !== undefined && isAlive(pid)) process.kill(pid, "SIGKILL");
+    for (const pid of new Set([...pids, statePid(runtimeDir)])) if (pid !== undefined && isAlive(pid)) process.kill(pid, "SIGKILL");
     removeApp(appDir);
   }
 });
@@ -59,13 +60,16 @@ async function ended(pid: number): Promise<boolean> {
 function newApp(): Started {
   const appDir = copyApp("samples/hello");
   const runtimeDir = join(tempDir("wo-ops-"), "rt");
-  const s = { appDir, runtimeDir };
+  const s: Started = { appDir, runtimeDir, pids: [] };
   started.push(s);
   return s;
 }
 
-async function background({ appDir, runtimeDir }: Started, extra: string[] = [], env?: Record<string, string>) {
-  return runWoCommand(["run", appDir, "--background", "--runtime-dir", runtimeDir, "--listen", "127.0.0.1:0", ...extra], env ? { env } : {});
+async function background(app: Started, extra: string[] = [], env?: Record<string, string>) {
+  const result = await runWoCommand(["run", app.appDir, "--background", "--runtime-dir", app.runtimeDir, "--listen", "127.0.0.1:0", ...extra], env ? { env } : {});
+  const pid = /pid\s+(\d+)/.exec(result.stdout);
+  if (pid) app.pids.push(Number(pid[1]));
+  return result;
 }
 
 function urlIn(output: string): string {
@@ -160,6 +164,14 @@ describe("wo run --background", () => {
     expect(second.stdout).toContain(`already running in the background at ${urlIn(first.stdout)}`);
     expect(pidIn(second.stdout)).toBe(pidIn(first.stdout));
     expect(statePid(app.runtimeDir)).toBe(pidIn(first.stdout));
+
+    // `wo mcp install` registers the running instance's address (port 0 in wo.toml's stead).
+    const bin = join(app.runtimeDir, "..", "bin");
+    mkdirSync(bin);
+    writeFileSync(join(bin, "claude"), `#!/bin/sh\nfor a in "$@"; do printf '%s\\n' "$a"; done > '${join(bin, "argv")}'\n`, { mode: 0o755 });
+    const install = await runWoCommand(["mcp", "install", "claude", app.appDir, "--runtime-dir", app.runtimeDir], { env: { PATH: `${bin}:${process.env.PATH}` } });
+    expect(install.code, install.stderr).toBe(0);
+    expect(readFileSync(join(bin, "argv"), "utf8").split("\n")[5]).toBe(`${urlIn(first.stdout)}/mcp`);
   });
 
   it("stop and status need this instance's management key; the bearer token opens neither, the key opens no /api", async () => {
@@ -223,6 +235,12 @@ describe("wo run --background", () => {
     symlinkSync(app.runtimeDir, linked);
     const viaLink = await runWoCommand(["run", app.appDir, "--background", "--runtime-dir", linked, "--listen", "127.0.0.1:0"]);
     expect([viaLink.code, viaLink.stderr]).toEqual([1, expect.stringContaining(`${linked} is a symbolic link`)]);
+
+    // Another user's directory, even with the right mode (tests run as root: chown works).
+    chownSync(app.runtimeDir, 65534, 65534);
+    const foreign = await background(app);
+    expect([foreign.code, foreign.stderr]).toEqual([1, expect.stringContaining(`${app.runtimeDir} is owned by uid 65534, not by you`)]);
+    chownSync(app.runtimeDir, process.getuid!(), process.getgid!());
 
     const tokenFile = join(app.runtimeDir, "..", "token");
     writeFileSync(tokenFile, "a-good-token\n", { mode: 0o644 });
