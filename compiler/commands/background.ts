@@ -21,7 +21,7 @@ import { fileURLToPath } from "node:url";
 import type { Catalog } from "../catalog.js";
 import { formatDiagnostic } from "../diagnostics/format.js";
 import { resolveAgentToken, TokenError } from "../../runtime/ops/agent-token.js";
-import { claimInstance, logFileName, readInstanceState, readManagementKey, removeInstance, writeNewManagementKey } from "../../runtime/ops/instance-state.js";
+import { claimInstance, logFileName, readInstanceState, readManagementKey, removeInstance, renewClaim, writeNewManagementKey } from "../../runtime/ops/instance-state.js";
 import { callManagement } from "../../runtime/ops/management.js";
 import { ensurePrivateDir, PrivateFileError, readPrivateFile, runtimeDirFor } from "../../runtime/ops/private-files.js";
 import { describeStatus, probeInstance, sleep, startTimeoutMs } from "./instance.js";
@@ -95,6 +95,7 @@ async function startChild(appDir: string, runtimeDir: string, args: RunArgs): Pr
     process.stderr.write(`wo run: ${built.error ?? "the app has errors; fix them and run again"}.\n`);
     return 1;
   }
+  renewClaim(runtimeDir);
   const catalog = JSON.parse(readFileSync(join(built.outDir, "catalog.json"), "utf8")) as Catalog;
   const token = resolveAgentToken({ config: catalog.config, env: process.env, ...(args.tokenFile !== undefined ? { tokenFile: resolve(args.tokenFile) } : {}), automaticIn: runtimeDir });
   writeNewManagementKey(runtimeDir);

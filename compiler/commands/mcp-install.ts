@@ -86,13 +86,15 @@ export async function runMcpCommand(args: string[]): Promise<number> {
 }
 
 function install(client: Client, name: string, url: string, auth: Auth | undefined): number {
-  const fromFile = auth?.file ? `"$(cat ${shellQuote(auth.file)})"` : `"$${auth?.envVar}"`;
+  // How a shell gets the token without it being written out: from its file, or its variable.
+  const tokenRef = auth?.file ? `$(cat ${shellQuote(auth.file)})` : `$${auth?.envVar}`;
+  const fromFile = `"${tokenRef}"`;
   switch (client) {
     case "claude": {
       const args = ["mcp", "add", "--transport", "http", name, url, ...(auth ? ["--header", `Authorization: Bearer ${auth.token}`] : [])];
       const exe = findOnPath("claude");
       if (!exe) {
-        process.stdout.write(`wo: claude is not on PATH. Once Claude Code is installed, run:\n\n  claude mcp add --transport http ${name} ${url}${auth ? ` --header "Authorization: Bearer $(cat ${shellQuote(auth.file ?? "TOKEN_FILE")})"` : ""}\n`);
+        process.stdout.write(`wo: claude is not on PATH. Once Claude Code is installed, run:\n\n  claude mcp add --transport http ${name} ${url}${auth ? ` --header "Authorization: Bearer ${tokenRef}"` : ""}\n`);
         return 1;
       }
       return runClient(exe, args, auth, `registered ${url} with Claude Code as '${name}'`);

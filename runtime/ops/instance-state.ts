@@ -49,8 +49,17 @@ export function readInstanceState(runtimeDir: string): StateRead {
 
 /** Claims the runtime directory for a new start; false when a state file is already there. */
 export function claimInstance(runtimeDir: string): boolean {
+  return createPrivateFile(join(runtimeDir, stateFileName), startingState());
+}
+
+/** Dates the claim anew once a long build is done, so it is not taken for an abandoned start. */
+export function renewClaim(runtimeDir: string): void {
+  writePrivateFile(join(runtimeDir, stateFileName), startingState());
+}
+
+function startingState(): string {
   const claim: InstanceState = { schema, state: "starting", pid: process.pid, startedAt: new Date().toISOString() };
-  return createPrivateFile(join(runtimeDir, stateFileName), `${JSON.stringify(claim)}\n`);
+  return `${JSON.stringify(claim)}\n`;
 }
 
 export function writeRunningState(runtimeDir: string, fields: { url: string; startedAt: Date; build?: string }): void {
