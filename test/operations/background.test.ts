@@ -220,6 +220,18 @@ describe("wo run --background", () => {
     expect(second.stdout).toContain(join(app.runtimeDir, "agent.token"));
   });
 
+  it("a start claim that never finished (its CLI died) is stale after a minute, and does not block a start", async () => {
+    const app = newApp();
+    mkdirSync(app.runtimeDir, { mode: 0o700 });
+    const abandoned = { schema: 1, state: "starting", pid: 999999, startedAt: new Date(Date.now() - 120_000).toISOString() };
+    writeFileSync(join(app.runtimeDir, "state.json"), JSON.stringify(abandoned), { mode: 0o600 });
+    const status = await runWoCommand(["status", app.appDir, "--runtime-dir", app.runtimeDir]);
+    expect([status.code, status.stdout]).toEqual([3, expect.stringContaining("never finished")]);
+    const start = await background(app);
+    expect(start.code, start.stderr).toBe(0);
+    expect(start.stderr).toContain("replacing stale instance state");
+  });
+
   it("refuses, and does not repair, a runtime directory or token file open to others, or a symlink", async () => {
     const app = newApp();
     mkdirSync(app.runtimeDir, { mode: 0o700 });
