@@ -39,6 +39,8 @@ export interface WoConfig {
   concurrency: { running: number; queued: number };
   /** `[server] token_env`: name of an environment variable holding a bearer token. */
   tokenEnv?: string;
+  /** `[server] token = "auto"`: foreground `wo run` uses the automatic agent token too. */
+  token?: "auto";
 }
 
 export interface SourceLocation {

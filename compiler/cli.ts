@@ -8,7 +8,15 @@ commands:
   check [dir]                         parse and check the .wo files in dir (default .)
   build [dir] [--out DIR]             check, then generate the build (default dir/.wo/build)
   run   [dir] [--listen HOST:PORT] [--db PATH] [--allow-destructive-migration] [--no-mcp-sessions]
-                                      build if stale, open the store, serve /api and /mcp
+        [--background] [--runtime-dir DIR] [--token-file FILE]
+                                      build if stale, open the store, serve /api and /mcp;
+                                      --background: detach, print the URL, token file and PID
+  status [dir] [--runtime-dir DIR]    the background instance: state, URL, PID, uptime, requests
+  stop   [dir] [--runtime-dir DIR]    stop the background instance gracefully
+  token-path [dir] [--runtime-dir DIR]
+                                      print the automatic agent token's path (never the token)
+  mcp install <claude|codex|cursor|vscode> [dir] [--name NAME] [--runtime-dir DIR] [--token-file FILE] [--no-token]
+                                      register the MCP endpoint with an agent
 `;
 
 // Loaded on demand: `wo check` should not pay for the emitters (ts-morph) and the runtime.
@@ -16,6 +24,10 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
   check: async (args) => (await import("./commands/check.js")).runCheckCommand(args),
   build: async (args) => (await import("./commands/build.js")).runBuildCommand(args),
   run: async (args) => (await import("./commands/run.js")).runRunCommand(args),
+  status: async (args) => (await import("./commands/instance.js")).runStatusCommand(args),
+  stop: async (args) => (await import("./commands/instance.js")).runStopCommand(args),
+  "token-path": async (args) => (await import("./commands/token-path.js")).runTokenPathCommand(args),
+  mcp: async (args) => (await import("./commands/mcp-install.js")).runMcpCommand(args),
 };
 
 export async function main(argv: string[]): Promise<number> {

@@ -13,6 +13,7 @@ import { createMcpRoutes } from "./mcp/index.js";
 import { serveMcpNode } from "./mcp/node.js";
 import { limitConcurrency } from "./operations/limit.js";
 import { createOperationRuntime } from "./operations/runtime.js";
+import { serveManagement, type ManagementOptions } from "./ops/management.js";
 import { bearerAuth, tokenCheck, UNAUTHORIZED_DETAIL, UNAUTHORIZED_HEADERS } from "./rest/auth.js";
 import { problem, problemResponse } from "./rest/problem.js";
 import { createRestRoutes, restEndpoints } from "./rest/routes.js";
@@ -28,6 +29,8 @@ export interface AppOptions {
   log?: (line: string) => void;
   /** The host the server listens on: loopback turns on the Host check (undefined counts as loopback). */
   listenHost?: string;
+  /** A background instance's management endpoint (runtime/ops/management.ts); none → no /_wo/. */
+  management?: Omit<ManagementOptions, "guard">;
 }
 
 export interface App {
@@ -40,7 +43,13 @@ export interface App {
   serveMcp(incoming: IncomingMessage, res: ServerResponse): void;
   /** The bound operation handlers, keyed by tool name: what REST and MCP both call. */
   operations: Record<string, Operation>;
-  /** Ends MCP sessions and streams, so a shutdown does not wait on them. */
+  /** /_wo/… (status, stop) on node:http, when the app was given `management`. */
+  serveManagement?: (incoming: IncomingMessage, res: ServerResponse) => void;
+  /**
+   * Shutdown: calls still waiting for a slot (and any new one) are refused as busy — none of
+   * them has started, so nothing is lost — and MCP sessions and streams end, so a shutdown does
+   * not wait on them. Running calls finish.
+   */
   close(): void;
 }
 
@@ -49,7 +58,8 @@ export function createApp(options: AppOptions): App {
   const config = options.config ?? build.catalog.config;
   const log = options.log ?? ((line: string) => process.stderr.write(`wo: ${line}\n`));
   const rt = createOperationRuntime({ catalog: build.catalog, store, validators: build.validators, inputs: build.schemas.inputs });
-  const operations = limitConcurrency(build.operations.createOperations(rt), config.concurrency);
+  const shutdown = new AbortController();
+  const operations = limitConcurrency(build.operations.createOperations(rt), config.concurrency, shutdown.signal);
 
   // One Host/Origin policy for every route but /healthz, /mcp included (spec/security.md).
   const guard = createHttpGuard({ allowedOrigins: allowedOriginsOf(config), ...(options.listenHost !== undefined ? { listenHost: options.listenHost } : {}) });
@@ -122,7 +132,18 @@ export function createApp(options: AppOptions): App {
     }
     serveMcpNode(mcp.mcp, incoming, res);
   };
-  return { hono: app, serveMcp, operations, close: () => mcp.mcp.close() };
+  // The management endpoint: its own key (never the bearer token), the same Host/Origin guard.
+  const management = options.management && { ...options.management, guard: (origin: string | undefined, host: string | undefined) => guard.refusal(origin, host) };
+  return {
+    hono: app,
+    serveMcp,
+    operations,
+    ...(management ? { serveManagement: (incoming: IncomingMessage, res: ServerResponse) => serveManagement(management, incoming, res) } : {}),
+    close: () => {
+      shutdown.abort();
+      mcp.mcp.close();
+    },
+  };
 }
 
 function runtimeInfo(build: LoadedBuild) {

@@ -21,6 +21,8 @@ export interface LoadedBuild {
   validators: Record<string, Validator>;
   /** The generated module; `createOperations(rt)` binds it to a store (createApp does). */
   operations: OperationsModule;
+  /** build-info.json's hash of the inputs: which build this is (`wo status` shows it). */
+  inputHash?: string;
 }
 
 export class BuildLoadError extends Error {}
@@ -42,7 +44,7 @@ export async function loadBuild(dir: string): Promise<LoadedBuild> {
   // Validators need ajv's runtime helpers (ajv-formats, ucs2length, …), resolved from wo's own
   // install: the app folder has no node_modules.
   const validators = validatorsModule.createValidators(createRequire(import.meta.url));
-  return { dir, catalog, manifest, schemas, validators, operations };
+  return { dir, catalog, manifest, schemas, validators, operations, ...(typeof info.inputHash === "string" ? { inputHash: info.inputHash } : {}) };
 }
 
 async function readJson<T>(dir: string, name: string): Promise<T> {

@@ -3,8 +3,13 @@
 // SIGINT/SIGTERM (stop accepting, let in-flight requests finish within 5 s, close the store,
 // release the lock). Owns nothing about requests; createApp does.
 //
-// User-facing failures (folder in use, migration refused, port taken, bad --listen) are thrown
-// as ServerStartError with a message to print; the CLI prints it without a stack trace.
+// User-facing failures (folder in use, migration refused, port taken, bad --listen, an unusable
+// token or runtime directory) are thrown as ServerStartError with a message to print; the CLI
+// prints it without a stack trace.
+//
+// As the background instance of a runtime directory (`background`), it also serves the
+// management endpoint with the key found there, records its state once listening, and on stop
+// removes that state after the store is closed (spec/operations.md).
 
 import { getRequestListener } from "@hono/node-server";
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
@@ -12,6 +17,10 @@ import type { AddressInfo } from "node:net";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { createApp } from "./app.js";
 import { loadBuild, BuildLoadError } from "./load-build.js";
+import { resolveAgentToken, TokenError } from "./ops/agent-token.js";
+import { readManagementKey, removeInstance, writeRunningState } from "./ops/instance-state.js";
+import { isManagementPath, type InstanceStatus } from "./ops/management.js";
+import { ensurePrivateDir, PrivateFileError } from "./ops/private-files.js";
 import { restEndpoints } from "./rest/routes.js";
 import { StoreOpenError } from "./store/open-errors.js";
 import { openSqliteStore } from "./store/sqlite.js";
@@ -31,6 +40,14 @@ export interface StartOptions {
   out?: (text: string) => void;
   /** Install SIGINT/SIGTERM handlers that stop and exit 0 (the CLI does; tests do not). */
   handleSignals?: boolean;
+  /** `--token-file`: the agent token is in this owner-private file. */
+  tokenFile?: string;
+  /** The app's private runtime directory: the automatic token and background state live there. */
+  runtimeDir?: string;
+  /** Serve as runtimeDir's background instance: automatic token, management endpoint, state file. */
+  background?: boolean;
+  /** Server-side log lines (default stderr). */
+  log?: (line: string) => void;
 }
 
 export interface RunningServer {
@@ -57,12 +74,20 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const { host, port } = parseListen(options.listen ?? config.listen ?? "127.0.0.1:8080");
   const { file } = databaseLocation(options.appDir, options.db, config.dataDir, config.databaseUrl);
 
+  const automatic = options.background || config.token === "auto";
+  if (automatic && options.runtimeDir === undefined) throw new ServerStartError("The automatic agent token needs a runtime directory.");
   let token: string | undefined;
-  if (config.tokenEnv) {
-    token = process.env[config.tokenEnv];
-    if (!token) {
-      throw new ServerStartError(`wo.toml sets token_env = "${config.tokenEnv}" but that environment variable is empty; set it to the bearer token clients must send.`);
+  let managementKey: Buffer | undefined;
+  try {
+    if (automatic) ensurePrivateDir(options.runtimeDir!);
+    token = resolveAgentToken({ config, env: process.env, ...(options.tokenFile !== undefined ? { tokenFile: options.tokenFile } : {}), ...(automatic ? { automaticIn: options.runtimeDir } : {}) })?.token;
+    if (options.background) {
+      managementKey = readManagementKey(options.runtimeDir!);
+      if (!managementKey) throw new ServerStartError(`No management key in ${options.runtimeDir}; start background instances with \`wo run --background\`.`);
     }
+  } catch (err) {
+    if (err instanceof TokenError || err instanceof PrivateFileError) throw new ServerStartError(err.message);
+    throw err;
   }
 
   // openSqliteStore takes the data folder's single-writer lock and releases it on close.
@@ -77,12 +102,40 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     throw err;
   }
 
-  const app = createApp({ build, store, config, listenHost: host, ...(token ? { token } : {}) });
+  const startedAt = new Date();
+  let requests = 0;
+  let url = "";
+  let stopping: Promise<void> | undefined;
+  const buildId = build.inputHash?.slice(0, 12);
+  const status = (): InstanceStatus => ({
+    state: stopping ? "stopping" : "running",
+    url,
+    pid: process.pid,
+    startedAt: startedAt.toISOString(),
+    uptimeSeconds: Math.floor((Date.now() - startedAt.getTime()) / 1000),
+    requests,
+    ...(buildId ? { build: buildId } : {}),
+  });
+  const app = createApp({
+    build,
+    store,
+    config,
+    listenHost: host,
+    ...(token ? { token } : {}),
+    ...(options.log ? { log: options.log } : {}),
+    ...(managementKey ? { management: { key: managementKey, status, stop: () => stopFor("wo stop") } } : {}),
+  });
   let server: Server;
   let address: AddressInfo;
   try {
     const honoListener = getRequestListener(app.hono.fetch, { hostname: host });
-    const listener = (req: IncomingMessage, res: ServerResponse) => (isMcpPath(req.url) ? app.serveMcp(req, res) : honoListener(req, res));
+    const serveManagement = app.serveManagement;
+    const listener = (req: IncomingMessage, res: ServerResponse) => {
+      requests++;
+      if (isMcpPath(req.url)) app.serveMcp(req, res);
+      else if (serveManagement && isManagementPath(req.url)) serveManagement(req, res);
+      else honoListener(req, res);
+    };
     ({ server, address } = await listen(listener, host, port));
   } catch (err) {
     await store.close();
@@ -92,33 +145,47 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   }
 
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  const url = `http://${shownHost}:${address.port}`;
+  url = `http://${shownHost}:${address.port}`;
   for (const change of migrated) out(`wo: migrated: ${change}\n`);
   out(startupBanner(build.catalog.app, url, file, restEndpoints(build.catalog), build.manifest.tools.map((t) => t.name)));
 
-  let stopping: Promise<void> | undefined;
+  // Refuse queued calls and end MCP streams first, then stop accepting and drain (5 s bound),
+  // then close the store (which releases the data folder's lock), then forget the instance.
   const stop = () => {
     stopping ??= (async () => {
-      const closed = closeServer(server);
       app.close();
-      await closed;
+      await closeServer(server);
       await store.close();
+      if (options.background) removeInstance(options.runtimeDir!, process.pid);
     })();
     return stopping;
   };
+  const log = options.log ?? ((line: string) => process.stderr.write(`wo: ${line}\n`));
+  // The CLI's process ends with the server; a caller that handles no signals just gets it stopped.
+  function stopFor(reason: string): void {
+    if (options.background && !stopping) log(`stopping (${reason})`);
+    const stopped = stop();
+    if (!options.handleSignals) return;
+    stopped.then(
+      () => process.exit(0),
+      (err) => {
+        log(`shutdown failed: ${(err as Error).message}`);
+        process.exit(1);
+      },
+    );
+  }
 
+  if (options.background) {
+    try {
+      writeRunningState(options.runtimeDir!, { url, startedAt, ...(buildId ? { build: buildId } : {}) });
+    } catch (err) {
+      await stop();
+      throw new ServerStartError(`Cannot record the instance in ${options.runtimeDir}: ${(err as Error).message}`);
+    }
+  }
   if (options.handleSignals) {
-    const onSignal = () => {
-      void stop().then(
-        () => process.exit(0),
-        (err) => {
-          process.stderr.write(`wo: shutdown failed: ${(err as Error).message}\n`);
-          process.exit(1);
-        },
-      );
-    };
-    process.once("SIGINT", onSignal);
-    process.once("SIGTERM", onSignal);
+    process.once("SIGINT", () => stopFor("SIGINT"));
+    process.once("SIGTERM", () => stopFor("SIGTERM"));
   }
   return { url, stop };
 }

@@ -56,6 +56,8 @@ export function readConfig(text: string | undefined, file: string, dirName: stri
   const tokenEnv = read.string("server", "token_env");
   if (tokenEnv !== undefined) config.tokenEnv = tokenEnv;
   config.allowedOrigins = read.stringList("server", "allowed_origins") ?? config.allowedOrigins;
+  // Only the word "auto": a token written into wo.toml would be a secret in the repository.
+  if (read.typed("server", "token", '"auto" (the automatic agent token; put real tokens in token_env)', (v): v is "auto" => v === "auto")) config.token = "auto";
   config.dataDir = read.string("database", "data_dir") ?? config.dataDir;
   const url = read.string("database", "url");
   if (url !== undefined) config.databaseUrl = url;
@@ -98,7 +100,7 @@ class KeyReader {
     });
   }
 
-  private typed<T>(table: string, key: string, expected: string, is: (v: unknown) => v is T): T | undefined {
+  typed<T>(table: string, key: string, expected: string, is: (v: unknown) => v is T): T | undefined {
     const section = table === "" ? this.doc : this.doc[table];
     if (section === undefined) return undefined;
     if (typeof section !== "object" || section === null || Array.isArray(section)) {

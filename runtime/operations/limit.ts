@@ -3,6 +3,10 @@
 // refused at once with OperationError("busy") — REST 503 with Retry-After, an MCP tool error —
 // instead of piling up memory and latency for everyone. The limit sits on the bound operation
 // handlers, so REST and MCP share one budget (one invocation path).
+//
+// At shutdown (`shutdown` aborted) calls still waiting have not started, so nothing of theirs
+// is committed: they are refused as busy ("shutting down"), as is every new call, while the
+// running ones finish.
 
 import type { CallContext, Operation } from "../build.js";
 import { OperationError } from "../errors.js";
@@ -12,9 +16,19 @@ export interface ConcurrencyLimit {
   queued: number;
 }
 
-export function limitConcurrency(operations: Record<string, Operation>, limit: ConcurrencyLimit): Record<string, Operation> {
+const shuttingDown = () => new OperationError("busy", "The server is shutting down; the call was not started and nothing changed.");
+
+export function limitConcurrency(operations: Record<string, Operation>, limit: ConcurrencyLimit, shutdown?: AbortSignal): Record<string, Operation> {
   let active = 0;
   const waiting: (() => void)[] = [];
+  const refusals = new Map<() => void, () => void>();
+  shutdown?.addEventListener(
+    "abort",
+    () => {
+      for (const grant of waiting.splice(0)) refusals.get(grant)?.();
+    },
+    { once: true },
+  );
 
   const release = () => {
     const next = waiting.shift();
@@ -23,6 +37,7 @@ export function limitConcurrency(operations: Record<string, Operation>, limit: C
   };
 
   const acquire = (call: CallContext): Promise<void> | undefined => {
+    if (shutdown?.aborted) throw shuttingDown();
     if (active < limit.running) {
       active++;
       return undefined;
@@ -33,16 +48,23 @@ export function limitConcurrency(operations: Record<string, Operation>, limit: C
     return new Promise<void>((resolve, reject) => {
       const grant = () => {
         call.signal?.removeEventListener("abort", onAbort);
+        refusals.delete(grant);
         resolve();
       };
       // A caller that gives up while waiting leaves the queue without taking a slot.
       const onAbort = () => {
         const at = waiting.indexOf(grant);
         if (at >= 0) waiting.splice(at, 1);
+        refusals.delete(grant);
         reject(new OperationError("cancelled", "The call was cancelled before it started; nothing changed."));
       };
       call.signal?.addEventListener("abort", onAbort, { once: true });
       waiting.push(grant);
+      refusals.set(grant, () => {
+        call.signal?.removeEventListener("abort", onAbort);
+        refusals.delete(grant);
+        reject(shuttingDown());
+      });
     });
   };
 

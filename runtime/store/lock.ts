@@ -7,19 +7,18 @@
 // is replaced. Released on close; the file is removed only if it is still ours.
 //
 // Races between processes starting at the same moment are the point of the lock, so:
-// - The lock never exists without its pid: the pid is written to a temp file of our own, which
-//   is then hard-linked to the lock name. link() fails with EEXIST if the name exists, and
-//   creates it complete, atomically. (Creating the lock file empty and writing the pid next
-//   lets a starter read it empty in between, think it stale and take it too.)
+// - The lock never exists without its pid: it is created whole (create-whole.ts). (Creating the
+//   lock file empty and writing the pid next lets a starter read it empty in between, think it
+//   stale and take it too.)
 // - Removing a stale lock is serialized by a second lock, `wo.lock.takeover`, taken the same
 //   way: reading the lock, finding it stale and removing it are three steps, and two starters
 //   doing them at once would otherwise let the slower one remove the faster one's new lock.
 //   If a process died holding the takeover lock, that one is stale in turn and is removed the
 //   same way (under `wo.lock.takeover.takeover`).
 
-import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
-import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { createWhole, unlinkQuietly } from "./create-whole.js";
 import { DataLockError, StoreOpenError } from "./open-errors.js";
 
 export interface DataLock {
@@ -41,7 +40,7 @@ export function acquireDataLock(dir: string): DataLock {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, lockName);
   for (let attempt = 0; attempt < maxAttempts; attempt++) {
-    if (createWhole(file, `${process.pid}\n`)) return holdLock(file);
+    if (createLockFile(file, `${process.pid}\n`)) return holdLock(file);
     const content = readLock(file);
     if (content === undefined) continue; // released between our attempt and the read: retry
     const owner = pidIn(content);
@@ -57,22 +56,13 @@ export function acquireDataLock(dir: string): DataLock {
   throw new DataLockError(`Could not lock the data folder ${dir}: ${file} keeps reappearing (another wo process starting?).`, file, -1);
 }
 
-/** Creates `file` holding `text`, atomically and only if it does not exist; false if it does. */
-function createWhole(file: string, text: string): boolean {
-  const temp = `${file}.${process.pid}-${randomBytes(6).toString("hex")}.tmp`;
+/** Creates the lock `file` holding `text`, atomically and only if it does not exist; false if it does. */
+function createLockFile(file: string, text: string): boolean {
   try {
-    writeFileSync(temp, text, { flag: "wx", mode: 0o644 });
-    try {
-      linkSync(temp, file);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === "EEXIST") return false;
-      // Writing the temp file worked, so this is most likely a file system without hard links.
-      throw new StoreOpenError(`Could not lock the data folder ${dirname(file)}: creating ${file} failed (${code}); put the data folder on a local disk.`);
-    }
-    return true;
-  } finally {
-    unlinkQuietly(temp);
+    return createWhole(file, text, 0o644);
+  } catch (err) {
+    // Writing the temp file worked, so this is most likely a file system without hard links.
+    throw new StoreOpenError(`Could not lock the data folder ${dirname(file)}: creating ${file} failed (${(err as NodeJS.ErrnoException).code}); put the data folder on a local disk.`);
   }
 }
 
@@ -103,7 +93,7 @@ function holdLock(file: string): DataLock {
  */
 function removeStale(file: string, stale: string): boolean {
   const takeover = `${file}.takeover`;
-  if (!createWhole(takeover, `${process.pid}\n`)) {
+  if (!createLockFile(takeover, `${process.pid}\n`)) {
     const holder = readLock(takeover);
     if (holder === undefined) return true; // just finished: look again
     if (isHeldByLiveProcess(takeover, pidIn(holder))) return false;
@@ -140,18 +130,23 @@ function isHeldByLiveProcess(file: string, pid: number): boolean {
   if (pid === process.pid) return held.has(file);
   try {
     process.kill(pid, 0); // signal 0: existence check only
-    return true;
   } catch (err) {
     // EPERM: it exists but belongs to someone else; only ESRCH means it is gone.
     return (err as NodeJS.ErrnoException).code === "EPERM";
   }
+  return !isZombie(pid);
 }
 
-function unlinkQuietly(file: string): void {
+/**
+ * A process that has exited but not been reaped still answers signal 0. A killed background
+ * server (detached, so its parent is init) stays so where init does not reap — a container
+ * whose first process is not an init. It holds nothing. Linux only; elsewhere: not a zombie.
+ */
+function isZombie(pid: number): boolean {
   try {
-    unlinkSync(file);
+    return /^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
   } catch {
-    // Already gone.
+    return false;
   }
 }
 

@@ -122,4 +122,12 @@ describe("project files", () => {
     const dir = app({ "a.wo": "type A {\n  x: Int\n}\n", "wo.toml": '[app]\nlisten = "127.0.0.1:0"\n' });
     expect((await checkApp(dir)).catalog!.config.listen).toBe("127.0.0.1:0");
   });
+
+  it('wo.toml: [server] token = "auto" asks for the automatic agent token; any other value is WO4005', async () => {
+    const auto = app({ "a.wo": "type A {\n  x: Int\n}\n", "wo.toml": '[server]\ntoken = "auto"\n' });
+    expect((await checkApp(auto)).catalog!.config.token).toBe("auto");
+    const secret = app({ "a.wo": "type A {\n  x: Int\n}\n", "wo.toml": '[server]\ntoken = "hunter2"\n' });
+    const { diagnostics } = await checkApp(secret);
+    expect(diagnostics.map((d) => [d.code, d.span.line, d.message])).toEqual([["WO4005", 2, expect.stringContaining('"auto"')]]);
+  });
 });

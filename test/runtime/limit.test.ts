@@ -69,4 +69,29 @@ describe("limitConcurrency", () => {
     const ops = limitConcurrency({ bad: async () => { throw new OperationError("not_found", "no"); } }, { running: 1, queued: 0 });
     for (let i = 0; i < 3; i++) await expect(ops.bad!(null, {})).rejects.toMatchObject({ kind: "not_found" });
   });
+
+  it("at shutdown, waiting calls are refused as busy without running, running ones finish, new ones are refused", async () => {
+    const g = gate();
+    const ran: string[] = [];
+    const shutdown = new AbortController();
+    const ops = limitConcurrency(
+      {
+        op: async (input) => {
+          ran.push(input as string);
+          await g.opened;
+          return input;
+        },
+      },
+      { running: 1, queued: 5 },
+      shutdown.signal,
+    );
+    const running = ops.op!("running", {});
+    const waiting = ops.op!("waiting", {});
+    shutdown.abort();
+    await expect(waiting).rejects.toMatchObject({ kind: "busy", message: expect.stringContaining("shutting down") });
+    await expect(ops.op!("late", {})).rejects.toMatchObject({ kind: "busy", message: expect.stringContaining("shutting down") });
+    g.open();
+    expect(await running).toBe("running");
+    expect(ran).toEqual(["running"]);
+  });
 });

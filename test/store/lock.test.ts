@@ -71,6 +71,23 @@ describe("data-folder lock", () => {
     await store.close();
   });
 
+  it.runIf(process.platform === "linux")("a lock held by an exited but unreaped process (a zombie) is stale", async () => {
+    // The short sleep exits after its parent has exec'd the long one, which never reaps it: a
+    // zombie, as a killed detached server stays where the container's first process is no init.
+    const parent = spawn("sh", ["-c", "sleep 0.2 & echo $!; exec sleep 30"], { stdio: ["ignore", "pipe", "ignore"] });
+    try {
+      const zombie = Number(await new Promise<string>((resolve) => parent.stdout!.once("data", (d: Buffer) => resolve(d.toString()))));
+      while (!/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${zombie}/stat`, "utf8"))) await new Promise((r) => setTimeout(r, 10));
+      mkdirSync(join(tmp.dir, "data"), { recursive: true });
+      writeFileSync(lockFile(), `${zombie}\n`);
+      const lock = acquireDataLock(join(tmp.dir, "data"));
+      expect(readFileSync(lockFile(), "utf8").trim()).toBe(String(process.pid));
+      lock.release();
+    } finally {
+      parent.kill("SIGKILL");
+    }
+  });
+
   it("a takeover of a stale lock left half-done by a process that died is finished", () => {
     const dir = join(tmp.dir, "data");
     mkdirSync(dir, { recursive: true });

@@ -140,3 +140,19 @@ export function dumpDb(appDir: string, options: { afterCrash?: boolean } = {}): 
     db.close();
   }
 }
+
+export interface CommandResult {
+  code: number | string;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `wo <args>` (any command) to its end: `wo status`, `wo stop`, `wo run --background`, … */
+export function runWoCommand(args: string[], options: RunOptions = {}): Promise<CommandResult> {
+  const child = spawn(process.execPath, [bin, ...args], { cwd: repoRoot, env: { ...process.env, ...options.env }, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (c: Buffer) => (stdout += c.toString()));
+  child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
+  return new Promise((res) => child.on("close", (code, signal) => res({ code: code ?? signal ?? -1, stdout, stderr })));
+}

@@ -1,0 +1,191 @@
+// `wo mcp install <client> [dir] [--name NAME] [--runtime-dir DIR] [--token-file FILE] [--no-token]`:
+// register the app's MCP endpoint with an agent. The URL is the running background instance's
+// (its verified state), else wo.toml's listen. The bearer token is `--token-file`'s, else
+// `token_env`'s, else the automatic one (created if missing, as `wo run --background` would);
+// `--no-token` registers an open server.
+//
+// The token is never printed: not to the terminal, not in a command shown for copying, not in
+// a client's output passed through. Where it has to go:
+// - claude: `claude mcp add --transport http NAME URL --header "Authorization: Bearer …"` — the
+//   token is in that child's argv for the moment it runs (Claude Code reads headers from no
+//   file or variable); its output is shown with the token masked.
+// - codex: `codex mcp add NAME --url URL --bearer-token-env-var VAR`; Codex reads the token from
+//   the environment variable VAR when it starts, so no token passes at all.
+// - cursor, vscode: the JSON to put in .cursor/mcp.json / .vscode/mcp.json, with the token as a
+//   reference the editor resolves (`${env:VAR}`, a password `${input:…}` prompt).
+
+import { accessSync, constants, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { basename, delimiter, join, resolve } from "node:path";
+import { configFileName, readConfig } from "../check/config.js";
+import { DiagnosticBag } from "../diagnostics/diagnostic.js";
+import { resolveAgentToken, TokenError } from "../../runtime/ops/agent-token.js";
+import { ensurePrivateDir, PrivateFileError, runtimeDirFor } from "../../runtime/ops/private-files.js";
+import { parseListen, ServerStartError } from "../../runtime/server.js";
+import { parseInstanceArgs, probeInstance } from "./instance.js";
+
+const clients = ["claude", "codex", "cursor", "vscode"] as const;
+type Client = (typeof clients)[number];
+const usage = `usage: wo mcp install <${clients.join("|")}> [dir] [--name NAME] [--runtime-dir DIR] [--token-file FILE] [--no-token]\n`;
+
+interface Auth {
+  /** The token itself: only ever handed to `claude mcp add`. */
+  token: string;
+  /** Where a person or a client can read it from. */
+  file?: string;
+  /** The environment variable a client should read it from. */
+  envVar: string;
+}
+
+export async function runMcpCommand(args: string[]): Promise<number> {
+  const [sub, client, ...rest] = args;
+  if (sub !== "install") {
+    process.stderr.write(`wo mcp: ${sub === undefined ? "a subcommand is required" : `unknown subcommand '${sub}'`}\n${usage}`);
+    return 2;
+  }
+  if (!clients.includes(client as Client)) {
+    process.stderr.write(`wo mcp install: ${client === undefined ? "name the client" : `unknown client '${client}'`}; one of ${clients.join(", ")}\n${usage}`);
+    return 2;
+  }
+  let name: string | undefined;
+  let tokenFile: string | undefined;
+  let noToken = false;
+  const parsed = parseInstanceArgs(rest, (flag, value) => {
+    if (flag === "--no-token") return (noToken = true), 1;
+    if (flag !== "--name" && flag !== "--token-file") return 0;
+    const v = value();
+    if (v === undefined || v === "") return `${flag} needs a value`;
+    if (flag === "--name") name = v;
+    else tokenFile = v;
+    return 1;
+  });
+  if (typeof parsed === "string") {
+    process.stderr.write(`wo mcp install: ${parsed}\n${usage}`);
+    return 2;
+  }
+  try {
+    const appDir = resolve(parsed.dir);
+    const runtimeDir = runtimeDirFor(appDir, parsed.runtimeDir);
+    const { app, config } = readAppConfig(appDir);
+    const serverName = (name ?? app.name).replace(/[^A-Za-z0-9_-]/g, "-");
+    const url = `${await endpointBase(runtimeDir, config.listen)}/mcp`;
+    let auth: Auth | undefined;
+    if (!noToken) {
+      if (tokenFile === undefined && !config.tokenEnv) ensurePrivateDir(runtimeDir);
+      const found = resolveAgentToken({ config, env: process.env, ...(tokenFile !== undefined ? { tokenFile: resolve(tokenFile) } : {}), automaticIn: runtimeDir })!;
+      auth = { token: found.token, ...(found.file ? { file: found.file } : {}), envVar: config.tokenEnv ?? `${serverName.toUpperCase().replace(/-/g, "_")}_WO_TOKEN` };
+    }
+    return install(client as Client, serverName, url, auth);
+  } catch (err) {
+    if (err instanceof PrivateFileError || err instanceof TokenError || err instanceof ServerStartError || err instanceof ConfigError) {
+      process.stderr.write(`wo mcp install: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+}
+
+function install(client: Client, name: string, url: string, auth: Auth | undefined): number {
+  // How a shell gets the token without it being written out: from its file, or its variable.
+  const tokenRef = auth?.file ? `$(cat ${shellQuote(auth.file)})` : `$${auth?.envVar}`;
+  const fromFile = `"${tokenRef}"`;
+  switch (client) {
+    case "claude": {
+      const args = ["mcp", "add", "--transport", "http", name, url, ...(auth ? ["--header", `Authorization: Bearer ${auth.token}`] : [])];
+      const exe = findOnPath("claude");
+      if (!exe) {
+        process.stdout.write(`wo: claude is not on PATH. Once Claude Code is installed, run:\n\n  claude mcp add --transport http ${name} ${url}${auth ? ` --header "Authorization: Bearer ${tokenRef}"` : ""}\n`);
+        return 1;
+      }
+      return runClient(exe, args, auth, `registered ${url} with Claude Code as '${name}'`);
+    }
+    case "codex": {
+      const args = ["mcp", "add", name, "--url", url, ...(auth ? ["--bearer-token-env-var", auth.envVar] : [])];
+      const exe = findOnPath("codex");
+      const envNote = auth ? `Codex reads the token from $${auth.envVar} when it starts; set it there, e.g. export ${auth.envVar}=${fromFile}\n` : "";
+      if (!exe) {
+        process.stdout.write(`wo: codex is not on PATH. Add this to ~/.codex/config.toml (or run \`codex ${args.join(" ")}\` once it is installed):\n\n[mcp_servers.${name}]\nurl = "${url}"\n${auth ? `bearer_token_env_var = "${auth.envVar}"\n` : ""}\n${envNote}`);
+        return 1;
+      }
+      const code = runClient(exe, args, auth, `registered ${url} with Codex as '${name}'`);
+      if (code === 0) process.stdout.write(envNote);
+      return code;
+    }
+    case "cursor": {
+      const server = { url, ...(auth ? { headers: { Authorization: `Bearer \${env:${auth.envVar}}` } } : {}) };
+      process.stdout.write(`Put this in .cursor/mcp.json (or ~/.cursor/mcp.json):\n\n${JSON.stringify({ mcpServers: { [name]: server } }, null, 2)}\n\n`);
+      if (auth) process.stdout.write(`Cursor reads the token from $${auth.envVar}; set it where Cursor starts, e.g. export ${auth.envVar}=${fromFile}\n`);
+      return 0;
+    }
+    case "vscode": {
+      const input = `${name}-token`;
+      const config = {
+        ...(auth ? { inputs: [{ type: "promptString", id: input, description: `wo agent token for ${name}${auth.file ? ` (the contents of ${auth.file})` : ` ($${auth.envVar})`}`, password: true }] } : {}),
+        servers: { [name]: { type: "http", url, ...(auth ? { headers: { Authorization: `Bearer \${input:${input}}` } } : {}) } },
+      };
+      process.stdout.write(`Put this in .vscode/mcp.json; VS Code asks for the token once and stores it encrypted:\n\n${JSON.stringify(config, null, 2)}\n`);
+      return 0;
+    }
+  }
+}
+
+/** Runs a client's CLI; its output is shown with the token masked, its exit code returned. */
+function runClient(exe: string, args: string[], auth: Auth | undefined, done: string): number {
+  const result = spawnSync(exe, args, { stdio: ["inherit", "pipe", "pipe"], encoding: "utf8" });
+  const mask = (text: string | null) => (auth && text ? text.split(auth.token).join("<token>") : (text ?? ""));
+  process.stdout.write(mask(result.stdout));
+  process.stderr.write(mask(result.stderr));
+  if (result.error) {
+    process.stderr.write(`wo mcp install: could not run ${exe}: ${result.error.message}\n`);
+    return 1;
+  }
+  if (result.status !== 0) {
+    process.stderr.write(`wo mcp install: ${basename(exe)} exited with ${result.status ?? result.signal}.\n`);
+    return 1;
+  }
+  process.stdout.write(`wo: ${done}.\n`);
+  return 0;
+}
+
+/** The running background instance's address, else wo.toml's listen (default 127.0.0.1:8080). */
+async function endpointBase(runtimeDir: string, listen: string | undefined): Promise<string> {
+  const probe = await probeInstance(runtimeDir);
+  if (probe.kind === "running") return probe.status.url;
+  const { host, port } = parseListen(listen ?? "127.0.0.1:8080");
+  if (port === 0) throw new ConfigError("wo.toml listens on port 0 (a free port picked at each start); start the app with `wo run --background` first, then install.");
+  const shown = host === "0.0.0.0" || host === "" ? "127.0.0.1" : host === "::" ? "[::1]" : host.includes(":") ? `[${host}]` : host;
+  return `http://${shown}:${port}`;
+}
+
+class ConfigError extends Error {}
+
+function readAppConfig(appDir: string) {
+  let text: string | undefined;
+  try {
+    text = readFileSync(join(appDir, configFileName), "utf8");
+  } catch {
+    text = undefined;
+  }
+  const bag = new DiagnosticBag();
+  const result = readConfig(text, join(appDir, configFileName), basename(appDir), bag);
+  if (bag.hasErrors) throw new ConfigError(`${join(appDir, configFileName)} has errors; \`wo check\` shows them.`);
+  return result;
+}
+
+function findOnPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    if (dir === "") continue;
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+function shellQuote(text: string): string {
+  return /^[A-Za-z0-9_./:@%+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,24 @@
+// `wo token-path [dir] [--runtime-dir DIR]`: where the automatic agent token of the app is (or
+// will be). Prints the path only: it neither reads the token nor creates anything, so it is safe
+// in scripts and logs (`curl -H "Authorization: Bearer $(cat "$(wo token-path)")" …`).
+
+import { resolve } from "node:path";
+import { agentTokenPath } from "../../runtime/ops/agent-token.js";
+import { PrivateFileError, runtimeDirFor } from "../../runtime/ops/private-files.js";
+import { parseInstanceArgs } from "./instance.js";
+
+export async function runTokenPathCommand(args: string[]): Promise<number> {
+  const parsed = parseInstanceArgs(args);
+  if (typeof parsed === "string") {
+    process.stderr.write(`wo token-path: ${parsed}\nusage: wo token-path [dir] [--runtime-dir DIR]\n`);
+    return 2;
+  }
+  try {
+    process.stdout.write(`${agentTokenPath(runtimeDirFor(resolve(parsed.dir), parsed.runtimeDir))}\n`);
+    return 0;
+  } catch (err) {
+    if (!(err instanceof PrivateFileError)) throw err;
+    process.stderr.write(`wo token-path: ${err.message}\n`);
+    return 1;
+  }
+}
