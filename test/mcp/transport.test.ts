@@ -10,6 +10,7 @@ import { connect } from "node:net";
 import { once } from "node:events";
 import { slow, startFixture, type FixtureServer } from "./support/fixture.js";
 import { startWoRun, type WoRun } from "./support/wo-run.js";
+import { V, base, env, initialize, modernHeaders, post, req, sessionHeaders } from "./support/raw.js";
 
 // beforeAll starts four `wo run` (each builds first) at once: allow for a busy two-core machine.
 vi.setConfig({ hookTimeout: 120_000 });
@@ -32,26 +33,6 @@ beforeAll(async () => {
 });
 afterAll(async () => { await Promise.all([srv?.stop(), small?.stop(), sessionless?.stop(), sessionlessByFlag?.stop(), fx?.close(), fxHono?.close()]); });
 
-const V = "2026-07-28";
-const env = { "io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": {} };
-const base = { "content-type": "application/json", accept: "application/json, text/event-stream" };
-let nextId = 1;
-const req = (method: string, params?: object, id: number | string = nextId++) => ({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) });
-const modernHeaders = (method: string, name?: string) => ({ ...base, "mcp-protocol-version": V, "mcp-method": method, ...(name ? { "mcp-name": name } : {}) });
-
-async function post(url: string, body: unknown, headers: Record<string, string> = base) {
-  const res = await fetch(url, { method: "POST", headers, body: typeof body === "string" ? body : JSON.stringify(body) });
-  const text = await res.text();
-  let json: any;
-  try { json = JSON.parse(text); } catch { json = undefined; }
-  return { status: res.status, headers: res.headers, text, json };
-}
-
-async function initialize(url: string, version = "2025-11-25") {
-  const r = await post(url, req("initialize", { protocolVersion: version, capabilities: {}, clientInfo: { name: "raw", version: "1" } }));
-  return { ...r, sid: r.headers.get("mcp-session-id")! };
-}
-const sessionHeaders = (sid: string, version = "2025-11-25") => ({ ...base, "mcp-session-id": sid, "mcp-protocol-version": version });
 const fxRows = () => (fx.store.db.prepare("SELECT count(*) AS n FROM note").get() as { n: number }).n;
 /** Rows of the app, counted through REST: what a rejected request must leave unchanged. */
 const countRows = async (s: WoRun) => ((await (await fetch(`${s.base}/api/greetings?limit=1000`)).json()) as { items: unknown[] }).items.length;

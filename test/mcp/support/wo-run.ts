@@ -1,5 +1,6 @@
-// Starts a real `wo run` of a copy of a sample (test/support/wo-process.ts) and hands back its
-// address, its MCP endpoint and the build's manifest; stop() also deletes the copy. Plus
+// Starts a real `wo run` (test/support/wo-process.ts) of a copy of a sample, or of an app a test
+// wrote, and hands back its address, its MCP endpoint and the build's manifest; stop() also
+// deletes the app folder. Plus
 // sampleArgs: plain arguments for a create tool.
 import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -22,7 +23,12 @@ export interface WoRun {
 export async function startWoRun(sample: string, extraToml = "", extraArgs: string[] = []): Promise<WoRun> {
   const appDir = copyApp(`samples/${sample}`);
   if (extraToml) appendFileSync(join(appDir, "wo.toml"), `\n${extraToml}\n`);
-  const wo = await startWo([appDir, "--listen", "127.0.0.1:0", ...extraArgs]);
+  return startWoRunApp(appDir, extraArgs);
+}
+
+/** `wo run <appDir>` (a copyApp or writeApp folder; stop() deletes it) on a free port, with `env` added. */
+export async function startWoRunApp(appDir: string, extraArgs: string[] = [], env?: Record<string, string>): Promise<WoRun> {
+  const wo = await startWo([appDir, "--listen", "127.0.0.1:0", ...extraArgs], env ? { env } : {});
   const manifest = JSON.parse(readFileSync(join(appDir, ".wo/build/manifest.json"), "utf8")) as Manifest;
   return {
     base: wo.url,
