@@ -83,6 +83,15 @@ export interface CatalogType {
 /** A CRUD op or the name of a method of the type. `subscribe`/`me` appear only in `rest`. */
 export type ExposedOp = string;
 
+/**
+ * Rows of a type are MCP resources (template `wo://<snake>/{id}`, resources/read, id
+ * completion) only when its MCP exposure includes `get`: a type exposed over MCP only to write
+ * must not be readable there either (spec/security.md, "What MCP reveals").
+ */
+export function readsRowsOverMcp(type: Pick<CatalogType, "mcp">): boolean {
+  return type.mcp.includes("get");
+}
+
 export const crudOps = ["list", "get", "create", "update", "delete"] as const;
 export type CrudOp = (typeof crudOps)[number];
 

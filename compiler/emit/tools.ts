@@ -6,7 +6,7 @@
 // Output schemas follow spec/schemas.md: the operation's result for CRUD tools, and
 // `{ result }` around a method's return value (MCP structured content must be an object).
 import type { Block, Stmt } from "../ast.js";
-import { inCreateInput, inUpdateInput, type Catalog, type CatalogField, type CatalogMethod, type CatalogType, type FieldType } from "../catalog.js";
+import { inCreateInput, inUpdateInput, readsRowsOverMcp, type Catalog, type CatalogField, type CatalogMethod, type CatalogType, type FieldType } from "../catalog.js";
 import type { ManifestTool, Manifest } from "../../runtime/build.js";
 import { toolName } from "../naming.js";
 import { listFilterFields } from "../../runtime/list-filters.js";
@@ -35,10 +35,10 @@ export function emitTools(catalog: Catalog, b = new SchemaBuilder(catalog)): Man
   return tools.sort((x, y) => compareText(x.name, y.name));
 }
 
-/** `wo://<snake>/{id}` per MCP-exposed type; reading one equals `GET P/:id` on the row. */
+/** `wo://<snake>/{id}` per type whose MCP exposure has `get`; reading one equals `GET P/:id` on the row. */
 export function emitResourceTemplates(catalog: Catalog): Manifest["resourceTemplates"] {
   return sortedTypes(catalog)
-    .filter((t) => t.mcp.length > 0)
+    .filter(readsRowsOverMcp)
     .map((t) => ({ uriTemplate: `wo://${t.snake}/{id}`, name: t.snake }));
 }
 

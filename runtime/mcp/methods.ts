@@ -4,11 +4,14 @@
 // _meta, ttlMs/cacheScope) and writes them to the wire.
 //
 // Tools and resources come from the build (manifest + catalog), never registered by hand, and
-// tools/call goes through the same generated operations REST uses. Operation failures become
-// tool results with isError (an agent can read and act on them); malformed requests and
-// unknown names are JSON-RPC errors.
+// tools/call goes through the same generated operations REST uses. MCP shows only what a type
+// exposes to it: rows are readable (template, resources/read, id completion) only where `get`
+// is exposed, and a row of any other type answers exactly like a URI that names nothing.
+// Operation failures become tool results with isError (an agent can read and act on them);
+// malformed requests and unknown names are JSON-RPC errors.
 
-import type { Catalog, CatalogType } from "../../compiler/catalog.js";
+import { readsRowsOverMcp, type Catalog, type CatalogType } from "../../compiler/catalog.js";
+import { toolName } from "../../compiler/naming.js";
 import { fieldTypeText } from "../field-type-text.js";
 import type { Manifest, ManifestTool, Operation } from "../build.js";
 import { OperationError, type OperationErrorKind } from "../errors.js";
@@ -96,11 +99,11 @@ function errorText(err: OperationError): string {
 }
 
 /** The body of `wo://schema/t`: the type's fields as an agent needs them to write input. */
-function schemaDocument(type: CatalogType, tools: ManifestTool[]): string {
+function schemaDocument(type: CatalogType, tools: string[]): string {
   return JSON.stringify({
     type: type.name,
     ...(type.doc ? { description: type.doc } : {}),
-    uriTemplate: `wo://${type.snake}${TEMPLATE_SUFFIX}`,
+    ...(readsRowsOverMcp(type) ? { uriTemplate: `wo://${type.snake}${TEMPLATE_SUFFIX}` } : {}),
     fields: type.fields.map((f) => ({
       name: f.name,
       type: fieldTypeText(f.type),
@@ -112,19 +115,19 @@ function schemaDocument(type: CatalogType, tools: ManifestTool[]): string {
       requiredOnCreate: f.isRequiredOnCreate,
       ...(f.doc ? { description: f.doc } : {}),
     })),
-    tools: tools.filter((t) => t.name.startsWith(type.snake + "_")).map((t) => t.name),
+    tools,
   });
 }
 
-function instructionsFor(catalog: Catalog, manifest: Manifest, exposed: CatalogType[]): string {
+function instructionsFor(catalog: Catalog, exposed: CatalogType[], toolsOf: (t: CatalogType) => string[]): string {
   const head = `${catalog.app.name} ${catalog.app.version}${catalog.app.description ? `: ${catalog.app.description}` : ""}.`;
   const lines = [
     head,
     "A wo app: typed records in an embedded database. Every tool validates its input against inputSchema and returns the stored row as structuredContent; failures come back as tool results with isError and a message naming the field to fix.",
   ];
   for (const t of exposed) {
-    const tools = manifest.tools.filter((x) => x.name.startsWith(t.snake + "_")).map((x) => x.name);
-    lines.push(`- ${t.name}${t.doc ? ` (${t.doc})` : ""}: tools ${tools.join(", ")}; rows are resources wo://${t.snake}/{id}, fields in wo://schema/${t.snake}.`);
+    const rows = readsRowsOverMcp(t) ? ` rows are resources wo://${t.snake}/{id},` : "";
+    lines.push(`- ${t.name}${t.doc ? ` (${t.doc})` : ""}: tools ${toolsOf(t).join(", ")};${rows} fields in wo://schema/${t.snake}.`);
   }
   lines.push("List tools page with `cursor`/`nextCursor`.");
   return lines.join("\n");
@@ -139,16 +142,27 @@ export function createMethods(deps: MethodDeps): MethodTable {
   const methodTools = new Set(catalog.types.flatMap((t) => t.methods.map((m) => `${t.snake}_${m.name}`)));
   const fingerprint = `${serverInfo.version}.${toolsModern.length}.${manifest.resourceTemplates.length}`;
 
-  // Types that have a row template: `wo://<snake>/{id}`.
+  // A type's tools by their exact names (compiler/naming.ts), in list order: a name prefix
+  // would give type `Blog` the tools of `BlogPost` too.
+  const toolsOf = (t: CatalogType): string[] => {
+    const names = new Set(t.mcp.map((op) => toolName(t.name, op)));
+    return toolsModern.filter((x) => names.has(x.name)).map((x) => x.name);
+  };
+
+  // Types whose rows are resources (`wo://<snake>/{id}`): a manifest template whose type
+  // exposes `get` over MCP. Both are asked, so a build that lists a template for a type
+  // without `get` still cannot read its rows.
   const bySnake = new Map(catalog.types.map((t) => [t.snake, t]));
   const templateTypes = new Map<string, CatalogType>();
+  const templates: (Manifest["resourceTemplates"][number] & { mimeType: string })[] = [];
   for (const rt of manifest.resourceTemplates) {
     const m = /^wo:\/\/([a-z0-9_]+)\/\{id\}$/.exec(rt.uriTemplate);
     const t = m ? bySnake.get(m[1]!) : undefined;
-    if (t) templateTypes.set(t.snake, t);
+    if (!t || !readsRowsOverMcp(t)) continue;
+    templateTypes.set(t.snake, t);
+    templates.push({ mimeType: MIME, ...rt });
   }
-  const exposed = catalog.types.filter((t) => t.mcp.length > 0 || templateTypes.has(t.snake));
-  const templates = manifest.resourceTemplates.map((rt) => ({ mimeType: MIME, ...rt }));
+  const exposed = catalog.types.filter((t) => t.mcp.length > 0);
   const schemaResources = exposed.map((t) => ({
     uri: `wo://schema/${t.snake}`,
     name: `${t.snake} schema`,
@@ -156,14 +170,14 @@ export function createMethods(deps: MethodDeps): MethodTable {
     description: `Fields of ${t.name}: names, types, which are required to create one.`,
     mimeType: MIME,
   }));
-  const schemaTexts = new Map(exposed.map((t) => [t.snake, schemaDocument(t, toolsModern)]));
+  const schemaTexts = new Map(exposed.map((t) => [t.snake, schemaDocument(t, toolsOf(t))]));
 
   const capabilities = {
     tools: { listChanged: false },
     resources: { subscribe: false, listChanged: false },
     completions: {},
   };
-  const instructions = instructionsFor(catalog, manifest, exposed);
+  const instructions = instructionsFor(catalog, exposed, toolsOf);
 
   // --- tools --------------------------------------------------------------------------
 
@@ -216,18 +230,20 @@ export function createMethods(deps: MethodDeps): MethodTable {
     // SEP-2164: 2026-07-28 answers -32602 with data.uri; the 2025 revisions define -32002.
     new RpcError(ctx.era === "modern" ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
 
-  /** The row as GET /api/…/:id returns it: through the same get operation when there is one. */
+  /**
+   * The row as GET /api/…/:id returns it, through the type's get operation (it has one: `get` is
+   * exposed). Never the store directly: that would read what the expose list keeps back.
+   */
   const readRow = async (type: CatalogType, id: number): Promise<unknown> => {
-    const get = operations[`${type.snake}_get`];
-    if (get) {
-      try {
-        return await get({ id }, {});
-      } catch (err) {
-        if (err instanceof OperationError && err.kind === "not_found") return undefined;
-        throw err;
-      }
+    const name = toolName(type.name, "get");
+    const get = Object.hasOwn(operations, name) ? operations[name] : undefined;
+    if (!get) return undefined;
+    try {
+      return await get({ id }, {});
+    } catch (err) {
+      if (err instanceof OperationError && err.kind === "not_found") return undefined;
+      throw err;
     }
-    return store.read((tx) => tx.get(type.table, id));
   };
 
   const resourcesRead: Handler = async (params, ctx) => {
