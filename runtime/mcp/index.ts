@@ -245,7 +245,7 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
     if (msg.kind !== "request") return emptyReply(202);
     const mode = responseMode(req.headers.get("accept") ?? null) ?? "json";
     if (msg.method === "subscriptions/listen") return listen(msg);
-    const handler = methods.modern[msg.method];
+    const handler = methods.modern.get(msg.method);
     if (!handler) {
       // Removed (initialize, ping, logging/setLevel, resources/subscribe, tasks/*) or unknown.
       return jsonReply(404, errorBody(msg.id, ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));
@@ -300,7 +300,7 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
 
     const mode = responseMode(h.get("accept") ?? null);
     if (!mode) return transportError(406, "Not Acceptable: Accept must allow application/json or text/event-stream", msg.id);
-    const handler = methods.legacy[msg.method];
+    const handler = methods.legacy.get(msg.method);
     if (!handler) return answer(mode, errorBody(msg.id, ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));
 
     if (isInitialize) {

@@ -47,8 +47,9 @@ export interface MethodDeps {
 export interface MethodTable {
   capabilities: Record<string, object>;
   instructions: string;
-  legacy: Record<string, Handler>;
-  modern: Record<string, Handler>;
+  /** Maps, not objects: a method name from the wire must never find `constructor` or `__proto__`. */
+  legacy: ReadonlyMap<string, Handler>;
+  modern: ReadonlyMap<string, Handler>;
 }
 
 const MIME = "application/json";
@@ -303,18 +304,18 @@ export function createMethods(deps: MethodDeps): MethodTable {
 
   const discover: Handler = () => ({ supportedVersions: [MODERN_VERSION], capabilities, instructions });
 
-  const shared = {
-    "tools/list": toolsList,
-    "tools/call": toolsCall,
-    "resources/list": resourcesList,
-    "resources/templates/list": templatesList,
-    "resources/read": resourcesRead,
-    "completion/complete": complete,
-  };
+  const shared: [string, Handler][] = [
+    ["tools/list", toolsList],
+    ["tools/call", toolsCall],
+    ["resources/list", resourcesList],
+    ["resources/templates/list", templatesList],
+    ["resources/read", resourcesRead],
+    ["completion/complete", complete],
+  ];
   return {
     capabilities,
     instructions,
-    legacy: { ...shared, initialize, ping: () => ({}) },
-    modern: { ...shared, "server/discover": discover },
+    legacy: new Map([...shared, ["initialize", initialize], ["ping", () => ({})]]),
+    modern: new Map([...shared, ["server/discover", discover]]),
   };
 }

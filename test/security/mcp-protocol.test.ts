@@ -1,0 +1,59 @@
+// MCP protocol robustness against a real `wo run samples/hello` (spec/security.md, "What MCP
+// reveals", and spec/mcp.md): client strings never reach Object.prototype (method, tool, resource,
+// completion and prompt names such as `constructor` are unknown names), the Content-Type is
+// parsed as a media type rather than searched for a substring, and a flood of initialize calls
+// cannot evict a session a client is using.
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { copyApp } from "../support/wo-process.js";
+import { base, env, initialize, modernHeaders, post, req, sessionHeaders } from "../mcp/support/raw.js";
+import { startWoRun, startWoRunApp, type WoRun } from "../mcp/support/wo-run.js";
+
+// Starting `wo run` builds the app first: allow for a busy two-core machine.
+vi.setConfig({ hookTimeout: 120_000, testTimeout: 60_000 });
+
+/** Both session pools of the flood server (WO_MCP_MAX_SESSIONS, a test hook: spec/mcp.md). */
+const CAP = 20;
+
+let srv: WoRun;
+let flooded: WoRun;
+beforeAll(async () => {
+  [srv, flooded] = await Promise.all([startWoRun("hello"), startWoRunApp(copyApp("samples/hello"), [], { WO_MCP_MAX_SESSIONS: String(CAP) })]);
+});
+afterAll(async () => { await Promise.all([srv?.stop(), flooded?.stop()]); });
+
+const countRows = async (s: WoRun) => ((await (await fetch(`${s.base}/api/greetings?limit=1000`)).json()) as { items: unknown[] }).items.length;
+const prototypeNames = ["constructor", "toString", "__proto__", "hasOwnProperty", "valueOf", "__defineGetter__"];
+
+describe("names from the wire never reach Object.prototype", () => {
+  it("2025-11-25: methods named like Object.prototype members → 200 -32601 Method not found", async () => {
+    const { sid } = await initialize(srv.url);
+    for (const method of prototypeNames) {
+      const r = await post(srv.url, req(method, {}, 7), sessionHeaders(sid));
+      expect([r.status, r.json]).toEqual([200, { jsonrpc: "2.0", id: 7, error: { code: -32601, message: `Method not found: ${method}` } }]);
+    }
+  });
+  it("2026-07-28: the same methods → 404 -32601", async () => {
+    for (const method of prototypeNames) {
+      const r = await post(srv.url, req(method, { _meta: env }, 8), modernHeaders(method));
+      expect([r.status, r.json]).toEqual([404, { jsonrpc: "2.0", id: 8, error: { code: -32601, message: `Method not found: ${method}` } }]);
+    }
+  });
+  it("tool, resource, prompt and completion names like `constructor` are unknown names", async () => {
+    const { sid } = await initialize(srv.url);
+    const call = (method: string, params: object) => post(srv.url, req(method, params), sessionHeaders(sid));
+    for (const name of prototypeNames) {
+      const tool = await call("tools/call", { name, arguments: {} });
+      expect(tool.json.error).toEqual({ code: -32602, message: `Unknown tool: ${name}`, data: { name } });
+      for (const uri of [`wo://schema/${name}`, `wo://${name}/1`]) {
+        const read = await call("resources/read", { uri });
+        expect(read.json.error).toEqual({ code: -32002, message: `Resource not found: ${uri}`, data: { uri } });
+      }
+      const completion = await call("completion/complete", { ref: { type: "ref/resource", uri: `wo://${name}/{id}` }, argument: { name: "id", value: "" } });
+      expect(completion.json.result.completion).toEqual({ values: [], total: 0, hasMore: false });
+      const prompt = await call("prompts/get", { name });
+      expect(prompt.json.error.code).toBe(-32601);
+    }
+  });
+});
