@@ -12,6 +12,7 @@ import { Hono } from "hono";
 import type { IncomingMessage } from "node:http";
 import type { Catalog, WoConfig } from "../../compiler/catalog.js";
 import { declaresMoreThan, decodeUtf8, readBodyBytes } from "../body-bytes.js";
+import { mediaTypeOf } from "../media-type.js";
 import type { Manifest, Operation } from "../build.js";
 import { allowedOriginsOf, createHttpGuard, type HttpGuard } from "../http-guard.js";
 import type { Store } from "../store/store.js";
@@ -327,7 +328,7 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
   async function post(req: McpRequest): Promise<McpReply> {
     const h = req.headers;
     const ct = h.get("content-type");
-    if (ct === null || ct === undefined || !ct.toLowerCase().includes("application/json")) {
+    if (ct === null || ct === undefined || mediaTypeOf(ct) !== "application/json") {
       return transportError(415, "Unsupported Media Type: Content-Type must be application/json");
     }
     const bytes = declaresMoreThan(h.get("content-length"), maxBody) ? "too_large" : await req.body(maxBody);

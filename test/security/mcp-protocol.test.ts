@@ -57,3 +57,21 @@ describe("names from the wire never reach Object.prototype", () => {
     }
   });
 });
+
+describe("Content-Type is application/json, parsed as a media type", () => {
+  it("accepts application/json in any case, with parameters", async () => {
+    for (const type of ["application/json", "Application/JSON", "application/json; charset=utf-8", "APPLICATION/JSON;charset=UTF-8", "application/json ; charset=\"utf-8\""]) {
+      const r = await post(srv.url, req("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "ct", version: "1" } }), { ...base, "content-type": type });
+      expect([type, r.status]).toEqual([type, 200]);
+    }
+  });
+  it("refuses anything else with 415, and the refused call stores nothing", async () => {
+    const { sid } = await initialize(srv.url);
+    const before = await countRows(srv);
+    for (const type of ["application/jsonx", "text/plain; application/json", "text/plain;charset=application/json", "application/json-patch+json", "application/x-json", "xapplication/json", "application /json", "application/json/x", ""]) {
+      const r = await post(srv.url, req("tools/call", { name: "greeting_create", arguments: { message: `via ${type}` } }), { ...sessionHeaders(sid), "content-type": type });
+      expect([type, r.status, r.json?.error?.code]).toEqual([type, 415, -32000]);
+    }
+    expect(await countRows(srv)).toBe(before);
+  });
+});
