@@ -28,8 +28,10 @@ export interface McpOptions {
   keepAliveMs?: number;
   /** Unread frames a GET stream may queue before it is closed. Default 256. */
   maxQueuedFrames?: number;
-  /** Live 2025-era sessions kept at most (least recently used evicted). Default 10,000. */
+  /** 2025-era sessions in use (a request since initialize) kept at most. Default 10,000. */
   maxSessions?: number;
+  /** 2025-era sessions not used since initialize kept at most (oldest evicted). Default 1,000. */
+  maxUnusedSessions?: number;
   /** A session idle this long may be swept. Default 1 h. */
   sessionIdleMs?: number;
   /** Server-side log line sink; never receives request bodies. Default: stderr. */
@@ -183,6 +185,17 @@ function acceptsEventStream(accept: string | null): boolean {
   return a.includes("text/event-stream") || a.includes("*/*");
 }
 
+/**
+ * `WO_MCP_MAX_SESSIONS=<n>` sets both session pools' caps for a `wo run`: a test hook, so a
+ * flood test against the real server fills them with a few hundred requests instead of eleven
+ * thousand (spec/mcp.md, "Session limits"). Not a setting: wo.toml has no key for it.
+ */
+function sessionCapFromEnv(): number | undefined {
+  const raw = process.env.WO_MCP_MAX_SESSIONS;
+  const n = raw === undefined ? NaN : Number(raw);
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
+
 export function createMcpHandler(deps: McpDeps): McpHandler {
   const opts = deps.options ?? {};
   const log = opts.log ?? ((line: string) => process.stderr.write(line + "\n"));
@@ -197,7 +210,11 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
   });
   const guard = deps.guard ?? createHttpGuard({ allowedOrigins: allowedOriginsOf(deps.config), ...(deps.listenHost !== undefined ? { listenHost: deps.listenHost } : {}) });
   const sessionsOn = deps.config.mcp.sessions;
-  const sessions = createSessionTable({ maxSessions: opts.maxSessions ?? 10_000, idleMs: opts.sessionIdleMs ?? 3_600_000 });
+  const sessions = createSessionTable({
+    maxSessions: opts.maxSessions ?? sessionCapFromEnv() ?? 10_000,
+    maxUnusedSessions: opts.maxUnusedSessions ?? sessionCapFromEnv() ?? 1_000,
+    idleMs: opts.sessionIdleMs ?? 3_600_000,
+  });
   const maxBody = deps.config.maxBodyBytes;
   const keepAliveMs = opts.keepAliveMs ?? 15_000;
   const maxQueuedFrames = opts.maxQueuedFrames ?? 256;

@@ -97,6 +97,7 @@ export interface Session {
 
 export interface SessionTable {
   create(protocolVersion: string): Session;
+  /** The session, marked used (a first use moves it out of the not-yet-used pool). */
   get(id: string): Session | undefined;
   end(id: string): boolean;
   readonly size: number;
@@ -104,7 +105,10 @@ export interface SessionTable {
 }
 
 export interface SessionLimits {
+  /** Sessions that have made a request since initialize, kept at most. */
   maxSessions: number;
+  /** Sessions not used since initialize, kept at most (a separate pool: see createSessionTable). */
+  maxUnusedSessions: number;
   idleMs: number;
 }
 
@@ -113,55 +117,82 @@ function mintId(): string {
   return randomBytes(16).toString("hex");
 }
 
+/**
+ * Two pools, so that a flood of `initialize` cannot push out the sessions clients are using:
+ *
+ * - **unused**: minted by initialize, no request since. Bounded by `maxUnusedSessions`; a new
+ *   session evicts the oldest unused one. A real client leaves this pool with its very next
+ *   message (`notifications/initialized`), so the churn of a flood only hits sessions nobody
+ *   has used.
+ * - **in use**: has made a request. Bounded by `maxSessions`; when full, idle sessions are
+ *   swept, then the least recently used one goes, preferring one with no open GET stream and
+ *   no call in flight. Only a client that uses its sessions can compete for these slots.
+ */
 export function createSessionTable(limits: SessionLimits): SessionTable {
-  const sessions = new Map<string, Session>();
+  // Map order is creation order, and an unused session is never touched (a touch moves it to
+  // `inUse`): the first entry is always the oldest.
+  const unused = new Map<string, Session>();
+  const inUse = new Map<string, Session>();
   let clock = 0;
   const terminate = (s: Session) => {
-    sessions.delete(s.id);
+    unused.delete(s.id);
+    inUse.delete(s.id);
     s.getStream?.close();
     for (const ac of s.pending.values()) ac.abort();
     s.pending.clear();
   };
-  // Idle sessions are swept on creation rather than by a timer: no work when nothing happens.
-  const sweep = (now: number) => {
-    for (const s of sessions.values()) {
-      if (now - s.lastSeen > limits.idleMs && s.pending.size === 0 && (s.getStream === undefined || s.getStream.closed)) terminate(s);
+  const isBusy = (s: Session) => s.pending.size > 0 || (s.getStream !== undefined && !s.getStream.closed);
+  /** Room for one more session in use: idle ones are swept first (no timer: no work when nothing happens). */
+  const makeRoomInUse = (now: number) => {
+    if (inUse.size < limits.maxSessions) return;
+    for (const s of inUse.values()) if (now - s.lastSeen > limits.idleMs && !isBusy(s)) terminate(s);
+    if (inUse.size < limits.maxSessions) return;
+    // A scan, only when the pool is full, keeps get() (every request of a session) down to two
+    // assignments.
+    let oldest: Session | undefined;
+    let oldestIdle: Session | undefined;
+    for (const s of inUse.values()) {
+      if (oldest === undefined || s.usedAt < oldest.usedAt) oldest = s;
+      if (!isBusy(s) && (oldestIdle === undefined || s.usedAt < oldestIdle.usedAt)) oldestIdle = s;
     }
+    const victim = oldestIdle ?? oldest;
+    if (victim) terminate(victim);
   };
   return {
     create(protocolVersion) {
       const now = Date.now();
-      if (sessions.size >= limits.maxSessions) sweep(now);
-      if (sessions.size >= limits.maxSessions) {
-        // Evict the least recently used session. A scan, only when the table is full, keeps
-        // get() (every request of a session) down to two assignments.
-        let oldest: Session | undefined;
-        for (const s of sessions.values()) if (oldest === undefined || s.usedAt < oldest.usedAt) oldest = s;
-        if (oldest) terminate(oldest);
+      for (const s of unused.values()) {
+        if (unused.size < limits.maxUnusedSessions && now - s.lastSeen <= limits.idleMs) break;
+        terminate(s);
       }
       const s: Session = { id: mintId(), protocolVersion, lastSeen: now, usedAt: ++clock, pending: new Map() };
-      sessions.set(s.id, s);
+      unused.set(s.id, s);
       return s;
     },
     get(id) {
-      const s = sessions.get(id);
-      if (s) {
-        s.lastSeen = Date.now();
-        s.usedAt = ++clock;
+      let s = inUse.get(id);
+      if (s === undefined) {
+        s = unused.get(id);
+        if (s === undefined) return undefined;
+        unused.delete(id);
+        makeRoomInUse(Date.now());
+        inUse.set(id, s);
       }
+      s.lastSeen = Date.now();
+      s.usedAt = ++clock;
       return s;
     },
     end(id) {
-      const s = sessions.get(id);
+      const s = inUse.get(id) ?? unused.get(id);
       if (!s) return false;
       terminate(s);
       return true;
     },
     get size() {
-      return sessions.size;
+      return unused.size + inUse.size;
     },
     closeAll() {
-      for (const s of [...sessions.values()]) terminate(s);
+      for (const s of [...unused.values(), ...inUse.values()]) terminate(s);
     },
   };
 }

@@ -1,6 +1,8 @@
 // Session table and SSE stream bounds (spec/mcp.md, "Session limits"): a reader that stops
 // reading fills only its own bounded queue, and its stream is closed rather than buffering
-// without end; other streams keep flowing. Session ids are unique and random.
+// without end; other streams keep flowing. Session ids are unique and random. Sessions nobody
+// has used since initialize live in their own bounded pool, so a flood of them cannot evict a
+// session in use (the same against a real `wo run`: test/security/mcp-protocol.test.ts).
 import { describe, expect, it } from "vitest";
 import { createSessionTable, createSseStream } from "../../runtime/mcp/sessions.js";
 
@@ -32,7 +34,7 @@ describe("SSE streams", () => {
 
 describe("session table", () => {
   it("mints unique 128-bit hex ids; end() aborts calls in flight and closes the stream", () => {
-    const table = createSessionTable({ maxSessions: 100, idleMs: 60_000 });
+    const table = createSessionTable({ maxSessions: 100, maxUnusedSessions: 100, idleMs: 60_000 });
     const ids = new Set(Array.from({ length: 50 }, () => table.create("2025-11-25").id));
     expect(ids.size).toBe(50);
     for (const id of ids) expect(id).toMatch(/^[0-9a-f]{32}$/);
@@ -46,16 +48,42 @@ describe("session table", () => {
     expect(table.get(s.id)).toBeUndefined();
     expect(table.end(s.id)).toBe(false);
   });
-  it("stays bounded: beyond maxSessions the least recently used session goes", () => {
-    const table = createSessionTable({ maxSessions: 3, idleMs: 60_000 });
-    const a = table.create("2025-11-25");
-    const b = table.create("2025-11-25");
-    const c = table.create("2025-11-25");
-    table.get(a.id);
-    table.create("2025-11-25");
+  it("a flood of new sessions evicts only sessions never used since initialize", () => {
+    const table = createSessionTable({ maxSessions: 3, maxUnusedSessions: 3, idleMs: 60_000 });
+    const active = table.create("2025-11-25");
+    table.get(active.id);
+    const flood = Array.from({ length: 50 }, () => table.create("2025-11-25"));
+    expect(table.size).toBe(4);
+    expect(table.get(active.id)).toBe(active);
+    expect(table.get(flood[0]!.id)).toBeUndefined();
+    expect(table.get(flood[46]!.id)).toBeUndefined();
+    for (const s of flood.slice(47)) expect(table.get(s.id)).toBe(s);
+  });
+  it("sessions in use stay bounded: the least recently used goes, one with a stream or a call in flight last", () => {
+    const table = createSessionTable({ maxSessions: 3, maxUnusedSessions: 3, idleMs: 60_000 });
+    const use = () => {
+      const s = table.create("2025-11-25");
+      table.get(s.id);
+      return s;
+    };
+    const streaming = use();
+    streaming.getStream = createSseStream({ keepAliveMs: 0, maxQueuedFrames: 4 });
+    const calling = use();
+    calling.pending.set(1, new AbortController());
+    const idle = use();
+    const fourth = use();
     expect(table.size).toBe(3);
-    expect(table.get(b.id)).toBeUndefined();
-    expect(table.get(a.id)).toBeDefined();
-    expect(table.get(c.id)).toBeDefined();
+    expect(table.get(idle.id)).toBeUndefined();
+    expect(table.get(streaming.id)).toBe(streaming);
+    expect(table.get(calling.id)).toBe(calling);
+    expect(table.get(fourth.id)).toBe(fourth);
+    // With every session busy, the least recently used goes all the same: the pool stays bounded.
+    fourth.pending.set(2, new AbortController());
+    const fifth = use();
+    expect(table.size).toBe(3);
+    expect(table.get(streaming.id)).toBeUndefined();
+    expect(streaming.getStream.closed).toBe(true);
+    expect(table.get(fifth.id)).toBe(fifth);
+    table.closeAll();
   });
 });

@@ -75,3 +75,24 @@ describe("Content-Type is application/json, parsed as a media type", () => {
     expect(await countRows(srv)).toBe(before);
   });
 });
+
+describe("a flood of initialize cannot evict a session in use", () => {
+  it(`${CAP * 10} initialize calls later, a client's session still answers; the flood's oldest sessions are gone`, async () => {
+    const client = new Client({ name: "active", version: "1" });
+    const transport = new StreamableHTTPClientTransport(new URL(flooded.url));
+    await client.connect(transport);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    const flood: string[] = [];
+    for (let i = 0; i < CAP * 10; i++) flood.push((await initialize(flooded.url)).sid);
+    // The active client carries on with its session.
+    const created = await client.callTool({ name: "greeting_create", arguments: { message: "still here" } });
+    expect(created.isError).toBeFalsy();
+    expect(await client.ping()).toEqual({});
+    // The flood only churned its own bounded pool: the first of its sessions were evicted,
+    // the last ones still work.
+    expect((await post(flooded.url, req("ping"), sessionHeaders(flood[0]!))).status).toBe(404);
+    expect((await post(flooded.url, req("ping"), sessionHeaders(flood[flood.length - 1]!))).json.result).toEqual({});
+    await transport.terminateSession();
+    await client.close();
+  });
+});
