@@ -6,6 +6,7 @@
 import type { IncomingMessage } from "node:http";
 import { declaresMoreThan, decodeUtf8, readBodyBytes } from "../body-bytes.js";
 import type { ErrorDetail } from "../errors.js";
+import { mediaTypeOf } from "../media-type.js";
 import type { ProblemKind } from "./problem.js";
 
 export interface RestFailure {
@@ -16,7 +17,11 @@ export interface RestFailure {
 
 export type BodyResult = { ok: true; value: Record<string, unknown> } | { ok: false; failure: RestFailure };
 
-const jsonType = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;
+/** application/json, or an `application/…+json` structured-syntax type (merge-patch and the like). */
+function isJsonType(contentType: string): boolean {
+  const type = mediaTypeOf(contentType);
+  return type === "application/json" || (type !== undefined && type.startsWith("application/") && type.endsWith("+json"));
+}
 
 export async function readJsonObject(request: Request, maxBytes: number, incoming?: IncomingMessage): Promise<BodyResult> {
   const contentType = request.headers.get("content-type");
@@ -27,7 +32,7 @@ export async function readJsonObject(request: Request, maxBytes: number, incomin
   // A Content-Type is required even for an empty body: a page can POST cross-site without a
   // preflight only with no type or a form type, never with a JSON one (spec/security.md, CSRF).
   if (contentType === null) return fail("unsupported_media_type", "Send the body with Content-Type: application/json, even an empty one.");
-  if (!jsonType.test(contentType.trim())) {
+  if (!isJsonType(contentType)) {
     return fail("unsupported_media_type", `Send the body as application/json, not '${contentType.slice(0, 100)}'.`);
   }
   const bytes = await readBodyBytes(request, maxBytes, incoming);

@@ -146,6 +146,8 @@ describe("hostile and malformed requests", () => {
     ["body over the limit (Content-Length)", "POST", "/api/authors", { body: big, headers: json }, 413],
     ["text/plain body", "POST", "/api/authors", { body: '{"name":"a","email":"tp@example.com"}', headers: { "content-type": "text/plain" } }, 415],
     ["form body", "POST", "/api/authors", { body: "name=a", headers: { "content-type": "application/x-www-form-urlencoded" } }, 415],
+    ["JSON named only in a parameter", "POST", "/api/authors", { body: '{"name":"a","email":"tpj@example.com"}', headers: { "content-type": "text/plain; application/json" } }, 415],
+    ["a type that only starts like JSON", "POST", "/api/authors", { body: '{"name":"a","email":"jx@example.com"}', headers: { "content-type": "application/jsonx" } }, 415],
     ["body without Content-Type", "PATCH", "/api/articles/1", { body: '{"title":"x"}', headers: {} }, 415],
     ["negative id", "GET", "/api/articles/-1", {}, 400, "/id"],
     ["zero id", "GET", "/api/articles/0", {}, 400, "/id"],
