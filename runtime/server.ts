@@ -17,6 +17,7 @@ import type { AddressInfo } from "node:net";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { createApp } from "./app.js";
 import { loadBuild, BuildLoadError } from "./load-build.js";
+import { isLoopbackName } from "./http-guard.js";
 import { resolveAgentToken, TokenError } from "./ops/agent-token.js";
 import { readManagementKey, removeInstance, writeRunningState } from "./ops/instance-state.js";
 import { isManagementPath, type InstanceStatus } from "./ops/management.js";
@@ -147,6 +148,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
   url = `http://${shownHost}:${address.port}`;
   for (const change of migrated) out(`wo: migrated: ${change}\n`);
+  // Off loopback the Host check is off too (spec/security.md): without a token, anyone who can
+  // reach the address reads and writes everything.
+  if (!token && !isLoopbackName(host)) out(`wo: warning: listening on ${host} without a bearer token: anyone who can reach ${url} can read and change every row. Set [server] token_env (or token = "auto") in wo.toml.\n`);
   out(startupBanner(build.catalog.app, url, file, restEndpoints(build.catalog), build.manifest.tools.map((t) => t.name)));
 
   // Refuse queued calls and end MCP streams first, then stop accepting and drain (5 s bound),

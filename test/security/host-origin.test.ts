@@ -272,3 +272,19 @@ describe("CORS with a token and configured origins", () => {
     expect(dumpDb(guarded.appDir)).toEqual(before);
   });
 });
+
+describe("an exposed server", () => {
+  it("warns at start when it listens off loopback without a token, and only then", async () => {
+    const appDir = copyApp("samples/hello");
+    try {
+      const exposed = await startWo([appDir, "--listen", "0.0.0.0:0"]);
+      await exposed.stop();
+      expect(exposed.output()).toMatch(/warning: listening on 0\.0\.0\.0 without a bearer token/);
+      const local = await startWo([appDir, "--listen", "127.0.0.1:0"]);
+      await local.stop();
+      expect(local.output()).not.toMatch(/without a bearer token/);
+    } finally {
+      removeApp(appDir);
+    }
+  });
+});
