@@ -30,6 +30,7 @@ export const codes = {
   WO1010: { severity: "error", message: msg`Too many errors in this file; stopping after ${"count"}.` },
   WO1011: { severity: "error", message: msg`@table given twice on '${"name"}'; merge the arguments into one @table(...).` },
   WO1012: { severity: "error", message: msg`Expression nested too deeply to parse; split it into smaller parts with 'let'.` },
+  WO1013: { severity: "error", message: msg`Expression too deep: more than ${"max"} operators, members or calls inside one another; split it into smaller parts with 'let'.` },
   // WO2xxx: declarations, fields and types
   WO2001: { severity: "error", message: msg`Unknown type '${"name"}'.` },
   WO2002: { severity: "error", message: msg`Duplicate type '${"name"}': it is already declared at ${"first"}.` },
