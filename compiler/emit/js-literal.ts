@@ -7,7 +7,7 @@
 //                       strings since ES2019, but line terminators to older tools and readers)
 //   jsComment           comment text: one line (every control character escaped) that never
 //                       contains `*/`, so it can close neither a `//` nor a `/* */` comment
-//   jsIdentifier        a name printed as an identifier: checked, never repaired
+//   jsIdentifier        a name printed as an identifier: its shape checked, never repaired
 //   objectKey / prop    a property: bare when it is an identifier, else a string literal
 
 import { escapeUnsafeChars } from "../unsafe-chars.js";
@@ -33,22 +33,14 @@ export function jsComment(text: string): string {
 
 const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
-// Words that cannot name a binding (ES reserved words, strict mode and module code) or that
-// would shadow a global the generated code relies on.
-const reservedWords = new Set(
-  (
-    "break case catch class const continue debugger default delete do else enum export extends false finally for " +
-    "function if import in instanceof new null return super switch this throw true try typeof var void while with " +
-    "yield let static implements interface package private protected public await arguments eval undefined NaN Infinity"
-  ).split(" "),
-);
-
 /**
- * `name` printed as an identifier. The callers build names that are valid by construction (the
- * lexer's name rule plus a prefix); this is the assertion at the emit boundary that they are.
+ * `name` printed as an identifier: asserts it has an identifier's shape (ASCII letters, digits,
+ * `_`, `$`), so it holds nothing that could end or escape it. Callers build names that are
+ * valid by construction — bindings are `v_` + a lexer name and tool names hold a `_`, so
+ * neither can be a reserved word; this is the check at the emit boundary that they are.
  */
 export function jsIdentifier(name: string): string {
-  if (!identifier.test(name) || reservedWords.has(name)) throw new Error(`internal error: '${jsComment(name)}' is not a safe identifier`);
+  if (!identifier.test(name)) throw new Error(`internal error: '${jsComment(name)}' is not an identifier`);
   return name;
 }
 

@@ -205,43 +205,75 @@ describe("hostile text in an app that builds: stays data end to end", () => {
   });
 });
 
-describe("the emitters escape a path even past the loader", () => {
+/**
+ * Builds `files` in process (check, emit, transpile — what `wo build` does, minus the loader)
+ * and runs `use` on the bound operations over a real SQLite store; returns the emitted files.
+ */
+async function withBuild(
+  files: Record<string, string>,
+  use: (operations: Record<string, (input: unknown, call: object) => Promise<unknown>>) => Promise<void>,
+): Promise<{ path: string; text: string }[]> {
+  const { catalog, diagnostics } = compileSources(files);
+  expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+  const emitted = emitBuild(catalog!);
+  const built = [...emitted, ...compileTypeScript(emitted, ts), { path: "build-info.json", text: buildInfoText("test") }];
+  const dir = tempDir("wo-codegen-build-");
+  for (const f of built) writeFileSync(join(dir, f.path), f.text);
+  try {
+    // Importing operations.js runs its top level (the header names every file).
+    const build = await loadBuild(dir);
+    const { store } = await openSqliteStore({ file: join(dir, "data/app.sqlite"), catalog: build.catalog, lock: false });
+    try {
+      await use(createApp({ build, store, log: () => {} }).operations as never);
+    } finally {
+      await store.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return built;
+}
+
+describe("the emitters escape and name safely even past the loader", () => {
   // compileSources takes paths as given, so this catalog carries the names WO4006 refuses: a
   // line terminator in a path would otherwise end the `//` comments that name it, and the
   // payload after it (valid at the top of a module and inside a handler alike) would run.
   it("a build from a catalog whose file name holds newlines, U+2028 and */ loads and runs without running it", async () => {
     const file = `d\u2028${run}//\n${run}//*/x\u2029${run}//\r${run}//.wo`;
-    const { catalog, diagnostics } = compileSources({ [file]: hostileApp(payload) });
-    expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
-    const emitted = emitBuild(catalog!);
-    const files = [...emitted, ...compileTypeScript(emitted, ts), { path: "build-info.json", text: buildInfoText("test") }];
-    const dir = tempDir("wo-codegen-build-");
-    for (const f of files) writeFileSync(join(dir, f.path), f.text);
-    try {
-      // Importing operations.js runs its top level (the header names every file).
-      const build = await loadBuild(dir);
-      const { store } = await openSqliteStore({ file: join(dir, "data/app.sqlite"), catalog: build.catalog, lock: false });
-      try {
-        const { operations } = createApp({ build, store, log: () => {} });
-        const row = (await operations.acc_create!({}, {})) as { id: number; note: string };
-        expect(row.note).toBe(payload);
-        expect(await operations.acc_echo!({ id: row.id }, {})).toBe(payload);
-        await expect(operations.acc_refuse!({ id: row.id }, {})).rejects.toThrow(payload);
-        expect(await operations.acc_pay!({ id: row.id, rt: 5 }, {})).toBe(5);
-        await expect(operations.acc_deposit!({ id: row.id, amount: 1000 }, {})).resolves.toMatchObject({ balance: 1000 });
-        await expect(operations.acc_deposit!({ id: row.id, amount: Number.MAX_SAFE_INTEGER }, {})).rejects.toThrow(/^Integer overflow at d\u2028/);
-      } finally {
-        await store.close();
-      }
-      // Every comment that names the file is one line, and none can close a block comment.
-      for (const f of files.filter((f) => /\.(ts|js)$/.test(f.path))) {
-        expect(f.text, f.path).not.toMatch(/[\u2028\u2029\r]/);
-        for (const line of f.text.split("\n").filter((l) => l.includes(run))) expect(line.trimStart(), f.path).toMatch(/^(\/\/|\*|\/\*\*)/);
-      }
-      expect(existsSync(marker)).toBe(false);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+    const built = await withBuild({ [file]: hostileApp(payload) }, async (operations) => {
+      const row = (await operations.acc_create!({}, {})) as { id: number; note: string };
+      expect(row.note).toBe(payload);
+      expect(await operations.acc_echo!({ id: row.id }, {})).toBe(payload);
+      await expect(operations.acc_refuse!({ id: row.id }, {})).rejects.toThrow(payload);
+      expect(await operations.acc_pay!({ id: row.id, rt: 5 }, {})).toBe(5);
+      await expect(operations.acc_deposit!({ id: row.id, amount: 1000 }, {})).resolves.toMatchObject({ balance: 1000 });
+      await expect(operations.acc_deposit!({ id: row.id, amount: Number.MAX_SAFE_INTEGER }, {})).rejects.toThrow(/^Integer overflow at d\u2028/);
+    });
+    // Every comment that names the file is one line, and none can close a block comment.
+    for (const f of built.filter((f) => /\.(ts|js)$/.test(f.path))) {
+      expect(f.text, f.path).not.toMatch(/[\u2028\u2029\r]/);
+      for (const line of f.text.split("\n").filter((l) => l.includes(run))) expect(line.trimStart(), f.path).toMatch(/^(\/\/|\*|\/\*\*)/);
     }
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("JavaScript reserved words as type, parameter and variable names build and run", async () => {
+    const app = [
+      "class enum {",
+      "  await: Int = 1",
+      "  fn f(yield: Int, arguments: Int, eval: Int, undefined: Int) -> Int {",
+      "    let NaN = yield + arguments + eval + undefined",
+      "    let static = NaN * 10 + self.await",
+      "    return static",
+      "  }",
+      '  service rest "/api/enums" expose create, f',
+      "}",
+      "",
+    ].join("\n");
+    await withBuild({ "m.wo": app }, async (operations) => {
+      const row = (await operations.enum_create!({}, {})) as { id: number };
+      expect(await operations.enum_f!({ id: row.id, yield: 1, arguments: 2, eval: 3, undefined: 4 }, {})).toBe(101);
+    });
   });
 });
 
