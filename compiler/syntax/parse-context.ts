@@ -10,6 +10,7 @@
 import { EOF, tokenMatcher, type IToken } from "chevrotain";
 import type { Name, Span } from "../ast.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
+import { snakeCase } from "../naming.js";
 import { SourceFile } from "../source.js";
 import { NL } from "./tokens.js";
 
@@ -85,8 +86,14 @@ export class ParseContext {
     const span = this.span(tok);
     if (what !== undefined && text.includes("-")) {
       this.diags.report("WO1005", span, { name: text, what, suggestion: text.replace(/-/g, "_") });
-    } else if (what !== undefined && reservedNames.has(text)) {
-      this.diags.report("WO2022", span, { name: text, what: `${/^[aeio]/.test(what) ? "an" : "a"} ${what}`, why: "JavaScript objects have a built-in member of that name, which JSON keys and generated code cannot use as a plain name" });
+    } else if (what !== undefined) {
+      // A type's snake_case form is a key too (tool names, schemas.rows, the default table):
+      // `__Proto__` becomes `__proto__`.
+      const reserved = reservedNames.has(text) ? text : what === "type" && reservedNames.has(snakeCase(text)) ? snakeCase(text) : undefined;
+      if (reserved !== undefined) {
+        const why = `JavaScript objects have a built-in member named '${reserved}', which JSON keys and generated code cannot use as a plain name`;
+        this.diags.report("WO2022", span, { name: text, what: `${/^[aeio]/.test(what) ? "an" : "a"} ${what}`, why });
+      }
     }
     return { text, span };
   }
