@@ -94,6 +94,11 @@ export interface OperationRuntime {
   notFound(typeName: string, id: unknown): never;
   invalid(message: string, details?: ErrorDetail[]): never;
   abort(message: string): never;
+  /**
+   * `value` (the result of Int/Money `+`, `-` or `*` at `at`, `file.wo:LINE`) when it is a safe
+   * integer; otherwise throws OperationError("aborted"). runtime/operations/int-arithmetic.ts.
+   */
+  checkedInt(value: number, at: string): number;
 }
 
 export interface CallContext {

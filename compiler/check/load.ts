@@ -1,14 +1,16 @@
 // Finding and reading an app's `.wo` files (spec/language.md "Semantics", programs and files).
 //
 // Owns: which files belong to a program (every `.wo` below the app directory, skipping
-// `.`-prefixed entries and `target`, `data`, `node_modules`), their order (sorted by path
-// relative to the root) and decoding them as UTF-8. Leaves parsing to compiler/syntax/ and
-// `wo.toml` to config.ts. A missing directory or one without `.wo` files is a diagnostic.
+// `.`-prefixed entries and `target`, `data`, `node_modules`; refusing paths with control
+// characters, WO4006), their order (sorted by path relative to the root) and decoding them as
+// UTF-8. Leaves parsing to compiler/syntax/ and `wo.toml` to config.ts. A missing directory or
+// one without `.wo` files is a diagnostic.
 
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Span } from "../ast.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
+import { escapeUnsafeChars, hasUnsafeChars } from "../unsafe-chars.js";
 
 export interface LoadedFile {
   /** Path relative to the app root, `/`-separated: what spans and the catalog carry. */
@@ -40,11 +42,12 @@ export async function loadSources(rootDir: string, displayDir: string, bag: Diag
     return [];
   }
   const paths: string[] = [];
-  await collect(rootDir, "", paths, bag);
+  await collect(rootDir, "", displayDir, paths, bag);
   // Code-unit order of the relative path, so the order never depends on the file system.
   paths.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   if (paths.length === 0) {
-    bag.report("WO4001", wholeFileSpan(displayDir), { dir: displayDir });
+    // Every file refused (WO4006) is already said; "no .wo files" would contradict it.
+    if (!bag.items.some((d) => d.code === "WO4006")) bag.report("WO4001", wholeFileSpan(displayDir), { dir: displayDir });
     return [];
   }
   const files: LoadedFile[] = [];
@@ -58,7 +61,7 @@ export async function loadSources(rootDir: string, displayDir: string, bag: Diag
   return files;
 }
 
-async function collect(rootDir: string, relDir: string, out: string[], bag: DiagnosticBag): Promise<void> {
+async function collect(rootDir: string, relDir: string, displayDir: string, out: string[], bag: DiagnosticBag): Promise<void> {
   let entries;
   try {
     entries = await readdir(join(rootDir, relDir), { withFileTypes: true });
@@ -70,8 +73,16 @@ async function collect(rootDir: string, relDir: string, out: string[], bag: Diag
     if (entry.name.startsWith(".") || skippedNames.has(entry.name)) continue;
     const rel = relDir ? `${relDir}/${entry.name}` : entry.name;
     // Symbolic links are not followed: a link cycle would otherwise never end.
-    if (entry.isDirectory()) await collect(rootDir, rel, out, bag);
-    else if (entry.isFile() && entry.name.endsWith(".wo")) out.push(rel);
+    if (entry.isDirectory()) await collect(rootDir, rel, displayDir, out, bag);
+    else if (entry.isFile() && entry.name.endsWith(".wo")) {
+      // A path is printed in diagnostics and generated code (spec/security.md, "Generated
+      // code"); one with a line terminator or control character is refused, never read, and
+      // named only escaped.
+      if (hasUnsafeChars(rel)) {
+        const where = escapeUnsafeChars(displayDir === "." ? rel : `${displayDir}/${rel}`);
+        bag.report("WO4006", wholeFileSpan(where), { path: escapeUnsafeChars(rel) });
+      } else out.push(rel);
+    }
   }
 }
 

@@ -224,6 +224,8 @@ export function typeMethod(catalog: Catalog, owner: CatalogType, method: Catalog
       case "LiteralExpr":
         switch (e.literal.literalType) {
           case "int":
+            // Beyond ±(2^53 − 1) the literal would already be a different number at run time.
+            if (!Number.isSafeInteger(e.literal.value)) bag.report("WO5024", e.span, { value: String(e.literal.value) });
             return { k: "int", name: "Int" };
           case "float":
             return { k: "float" };

@@ -8,6 +8,7 @@ import type { TypeDecl } from "../ast.js";
 import type { CatalogField, CatalogType } from "../catalog.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { snakeCase } from "../naming.js";
+import { reservedNames } from "../syntax/parse-context.js";
 import { unstorableReason } from "./fields.js";
 
 /** The storage name of a type, checked for shape (not for clashes: see checkStorageNames). */
@@ -21,6 +22,8 @@ export function tableNameOf(decl: TypeDecl, bag: DiagnosticBag): string {
     bag.report("WO2022", explicit.span, { name, what: "a storage name", why: "use letters, digits and '_', not starting with a digit" });
   } else if (name.toLowerCase().startsWith("sqlite_")) {
     bag.report("WO2022", explicit.span, { name, what: "a storage name", why: "names starting with 'sqlite_' are reserved by SQLite" });
+  } else if (reservedNames.has(name)) {
+    bag.report("WO2022", explicit.span, { name, what: "a storage name", why: "JavaScript objects have a built-in member of that name, and tables are looked up by name" });
   }
   return name;
 }

@@ -30,6 +30,7 @@ export const codes = {
   WO1010: { severity: "error", message: msg`Too many errors in this file; stopping after ${"count"}.` },
   WO1011: { severity: "error", message: msg`@table given twice on '${"name"}'; merge the arguments into one @table(...).` },
   WO1012: { severity: "error", message: msg`Expression nested too deeply to parse; split it into smaller parts with 'let'.` },
+  WO1013: { severity: "error", message: msg`Expression too deep: more than ${"max"} operators, members or calls inside one another; split it into smaller parts with 'let'.` },
   // WO2xxx: declarations, fields and types
   WO2001: { severity: "error", message: msg`Unknown type '${"name"}'.` },
   WO2002: { severity: "error", message: msg`Duplicate type '${"name"}': it is already declared at ${"first"}.` },
@@ -90,6 +91,7 @@ export const codes = {
   WO4003: { severity: "error", message: msg`Cannot read '${"file"}': ${"why"}.` },
   WO4004: { severity: "error", message: msg`wo.toml is not valid TOML: ${"why"}.` },
   WO4005: { severity: "error", message: msg`wo.toml key '${"key"}' must be ${"expected"}.` },
+  WO4006: { severity: "error", message: msg`Path '${"path"}' contains a control or line-separator character (shown escaped); rename it: wo reads no file whose path has one.` },
   // WO5xxx: method bodies
   WO5001: { severity: "error", message: msg`Unknown name '${"name"}'.` },
   WO5002: { severity: "error", message: msg`Unknown type '${"name"}' in a method body.` },
@@ -114,6 +116,7 @@ export const codes = {
   WO5021: { severity: "error", message: msg`Method '${"method"}' returns ${"expected"} but can reach its end without a 'return'.` },
   WO5022: { severity: "error", message: msg`'${"name"}' is a method of '${"type"}'; a method body cannot call methods, only now(), count(set) and latest(set).` },
   WO5023: { severity: "error", message: msg`'${"name"}' is not bound on every path that reaches here (it is bound inside an 'if'); bind it before the 'if' too.` },
+  WO5024: { severity: "error", message: msg`Integer ${"value"} is outside the safe integer range (±9007199254740991); wo computes integers exactly only within it.` },
 } as const satisfies Record<`WO${number}`, DiagnosticDef<any>>;
 
 export type DiagnosticCode = keyof typeof codes;

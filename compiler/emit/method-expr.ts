@@ -10,6 +10,9 @@ import type { Expr, SelectExpr } from "../ast.js";
 import type { Catalog, CatalogType, FieldType } from "../catalog.js";
 import type { MethodTyping } from "../check/methods.js";
 import { fieldValueType, findType, isNullable, unknownType, type ValueType } from "../check/method-types.js";
+import { jsIdentifier, jsJson, jsString, objectKey, prop } from "./js-literal.js";
+
+export { objectKey, prop } from "./js-literal.js";
 
 /** Everything an expression needs while being printed; `helpers` collects the ones used. */
 export interface ExprContext {
@@ -28,34 +31,20 @@ interface Printed {
   prec: number;
 }
 
-// Names the generated handler uses itself; a wo name equal to one of them gets a `_` suffix.
-const reserved = new Set(
-  (
-    "rt tx input call args self row rows patch intDiv intMod floatDiv truthy latest present sameJson variant " +
-    "break case catch class const continue debugger default delete do else enum export extends false finally for " +
-    "function if import in instanceof new null return super switch this throw true try typeof var void while with " +
-    "yield let static implements interface package private protected public await arguments eval undefined NaN Infinity"
-  ).split(" "),
-);
-
-/** The JavaScript name of a parameter or `let` binding. */
+/**
+ * The JavaScript name of a parameter or `let` binding: `v_` + its name. No name the generated
+ * handler declares itself (`rt`, `tx`, `args`, `self`, `row`, the helpers) starts with `v_`, so
+ * a user's names can never collide with them or with each other (`rt` and `rt_` stay apart).
+ * Binding names follow the lexer's name rule without hyphens (WO1005), so the result is an
+ * identifier by construction; jsIdentifier asserts it.
+ */
 export function jsName(name: string): string {
-  return reserved.has(name) ? `${name}_` : name;
+  return jsIdentifier(`v_${name}`);
 }
 
-/** A property name in an object literal or type: bare when it is an identifier. */
-export function objectKey(name: string): string {
-  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : JSON.stringify(name);
-}
-
-/** `obj.name`, or `obj["name"]` for a field name that is not a JavaScript identifier. */
-export function prop(obj: string, name: string, optional = false): string {
-  if (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name)) return `${obj}${optional ? "?." : "."}${name}`;
-  return `${obj}${optional ? "?." : ""}[${JSON.stringify(name)}]`;
-}
-
+/** The type alias of a row of `typeName` inside a handler: `PriceRow`. */
 export function rowAlias(typeName: string): string {
-  return `${typeName}Row`;
+  return jsIdentifier(`${typeName}Row`);
 }
 
 /** The TypeScript type of a value, for declarations the compiler cannot infer. */
@@ -70,15 +59,15 @@ export function tsType(t: ValueType, ctx: ExprContext): string {
     case "bool":
       return "boolean" + q;
     case "union":
-      return t.variants.map((v) => JSON.stringify(v)).join(" | ") + q;
+      return t.variants.map((v) => jsString(v)).join(" | ") + q;
     case "null":
       return "null";
     case "row":
       ctx.rowTypes.add(t.type);
-      return (t.projection ? `Pick<${rowAlias(t.type)}, ${t.projection.map((p) => JSON.stringify(p)).join(" | ")}>` : rowAlias(t.type)) + q;
+      return (t.projection ? `Pick<${rowAlias(t.type)}, ${t.projection.map((p) => jsString(p)).join(" | ")}>` : rowAlias(t.type)) + q;
     case "rows":
       ctx.rowTypes.add(t.type);
-      return t.projection ? `Pick<${rowAlias(t.type)}, ${t.projection.map((p) => JSON.stringify(p)).join(" | ")}>[]` : `${rowAlias(t.type)}[]`;
+      return t.projection ? `Pick<${rowAlias(t.type)}, ${t.projection.map((p) => jsString(p)).join(" | ")}>[]` : `${rowAlias(t.type)}[]`;
     case "array":
       return `${wrapUnion(tsType(t.element, ctx))}[]${q}`;
     case "struct":
@@ -95,7 +84,7 @@ export function fieldTsType(catalog: Catalog, type: FieldType, isOptional: boole
     case "scalar":
       return (type.scalar === "Bool" ? "boolean" : fieldValueType(catalog, type).k === "text" ? "string" : "number") + q;
     case "union":
-      return type.variants.map((v) => JSON.stringify(v)).join(" | ") + q;
+      return type.variants.map((v) => jsString(v)).join(" | ") + q;
     case "ref":
       return "number" + q;
     case "array":
@@ -153,7 +142,7 @@ export const helperText: Record<HelperName, string[]> = {
 
 /** Source position for runtime messages: `ledger.wo:14`. */
 export function at(e: { span: { file: string; line: number } }): string {
-  return JSON.stringify(`${e.span.file}:${e.span.line}`);
+  return jsString(`${e.span.file}:${e.span.line}`);
 }
 
 export function typeOf(ctx: ExprContext, e: Expr): ValueType {
@@ -180,7 +169,7 @@ function operand(ctx: ExprContext, e: Expr, min: number): string {
   const p = expr(ctx, e);
   if (!isNullable(typeOf(ctx, e))) return wrap(p, min);
   ctx.helpers.add("present");
-  return `present(${p.code}, ${JSON.stringify(woText(e))}, ${at(e)})`;
+  return `present(${p.code}, ${jsString(woText(e))}, ${at(e)})`;
 }
 
 /** A condition: booleans as they are, anything else through wo truthiness. */
@@ -197,7 +186,7 @@ const scalarKinds = new Set(["int", "float", "text", "bool", "union", "null"]);
 function expr(ctx: ExprContext, e: Expr): Printed {
   switch (e.kind) {
     case "LiteralExpr":
-      return { code: e.literal.value === null ? "null" : JSON.stringify(e.literal.value), prec: 8 };
+      return { code: jsJson(e.literal.value), prec: 8 };
     case "NameExpr": {
       const b = ctx.typing.names.get(e);
       return { code: !b || b.kind === "self" ? "self" : jsName(b.name), prec: 8 };
@@ -253,9 +242,9 @@ function expr(ctx: ExprContext, e: Expr): Printed {
           return { code: `${operand(ctx, e.left, 5)} ${e.op} ${operand(ctx, e.right, 5)}`, prec: 4 };
         case "+":
         case "-":
-          return { code: `${operand(ctx, e.left, 5)} ${e.op} ${operand(ctx, e.right, 6)}`, prec: 5 };
+          return integerChecked(ctx, e, { code: `${operand(ctx, e.left, 5)} ${e.op} ${operand(ctx, e.right, 6)}`, prec: 5 });
         case "*":
-          return { code: `${operand(ctx, e.left, 6)} * ${operand(ctx, e.right, 7)}`, prec: 6 };
+          return integerChecked(ctx, e, { code: `${operand(ctx, e.left, 6)} * ${operand(ctx, e.right, 7)}`, prec: 6 });
         case "/":
         case "%": {
           const isFloat = lt.k === "float" || rt.k === "float";
@@ -266,6 +255,15 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       }
     }
   }
+}
+
+/**
+ * Int/Money `+`, `-`, `*` through rt.checkedInt: a result beyond the safe integers ends the call
+ * (runtime/operations/int-arithmetic.ts). Division and remainder of safe integers stay safe.
+ */
+function integerChecked(ctx: ExprContext, e: Expr, p: Printed): Printed {
+  if (typeOf(ctx, e).k !== "int") return p;
+  return { code: `rt.checkedInt(${p.code}, ${at(e)})`, prec: 8 };
 }
 
 function member(ctx: ExprContext, e: import("../ast.js").MemberExpr): Printed {
@@ -284,7 +282,7 @@ function member(ctx: ExprContext, e: import("../ast.js").MemberExpr): Printed {
 function relationQuery(ctx: ExprContext, e: import("../ast.js").MemberExpr): string {
   const rel = ctx.typing.relations.get(e)!;
   const owner = wrap(expr(ctx, e.object), 8);
-  return `${JSON.stringify(rel.table)}, { where: [{ column: ${JSON.stringify(rel.column)}, op: "==", value: ${prop(owner, "id")} }] }`;
+  return `${jsString(rel.table)}, { where: [{ column: ${jsString(rel.column)}, op: "==", value: ${prop(owner, "id")} }] }`;
 }
 
 /** The `tx.list`/`tx.count` arguments when an expression is a plain store read, else undefined. */
@@ -295,10 +293,10 @@ function storeQuery(ctx: ExprContext, e: Expr): string | undefined {
 }
 
 function selectQuery(ctx: ExprContext, e: SelectExpr): string {
-  const table = JSON.stringify(findType(ctx.catalog, e.type.text)?.table ?? e.type.text);
+  const table = jsString(findType(ctx.catalog, e.type.text)?.table ?? e.type.text);
   if (e.predicates.length === 0) return table;
   const where = e.predicates.map(
-    (p) => `{ column: ${JSON.stringify(p.column.text)}, op: ${JSON.stringify(p.op)}, value: ${expr(ctx, p.value).code} }`,
+    (p) => `{ column: ${jsString(p.column.text)}, op: ${jsString(p.op)}, value: ${expr(ctx, p.value).code} }`,
   );
   return `${table}, { where: [${where.join(", ")}] }`;
 }

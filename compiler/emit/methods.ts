@@ -19,6 +19,7 @@ import { fieldValueType, findType } from "../check/method-types.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { toolName } from "../naming.js";
 import { refCheckLine } from "./ref-checks.js";
+import { jsComment, jsIdentifier, jsJson, jsString } from "./js-literal.js";
 import {
   at,
   condition,
@@ -46,17 +47,17 @@ export function emitMethodHandler(catalog: Catalog, type: CatalogType, method: C
   writeBody(body, ctx, method);
 
   const w = writer();
-  w.write(`async ${name}(input: unknown, call: CallContext)`).block(() => {
+  w.write(`async ${jsIdentifier(name)}(input: unknown, call: CallContext)`).block(() => {
     const txn = method.txn ? ` in txn${method.txn === "default" ? "" : ` ${method.txn}`}` : "";
     const returns = method.returns ? ` -> ${method.returns.isArray ? `[${signatureName(method.returns.type)}]` : signatureName(method.returns.type)}` : "";
     const params = method.params.map((p) => `${p.name}: ${signatureName(p.type)}`).join(", ");
-    w.writeLine(`// ${method.source.file}:${method.source.line}: ${type.name}.${method.name}(${params})${returns}${txn}`);
+    w.writeLine(`// ${jsComment(`${method.source.file}:${method.source.line}: ${type.name}.${method.name}(${params})${returns}${txn}`)}`);
     for (const t of [...ctx.rowTypes].sort()) writeRowType(w, catalog, t);
     for (const h of (Object.keys(helperText) as HelperName[]).filter((h) => ctx.helpers.has(h))) {
       for (const line of helperText[h]) w.writeLine(line);
     }
     const argType = [`id: number`, ...method.params.map((p) => `${objectKey(p.name)}: ${tsType(fieldValueType(catalog, p.type), ctx)}`)];
-    w.writeLine(`const args = rt.validate<{ ${argType.join("; ")} }>(${JSON.stringify(name)}, input);`);
+    w.writeLine(`const args = rt.validate<{ ${argType.join("; ")} }>(${jsString(name)}, input);`);
     for (const p of method.params) {
       const kw = typing.reassigned.has(p.name) ? "let" : "const";
       w.writeLine(`${kw} ${jsName(p.name)} = ${prop("args", p.name)};`);
@@ -67,7 +68,7 @@ export function emitMethodHandler(catalog: Catalog, type: CatalogType, method: C
     w.write(open).inlineBlock(() => {
       const selfKw = typing.reassigned.has("self") ? "let" : "const";
       w.writeLine(
-        `${selfKw} self = ((await tx.get(${JSON.stringify(type.table)}, args.id)) as ${rowAlias(type.name)} | undefined) ?? rt.notFound(${JSON.stringify(type.name)}, args.id);`,
+        `${selfKw} self = ((await tx.get(${jsString(type.table)}, args.id)) as ${rowAlias(type.name)} | undefined) ?? rt.notFound(${jsString(type.name)}, args.id);`,
       );
       w.write(body.toString());
     });
@@ -132,7 +133,7 @@ function writeBlock(w: CodeBlockWriter, ctx: ExprContext, b: Block): void {
 }
 
 function line(s: { span: { file: string; line: number } }): string {
-  return `// ${s.span.file}:${s.span.line}`;
+  return `// ${jsComment(`${s.span.file}:${s.span.line}`)}`;
 }
 
 function writeStmt(w: CodeBlockWriter, ctx: ExprContext, s: Stmt): void {
@@ -153,7 +154,7 @@ function writeStmt(w: CodeBlockWriter, ctx: ExprContext, s: Stmt): void {
       return;
     case "AssertStmt": {
       const message = s.abortMessage?.value ?? "assertion failed";
-      w.writeLine(`if (!${condition(ctx, s.condition, 7)}) rt.abort(${JSON.stringify(message)});`);
+      w.writeLine(`if (!${condition(ctx, s.condition, 7)}) rt.abort(${jsString(message)});`);
       return;
     }
     case "IfStmt":
@@ -194,7 +195,7 @@ function storedValue(ctx: ExprContext, field: CatalogField, value: Expr): string
   const t = typeOf(ctx, value);
   if (field.type.kind === "union" && t.k === "text" && value.kind !== "LiteralExpr") {
     ctx.helpers.add("variant");
-    return `variant(${code}, ${JSON.stringify(field.type.variants)}, ${JSON.stringify(field.name)}, ${at(value)})`;
+    return `variant(${code}, ${jsJson(field.type.variants)}, ${jsString(field.name)}, ${at(value)})`;
   }
   return code;
 }
@@ -208,13 +209,13 @@ function writeInsert(w: CodeBlockWriter, ctx: ExprContext, s: InsertStmt): void 
     const value = given.get(f.name);
     let code: string | undefined;
     if (value) code = storedValue(ctx, f, value);
-    else if (f.default?.kind === "literal") code = JSON.stringify(f.default.value);
+    else if (f.default?.kind === "literal") code = jsJson(f.default.value);
     else if (f.default?.kind === "now") code = "rt.now()";
     else if (f.isOptional) code = "null";
     else if (f.type.kind === "array") code = "[]";
     if (code !== undefined) members.push(`${objectKey(f.name)}: ${code}`);
   }
-  const table = JSON.stringify(target.table);
+  const table = jsString(target.table);
   const check = refCheckLine(ctx.catalog, target, [...given.keys()], "row");
   if (check === undefined) {
     w.writeLine(`await tx.insert(${table}, { ${members.join(", ")} });`);
@@ -235,8 +236,8 @@ function writeUpdate(w: CodeBlockWriter, ctx: ExprContext, s: UpdateStmt): void 
     return `${objectKey(a.field.text)}: ${storedValue(ctx, f, a.value)}`;
   });
   const check = refCheckLine(ctx.catalog, target, s.assignments.map((a) => a.field.text), "patch");
-  const table = JSON.stringify(target.table);
-  const typeName = JSON.stringify(target.name);
+  const table = jsString(target.table);
+  const typeName = jsString(target.name);
   const refreshed = (v: string, patch: string) =>
     `${v} = ((await tx.update(${table}, ${v}.id, ${patch})) as ${rowAlias(target.name)} | undefined) ?? rt.notFound(${typeName}, ${v}.id);`;
   if (s.target.kind === "NameExpr" && !targetType.isSet && check === undefined) {
@@ -264,7 +265,7 @@ function writeUpdate(w: CodeBlockWriter, ctx: ExprContext, s: UpdateStmt): void 
 function writeDelete(w: CodeBlockWriter, ctx: ExprContext, targetExpr: SelectExpr | NameExpr): void {
   const targetType = targetRowType(ctx, targetExpr);
   const target = findType(ctx.catalog, targetType.type)!;
-  const table = JSON.stringify(target.table);
+  const table = jsString(target.table);
   const one = (id: string) => {
     // A row other rows still reference is not deleted (the call ends with a conflict).
     w.writeLine(`await rt.checkNotReferenced(tx, ${table}, ${id});`);

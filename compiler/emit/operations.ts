@@ -19,6 +19,7 @@ import { generatedHeader } from "./header.js";
 import { listFilterFields } from "../../runtime/list-filters.js";
 import { emitMethodHandler } from "./methods.js";
 import { refCheckLine } from "./ref-checks.js";
+import { jsIdentifier, jsJson, jsString } from "./js-literal.js";
 
 interface Handler {
   name: string;
@@ -114,14 +115,14 @@ function writeListHelpers(w: CodeBlockWriter): void {
 
 function emitCrudHandler(catalog: Catalog, type: CatalogType, op: CrudOp): string {
   const name = toolName(type.name, op);
-  const table = JSON.stringify(type.table);
-  const typeName = JSON.stringify(type.name);
+  const table = jsString(type.table);
+  const typeName = jsString(type.name);
   const w = newWriter();
-  w.write(`async ${name}(input: unknown, call: CallContext)`).block(() => {
+  w.write(`async ${jsIdentifier(name)}(input: unknown, call: CallContext)`).block(() => {
     switch (op) {
       case "list": {
-        const columns = listFilterFields(type).map((f) => JSON.stringify(f.name));
-        w.writeLine(`const data = rt.validate<Input>(${JSON.stringify(name)}, input);`);
+        const columns = listFilterFields(type).map((f) => jsString(f.name));
+        w.writeLine(`const data = rt.validate<Input>(${jsString(name)}, input);`);
         w.writeLine("const limit = pageLimit(rt, data.limit);");
         w.writeLine("const afterId = decodeCursor(rt, data.cursor);");
         w.writeLine(`const where = equalities(data, [${columns.join(", ")}]);`);
@@ -132,15 +133,15 @@ function emitCrudHandler(catalog: Catalog, type: CatalogType, op: CrudOp): strin
         break;
       }
       case "get":
-        w.writeLine(`const { id } = rt.validate<Input>(${JSON.stringify(name)}, input);`);
+        w.writeLine(`const { id } = rt.validate<Input>(${jsString(name)}, input);`);
         w.writeLine(`const row = await rt.store.read((tx) => tx.get(${table}, id));`);
         w.writeLine(`return row ?? rt.notFound(${typeName}, id);`);
         break;
       case "create":
-        w.writeLine(`const data = rt.validate<Input>(${JSON.stringify(name)}, input);`);
+        w.writeLine(`const data = rt.validate<Input>(${jsString(name)}, input);`);
         w.write("const row: Input = ").inlineBlock(() => {
           for (const f of type.fields.filter((f) => f.isWritable)) {
-            w.writeLine(`${JSON.stringify(f.name)}: ${valueWithDefault(f)},`);
+            w.writeLine(`${jsString(f.name)}: ${valueWithDefault(f)},`);
           }
         });
         w.write(";").newLine();
@@ -152,7 +153,7 @@ function emitCrudHandler(catalog: Catalog, type: CatalogType, op: CrudOp): strin
         break;
       case "update":
         w.writeLine("// Partial: only the fields the input names change.");
-        w.writeLine(`const { id, ...patch } = rt.validate<Input>(${JSON.stringify(name)}, input);`);
+        w.writeLine(`const { id, ...patch } = rt.validate<Input>(${jsString(name)}, input);`);
         w.write("return rt.store.write(async (tx) => ").inlineBlock(() => {
           w.writeLine(`if (!(await tx.get(${table}, id))) rt.notFound(${typeName}, id);`);
           writeRefCheck(w, catalog, type, "patch");
@@ -161,7 +162,7 @@ function emitCrudHandler(catalog: Catalog, type: CatalogType, op: CrudOp): strin
         w.write(", call);").newLine();
         break;
       case "delete":
-        w.writeLine(`const { id } = rt.validate<Input>(${JSON.stringify(name)}, input);`);
+        w.writeLine(`const { id } = rt.validate<Input>(${jsString(name)}, input);`);
         w.write("return rt.store.write(async (tx) => ").inlineBlock(() => {
           w.writeLine(`if (!(await tx.get(${table}, id))) rt.notFound(${typeName}, id);`);
           w.writeLine(`await rt.checkNotReferenced(tx, ${table}, id);`);
@@ -184,9 +185,9 @@ function emitCrudHandler(catalog: Catalog, type: CatalogType, op: CrudOp): strin
  * `@readonly` field is never taken from the input (its schema refuses it anyway).
  */
 function valueWithDefault(f: CatalogField): string {
-  const given = f.isReadonly ? undefined : `data[${JSON.stringify(f.name)}]`;
+  const given = f.isReadonly ? undefined : `data[${jsString(f.name)}]`;
   let fallback: string | undefined;
-  if (f.default?.kind === "literal") fallback = JSON.stringify(f.default.value);
+  if (f.default?.kind === "literal") fallback = jsJson(f.default.value);
   else if (f.default?.kind === "now") fallback = "rt.now()";
   else if (f.isOptional) fallback = "null";
   // A list nobody set is empty rather than absent, so every row has the same shape.

@@ -6,9 +6,10 @@
 import { refPaths } from "../../runtime/store/ref-paths.js";
 import { describeFieldType } from "../../runtime/store/shape.js";
 import type { Catalog, CatalogType } from "../catalog.js";
+import { jsString } from "./js-literal.js";
 
 /** The check's line, or undefined when none of `fields` of `type` can hold a ref. */
 export function refCheckLine(catalog: Catalog, type: CatalogType, fields: readonly string[], source: string): string | undefined {
   const holdsRef = type.fields.some((f) => fields.includes(f.name) && refPaths(describeFieldType(f.type, catalog)).length > 0);
-  return holdsRef ? `await rt.checkRefs(tx, ${JSON.stringify(type.table)}, ${source});` : undefined;
+  return holdsRef ? `await rt.checkRefs(tx, ${jsString(type.table)}, ${source});` : undefined;
 }

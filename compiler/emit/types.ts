@@ -3,6 +3,7 @@
 // catalog directly, so a client type can never disagree with what the validators accept.
 import type { BuildSchemas } from "../../runtime/build.js";
 import type { JsonSchema } from "./json-schema.js";
+import { jsComment, jsIdentifier, jsJson, objectKey } from "./js-literal.js";
 
 /** `blog_post_set_price` → `BlogPostSetPrice`. */
 export function pascalCase(snake: string): string {
@@ -32,35 +33,31 @@ function writeDeclaration(lines: string[], name: string, schema: JsonSchema): vo
   writeDocs(lines, "", schema.description);
   const props = schema.properties as Record<string, JsonSchema> | undefined;
   if (schema.type !== "object" || !props) {
-    lines.push(`export type ${name} = ${tsType(schema)};`);
+    lines.push(`export type ${jsIdentifier(name)} = ${tsType(schema)};`);
     return;
   }
   const required = new Set((schema.required as string[] | undefined) ?? []);
-  lines.push(`export interface ${name} {`);
+  lines.push(`export interface ${jsIdentifier(name)} {`);
   for (const [key, value] of Object.entries(props)) {
     writeDocs(lines, "    ", value.description);
-    lines.push(`    ${propertyName(key)}${required.has(key) ? "" : "?"}: ${tsType(value)};`);
+    lines.push(`    ${objectKey(key)}${required.has(key) ? "" : "?"}: ${tsType(value)};`);
   }
   lines.push("}");
 }
 
 function writeDocs(lines: string[], indent: string, description: unknown): void {
   if (typeof description !== "string" || description === "") return;
-  // `*/` would end the comment early.
-  const text = description.replace(/\*\//g, "*\\/").split("\n");
+  // Each line through jsComment: `*/` or a line terminator would end the comment early.
+  const text = description.split("\n").map(jsComment);
   if (text.length === 1) lines.push(`${indent}/** ${text[0]} */`);
   else lines.push(`${indent}/**`, ...text.map((l) => `${indent} * ${l}`.trimEnd()), `${indent} */`);
 }
 
-function propertyName(key: string): string {
-  return /^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key);
-}
-
 /** The TypeScript type of one schema; covers exactly the keywords json-schema.ts emits. */
 export function tsType(schema: JsonSchema): string {
-  if (schema.const !== undefined) return JSON.stringify(schema.const);
+  if (schema.const !== undefined) return jsJson(schema.const);
   if (Array.isArray(schema.anyOf)) return (schema.anyOf as JsonSchema[]).map((s) => wrap(tsType(s))).join(" | ");
-  if (Array.isArray(schema.enum)) return (schema.enum as unknown[]).map((v) => JSON.stringify(v)).join(" | ");
+  if (Array.isArray(schema.enum)) return (schema.enum as unknown[]).map((v) => jsJson(v)).join(" | ");
   const types = schema.type === undefined ? [] : Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];
   if (types.length === 0) return "unknown";
   return types.map((t) => wrap(oneType(t, schema))).join(" | ");
@@ -86,7 +83,7 @@ function oneType(t: string, schema: JsonSchema): string {
       if (!props) return "Record<string, unknown>";
       const required = new Set((schema.required as string[] | undefined) ?? []);
       const members = Object.entries(props).map(
-        ([k, v]) => `${propertyName(k)}${required.has(k) ? "" : "?"}: ${tsType(v)}`,
+        ([k, v]) => `${objectKey(k)}${required.has(k) ? "" : "?"}: ${tsType(v)}`,
       );
       return members.length ? `{ ${members.join("; ")} }` : "Record<string, never>";
     }

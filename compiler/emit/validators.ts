@@ -10,6 +10,7 @@ import addFormatsModule from "ajv-formats";
 import standaloneModule from "ajv/dist/standalone/index.js";
 import type { BuildSchemas } from "../../runtime/build.js";
 import type { EmittedFile } from "./emitted-file.js";
+import { objectKey } from "./js-literal.js";
 
 // CommonJS interop under NodeNext: the default import is `module.exports`, the class is `.default`.
 type AjvClass = new (options: Record<string, unknown>) => AjvInstance;
@@ -58,7 +59,7 @@ export function emitValidators(schemas: BuildSchemas, header: string): EmittedFi
   }
   const refs = Object.fromEntries([...byShape.values()].map((k) => [k, k]));
   const code = byShape.size > 0 ? standaloneCode(ajv, refs) : "";
-  const table = toolToValidator.map(([tool, key]) => `    ${tool}: module.exports.${key},`);
+  const table = toolToValidator.map(([tool, key]) => `    ${objectKey(tool)}: module.exports.${key},`);
   const body = (typed: boolean) => [
     `export function createValidators(require${typed ? ": (id: string) => unknown" : ""})${typed ? ": Record<string, Validator>" : ""} {`,
     `  const exports${typed ? ": Record<string, Validator>" : ""} = {};`,

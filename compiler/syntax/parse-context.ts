@@ -4,13 +4,26 @@
 //
 // Owns: token → Span/Name conversion (the lexer tracks only start positions; a token ends at
 // startOffset + image length, exclusive),
-// readable token descriptions for "Expected X but found Y", doc comments, hyphen checks.
+// readable token descriptions for "Expected X but found Y", doc comments, the checks every
+// declared name gets (no hyphens, not a reserved name).
 
 import { EOF, tokenMatcher, type IToken } from "chevrotain";
 import type { Name, Span } from "../ast.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
+import { snakeCase } from "../naming.js";
 import { SourceFile } from "../source.js";
 import { NL } from "./tokens.js";
+
+/**
+ * Names no declaration may take (spec/language.md, "Reserved names"): the members every
+ * JavaScript object inherits, plus `prototype`. As a JSON key (`"__proto__"`), an object-literal
+ * key or a lookup in a plain object they mean something else than a name, so a field, type or
+ * parameter called one of them would break the API rather than name a value.
+ */
+export const reservedNames: ReadonlySet<string> = new Set([
+  "__proto__", "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__", "constructor",
+  "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "prototype", "toLocaleString", "toString", "valueOf",
+]);
 
 export class ParseContext {
   readonly source: SourceFile;
@@ -62,9 +75,10 @@ export class ParseContext {
   }
 
   /**
-   * A Name from a token. `what` names the role ("type", "field", …) for names that must not
-   * contain hyphens (reference §2.4 decision: `order-board` lexes as one word, but a field or
-   * type called that would not survive the JSON/SQL/tool-name mapping).
+   * A Name from a token. `what` names the role ("type", "field", …) of a declared name, which
+   * must not contain hyphens (reference §2.4 decision: `order-board` lexes as one word, but a
+   * field or type called that would not survive the JSON/SQL/tool-name mapping) nor be one of
+   * the reservedNames.
    */
   name(tok: IToken | undefined, what?: string): Name {
     if (!isReal(tok)) this.holes++;
@@ -72,6 +86,14 @@ export class ParseContext {
     const span = this.span(tok);
     if (what !== undefined && text.includes("-")) {
       this.diags.report("WO1005", span, { name: text, what, suggestion: text.replace(/-/g, "_") });
+    } else if (what !== undefined) {
+      // A type's snake_case form is a key too (tool names, schemas.rows, the default table):
+      // `__Proto__` becomes `__proto__`.
+      const reserved = reservedNames.has(text) ? text : what === "type" && reservedNames.has(snakeCase(text)) ? snakeCase(text) : undefined;
+      if (reserved !== undefined) {
+        const why = `JavaScript objects have a built-in member named '${reserved}', which JSON keys and generated code cannot use as a plain name`;
+        this.diags.report("WO2022", span, { name: text, what: `${/^[aeio]/.test(what) ? "an" : "a"} ${what}`, why });
+      }
     }
     return { text, span };
   }

@@ -37,6 +37,12 @@ const isOpen = (t: IToken) => t.tokenType === T.LCurly || t.tokenType === T.LPar
 const isClose = (t: IToken) => t.tokenType === T.RCurly || t.tokenType === T.RParen || t.tokenType === T.RBracket;
 const defined = <X>(xs: (X | undefined)[]): X[] => xs.filter((x): x is X => x !== undefined && x !== null);
 
+/**
+ * Expression nodes inside one another (WO1013). Far beyond what a person writes, far below what
+ * exhausts the stack of the checker, the emitters or TypeScript's transpiler.
+ */
+export const MAX_EXPR_DEPTH = 200;
+
 export class WoParser extends EmbeddedActionsParser {
   /** Set by parse.ts before each chunk. */
   ctx!: ParseContext;
@@ -814,7 +820,7 @@ export class WoParser extends EmbeddedActionsParser {
           return this.ACTION(() => {
             if (!operand) return undefined;
             const span = this.ctx.spanAt(this.ctx.span(op).offset, operand.span.end);
-            return { kind: "UnaryExpr" as const, op: op.image === "-" ? ("-" as const) : ("not" as const), operand, span };
+            return this.nested({ kind: "UnaryExpr" as const, op: op.image === "-" ? ("-" as const) : ("not" as const), operand, span }, [operand]);
           });
         },
       },
@@ -830,7 +836,7 @@ export class WoParser extends EmbeddedActionsParser {
       object = this.ACTION(() => {
         if (!object) return undefined;
         const span = this.ctx.spanAt(object.span.offset, this.ctx.span(member).end);
-        return { kind: "MemberExpr" as const, object, member: this.ctx.name(member), span };
+        return this.nested({ kind: "MemberExpr" as const, object, member: this.ctx.name(member), span }, [object]);
       });
     });
     return object;
@@ -893,7 +899,10 @@ export class WoParser extends EmbeddedActionsParser {
       });
     });
     const close = this.CONSUME(T.RParen);
-    return this.ACTION(() => ({ kind: "CallExpr" as const, callee: this.ctx.name(callee), args: defined(args), span: this.ctx.span(callee, close) }));
+    return this.ACTION(() => {
+      const given = defined(args);
+      return this.nested({ kind: "CallExpr" as const, callee: this.ctx.name(callee), args: given, span: this.ctx.span(callee, close) }, given);
+    });
   });
 
   /** `T { col == e, col2 >= e, projected, … }` — shared by `select` and `update`/`delete` targets. */
@@ -928,12 +937,38 @@ export class WoParser extends EmbeddedActionsParser {
         ]),
     });
     const close = this.CONSUME(T.RCurly);
-    return this.ACTION(() => ({ kind: "SelectExpr" as const, type: this.ctx.name(type), predicates, projection, span: this.ctx.span(type, close) }));
+    return this.ACTION(() =>
+      this.nested(
+        { kind: "SelectExpr" as const, type: this.ctx.name(type), predicates, projection, span: this.ctx.span(type, close) },
+        predicates.map((p) => p.value),
+      ),
+    );
   });
 
   private binary(op: BinaryOp, left: Expr | undefined, right: Expr | undefined): Expr | undefined {
     if (!left || !right) return undefined;
-    return { kind: "BinaryExpr", op, left, right, span: this.ctx.spanAt(left.span.offset, right.span.end) };
+    return this.nested({ kind: "BinaryExpr", op, left, right, span: this.ctx.spanAt(left.span.offset, right.span.end) }, [left, right]);
+  }
+
+  /** How many operators, members, calls and selects each expression node holds inside one another. */
+  private readonly depths = new WeakMap<Expr, number>();
+
+  /**
+   * `node` (built from `children`) when it nests at most MAX_EXPR_DEPTH deep; otherwise WO1013
+   * at its start, and undefined with a hole so its statement is dropped. The checker and the
+   * emitters walk expressions recursively: a 6,000-term `1 + 1 + …`, which this grammar reads
+   * in a loop, must end as a diagnostic there, not as a stack overflow further on.
+   */
+  private nested<E extends Expr>(node: E, children: readonly Expr[]): E | undefined {
+    let depth = 1;
+    for (const child of children) depth = Math.max(depth, (this.depths.get(child) ?? 0) + 1);
+    if (depth > MAX_EXPR_DEPTH) {
+      this.ctx.diags.report("WO1013", node.span, { max: String(MAX_EXPR_DEPTH) });
+      this.ctx.holes++;
+      return undefined;
+    }
+    this.depths.set(node, depth);
+    return node;
   }
 
   // ------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import { OperationError, maxErrorDetails, type ErrorDetail } from "../errors.js"
 import { acceptedNames, loneSurrogateMessage, loneSurrogates, refusedFieldMessages, unknownKeys } from "./input-checks.js";
 import { idsAlong, refPaths, type RefPath } from "../store/ref-paths.js";
 import { describeFieldType } from "../store/shape.js";
+import { checkedInt } from "./int-arithmetic.js";
 import { StoreConstraintError, type Row, type Store, type StoreTx } from "../store/store.js";
 
 export interface OperationRuntimeDeps {
@@ -105,6 +106,7 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
     abort(message: string): never {
       throw new OperationError("aborted", message);
     },
+    checkedInt,
   };
   return rt;
 }

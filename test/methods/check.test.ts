@@ -31,6 +31,7 @@ const broken: [title: string, fn: string, code: string][] = [
   ["unknown type in insert", `  fn m() in txn {\n    insert ┆Nope { a: 1 }\n  }`, "WO5002"],
   ["unknown type in select", `  fn m() -> Int {\n    return count(select ┆Nope { a == 1 })\n  }`, "WO5002"],
   ["call to a method", `  fn m() -> Int {\n    return ┆m()\n  }`, "WO5022"],
+  ["integer literal beyond the safe range", `  fn m() -> Int {\n    return 1 + ┆99999999999999999999\n  }`, "WO5024"],
   ["let bound only in one branch", `  fn m(amount: Money) -> Int {\n    if amount > 0 {\n      let x = 1\n    }\n    return ┆x\n  }`, "WO5023"],
   ["unknown function", `  fn m() -> Int {\n    return ┆sum(self.prices)\n  }`, "WO5004"],
   ["builtin argument count", `  fn m() -> Int {\n    return ┆count(self.prices, 2)\n  }`, "WO5005"],

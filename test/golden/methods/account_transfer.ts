@@ -4,34 +4,34 @@ async account_transfer(input: unknown, call: CallContext) {
   // Sets are in ascending id order, so the latest row is the last one.
   const latest = <T>(set: T[], at: string): T => (set.length > 0 ? set[set.length - 1] : rt.abort(`latest() of an empty set at ${at}`));
   const args = rt.validate<{ id: number; to: number; amount: number }>("account_transfer", input);
-  const to = args.to;
-  const amount = args.amount;
+  const v_to = args.to;
+  const v_amount = args.amount;
   return rt.store.write(async (tx) => {
     let self = ((await tx.get("accounts", args.id)) as AccountRow | undefined) ?? rt.notFound("Account", args.id);
-    let dest!: AccountRow;
+    let v_dest!: AccountRow;
     // account.wo:20
-    if (!(amount > 0)) rt.abort("the amount must be positive");
+    if (!(v_amount > 0)) rt.abort("the amount must be positive");
     // account.wo:21
-    if (!(to !== self.id)) rt.abort("cannot transfer to the same account");
+    if (!(v_to !== self.id)) rt.abort("cannot transfer to the same account");
     // account.wo:22
-    if (!(self.balance >= amount)) rt.abort("insufficient funds");
+    if (!(self.balance >= v_amount)) rt.abort("insufficient funds");
     // account.wo:23
-    if (!(await tx.count("accounts", { where: [{ column: "id", op: "==", value: to }] }) === 1)) rt.abort("no such destination account");
+    if (!(await tx.count("accounts", { where: [{ column: "id", op: "==", value: v_to }] }) === 1)) rt.abort("no such destination account");
     // account.wo:24
-    dest = latest((await tx.list("accounts", { where: [{ column: "id", op: "==", value: to }] })) as AccountRow[], "account.wo:24");
+    v_dest = latest((await tx.list("accounts", { where: [{ column: "id", op: "==", value: v_to }] })) as AccountRow[], "account.wo:24");
     // account.wo:25
-    self = ((await tx.update("accounts", self.id, { balance: self.balance - amount })) as AccountRow | undefined) ?? rt.notFound("Account", self.id);
+    self = ((await tx.update("accounts", self.id, { balance: rt.checkedInt(self.balance - v_amount, "account.wo:25") })) as AccountRow | undefined) ?? rt.notFound("Account", self.id);
     // account.wo:26
-    dest = ((await tx.update("accounts", dest.id, { balance: dest.balance + amount })) as AccountRow | undefined) ?? rt.notFound("Account", dest.id);
+    v_dest = ((await tx.update("accounts", v_dest.id, { balance: rt.checkedInt(v_dest.balance + v_amount, "account.wo:26") })) as AccountRow | undefined) ?? rt.notFound("Account", v_dest.id);
     // account.wo:27
     {
-      const row = { account: self.id, amount: -amount, counterpart: to, memo: "transfer out", at: rt.now() };
+      const row = { account: self.id, amount: -v_amount, counterpart: v_to, memo: "transfer out", at: rt.now() };
       await rt.checkRefs(tx, "entries", row);
       await tx.insert("entries", row);
     }
     // account.wo:28
     {
-      const row = { account: to, amount: amount, counterpart: self.id, memo: "transfer in", at: rt.now() };
+      const row = { account: v_to, amount: v_amount, counterpart: self.id, memo: "transfer in", at: rt.now() };
       await rt.checkRefs(tx, "entries", row);
       await tx.insert("entries", row);
     }

@@ -8,10 +8,10 @@ async product_current_price(input: unknown, call: CallContext) {
   return rt.store.read(async (tx) => {
     const self = ((await tx.get("products", args.id)) as ProductRow | undefined) ?? rt.notFound("Product", args.id);
     // product.wo:22
-    const prices = (await tx.list("prices", { where: [{ column: "product", op: "==", value: self.id }] })) as PriceRow[];
+    const v_prices = (await tx.list("prices", { where: [{ column: "product", op: "==", value: self.id }] })) as PriceRow[];
     // product.wo:23
-    if (!(prices.length > 0)) rt.abort("this product has no price yet");
+    if (!(v_prices.length > 0)) rt.abort("this product has no price yet");
     // product.wo:24
-    return latest(prices, "product.wo:24");
+    return latest(v_prices, "product.wo:24");
   });
 }

@@ -5,16 +5,16 @@ async product_set_price(input: unknown, call: CallContext) {
   // Sets are in ascending id order, so the latest row is the last one.
   const latest = <T>(set: T[], at: string): T => (set.length > 0 ? set[set.length - 1] : rt.abort(`latest() of an empty set at ${at}`));
   const args = rt.validate<{ id: number; amount: number }>("product_set_price", input);
-  const amount = args.amount;
+  const v_amount = args.amount;
   return rt.store.write(async (tx) => {
     const self = ((await tx.get("products", args.id)) as ProductRow | undefined) ?? rt.notFound("Product", args.id);
     // product.wo:14
-    if (!(amount > 0)) rt.abort("a price must be positive");
+    if (!(v_amount > 0)) rt.abort("a price must be positive");
     // product.wo:15
     if (!(self.status === "Active")) rt.abort("a discontinued product cannot be repriced");
     // product.wo:16
     {
-      const row = { product: self.id, amount: amount, currency: self.currency, since: rt.now() };
+      const row = { product: self.id, amount: v_amount, currency: self.currency, since: rt.now() };
       await rt.checkRefs(tx, "prices", row);
       await tx.insert("prices", row);
     }

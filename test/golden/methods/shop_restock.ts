@@ -8,20 +8,20 @@ async shop_restock(input: unknown, call: CallContext) {
   // Sets are in ascending id order, so the latest row is the last one.
   const latest = <T>(set: T[], at: string): T => (set.length > 0 ? set[set.length - 1] : rt.abort(`latest() of an empty set at ${at}`));
   const args = rt.validate<{ id: number; amount: number; label: string }>("shop_restock", input);
-  const amount = args.amount;
-  const label = args.label;
+  const v_amount = args.amount;
+  const v_label = args.label;
   return rt.store.write(async (tx) => {
     let self = ((await tx.get("shop", args.id)) as ShopRow | undefined) ?? rt.notFound("Shop", args.id);
-    let n!: number;
-    let last!: ItemRow;
+    let v_n!: number;
+    let v_last!: ItemRow;
     // every.wo:8
-    n = await tx.count("item", { where: [{ column: "shop", op: "==", value: self.id }] });
+    v_n = await tx.count("item", { where: [{ column: "shop", op: "==", value: self.id }] });
     // every.wo:9
-    if (n > 0 && !(amount === 0) || self.rating == null) {
+    if (v_n > 0 && !(v_amount === 0) || self.rating == null) {
       // every.wo:10
-      n = n + amount * 2 - intMod(intDiv(amount, 3, "every.wo:10"), 5, "every.wo:10");
+      v_n = rt.checkedInt(rt.checkedInt(v_n + rt.checkedInt(v_amount * 2, "every.wo:10"), "every.wo:10") - intMod(intDiv(v_amount, 3, "every.wo:10"), 5, "every.wo:10"), "every.wo:10");
     }
-    else if (label === "none") {
+    else if (v_label === "none") {
       // every.wo:12
       return -1;
     }
@@ -31,25 +31,25 @@ async shop_restock(input: unknown, call: CallContext) {
     }
     // every.wo:16
     {
-      const row = { shop: self.id, price: amount, label: label, kind: "Small" };
+      const row = { shop: self.id, price: v_amount, label: v_label, kind: "Small" };
       await rt.checkRefs(tx, "item", row);
       await tx.insert("item", row);
     }
     // every.wo:17
     {
-      const patch = { price: amount };
+      const patch = { price: v_amount };
       for (const row of await tx.list("item", { where: [{ column: "shop", op: "==", value: self.id }, { column: "price", op: ">=", value: 0 }] })) {
         await tx.update("item", row.id as number, patch);
       }
     }
     // every.wo:18
-    self = ((await tx.update("shop", self.id, { name: label, status: "Closed" })) as ShopRow | undefined) ?? rt.notFound("Shop", self.id);
+    self = ((await tx.update("shop", self.id, { name: v_label, status: "Closed" })) as ShopRow | undefined) ?? rt.notFound("Shop", self.id);
     // every.wo:19
-    const cheap = ((await tx.list("item", { where: [{ column: "price", op: "<", value: 100 }] })) as ItemRow[]).map((row) => ({ id: row.id, price: row.price }));
+    const v_cheap = ((await tx.list("item", { where: [{ column: "price", op: "<", value: 100 }] })) as ItemRow[]).map((row) => ({ id: row.id, price: row.price }));
     // every.wo:20
-    last = latest((await tx.list("item", { where: [{ column: "shop", op: "==", value: self.id }] })) as ItemRow[], "every.wo:20");
+    v_last = latest((await tx.list("item", { where: [{ column: "shop", op: "==", value: self.id }] })) as ItemRow[], "every.wo:20");
     // every.wo:21
-    last = ((await tx.update("item", last.id, { price: last.price + 1 })) as ItemRow | undefined) ?? rt.notFound("Item", last.id);
+    v_last = ((await tx.update("item", v_last.id, { price: rt.checkedInt(v_last.price + 1, "every.wo:21") })) as ItemRow | undefined) ?? rt.notFound("Item", v_last.id);
     // every.wo:22
     for (const row of await tx.list("item", { where: [{ column: "price", op: "<", value: 0 }] })) {
       await rt.checkNotReferenced(tx, "item", row.id as number);
@@ -63,22 +63,22 @@ async shop_restock(input: unknown, call: CallContext) {
       }
     }
     // every.wo:24
-    const dear = (await tx.list("item", { where: [{ column: "price", op: ">=", value: 4000 }, { column: "kind", op: "==", value: "Large" }] })) as ItemRow[];
+    const v_dear = (await tx.list("item", { where: [{ column: "price", op: ">=", value: 4000 }, { column: "kind", op: "==", value: "Large" }] })) as ItemRow[];
     // every.wo:25
     {
       const patch = { kind: "Small", label: null };
-      for (const row of dear) {
+      for (const row of v_dear) {
         await tx.update("item", row.id, patch);
       }
     }
     // every.wo:26
-    for (const row of dear) {
+    for (const row of v_dear) {
       await rt.checkNotReferenced(tx, "item", row.id);
       await tx.delete("item", row.id);
     }
     // every.wo:27
-    if (!(self.name === label)) rt.abort("renamed");
+    if (!(self.name === v_label)) rt.abort("renamed");
     // every.wo:28
-    return n + cheap.length + last.price;
+    return rt.checkedInt(rt.checkedInt(v_n + v_cheap.length, "every.wo:28") + v_last.price, "every.wo:28");
   }, call);
 }
