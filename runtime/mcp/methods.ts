@@ -12,7 +12,7 @@
 
 import { readsRowsOverMcp, type Catalog, type CatalogType } from "../../compiler/catalog.js";
 import { toolName } from "../../compiler/naming.js";
-import { fieldTypeText } from "../field-type-text.js";
+import { fieldSummaries } from "../field-summary.js";
 import type { Manifest, ManifestTool, Operation } from "../build.js";
 import { OperationError, type OperationErrorKind } from "../errors.js";
 import type { Store } from "../store/store.js";
@@ -105,17 +105,7 @@ function schemaDocument(type: CatalogType, tools: string[]): string {
     type: type.name,
     ...(type.doc ? { description: type.doc } : {}),
     ...(readsRowsOverMcp(type) ? { uriTemplate: `wo://${type.snake}${TEMPLATE_SUFFIX}` } : {}),
-    fields: type.fields.map((f) => ({
-      name: f.name,
-      type: fieldTypeText(f.type),
-      optional: f.isOptional,
-      unique: f.isUnique,
-      // Accepted by create / by update input (spec/mcp.md): @readonly and @immutable narrow them.
-      writable: f.isWritable && !f.isReadonly,
-      updatable: f.isWritable && !f.isReadonly && !f.isImmutable,
-      requiredOnCreate: f.isRequiredOnCreate,
-      ...(f.doc ? { description: f.doc } : {}),
-    })),
+    fields: fieldSummaries(type),
     tools,
   });
 }
