@@ -4,9 +4,9 @@
 // raw node:http client that sends the Host and Origin headers as written (fetch would rewrite
 // Host). "Nothing written" compares dumps of the app's SQLite file.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { request, type IncomingHttpHeaders } from "node:http";
 import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { rawRequest, type RawReply } from "../support/raw-http.js";
 import { copyApp, dumpDb, removeApp, startWo, type WoProcess } from "../support/wo-process.js";
 
 // beforeAll starts three `wo run` (each builds first) at once: allow for a busy two-core machine.
@@ -53,37 +53,10 @@ afterAll(async () => {
   }
 });
 
-interface Reply {
-  status: number;
-  headers: IncomingHttpHeaders;
-  text: string;
-  json: any;
-}
+type Reply = RawReply;
 
-/** One request over a fresh connection with exactly these headers: `host` as given (`""`: none), else the address's. */
-function raw(s: Served, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Reply> {
-  const { hostname, port } = new URL(s.url);
-  return new Promise((resolve, reject) => {
-    const { host, ...rest } = headers;
-    const all: Record<string, string> = { ...rest, ...(host ? { host } : {}), ...(body === undefined ? {} : { "content-length": String(Buffer.byteLength(body)) }) };
-    const req = request({ host: hostname.replace(/^\[|\]$/g, ""), port, method, path, headers: all, setHost: host === undefined, agent: false }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (c: string) => (text += c));
-      res.on("end", () => {
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode!, headers: res.headers, text, json });
-      });
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
-}
+/** One request over a fresh connection with exactly these headers (test/support/raw-http.ts). */
+const raw = (s: Served, method: string, path: string, headers: Record<string, string> = {}, body?: string) => rawRequest(s.url, method, path, headers, body);
 
 const hostOf = (s: Served) => new URL(s.url).host;
 const json = { "content-type": "application/json" };
