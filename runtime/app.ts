@@ -1,5 +1,6 @@
 // createApp: one hono app serving a loaded build over a store — `/api` (REST, the paths of
-// `service rest` blocks), `/mcp`, `GET /` (runtime info) and `GET /healthz`. Owns the wiring:
+// `service rest` blocks), `/mcp`, `GET /` (runtime info, or the web explorer for a browser),
+// `/docs`, `/openapi.json` and `GET /healthz`. Owns the wiring:
 // the operation handlers are bound to the store once here and both adapters call the same
 // ones. Leaves listening, locking and shutdown to server.ts.
 
@@ -8,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { WoConfig } from "../compiler/catalog.js";
 import type { Operation } from "./build.js";
 import type { LoadedBuild } from "./load-build.js";
+import { createExplorerRoutes, isTokenFree } from "./explorer/routes.js";
 import { addCorsHeaders, allowedOriginsOf, createHttpGuard, isPreflight } from "./http-guard.js";
 import { createMcpRoutes } from "./mcp/index.js";
 import { serveMcpNode } from "./mcp/node.js";
@@ -85,20 +87,20 @@ export function createApp(options: AppOptions): App {
     addCorsHeaders(c.res.headers, origin);
   });
   if (options.token) {
-    // Everything but the two runtime endpoints: REST paths are whatever `service rest` says,
-    // not necessarily under /api. A preflight carries no token; the guard has admitted its
-    // origin, and its answer is only the methods and headers a page may use.
+    // Everything but /healthz and the explorer's pages and static files, which hold no data:
+    // REST paths are whatever `service rest` says, not necessarily under /api. A preflight
+    // carries no token; the guard has admitted its origin, and its answer is only the methods
+    // and headers a page may use.
     const auth = bearerAuth(options.token);
     app.use("*", async (c, next) => {
       const path = new URL(c.req.url).pathname;
-      if (path === "/" || path === "/healthz" || isPreflight(c.req.method, c.req.header("origin"), c.req.header("access-control-request-method"))) return next();
+      if (path === "/healthz" || isTokenFree(path) || isPreflight(c.req.method, c.req.header("origin"), c.req.header("access-control-request-method"))) return next();
       return auth(c, next);
     });
   }
 
   app.get("/healthz", (c) => c.text("ok"));
-  const info = runtimeInfo(build);
-  app.get("/", (c) => c.json(info));
+  app.route("/", createExplorerRoutes({ build, info: runtimeInfo(build) }));
 
   const mcp = createMcpRoutes({
     catalog: build.catalog,

@@ -250,7 +250,13 @@ function startupBanner(
   endpoints: { method: string; path: string; op: string }[],
   tools: string[],
 ): string {
-  const lines = [`wo: ${app.name} ${app.version} serving at ${url}`, `  database  ${file}`, `  mcp       ${url}/mcp (${tools.length} tools)`, ""];
+  const lines = [
+    `wo: ${app.name} ${app.version} serving at ${url}`,
+    `  database  ${file}`,
+    `  mcp       ${url}/mcp (${tools.length} tools)`,
+    `  explorer  ${url}/ (API docs: ${url}/docs)`,
+    "",
+  ];
   if (endpoints.length > 0) {
     const width = Math.max(...endpoints.map((e) => e.method.length + 1 + e.path.length));
     lines.push("  routes");
