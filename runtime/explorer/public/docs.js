@@ -1,6 +1,6 @@
 // Swagger UI over this server's /openapi.json. The bearer token, when the explorer page has one
 // for this tab (sessionStorage), goes on every request Swagger UI makes: the document and "Try
-// it out" alike.
+// it out" alike; a 401 shows where to enter it.
 window.addEventListener("DOMContentLoaded", () => {
   window.ui = window.SwaggerUIBundle({
     url: "/openapi.json",
@@ -11,6 +11,10 @@ window.addEventListener("DOMContentLoaded", () => {
       const token = sessionStorage.getItem("wo.token");
       if (token) request.headers.Authorization = `Bearer ${token}`;
       return request;
+    },
+    responseInterceptor: (response) => {
+      if (response.status === 401) document.getElementById("token-note").hidden = false;
+      return response;
     },
   });
 });

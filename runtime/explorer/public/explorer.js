@@ -266,7 +266,7 @@ function rowsBrowser(type, list, box) {
     }
     out.append(rowTable(type, ex.json.items));
     const nav = el("div", "pager");
-    nav.append(el("span", "muted", `${ex.json.items.length} row${ex.json.items.length === 1 ? "" : "s"} · page ${pages.length + 1}`));
+    if (ex.json.items.length > 0 || pages.length > 0) nav.append(el("span", "muted", `${ex.json.items.length} row${ex.json.items.length === 1 ? "" : "s"} · page ${pages.length + 1}`));
     if (pages.length > 0) {
       nav.append(button("Previous page", () => { pages.pop(); void show(pages.at(-1)); }, "secondary"));
     }
@@ -390,6 +390,7 @@ function renderNav() {
   $("app-name").textContent = model.app.name;
   $("app-version").textContent = model.app.version;
   $("app-description").textContent = model.app.description ?? "";
+  $("app-description").title = model.app.description ?? "";
   document.title = `${model.app.name} · wo explorer`;
   const types = $("type-list");
   types.replaceChildren();
