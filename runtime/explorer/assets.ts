@@ -11,7 +11,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export interface Asset {
-  body: Buffer;
+  body: Uint8Array<ArrayBuffer>;
   contentType: string;
 }
 
@@ -55,7 +55,8 @@ function load(entry: { from: "wo" | "swagger"; name: string; contentType: string
   const file = join(entry.from === "wo" ? explorerDir() : swaggerDir(), entry.name);
   let asset = cache.get(file);
   if (!asset) {
-    asset = { body: readFileSync(file), contentType: entry.contentType };
+    const bytes = readFileSync(file);
+    asset = { body: new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength), contentType: entry.contentType };
     cache.set(file, asset);
   }
   return asset;

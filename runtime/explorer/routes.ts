@@ -70,7 +70,7 @@ export function createExplorerRoutes(deps: ExplorerDeps): Hono {
 }
 
 function send(c: Context, asset: Asset): Response {
-  return c.body(new Uint8Array(asset.body), 200, { "content-type": asset.contentType, "cache-control": "no-cache", ...securityHeaders });
+  return c.body(asset.body, 200, { "content-type": asset.contentType, "cache-control": "no-cache", ...securityHeaders });
 }
 
 /**
