@@ -79,7 +79,7 @@ describe("endpoints", () => {
     expect(r.json.app).toMatchObject({ name: "hello", version: "0.1.0" });
     expect(r.json.types[0]).toMatchObject({ name: "Greeting", snake: "greeting", rest: ["/api/greetings"] });
     expect(r.json.types[0].fields.map((f: { name: string }) => f.name)).toEqual(["id", "message", "from", "created_at"]);
-    expect(r.json.types[0].fields[1]).toEqual({ name: "message", type: "Text", optional: false, unique: false, writable: true, requiredOnCreate: true });
+    expect(r.json.types[0].fields[1]).toEqual({ name: "message", type: "Text", optional: false, unique: false, writable: true, updatable: true, requiredOnCreate: true });
     const create = r.json.endpoints.find((e: { op: string }) => e.op === "greeting_create");
     expect(create).toMatchObject({ method: "POST", path: "/api/greetings", inputSchema: { type: "object", required: ["message"] } });
     expect(r.json.mcp.tools.map((t: { name: string }) => t.name)).toEqual(["greeting_create", "greeting_delete", "greeting_get", "greeting_list", "greeting_update"]);

@@ -205,7 +205,7 @@ function renderType(type) {
   fields.append(head);
   for (const f of type.fields) {
     const tr = el("tr");
-    const flags = [f.requiredOnCreate ? "required" : "", f.optional ? "optional" : "", f.unique ? "unique" : "", f.writable ? "" : "read-only"].filter(Boolean);
+    const flags = [f.requiredOnCreate ? "required" : "", f.optional ? "optional" : "", f.unique ? "unique" : "", f.writable ? (f.updatable === false ? "set once" : "") : "read-only"].filter(Boolean);
     const flagCell = el("td", "flags");
     for (const flag of flags) flagCell.append(el("span", `tag ${flag}`, flag));
     tr.append(el("td", "mono", f.name), el("td", "mono", f.type), flagCell, el("td", "muted", f.description ?? ""));
