@@ -313,7 +313,8 @@ function openCall(box, target, afterWrite = () => {}) {
   const schema = isRest ? target.endpoint.inputSchema : target.tool.inputSchema;
   const heading = el("h3", "", isRest ? `${target.endpoint.method} ${target.endpoint.path}` : `MCP tool ${target.tool.name}`);
   box.append(heading);
-  const description = isRest ? `Operation ${target.endpoint.op}` : target.tool.description;
+  // A REST endpoint calls the operation its MCP tool of the same name describes, when exposed there.
+  const description = isRest ? (model.mcp.tools.find((t) => t.name === target.endpoint.op)?.description ?? `Operation ${target.endpoint.op}.`) : target.tool.description;
   if (description) box.append(el("p", "muted pre-line", description));
   if (isRest && !schema) {
     box.append(el("p", "muted", "This route is declared but answers 501 in this version of wo."));
