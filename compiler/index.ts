@@ -5,6 +5,10 @@
 // Diagnostics name files as the user would type them relative to the current directory
 // (`samples/blog/post.wo`); the catalog names them relative to the app root (`post.wo`), so
 // builds do not depend on where `wo` was started.
+//
+// An editor checks the same way with its unsaved buffers laid over the files on disk
+// (`overlay`, used by the language server in compiler/lsp/), so the editor and `wo check`
+// never disagree about a saved program.
 
 import { readFile } from "node:fs/promises";
 import { basename, isAbsolute, join, relative, resolve } from "node:path";
@@ -27,16 +31,26 @@ export interface CheckResult {
   files: string[];
   /** Counts for a one-line summary. */
   summary: { types: number; services: number; methods: number; tools: number };
+  /** Every parsed `.wo` file, in program order; spans carry app-relative paths (`post.wo`). */
+  asts: SourceFileAst[];
 }
 
-export async function checkApp(dir: string): Promise<CheckResult> {
+export interface CheckOptions {
+  /**
+   * App-relative path (`/`-separated) → text that replaces the file on disk, or adds it when
+   * the disk has none: an editor's unsaved buffers. Paths the loader would skip are ignored.
+   */
+  overlay?: ReadonlyMap<string, string>;
+}
+
+export async function checkApp(dir: string, options: CheckOptions = {}): Promise<CheckResult> {
   const root = resolve(dir);
   const displayDir = displayPathOf(dir, root);
   const toDisplay = (rel: string) => (displayDir === "." ? rel : `${displayDir}/${rel}`);
   const bag = new DiagnosticBag();
   const sources = new Map<string, string>();
 
-  const loaded = await loadSources(root, displayDir, bag);
+  const loaded = await loadSources(root, displayDir, bag, options.overlay);
   const configText = await readOptional(join(root, configFileName));
   if (configText !== undefined) sources.set(toDisplay(configFileName), configText);
   const config = readConfig(configText, configFileName, basename(root), bag);
@@ -58,6 +72,7 @@ export async function checkApp(dir: string): Promise<CheckResult> {
     diagnostics,
     sources,
     files: loaded.map((f) => toDisplay(f.path)),
+    asts,
     summary: {
       types: catalog?.types.length ?? 0,
       services: catalog?.types.reduce((n, t) => n + t.services.length, 0) ?? 0,
@@ -86,5 +101,6 @@ async function readOptional(path: string): Promise<string | undefined> {
   }
 }
 
+export type { SourceFileAst } from "./ast.js";
 export type { Catalog } from "./catalog.js";
 export type { Diagnostic } from "./diagnostics/diagnostic.js";

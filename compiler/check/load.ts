@@ -4,7 +4,8 @@
 // `.`-prefixed entries and `target`, `data`, `node_modules`; refusing paths with control
 // characters, WO4006), their order (sorted by path relative to the root) and decoding them as
 // UTF-8. Leaves parsing to compiler/syntax/ and `wo.toml` to config.ts. A missing directory or
-// one without `.wo` files is a diagnostic.
+// one without `.wo` files is a diagnostic. An overlay (an editor's unsaved buffers) replaces or
+// adds files under the same rules.
 
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
@@ -20,6 +21,16 @@ export interface LoadedFile {
 
 const skippedNames = new Set(["target", "data", "node_modules"]);
 
+function isSkipped(name: string): boolean {
+  return name.startsWith(".") || skippedNames.has(name);
+}
+
+/** Whether an app-relative, `/`-separated path names a file of the program. */
+export function isProgramPath(path: string): boolean {
+  const parts = path.split("/");
+  return path.endsWith(".wo") && !hasUnsafeChars(path) && parts.every((part) => part !== "" && !isSkipped(part));
+}
+
 /** A span for a diagnostic about a file or directory as a whole. */
 export function wholeFileSpan(file: string): Span {
   return { file, offset: 0, end: 0, line: 1, col: 1 };
@@ -27,9 +38,10 @@ export function wholeFileSpan(file: string): Span {
 
 /**
  * Reads every `.wo` file of the app at `rootDir`. `displayDir` names the directory in
- * diagnostics about the directory itself (as the user typed it).
+ * diagnostics about the directory itself (as the user typed it). `overlay` (app-relative path
+ * → text) wins over the disk and may add files the disk does not have yet.
  */
-export async function loadSources(rootDir: string, displayDir: string, bag: DiagnosticBag): Promise<LoadedFile[]> {
+export async function loadSources(rootDir: string, displayDir: string, bag: DiagnosticBag, overlay?: ReadonlyMap<string, string>): Promise<LoadedFile[]> {
   let isDirectory = false;
   try {
     isDirectory = (await stat(rootDir)).isDirectory();
@@ -43,6 +55,8 @@ export async function loadSources(rootDir: string, displayDir: string, bag: Diag
   }
   const paths: string[] = [];
   await collect(rootDir, "", displayDir, paths, bag);
+  const onDisk = new Set(paths);
+  for (const path of overlay?.keys() ?? []) if (isProgramPath(path) && !onDisk.has(path)) paths.push(path);
   // Code-unit order of the relative path, so the order never depends on the file system.
   paths.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   if (paths.length === 0) {
@@ -52,6 +66,11 @@ export async function loadSources(rootDir: string, displayDir: string, bag: Diag
   }
   const files: LoadedFile[] = [];
   for (const path of paths) {
+    const unsaved = overlay?.get(path);
+    if (unsaved !== undefined) {
+      files.push({ path, text: unsaved });
+      continue;
+    }
     try {
       files.push({ path, text: decodeUtf8(await readFile(join(rootDir, path))) });
     } catch (error) {
@@ -70,7 +89,7 @@ async function collect(rootDir: string, relDir: string, displayDir: string, out:
     return;
   }
   for (const entry of entries) {
-    if (entry.name.startsWith(".") || skippedNames.has(entry.name)) continue;
+    if (isSkipped(entry.name)) continue;
     const rel = relDir ? `${relDir}/${entry.name}` : entry.name;
     // Symbolic links are not followed: a link cycle would otherwise never end.
     if (entry.isDirectory()) await collect(rootDir, rel, displayDir, out, bag);
