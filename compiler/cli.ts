@@ -17,6 +17,7 @@ commands:
                                       print the automatic agent token's path (never the token)
   mcp install <claude|codex|cursor|vscode> [dir] [--name NAME] [--runtime-dir DIR] [--token-file FILE] [--no-token]
                                       register the MCP endpoint with an agent
+  lsp [--stdio]                       language server for editors on stdin/stdout
 `;
 
 // Loaded on demand: `wo check` should not pay for the emitters (ts-morph) and the runtime.
@@ -28,6 +29,7 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
   stop: async (args) => (await import("./commands/instance.js")).runStopCommand(args),
   "token-path": async (args) => (await import("./commands/token-path.js")).runTokenPathCommand(args),
   mcp: async (args) => (await import("./commands/mcp-install.js")).runMcpCommand(args),
+  lsp: async (args) => (await import("./commands/lsp.js")).runLspCommand(args),
 };
 
 export async function main(argv: string[]): Promise<number> {
