@@ -19,7 +19,7 @@ export function hoverMarkdown(symbol: SymbolRef, analysis: AppAnalysis): string 
       return withDoc(typeOutline(symbol.decl, text, signature), symbol.decl.doc);
     }
     case "field":
-      return withDoc(`${symbol.owner.name.text}.${text(symbol.field.span)}`, symbol.field.doc);
+      return withDoc(`${[symbol.owner.name.text, ...symbol.parents].join(".")}.${text(symbol.field.span)}`, symbol.field.doc);
     case "method":
       return withDoc(signature(symbol.fn), [`Method of \`${symbol.owner.name.text}\`.`, symbol.fn.doc].filter(Boolean).join("\n\n"));
   }

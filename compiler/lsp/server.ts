@@ -145,7 +145,7 @@ export function startLanguageServer(input: NodeJS.ReadableStream, output: NodeJS
     const root = rootOfUri(uri);
     if (root !== undefined && uri.endsWith(".wo")) void requestCheck(root);
   };
-  documents.onDidOpen((e) => recheckUri(e.document.uri));
+  // Fired on open as well as on every edit.
   documents.onDidChangeContent((e) => recheckUri(e.document.uri));
   // Closing drops the unsaved text: the disk is the truth again.
   documents.onDidClose((e) => recheckUri(e.document.uri));

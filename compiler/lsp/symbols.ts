@@ -12,7 +12,8 @@ import type { Block, Expr, FieldDecl, FnDecl, IfStmt, Name, SourceFileAst, Stmt,
 export type SymbolRef =
   /** A type name: declared (`decl`) or a scalar (`Text`) or unknown (no `decl`). */
   | { kind: "type"; name: string; decl?: TypeDecl; at: Name }
-  | { kind: "field"; owner: TypeDecl; field: FieldDecl; at: Name }
+  /** `parents`: the fields of `owner` whose inline struct holds this field (`seo` for `seo.title`). */
+  | { kind: "field"; owner: TypeDecl; parents: string[]; field: FieldDecl; at: Name }
   | { kind: "method"; owner: TypeDecl; fn: FnDecl; at: Name };
 
 type Found = SymbolRef | undefined;
@@ -23,10 +24,10 @@ export function symbolAt(ast: SourceFileAst, offset: number, types: ReadonlyMap<
   const fieldOf = (owner: TypeDecl | undefined, name: Name): Found => {
     if (!owner || !on(name)) return undefined;
     const field = fieldsOf(owner).find((f) => f.name.text === name.text);
-    return field ? { kind: "field", owner, field, at: name } : undefined;
+    return field ? { kind: "field", owner, parents: [], field, at: name } : undefined;
   };
 
-  function inTypeExpr(t: TypeExpr, owner: TypeDecl): Found {
+  function inTypeExpr(t: TypeExpr, owner: TypeDecl, parents: string[]): Found {
     switch (t.kind) {
       case "NamedType":
         return typeRef(t.name);
@@ -39,19 +40,19 @@ export function symbolAt(ast: SourceFileAst, offset: number, types: ReadonlyMap<
       case "BacklinkType":
         return typeRef(t.target) ?? fieldOf(types.get(t.target.text), t.field);
       case "ArrayType":
-        return inTypeExpr(t.element, owner);
+        return inTypeExpr(t.element, owner, parents);
       case "StructType":
         for (const f of t.fields) {
-          const found = inField(f, owner);
+          const found = inField(f, owner, parents);
           if (found) return found;
         }
         return undefined;
     }
   }
 
-  function inField(f: FieldDecl, owner: TypeDecl): Found {
-    if (on(f.name)) return { kind: "field", owner, field: f, at: f.name };
-    return inTypeExpr(f.type, owner);
+  function inField(f: FieldDecl, owner: TypeDecl, parents: string[]): Found {
+    if (on(f.name)) return { kind: "field", owner, parents, field: f, at: f.name };
+    return inTypeExpr(f.type, owner, [...parents, f.name.text]);
   }
 
   function inExpr(e: Expr, self: TypeDecl): Found {
@@ -120,7 +121,7 @@ export function symbolAt(ast: SourceFileAst, offset: number, types: ReadonlyMap<
     return firstOf(decl.members, (m): Found => {
       switch (m.kind) {
         case "FieldDecl":
-          return inField(m, decl);
+          return inField(m, decl, []);
         case "FnDecl":
           return inFn(m, decl);
         case "ServiceDecl":

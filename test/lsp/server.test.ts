@@ -2,11 +2,13 @@
 // `npx tsc -p tsconfig.json` first) spoken to with vscode-jsonrpc, on an app in a temp folder.
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from "vscode-jsonrpc/node";
-import { removeApp, repoRoot, writeApp } from "../support/wo-process.js";
+import { checkApp } from "../../compiler/index.js";
+import { copyApp, removeApp, repoRoot, writeApp } from "../support/wo-process.js";
 
 vi.setConfig({ testTimeout: 60_000 });
 
@@ -35,17 +37,18 @@ interface Published {
 }
 
 let appDir: string;
+let blogDir: string;
 let child: ChildProcess;
 let rpc: MessageConnection;
 const published: Published[] = [];
 let notify: () => void = () => {};
 
-const uri = (file: string) => pathToFileURL(join(appDir, file)).href;
+const uri = (file: string, dir = appDir) => pathToFileURL(join(dir, file)).href;
 
 /** Resolves with the first diagnostics for `file` published after `since` that satisfy `test`. */
-async function diagnosticsFor(file: string, since: number, test: (p: Published) => boolean): Promise<Published> {
+async function diagnosticsFor(file: string, since: number, test: (p: Published) => boolean, dir = appDir): Promise<Published> {
   for (;;) {
-    const found = published.slice(since).find((p) => p.uri === uri(file) && test(p));
+    const found = published.slice(since).find((p) => p.uri === uri(file, dir) && test(p));
     if (found) return found;
     await new Promise<void>((resolve) => (notify = resolve));
   }
@@ -84,6 +87,7 @@ afterAll(async () => {
   }
   if (child && child.exitCode === null) await new Promise((resolve) => child.on("exit", resolve));
   if (appDir) removeApp(appDir);
+  if (blogDir) removeApp(blogDir);
 });
 
 describe("wo lsp", () => {
@@ -122,6 +126,24 @@ describe("wo lsp", () => {
     const fixedSince = published.length;
     change("author.wo", authorText);
     await diagnosticsFor("post.wo", fixedSince, (p) => p.diagnostics.length === 0);
+  });
+
+  it("gives every file of an app, open or not, the diagnostics wo check gives (a sample app with wo.toml, outside the workspace)", async () => {
+    blogDir = copyApp("samples/blog");
+    const expected = await checkApp(blogDir);
+    const byFile = new Map<string, string[]>();
+    for (const d of expected.diagnostics) byFile.set(d.span.file, [...(byFile.get(d.span.file) ?? []), `${d.code} ${d.span.line}:${d.span.col} ${d.message}`]);
+    expect(byFile.size).toBeGreaterThan(1);
+
+    const since = published.length;
+    const text = readFileSync(join(blogDir, "posts.wo"), "utf8");
+    await rpc.sendNotification("textDocument/didOpen", { textDocument: { uri: uri("posts.wo", blogDir), languageId: "wo", version: 1, text } });
+    for (const [display, lines] of byFile) {
+      const file = display.slice(display.lastIndexOf("/") + 1);
+      const got = await diagnosticsFor(file, since, () => true, blogDir);
+      expect(got.diagnostics.map((d) => `${d.code} ${d.range.start.line + 1}:${d.range.start.character + 1} ${d.message}`)).toEqual(lines);
+      expect(got.diagnostics.every((d) => d.severity === 2)).toBe(true);
+    }
   });
 
   it("hover on a field shows its declaration and doc comment; on a type, its doc and fields", async () => {
