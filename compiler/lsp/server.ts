@@ -12,6 +12,7 @@ import {
   type Connection, type Diagnostic as LspDiagnostic, type Location,
 } from "vscode-languageserver/node";
 import { TextDocument } from "vscode-languageserver-textdocument";
+import { configFileName } from "../check/config.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { SourceFile } from "../source.js";
 import { analyseApp, appRelative, appRootOf, displayPathToFile, fileToUri, isInside, rangeOf, uriToFile, type AppAnalysis } from "./analysis.js";
@@ -103,7 +104,10 @@ export function startLanguageServer(input: NodeJS.ReadableStream, output: NodeJS
       }
       entry.diagnostics.push(toLspDiagnostic(d, entry.source));
     }
-    const byUri = new Map([...byFile].map(([display, entry]) => [uriOf(displayPathToFile(display)), entry.diagnostics]));
+    // A folder with its own wo.toml inside this app is another app: its files get their
+    // diagnostics from that app's check, never two conflicting sets.
+    const ownFiles = [...byFile].filter(([display]) => display.endsWith(configFileName) || appRootOf(displayPathToFile(display), workspaceFolders) === analysis.root);
+    const byUri = new Map(ownFiles.map(([display, entry]) => [uriOf(displayPathToFile(display)), entry.diagnostics]));
     for (const uri of state.published) if (!byUri.has(uri)) connection.sendDiagnostics({ uri, diagnostics: [] });
     for (const [uri, diagnostics] of byUri) connection.sendDiagnostics({ uri, diagnostics });
     state.published = new Set(byUri.keys());

@@ -30,6 +30,13 @@ const postText = (authorType: string) => `class Post {
 }
 `;
 
+const nestedText = `type Reader {
+  name: Text
+  policy read anyone
+  service rest "/api/authors" expose list
+}
+`;
+
 interface Published {
   uri: string;
   version?: number;
@@ -60,7 +67,13 @@ function change(file: string, text: string): void {
 }
 
 beforeAll(async () => {
-  appDir = writeApp("lspapp", { "author.wo": authorText, "post.wo": postText("Author") });
+  appDir = writeApp("lspapp", {
+    "author.wo": authorText,
+    "post.wo": postText("Author"),
+    // An app of its own inside the workspace: to the outer app its REST path is taken.
+    "nested/wo.toml": 'name = "nested"\n',
+    "nested/reader.wo": nestedText,
+  });
   child = spawn(process.execPath, ["bin/wo.js", "lsp", "--stdio"], { cwd: repoRoot, stdio: ["pipe", "pipe", "inherit"] });
   rpc = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
   rpc.onNotification("textDocument/publishDiagnostics", (p: Published) => {
@@ -144,6 +157,16 @@ describe("wo lsp", () => {
       expect(got.diagnostics.map((d) => `${d.code} ${d.range.start.line + 1}:${d.range.start.character + 1} ${d.message}`)).toEqual(lines);
       expect(got.diagnostics.every((d) => d.severity === 2)).toBe(true);
     }
+  });
+
+  it("a folder with its own wo.toml is its own app: its files get only that app's diagnostics", async () => {
+    const since = published.length;
+    await rpc.sendNotification("textDocument/didOpen", { textDocument: { uri: uri("nested/reader.wo"), languageId: "wo", version: 1, text: nestedText } });
+    const own = await diagnosticsFor("nested/reader.wo", since, () => true);
+    expect(own.diagnostics.map((d) => d.code)).toEqual(["WO2101"]);
+    // The outer app (checked since the first test, where the path clashes: WO3004) never
+    // claimed the nested file.
+    expect(published.filter((p) => p.uri === uri("nested/reader.wo")).flatMap((p) => p.diagnostics.map((d) => d.code))).not.toContain("WO3004");
   });
 
   it("hover on a field shows its declaration and doc comment; on a type, its doc and fields", async () => {
