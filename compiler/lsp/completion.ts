@@ -18,7 +18,7 @@ import { scalarNames } from "../check/context.js";
 import { restOnlyOps } from "../check/methods-catalog.js";
 import {
   AnyWord, Arrow, Backlink, Class, Colon, Comma, Expose, Fn, Identifier, LBracket, LCurly, Link, LParen, Multi, NL,
-  RBracket, RCurly, Ref, RParen, Set, StringLiteral, Type, UnterminatedString, Via, woLexer, Dot,
+  RBracket, RCurly, Ref, RParen, Set as SetKeyword, StringLiteral, Type, UnterminatedString, Via, woLexer, Dot,
 } from "../syntax/tokens.js";
 import type { AppAnalysis } from "./analysis.js";
 import { fieldsOf, methodsOf } from "./symbols.js";
@@ -139,7 +139,7 @@ class TokenContext {
     for (let i = 1; ; i++) {
       const tok = this.back(i);
       if (!tok || is(tok, NL)) return undefined;
-      if (is(tok, Set)) {
+      if (is(tok, SetKeyword)) {
         if (i !== 1 && !this.backIs(1, Comma)) return undefined;
         const target = this.back(i + 1);
         if (target && target.image === "self") return "self";

@@ -1,5 +1,7 @@
 // `wo lsp` over stdio, as an editor uses it: the real CLI (node bin/wo.js, compiled dist/ —
 // `npx tsc -p tsconfig.json` first) spoken to with vscode-jsonrpc, on an app in a temp folder.
+// One server for the file; the tests run in order, like one editing session (the first opens
+// post.wo, later ones edit it).
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -199,6 +201,24 @@ describe("wo lsp", () => {
     const position = { line: 6, character: text.split("\n")[6]!.length };
     const items = (await rpc.sendRequest("textDocument/completion", { textDocument: { uri: uri("post.wo") }, position })) as { label: string }[];
     expect(items.map((i) => i.label)).toEqual(["list", "get", "create", "update", "delete", "subscribe", "me", "retitle"]);
+  });
+
+  it("completes the fields of the type an insert, a select, an update … set or a backlink names", async () => {
+    const lines = postText("Author").split("\n");
+    lines.splice(2, 0, "  by: backlink Author.");
+    lines.splice(5, 1, "    insert Author { ", "    let n = count(select Author { name == title, ", "    update self set ");
+    const text = lines.join("\n");
+    change("post.wo", text);
+    const at = async (line: number) =>
+      ((await rpc.sendRequest("textDocument/completion", { textDocument: { uri: uri("post.wo") }, position: { line, character: lines[line]!.length } })) as { label: string }[]).map((i) => i.label);
+    expect(await at(2)).toEqual(["name", "email"]);
+    expect(await at(5)).toEqual(["name", "email"]);
+    expect(await at(6)).toEqual(["name", "email"]);
+    // `by: backlink Author.` does not parse yet, so it is no field of Post.
+    expect(await at(7)).toEqual(["title", "author"]);
+    // Nothing inside a string or a comment.
+    change("post.wo", text.replace('"/api/posts"', '"/api/ ').replace("  title: Text", "  title: Text -- ref "));
+    expect(await rpc.sendRequest("textDocument/completion", { textDocument: { uri: uri("post.wo") }, position: { line: 1, character: "  title: Text -- ref ".length } })).toEqual([]);
   });
 
   it("completes field names after self. and in @table(index: [...])", async () => {
