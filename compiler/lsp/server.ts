@@ -7,6 +7,7 @@
 // Checks run one at a time per app; edits that arrive meanwhile are folded into one more run,
 // and requests wait for the run that covers the text they were asked about.
 
+import { join } from "node:path";
 import {
   createConnection, DiagnosticSeverity, TextDocuments, TextDocumentSyncKind,
   type Connection, type Diagnostic as LspDiagnostic, type Location,
@@ -39,11 +40,6 @@ export function startLanguageServer(input: NodeJS.ReadableStream, output: NodeJS
   const documents = new TextDocuments(TextDocument);
   const apps = new Map<string, AppState>();
   let workspaceFolders: string[] = [];
-
-  const rootOfUri = (uri: string) => {
-    const file = uriToFile(uri);
-    return file === undefined ? undefined : appRootOf(file, workspaceFolders);
-  };
 
   /** Unsaved text of every open `.wo` document, by absolute path. */
   const overlay = () => {
@@ -122,8 +118,8 @@ export function startLanguageServer(input: NodeJS.ReadableStream, output: NodeJS
   /** The document's app, its analysis and the document's path in it. */
   async function contextOf(uri: string) {
     const file = uriToFile(uri);
-    const root = rootOfUri(uri);
-    if (file === undefined || root === undefined) return undefined;
+    if (file === undefined) return undefined;
+    const root = appRootOf(file, workspaceFolders);
     const analysis = await current(root);
     const rel = appRelative(root, file);
     const analysed = analysis?.files.get(rel);
@@ -145,20 +141,20 @@ export function startLanguageServer(input: NodeJS.ReadableStream, output: NodeJS
     };
   });
 
-  const recheckUri = (uri: string) => {
-    const root = rootOfUri(uri);
-    if (root !== undefined && uri.endsWith(".wo")) void requestCheck(root);
+  /** Re-checks the app of a changed file and every app already checked that reads it (an outer folder). */
+  const recheck = (uri: string, onlyWo: boolean) => {
+    const file = uriToFile(uri);
+    if (file === undefined || (onlyWo && !file.endsWith(".wo"))) return;
+    const roots = new Set([appRootOf(file, workspaceFolders), ...[...apps.keys()].filter((root) => isInside(file, root))]);
+    for (const root of roots) void requestCheck(root);
   };
   // Fired on open as well as on every edit.
-  documents.onDidChangeContent((e) => recheckUri(e.document.uri));
+  documents.onDidChangeContent((e) => recheck(e.document.uri, true));
   // Closing drops the unsaved text: the disk is the truth again.
-  documents.onDidClose((e) => recheckUri(e.document.uri));
+  documents.onDidClose((e) => recheck(e.document.uri, true));
+  // Saved, created or deleted on disk (`.wo` files and `wo.toml`, as the client watches them).
   connection.onDidChangeWatchedFiles((params) => {
-    for (const change of params.changes) {
-      const file = uriToFile(change.uri);
-      if (file === undefined) continue;
-      for (const root of apps.keys()) if (isInside(file, root)) void requestCheck(root);
-    }
+    for (const change of params.changes) recheck(change.uri, false);
   });
 
   connection.onHover(async (params) => {
@@ -178,7 +174,7 @@ export function startLanguageServer(input: NodeJS.ReadableStream, output: NodeJS
     const target = symbol?.kind === "type" ? symbol.decl?.name : symbol?.kind === "field" ? symbol.field.name : symbol?.fn.name;
     const targetFile = target && ctx.analysis.files.get(target.span.file);
     if (!target || !targetFile) return null;
-    return { uri: uriOf(`${ctx.analysis.root}/${target.span.file}`), range: rangeOf(target.span, targetFile.source) };
+    return { uri: uriOf(join(ctx.analysis.root, target.span.file)), range: rangeOf(target.span, targetFile.source) };
   });
 
   connection.onCompletion(async (params) => {

@@ -4,7 +4,7 @@
 // post.wo, later ones edit it).
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -141,6 +141,19 @@ describe("wo lsp", () => {
     const fixedSince = published.length;
     change("author.wo", authorText);
     await diagnosticsFor("post.wo", fixedSince, (p) => p.diagnostics.length === 0);
+  });
+
+  it("re-checks when the client reports a file created or deleted on disk", async () => {
+    const since = published.length;
+    writeFileSync(join(appDir, "extra.wo"), "type Extra {\n  at: Timestamp\n  by: ref Nobody\n}\n");
+    await rpc.sendNotification("workspace/didChangeWatchedFiles", { changes: [{ uri: uri("extra.wo"), type: 1 }] });
+    const created = await diagnosticsFor("extra.wo", since, () => true);
+    expect(created.diagnostics.map((d) => [d.code, d.range.start])).toEqual([["WO2001", { line: 2, character: 10 }]]);
+
+    const deletedSince = published.length;
+    rmSync(join(appDir, "extra.wo"));
+    await rpc.sendNotification("workspace/didChangeWatchedFiles", { changes: [{ uri: uri("extra.wo"), type: 3 }] });
+    expect((await diagnosticsFor("extra.wo", deletedSince, () => true)).diagnostics).toEqual([]);
   });
 
   it("gives every file of an app, open or not, the diagnostics wo check gives (a sample app with wo.toml, outside the workspace)", async () => {
