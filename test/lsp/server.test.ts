@@ -95,12 +95,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (rpc) {
-    await rpc.sendRequest("shutdown");
-    await rpc.sendNotification("exit");
-    rpc.dispose();
-  }
-  if (child && child.exitCode === null) await new Promise((resolve) => child.on("exit", resolve));
+  rpc?.dispose();
+  // Only when a test failed before the last one: that one ends the server.
+  if (child && child.exitCode === null) child.kill();
   if (appDir) removeApp(appDir);
   if (blogDir) removeApp(blogDir);
 });
@@ -243,5 +240,12 @@ describe("wo lsp", () => {
     expect(afterSelf.map((i) => [i.label, i.detail])).toEqual([["title", "Text"], ["author", "ref Author"]]);
     const inIndex = (await rpc.sendRequest("textDocument/completion", { textDocument: { uri: uri("post.wo") }, position: { line: 0, character: 15 } })) as { label: string }[];
     expect(inIndex.map((i) => i.label)).toEqual(["title", "author"]);
+  });
+
+  it("ends with exit code 0 after shutdown and exit", async () => {
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    await rpc.sendRequest("shutdown");
+    await rpc.sendNotification("exit");
+    expect(await exited).toBe(0);
   });
 });
