@@ -147,12 +147,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
   url = `http://${shownHost}:${address.port}`;
-  for (const change of migrated) out(`wo: migrated: ${change}\n`);
-  // Off loopback the Host check is off too (spec/security.md): without a token, anyone who can
-  // reach the address reads and writes everything.
-  if (!token && !isLoopbackName(host)) out(`wo: warning: listening on ${host} without a bearer token: anyone who can reach ${url} can read and change every row. Set [server] token_env (or token = "auto") in wo.toml.\n`);
-  out(startupBanner(build.catalog.app, url, file, restEndpoints(build.catalog), build.manifest.tools.map((t) => t.name)));
-
   // Refuse queued calls and end MCP streams first, then stop accepting and drain (5 s bound),
   // then close the store (which releases the data folder's lock), then forget the instance.
   const stop = () => {
@@ -191,6 +185,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     process.once("SIGINT", () => stopFor("SIGINT"));
     process.once("SIGTERM", () => stopFor("SIGTERM"));
   }
+  // Only now: whoever waits for the address may signal at once, and a signal arriving before
+  // the handlers exist kills the process without closing the store.
+  for (const change of migrated) out(`wo: migrated: ${change}\n`);
+  // Off loopback the Host check is off too (spec/security.md): without a token, anyone who can
+  // reach the address reads and writes everything.
+  if (!token && !isLoopbackName(host)) out(`wo: warning: listening on ${host} without a bearer token: anyone who can reach ${url} can read and change every row. Set [server] token_env (or token = "auto") in wo.toml.\n`);
+  out(startupBanner(build.catalog.app, url, file, restEndpoints(build.catalog), build.manifest.tools.map((t) => t.name)));
   return { url, stop };
 }
 
