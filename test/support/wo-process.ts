@@ -64,10 +64,17 @@ export interface WoProcess {
 export interface RunOptions {
   /** Added to the test process's environment. */
   env?: Record<string, string>;
+  /** Run as this user (the test process must be root), e.g. so that file permissions bind. */
+  user?: { uid: number; gid: number };
 }
 
 function spawnWo(args: string[], options: RunOptions) {
-  const child = spawn(process.execPath, [bin, "run", ...args], { cwd: repoRoot, env: { ...process.env, ...options.env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [bin, "run", ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+    ...options.user,
+  });
   let out = "";
   const collect = (c: Buffer) => (out += c.toString());
   child.stdout!.on("data", collect);
