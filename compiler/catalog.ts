@@ -22,6 +22,8 @@ export interface WoConfig {
   dataDir: string;
   /** `[database] url`: a postgres:// URL selects PostgreSQL. */
   databaseUrl?: string;
+  /** `[database] max_bytes`: the size the database may grow to; past it writes get 503. Unlimited by default. */
+  databaseMaxBytes?: number;
   mcp: {
     /** `[mcp] sessions = false` serves 2025-era clients without Mcp-Session-Id. Default true. */
     sessions: boolean;

@@ -59,7 +59,7 @@ export function createApp(options: AppOptions): App {
   const { build, store } = options;
   const config = options.config ?? build.catalog.config;
   const log = options.log ?? ((line: string) => process.stderr.write(`wo: ${line}\n`));
-  const rt = createOperationRuntime({ catalog: build.catalog, store, validators: build.validators, inputs: build.schemas.inputs });
+  const rt = createOperationRuntime({ catalog: build.catalog, store, validators: build.validators, inputs: build.schemas.inputs, log });
   const shutdown = new AbortController();
   const operations = limitConcurrency(build.operations.createOperations(rt), config.concurrency, shutdown.signal);
 

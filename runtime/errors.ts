@@ -18,6 +18,8 @@ export type OperationErrorKind =
   | "cancelled"
   /** Too many calls in flight and waiting (REST 503 with Retry-After); nothing was done. */
   | "busy"
+  /** The database cannot grow (disk full, or its size limit); nothing was written (REST 503). */
+  | "storage_full"
   /** Anything unexpected; the message is generic and the details go to the server log. */
   | "internal";
 

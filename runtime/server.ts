@@ -95,7 +95,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let store: Store;
   let migrated: string[];
   try {
-    const opened = await openSqliteStore({ file, catalog: build.catalog, allowDestructiveMigration: options.allowDestructiveMigration ?? false });
+    const opened = await openSqliteStore({
+      file,
+      catalog: build.catalog,
+      allowDestructiveMigration: options.allowDestructiveMigration ?? false,
+      ...(config.databaseMaxBytes !== undefined ? { maxBytes: config.databaseMaxBytes } : {}),
+    });
     store = opened.store;
     migrated = opened.migration.applied;
   } catch (err) {

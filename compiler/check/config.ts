@@ -61,6 +61,8 @@ export function readConfig(text: string | undefined, file: string, dirName: stri
   config.dataDir = read.string("database", "data_dir") ?? config.dataDir;
   const url = read.string("database", "url");
   if (url !== undefined) config.databaseUrl = url;
+  const maxBytes = read.positiveInt("database", "max_bytes");
+  if (maxBytes !== undefined) config.databaseMaxBytes = maxBytes;
   config.mcp.sessions = read.bool("mcp", "sessions") ?? config.mcp.sessions;
   config.mcp.allowedOrigins = read.stringList("mcp", "allowed_origins") ?? config.mcp.allowedOrigins;
   return result;

@@ -88,6 +88,7 @@ const errorPrefix: Record<OperationErrorKind, string> = {
   unprocessable: "Unprocessable",
   cancelled: "Cancelled",
   busy: "Busy",
+  storage_full: "Storage full",
   internal: "Internal error",
 };
 

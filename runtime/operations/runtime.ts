@@ -11,7 +11,8 @@ import { acceptedNames, loneSurrogateMessage, loneSurrogates, refusedFieldMessag
 import { idsAlong, refPaths, type RefPath } from "../store/ref-paths.js";
 import { describeFieldType } from "../store/shape.js";
 import { checkedInt } from "./int-arithmetic.js";
-import { StoreConstraintError, type Row, type Store, type StoreTx } from "../store/store.js";
+import { RepeatedFailureLog } from "../repeated-failure-log.js";
+import { StoreConstraintError, StoreFullError, type Row, type Store, type StoreTx } from "../store/store.js";
 
 export interface OperationRuntimeDeps {
   catalog: Catalog;
@@ -21,13 +22,15 @@ export interface OperationRuntimeDeps {
   inputs?: Record<string, object>;
   /** Injectable clock for tests; ISO-8601 UTC with milliseconds. */
   now?: () => string;
+  /** The server log, for storage faults the caller cannot fix (a full disk). */
+  log: (line: string) => void;
 }
 
 export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRuntime {
   const { catalog, validators } = deps;
   const typeByTable = new Map(catalog.types.map((t) => [t.table, t]));
   const refColumns = refColumnsByTable(catalog);
-  const store = translateStoreErrors(deps.store, catalog);
+  const store = translateStoreErrors(deps.store, catalog, deps.log);
   const accepted = acceptedNames(deps.inputs ?? {});
   const refusedFields = refusedFieldMessages(catalog);
 
@@ -133,10 +136,22 @@ function pointerLabel(pointer: string): string {
     .join("");
 }
 
-/** The store as handlers see it: constraint and cancellation failures become OperationErrors. */
-function translateStoreErrors(store: Store, catalog: Catalog): Store {
+/**
+ * The store as handlers see it: constraint, cancellation and full-storage failures become
+ * OperationErrors. A full database fails every write until space is freed: the log says so
+ * once, then sums up (RepeatedFailureLog), and the caller gets a 503 it can act on.
+ */
+function translateStoreErrors(store: Store, catalog: Catalog, log: (line: string) => void): Store {
+  const fullLog = new RepeatedFailureLog(log, {
+    repeats: (n, seconds) => `the database is still full: ${n} more write${n === 1 ? "" : "s"} failed in the last ${seconds} s`,
+    over: (n) => `the database accepts writes again (${n} write${n === 1 ? "" : "s"} failed while it was full)`,
+  });
   const translate = (err: unknown): never => {
     if (err instanceof OperationError) throw err;
+    if (err instanceof StoreFullError) {
+      fullLog.failed(`the database is full; writes fail until space is freed, reads still work: ${err.message}`);
+      throw new OperationError("storage_full", "The database is full, so nothing was written. Reads still work; writes succeed again once space is freed on the server.");
+    }
     if (err instanceof StoreConstraintError || (err as { constraint?: unknown })?.constraint === "unique") {
       const e = err as StoreConstraintError;
       const type = catalog.types.find((t) => t.table === e.table);
@@ -154,7 +169,11 @@ function translateStoreErrors(store: Store, catalog: Catalog): Store {
   };
   return {
     read: (fn) => store.read(fn).catch(translate),
-    write: (fn, options) => store.write(fn, options).catch(translate),
+    write: (fn, options) =>
+      store.write(fn, options).then((value) => {
+        fullLog.succeeded();
+        return value;
+      }, translate),
     close: () => store.close(),
   };
 }

@@ -26,6 +26,7 @@ const problems: Record<ProblemKind, { status: ContentfulStatusCode; title: strin
   // The caller went away before the commit; nobody reads this answer, but it must not be 2xx.
   cancelled: { status: 409, title: "Cancelled" },
   busy: { status: 503, title: "Busy" },
+  storage_full: { status: 503, title: "Storage full" },
   internal: { status: 500, title: "Internal server error" },
   route_not_found: { status: 404, title: "Not found" },
   method_not_allowed: { status: 405, title: "Method not allowed" },

@@ -8,7 +8,7 @@
 // Queries live in sqlite-tx.ts, the schema in shape.ts/migrate.ts, the data-folder lock in
 // lock.ts. openSqliteStore() is the one way in: lock, open, migrate, then serve.
 
-import { accessSync, constants, mkdirSync } from "node:fs";
+import { accessSync, constants, mkdirSync, statfsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Catalog } from "../../compiler/catalog.js";
 import { openConnection, type Connection } from "./connection.js";
@@ -17,7 +17,7 @@ import { migrate, type MigrationReport } from "./migrate.js";
 import { databaseDamaged, databaseReadOnly, explainOpenFailure } from "./open-errors.js";
 import { deriveShape } from "./shape.js";
 import { SqliteTx } from "./sqlite-tx.js";
-import type { Store, StoreTx, WriteOptions } from "./store.js";
+import { StoreFullError, type Store, type StoreTx, type WriteOptions } from "./store.js";
 import { buildTableRegistry, type TableRegistry } from "./tables.js";
 import { WriteQueue } from "./write-queue.js";
 
@@ -32,6 +32,11 @@ export interface OpenSqliteStoreOptions {
    * on close(); callers need not call acquireDataLock() themselves.
    */
   lock?: boolean;
+  /**
+   * `[database] max_bytes`: the size the database may grow to. Past it, writes fail with
+   * StoreFullError, as on a full disk. Unlimited when absent.
+   */
+  maxBytes?: number;
 }
 
 /** Idle read connections kept open; busier moments open more and close them afterwards. */
@@ -49,7 +54,9 @@ export async function openSqliteStore(options: OpenSqliteStoreOptions): Promise<
     writer = openConnection(file);
     checkIntegrity(writer, file);
     const migration = migrate(writer.db, file, shape, { allowDestructive: options.allowDestructiveMigration ?? false });
-    const store = new SqliteStore(file, writer, buildTableRegistry(shape), lock);
+    // A per-connection setting, not stored in the file: only the writer grows the database.
+    if (options.maxBytes !== undefined) writer.db.pragma(`max_page_count = ${Math.max(1, Math.floor(options.maxBytes / Number(writer.db.pragma("page_size", { simple: true }))))}`);
+    const store = new SqliteStore(file, writer, buildTableRegistry(shape), lock, options.maxBytes);
     return { store, migration };
   } catch (err) {
     writer?.close();
@@ -94,6 +101,7 @@ export class SqliteStore implements Store {
     private readonly writer: Connection,
     private readonly tables: TableRegistry,
     private readonly lock: DataLock | undefined,
+    private readonly maxBytes?: number,
   ) {
     // An idle reader must not keep an outdated snapshot open: it would hold back WAL
     // checkpoints while writes go on and no reads come.
@@ -130,7 +138,21 @@ export class SqliteStore implements Store {
 
   write<T>(fn: (tx: StoreTx) => Promise<T>, options: WriteOptions = {}): Promise<T> {
     if (this.isClosed) return Promise.reject(new Error("the store is closed"));
-    return this.writes.submit(fn, options.signal);
+    return this.writes.submit(fn, options.signal).catch((err: unknown) => {
+      throw this.explainWriteFailure(err);
+    });
+  }
+
+  /** SQLITE_FULL (also as the cause of a write rolled back with it) → StoreFullError. */
+  private explainWriteFailure(err: unknown): unknown {
+    const code = (err as { code?: unknown })?.code ?? ((err as { cause?: { code?: unknown } })?.cause)?.code;
+    if (code !== "SQLITE_FULL") return err;
+    // SQLite says "database or disk is full" either way; the numbers tell the operator which.
+    const disk = statfsSync(dirname(this.file));
+    const free = `${disk.bavail * disk.bsize} bytes free on its disk`;
+    if (this.maxBytes === undefined) return new StoreFullError(`the database ${this.file} cannot grow: ${free}`);
+    const size = Number(this.writer.db.pragma("page_count", { simple: true })) * Number(this.writer.db.pragma("page_size", { simple: true }));
+    return new StoreFullError(`the database ${this.file} cannot grow: it holds ${size} bytes of its [database] max_bytes = ${this.maxBytes}; ${free}`);
   }
 
   /** Committed transactions and the write() calls they carried (group commit shares one). */

@@ -50,6 +50,13 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/**
+ * The database cannot grow: the disk it is on is full, or it reached the size set with
+ * `[database] max_bytes`. Nothing of the write was kept; reads still work, and writes work
+ * again once space is freed. `message` says which, with the file, for the server log.
+ */
+export class StoreFullError extends Error {}
+
 /** A constraint the store enforces itself, reported with the names a user wrote. */
 export class StoreConstraintError extends Error {
   constructor(

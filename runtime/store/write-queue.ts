@@ -131,7 +131,8 @@ export class WriteQueue {
         // Some errors (disk full, I/O) make SQLite roll back the whole transaction: the
         // writes of the earlier callbacks are gone too, so they fail rather than lie.
         const why = failure.err instanceof Error ? failure.err.message : String(failure.err);
-        for (const j of this.batch.splice(0)) settle(j, "reject", new Error(`the write was rolled back together with a later one that failed: ${why}`));
+        const rolledBack = new Error(`the write was rolled back together with a later one that failed: ${why}`, { cause: failure.err });
+        for (const j of this.batch.splice(0)) settle(j, "reject", rolledBack);
         this.conn.beginImmediate.run();
       }
     }

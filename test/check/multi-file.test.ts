@@ -105,7 +105,7 @@ describe("project files", () => {
       "wo.toml": [
         'name = "shop"', 'version = "2.1.0"', 'description = "A shop"', "[runtime]", 'wo = "1"',
         "[server]", 'listen = "0.0.0.0:9000"', "max_body_bytes = 2048", 'token_env = "SHOP_TOKEN"', "max_running = 8", "max_queued = 16", 'allowed_origins = ["https://shop.example.com"]',
-        "[database]", 'data_dir = "var"', 'url = "postgres://localhost/shop"',
+        "[database]", 'data_dir = "var"', 'url = "postgres://localhost/shop"', "max_bytes = 1073741824",
         "[mcp]", "sessions = false", 'allowed_origins = ["https://example.com"]', "",
       ].join("\n"),
     });
@@ -114,7 +114,7 @@ describe("project files", () => {
     expect(catalog!.app).toEqual({ name: "shop", version: "2.1.0", description: "A shop" });
     expect(catalog!.config).toEqual({
       listen: "0.0.0.0:9000", maxBodyBytes: 2048, tokenEnv: "SHOP_TOKEN", dataDir: "var", concurrency: { running: 8, queued: 16 },
-      databaseUrl: "postgres://localhost/shop", mcp: { sessions: false, allowedOrigins: ["https://example.com"] }, allowedOrigins: ["https://shop.example.com"],
+      databaseUrl: "postgres://localhost/shop", databaseMaxBytes: 1073741824, mcp: { sessions: false, allowedOrigins: ["https://example.com"] }, allowedOrigins: ["https://shop.example.com"],
     });
   });
 

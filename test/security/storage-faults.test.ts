@@ -3,10 +3,11 @@
 // what is wrong and how to fix it, and a full database answers 503 without flooding the log.
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { mcpClient, post } from "../methods/wo-process.js";
 import { copyApp, removeApp, repoRoot, runToExit, startWo, tempDir, type RunOptions } from "../support/wo-process.js";
 
 const cleanups: (() => unknown)[] = [];
@@ -151,3 +152,113 @@ describe("a database wo cannot use is refused at start, naming the file and the 
     expect(readFileSync(file).equals(bytes), "the check changes nothing").toBe(true);
   }, 60_000);
 });
+
+describe("a full database", () => {
+  // SQLite reports a full disk and a database at its [database] max_bytes the same way
+  // (SQLITE_FULL, at the same places); the size limit produces it without filling a disk.
+  it("answers 503 'Storage full' (an MCP tool error), keeps serving reads, logs it once, and takes writes again once space is freed", async () => {
+    const appDir = copyApp("samples/blog");
+    cleanups.push(() => removeApp(appDir));
+    const toml = join(appDir, "wo.toml");
+    // An empty blog database is 15 pages of 4 KiB; 32 pages leave room for a few dozen authors.
+    writeFileSync(toml, readFileSync(toml, "utf8").replace('data_dir = ".wo/data"', 'data_dir = ".wo/data"\nmax_bytes = 131072'));
+    const wo = await startWo([appDir, "--listen", "127.0.0.1:0"]);
+    cleanups.push(() => wo.stop());
+    const author = (i: number) => ({ name: `author ${i} ${"x".repeat(2000)}`, email: `a${i}@example.org` });
+
+    const created: number[] = [];
+    let refused: Awaited<ReturnType<typeof post>> | undefined;
+    for (let i = 0; i < 200 && refused === undefined; i++) {
+      const res = await post(wo.url, "/api/authors", author(i));
+      if (res.status === 201) created.push(res.body.id as number);
+      else refused = res;
+    }
+    expect(created.length).toBeGreaterThan(5);
+    expect(refused?.status).toBe(503);
+    expect(refused?.body).toEqual({
+      type: "urn:wo:problem:storage-full",
+      title: "Storage full",
+      status: 503,
+      detail: "The database is full, so nothing was written. Reads still work; writes succeed again once space is freed on the server.",
+    });
+
+    // It stays full: every write is refused the same way, none is half done.
+    for (let i = 0; i < 20; i++) expect((await post(wo.url, "/api/authors", author(1000 + i))).status).toBe(503);
+    const client = await mcpClient(wo.url);
+    cleanups.push(() => client.close());
+    const viaMcp = await client.callTool({ name: "author_create", arguments: author(2000) });
+    expect(viaMcp.isError).toBe(true);
+    expect((viaMcp.content as { text: string }[])[0]!.text).toMatch(/^Storage full: The database is full, so nothing was written\./);
+    const failures = 1 + 20 + 1;
+
+    // Reads go on.
+    const list = await fetch(`${wo.url}/api/authors?limit=500`);
+    expect(list.status).toBe(200);
+    expect(((await list.json()) as { items: { id: number }[] }).items.map((a) => a.id)).toEqual(created);
+
+    // One log line for all those failures, naming the file and why.
+    const file = join(appDir, ".wo/data/app.sqlite");
+    const logged = () => wo.output().split("\n").filter((l) => /full|writes again/.test(l));
+    expect(logged()).toHaveLength(1);
+    expect(logged()[0]).toMatch(new RegExp(`^wo: the database is full; writes fail until space is freed, reads still work: the database ${file} cannot grow: it holds \\d+ bytes of its \\[database\\] max_bytes = 131072; \\d+ bytes free on its disk$`));
+
+    // Space is freed (rows deleted): writes work again, and the log says the episode is over.
+    for (const id of created.slice(0, 4)) expect((await fetch(`${wo.url}/api/authors/${id}`, { method: "DELETE" })).status).toBe(204);
+    expect((await post(wo.url, "/api/authors", author(3000))).status).toBe(201);
+    expect(logged()).toEqual([logged()[0], `wo: the database accepts writes again (${failures} writes failed while it was full)`]);
+  }, 120_000);
+
+  // The same on a real full disk: a small tmpfs, where mounting is allowed (as root here; a CI
+  // that may not mount skips this and keeps the test above).
+  it.runIf(canMountTmpfs())("on a real full disk the same: 503, one log line, and writes again once a file is deleted", async () => {
+    const appDir = copyApp("samples/blog");
+    cleanups.push(() => removeApp(appDir));
+    const disk = join(dirname(appDir), "disk");
+    mkdirSync(disk);
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", disk]);
+    cleanups.push(() => execFileSync("umount", [disk]));
+    const wo = await startWo([appDir, "--listen", "127.0.0.1:0", "--db", disk]);
+    cleanups.push(() => wo.stop());
+    // Leave about 1 MiB: a few hundred 2 KB rows, each commit appending to the write-ahead log.
+    const filler = join(disk, "filler");
+    writeFileSync(filler, Buffer.alloc(3 * 1024 * 1024 - statSync(join(disk, "app.sqlite")).size));
+
+    let created = 0;
+    let refused: Awaited<ReturnType<typeof post>> | undefined;
+    for (let i = 0; i < 2000 && refused === undefined; i++) {
+      const res = await post(wo.url, "/api/authors", { name: `author ${i} ${"x".repeat(2000)}`, email: `a${i}@example.org` });
+      if (res.status === 201) created++;
+      else refused = res;
+    }
+    expect(created).toBeGreaterThan(5);
+    expect(refused?.status, JSON.stringify(refused?.body)).toBe(503);
+    expect(refused?.body.type).toBe("urn:wo:problem:storage-full");
+    for (let i = 0; i < 10; i++) expect((await post(wo.url, "/api/authors", { name: "late", email: `late${i}@example.org` })).status).toBe(503);
+    const list = await fetch(`${wo.url}/api/authors?limit=1000`);
+    expect(list.status).toBe(200);
+    expect(((await list.json()) as { items: unknown[] }).items).toHaveLength(created);
+
+    const logged = () => wo.output().split("\n").filter((l) => /full|writes again/.test(l));
+    expect(logged()).toHaveLength(1);
+    expect(logged()[0]).toMatch(new RegExp(`^wo: the database is full; writes fail until space is freed, reads still work: the database ${join(disk, "app.sqlite")} cannot grow: \\d+ bytes free on its disk$`));
+
+    rmSync(filler);
+    expect((await post(wo.url, "/api/authors", { name: "after", email: "after@example.org" })).status).toBe(201);
+    expect(logged()).toEqual([logged()[0], "wo: the database accepts writes again (11 writes failed while it was full)"]);
+  }, 120_000);
+});
+
+/** Whether this process may mount a tmpfs (root with CAP_SYS_ADMIN, as on the dev box). */
+function canMountTmpfs(): boolean {
+  if (process.platform !== "linux" || process.getuid?.() !== 0) return false;
+  const probe = tempDir("wo-mount-probe-");
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", probe], { stdio: "ignore" });
+    execFileSync("umount", [probe], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    rmSync(probe, { recursive: true, force: true });
+  }
+}
