@@ -6,7 +6,7 @@
 //   - read() runs on separate read-only connections (a small pool), each inside its own
 //     snapshot, so reads see only committed data and never wait behind a writer.
 // Queries live in sqlite-tx.ts, the schema in shape.ts/migrate.ts, the data-folder lock in
-// lock.ts. openSqliteStore() is the one way in: lock, open, migrate, then serve.
+// lock.ts. openSqliteStore() is the one way in: lock, check the file, open, migrate, serve.
 
 import { accessSync, constants, mkdirSync, statfsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
@@ -54,8 +54,7 @@ export async function openSqliteStore(options: OpenSqliteStoreOptions): Promise<
     writer = openConnection(file);
     checkIntegrity(writer, file);
     const migration = migrate(writer.db, file, shape, { allowDestructive: options.allowDestructiveMigration ?? false });
-    // A per-connection setting, not stored in the file: only the writer grows the database.
-    if (options.maxBytes !== undefined) writer.db.pragma(`max_page_count = ${Math.max(1, Math.floor(options.maxBytes / Number(writer.db.pragma("page_size", { simple: true }))))}`);
+    if (options.maxBytes !== undefined) limitSize(writer, options.maxBytes);
     const store = new SqliteStore(file, writer, buildTableRegistry(shape), lock, options.maxBytes);
     return { store, migration };
   } catch (err) {
@@ -89,6 +88,16 @@ function checkIntegrity(conn: Connection, file: string): void {
   const problems = (conn.db.pragma("quick_check(3)") as { quick_check: string }[]).map((r) => r.quick_check);
   if (problems.length === 1 && problems[0] === "ok") return;
   throw databaseDamaged(file, problems.join("; "));
+}
+
+/**
+ * `max_page_count` is a setting of the connection, not stored in the file: set on the writer,
+ * the only connection that grows the database, at every open. Below the current size SQLite
+ * keeps the current size: the database is full at once.
+ */
+function limitSize(writer: Connection, maxBytes: number): void {
+  const pageSize = Number(writer.db.pragma("page_size", { simple: true }));
+  writer.db.pragma(`max_page_count = ${Math.max(1, Math.floor(maxBytes / pageSize))}`);
 }
 
 export class SqliteStore implements Store {
@@ -148,8 +157,13 @@ export class SqliteStore implements Store {
     const code = (err as { code?: unknown })?.code ?? ((err as { cause?: { code?: unknown } })?.cause)?.code;
     if (code !== "SQLITE_FULL") return err;
     // SQLite says "database or disk is full" either way; the numbers tell the operator which.
-    const disk = statfsSync(dirname(this.file));
-    const free = `${disk.bavail * disk.bsize} bytes free on its disk`;
+    let free: string;
+    try {
+      const disk = statfsSync(dirname(this.file));
+      free = `${disk.bavail * disk.bsize} bytes free on its disk`;
+    } catch {
+      free = "the free space on its disk is unknown";
+    }
     if (this.maxBytes === undefined) return new StoreFullError(`the database ${this.file} cannot grow: ${free}`);
     const size = Number(this.writer.db.pragma("page_count", { simple: true })) * Number(this.writer.db.pragma("page_size", { simple: true }));
     return new StoreFullError(`the database ${this.file} cannot grow: it holds ${size} bytes of its [database] max_bytes = ${this.maxBytes}; ${free}`);
