@@ -19,7 +19,7 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createWhole, unlinkQuietly } from "./create-whole.js";
-import { DataLockError, StoreOpenError } from "./open-errors.js";
+import { DataLockError, folderNotWritable, StoreOpenError } from "./open-errors.js";
 
 export interface DataLock {
   readonly file: string;
@@ -61,8 +61,12 @@ function createLockFile(file: string, text: string): boolean {
   try {
     return createWhole(file, text, 0o644);
   } catch (err) {
-    // Writing the temp file worked, so this is most likely a file system without hard links.
-    throw new StoreOpenError(`Could not lock the data folder ${dirname(file)}: creating ${file} failed (${(err as NodeJS.ErrnoException).code}); put the data folder on a local disk.`);
+    const code = (err as NodeJS.ErrnoException).code ?? "";
+    // A folder this user may not write (or a read-only file system): say so, and how to fix it.
+    if (code === "EACCES" || code === "EPERM" || code === "EROFS") throw folderNotWritable(dirname(file), code);
+    // Otherwise link() failed after the temp file was written: most likely a file system
+    // without hard links.
+    throw new StoreOpenError(`Could not lock the data folder ${dirname(file)}: creating ${file} failed (${code}); put the data folder on a local disk.`);
   }
 }
 
