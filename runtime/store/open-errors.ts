@@ -8,8 +8,8 @@ export class StoreOpenError extends Error {}
 
 /**
  * What a failure of the operating system or of SQLite while opening, checking or migrating
- * `file` means for the person running wo: which file, what is wrong with it, how to fix it. Failures
- * it has no words for are returned unchanged (they are bugs).
+ * `file` means for the person running wo: which file, what is wrong with it, how to fix it.
+ * Failures it has no words for are returned unchanged (they are bugs).
  */
 export function explainOpenFailure(err: unknown, file: string): unknown {
   if (err instanceof StoreOpenError) return err;
