@@ -7,6 +7,12 @@ import { StoreOpenError } from "./open-errors.js";
 
 export type Statement = Database.Statement<unknown[], unknown>;
 
+/**
+ * SQL function name of the case fold behind `contains` (registered on every connection):
+ * JavaScript's Unicode lower case, where SQLite's own lower() folds ASCII only.
+ */
+export const caseFold = "wo_lower";
+
 export class Connection {
   private readonly statements = new Map<string, Statement>();
   readonly begin: Statement;
@@ -59,6 +65,7 @@ export function openConnection(file: string, options: ConnectionOptions = {}): C
     // Waits instead of failing when another connection holds the lock briefly (a checkpoint,
     // or an external reader such as the sqlite3 shell).
     db.pragma("busy_timeout = 5000");
+    db.function(caseFold, { deterministic: true }, (value: unknown) => (typeof value === "string" ? value.toLowerCase() : value));
     if (!options.readonly) {
       // WAL: readers never block the writer and see only committed transactions.
       const mode = db.pragma("journal_mode = WAL", { simple: true });

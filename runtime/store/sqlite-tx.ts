@@ -5,13 +5,14 @@
 
 import { OperationError } from "../errors.js";
 import type { Connection } from "./connection.js";
+import { caseFold } from "./connection.js";
 import { quoteId } from "./ddl.js";
 import { EACH, refPathLabel, type RefStep } from "./ref-paths.js";
 import type { ColumnShape } from "./shape.js";
 import { StoreConstraintError, type Comparison, type ListQuery, type Row, type StoreTx } from "./store.js";
 import type { TableInfo, TableRegistry } from "./tables.js";
 
-const sqlOperator: Record<Comparison, string> = { "==": "=", "!=": "IS NOT", "<": "<", "<=": "<=", ">": ">", ">=": ">=" };
+const sqlOperator: Partial<Record<Comparison, string>> = { "==": "=", "!=": "IS NOT", "<": "<", "<=": "<=", ">": ">", ">=": ">=" };
 
 /** A `where` on `id` is allowed too; it is not among the table's columns. */
 const idColumn: ColumnShape = { name: "id", sqlType: "INTEGER", codec: "integer", type: { kind: "scalar", scalar: "Id" }, isOptional: false, isUnique: true };
@@ -42,22 +43,25 @@ export class SqliteTx implements StoreTx {
   async list(table: string, query: ListQuery = {}): Promise<Row[]> {
     const t = this.table(table);
     const { key, where, params } = this.compileWhere(t, query);
+    const order = this.compileOrder(t, query);
+    const conds = [...where, ...order.after];
+    params.push(...order.params);
     const hasLimit = query.limit !== undefined;
     if (hasLimit) params.push(Math.max(0, Math.trunc(query.limit!)));
-    const stmt = this.conn.statement(`list:${table}:${key}${hasLimit ? ":limit" : ""}`, () => {
+    const stmt = this.conn.statement(`list:${table}:${key}:${order.key}${hasLimit ? ":limit" : ""}`, () => {
       const limit = hasLimit ? " LIMIT ?" : "";
-      return `SELECT ${t.selectList} FROM ${t.quoted}${where} ORDER BY "id"${limit}`;
+      return `SELECT ${t.selectList} FROM ${t.quoted}${whereClause(conds)} ORDER BY ${order.orderBy}${limit}`;
     });
     const rows = stmt.all(...params) as Row[];
     for (const r of rows) t.codec.decode(r);
     return rows;
   }
 
-  /** Counts matching rows; `limit` is ignored. */
+  /** Counts rows matching `where`; sort, after and limit are ignored. */
   async count(table: string, query: ListQuery = {}): Promise<number> {
     const t = this.table(table);
     const { key, where, params } = this.compileWhere(t, query);
-    const stmt = this.conn.statement(`count:${table}:${key}`, () => `SELECT COUNT(*) AS n FROM ${t.quoted}${where}`);
+    const stmt = this.conn.statement(`count:${table}:${key}`, () => `SELECT COUNT(*) AS n FROM ${t.quoted}${whereClause(where)}`);
     return (stmt.get(...params) as { n: number }).n;
   }
 
@@ -128,37 +132,94 @@ export class SqliteTx implements StoreTx {
     return this.table(name);
   }
 
-  private compileWhere(t: TableInfo, query: ListQuery): { key: string; where: string; params: unknown[] } {
+  /** A column a `where` or `sort` may name: `id` or a stored scalar column. */
+  private queryColumn(t: TableInfo, name: string): ColumnShape {
+    const column = name === "id" ? idColumn : t.columns.get(name);
+    if (column === undefined || column.codec === "json") {
+      throw new OperationError("invalid_input", `'${name}' is not a field you can filter or sort ${t.shape.typeName} by.`, [
+        { path: `/${name}`, message: "not a filterable field" },
+      ]);
+    }
+    return column;
+  }
+
+  private compileWhere(t: TableInfo, query: ListQuery): { key: string; where: string[]; params: unknown[] } {
     const conds: string[] = [];
     const keyParts: string[] = [];
     const params: unknown[] = [];
     for (const w of query.where ?? []) {
-      const column = w.column === "id" ? idColumn : t.columns.get(w.column);
-      if (column === undefined || column.codec === "json") {
-        throw new OperationError("invalid_input", `'${w.column}' is not a field you can filter ${t.shape.typeName} by.`, [
-          { path: `/${w.column}`, message: "not a filterable field" },
-        ]);
-      }
-      const op = sqlOperator[w.op];
-      if (op === undefined) throw new Error(`unknown comparison '${String(w.op)}'`);
-      const value = t.codec.encodeOperand(column, w.value);
+      const column = this.queryColumn(t, w.column);
       const col = quoteId(column.name);
-      if (value === null && (w.op === "==" || w.op === "!=")) {
-        conds.push(`${col} ${w.op === "==" ? "IS NULL" : "IS NOT NULL"}`);
-        keyParts.push(`${column.name}${w.op}null`);
+      if (w.op === "in") {
+        if (!Array.isArray(w.value) || w.value.length === 0) throw new Error(`'in' on '${w.column}' needs a non-empty array`);
+        conds.push(`${col} IN (${w.value.map(() => "?").join(", ")})`);
+        keyParts.push(`${column.name}in${w.value.length}`);
+        for (const v of w.value) params.push(t.codec.encodeOperand(column, v));
+      } else if (w.op === "contains") {
+        if (typeof w.value !== "string") throw new Error(`'contains' on '${w.column}' needs a string`);
+        conds.push(`instr(${caseFold}(${col}), ?) > 0`);
+        keyParts.push(`${column.name}contains`);
+        params.push(w.value.toLowerCase());
       } else {
-        conds.push(`${col} ${op} ?`);
-        keyParts.push(`${column.name}${w.op}`);
-        params.push(value);
+        const op = sqlOperator[w.op];
+        if (op === undefined) throw new Error(`unknown comparison '${String(w.op)}'`);
+        const value = t.codec.encodeOperand(column, w.value);
+        if (value === null && (w.op === "==" || w.op === "!=")) {
+          conds.push(`${col} ${w.op === "==" ? "IS NULL" : "IS NOT NULL"}`);
+          keyParts.push(`${column.name}${w.op}null`);
+        } else {
+          conds.push(`${col} ${op} ?`);
+          keyParts.push(`${column.name}${w.op}`);
+          params.push(value);
+        }
       }
     }
-    if (query.afterId !== undefined) {
-      conds.push(`"id" > ?`);
-      keyParts.push(">id");
-      params.push(query.afterId);
+    return { key: keyParts.join("\u0000"), where: conds, params };
+  }
+
+  /**
+   * ORDER BY for the query's sort, and the keyset condition for `after`. Ties are broken by id
+   * in the sort's direction, so (value, id) orders every row exactly once and a page boundary
+   * is one row's position: rows inserted or changed elsewhere never shift a later page.
+   * SQLite puts nulls first ascending and last descending; the condition follows that order.
+   */
+  private compileOrder(t: TableInfo, query: ListQuery): { key: string; orderBy: string; after: string[]; params: unknown[] } {
+    const sort = query.sort ?? { column: "id", descending: false };
+    const column = this.queryColumn(t, sort.column);
+    const dir = sort.descending ? "DESC" : "ASC";
+    const past = sort.descending ? "<" : ">";
+    const after = query.after;
+    if (column === idColumn) {
+      return {
+        key: `sort:id${dir}${after ? ":after" : ""}`,
+        orderBy: `"id" ${dir}`,
+        after: after ? [`"id" ${past} ?`] : [],
+        params: after ? [after.id] : [],
+      };
     }
-    const where = conds.length === 0 ? "" : ` WHERE ${conds.join(" AND ")}`;
-    return { key: keyParts.join("\u0000"), where, params };
+    const col = quoteId(column.name);
+    const orderBy = `${col} ${dir}, "id" ${dir}`;
+    if (!after) return { key: `sort:${column.name}${dir}`, orderBy, after: [], params: [] };
+    const value = t.codec.encodeOperand(column, after.value);
+    if (value === null) {
+      // Past a null: the rest of the nulls by id, then (ascending) every non-null.
+      const rest = `${col} IS NULL AND "id" ${past} ?`;
+      return {
+        key: `sort:${column.name}${dir}:afternull`,
+        orderBy,
+        after: [sort.descending ? rest : `((${rest}) OR ${col} IS NOT NULL)`],
+        params: [after.id],
+      };
+    }
+    // A row-value comparison is false for null values: descending, the nulls still follow.
+    // Only an optional column can hold them, and the bare comparison lets SQLite seek its index.
+    const beyond = `(${col}, "id") ${past} (?, ?)`;
+    return {
+      key: `sort:${column.name}${dir}:after`,
+      orderBy,
+      after: [sort.descending && column.isOptional ? `(${beyond} OR ${col} IS NULL)` : beyond],
+      params: [value, after.id],
+    };
   }
 
   private runConstrained<T>(t: TableInfo, run: () => T): T {
@@ -179,6 +240,10 @@ function toConstraintError(t: TableInfo, err: unknown): StoreConstraintError | u
   const prefix = `${t.shape.table}.`;
   const fields = list.split(", ").map((c) => (c.startsWith(prefix) ? c.slice(prefix.length) : c));
   return new StoreConstraintError("unique", t.shape.table, fields);
+}
+
+function whereClause(conds: string[]): string {
+  return conds.length === 0 ? "" : ` WHERE ${conds.join(" AND ")}`;
 }
 
 /**

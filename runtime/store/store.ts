@@ -8,21 +8,34 @@
 
 export type Row = Record<string, unknown>;
 
-export type Comparison = "==" | "!=" | "<" | "<=" | ">" | ">=";
+/**
+ * `==`/`!=` with null test for absence; `in` takes a non-empty array; `contains` a string,
+ * matched case-insensitively (Unicode lower case on both sides).
+ */
+export type Comparison = "==" | "!=" | "<" | "<=" | ">" | ">=" | "in" | "contains";
 
 export interface ListQuery {
   /** ANDed conditions on top-level stored scalar columns (and `id`). */
   where?: { column: string; op: Comparison; value: unknown }[];
-  /** Keyset pagination: only rows with id > afterId, ascending id order. */
-  afterId?: number;
+  /**
+   * Row order: ascending id unless a column is named; ties on the column are broken by id in
+   * the same direction. Nulls come first ascending and last descending.
+   */
+  sort?: { column: string; descending: boolean };
+  /**
+   * Keyset pagination: only the rows after this one in the query's order, given by its id and
+   * (under a `sort`) its value of the sort column, as a row shows it.
+   */
+  after?: { id: number; value?: unknown };
   /** At most this many rows. */
   limit?: number;
 }
 
 export interface StoreTx {
   get(table: string, id: number): Promise<Row | undefined>;
-  /** Rows in ascending id order. */
+  /** Rows in ascending id order, or as `query.sort` says. */
   list(table: string, query?: ListQuery): Promise<Row[]>;
+  /** Rows matching `query.where`; sort, after and limit are ignored. */
   count(table: string, query?: ListQuery): Promise<number>;
   /** Mints the id; returns the stored row. Throws StoreConstraintError on a unique violation. */
   insert(table: string, values: Row): Promise<Row>;

@@ -291,7 +291,7 @@ describe("list and count", () => {
     expect(await store.read((tx) => tx.count("post", { where: [{ column: "subtitle", op: "==", value: null }] }))).toBe(9);
     expect(await store.read((tx) => tx.count("post", { where: [{ column: "status", op: "!=", value: "Live" }] }))).toBe(7);
     expect(ids(await store.read((tx) => tx.list("post", { where: [{ column: "id", op: "<", value: 3 }] })))).toEqual([1, 2]);
-    expect(ids(await store.read((tx) => tx.list("post", { afterId: 4, limit: 3 })))).toEqual([5, 6, 7]);
+    expect(ids(await store.read((tx) => tx.list("post", { after: { id: 4 }, limit: 3 })))).toEqual([5, 6, 7]);
     expect(await store.read((tx) => tx.list("post", { limit: 0 }))).toEqual([]);
   });
 
@@ -309,7 +309,7 @@ describe("list and count", () => {
     let afterId: number | undefined;
     let added = 0;
     for (;;) {
-      const page: Row[] = await store.read((tx) => tx.list("post", afterId === undefined ? { limit: 3 } : { afterId, limit: 3 }));
+      const page: Row[] = await store.read((tx) => tx.list("post", afterId === undefined ? { limit: 3 } : { after: { id: afterId }, limit: 3 }));
       if (page.length === 0) break;
       seen.push(...page.map((r) => r.id as number));
       afterId = page[page.length - 1]!.id as number;
@@ -321,6 +321,47 @@ describe("list and count", () => {
     const all = (await store.read((tx) => tx.list("post"))).map((r) => r.id);
     expect(seen).toEqual(all);
     expect(seen.length).toBe(15);
+  });
+});
+
+describe("operators and sorting", () => {
+  const ids = (rows: Row[]) => rows.map((r) => r.id);
+  beforeEach(async () => {
+    await store.write(async (tx) => {
+      await tx.insert("author", author(1));
+      const titles = ["Émile 100%", "émile_a", "plain", "100 percent", "ÉMILE"];
+      const subtitles = [null, "b", null, "a", "b"];
+      for (let i = 0; i < 5; i++) await tx.insert("post", post(1, { title: titles[i], order: i % 2, subtitle: subtitles[i] }));
+    });
+  });
+
+  it("in, and contains ignoring case with % and _ taken literally", async () => {
+    const list = (query: object) => store.read((tx) => tx.list("post", query));
+    expect(ids(await list({ where: [{ column: "id", op: "in", value: [2, 4, 99] }] }))).toEqual([2, 4]);
+    expect(ids(await list({ where: [{ column: "title", op: "contains", value: "émile" }] }))).toEqual([1, 2, 5]);
+    expect(ids(await list({ where: [{ column: "title", op: "contains", value: "0%" }] }))).toEqual([1]);
+    expect(ids(await list({ where: [{ column: "title", op: "contains", value: "_" }] }))).toEqual([2]);
+    expect(await store.read((tx) => tx.count("post", { where: [{ column: "subtitle", op: "in", value: ["b"] }] }))).toBe(2);
+  });
+
+  it("sorts both ways with nulls first ascending and last descending, ties by id; keyset pages cover every row once", async () => {
+    const walk = async (descending: boolean) => {
+      const seen: Row[] = [];
+      let after: { id: number; value?: unknown } | undefined;
+      for (;;) {
+        const page: Row[] = await store.read((tx) => tx.list("post", { sort: { column: "subtitle", descending }, limit: 2, ...(after ? { after } : {}) }));
+        if (page.length === 0) return ids(seen);
+        seen.push(...page);
+        const last = page[page.length - 1]!;
+        after = { id: last.id as number, value: last.subtitle };
+      }
+    };
+    expect(await walk(false)).toEqual([1, 3, 4, 2, 5]);
+    expect(await walk(true)).toEqual([5, 2, 4, 3, 1]);
+    const byOrder = await store.read((tx) => tx.list("post", { sort: { column: "order", descending: true } }));
+    expect(ids(byOrder)).toEqual([4, 2, 5, 3, 1]);
+    const byIdDown = await store.read((tx) => tx.list("post", { sort: { column: "id", descending: true }, after: { id: 3 } }));
+    expect(ids(byIdDown)).toEqual([2, 1]);
   });
 });
 
