@@ -286,6 +286,8 @@ export interface Param {
   kind: "Param";
   name: Name;
   type: Name;
+  /** The `--` lines directly above the parameter, when the parameters are written one per line. */
+  doc?: string;
   span: Span;
 }
 

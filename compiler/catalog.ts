@@ -173,7 +173,8 @@ export interface CatalogService {
 
 export interface CatalogMethod {
   name: string;
-  params: { name: string; type: FieldType; source: SourceLocation }[];
+  /** `doc`: the `--` lines above a parameter written on its own line. */
+  params: { name: string; type: FieldType; doc?: string; source: SourceLocation }[];
   /** Undefined when the signature has no `-> T`. */
   returns?: { type: FieldType; isArray: boolean };
   /** `in txn [snapshot|serializable]`; a method without it may not write. */

@@ -535,12 +535,18 @@ export class WoParser extends EmbeddedActionsParser {
 
   /** `name: Type` — one bare type name (§3.10). */
   param = this.innerRule("param", (): Param | undefined => {
+    // Only a parameter that starts its own line has a doc: on the `fn` line, the comment
+    // above is the method's.
+    const startsLine = this.is(0, T.NL);
     const name = this.CONSUME(T.Identifier);
     this.CONSUME(T.Colon);
     const type = this.CONSUME2(T.Identifier);
     return this.ACTION(() => {
       const holes = this.ctx.holes;
-      return this.whole(holes, { kind: "Param" as const, name: this.ctx.name(name, "parameter"), type: this.ctx.name(type), span: this.ctx.span(name, type) });
+      const param: Param = { kind: "Param", name: this.ctx.name(name, "parameter"), type: this.ctx.name(type), span: this.ctx.span(name, type) };
+      const doc = startsLine ? this.ctx.docAbove(param.span.line) : undefined;
+      if (doc !== undefined) param.doc = doc;
+      return this.whole(holes, param);
     });
   });
 

@@ -155,6 +155,17 @@ const cases: Record<string, string> = {
   ].join("\n"),
   "top-policy-and-startup": `policy StaffOnly\n  applies_to: Order\n  when: $session.role == Staff\n  effect: allow\non startup\n  do: seed()\ntype T { x: Int }\n`,
   "doc-comments": `-- A thing.\n-- Two lines.\ntype Thing {\n  -- Its name.\n  name: Text -- trailing, not a doc\n\n  -- Detached by a blank line: not a doc.\n\n  size: Int\n  -- Doc of a method.\n  fn f() { }\n}\n`,
+  "param-docs": [
+    `class Account {`,
+    `  -- The method's doc, not x's: x shares the fn line.`,
+    `  fn m(x: Int) { }`,
+    `  fn transfer(`,
+    `    -- Who receives it.`,
+    `    to: Int,`,
+    `    amount: Money, fee: Money`,
+    `  ) { }`,
+    `}`,
+  ].join("\n"),
   "crlf-and-empty": `\r\n\r\ntype A {\r\n  x: Int\r\n}\r\n`,
 };
 
