@@ -23,8 +23,9 @@ import type { ErrorDetail } from "./errors.js";
  * calls operations.js makes, the files' layout). Bumped whenever it changes, so a build made
  * by an earlier wo is rebuilt (`wo run`) or refused with a clear message (loadBuild) instead
  * of running against functions whose meaning moved. 2: checkRefs(tx, table, values).
+ * 3: listPage(table, input) serves `_list`.
  */
-export const buildFormat = 2;
+export const buildFormat = 3;
 
 /** build-info.json. */
 export interface BuildInfo {
@@ -91,6 +92,11 @@ export interface OperationRuntime {
   checkRefs(tx: StoreTx, table: string, values: Row): Promise<void>;
   /** Throws OperationError("conflict") naming the tables/fields that still reference the row. */
   checkNotReferenced(tx: StoreTx, table: string, id: number): Promise<void>;
+  /**
+   * One page of a `_list` whose input has passed its schema: filters, `sort`, `cursor`,
+   * `limit` and `count` (runtime/operations/list-page.ts).
+   */
+  listPage(table: string, input: Row): Promise<{ items: Row[]; nextCursor?: string; total?: number }>;
   notFound(typeName: string, id: unknown): never;
   invalid(message: string, details?: ErrorDetail[]): never;
   abort(message: string): never;

@@ -1,19 +1,80 @@
-// Which fields a `_list` filters on by equality (spec/rest.md): one rule for the runtime's REST
-// query parsing and for the compiler's list schemas, tool descriptions and OpenAPI parameters,
-// so what the docs offer is what `GET` accepts. It lives in the runtime because the runtime may
-// not import compiler code; the compiler imports it from here.
+// The vocabulary of a `_list` query (spec/rest.md "List: filters, sorting and pagination"):
+// which fields filter, which operators each field takes, which sorts exist. One rule for the
+// runtime (REST query parsing, the list operation) and for the compiler (list schemas, tool
+// descriptions, OpenAPI parameters), so what the docs offer is what the server accepts. It
+// lives in the runtime because the runtime may not import compiler code.
 
-import type { CatalogField, CatalogType } from "../compiler/catalog.js";
+import type { CatalogField, CatalogType, FieldType } from "../compiler/catalog.js";
 
-/** Input property names of `_list` that are not filters; fields with these names are not filterable. */
-export const listControlNames = ["limit", "cursor"] as const;
+/** Page size when the input names none, and the most a caller may ask for. */
+export const listLimit = { default: 50, maximum: 1000 } as const;
 
-/** `id` and the top-level stored scalar, union and ref fields, minus the list controls. */
+/** Input property names of `_list` that are not equality filters (a field so named filters through `where`). */
+export const listControlNames = ["limit", "cursor", "where", "sort", "count"] as const;
+
+export const filterOperators = ["eq", "ne", "lt", "lte", "gt", "gte", "in", "contains", "null"] as const;
+export type FilterOperator = (typeof filterOperators)[number];
+
+/** The most values one `in` takes: a list of ids an agent has at hand, not a table dump. */
+export const maxInValues = 100;
+
+/** String scalars whose text a person searches: `contains` applies to these. */
+const textScalars = new Set(["Text", "Markdown", "Email", "Url", "Slug", "SKU"]);
+/** Scalars whose order means something: numbers, instants and text (code-point order). */
+const orderedScalars = new Set(["Id", "Int", "Float", "Money", "Timestamp", ...textScalars]);
+
+/** `id` and the top-level stored scalar, union and ref fields: what `where` and `sort` may name. */
 export function listFilterFields(type: CatalogType): CatalogField[] {
-  return type.fields.filter(
-    (f) =>
-      f.isStored &&
-      (f.type.kind === "scalar" || f.type.kind === "union" || f.type.kind === "ref") &&
-      !(listControlNames as readonly string[]).includes(f.name),
-  );
+  return type.fields.filter((f) => f.isStored && (f.type.kind === "scalar" || f.type.kind === "union" || f.type.kind === "ref"));
+}
+
+/** The filter fields that are also plain `field: value` equality arguments (not named like a control). */
+export function listEqualityFields(type: CatalogType): CatalogField[] {
+  return listFilterFields(type).filter((f) => !(listControlNames as readonly string[]).includes(f.name));
+}
+
+/** The operators a filter field accepts, in `filterOperators` order. */
+export function fieldOperators(field: CatalogField): FilterOperator[] {
+  const ops: FilterOperator[] = ["eq", "ne"];
+  if (isOrdered(field.type)) ops.push("lt", "lte", "gt", "gte");
+  ops.push("in");
+  if (field.type.kind === "scalar" && textScalars.has(field.type.scalar)) ops.push("contains");
+  if (field.isOptional) ops.push("null");
+  return ops;
+}
+
+function isOrdered(t: FieldType): boolean {
+  return t.kind === "scalar" && orderedScalars.has(t.scalar);
+}
+
+/** Every accepted `sort` value: `field` ascending, `-field` descending, `id` first. */
+export function sortValues(type: CatalogType): string[] {
+  return listFilterFields(type).flatMap((f) => [f.name, `-${f.name}`]);
+}
+
+export interface ListSort {
+  field: string;
+  descending: boolean;
+}
+
+/** `"-amount"` → amount descending; the caller has checked the value is one of sortValues. */
+export function parseSort(value: string): ListSort {
+  return value.startsWith("-") ? { field: value.slice(1), descending: true } : { field: value, descending: false };
+}
+
+/** A type's list vocabulary, computed once per type: what its filters and sorts may name. */
+export interface ListVocabulary {
+  type: CatalogType;
+  /** Every filter field by name, with the operators it takes. */
+  filters: Map<string, { field: CatalogField; operators: Set<FilterOperator> }>;
+  /** The plain `field: value` equality arguments. */
+  equalities: CatalogField[];
+}
+
+export function listVocabulary(type: CatalogType): ListVocabulary {
+  return {
+    type,
+    filters: new Map(listFilterFields(type).map((f) => [f.name, { field: f, operators: new Set(fieldOperators(f)) }])),
+    equalities: listEqualityFields(type),
+  };
 }

@@ -9,13 +9,18 @@ import { inCreateInput, inUpdateInput, type Catalog, type CatalogField, type Cat
 import type { BuildSchemas } from "../../runtime/build.js";
 import { toolName } from "../naming.js";
 import { exposedOps, methodOf } from "./exposed-ops.js";
-import { article } from "./words.js";
-import { listFilterFields } from "../../runtime/list-filters.js";
+import { article, sentence } from "./words.js";
+import {
+  fieldOperators,
+  listEqualityFields,
+  listFilterFields,
+  listLimit,
+  maxInValues,
+  sortValues,
+} from "../../runtime/list-filters.js";
 
 export type JsonSchema = { [keyword: string]: unknown };
 
-/** List page size bounds (DESIGN.md: default 50, max 1000). */
-export const listLimit = { default: 50, maximum: 1000 } as const;
 
 /**
  * Integers are exact in JSON parsers (JavaScript's among them) and in wo's arithmetic only up to
@@ -80,9 +85,19 @@ export class SchemaBuilder {
     );
   }
 
-  /** `@readonly` fields are left out here only: an embedded copy of the type is written whole. */
+  /**
+   * `@readonly` fields are left out here only: an embedded copy of the type is written whole.
+   * A literal default is stated with `default`, a `now()` default in the description.
+   */
   create(type: CatalogType): JsonSchema {
-    return this.objectOf(type.fields.filter(inCreateInput), "input", [type.name]);
+    const schema = this.objectOf(type.fields.filter(inCreateInput), "input", [type.name]);
+    const properties = schema.properties as Record<string, JsonSchema>;
+    for (const f of type.fields) {
+      if (!properties[f.name] || !f.default) continue;
+      if (f.default.kind === "literal") properties[f.name] = { ...properties[f.name], default: f.default.value };
+      else if (f.default.kind === "now") properties[f.name] = withNote(properties[f.name]!, "Defaults to the time of creation.");
+    }
+    return schema;
   }
 
   /** `id` plus any field an update may change; only `id` is required (a partial update). */
@@ -108,14 +123,39 @@ export class SchemaBuilder {
     };
   }
 
+  /**
+   * Equality arguments (`field: value`), `where` (`{ field: { operator: value } }`), `sort`,
+   * `count`, `limit`, `cursor`: spec/rest.md "List: filters, sorting and pagination".
+   */
   list(type: CatalogType): JsonSchema {
-    const filters = listFilterFields(type);
+    const stack = [type.name];
     return {
       type: "object",
       properties: {
         ...Object.fromEntries(
-          filters.map((f) => [f.name, withDoc(this.value(f.type, "input", [type.name]), filterDoc(f))]),
+          listEqualityFields(type).map((f) => [f.name, withDoc(this.value(f.type, "input", stack), filterDoc(f))]),
         ),
+        where: {
+          type: "object",
+          description:
+            "Conditions that must all hold, per field: { field: { operator: value } }, e.g. " +
+            "{ \"id\": { \"gte\": 10, \"lt\": 20 } }. Each field lists the operators it takes: " +
+            "eq, ne (rows whose value is null match too), lt, lte, gt, gte, in (one of a list), " +
+            "contains (text, ignoring case), null (true: is null; false: has a value).",
+          properties: Object.fromEntries(listFilterFields(type).map((f) => [f.name, this.operators(f, stack)])),
+          additionalProperties: false,
+        },
+        sort: {
+          type: "string",
+          enum: sortValues(type),
+          default: "id",
+          description: "Order of the rows: a field name for ascending, '-' and the name for descending; ties go by id. A cursor only continues the sort it came from.",
+        },
+        count: {
+          type: "boolean",
+          default: false,
+          description: "true: the answer also carries total, the number of rows matching the filters across all pages.",
+        },
         limit: {
           type: "integer",
           minimum: 1,
@@ -129,13 +169,27 @@ export class SchemaBuilder {
     };
   }
 
+  /** The `where` entry of one field: the operators its type takes, each with its operand. */
+  private operators(f: CatalogField, stack: string[]): JsonSchema {
+    const { description, ...operand } = this.value(f.type, "input", stack);
+    const properties: Record<string, JsonSchema> = {};
+    for (const op of fieldOperators(f)) {
+      if (op === "in") properties.in = { type: "array", items: operand, minItems: 1, maxItems: maxInValues };
+      else if (op === "contains") properties.contains = { type: "string" };
+      else if (op === "null") properties.null = { type: "boolean" };
+      else properties[op] = operand;
+    }
+    const about = [f.doc ? sentence(f.doc) : "", typeof description === "string" ? description : ""].filter(Boolean).join(" ");
+    return withDoc({ type: "object", properties, additionalProperties: false, minProperties: 1 }, about || undefined);
+  }
+
   /** A method call: the receiving row's `id` plus every parameter, all required. */
   methodInput(type: CatalogType, method: CatalogMethod): JsonSchema {
     return {
       type: "object",
       properties: {
         id: idSchema(`Id of the ${type.name} to call ${method.name} on.`),
-        ...Object.fromEntries(method.params.map((p) => [p.name, this.value(p.type, "input", [type.name])])),
+        ...Object.fromEntries(method.params.map((p) => [p.name, withDoc(this.value(p.type, "input", [type.name]), p.doc)])),
       },
       required: ["id", ...method.params.map((p) => p.name)],
       additionalProperties: false,
@@ -159,6 +213,7 @@ export class SchemaBuilder {
       properties: {
         items: { type: "array", items: this.row(type) },
         nextCursor: { type: "string", description: "Pass as `cursor` to get the next page; absent on the last page." },
+        total: { type: "integer", minimum: 0, description: "Rows matching the filters across all pages; present when the input asked for count." },
       },
       required: ["items"],
     };
@@ -300,6 +355,11 @@ export function nullable(schema: JsonSchema): JsonSchema {
   const out: JsonSchema = { ...schema, type: [...types, "null"] };
   if (Array.isArray(schema.enum)) out.enum = [...schema.enum, null];
   return out;
+}
+
+/** Appends a note to a schema's description (after the field's doc). */
+function withNote(schema: JsonSchema, note: string): JsonSchema {
+  return { ...schema, description: schema.description ? `${String(schema.description)} ${note}` : note };
 }
 
 function withDoc(schema: JsonSchema, doc: string | undefined): JsonSchema {

@@ -4,17 +4,18 @@
 // are JSON Schema 2020-12, so the operation schemas are used as they are.
 import type { Catalog, CatalogType } from "../catalog.js";
 import { toolName } from "../naming.js";
-import { listFilterFields } from "../../runtime/list-filters.js";
+import { listEqualityFields, listFilterFields } from "../../runtime/list-filters.js";
 import { SchemaBuilder, maxExactInteger, operationSchemas, type JsonSchema } from "./json-schema.js";
 import { emitRoutes } from "./routes.js";
 import { methodOf } from "./exposed-ops.js";
 import { maxErrorDetails } from "../../runtime/errors.js";
-import { toolTitle } from "./tools.js";
+import { operationDescription, toolTitle } from "./tools.js";
 
-type ErrorStatus = "400" | "404" | "409" | "413" | "415" | "422" | "501";
+type ErrorStatus = "400" | "401" | "404" | "409" | "413" | "415" | "422" | "501";
 
 const errorResponses: Record<ErrorStatus, { name: string; description: string }> = {
   "400": { name: "BadRequest", description: "Malformed request: invalid JSON, an invalid id, or input that does not match the schema." },
+  "401": { name: "Unauthorized", description: "The bearer token is missing or wrong." },
   "404": { name: "NotFound", description: "No row with that id." },
   "409": { name: "Conflict", description: "A unique value is taken, the row is still referenced, or a method aborted." },
   "413": { name: "PayloadTooLarge", description: "The request body exceeds the server's size limit." },
@@ -43,9 +44,11 @@ export function emitOpenApi(catalog: Catalog, b = new SchemaBuilder(catalog)): o
     for (let n = 2; usedIds.has(operationId); n++) operationId = `${route.op}_${n}`;
     usedIds.add(operationId);
 
+    const method = methodOf(type, op);
     const operation: Record<string, unknown> = {
       operationId,
       summary: toolTitle(type, op),
+      ...(op === "subscribe" || op === "me" ? {} : { description: operationDescription(catalog, type, op, method, "rest") }),
       tags: [type.name],
     };
     const responses: Record<string, unknown> = {};
@@ -58,10 +61,7 @@ export function emitOpenApi(catalog: Catalog, b = new SchemaBuilder(catalog)): o
 
     switch (op) {
       case "list": {
-        const input = io!.input.properties as Record<string, JsonSchema>;
-        for (const f of listFilterFields(type)) parameters.push({ name: f.name, in: "query", required: false, schema: input[f.name] });
-        parameters.push({ name: "limit", in: "query", required: false, schema: input.limit });
-        parameters.push({ name: "cursor", in: "query", required: false, schema: input.cursor });
+        parameters.push(...listParameters(type, io!.input));
         const page = { ...io!.output, properties: { ...(io!.output.properties as object), items: { type: "array", items: rowRef } } };
         responses["200"] = json("One page of rows, ascending id.", page);
         errors.push("400");
@@ -93,12 +93,13 @@ export function emitOpenApi(catalog: Catalog, b = new SchemaBuilder(catalog)): o
         errors.push("501");
         break;
       default: {
-        if (!io || !methodOf(type, op)) break;
+        if (!io || !method) break;
         operation.requestBody = body(schemas, `${route.op}_body`, withoutId(io.input));
         responses["200"] = json("The method's return value (null when it returns nothing).", io.output);
         errors.push(...bodyErrors, "404", "409");
       }
     }
+    if (catalog.config.tokenEnv) errors.push("401");
     for (const status of [...new Set(errors)].sort()) {
       responses[status] = { $ref: `#/components/responses/${errorResponses[status].name}` };
     }
@@ -114,12 +115,36 @@ export function emitOpenApi(catalog: Catalog, b = new SchemaBuilder(catalog)): o
   }
   const info: Record<string, string> = { title: catalog.app.name, version: catalog.app.version };
   if (catalog.app.description) info.description = catalog.app.description;
-  return {
-    openapi: "3.1.0",
-    info,
-    paths,
-    components: { schemas: { ...sortKeys(schemas), "wo.Problem": problemSchema }, responses },
+  const components: Record<string, unknown> = { schemas: { ...sortKeys(schemas), "wo.Problem": problemSchema }, responses };
+  if (!catalog.config.tokenEnv) return { openapi: "3.1.0", info, paths, components };
+  // `[server] token_env`: every /api route needs the bearer token (spec/rest.md "Limits and auth").
+  components.securitySchemes = {
+    bearer: { type: "http", scheme: "bearer", description: `The token the server reads from the environment variable ${catalog.config.tokenEnv}.` },
   };
+  return { openapi: "3.1.0", info, paths, components, security: [{ bearer: [] }] };
+}
+
+/**
+ * The list query (spec/rest.md): `field=value` per equality field, `field[op]=value` per
+ * operator a field takes, then sort, count, limit and cursor, with the input schema's parts.
+ */
+function listParameters(type: CatalogType, input: JsonSchema): object[] {
+  const properties = input.properties as Record<string, JsonSchema>;
+  const where = (properties.where as JsonSchema).properties as Record<string, JsonSchema>;
+  const query = (name: string, schema: JsonSchema) => {
+    const { description, ...rest } = schema;
+    return { name, in: "query", required: false, ...(description ? { description } : {}), schema: rest };
+  };
+  const parameters = listEqualityFields(type).map((f) => query(f.name, properties[f.name]!));
+  for (const f of listFilterFields(type)) {
+    for (const [op, operand] of Object.entries(where[f.name]!.properties as Record<string, JsonSchema>)) {
+      // `in` arrives as one comma-separated text (a `\` escapes a comma in a value).
+      const schema = op === "in" ? { type: "string", description: `${String(operand.description)} Comma-separated; write \\, for a comma inside a value.` } : operand;
+      parameters.push(query(`${f.name}[${op}]`, schema));
+    }
+  }
+  for (const control of ["sort", "count", "limit", "cursor"]) parameters.push(query(control, properties[control]!));
+  return parameters;
 }
 
 /** RFC 9457 problem details; the runtime may add members. Named `wo.Problem`: a dot cannot occur in a type or tool name, so it never clashes with one. */

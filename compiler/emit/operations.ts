@@ -1,10 +1,10 @@
 // The operations emitter: writes the build's `operations.ts`, one small handler per exposed
 // (REST or MCP) type × op, keyed by tool name (runtime/build.ts `OperationsModule`).
 //
-// Owns: the shape of each CRUD handler — validate → defaults → one store transaction → result —
-// and list pagination (limit, opaque cursor). Leaves to the runtime (`OperationRuntime`) every
-// wording of an error, ref and reference checks, and the store; leaves method bodies to
-// `emitMethodHandler` (./methods.ts), whose text is inserted verbatim.
+// Owns: the shape of each CRUD handler — validate → defaults → one store transaction → result.
+// Leaves to the runtime (`OperationRuntime`) every wording of an error, ref and reference
+// checks, list queries (filters, sort, cursor: `listPage`) and the store; leaves method bodies
+// to `emitMethodHandler` (./methods.ts), whose text is inserted verbatim.
 //
 // The generated file imports no package: a user's app folder has no node_modules. The one
 // `import type` vanishes when compiled. Output is deterministic: handlers sorted by tool name,
@@ -16,7 +16,6 @@ import { toolName } from "../naming.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { exposedOps, isCrudOp, methodOf } from "./exposed-ops.js";
 import { generatedHeader } from "./header.js";
-import { listFilterFields } from "../../runtime/list-filters.js";
 import { emitMethodHandler } from "./methods.js";
 import { refCheckLine } from "./ref-checks.js";
 import { jsIdentifier, jsJson, jsString } from "./js-literal.js";
@@ -49,8 +48,6 @@ export function emitOperations(catalog: Catalog): EmittedFile {
   w.writeLine("// Inputs have passed their schema by the time a handler reads them.");
   w.writeLine("type Input = Record<string, any>;");
   w.blankLine();
-  writeListHelpers(w);
-  w.blankLine();
   w.write("export function createOperations(rt: OperationRuntime)").block(() => {
     w.write("return").block(() => {
       handlers.forEach((h, i) => {
@@ -77,42 +74,6 @@ function dedentTail(text: string): string {
   return lines.map((line, i) => (i === 0 ? line : line.slice(Math.min(base, /^[ \t]*/.exec(line)![0].length)))).join("\n");
 }
 
-function writeListHelpers(w: CodeBlockWriter): void {
-  w.writeLine("// list: the page size when the input names none, and the most a caller may ask for.");
-  w.writeLine("const defaultLimit = 50;");
-  w.writeLine("const maxLimit = 1000;");
-  w.blankLine();
-  w.writeLine("// A cursor is the last id of the previous page, base64url-encoded: opaque to callers, and");
-  w.writeLine("// keyset pagination on ascending ids never skips or repeats a row while the table grows.");
-  w.write("function encodeCursor(lastId: number): string").block(() => {
-    w.writeLine(`return Buffer.from(String(lastId), "utf8").toString("base64url");`);
-  });
-  w.blankLine();
-  w.write("function decodeCursor(rt: OperationRuntime, cursor: unknown): number | undefined").block(() => {
-    w.writeLine("if (cursor === undefined || cursor === null) return undefined;");
-    w.writeLine(`const text = typeof cursor === "string" && /^[A-Za-z0-9_-]{1,24}$/.test(cursor) ? Buffer.from(cursor, "base64url").toString("utf8") : "";`);
-    w.write("if (!/^[1-9][0-9]{0,15}$/.test(text))").block(() => {
-      w.writeLine(
-        `rt.invalid("The cursor is not one this server issued.", [{ path: "/cursor", message: "pass the nextCursor of the previous page unchanged, or omit it to start from the first row" }]);`,
-      );
-    });
-    w.writeLine("return Number(text);");
-  });
-  w.blankLine();
-  w.write("function pageLimit(rt: OperationRuntime, limit: unknown): number").block(() => {
-    w.writeLine("if (limit === undefined || limit === null) return defaultLimit;");
-    w.write(`if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > maxLimit)`).block(() => {
-      w.writeLine("rt.invalid(\"The limit is out of range.\", [{ path: \"/limit\", message: `must be an integer from 1 to ${maxLimit}` }]);");
-    });
-    w.writeLine("return limit;");
-  });
-  w.blankLine();
-  w.writeLine("// Equality filters on the named columns that the input gives a value for (null included).");
-  w.write("function equalities(input: Input, columns: string[])").block(() => {
-    w.writeLine(`return columns.filter((column) => input[column] !== undefined).map((column) => ({ column, op: "==" as const, value: input[column] }));`);
-  });
-}
-
 function emitCrudHandler(catalog: Catalog, type: CatalogType, op: CrudOp): string {
   const name = toolName(type.name, op);
   const table = jsString(type.table);
@@ -120,18 +81,10 @@ function emitCrudHandler(catalog: Catalog, type: CatalogType, op: CrudOp): strin
   const w = newWriter();
   w.write(`async ${jsIdentifier(name)}(input: unknown, call: CallContext)`).block(() => {
     switch (op) {
-      case "list": {
-        const columns = listFilterFields(type).map((f) => jsString(f.name));
+      case "list":
         w.writeLine(`const data = rt.validate<Input>(${jsString(name)}, input);`);
-        w.writeLine("const limit = pageLimit(rt, data.limit);");
-        w.writeLine("const afterId = decodeCursor(rt, data.cursor);");
-        w.writeLine(`const where = equalities(data, [${columns.join(", ")}]);`);
-        w.writeLine("// One row more than the page tells whether another page follows.");
-        w.writeLine(`const rows = await rt.store.read((tx) => tx.list(${table}, { where, afterId, limit: limit + 1 }));`);
-        w.writeLine("const items = rows.slice(0, limit);");
-        w.writeLine("return rows.length > limit ? { items, nextCursor: encodeCursor(items[items.length - 1].id as number) } : { items };");
+        w.writeLine(`return rt.listPage(${table}, data);`);
         break;
-      }
       case "get":
         w.writeLine(`const { id } = rt.validate<Input>(${jsString(name)}, input);`);
         w.writeLine(`const row = await rt.store.read((tx) => tx.get(${table}, id));`);

@@ -9,10 +9,10 @@ import type { Block, Stmt } from "../ast.js";
 import { inCreateInput, inUpdateInput, readsRowsOverMcp, type Catalog, type CatalogField, type CatalogMethod, type CatalogType, type FieldType } from "../catalog.js";
 import type { ManifestTool, Manifest } from "../../runtime/build.js";
 import { toolName } from "../naming.js";
-import { listFilterFields } from "../../runtime/list-filters.js";
-import { SchemaBuilder, listLimit, operationSchemas, sortedTypes, compareText, type JsonSchema } from "./json-schema.js";
+import { listControlNames, listLimit } from "../../runtime/list-filters.js";
+import { SchemaBuilder, operationSchemas, sortedTypes, compareText, type JsonSchema } from "./json-schema.js";
 import { methodOf } from "./exposed-ops.js";
-import { article, capitalize, pluralWords, words } from "./words.js";
+import { article, capitalize, pluralWords, sentence, words } from "./words.js";
 import { fieldTypeText } from "../../runtime/field-type-text.js";
 
 export function emitTools(catalog: Catalog, b = new SchemaBuilder(catalog)): ManifestTool[] {
@@ -25,7 +25,7 @@ export function emitTools(catalog: Catalog, b = new SchemaBuilder(catalog)): Man
       tools.push({
         name: toolName(type.name, op),
         title: toolTitle(type, op),
-        description: toolDescription(type, op, method),
+        description: operationDescription(catalog, type, op, method, "mcp"),
         inputSchema: io.input,
         outputSchema: method ? methodOutput(io.output) : io.output,
         annotations: method ? methodAnnotations(method) : crudAnnotations[op as keyof typeof crudAnnotations],
@@ -84,6 +84,11 @@ function stmtHas(stmt: Stmt, kinds: Stmt["kind"][]): boolean {
   return stmt.else.kind === "Block" ? blockHas(stmt.else, kinds) : stmtHas(stmt.else, kinds);
 }
 
+/**
+ * CRUD tools read as an action on the type ("List blog posts", "Create blog post"); a method
+ * reads as the type and the method's name ("Account: transfer", "Product: current price"),
+ * since a method name may be a verb or a noun and either reads naturally after the type.
+ */
 export function toolTitle(type: CatalogType, op: string): string {
   const one = words(type.name);
   switch (op) {
@@ -94,18 +99,16 @@ export function toolTitle(type: CatalogType, op: string): string {
     case "update":
     case "delete":
       return `${capitalize(op)} ${one}`;
-    default: {
-      // A one-word method that writes is a verb ("Publish blog post"); otherwise the name reads
-      // as a thing of the type ("Set price of product", "History of product").
-      const method = methodOf(type, op);
-      const name = words(op);
-      if (method && !name.includes(" ") && !methodAnnotations(method).readOnlyHint) return `${capitalize(name)} ${one}`;
-      return `${capitalize(name)} of ${one}`;
-    }
+    default:
+      return `${capitalize(one)}: ${words(op)}`;
   }
 }
 
-function toolDescription(type: CatalogType, op: string, method: CatalogMethod | undefined): string {
+/**
+ * What an operation does, for an MCP tool or (`rest`) an OpenAPI operation: the same text but
+ * for how a list is queried, and for the related tools, which only MCP callers have.
+ */
+export function operationDescription(catalog: Catalog, type: CatalogType, op: string, method: CatalogMethod | undefined, surface: "mcp" | "rest"): string {
   const one = words(type.name);
   const a = `${article(one)} ${one}`;
   const lead = (doc: string | undefined) => (doc ? `${sentence(doc)} ` : "");
@@ -114,18 +117,12 @@ function toolDescription(type: CatalogType, op: string, method: CatalogMethod | 
   // Named so an agent knows not to send them (and why the row has them).
   const readonly = type.fields.filter((f) => f.isWritable && !inCreateInput(f));
   const fixed = type.fields.filter((f) => creatable.includes(f) && !inUpdateInput(f));
+  const links = surface === "mcp" ? related(catalog, type) : "";
   switch (op) {
-    case "list": {
-      const filters = listFilterFields(type).map((f) => f.name);
-      return (
-        `${lead(type.doc)}Lists ${pluralWords(type.name)} in ascending id order` +
-        (filters.length ? `, optionally filtered by equality on ${filters.join(", ")}` : "") +
-        `. Returns { items, nextCursor }: at most \`limit\` rows (default ${listLimit.default}, max ${listLimit.maximum}); ` +
-        `pass nextCursor back as \`cursor\` for the next page.`
-      );
-    }
+    case "list":
+      return `${lead(type.doc)}Lists ${pluralWords(type.name)}, in ascending id order unless ${listHowTo[surface]}${links}`;
     case "get":
-      return `${lead(type.doc)}Gets one ${one} by id.`;
+      return `${lead(type.doc)}Gets one ${one} by id.${links}`;
     case "create": {
       const required = creatable.filter((f) => f.isRequiredOnCreate);
       const optional = creatable.filter((f) => !f.isRequiredOnCreate);
@@ -163,6 +160,43 @@ function toolDescription(type: CatalogType, op: string, method: CatalogMethod | 
   }
 }
 
+const listHowTo = {
+  mcp:
+    "`sort` names a field ('-field' for descending). Filter by equality with field: value, or with `where`: " +
+    "{ field: { eq, ne, lt, lte, gt, gte, in, contains, null } } (each field's entry lists the operators it takes). " +
+    `Returns { items, nextCursor }: at most \`limit\` rows (default ${listLimit.default}, max ${listLimit.maximum}); ` +
+    "pass nextCursor back as `cursor`, with the same sort, for the next page. `count: true` adds total.",
+  rest:
+    "`sort` names a field (`-field` for descending). Filter by equality with `field=value`, or with an operator: " +
+    "`field[op]=value`, op one of eq, ne, lt, lte, gt, gte, in (comma-separated values), contains, null (true or false). " +
+    `Returns { items, nextCursor }: at most \`limit\` rows (default ${listLimit.default}, max ${listLimit.maximum}); ` +
+    "pass nextCursor back as `cursor`, with the same sort, for the next page. `count=true` adds total.",
+};
+
+/**
+ * How the type's rows connect to others through MCP tools: each ref field names the tool that
+ * reads its target, and each type holding refs to this one the list call that finds them.
+ */
+function related(catalog: Catalog, type: CatalogType): string {
+  const parts: string[] = [];
+  for (const f of type.fields) {
+    if (!f.isStored || f.type.kind !== "ref") continue;
+    const targetName = f.type.target;
+    const target = catalog.types.find((t) => t.name === targetName);
+    const reader = target?.mcp.includes("get") ? ` (${toolName(targetName, "get")} reads it)` : "";
+    parts.push(`${f.name} is the id of ${article(words(targetName))} ${words(targetName)}${reader}`);
+  }
+  for (const other of catalog.types) {
+    if (!other.mcp.includes("list")) continue;
+    for (const f of other.fields) {
+      if (!f.isStored || f.type.kind !== "ref" || f.type.target !== type.name) continue;
+      const filter = (listControlNames as readonly string[]).includes(f.name) ? `{ where: { ${f.name}: { eq: <id> } } }` : `{ ${f.name}: <id> }`;
+      parts.push(`${toolName(other.name, "list")} with ${filter} lists the ${pluralWords(other.name)} whose ${f.name} it is`);
+    }
+  }
+  return parts.length > 0 ? ` Related: ${parts.join("; ")}.` : "";
+}
+
 function fieldList(fields: CatalogField[]): string {
   return fields.map((f) => `${f.name} (${typeText(f.type)}${f.isOptional ? ", nullable" : ""})`).join(", ");
 }
@@ -172,7 +206,3 @@ export function typeText(t: FieldType): string {
   return fieldTypeText(t, (target) => `id of ${target}`);
 }
 
-function sentence(doc: string): string {
-  const text = doc.trim().replace(/\s*\n\s*/g, " ");
-  return /[.!?]$/.test(text) ? text : `${text}.`;
-}

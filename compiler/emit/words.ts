@@ -23,3 +23,9 @@ export function article(word: string): string {
   if (/^u[^aeiou][aeiou]/i.test(word)) return "a";
   return /^[aeiou]/i.test(word) ? "an" : "a";
 }
+
+/** A `--` doc as one sentence: lines joined, a full stop added when it ends without one. */
+export function sentence(doc: string): string {
+  const text = doc.trim().replace(/\s*\n\s*/g, " ");
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}

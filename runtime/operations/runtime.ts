@@ -8,6 +8,7 @@ import type { Catalog } from "../../compiler/catalog.js";
 import type { OperationRuntime, Validator } from "../build.js";
 import { OperationError, maxErrorDetails, type ErrorDetail } from "../errors.js";
 import { acceptedNames, loneSurrogateMessage, loneSurrogates, refusedFieldMessages, unknownKeys } from "./input-checks.js";
+import { createListPager } from "./list-page.js";
 import { idsAlong, refPaths, type RefPath } from "../store/ref-paths.js";
 import { describeFieldType } from "../store/shape.js";
 import { checkedInt } from "./int-arithmetic.js";
@@ -100,6 +101,7 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
         referrers.map((r) => ({ path: `/${r.table}/${r.field.replaceAll(".", "/")}`, message: `${r.count} row${r.count === 1 ? " refers" : "s refer"} to ${self} ${id}` })),
       );
     },
+    listPage: createListPager(catalog, store),
     notFound(typeName: string, id: unknown): never {
       throw new OperationError("not_found", `No ${typeName} with id ${JSON.stringify(id)}.`);
     },

@@ -6,11 +6,11 @@
 
 import type { IncomingMessage } from "node:http";
 import { Hono, type Context } from "hono";
-import type { Catalog, CatalogField, CatalogType } from "../../compiler/catalog.js";
+import type { Catalog, CatalogType } from "../../compiler/catalog.js";
 import type { Operation } from "../build.js";
 import { OperationError } from "../errors.js";
 import { isPreflight, restPreflightHeaders } from "../http-guard.js";
-import { listFilterFields } from "../list-filters.js";
+import { listVocabulary, type ListVocabulary } from "../list-filters.js";
 import { readJsonObject, type RestFailure } from "./body.js";
 import { isBuiltinRestOp, restRoute } from "./route-table.js";
 import { problemResponse } from "./problem.js";
@@ -79,8 +79,8 @@ export function createRestRoutes(deps: RestDeps): Hono {
     if (!list.some((r) => r.method === route.method)) list.push(route);
     byPath.set(route.path, list);
   }
-  // The filterable fields of each type, computed once rather than per list request.
-  const filters = new Map(deps.catalog.types.map((t) => [t.name, listFilterFields(t)]));
+  // What each type's list query may name, computed once rather than per list request.
+  const vocabularies = new Map(deps.catalog.types.map((t) => [t.name, listVocabulary(t)]));
   for (const [path, list] of byPath) {
     const allow = [...new Set(list.map((r) => r.method))].sort().join(", ");
     app.all(path, async (c) => {
@@ -93,7 +93,7 @@ export function createRestRoutes(deps: RestDeps): Hono {
         }
         return problemResponse(c, "method_not_allowed", `${c.req.method} is not allowed here; allowed: ${allow}.`, [], { allow });
       }
-      return handle(c, route, deps, filters);
+      return handle(c, route, deps, vocabularies);
     });
   }
   return app;
@@ -114,7 +114,7 @@ function isUtf8Query(search: string): boolean {
   }
 }
 
-async function handle(c: Context, route: Route, deps: RestDeps, filters: Map<string, CatalogField[]>): Promise<Response> {
+async function handle(c: Context, route: Route, deps: RestDeps, vocabularies: Map<string, ListVocabulary>): Promise<Response> {
   if (route.kind === "stub") {
     return problemResponse(c, "not_implemented", `'${route.op}' is declared for ${route.type.name} but not served by this version of wo.`);
   }
@@ -137,7 +137,7 @@ async function handle(c: Context, route: Route, deps: RestDeps, filters: Map<str
       if (!isUtf8Query(url.search)) {
         return problemResponse(c, "invalid_input", "The query string is not valid UTF-8 once percent-decoded; encode filter values as UTF-8.");
       }
-      const q = listInput(route.type, filters.get(route.type.name) ?? [], url.searchParams);
+      const q = listInput(vocabularies.get(route.type.name)!, url.searchParams);
       if (!q.ok) return failure(c, q.failure);
       input = q.input;
       break;

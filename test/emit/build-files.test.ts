@@ -11,6 +11,8 @@ import ts from "typescript";
 import { ts as tsMorphTs } from "ts-morph";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { emitBuild } from "../../compiler/emit/index.js";
+import { emitOpenApi } from "../../compiler/emit/openapi.js";
+import { emitSchemas } from "../../compiler/emit/json-schema.js";
 import { compileTypeScript } from "../../compiler/build.js";
 import type { Manifest, ValidatorsModule } from "../../runtime/build.js";
 import { blogCatalog } from "./fixtures.js";
@@ -39,13 +41,30 @@ describe("manifest.json", () => {
     expect(manifest.tools.some((t) => t.name === "blog_post_delete")).toBe(false); // REST-only op
     expect(manifest.tools.some((t) => t.name === "blog_post_tag_counts")).toBe(false); // not exposed
   });
-  it("titles read as actions", () => {
+  it("titles: CRUD reads as an action, a method as the type and the method", () => {
     const title = (n: string) => manifest.tools.find((t) => t.name === n)!.title;
     expect(title("blog_post_list")).toBe("List blog posts");
     expect(title("comment_get")).toBe("Get comment");
-    expect(title("blog_post_retitle")).toBe("Retitle blog post"); // one word, writes: a verb
-    expect(title("blog_post_summary")).toBe("Summary of blog post"); // read-only: a thing
+    expect(title("blog_post_retitle")).toBe("Blog post: retitle");
+    expect(title("blog_post_summary")).toBe("Blog post: summary");
     expect(title("blog_post_create")).toBe("Create blog post");
+  });
+  it("inputs show create defaults and parameter docs; get and list name the related tools", () => {
+    const tool = (n: string) => manifest.tools.find((t) => t.name === n)!;
+    const create = (tool("blog_post_create").inputSchema as any).properties;
+    const status = catalog.types.find((t) => t.name === "BlogPost")!.fields.find((f) => f.name === "status")!;
+    expect(status.default).toEqual({ kind: "literal", value: "Draft" });
+    expect(create.status.default).toBe("Draft");
+    expect((tool("blog_post_update").inputSchema as any).properties.status.default).toBeUndefined();
+
+    const documented = structuredClone(catalog);
+    documented.types.find((t) => t.name === "BlogPost")!.methods.find((m) => m.name === "retitle")!.params[0]!.doc = "The new title, as readers see it.";
+    const schemas = emitSchemas(documented);
+    expect((schemas.inputs.blog_post_retitle as any).properties.title.description).toBe("The new title, as readers see it.");
+
+    expect(tool("blog_post_get").description).toMatch(/Related: author is the id of an author\b/);
+    expect(tool("comment_get").description).toContain("post is the id of a blog post (blog_post_get reads it)");
+    expect(tool("blog_post_get").description).toContain("comment_list with { post: <id> } lists the comments whose post it is");
   });
   it("descriptions carry the docs and the required fields", () => {
     const d = (n: string) => manifest.tools.find((t) => t.name === n)!.description;
@@ -111,13 +130,34 @@ describe("openapi.json", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths)).toContain("/api/posts/{id}/publish");
     const list = doc.paths["/api/posts"].get;
-    expect(list.parameters.map((p: { name: string }) => p.name)).toEqual(
-      ["id", "title", "slug", "body", "status", "author", "editor", "rating", "price", "sku", "views", "featured", "published_at", "created_at", "limit", "cursor"],
-    );
+    const names = list.parameters.map((p: { name: string }) => p.name);
+    const equality = ["id", "title", "slug", "body", "status", "author", "editor", "rating", "price", "sku", "views", "featured", "published_at", "created_at"];
+    expect(names.slice(0, equality.length)).toEqual(equality);
+    expect(names.slice(-4)).toEqual(["sort", "count", "limit", "cursor"]);
+    // Operators as `field[op]`, only those the field's type takes.
+    expect(names).toEqual(expect.arrayContaining(["views[gte]", "views[in]", "title[contains]", "status[in]", "published_at[lt]"]));
+    expect(names).not.toContain("status[lt]");
+    expect(names).not.toContain("views[contains]");
+    expect(list.summary).toBe("List blog posts");
+    expect(list.description).toMatch(/field\[op\]=value/);
     expect(Object.keys(doc.paths["/api/posts"].post.responses)).toEqual(["201", "400", "409", "413", "415", "422"]);
     expect(doc.paths["/api/posts/me"].get.responses["501"]).toBeDefined();
     expect(doc.paths["/api/posts/{id}"].patch.requestBody.content["application/json"].schema.$ref).toBe("#/components/schemas/blog_post_update_body");
     expect(doc.components.schemas.blog_post_update_body.properties.id).toBeUndefined();
+  });
+  it("declares the bearer scheme and 401 answers only when wo.toml sets token_env", async () => {
+    const open = JSON.parse(text("openapi.json"));
+    expect(open.security).toBeUndefined();
+    expect(open.components.securitySchemes).toBeUndefined();
+    expect(open.paths["/api/posts"].get.responses["401"]).toBeUndefined();
+
+    const guarded = emitOpenApi({ ...catalog, config: { ...catalog.config, tokenEnv: "BLOG_TOKEN" } }) as any;
+    await expect(SwaggerParser.validate(structuredClone(guarded))).resolves.toBeTruthy();
+    expect(guarded.components.securitySchemes).toEqual({
+      bearer: { type: "http", scheme: "bearer", description: expect.stringContaining("BLOG_TOKEN") },
+    });
+    expect(guarded.security).toEqual([{ bearer: [] }]);
+    expect(guarded.paths["/api/posts"].get.responses["401"]).toEqual({ $ref: "#/components/responses/Unauthorized" });
   });
   it("fails the validator when broken (the check can fail)", async () => {
     const doc = JSON.parse(text("openapi.json"));

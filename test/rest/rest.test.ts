@@ -315,7 +315,7 @@ describe("never crashes on input", () => {
       fc.string({ maxLength: 8 }).map((s) => encodeURIComponent(s)),
     );
     const path = fc.array(segment, { minLength: 0, maxLength: 4 }).map((parts) => `/${parts.join("/")}`);
-    const query = fc.array(fc.tuple(fc.constantFrom("limit", "cursor", "views", "published", "status", "author", "id", "x", ""), fc.string({ maxLength: 6 })), { maxLength: 3 })
+    const query = fc.array(fc.tuple(fc.constantFrom("limit", "cursor", "views", "published", "status", "author", "id", "x", "", "sort", "count", "views[gte]", "status[in]", "title[contains]", "author[null]", "x[eq]", "views[]"), fc.string({ maxLength: 6 })), { maxLength: 3 })
       .map((pairs) => (pairs.length ? `?${pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&")}` : ""));
     const body = fc.oneof(fc.constant(undefined), fc.json(), fc.string({ maxLength: 40 }), fc.jsonValue().map((v) => JSON.stringify({ title: v, name: v, email: v, author: v, tags: v })));
     const contentType = fc.constantFrom(undefined, "application/json", "text/plain", "application/json; charset=utf-8", "application/merge-patch+json", "");

@@ -123,6 +123,11 @@ async function callTool(name, args) {
 
 // ---- REST calls from an operation's input ----------------------------------------------------
 
+/** An operand as query text: `in` lists comma-separated, with `\` before a comma or backslash inside a value. */
+function queryOperand(operand) {
+  return Array.isArray(operand) ? operand.map((v) => String(v).replace(/[\\,]/g, (c) => `\\${c}`)).join(",") : String(operand);
+}
+
 /** Method, path, query and body for a REST endpoint, given the operation's input object. */
 function restRequest(endpoint, input) {
   const values = { ...input };
@@ -134,7 +139,11 @@ function restRequest(endpoint, input) {
   }
   if (endpoint.method === "GET" || endpoint.method === "DELETE") {
     const query = new URLSearchParams();
-    for (const [k, v] of Object.entries(values)) query.set(k, typeof v === "string" ? v : JSON.stringify(v));
+    for (const [k, v] of Object.entries(values)) {
+      // A list's `where: { field: { op: value } }` travels as `field[op]=value` (spec/rest.md "List").
+      if (k === "where" && v && typeof v === "object") for (const [field, ops] of Object.entries(v)) for (const [op, operand] of Object.entries(ops ?? {})) query.set(`${field}[${op}]`, queryOperand(operand));
+      else query.set(k, typeof v === "string" ? v : JSON.stringify(v));
+    }
     const q = query.toString();
     return { method: endpoint.method, path: q ? `${path}?${q}` : path };
   }

@@ -65,7 +65,7 @@ export class NoteStore implements Store {
     const out = (r: any): Row | undefined => (r ? { id: r.id, title: r.title, body: r.body ?? null, done: r.done === 1 } : undefined);
     return {
       async get(_t, id) { return out(db.prepare("SELECT * FROM note WHERE id = ?").get(id)); },
-      async list(_t, q) { return db.prepare("SELECT * FROM note WHERE id > ? ORDER BY id LIMIT ?").all(q?.afterId ?? 0, q?.limit ?? 1e9).map((r) => out(r)!); },
+      async list(_t, q) { return db.prepare("SELECT * FROM note WHERE id > ? ORDER BY id LIMIT ?").all(q?.after?.id ?? 0, q?.limit ?? 1e9).map((r) => out(r)!); },
       async count() { return (db.prepare("SELECT count(*) AS n FROM note").get() as { n: number }).n; },
       async insert(_t, v) {
         const r = db.prepare("INSERT INTO note (title, body, done) VALUES (?, ?, ?)").run(v.title, v.body ?? null, v.done ? 1 : 0);
@@ -124,7 +124,7 @@ export function createOperations(store: Store): Record<string, Operation> {
       const o = check(input ?? {}, []);
       const limit = typeof o.limit === "number" ? o.limit : 50;
       const after = typeof o.cursor === "string" ? Number(Buffer.from(o.cursor, "base64url").toString()) : 0;
-      const rows = await store.read((tx) => tx.list("note", { afterId: after, limit: limit + 1 }));
+      const rows = await store.read((tx) => tx.list("note", { after: { id: after }, limit: limit + 1 }));
       const items = rows.slice(0, limit);
       return rows.length > limit ? { items, nextCursor: Buffer.from(String(items[items.length - 1]!.id)).toString("base64url") } : { items };
     },

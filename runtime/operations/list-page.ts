@@ -1,0 +1,161 @@
+// The `_list` operation once its input has passed the schema (spec/rest.md "List: filters,
+// sorting and pagination"): equality arguments and `where` operators become store conditions,
+// `sort` and `cursor` a keyset position, `count` a total over the same read. REST and MCP both
+// arrive here with the same input object, so both page, sort and refuse alike.
+
+import type { Catalog, CatalogField } from "../../compiler/catalog.js";
+import { OperationError } from "../errors.js";
+import { listLimit, listVocabulary, parseSort, type FilterOperator, type ListVocabulary } from "../list-filters.js";
+import type { Comparison, ListQuery, Row, Store } from "../store/store.js";
+
+export interface ListPage {
+  items: Row[];
+  nextCursor?: string;
+  total?: number;
+}
+
+const comparisonOf: Record<Exclude<FilterOperator, "null">, Comparison> = {
+  eq: "==",
+  ne: "!=",
+  lt: "<",
+  lte: "<=",
+  gt: ">",
+  gte: ">=",
+  in: "in",
+  contains: "contains",
+};
+
+/** Ordering operators: a Timestamp operand is compared as the stored UTC text. */
+const ordering = new Set<FilterOperator>(["lt", "lte", "gt", "gte"]);
+
+export function createListPager(catalog: Catalog, store: Store): (table: string, input: Row) => Promise<ListPage> {
+  const byTable = new Map(catalog.types.map((type) => [type.table, listVocabulary(type)]));
+
+  return async (table, input) => {
+    const vocab = byTable.get(table);
+    if (!vocab) throw new OperationError("internal", `No type is stored in table '${table}'.`);
+    const limit = pageLimit(input.limit);
+    const sortText = input.sort === undefined || input.sort === null ? "id" : String(input.sort);
+    const sort = parseSort(sortText);
+    const sortField = vocab.filters.get(sort.field)?.field;
+    if (!sortField) invalid(`'${sortText}' is not a sort of ${vocab.type.name}.`, "/sort", "must be a field name, or - and a field name for descending order");
+    const where = conditions(vocab, input);
+    const query: ListQuery = { where, limit: limit + 1 };
+    if (sort.field !== "id" || sort.descending) query.sort = { column: sort.field, descending: sort.descending };
+    const after = decodeCursor(input.cursor, sortText, sortField);
+    if (after) query.after = after;
+    const wantsTotal = input.count === true;
+    const { rows, total } = await store.read(async (tx) => ({
+      rows: await tx.list(table, query),
+      total: wantsTotal ? await tx.count(table, { where }) : undefined,
+    }));
+    // One row more than the page tells whether another page follows.
+    const items = rows.slice(0, limit);
+    const page: ListPage = { items };
+    if (rows.length > limit) page.nextCursor = encodeCursor(sortText, sort.field, items[items.length - 1]!);
+    if (total !== undefined) page.total = total;
+    return page;
+  };
+}
+
+function pageLimit(limit: unknown): number {
+  if (limit === undefined || limit === null) return listLimit.default;
+  if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > listLimit.maximum) {
+    invalid("The limit is out of range.", "/limit", `must be an integer from 1 to ${listLimit.maximum}`);
+  }
+  return limit;
+}
+
+/** Equality arguments, then each `where` operator; all ANDed. */
+function conditions(vocab: ListVocabulary, input: Row): NonNullable<ListQuery["where"]> {
+  const where: NonNullable<ListQuery["where"]> = [];
+  for (const { name } of vocab.equalities) {
+    if (input[name] !== undefined) where.push({ column: name, op: "==", value: input[name] });
+  }
+  const given = input.where;
+  if (given === undefined || given === null) return where;
+  for (const [name, ops] of Object.entries(given as Record<string, Record<string, unknown>>)) {
+    const filter = vocab.filters.get(name);
+    if (!filter) invalid(`'${name}' is not a field ${vocab.type.name} can be filtered by.`, `/where/${name}`, "is not a filter field");
+    for (const [op, value] of Object.entries(ops)) {
+      if (!filter.operators.has(op as FilterOperator)) {
+        invalid(`'${op}' does not apply to ${name}; it takes ${[...filter.operators].join(", ")}.`, `/where/${name}/${op}`, "is not an operator of this field");
+      }
+      if (op === "null") where.push({ column: name, op: value === true ? "==" : "!=", value: null });
+      else if (ordering.has(op as FilterOperator) && isTimestamp(filter.field)) where.push({ column: name, op: comparisonOf[op as "lt"], value: utcText(value) });
+      else where.push({ column: name, op: comparisonOf[op as Exclude<FilterOperator, "null">], value });
+    }
+  }
+  return where;
+}
+
+function isTimestamp(field: CatalogField): boolean {
+  return field.type.kind === "scalar" && field.type.scalar === "Timestamp";
+}
+
+/** Stored instants are ISO-8601 UTC with milliseconds, so a bound compares as the same text. */
+function utcText(value: unknown): unknown {
+  const time = typeof value === "string" ? Date.parse(value) : Number.NaN;
+  return Number.isNaN(time) ? value : new Date(time).toISOString();
+}
+
+// A cursor is the position of the page's last row, base64url-encoded: under the default order
+// (ascending id) just its id, as before sorting existed; under any other sort the sort itself,
+// the row's value of the sort field and its id, as JSON. A cursor is accepted only under the
+// sort that issued it: its position means nothing in another order.
+
+function encodeCursor(sortText: string, sortField: string, last: Row): string {
+  const text = sortText === "id" ? String(last.id) : JSON.stringify([sortText, sortField === "id" ? null : (last[sortField] ?? null), last.id]);
+  return Buffer.from(text, "utf8").toString("base64url");
+}
+
+function decodeCursor(cursor: unknown, sortText: string, sortField: CatalogField): ListQuery["after"] {
+  if (cursor === undefined || cursor === null) return undefined;
+  const text = typeof cursor === "string" && /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, "base64url").toString("utf8") : "";
+  let issuedUnder: string;
+  let after: NonNullable<ListQuery["after"]>;
+  if (/^[1-9][0-9]{0,15}$/.test(text)) {
+    issuedUnder = "id";
+    after = { id: Number(text) };
+  } else {
+    const parsed = parseJson(text);
+    if (!Array.isArray(parsed) || parsed.length !== 3 || typeof parsed[0] !== "string" || !Number.isSafeInteger(parsed[2]) || parsed[2] < 1) return foreignCursor();
+    issuedUnder = parsed[0];
+    after = { id: parsed[2], value: parsed[1] };
+  }
+  if (issuedUnder !== sortText) {
+    invalid(
+      `The cursor belongs to a listing sorted by '${issuedUnder}', not '${sortText}'.`,
+      "/cursor",
+      `pass the same sort as the page that gave this cursor, or omit the cursor to start over sorted by '${sortText}'`,
+    );
+  }
+  if (sortField.name !== "id" && !fitsField(after.value, sortField)) return foreignCursor();
+  return after;
+}
+
+/** Whether a cursor's sort value is one the field can hold (JSON as rows show it). */
+function fitsField(value: unknown, field: CatalogField): boolean {
+  if (value === null) return field.isOptional;
+  const t = field.type;
+  if (t.kind === "ref" || (t.kind === "scalar" && ["Id", "Int", "Money"].includes(t.scalar))) return Number.isSafeInteger(value);
+  if (t.kind === "scalar" && t.scalar === "Float") return typeof value === "number" && Number.isFinite(value);
+  if (t.kind === "scalar" && t.scalar === "Bool") return typeof value === "boolean";
+  return typeof value === "string";
+}
+
+function foreignCursor(): never {
+  invalid("The cursor is not one this server issued.", "/cursor", "pass the nextCursor of the previous page unchanged, or omit it to start from the first row");
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function invalid(message: string, path: string, detail: string): never {
+  throw new OperationError("invalid_input", message, [{ path, message: detail }]);
+}
