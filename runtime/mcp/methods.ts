@@ -121,7 +121,7 @@ function instructionsFor(catalog: Catalog, exposed: CatalogType[], toolsOf: (t: 
     const rows = readsRowsOverMcp(t) ? ` rows are resources wo://${t.snake}/{id},` : "";
     lines.push(`- ${t.name}${t.doc ? ` (${t.doc})` : ""}: tools ${toolsOf(t).join(", ")};${rows} fields in wo://schema/${t.snake}.`);
   }
-  lines.push("List tools page with `cursor`/`nextCursor`.");
+  lines.push("List tools filter with field: value or `where: { field: { op: value } }`, order with `sort`, page with `cursor`/`nextCursor`, and count with `count: true`.");
   return lines.join("\n");
 }
 

@@ -61,6 +61,10 @@ describe("tools/list tells an agent how to query", () => {
     expect(schema.properties.size).toEqual({ type: "string", enum: ["Small", "Large"], description: expect.any(String) });
   });
 
+  it("the server's instructions say how list tools query", () => {
+    expect(client.getInstructions()).toContain("`where: { field: { op: value } }`, order with `sort`");
+  });
+
   it("create shows defaults; titles and descriptions name the related tools", () => {
     const create = tools.find((t) => t.name === "item_create")!;
     expect(create.inputSchema.properties.price.default).toBe(0);
