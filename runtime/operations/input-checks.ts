@@ -2,11 +2,13 @@
 // ajv validator (spec/security.md, "Input values"): a cheap refusal of inputs with more unknown
 // fields than an error may list (before ajv, which would report each of them), lone UTF-16
 // surrogates in text (JSON's `"\ud800"` escape, which SQLite would store as U+FFFD), and the
-// wording for fields a caller may not set (`@readonly`, `@immutable` on update).
+// wording for fields a caller may not set (`@readonly`, `@immutable` on update) and for list
+// operators a field does not take.
 
 // Type-only: the catalog arrives as catalog.json; nothing from compiler/ is loaded at run time.
 import type { Catalog } from "../../compiler/catalog.js";
 import type { ErrorDetail } from "../errors.js";
+import { fieldOperators, filterOperators, listFilterFields } from "../list-filters.js";
 
 /** Per operation, the top-level property names its input schema accepts. */
 export function acceptedNames(inputs: Record<string, object>): Map<string, Set<string>> {
@@ -55,8 +57,10 @@ export function loneSurrogates(value: unknown): string[] {
 export const loneSurrogateMessage = "contains a lone UTF-16 surrogate (an unpaired \\ud800–\\udfff escape); send well-formed Unicode text";
 
 /**
- * Per create/update operation, the fields its input leaves out on purpose, with why: the
+ * Per operation, the input properties it leaves out on purpose, by JSON pointer, with why: the
  * generic "is not an accepted field" would tell a caller nothing about how to change them.
+ * Create and update: `@readonly` and `@immutable` fields. List: each `where` operator a
+ * field's type does not take (`/where/size/lt`), answered with the ones it does take.
  */
 export function refusedFieldMessages(catalog: Catalog): Map<string, Map<string, string>> {
   const out = new Map<string, Map<string, string>>();
@@ -66,15 +70,23 @@ export function refusedFieldMessages(catalog: Catalog): Map<string, Map<string, 
     for (const f of t.fields) {
       if (f.isReadonly) {
         const why = `is read-only: only the app sets it (its default, then ${t.name}'s methods)`;
-        create.set(f.name, why);
-        update.set(f.name, why);
+        create.set(`/${f.name}`, why);
+        update.set(`/${f.name}`, why);
       } else if (f.isImmutable) {
-        update.set(f.name, `is immutable: it is set when the ${t.name} is created and never changes`);
+        update.set(`/${f.name}`, `is immutable: it is set when the ${t.name} is created and never changes`);
+      }
+    }
+    const list = new Map<string, string>();
+    for (const f of listFilterFields(t)) {
+      const takes = fieldOperators(f);
+      for (const op of filterOperators) {
+        if (!takes.includes(op)) list.set(`/where/${f.name}/${op}`, `is not an operator of ${f.name}; it takes ${takes.join(", ")}`);
       }
     }
     // Tool names are `snake(T)_op` (spec/schemas.md).
     if (create.size > 0) out.set(`${t.snake}_create`, create);
     if (update.size > 0) out.set(`${t.snake}_update`, update);
+    out.set(`${t.snake}_list`, list);
   }
   return out;
 }

@@ -186,7 +186,8 @@ const unknownFieldMessage = "is not an accepted field; remove it";
 
 /**
  * ajv errors → [{ path, message }] an agent can act on: the JSON pointer names the field.
- * `refused` words the top-level fields the operation leaves out on purpose (read-only ones).
+ * `refused` words, by JSON pointer, what the operation leaves out on purpose (read-only
+ * fields, list operators a field does not take).
  */
 export function describeAjvErrors(errors: AjvError[], refused?: Map<string, string>): ErrorDetail[] {
   const out: ErrorDetail[] = [];
@@ -209,8 +210,8 @@ function describeAjvError(e: AjvError, refused: Map<string, string> | undefined)
       return { path: `${e.instancePath}/${String(p.missingProperty)}`, message: "is required" };
     case "additionalProperties": {
       const key = String(p.additionalProperty);
-      const why = e.instancePath === "" ? refused?.get(key) : undefined;
-      return { path: `${e.instancePath}/${key}`, message: why ?? unknownFieldMessage };
+      const path = `${e.instancePath}/${key}`;
+      return { path, message: refused?.get(path) ?? unknownFieldMessage };
     }
     case "minimum":
     case "maximum":

@@ -122,4 +122,11 @@ describe("tools/call item_list", () => {
     expect(r.content[0].text).toMatch(/^Invalid input: /);
     expect(r.content[0].text).toContain(path);
   });
+
+  it("an operator the field does not take is answered with those it does take", async () => {
+    const r = await call("item_list", { where: { size: { lt: "Large" }, name: { null: true } } });
+    expect(r.isError).toBe(true);
+    expect(r.content[0].text).toContain("- /where/size/lt: is not an operator of size; it takes eq, ne, in");
+    expect(r.content[0].text).toContain("- /where/name/null: is not an operator of name; it takes eq, ne, lt, lte, gt, gte, in, contains");
+  });
 });
