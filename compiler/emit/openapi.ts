@@ -2,7 +2,7 @@
 // schemas from json-schema.ts (rows shared through `components.schemas`), list filters as
 // query parameters, and RFC 9457 problem-details error responses. OpenAPI 3.1 schema objects
 // are JSON Schema 2020-12, so the operation schemas are used as they are.
-import type { Catalog, CatalogType } from "../catalog.js";
+import { inCreateInput, inUpdateInput, type Catalog, type CatalogField, type CatalogType } from "../catalog.js";
 import { toolName } from "../naming.js";
 import { listEqualityFields, listFilterFields } from "../../runtime/list-filters.js";
 import { SchemaBuilder, maxExactInteger, operationSchemas, type JsonSchema } from "./json-schema.js";
@@ -10,21 +10,36 @@ import { emitRoutes } from "./routes.js";
 import { methodOf } from "./exposed-ops.js";
 import { maxErrorDetails } from "../../runtime/errors.js";
 import { operationDescription, toolTitle } from "./tools.js";
+import { canHoldRef, isReferable } from "./ref-checks.js";
 
-type ErrorStatus = "400" | "401" | "404" | "409" | "413" | "415" | "422" | "501";
+type ErrorStatus = "400" | "401" | "403" | "404" | "409" | "413" | "415" | "422" | "501" | "503";
 
-const errorResponses: Record<ErrorStatus, { name: string; description: string }> = {
-  "400": { name: "BadRequest", description: "Malformed request: invalid JSON, an invalid id, or input that does not match the schema." },
-  "401": { name: "Unauthorized", description: "The bearer token is missing or wrong." },
+/** Every error is a problem-details body; some statuses also carry a header the client acts on. */
+const errorResponses: Record<ErrorStatus, { name: string; description: string; headers?: Record<string, object> }> = {
+  "400": { name: "BadRequest", description: "Malformed request: invalid JSON, an invalid id, a bad filter, limit or cursor, or input that does not match the schema." },
+  "401": {
+    name: "Unauthorized",
+    description: "The server requires a bearer token and the request lacks it or carries another.",
+    headers: { "WWW-Authenticate": { description: "The scheme to use: Bearer.", required: true, schema: { type: "string" } } },
+  },
+  "403": { name: "Forbidden", description: "A Host or Origin the server does not answer to; nothing ran." },
   "404": { name: "NotFound", description: "No row with that id." },
   "409": { name: "Conflict", description: "A unique value is taken, the row is still referenced, or a method aborted." },
   "413": { name: "PayloadTooLarge", description: "The request body exceeds the server's size limit." },
   "415": { name: "UnsupportedMediaType", description: "The request body is not application/json." },
   "422": { name: "UnprocessableContent", description: "The input names rows that do not exist (a dangling reference)." },
   "501": { name: "NotImplemented", description: "Declared but not served by this runtime yet." },
+  "503": {
+    name: "Busy",
+    description: "More calls are running and waiting than the server allows, or it is shutting down; nothing was done.",
+    headers: { "Retry-After": { description: "Seconds to wait before trying again.", required: true, schema: { type: "string" } } },
+  },
 };
 
-const bodyErrors: ErrorStatus[] = ["400", "413", "415", "422"];
+/** What any request may meet before its route runs (spec/rest.md: Host and Origin, then the token). */
+const guardErrors: ErrorStatus[] = ["401", "403"];
+/** What a body is refused for before the operation runs. */
+const bodyErrors: ErrorStatus[] = ["400", "413", "415"];
 
 export function emitOpenApi(catalog: Catalog, b = new SchemaBuilder(catalog)): object {
   const schemas: Record<string, JsonSchema> = {};
@@ -52,7 +67,13 @@ export function emitOpenApi(catalog: Catalog, b = new SchemaBuilder(catalog)): o
       tags: [type.name],
     };
     const responses: Record<string, unknown> = {};
-    const errors: ErrorStatus[] = [];
+    const errors: ErrorStatus[] = [...guardErrors];
+    // Statuses an operation can meet only when the type allows them: a write of ref-holding
+    // fields may name a missing row; a @unique field may be taken; a referenced row stays.
+    const rowWrites = (fields: CatalogField[]): ErrorStatus[] => [
+      ...(canHoldRef(catalog, type, fields.map((f) => f.name)) ? ["422" as const] : []),
+      ...(type.fields.some((f) => f.isUnique) ? ["409" as const] : []),
+    ];
     const hasId = path.includes("{id}");
     const parameters: object[] = hasId
       ? [{ name: "id", in: "path", required: true, description: `Id of the ${type.name}.`, schema: { type: "integer", minimum: 1, maximum: maxExactInteger } }]
@@ -64,29 +85,29 @@ export function emitOpenApi(catalog: Catalog, b = new SchemaBuilder(catalog)): o
         parameters.push(...listParameters(type, io!.input));
         const page = { ...io!.output, properties: { ...(io!.output.properties as object), items: { type: "array", items: rowRef } } };
         responses["200"] = json("One page of rows, ascending id.", page);
-        errors.push("400");
+        errors.push("400", "503");
         break;
       }
       case "get":
         responses["200"] = json(`The ${type.name}.`, rowRef);
-        errors.push("400", "404");
+        errors.push("400", "404", "503");
         break;
       case "create":
         operation.requestBody = body(schemas, `${route.op}_body`, io!.input);
         responses["201"] = {
           ...json(`The created ${type.name}.`, rowRef),
-          headers: { Location: { description: "URL of the new row.", schema: { type: "string" } } },
+          headers: { Location: { description: "URL of the new row.", required: true, schema: { type: "string" } } },
         };
-        errors.push(...bodyErrors, "409");
+        errors.push(...bodyErrors, ...rowWrites(type.fields.filter(inCreateInput)), "503");
         break;
       case "update":
         operation.requestBody = body(schemas, `${route.op}_body`, withoutId(io!.input));
         responses["200"] = json(`The updated ${type.name}.`, rowRef);
-        errors.push(...bodyErrors, "404", "409");
+        errors.push(...bodyErrors, ...rowWrites(type.fields.filter(inUpdateInput)), "404", "503");
         break;
       case "delete":
         responses["204"] = { description: "Deleted." };
-        errors.push("400", "404", "409");
+        errors.push("400", "404", "503", ...(isReferable(catalog, type) ? ["409" as const] : []));
         break;
       case "subscribe":
       case "me":
@@ -96,10 +117,13 @@ export function emitOpenApi(catalog: Catalog, b = new SchemaBuilder(catalog)): o
         if (!io || !method) break;
         operation.requestBody = body(schemas, `${route.op}_body`, withoutId(io.input));
         responses["200"] = json("The method's return value (null when it returns nothing).", io.output);
-        errors.push(...bodyErrors, "404", "409");
+        // A write may name a missing row (422); a write, an assert or integer arithmetic may fail (409).
+        const kinds = nodeKinds(method.body);
+        const writes = kinds.has("InsertStmt") || kinds.has("UpdateStmt") || kinds.has("DeleteStmt");
+        const conflicts = writes || kinds.has("AssertStmt") || kinds.has("Arithmetic");
+        errors.push(...bodyErrors, "404", "503", ...(writes ? ["422" as const] : []), ...(conflicts ? ["409" as const] : []));
       }
     }
-    if (catalog.config.tokenEnv) errors.push("401");
     for (const status of [...new Set(errors)].sort()) {
       responses[status] = { $ref: `#/components/responses/${errorResponses[status].name}` };
     }
@@ -111,7 +135,11 @@ export function emitOpenApi(catalog: Catalog, b = new SchemaBuilder(catalog)): o
   const responses: Record<string, object> = {};
   for (const status of Object.keys(errorResponses).sort() as ErrorStatus[]) {
     const r = errorResponses[status];
-    responses[r.name] = { description: r.description, content: { "application/problem+json": { schema: { $ref: "#/components/schemas/wo.Problem" } } } };
+    responses[r.name] = {
+      description: r.description,
+      ...(r.headers ? { headers: r.headers } : {}),
+      content: { "application/problem+json": { schema: { $ref: "#/components/schemas/wo.Problem" } } },
+    };
   }
   const info: Record<string, string> = { title: catalog.app.name, version: catalog.app.version };
   if (catalog.app.description) info.description = catalog.app.description;
@@ -158,11 +186,26 @@ const problemSchema: JsonSchema = {
     errors: {
       type: "array",
       description: `At most ${maxErrorDetails} entries; \`truncated\` counts the problems not listed.`,
-      items: { type: "object", properties: { path: { type: "string" }, message: { type: "string" } } },
+      items: { type: "object", properties: { path: { type: "string" }, message: { type: "string" } }, required: ["path", "message"] },
     },
     truncated: { type: "integer", minimum: 1, description: "How many more problems were found than errors lists." },
   },
+  required: ["type", "title", "status", "detail"],
 };
+
+const arithmetic = new Set(["+", "-", "*", "/", "%"]);
+
+/** The AST node kinds in a method body, with `Arithmetic` for any integer operator (it may overflow). */
+function nodeKinds(node: unknown, kinds = new Set<string>()): Set<string> {
+  if (Array.isArray(node)) for (const n of node) nodeKinds(n, kinds);
+  else if (node !== null && typeof node === "object") {
+    const { kind, op } = node as { kind?: unknown; op?: unknown };
+    if (typeof kind === "string") kinds.add(kind);
+    if ((kind === "BinaryExpr" || kind === "UnaryExpr") && typeof op === "string" && arithmetic.has(op)) kinds.add("Arithmetic");
+    for (const value of Object.values(node)) if (typeof value === "object") nodeKinds(value, kinds);
+  }
+  return kinds;
+}
 
 function json(description: string, schema: object): object {
   return { description, content: { "application/json": { schema } } };

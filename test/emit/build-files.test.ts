@@ -140,16 +140,16 @@ describe("openapi.json", () => {
     expect(names).not.toContain("views[contains]");
     expect(list.summary).toBe("List blog posts");
     expect(list.description).toMatch(/field\[op\]=value/);
-    expect(Object.keys(doc.paths["/api/posts"].post.responses)).toEqual(["201", "400", "409", "413", "415", "422"]);
+    expect(Object.keys(doc.paths["/api/posts"].post.responses)).toEqual(["201", "400", "401", "403", "409", "413", "415", "422", "503"]);
     expect(doc.paths["/api/posts/me"].get.responses["501"]).toBeDefined();
     expect(doc.paths["/api/posts/{id}"].patch.requestBody.content["application/json"].schema.$ref).toBe("#/components/schemas/blog_post_update_body");
     expect(doc.components.schemas.blog_post_update_body.properties.id).toBeUndefined();
   });
-  it("declares the bearer scheme and 401 answers only when wo.toml sets token_env", async () => {
+  it("declares the bearer scheme only when wo.toml sets token_env; 401 either way (--token-file gives a token at run time)", async () => {
     const open = JSON.parse(text("openapi.json"));
     expect(open.security).toBeUndefined();
     expect(open.components.securitySchemes).toBeUndefined();
-    expect(open.paths["/api/posts"].get.responses["401"]).toBeUndefined();
+    expect(open.paths["/api/posts"].get.responses["401"]).toEqual({ $ref: "#/components/responses/Unauthorized" });
 
     const guarded = emitOpenApi({ ...catalog, config: { ...catalog.config, tokenEnv: "BLOG_TOKEN" } }) as any;
     await expect(SwaggerParser.validate(structuredClone(guarded))).resolves.toBeTruthy();
