@@ -1,6 +1,7 @@
 // The one table of diagnostic codes. Call sites name a code and its parameters; the message
 // text lives only here. spec/diagnostics.md documents every code, and a test checks that the
-// table and the document agree. Never reuse a retired code.
+// table and the document agree. A retired code leaves this table but keeps its row in the
+// document, marked retired, so it is never reused.
 //
 //   WO1xxx  lexing and parsing          WO2xxx  declarations, fields and types
 //   WO3xxx  services and exposure       WO4xxx  project files and wo.toml
@@ -46,7 +47,6 @@ export const codes = {
   WO2012: { severity: "error", message: msg`Default ${"value"} does not fit field '${"field"}' of type ${"type"}.` },
   WO2013: { severity: "error", message: msg`Default '${"value"}' is not a variant of ${"variants"}.` },
   WO2014: { severity: "error", message: msg`Default null needs an optional field: write '${"field"}: ${"type"}?'.` },
-  WO2015: { severity: "error", message: msg`Field '${"field"}' has both '= …' and @default(…); keep one.` },
   WO2016: { severity: "error", message: msg`Field '${"field"}' cannot have a default: ${"why"}.` },
   WO2017: { severity: "error", message: msg`Field 'id' must have type Id, not ${"type"}: the store mints ids.` },
   WO2018: { severity: "error", message: msg`Integer default ${"value"} is outside the safe integer range.` },
