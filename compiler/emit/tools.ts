@@ -42,13 +42,6 @@ export function emitResourceTemplates(catalog: Catalog): Manifest["resourceTempl
     .map((t) => ({ uriTemplate: `wo://${t.snake}/{id}`, name: t.snake }));
 }
 
-/** `wo://schema/<snake>` per MCP-exposed type; its content is the row schema (schemas.json). */
-export function schemaResourceUris(catalog: Catalog): { uri: string; name: string }[] {
-  return sortedTypes(catalog)
-    .filter((t) => t.mcp.length > 0)
-    .map((t) => ({ uri: `wo://schema/${t.snake}`, name: `${t.snake}_schema` }));
-}
-
 export function methodOutput(result: JsonSchema): JsonSchema {
   return { type: "object", properties: { result }, required: ["result"] };
 }
