@@ -19,6 +19,7 @@ import { fieldValueType, findType } from "../check/method-types.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { toolName } from "../naming.js";
 import { refCheckLine } from "./ref-checks.js";
+import { blockHas, writeStatements } from "./method-body.js";
 import { jsComment, jsIdentifier, jsJson, jsString } from "./js-literal.js";
 import {
   at,
@@ -63,7 +64,7 @@ export function emitMethodHandler(catalog: Catalog, type: CatalogType, method: C
       w.writeLine(`${kw} ${jsName(p.name)} = ${prop("args", p.name)};`);
     }
     // An `in txn` method that never writes needs no writer slot: a read snapshot is as consistent.
-    const isWrite = method.txn !== undefined && writesData(method.body);
+    const isWrite = method.txn !== undefined && blockHas(method.body, writeStatements);
     const open = isWrite ? "return rt.store.write(async (tx) => " : "return rt.store.read(async (tx) => ";
     w.write(open).inlineBlock(() => {
       const selfKw = typing.reassigned.has("self") ? "let" : "const";
@@ -85,18 +86,6 @@ function signatureName(t: FieldType): string {
   return t.kind;
 }
 
-function writesData(b: Block): boolean {
-  return b.statements.some((s) => {
-    if (s.kind === "InsertStmt" || s.kind === "UpdateStmt" || s.kind === "DeleteStmt") return true;
-    if (s.kind !== "IfStmt") return false;
-    for (let branch: typeof s | Block | undefined = s; branch; ) {
-      if (branch.kind === "Block") return writesData(branch);
-      if (writesData(branch.then)) return true;
-      branch = branch.else;
-    }
-    return false;
-  });
-}
 
 function writer(): CodeBlockWriter {
   return new CodeBlockWriter({ newLine: "\n", indentNumberOfSpaces: 2, useTabs: false, useSingleQuote: false });

@@ -11,6 +11,7 @@ import { methodOf } from "./exposed-ops.js";
 import { maxErrorDetails } from "../../runtime/errors.js";
 import { operationDescription, toolTitle } from "./tools.js";
 import { canHoldRef, isReferable } from "./ref-checks.js";
+import { blockHas, usesArithmetic, writeStatements } from "./method-body.js";
 
 type ErrorStatus = "400" | "401" | "403" | "404" | "409" | "413" | "415" | "422" | "501" | "503";
 
@@ -118,9 +119,8 @@ export function emitOpenApi(catalog: Catalog, b = new SchemaBuilder(catalog)): o
         operation.requestBody = body(schemas, `${route.op}_body`, withoutId(io.input));
         responses["200"] = json("The method's return value (null when it returns nothing).", io.output);
         // A write may name a missing row (422); a write, an assert or integer arithmetic may fail (409).
-        const kinds = nodeKinds(method.body);
-        const writes = kinds.has("InsertStmt") || kinds.has("UpdateStmt") || kinds.has("DeleteStmt");
-        const conflicts = writes || kinds.has("AssertStmt") || kinds.has("Arithmetic");
+        const writes = blockHas(method.body, writeStatements);
+        const conflicts = writes || blockHas(method.body, ["AssertStmt"]) || usesArithmetic(method.body);
         errors.push(...bodyErrors, "404", "503", ...(writes ? ["422" as const] : []), ...(conflicts ? ["409" as const] : []));
       }
     }
@@ -192,20 +192,6 @@ const problemSchema: JsonSchema = {
   },
   required: ["type", "title", "status", "detail"],
 };
-
-const arithmetic = new Set(["+", "-", "*", "/", "%"]);
-
-/** The AST node kinds in a method body, with `Arithmetic` for any integer operator (it may overflow). */
-function nodeKinds(node: unknown, kinds = new Set<string>()): Set<string> {
-  if (Array.isArray(node)) for (const n of node) nodeKinds(n, kinds);
-  else if (node !== null && typeof node === "object") {
-    const { kind, op } = node as { kind?: unknown; op?: unknown };
-    if (typeof kind === "string") kinds.add(kind);
-    if ((kind === "BinaryExpr" || kind === "UnaryExpr") && typeof op === "string" && arithmetic.has(op)) kinds.add("Arithmetic");
-    for (const value of Object.values(node)) if (typeof value === "object") nodeKinds(value, kinds);
-  }
-  return kinds;
-}
 
 function json(description: string, schema: object): object {
   return { description, content: { "application/json": { schema } } };

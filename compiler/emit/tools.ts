@@ -5,13 +5,13 @@
 //
 // Output schemas follow spec/schemas.md: the operation's result for CRUD tools, and
 // `{ result }` around a method's return value (MCP structured content must be an object).
-import type { Block, Stmt } from "../ast.js";
 import { inCreateInput, inUpdateInput, readsRowsOverMcp, type Catalog, type CatalogField, type CatalogMethod, type CatalogType, type FieldType } from "../catalog.js";
 import type { ManifestTool, Manifest } from "../../runtime/build.js";
 import { toolName } from "../naming.js";
 import { listControlNames, listLimit } from "../../runtime/list-filters.js";
 import { SchemaBuilder, operationSchemas, sortedTypes, compareText, type JsonSchema } from "./json-schema.js";
 import { methodOf } from "./exposed-ops.js";
+import { blockHas, writeStatements } from "./method-body.js";
 import { article, capitalize, pluralWords, sentence, words } from "./words.js";
 import { fieldTypeText } from "../../runtime/field-type-text.js";
 
@@ -60,21 +60,9 @@ const crudAnnotations = {
  * or remove existing rows (`update`/`delete`) is destructive; inserts only add.
  */
 function methodAnnotations(method: CatalogMethod): ManifestTool["annotations"] {
-  const writes = method.txn !== undefined && blockHas(method.body, ["InsertStmt", "UpdateStmt", "DeleteStmt"]);
+  const writes = method.txn !== undefined && blockHas(method.body, writeStatements);
   if (!writes) return { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
   return { readOnlyHint: false, destructiveHint: blockHas(method.body, ["UpdateStmt", "DeleteStmt"]), idempotentHint: false, openWorldHint: false };
-}
-
-function blockHas(block: Block | undefined, kinds: Stmt["kind"][]): boolean {
-  return (block?.statements ?? []).some((stmt) => stmtHas(stmt, kinds));
-}
-
-function stmtHas(stmt: Stmt, kinds: Stmt["kind"][]): boolean {
-  if (kinds.includes(stmt.kind)) return true;
-  if (stmt.kind !== "IfStmt") return false;
-  if (blockHas(stmt.then, kinds)) return true;
-  if (!stmt.else) return false;
-  return stmt.else.kind === "Block" ? blockHas(stmt.else, kinds) : stmtHas(stmt.else, kinds);
 }
 
 /**
