@@ -31,9 +31,9 @@ const errorResponses: Record<ErrorStatus, { name: string; description: string; h
   "422": { name: "UnprocessableContent", description: "The input names rows that do not exist (a dangling reference)." },
   "501": { name: "NotImplemented", description: "Declared but not served by this runtime yet." },
   "503": {
-    name: "Busy",
-    description: "More calls are running and waiting than the server allows, or it is shutting down; nothing was done.",
-    headers: { "Retry-After": { description: "Seconds to wait before trying again.", required: true, schema: { type: "string" } } },
+    name: "ServiceUnavailable",
+    description: "Busy (more calls running and waiting than the server allows, or shutting down), or, for a write, storage full; nothing was done.",
+    headers: { "Retry-After": { description: "Seconds to wait before trying again; sent when busy.", schema: { type: "string" } } },
   },
 };
 

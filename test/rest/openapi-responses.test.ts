@@ -7,7 +7,7 @@
 // members beyond the documented ones), so a field the server adds or renames is drift too.
 // New operations and samples are covered without touching this file.
 
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
@@ -26,15 +26,19 @@ const token = "openapi-responses-test-token";
 const missingId = 999999;
 /** Above every sample's `[server] max_body_bytes` (and the 1 MiB default). */
 const oversized = 2 * 1024 * 1024 + 1;
+/** A `[database] max_bytes` a few dozen padded rows fill (an empty sample database is at most 15 pages of 4 KiB). */
+const fullBytes = 131072;
+const padding = "x".repeat(2000);
 
 /**
- * Documented statuses no request can produce deterministically: 503 needs more calls running at
- * once than `max_running` allows (a timing race), and a method's 422 needs a method whose own
- * writes name a missing row — the sample methods check their refs first. Everything else must
- * be produced.
+ * Documented statuses not every operation can be made to produce: 503 comes from a write to a
+ * full database (produced below, for writes) or from more calls running at once than
+ * `max_running` allows (a timing race, so a read's 503 is left out); a method's 422 needs a
+ * method whose own writes name a missing row — the sample methods check their refs first.
+ * Everything else must be produced.
  */
 function unproducible(op: Operation, status: string): boolean {
-  return status === "503" || (status === "422" && op.kind === "method");
+  return (status === "503" && op.kind !== "create") || (status === "422" && op.kind === "method");
 }
 
 interface Operation {
@@ -48,10 +52,11 @@ interface Operation {
 
 describe.each(samples)("the OpenAPI document of samples/%s matches its responses", (sample) => {
   let app: string;
+  const fullApps: string[] = [];
   const running: WoProcess[] = [];
   afterAll(async () => {
     for (const p of running) await p.stop();
-    if (app) removeApp(app);
+    for (const dir of [app, ...fullApps]) if (dir) removeApp(dir);
   });
 
   it("validates, and every operation answers each documented status as documented", { timeout: 120_000 }, async () => {
@@ -82,18 +87,22 @@ describe.each(samples)("the OpenAPI document of samples/%s matches its responses
     // Rows to work on: each create run until it succeeds twice (a create whose refs name rows
     // another create makes later answers 422 first), then each method twice (a method may need
     // what another makes: a price before the current price, a balance before a transfer).
-    const seeds = new Map<string, Json[]>();
     const creates = ops.filter((o) => o.kind === "create");
-    for (let round = 0; round < 2 * creates.length + 2; round++) {
-      for (const op of creates) {
-        const made = seeds.get(op.id) ?? [];
-        if (made.length >= 2) continue;
-        const body = example(checker.bodySchema(op), `${sample}${round}x${made.length}`, checker);
-        const r = await call(op, undefined, { body: JSON.stringify(body) });
-        if (r.status === 201) seeds.set(op.id, [...made, body]);
+    const seed = async (base: string, rows: number): Promise<Map<string, Json[]>> => {
+      const seeds = new Map<string, Json[]>();
+      for (let round = 0; round < rows * creates.length + 2; round++) {
+        for (const op of creates) {
+          const made = seeds.get(op.id) ?? [];
+          if (made.length >= rows) continue;
+          const body = example(checker.bodySchema(op), `${sample}${round}x${made.length}`, checker);
+          const r = await call(op, undefined, { body: JSON.stringify(body) }, base);
+          if (r.status === 201) seeds.set(op.id, [...made, body]);
+        }
       }
-    }
-    for (const op of creates) expect(seeds.get(op.id)?.length, `${op.id} never created a row`).toBe(2);
+      for (const op of creates) expect(seeds.get(op.id)?.length, `${op.id} never created a row`).toBe(rows);
+      return seeds;
+    };
+    const seeds = await seed(open.url, 2);
     for (let pass = 0; pass < 2; pass++) {
       for (const op of ops.filter((o) => o.kind === "method")) {
         for (const body of methodBodies(checker.bodySchema(op), checker)) await call(op, 1, { body: JSON.stringify(body) });
@@ -163,6 +172,29 @@ describe.each(samples)("the OpenAPI document of samples/%s matches its responses
     // Last, as they may remove rows the calls above use: row 1 of each type, which other rows
     // may still reference (409).
     for (const op of ops.filter((o) => o.kind === "delete")) await call(op, 1);
+
+    // A database at its `[database] max_bytes`: every write that needs room answers 503.
+    const fullApp = copyApp(`samples/${sample}`);
+    fullApps.push(fullApp);
+    const toml = join(fullApp, "wo.toml");
+    const text = readFileSync(toml, "utf8");
+    writeFileSync(toml, text.includes("[database]") ? text.replace("[database]", `[database]\nmax_bytes = ${fullBytes}`) : `${text}\n[database]\nmax_bytes = ${fullBytes}\n`);
+    const full = await startWo([fullApp, "--listen", "127.0.0.1:0"]);
+    running.push(full);
+    // One row of each type first, so a create whose refs need them is refused for room, not for refs.
+    await seed(full.url, 1);
+    let fullAnswers = 0;
+    for (const op of creates) {
+      for (let i = 0; i < 400; i++) {
+        const r = await call(op, undefined, { body: JSON.stringify(example(checker.bodySchema(op), `full${i}`, checker, false, padding)), note: "filling" }, full.url);
+        if (r.status === 503) fullAnswers++;
+        if (r.status !== 201) break;
+      }
+    }
+    for (const op of ops.filter((o) => o.doc.requestBody && o.kind !== "create")) {
+      await call(op, 1, { body: JSON.stringify(example(checker.bodySchema(op), "fullw", checker, true, padding)), note: "full database" }, full.url);
+    }
+    expect(fullAnswers, "every create on a full database answered 503").toBe(creates.length);
 
     const unproduced = ops.flatMap((op) => Object.keys(op.doc.responses).filter((s) => !unproducible(op, s) && !checker.seen(op, s)).map((s) => `${op.id} ${s}`));
     expect({ drift: checker.failures, unproduced }).toEqual({ drift: [], unproduced: [] });
@@ -299,25 +331,26 @@ function typeOf(schema: Schema): string | undefined {
 
 /**
  * A value valid against `schema`, distinct per `tag` where the schema allows (so @unique fields
- * do not collide). Objects get their required members (all members when `full`).
+ * do not collide). Objects get their required members (all members when `full`); free text
+ * ends with `pad`.
  */
-function example(schema: Schema, tag: string, checker: ResponseChecker, full = false): Json {
+function example(schema: Schema, tag: string, checker: ResponseChecker, full = false, pad = ""): Json {
   const s = checker.resolve(schema);
   if ("const" in s) return s.const;
   if (Array.isArray(s.enum)) return s.enum.find((v: Json) => v !== null);
-  if (s.anyOf) return example(s.anyOf.find((x: Schema) => typeOf(checker.resolve(x)) !== "null") ?? s.anyOf[0], tag, checker, full);
+  if (s.anyOf) return example(s.anyOf.find((x: Schema) => typeOf(checker.resolve(x)) !== "null") ?? s.anyOf[0], tag, checker, full, pad);
   const safe = tag.replace(/[^a-z0-9]/gi, "").toLowerCase() || "x";
   switch (typeOf(s)) {
     case "object": {
       const required = new Set<string>(s.required ?? []);
       const out: Record<string, Json> = {};
       for (const [name, sub] of Object.entries(s.properties ?? {}) as [string, Schema][]) {
-        if (full || required.has(name)) out[name] = example(sub, `${tag}${name}`, checker, full);
+        if (full || required.has(name)) out[name] = example(sub, `${tag}${name}`, checker, full, pad);
       }
       return out;
     }
     case "array":
-      return s.minItems ? [example(s.items, tag, checker, full)] : [];
+      return s.minItems ? [example(s.items, tag, checker, full, pad)] : [];
     case "integer":
       return Math.max(1, s.minimum ?? 1);
     case "number":
@@ -334,7 +367,7 @@ function example(schema: Schema, tag: string, checker: ResponseChecker, full = f
         if (fit === undefined) throw new Error(`no example for pattern ${s.pattern}`);
         return fit;
       }
-      return `text ${tag}`;
+      return `text ${tag}${pad}`;
     }
     default:
       return null;
