@@ -129,9 +129,14 @@ describe.each(samples)("the OpenAPI document of samples/%s matches its responses
         await call(op, 1);
         const page = await call(op, 1, { query: "?limit=1" });
         if (page.json?.nextCursor) await call(op, 1, { query: `?limit=1&cursor=${encodeURIComponent(page.json.nextCursor)}` });
-        for (const p of (op.doc.parameters ?? []) as Schema[]) {
-          if (p.in !== "query" || p.name === "limit" || p.name === "cursor") continue;
-          await call(op, 1, { query: `?${p.name}=${encodeURIComponent(String(example(p.schema, "f", checker)))}` });
+        const parameters = ((op.doc.parameters ?? []) as Schema[]).filter((p) => p.in === "query");
+        for (const p of parameters) {
+          if (p.name === "limit" || p.name === "cursor") continue;
+          // `field[in]` is a comma-separated text of the field's values: one value is a list.
+          const of = /^(.+)\[in\]$/.exec(p.name)?.[1];
+          const schema = (of && parameters.find((q) => q.name === of)?.schema) || p.schema;
+          const page = await call(op, 1, { query: `?${p.name}=${encodeURIComponent(String(example(schema, "f", checker)))}&limit=1` });
+          if (page.json?.nextCursor) await call(op, 1, { query: `?${p.name}=${encodeURIComponent(String(example(schema, "f", checker)))}&limit=1&cursor=${encodeURIComponent(page.json.nextCursor)}` });
         }
         await call(op, 1, { query: "?no_such_field=1" });
         await call(op, 1, { query: "?limit=0" });
