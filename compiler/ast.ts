@@ -288,6 +288,8 @@ export interface Param {
   type: Name;
   /** The `--` lines directly above the parameter, when the parameters are written one per line. */
   doc?: string;
+  /** Written `p: ref T` (the same as `p: T`: a row id). */
+  isRef?: boolean;
   span: Span;
 }
 
@@ -304,12 +306,83 @@ export interface Block {
   span: Span;
 }
 
-export type Stmt = LetStmt | InsertStmt | ReturnStmt | AssertStmt | IfStmt | UpdateStmt | DeleteStmt;
+export type Stmt =
+  | LetStmt
+  | InsertStmt
+  | ReturnStmt
+  | AssertStmt
+  | IfStmt
+  | UpdateStmt
+  | DeleteStmt
+  | ForStmt
+  | AssignStmt
+  | ExprStmt
+  | LinkStmt
+  | ExpectAbortStmt
+  | AsSessionStmt;
 
 export interface LetStmt {
   kind: "LetStmt";
   name: Name;
+  /** `let x = insert T { … }` binds the new row. */
+  value: Expr | InsertStmt;
+  span: Span;
+}
+
+/** `for x in expr { … }`. */
+export interface ForStmt {
+  kind: "ForStmt";
+  variable: Name;
+  iterable: Expr;
+  body: Block;
+  span: Span;
+}
+
+/** `x = e`, `x += e`, `x -= e` (also `row.f = e`). */
+export interface AssignStmt {
+  kind: "AssignStmt";
+  target: Expr;
+  op: "=" | "+=" | "-=";
   value: Expr;
+  span: Span;
+}
+
+/** A call on its own line: `f(x)`, `row.m(x)`, `print(a, b)`. */
+export interface ExprStmt {
+  kind: "ExprStmt";
+  expr: Expr;
+  span: Span;
+}
+
+/**
+ * `link a -[E { f: e, … }]-> b`, `link a -[:LABEL]-> b`, and the removal `unlink a -[E]-> b`.
+ * `edge` is the link type (or label) named between the brackets.
+ */
+export interface LinkStmt {
+  kind: "LinkStmt";
+  remove: boolean;
+  from: Expr;
+  edge: Name;
+  /** `:LABEL` form (an edge label, not a link type). */
+  isLabel: boolean;
+  entries: { name: Name; value: Expr; span: Span }[];
+  to: Expr;
+  span: Span;
+}
+
+/** `expect_abort "part of the message" { … }` (tests): passes when the block aborts. */
+export interface ExpectAbortStmt {
+  kind: "ExpectAbortStmt";
+  message?: { value: string; span: Span };
+  body: Block;
+  span: Span;
+}
+
+/** `as session who { … }` (tests): run the block as another caller. */
+export interface AsSessionStmt {
+  kind: "AsSessionStmt";
+  identity: { text: string; span: Span };
+  body: Block;
   span: Span;
 }
 
@@ -331,6 +404,8 @@ export interface AssertStmt {
   condition: Expr;
   /** `otherwise abort "message"`; undefined message means the default "assertion failed". */
   abortMessage?: { value: string; span: Span };
+  /** `otherwise abort <expression>` when the message is computed (`"low: " + p.sku`). */
+  abortExpr?: Expr;
   span: Span;
 }
 
@@ -346,7 +421,8 @@ export interface IfStmt {
 export interface UpdateStmt {
   kind: "UpdateStmt";
   target: SelectExpr | NameExpr;
-  assignments: { field: Name; value: Expr; span: Span }[];
+  /** `path` holds the inner names of `set a.b.c = e` (field `a`, path `[b, c]`). */
+  assignments: { field: Name; path?: Name[]; value: Expr; span: Span }[];
   span: Span;
 }
 
@@ -357,7 +433,58 @@ export interface DeleteStmt {
   span: Span;
 }
 
-export type Expr = BinaryExpr | UnaryExpr | MemberExpr | CallExpr | SelectExpr | NameExpr | LiteralExpr;
+export type Expr =
+  | BinaryExpr
+  | UnaryExpr
+  | MemberExpr
+  | CallExpr
+  | SelectExpr
+  | NameExpr
+  | LiteralExpr
+  | IndexExpr
+  | MethodCallExpr
+  | ObjectExpr
+  | ListExpr
+  | LiveExpr;
+
+/** `a[i]`. */
+export interface IndexExpr {
+  kind: "IndexExpr";
+  object: Expr;
+  index: Expr;
+  span: Span;
+}
+
+/** `row.m(args)`: a method of the row's class, in the caller's transaction. */
+export interface MethodCallExpr {
+  kind: "MethodCallExpr";
+  object: Expr;
+  method: Name;
+  args: Expr[];
+  span: Span;
+}
+
+/** `{ f: e, … }`. */
+export interface ObjectExpr {
+  kind: "ObjectExpr";
+  entries: { name: Name; value: Expr; span: Span }[];
+  span: Span;
+}
+
+/** `[e, …]`. */
+export interface ListExpr {
+  kind: "ListExpr";
+  items: Expr[];
+  span: Span;
+}
+
+/** `LIVE select T{ … }` / `subscribe live T{ … }`: a subscription, not a snapshot. */
+export interface LiveExpr {
+  kind: "LiveExpr";
+  form: "LIVE" | "subscribe live";
+  query: Expr;
+  span: Span;
+}
 
 export type BinaryOp = "or" | "and" | "==" | "!=" | "<" | "<=" | ">" | ">=" | "+" | "-" | "*" | "/" | "%";
 

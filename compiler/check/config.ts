@@ -48,7 +48,9 @@ export function readConfig(text: string | undefined, file: string, dirName: stri
   if (description !== undefined) app.description = description;
 
   const listen = read.listen("server", "listen") ?? read.listen("app", "listen");
-  if (listen !== undefined) config.listen = listen;
+  // ":8080" (no host, as writeonce apps write it) keeps wo's loopback default host: listening on
+  // every interface must be asked for by name (spec/security.md).
+  if (listen !== undefined) config.listen = listen.startsWith(":") ? `127.0.0.1${listen}` : listen;
   const maxBody = read.positiveInt("server", "max_body_bytes");
   if (maxBody !== undefined) config.maxBodyBytes = maxBody;
   config.concurrency.running = read.positiveInt("server", "max_running") ?? config.concurrency.running;
@@ -93,11 +95,11 @@ class KeyReader {
     return this.typed(table, key, "an array of strings", (v): v is string[] => Array.isArray(v) && v.every((x) => typeof x === "string"));
   }
 
-  /** "host:port" with a port 0–65535 (0 picks a free port). */
+  /** "host:port" or ":port" with a port 0–65535 (0 picks a free port). */
   listen(table: string, key: string): string | undefined {
     return this.typed(table, key, 'a "host:port" string, e.g. "127.0.0.1:8080"', (v): v is string => {
       if (typeof v !== "string") return false;
-      const m = /^(.+):(\d{1,5})$/.exec(v);
+      const m = /^(.*):(\d{1,5})$/.exec(v);
       return m !== null && Number(m[2]) <= 65535;
     });
   }

@@ -55,6 +55,32 @@ export function checkMethodBodies(catalog: Catalog, bag: DiagnosticBag): void {
   }
 }
 
+/** Constructs of the full language that method bodies do not run yet, with the reason. */
+const unsupportedExpr = {
+  IndexExpr: { what: "Indexing 'a[i]'", why: "lists are read whole; use latest(set) for one row" },
+  MethodCallExpr: { what: "A method call 'row.m(…)'", why: "methods cannot call other methods yet" },
+  ObjectExpr: { what: "An object literal '{ … }'", why: "struct values are not built in method bodies yet" },
+  ListExpr: { what: "A list literal '[ … ]'", why: "list values are not built in method bodies yet" },
+  LiveExpr: { what: "A live query", why: "wo has no subscriptions inside programs; select takes a snapshot" },
+} as const;
+
+function unsupportedStatement(s: Stmt): { what: string; why: string } {
+  switch (s.kind) {
+    case "ForStmt":
+      return { what: "'for … in …'", why: "loops are not compiled yet" };
+    case "AssignStmt":
+      return { what: `Assignment '${s.op}'`, why: "rebind with 'let', or change a row with 'update … set'" };
+    case "ExprStmt":
+      return { what: "A call on its own line", why: "its value would be discarded; calls of methods and functions are not compiled yet" };
+    case "LinkStmt":
+      return { what: `'${s.remove ? "unlink" : "link"}'`, why: "link rows are created with 'insert' on the link type" };
+    case "ExpectAbortStmt":
+      return { what: "'expect_abort'", why: "it belongs in a 'test' block" };
+    default:
+      return { what: "'as session'", why: "it belongs in a 'test' block" };
+  }
+}
+
 const builtins = new Set(["now", "count", "latest"]);
 const writeWords = { InsertStmt: "insert", UpdateStmt: "update", DeleteStmt: "delete" } as const;
 
@@ -85,6 +111,10 @@ export function typeMethod(catalog: Catalog, owner: CatalogType, method: Catalog
     }
     switch (s.kind) {
       case "LetStmt": {
+        if (s.value.kind === "InsertStmt") {
+          bag.report("WO5025", s.span, { what: "'let x = insert …'", why: "an insert is a statement in a method; select the new row afterwards" });
+          return;
+        }
         const t = expr(s.value);
         const prior = typing.lets.get(s.name.text);
         typing.lets.set(s.name.text, {
@@ -162,6 +192,14 @@ export function typeMethod(catalog: Catalog, owner: CatalogType, method: Catalog
       }
       case "DeleteStmt":
         rowTarget(s.target, "delete");
+        return;
+      case "ForStmt":
+      case "AssignStmt":
+      case "ExprStmt":
+      case "LinkStmt":
+      case "ExpectAbortStmt":
+      case "AsSessionStmt":
+        bag.report("WO5025", s.span, unsupportedStatement(s));
         return;
     }
   }
@@ -261,6 +299,13 @@ export function typeMethod(catalog: Catalog, owner: CatalogType, method: Catalog
         if (!isNumeric(t)) bag.report("WO5012", e.operand.span, { op: "-", found: describeType(t) });
         return t.k === "float" ? { k: "float" } : { k: "int", name: t.k === "int" ? t.name : "Int" };
       }
+      case "IndexExpr":
+      case "MethodCallExpr":
+      case "ObjectExpr":
+      case "ListExpr":
+      case "LiveExpr":
+        bag.report("WO5025", e.span, unsupportedExpr[e.kind]);
+        return unknownType;
       case "BinaryExpr": {
         const l = expr(e.left);
         const r = expr(e.right);

@@ -254,6 +254,9 @@ function expr(ctx: ExprContext, e: Expr): Printed {
         }
       }
     }
+    default:
+      // The checker reports these (WO5025), so a checked program never gets here.
+      throw new Error(`${e.kind} reached the method emitter unchecked`);
   }
 }
 

@@ -130,6 +130,7 @@ function writeStmt(w: CodeBlockWriter, ctx: ExprContext, s: Stmt): void {
   switch (s.kind) {
     case "LetStmt": {
       const name = jsName(s.name.text);
+      if (s.value.kind === "InsertStmt") throw new Error("unchecked 'let x = insert' reached the emitter");
       const value = printExpr(ctx, s.value);
       const isDeclaredElsewhere = isHoisted(ctx, s.name.text) || isParamName(ctx, s.name.text);
       w.writeLine(isDeclaredElsewhere ? `${name} = ${value};` : `const ${name} = ${value};`);

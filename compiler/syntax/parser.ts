@@ -20,7 +20,7 @@ import { EmbeddedActionsParser, tokenMatcher, type IToken, type TokenType } from
 import type {
   Annotation, Block, DefaultExpr, DeleteStmt, Expr, FieldDecl, FnDecl, IfStmt, InsertStmt, MainBlock,
   Member, Name, NameExpr, Param, ReturnType, SelectExpr, ServiceDecl, Stmt, TestBlock, TypeDecl, TypeExpr,
-  UpdateStmt, BinaryOp,
+  UpdateStmt, BinaryOp, AssertStmt, AsSessionStmt, AssignStmt, ExpectAbortStmt, ExprStmt, ForStmt, LinkStmt, LiveExpr, ObjectExpr,
 } from "../ast.js";
 import { isReal, tokenEnd, type ParseContext } from "./parse-context.js";
 import { defaultFrom, literalFrom, policyFrom, tableFrom, triggerFrom, unquote } from "./raw-forms.js";
@@ -29,6 +29,9 @@ import * as T from "./tokens.js";
 type RawMode = "default" | "line" | "paren" | "trigger";
 
 /** Rules an error stops in: the rest of their line is then skipped by the enclosing loop. */
+/** What the statement position accepts, for WO1003. */
+const STATEMENT_EXPECTED = "a statement (let, insert, return, assert, if, for, update, delete, link or a call)";
+
 const lineLevelRules = new Set(["statement", "fieldDecl", "serviceDecl", "fnDecl"]);
 type CmpOp = "==" | "!=" | "<" | "<=" | ">" | ">=";
 
@@ -57,6 +60,16 @@ export class WoParser extends EmbeddedActionsParser {
       errorMessageProvider: expectedOnlyMessages,
     });
     this.performSelfAnalysis();
+  }
+
+  /** Parsing the condition of `if`/`for`: there a `{` opens the block, never an object literal. */
+  private inBlockHead = false;
+
+  private blockHead<R>(parse: () => R): R {
+    this.ACTION(() => (this.inBlockHead = true));
+    const result = parse();
+    this.ACTION(() => (this.inBlockHead = false));
+    return result;
   }
 
   private is(i: number, type: TokenType): boolean {
@@ -540,12 +553,14 @@ export class WoParser extends EmbeddedActionsParser {
     const startsLine = this.is(0, T.NL);
     const name = this.CONSUME(T.Identifier);
     this.CONSUME(T.Colon);
+    const ref = this.OPTION(() => this.CONSUME(T.Ref));
     const type = this.CONSUME2(T.Identifier);
     return this.ACTION(() => {
       const holes = this.ctx.holes;
       const param: Param = { kind: "Param", name: this.ctx.name(name, "parameter"), type: this.ctx.name(type), span: this.ctx.span(name, type) };
       const doc = startsLine ? this.ctx.docAbove(param.span.line) : undefined;
       if (doc !== undefined) param.doc = doc;
+      if (ref) param.isRef = true;
       return this.whole(holes, param);
     });
   });
@@ -585,7 +600,10 @@ export class WoParser extends EmbeddedActionsParser {
   });
 
   statement = this.RULE("statement", (): Stmt | undefined => {
-    const holes = this.ACTION(() => this.ctx.holes);
+    const holes = this.ACTION(() => {
+      this.inBlockHead = false; // in case an error left a block head
+      return this.ctx.holes;
+    });
     const stmt = this.OR({
       IGNORE_AMBIGUITIES: true,
       DEF: [
@@ -596,9 +614,15 @@ export class WoParser extends EmbeddedActionsParser {
         { ALT: () => this.SUBRULE(this.ifStmt) },
         { GATE: () => this.LA(1).image === "update" && this.is(2, T.Identifier), ALT: () => this.SUBRULE(this.updateStmt) },
         { GATE: () => this.LA(1).image === "delete" && this.is(2, T.Identifier), ALT: () => this.SUBRULE(this.deleteStmt) },
+        { ALT: () => this.SUBRULE(this.forStmt) },
+        { GATE: () => this.is(1, T.Link), ALT: () => this.SUBRULE(this.linkStmt) },
+        { GATE: () => this.LA(1).image === "unlink" && this.is(2, T.Identifier), ALT: () => this.SUBRULE2(this.linkStmt) },
+        { GATE: () => this.LA(1).image === "expect_abort", ALT: () => this.SUBRULE(this.expectAbortStmt) },
+        { ALT: () => this.SUBRULE(this.asSessionStmt) },
+        { GATE: () => this.is(1, T.Identifier) || this.is(1, T.Contains), ALT: () => this.SUBRULE(this.exprStmt) },
         {
           ALT: () => {
-            this.SUBRULE(this.skipLine, { ARGS: ["a statement (let, insert, return, assert, if, update or delete)"] });
+            this.SUBRULE(this.skipLine, { ARGS: [STATEMENT_EXPECTED] });
             return undefined;
           },
         },
@@ -608,12 +632,108 @@ export class WoParser extends EmbeddedActionsParser {
     return this.ACTION(() => this.whole(holes, stmt));
   });
 
+  /** `let x = e` / `let x = insert T { … }`. Like a field name, a binding may be a keyword (`let live = …`). */
   letStmt = this.innerRule("letStmt", () => {
     const kw = this.CONSUME(T.Let);
-    const name = this.CONSUME(T.Identifier);
+    const name = this.CONSUME(T.AnyWord);
     this.CONSUME(T.Eq);
-    const value = this.SUBRULE(this.expr);
+    const value = this.OR({
+      ERR_MSG: "an expression",
+      IGNORE_AMBIGUITIES: true,
+      DEF: [
+        { GATE: () => this.LA(1).image === "insert" && this.is(2, T.Identifier), ALT: () => this.SUBRULE(this.insertStmt) },
+        { ALT: () => this.SUBRULE(this.expr) },
+      ],
+    });
     return this.ACTION(() => value && { kind: "LetStmt" as const, name: this.ctx.name(name, "variable"), value, span: this.ctx.span(kw, this.LA(0)) });
+  });
+
+  /** `for x in e { … }`. */
+  forStmt = this.innerRule("forStmt", (): ForStmt | undefined => {
+    const kw = this.CONSUME(T.For);
+    const variable = this.CONSUME(T.AnyWord);
+    this.CONSUME(T.In);
+    const iterable = this.blockHead(() => this.SUBRULE(this.expr));
+    this.MANY(() => this.CONSUME(T.NL));
+    const body = this.SUBRULE(this.block);
+    return this.ACTION(() => {
+      if (!iterable || !body) return undefined;
+      return { kind: "ForStmt" as const, variable: this.ctx.name(variable, "variable"), iterable, body, span: this.ctx.span(kw, this.LA(0)) };
+    });
+  });
+
+  /** A call on its own line, or an assignment `target = e` / `+=` / `-=`. */
+  exprStmt = this.innerRule("exprStmt", (): AssignStmt | ExprStmt | undefined => {
+    const target = this.SUBRULE(this.postfix);
+    const assign = this.OPTION(() => {
+      const op = this.OR([{ ALT: () => this.CONSUME(T.Eq) }, { ALT: () => this.CONSUME(T.PlusEq) }, { ALT: () => this.CONSUME(T.MinusEq) }]);
+      this.MANY(() => this.CONSUME(T.NL));
+      const value = this.SUBRULE(this.expr);
+      return { op, value };
+    });
+    return this.ACTION(() => {
+      if (!target) return undefined;
+      const span = this.ctx.spanAt(target.span.offset, this.ctx.span(this.LA(0)).end);
+      if (assign) return assign.value && { kind: "AssignStmt" as const, target, op: assign.op.image as AssignStmt["op"], value: assign.value, span };
+      return { kind: "ExprStmt" as const, expr: target, span };
+    });
+  });
+
+  /** `link a -[E { f: e }]-> b`, `link a -[:LABEL]-> b`, `unlink a -[E]-> b`; may span lines. */
+  linkStmt = this.innerRule("linkStmt", (): LinkStmt | undefined => {
+    const kw = this.OR([{ ALT: () => this.CONSUME(T.Link) }, { ALT: () => this.CONSUME(T.Identifier) }]);
+    const from = this.SUBRULE(this.postfix);
+    this.MANY(() => this.CONSUME(T.NL));
+    this.CONSUME(T.Minus);
+    this.CONSUME(T.LBracket);
+    const label = this.OPTION(() => this.CONSUME(T.Colon));
+    const edge = this.CONSUME2(T.AnyWord);
+    const entries = this.OPTION2(() => this.SUBRULE(this.objectLiteral));
+    this.CONSUME(T.RBracket);
+    this.CONSUME(T.Arrow);
+    this.MANY2(() => this.CONSUME2(T.NL));
+    const to = this.SUBRULE2(this.postfix);
+    return this.ACTION(() => {
+      if (!from || !to) return undefined;
+      return {
+        kind: "LinkStmt" as const,
+        remove: kw.image === "unlink",
+        from,
+        edge: this.ctx.name(edge),
+        isLabel: label !== undefined,
+        entries: entries?.kind === "ObjectExpr" ? entries.entries : [],
+        to,
+        span: this.ctx.span(kw, this.LA(0)),
+      };
+    });
+  });
+
+  /** `expect_abort ["message"] { … }`. */
+  expectAbortStmt = this.innerRule("expectAbortStmt", (): ExpectAbortStmt | undefined => {
+    const kw = this.CONSUME(T.Identifier);
+    const message = this.OPTION(() => this.CONSUME(T.StringLiteral));
+    this.MANY(() => this.CONSUME(T.NL));
+    const body = this.SUBRULE(this.block);
+    return this.ACTION(() => {
+      if (!body) return undefined;
+      const node: ExpectAbortStmt = { kind: "ExpectAbortStmt", body, span: this.ctx.span(kw, this.LA(0)) };
+      if (message) node.message = { value: unquote(message.image), span: this.ctx.span(message) };
+      return node;
+    });
+  });
+
+  /** `as session who { … }` (who: a name or a `$binding`). */
+  asSessionStmt = this.innerRule("asSessionStmt", (): AsSessionStmt | undefined => {
+    const kw = this.CONSUME(T.As);
+    const session = this.CONSUME(T.Identifier);
+    const who = this.OR([{ ALT: () => this.CONSUME2(T.Identifier) }, { ALT: () => this.CONSUME(T.Param) }]);
+    this.MANY(() => this.CONSUME(T.NL));
+    const body = this.SUBRULE(this.block);
+    return this.ACTION(() => {
+      if (!body) return undefined;
+      if (session.image !== "session") this.ctx.diags.report("WO1003", this.ctx.span(session), { expected: "'session'", found: this.ctx.describe(session) });
+      return { kind: "AsSessionStmt" as const, identity: { text: who.image, span: this.ctx.span(who) }, body, span: this.ctx.span(kw, this.LA(0)) };
+    });
   });
 
   insertStmt = this.innerRule("insertStmt", (): InsertStmt | undefined => {
@@ -655,24 +775,34 @@ export class WoParser extends EmbeddedActionsParser {
     });
   });
 
+  /** `assert c [otherwise abort [message]]`; `otherwise` may start the next line. */
   assertStmt = this.innerRule("assertStmt", () => {
     const kw = this.CONSUME(T.Assert);
     const condition = this.SUBRULE(this.expr);
-    const message = this.OPTION(() => {
-      this.CONSUME(T.Otherwise);
-      this.CONSUME(T.Abort);
-      return this.OPTION2(() => this.CONSUME(T.StringLiteral));
+    const message = this.OPTION({
+      GATE: () => this.is(1, T.Otherwise) || (this.is(1, T.NL) && this.is(2, T.Otherwise)),
+      DEF: () => {
+        this.OPTION3(() => this.CONSUME(T.NL));
+        this.CONSUME(T.Otherwise);
+        this.CONSUME(T.Abort);
+        return this.OPTION2({ GATE: () => !this.atLineEnd(), DEF: () => this.SUBRULE2(this.expr) });
+      },
     });
     return this.ACTION(() => {
       if (!condition) return undefined;
-      const node = { kind: "AssertStmt" as const, condition, span: this.ctx.span(kw, this.LA(0)) };
-      return message ? { ...node, abortMessage: { value: unquote(message.image), span: this.ctx.span(message) } } : node;
+      const node: AssertStmt = { kind: "AssertStmt", condition, span: this.ctx.span(kw, this.LA(0)) };
+      if (message?.kind === "LiteralExpr" && message.literal.literalType === "string") {
+        node.abortMessage = { value: message.literal.value as string, span: message.span };
+      } else if (message) {
+        node.abortExpr = message;
+      }
+      return node;
     });
   });
 
   ifStmt = this.innerRule("ifStmt", (): IfStmt | undefined => {
     const kw = this.CONSUME(T.If);
-    const condition = this.SUBRULE(this.expr);
+    const condition = this.blockHead(() => this.SUBRULE(this.expr));
     this.MANY(() => this.CONSUME(T.NL));
     const then = this.SUBRULE(this.block);
     const otherwise = this.OPTION({
@@ -696,6 +826,7 @@ export class WoParser extends EmbeddedActionsParser {
   updateStmt = this.innerRule("updateStmt", (): UpdateStmt | undefined => {
     const kw = this.CONSUME(T.Identifier);
     const target = this.SUBRULE(this.dmlTarget);
+    this.OPTION({ GATE: () => this.is(1, T.NL) && this.is(2, T.Set), DEF: () => this.CONSUME(T.NL) });
     const assignments = this.OR([
       {
         ALT: () => {
@@ -710,6 +841,7 @@ export class WoParser extends EmbeddedActionsParser {
           const list = [this.SUBRULE2(this.assignment)];
           this.MANY(() => {
             this.CONSUME(T.Comma);
+            this.MANY2(() => this.CONSUME2(T.NL));
             list.push(this.SUBRULE3(this.assignment));
           });
           return list;
@@ -724,9 +856,19 @@ export class WoParser extends EmbeddedActionsParser {
 
   assignment = this.innerRule("assignment", () => {
     const field = this.CONSUME(T.AnyWord);
+    const path: IToken[] = [];
+    this.MANY(() => {
+      this.CONSUME(T.Dot);
+      path.push(this.CONSUME2(T.AnyWord));
+    });
     this.CONSUME(T.Eq);
     const value = this.SUBRULE(this.expr);
-    return this.ACTION(() => value && { field: this.ctx.name(field), value, span: this.ctx.span(field, this.LA(0)) });
+    return this.ACTION(() => {
+      if (!value) return undefined;
+      const a: UpdateStmt["assignments"][number] = { field: this.ctx.name(field), value, span: this.ctx.span(field, this.LA(0)) };
+      if (path.length > 0) a.path = path.map((t) => this.ctx.name(t));
+      return a;
+    });
   });
 
   deleteStmt = this.innerRule("deleteStmt", (): DeleteStmt | undefined => {
@@ -758,6 +900,7 @@ export class WoParser extends EmbeddedActionsParser {
     let left = this.SUBRULE(this.andExpr);
     this.MANY(() => {
       this.CONSUME(T.Or);
+      this.MANY2(() => this.CONSUME(T.NL));
       const right = this.SUBRULE2(this.andExpr);
       left = this.ACTION(() => this.binary("or", left, right));
     });
@@ -768,6 +911,7 @@ export class WoParser extends EmbeddedActionsParser {
     let left = this.SUBRULE(this.cmpExpr);
     this.MANY(() => {
       this.CONSUME(T.And);
+      this.MANY2(() => this.CONSUME(T.NL));
       const right = this.SUBRULE2(this.cmpExpr);
       left = this.ACTION(() => this.binary("and", left, right));
     });
@@ -801,6 +945,7 @@ export class WoParser extends EmbeddedActionsParser {
     let left = this.SUBRULE(this.mulExpr);
     this.MANY(() => {
       const op = this.OR([{ ALT: () => this.CONSUME(T.Plus) }, { ALT: () => this.CONSUME(T.Minus) }]);
+      this.MANY2(() => this.CONSUME(T.NL));
       const right = this.SUBRULE2(this.mulExpr);
       left = this.ACTION(() => this.binary(op.image as BinaryOp, left, right));
     });
@@ -811,6 +956,7 @@ export class WoParser extends EmbeddedActionsParser {
     let left = this.SUBRULE(this.unary);
     this.MANY(() => {
       const op = this.OR([{ ALT: () => this.CONSUME(T.Star) }, { ALT: () => this.CONSUME(T.Slash) }, { ALT: () => this.CONSUME(T.Percent) }]);
+      this.MANY2(() => this.CONSUME(T.NL));
       const right = this.SUBRULE2(this.unary);
       left = this.ACTION(() => this.binary(op.image as BinaryOp, left, right));
     });
@@ -834,19 +980,111 @@ export class WoParser extends EmbeddedActionsParser {
     ] }),
   );
 
+  /** `.field`, `.method(args)` and `[index]` after a primary. */
   postfix = this.innerRule("postfix", (): Expr | undefined => {
     let object = this.SUBRULE(this.primary);
-    this.MANY(() => {
-      this.CONSUME(T.Dot);
-      const member = this.CONSUME(T.AnyWord);
-      object = this.ACTION(() => {
-        if (!object) return undefined;
-        const span = this.ctx.spanAt(object.span.offset, this.ctx.span(member).end);
-        return this.nested({ kind: "MemberExpr" as const, object, member: this.ctx.name(member), span }, [object]);
-      });
-    });
+    this.MANY(() =>
+      this.OR([
+        {
+          ALT: () => {
+            this.CONSUME(T.Dot);
+            const member = this.CONSUME(T.AnyWord);
+            const args = this.OPTION(() => this.SUBRULE(this.argList));
+            object = this.ACTION(() => {
+              if (!object) return undefined;
+              const span = this.ctx.spanAt(object.span.offset, this.ctx.span(this.LA(0)).end);
+              if (args) return this.nested({ kind: "MethodCallExpr" as const, object, method: this.ctx.name(member), args, span }, [object, ...args]);
+              return this.nested({ kind: "MemberExpr" as const, object, member: this.ctx.name(member), span }, [object]);
+            });
+          },
+        },
+        {
+          ALT: () => {
+            this.CONSUME(T.LBracket);
+            const index = this.SUBRULE(this.expr);
+            const close = this.CONSUME(T.RBracket);
+            object = this.ACTION(() => {
+              if (!object || !index) return undefined;
+              const span = this.ctx.spanAt(object.span.offset, this.ctx.span(close).end);
+              return this.nested({ kind: "IndexExpr" as const, object, index, span }, [object, index]);
+            });
+          },
+        },
+      ]),
+    );
     return object;
   });
+
+  /** `( [e {, e}] )`; line breaks are allowed between arguments. */
+  argList = this.innerRule("argList", (): Expr[] => {
+    this.CONSUME(T.LParen);
+    const args: (Expr | undefined)[] = [];
+    this.MANY({
+      GATE: () => !this.is(1, T.RParen),
+      DEF: () =>
+        this.OR([
+          { ALT: () => this.CONSUME(T.NL) },
+          { ALT: () => this.CONSUME(T.Comma) },
+          { ALT: () => args.push(this.SUBRULE(this.expr)) },
+        ]),
+    });
+    this.CONSUME(T.RParen);
+    return defined(args);
+  });
+
+  /** `{ f: e, … }`; entries are separated by commas or line breaks. */
+  objectLiteral = this.innerRule("objectLiteral", (): Expr | undefined => {
+    const open = this.CONSUME(T.LCurly);
+    const entries: ObjectExpr["entries"] = [];
+    this.MANY({
+      GATE: () => !this.is(1, T.RCurly),
+      DEF: () =>
+        this.OR([
+          { ALT: () => this.CONSUME(T.NL) },
+          { ALT: () => this.CONSUME(T.Comma) },
+          {
+            ALT: () => {
+              const field = this.CONSUME(T.AnyWord);
+              this.CONSUME(T.Colon);
+              this.MANY2(() => this.CONSUME2(T.NL));
+              const value = this.SUBRULE(this.expr);
+              this.ACTION(() => {
+                if (value) entries.push({ name: this.ctx.name(field), value, span: this.ctx.spanAt(this.ctx.span(field).offset, value.span.end) });
+              });
+            },
+          },
+        ]),
+    });
+    const close = this.CONSUME(T.RCurly);
+    return this.ACTION(() => this.nested({ kind: "ObjectExpr" as const, entries, span: this.ctx.span(open, close) }, entries.map((e) => e.value)));
+  });
+
+  /** `[e, …]`; items are separated by commas or line breaks. */
+  listLiteral = this.innerRule("listLiteral", (): Expr | undefined => {
+    const open = this.CONSUME(T.LBracket);
+    const items: (Expr | undefined)[] = [];
+    this.MANY({
+      GATE: () => !this.is(1, T.RBracket),
+      DEF: () =>
+        this.OR([
+          { ALT: () => this.CONSUME(T.NL) },
+          { ALT: () => this.CONSUME(T.Comma) },
+          { ALT: () => items.push(this.SUBRULE(this.expr)) },
+        ]),
+    });
+    const close = this.CONSUME(T.RBracket);
+    return this.ACTION(() => {
+      const given = defined(items);
+      return this.nested({ kind: "ListExpr" as const, items: given, span: this.ctx.span(open, close) }, given);
+    });
+  });
+
+  /** `T{` with no space between: a query without the word `select` (`Order{ id == o.id }.lines`). */
+  private atBareQuery(): boolean {
+    const type = this.LA(1);
+    const brace = this.LA(2);
+    return this.is(1, T.Identifier) && this.is(2, T.LCurly) && brace.startOffset === type.startOffset + type.image.length;
+  }
 
   primary = this.innerRule("primary", (): Expr | undefined =>
     this.OR({
@@ -876,9 +1114,26 @@ export class WoParser extends EmbeddedActionsParser {
           },
         },
         { GATE: () => this.is(2, T.LParen), ALT: () => this.SUBRULE(this.call) },
+        { GATE: () => this.atBareQuery(), ALT: () => this.SUBRULE2(this.selectBody) },
+        { GATE: () => !this.inBlockHead, ALT: () => this.SUBRULE(this.objectLiteral) },
+        { ALT: () => this.SUBRULE(this.listLiteral) },
+        {
+          // `LIVE select T{…}` / `subscribe live T{…}`
+          GATE: () => (this.is(1, T.Live) && this.LA(2).image === "select") || (this.LA(1).image === "subscribe" && this.is(2, T.Live)),
+          ALT: () => {
+            const first = this.OR2([{ ALT: () => this.CONSUME(T.Live) }, { ALT: () => this.CONSUME3(T.Identifier) }]);
+            this.OPTION({ GATE: () => this.is(1, T.Live), DEF: () => this.CONSUME2(T.Live) });
+            const query = this.SUBRULE(this.primary);
+            return this.ACTION(() => {
+              if (!query) return undefined;
+              const form: LiveExpr["form"] = first.image === "subscribe" ? "subscribe live" : "LIVE";
+              return this.nested({ kind: "LiveExpr" as const, form, query, span: this.ctx.spanAt(this.ctx.span(first).offset, query.span.end) }, [query]);
+            });
+          },
+        },
         {
           ALT: () => {
-            const t = this.CONSUME2(T.Identifier);
+            const t = this.OR4([{ ALT: () => this.CONSUME2(T.Identifier) }, { ALT: () => this.CONSUME3(T.Live) }]);
             return this.ACTION(() => ({ kind: "NameExpr" as const, name: this.ctx.name(t), span: this.ctx.span(t) }));
           },
         },
@@ -894,20 +1149,11 @@ export class WoParser extends EmbeddedActionsParser {
   }
 
   call = this.innerRule("call", (): Expr | undefined => {
-    const callee = this.CONSUME(T.Identifier);
-    this.CONSUME(T.LParen);
-    const args: (Expr | undefined)[] = [];
-    this.OPTION(() => {
-      args.push(this.SUBRULE(this.expr));
-      this.MANY(() => {
-        this.CONSUME(T.Comma);
-        args.push(this.SUBRULE2(this.expr));
-      });
-    });
-    const close = this.CONSUME(T.RParen);
+    const callee = this.OR([{ ALT: () => this.CONSUME(T.Identifier) }, { ALT: () => this.CONSUME(T.Contains) }]);
+    const args = this.SUBRULE(this.argList);
     return this.ACTION(() => {
-      const given = defined(args);
-      return this.nested({ kind: "CallExpr" as const, callee: this.ctx.name(callee), args: given, span: this.ctx.span(callee, close) }, given);
+      const given = args ?? [];
+      return this.nested({ kind: "CallExpr" as const, callee: this.ctx.name(callee), args: given, span: this.ctx.span(callee, this.LA(0)) }, given);
     });
   });
 
