@@ -177,6 +177,11 @@ export interface CatalogMethod {
   params: { name: string; type: FieldType; doc?: string; source: SourceLocation }[];
   /** Undefined when the signature has no `-> T`. */
   returns?: { type: FieldType; isArray: boolean };
+  /**
+   * Set by the body checker when a `return` gives projected rows (`select T{ p, a, b }`) for a
+   * declared `T`/`[T]`: the result rows then hold only the projected keys.
+   */
+  returnsProjection?: true;
   /** `in txn [snapshot|serializable]`; a method without it may not write. */
   txn?: "default" | "snapshot" | "serializable";
   doc?: string;

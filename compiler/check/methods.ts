@@ -64,6 +64,13 @@ const unsupportedExpr = {
   LiveExpr: { what: "A live query", why: "wo has no subscriptions inside programs; select takes a snapshot" },
 } as const;
 
+/** Projected rows of the declared row type: `select Price{ p == x, amount, at }` for `-> [Price]`. */
+function isProjectionOf(t: ValueType, declared: ValueType): boolean {
+  if ((t.k !== "row" && t.k !== "rows") || !t.projection) return false;
+  if (declared.k === "array") return t.k === "rows" && declared.element.k === "row" && declared.element.type === t.type;
+  return (declared.k === t.k || (declared.k === "rows" && t.k === "rows")) && "type" in declared && declared.type === t.type;
+}
+
 function unsupportedStatement(s: Stmt): { what: string; why: string } {
   switch (s.kind) {
     case "ForStmt":
@@ -152,6 +159,8 @@ export function typeMethod(catalog: Catalog, owner: CatalogType, method: Catalog
         if (s.value && t && !declared) bag.report("WO5008", s.value.span, { method: method.name });
         if (declared && !s.value) {
           bag.report("WO5007", s.span, { method: method.name, expected: describeType(declared), found: "nothing" });
+        } else if (declared && s.value && t && isProjectionOf(t, declared)) {
+          method.returnsProjection = true;
         } else if (declared && s.value && t && t.k !== "null" && !isAssignable(t, orNull(declared))) {
           bag.report("WO5007", s.value.span, { method: method.name, expected: describeType(declared), found: describeType(t) });
         }

@@ -202,7 +202,9 @@ export class SchemaBuilder {
    */
   methodResult(method: CatalogMethod): JsonSchema {
     if (!method.returns) return { type: "null" };
-    const one = this.returnValue(method.returns.type);
+    let one = this.returnValue(method.returns.type);
+    // Projected rows carry only the keys the select names (spec/language.md, "Return values").
+    if (method.returnsProjection) one = { ...one, required: [] };
     return method.returns.isArray ? nullable({ type: "array", items: one }) : nullable(one);
   }
 

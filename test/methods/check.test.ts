@@ -2,6 +2,7 @@
 // (spec/language.md, "Method language"; codes in spec/diagnostics.md).
 
 import { describe, expect, it } from "vitest";
+import { emitSchemas } from "../../compiler/emit/json-schema.js";
 import { compileSources, cursorAt, sampleSources } from "./compile-fixture.js";
 
 /** A small app; `fn` is one method (signature + body) placed inside class Product. */
@@ -117,6 +118,18 @@ describe("method bodies: compile errors at line:col", () => {
     const fn = `  fn m(amount: Money) -> Int {\n    if amount > 0 {\n      let x = 1\n    } else if amount == 0 {\n      return 0\n    } else {\n      let x = 2\n    }\n    return x\n  }`;
     const { diagnostics } = compileSources({ "app.wo": app(fn) });
     expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+  });
+
+  it("lets a method declared -> [T] return projected T rows; their output schema requires no key", () => {
+    const fn = `  fn m() -> [Price] {\n    return select Price{ product == self.id, amount }\n  }`;
+    const { catalog, diagnostics } = compileSources({ "app.wo": app(fn) });
+    expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    const result = emitSchemas(catalog!).outputs["product_m"] as { type: string[]; items: { required: string[] } };
+    expect(result.type).toEqual(["array", "null"]);
+    expect(result.items.required).toEqual([]);
+    // A projection of another type is still a mismatch.
+    const other = `  fn m() -> [Price] {\n    return select Product{ id == self.id, title }\n  }`;
+    expect(compileSources({ "app.wo": app(other) }).diagnostics.map((d) => d.code)).toContain("WO5007");
   });
 
   it("lets a method return null or an optional value (results are always nullable)", () => {
