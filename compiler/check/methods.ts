@@ -10,7 +10,7 @@
 // `self`, parameters and `let` bindings; a `let` may rebind a name, and a binding made inside
 // an `if` stays visible after it.
 
-import type { AssertStmt, Block, CallExpr, Expr, MemberExpr, NameExpr, SelectExpr, Span, Stmt } from "../ast.js";
+import type { AssertStmt, AssignStmt, BinaryExpr, Block, CallExpr, Expr, InsertStmt, MemberExpr, NameExpr, SelectExpr, Span, Stmt } from "../ast.js";
 import type { Catalog, CatalogField, CatalogMethod, CatalogType } from "../catalog.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import {
@@ -46,6 +46,8 @@ export interface MethodTyping {
   lets: Map<string, { count: number; isTopLevelOnly: boolean; type: ValueType }>;
   /** Names a statement rebinds after their first binding (`update self …` rebinds `self`). */
   reassigned: Set<string>;
+  /** `x += e` / `x -= e` as the arithmetic it performs (`x + e`), typed like any expression. */
+  compound: Map<AssignStmt, BinaryExpr>;
 }
 
 /** Check every method body of every type. Call once the catalog's types and fields exist. */
@@ -57,12 +59,19 @@ export function checkMethodBodies(catalog: Catalog, bag: DiagnosticBag): void {
 
 /** Constructs of the full language that method bodies do not run yet, with the reason. */
 const unsupportedExpr = {
-  IndexExpr: { what: "Indexing 'a[i]'", why: "lists are read whole; use latest(set) for one row" },
   MethodCallExpr: { what: "A method call 'row.m(…)'", why: "methods cannot call other methods yet" },
   ObjectExpr: { what: "An object literal '{ … }'", why: "struct values are not built in method bodies yet" },
   ListExpr: { what: "A list literal '[ … ]'", why: "list values are not built in method bodies yet" },
   LiveExpr: { what: "A live query", why: "wo has no subscriptions inside programs; select takes a snapshot" },
 } as const;
+
+function isText(t: ValueType): boolean {
+  return t.k === "text" || t.k === "union";
+}
+
+function isScalar(t: ValueType): boolean {
+  return t.k === "int" || t.k === "float" || t.k === "text" || t.k === "union" || t.k === "bool" || t.k === "null" || t.k === "unknown";
+}
 
 /** Projected rows of the declared row type: `select Price{ p == x, amount, at }` for `-> [Price]`. */
 function isProjectionOf(t: ValueType, declared: ValueType): boolean {
@@ -88,7 +97,7 @@ function unsupportedStatement(s: Stmt): { what: string; why: string } {
   }
 }
 
-const builtins = new Set(["now", "count", "latest"]);
+const builtins = new Set(["now", "count", "latest", "contains"]);
 const writeWords = { InsertStmt: "insert", UpdateStmt: "update", DeleteStmt: "delete" } as const;
 
 export function typeMethod(catalog: Catalog, owner: CatalogType, method: CatalogMethod, bag: DiagnosticBag): MethodTyping {
@@ -98,6 +107,7 @@ export function typeMethod(catalog: Catalog, owner: CatalogType, method: Catalog
     relations: new Map(),
     lets: new Map(),
     reassigned: new Set(),
+    compound: new Map(),
   };
   const scope = new Map<string, { binding: NameBinding; type: ValueType }>();
   scope.set("self", { binding: { kind: "self" }, type: { k: "row", type: owner.name } });
@@ -116,44 +126,39 @@ export function typeMethod(catalog: Catalog, owner: CatalogType, method: Catalog
     if ((s.kind === "InsertStmt" || s.kind === "UpdateStmt" || s.kind === "DeleteStmt") && !method.txn) {
       bag.report("WO5010", s.span, { what: writeWords[s.kind], method: method.name });
     }
+    if (s.kind === "LetStmt" && s.value.kind === "InsertStmt" && !method.txn) {
+      bag.report("WO5010", s.value.span, { what: "insert", method: method.name });
+    }
     switch (s.kind) {
       case "LetStmt": {
-        if (s.value.kind === "InsertStmt") {
-          bag.report("WO5025", s.span, { what: "'let x = insert …'", why: "an insert is a statement in a method; select the new row afterwards" });
-          return;
-        }
-        const t = expr(s.value);
-        const prior = typing.lets.get(s.name.text);
-        typing.lets.set(s.name.text, {
-          count: (prior?.count ?? 0) + 1,
-          isTopLevelOnly: (prior?.isTopLevelOnly ?? true) && depth === 0,
-          type: prior && !sameShape(prior.type, t) ? unknownType : t,
-        });
-        if (scope.get(s.name.text)?.binding.kind === "param") typing.reassigned.add(s.name.text);
-        scope.set(s.name.text, { binding: { kind: "let", name: s.name.text }, type: t });
+        // `let o = insert T { … }` binds the row as stored (its id, defaults and all).
+        const t = s.value.kind === "InsertStmt" ? insert(s.value) : expr(s.value);
+        bind(s.name.text, t, depth === 0);
         bound.add(s.name.text);
         return;
       }
-      case "InsertStmt": {
-        const target = findType(catalog, s.type.text);
-        if (!target) {
-          bag.report("WO5002", s.type.span, { name: s.type.text });
-          for (const e of s.entries) expr(e.value);
-          return;
+      case "InsertStmt":
+        insert(s);
+        return;
+      case "ForStmt": {
+        const t = expr(s.iterable);
+        const element: ValueType =
+          t.k === "rows" ? (t.projection ? { k: "row", type: t.type, projection: t.projection } : { k: "row", type: t.type }) : t.k === "array" ? t.element : unknownType;
+        if (t.k !== "rows" && t.k !== "array" && t.k !== "unknown") {
+          bag.report("WO5026", s.iterable.span, { what: "'for … in'", expected: "rows or a list", found: describeType(t) });
         }
-        const given = new Set<string>();
-        for (const e of s.entries) {
-          const t = expr(e.value);
-          if (given.has(e.name.text)) bag.report("WO5016", e.name.span, { field: e.name.text });
-          given.add(e.name.text);
-          const field = writableField(target, e.name.text, e.name.span, "insert");
-          if (field) checkStore(target, field, e.value, t);
-        }
-        for (const f of target.fields) {
-          if (f.isRequiredOnCreate && !given.has(f.name)) bag.report("WO5015", s.type.span, { type: target.name, field: f.name });
-        }
+        // The loop may run zero times: nothing bound inside it is certainly bound after it.
+        const before = bound;
+        bound = new Set(before);
+        bind(s.variable.text, element, false);
+        bound.add(s.variable.text);
+        block(s.body, depth + 1);
+        bound = before;
         return;
       }
+      case "AssignStmt":
+        assign(s);
+        return;
       case "ReturnStmt": {
         const t = s.value ? expr(s.value) : undefined;
         if (s.value && t && !declared) bag.report("WO5008", s.value.span, { method: method.name });
@@ -166,9 +171,14 @@ export function typeMethod(catalog: Catalog, owner: CatalogType, method: Catalog
         }
         return;
       }
-      case "AssertStmt":
+      case "AssertStmt": {
         expr(s.condition);
+        const message = s.abortExpr ? expr(s.abortExpr) : undefined;
+        if (message && s.abortExpr && !isText(message) && message.k !== "unknown") {
+          bag.report("WO5026", s.abortExpr.span, { what: "An abort message", expected: "text", found: describeType(message) });
+        }
         return;
+      }
       case "IfStmt": {
         expr(s.condition);
         // After the `if`, a name is bound when every branch that carries on past it bound it.
@@ -202,8 +212,6 @@ export function typeMethod(catalog: Catalog, owner: CatalogType, method: Catalog
       case "DeleteStmt":
         rowTarget(s.target, "delete");
         return;
-      case "ForStmt":
-      case "AssignStmt":
       case "ExprStmt":
       case "LinkStmt":
       case "ExpectAbortStmt":
@@ -211,6 +219,68 @@ export function typeMethod(catalog: Catalog, owner: CatalogType, method: Catalog
         bag.report("WO5025", s.span, unsupportedStatement(s));
         return;
     }
+  }
+
+  /** Record a `let` (or loop variable) binding of `name` to a value of type `t`. */
+  function bind(name: string, t: ValueType, isTopLevel: boolean): void {
+    const prior = typing.lets.get(name);
+    typing.lets.set(name, {
+      count: (prior?.count ?? 0) + 1,
+      isTopLevelOnly: (prior?.isTopLevelOnly ?? true) && isTopLevel,
+      type: prior && !sameShape(prior.type, t) ? unknownType : t,
+    });
+    if (scope.get(name)?.binding.kind === "param") typing.reassigned.add(name);
+    scope.set(name, { binding: { kind: "let", name }, type: t });
+  }
+
+  /** An insert; its value is the new row. */
+  function insert(s: InsertStmt): ValueType {
+    const target = findType(catalog, s.type.text);
+    if (!target) {
+      bag.report("WO5002", s.type.span, { name: s.type.text });
+      for (const e of s.entries) expr(e.value);
+      return unknownType;
+    }
+    const given = new Set<string>();
+    for (const e of s.entries) {
+      const t = expr(e.value);
+      if (given.has(e.name.text)) bag.report("WO5016", e.name.span, { field: e.name.text });
+      given.add(e.name.text);
+      const field = writableField(target, e.name.text, e.name.span, "insert");
+      if (field) checkStore(target, field, e.value, t);
+    }
+    for (const f of target.fields) {
+      if (f.isRequiredOnCreate && !given.has(f.name)) bag.report("WO5015", s.type.span, { type: target.name, field: f.name });
+    }
+    return { k: "row", type: target.name };
+  }
+
+  /** `x = e`, `x += e`, `x -= e` on a parameter or `let` name; fields change through `update`. */
+  function assign(s: AssignStmt): void {
+    if (s.target.kind !== "NameExpr" || s.target.name.text === "self") {
+      expr(s.value);
+      const what = s.target.kind === "NameExpr" ? "Assignment to 'self'" : "Assignment to a field";
+      bag.report("WO5025", s.target.span, { what, why: "change a row with 'update … set f = …'" });
+      return;
+    }
+    const name = s.target.name.text;
+    const held = expr(s.target);
+    if (held.k === "unknown" && !scope.has(name)) {
+      expr(s.value);
+      return;
+    }
+    let value: ValueType;
+    if (s.op === "=") {
+      value = expr(s.value);
+    } else {
+      const arithmetic: BinaryExpr = { kind: "BinaryExpr", op: s.op === "+=" ? "+" : "-", left: s.target, right: s.value, span: s.span };
+      typing.compound.set(s, arithmetic);
+      value = expr(arithmetic);
+    }
+    if (value.k !== "unknown" && !isAssignable(value, held)) {
+      bag.report("WO5027", s.value.span, { name, expected: describeType(held), found: describeType(value) });
+    }
+    typing.reassigned.add(name);
   }
 
   /** The type whose rows an update/delete target names, or undefined after an error. */
@@ -308,7 +378,17 @@ export function typeMethod(catalog: Catalog, owner: CatalogType, method: Catalog
         if (!isNumeric(t)) bag.report("WO5012", e.operand.span, { op: "-", found: describeType(t) });
         return t.k === "float" ? { k: "float" } : { k: "int", name: t.k === "int" ? t.name : "Int" };
       }
-      case "IndexExpr":
+      case "IndexExpr": {
+        const list = expr(e.object);
+        const index = expr(e.index);
+        if (index.k !== "int" && index.k !== "unknown") {
+          bag.report("WO5026", e.index.span, { what: "An index", expected: "an integer", found: describeType(index) });
+        }
+        if (list.k === "rows") return list.projection ? { k: "row", type: list.type, projection: list.projection } : { k: "row", type: list.type };
+        if (list.k === "array") return list.element;
+        if (list.k !== "unknown") bag.report("WO5026", e.object.span, { what: "Indexing", expected: "rows or a list", found: describeType(list) });
+        return unknownType;
+      }
       case "MethodCallExpr":
       case "ObjectExpr":
       case "ListExpr":
@@ -335,6 +415,8 @@ export function typeMethod(catalog: Catalog, owner: CatalogType, method: Catalog
             if (!isOrderable(nonNull(l), nonNull(r))) bag.report("WO5011", e.span, { left: describeType(l), right: describeType(r), op: e.op });
             return { k: "bool" };
           default: {
+            // `"short of " + p.sku`: `+` with a text operand joins text (scalars only).
+            if (e.op === "+" && (isText(l) || isText(r)) && isScalar(l) && isScalar(r)) return { k: "text", name: "Text" };
             if (!isNumeric(l)) bag.report("WO5012", e.left.span, { op: e.op, found: describeType(l) });
             else if (!isNumeric(r)) bag.report("WO5012", e.right.span, { op: e.op, found: describeType(r) });
             if (l.k === "float" || r.k === "float") return { k: "float" };
@@ -428,17 +510,27 @@ export function typeMethod(catalog: Catalog, owner: CatalogType, method: Catalog
       else bag.report("WO5004", e.callee.span, { name });
       return unknownType;
     }
-    const arity = name === "now" ? 0 : 1;
+    const arity = name === "now" ? 0 : name === "contains" ? 2 : 1;
     if (args.length !== arity) {
       bag.report("WO5005", e.callee.span, {
         name,
-        expected: arity === 0 ? "no arguments" : "1 argument",
+        expected: arity === 0 ? "no arguments" : arity === 1 ? "1 argument" : `${arity} arguments`,
         found: `${args.length}`,
       });
-      return name === "now" ? { k: "text", name: "Timestamp" } : unknownType;
+      return name === "now" ? { k: "text", name: "Timestamp" } : name === "contains" ? { k: "bool" } : unknownType;
     }
     if (name === "now") return { k: "text", name: "Timestamp" };
     const set = args[0]!;
+    if (name === "contains") {
+      // contains(list, x): is x (compared as values, like ==) one of the elements?
+      const element: ValueType = set.k === "rows" ? { k: "row", type: set.type } : set.k === "array" ? set.element : unknownType;
+      if (set.k !== "rows" && set.k !== "array" && set.k !== "unknown") {
+        bag.report("WO5006", e.args[0]!.span, { name, expected: "a set (rows or a list)", found: describeType(set) });
+      } else if (!isComparable(element, args[1]!)) {
+        bag.report("WO5006", e.args[1]!.span, { name, expected: `a value comparable with ${describeType(element)}`, found: describeType(args[1]!) });
+      }
+      return { k: "bool" };
+    }
     if (name === "count") {
       if (set.k !== "rows" && set.k !== "array" && set.k !== "unknown") {
         bag.report("WO5006", e.args[0]!.span, { name, expected: "a set (rows or a list)", found: describeType(set) });

@@ -96,7 +96,7 @@ export const codes = {
   WO5001: { severity: "error", message: msg`Unknown name '${"name"}'.` },
   WO5002: { severity: "error", message: msg`Unknown type '${"name"}' in a method body.` },
   WO5003: { severity: "error", message: msg`'${"type"}' has no field '${"field"}'.` },
-  WO5004: { severity: "error", message: msg`Unknown function '${"name"}' (built-ins: now(), count(set), latest(set)).` },
+  WO5004: { severity: "error", message: msg`Unknown function '${"name"}' (built-ins: now(), count(set), latest(set), contains(set, x)).` },
   WO5005: { severity: "error", message: msg`${"name"}() takes ${"expected"} but was given ${"found"}.` },
   WO5006: { severity: "error", message: msg`${"name"}() needs ${"expected"} but was given ${"found"}.` },
   WO5007: { severity: "error", message: msg`Method '${"method"}' returns ${"expected"}, but this returns ${"found"}.` },
@@ -118,6 +118,8 @@ export const codes = {
   WO5023: { severity: "error", message: msg`'${"name"}' is not bound on every path that reaches here (it is bound inside an 'if'); bind it before the 'if' too.` },
   WO5024: { severity: "error", message: msg`Integer ${"value"} is outside the safe integer range (±9007199254740991); wo computes integers exactly only within it.` },
   WO5025: { severity: "error", message: msg`${"what"} is not supported in a method yet: ${"why"}.` },
+  WO5026: { severity: "error", message: msg`${"what"} needs ${"expected"} but was given ${"found"}.` },
+  WO5027: { severity: "error", message: msg`'${"name"}' holds ${"expected"}; it cannot be given ${"found"}.` },
 } as const satisfies Record<`WO${number}`, DiagnosticDef<any>>;
 
 export type DiagnosticCode = keyof typeof codes;

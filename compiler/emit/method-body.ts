@@ -1,5 +1,5 @@
 // What a checked method body can do, read from its AST: which statements it holds (at any
-// depth of `if`/`else`) and whether it does integer arithmetic. The method emitter, the MCP tool
+// depth of `if`/`else` and `for`) and whether it does integer arithmetic. The method emitter, the MCP tool
 // annotations and the OpenAPI statuses all ask; one reading keeps their answers in agreement.
 
 import type { Block, Stmt } from "../ast.js";
@@ -13,6 +13,9 @@ export function blockHas(block: Block | undefined, kinds: Stmt["kind"][]): boole
 
 function stmtHas(stmt: Stmt, kinds: Stmt["kind"][]): boolean {
   if (kinds.includes(stmt.kind)) return true;
+  // `let o = insert …` is an insert too; a loop body is part of the body.
+  if (stmt.kind === "LetStmt") return stmt.value.kind === "InsertStmt" && kinds.includes("InsertStmt");
+  if (stmt.kind === "ForStmt") return blockHas(stmt.body, kinds);
   if (stmt.kind !== "IfStmt") return false;
   if (blockHas(stmt.then, kinds)) return true;
   if (!stmt.else) return false;

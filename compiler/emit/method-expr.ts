@@ -109,7 +109,7 @@ function wrapUnion(t: string): string {
 // ---------------------------------------------------------------------------------------------
 // Helpers: declared at the top of a handler only when one of its expressions uses them.
 
-export type HelperName = "intDiv" | "intMod" | "floatDiv" | "truthy" | "latest" | "present" | "sameJson" | "variant";
+export type HelperName = "intDiv" | "intMod" | "floatDiv" | "truthy" | "latest" | "present" | "sameJson" | "variant" | "contains" | "item" | "text";
 
 export const helperText: Record<HelperName, string[]> = {
   intDiv: [
@@ -131,6 +131,16 @@ export const helperText: Record<HelperName, string[]> = {
     "const present = <T>(v: T | null | undefined, what: string, at: string): T => (v === null || v === undefined ? rt.abort(`${what} has no value at ${at}`) : v);",
   ],
   sameJson: ["const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);"],
+  text: ["const text = (v: unknown): string => (typeof v === \"string\" ? v : JSON.stringify(v ?? null));"],
+  contains: [
+    "// contains(set, x) compares values the way == does: structurally.",
+    "const contains = (set: readonly unknown[], v: unknown): boolean => set.some((e) => JSON.stringify(e) === JSON.stringify(v));",
+  ],
+  item: [
+    "// a[i]: an index outside the list ends the call, like latest() of an empty set.",
+    "const item = <T>(list: readonly T[], i: number, at: string): T =>",
+    "  Number.isInteger(i) && i >= 0 && i < list.length ? list[i]! : rt.abort(`index ${i} is outside a list of ${list.length} at ${at}`);",
+  ],
   variant: [
     "// A Text value stored in a union field must name one of its variants.",
     "const variant = <T extends string>(v: string, variants: readonly T[], field: string, at: string): T =>",
@@ -202,9 +212,16 @@ function expr(ctx: ExprContext, e: Expr): Printed {
         if (query) return { code: `await tx.count(${query})`, prec: 7 };
         return { code: `${wrap(expr(ctx, arg), 8)}.length`, prec: 8 };
       }
+      if (name === "contains") {
+        ctx.helpers.add("contains");
+        return { code: `contains(${expr(ctx, arg).code}, ${expr(ctx, e.args[1]!).code})`, prec: 8 };
+      }
       ctx.helpers.add("latest");
       return { code: `latest(${expr(ctx, arg).code}, ${at(e)})`, prec: 8 };
     }
+    case "IndexExpr":
+      ctx.helpers.add("item");
+      return { code: `item(${expr(ctx, e.object).code}, ${operand(ctx, e.index, 0)}, ${at(e)})`, prec: 8 };
     case "SelectExpr":
       return select(ctx, e);
     case "UnaryExpr": {
@@ -241,6 +258,12 @@ function expr(ctx: ExprContext, e: Expr): Printed {
         case ">=":
           return { code: `${operand(ctx, e.left, 5)} ${e.op} ${operand(ctx, e.right, 5)}`, prec: 4 };
         case "+":
+          if (typeOf(ctx, e).k === "text") {
+            // Text concatenation: a number or boolean reads as JSON, null as "null".
+            ctx.helpers.add("text");
+            return { code: `text(${expr(ctx, e.left).code}) + text(${expr(ctx, e.right).code})`, prec: 5 };
+          }
+          return integerChecked(ctx, e, { code: `${operand(ctx, e.left, 5)} ${e.op} ${operand(ctx, e.right, 6)}`, prec: 5 });
         case "-":
           return integerChecked(ctx, e, { code: `${operand(ctx, e.left, 5)} ${e.op} ${operand(ctx, e.right, 6)}`, prec: 5 });
         case "*":

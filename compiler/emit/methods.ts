@@ -130,8 +130,7 @@ function writeStmt(w: CodeBlockWriter, ctx: ExprContext, s: Stmt): void {
   switch (s.kind) {
     case "LetStmt": {
       const name = jsName(s.name.text);
-      if (s.value.kind === "InsertStmt") throw new Error("unchecked 'let x = insert' reached the emitter");
-      const value = printExpr(ctx, s.value);
+      const value = s.value.kind === "InsertStmt" ? insertExpr(ctx, s.value) : printExpr(ctx, s.value);
       const isDeclaredElsewhere = isHoisted(ctx, s.name.text) || isParamName(ctx, s.name.text);
       w.writeLine(isDeclaredElsewhere ? `${name} = ${value};` : `const ${name} = ${value};`);
       return;
@@ -139,12 +138,23 @@ function writeStmt(w: CodeBlockWriter, ctx: ExprContext, s: Stmt): void {
     case "InsertStmt":
       writeInsert(w, ctx, s);
       return;
+    case "ForStmt": {
+      // The loop variable is declared up front with the other flat-scope bindings (writeBody).
+      const name = jsName(s.variable.text);
+      w.write(`for (${name} of ${printExpr(ctx, s.iterable)})`).block(() => writeBlock(w, ctx, s.body));
+      return;
+    }
+    case "AssignStmt": {
+      const compound = ctx.typing.compound.get(s);
+      w.writeLine(`${printExpr(ctx, s.target)} = ${printExpr(ctx, compound ?? s.value)};`);
+      return;
+    }
     case "ReturnStmt":
       w.writeLine(s.value ? `return ${printExpr(ctx, s.value)};` : "return null;");
       return;
     case "AssertStmt": {
-      const message = s.abortMessage?.value ?? "assertion failed";
-      w.writeLine(`if (!${condition(ctx, s.condition, 7)}) rt.abort(${jsString(message)});`);
+      const message = s.abortExpr ? printExpr(ctx, s.abortExpr) : jsString(s.abortMessage?.value ?? "assertion failed");
+      w.writeLine(`if (!${condition(ctx, s.condition, 7)}) rt.abort(${message});`);
       return;
     }
     case "IfStmt":
@@ -190,7 +200,8 @@ function storedValue(ctx: ExprContext, field: CatalogField, value: Expr): string
   return code;
 }
 
-function writeInsert(w: CodeBlockWriter, ctx: ExprContext, s: InsertStmt): void {
+/** The row an insert stores: the given values, else the defaults of the create operation. */
+function insertRow(ctx: ExprContext, s: InsertStmt): { target: CatalogType; row: string; check: string | undefined } {
   const target = findType(ctx.catalog, s.type.text)!;
   const given = new Map(s.entries.map((e) => [e.name.text, e.value]));
   // Same defaults as the create operation: the default, else null when optional, else [].
@@ -205,17 +216,31 @@ function writeInsert(w: CodeBlockWriter, ctx: ExprContext, s: InsertStmt): void 
     else if (f.type.kind === "array") code = "[]";
     if (code !== undefined) members.push(`${objectKey(f.name)}: ${code}`);
   }
+  return { target, row: `{ ${members.join(", ")} }`, check: refCheckLine(ctx.catalog, target, [...given.keys()], "row") };
+}
+
+function writeInsert(w: CodeBlockWriter, ctx: ExprContext, s: InsertStmt): void {
+  const { target, row, check } = insertRow(ctx, s);
   const table = jsString(target.table);
-  const check = refCheckLine(ctx.catalog, target, [...given.keys()], "row");
   if (check === undefined) {
-    w.writeLine(`await tx.insert(${table}, { ${members.join(", ")} });`);
+    w.writeLine(`await tx.insert(${table}, ${row});`);
     return;
   }
   w.block(() => {
-    w.writeLine(`const row = { ${members.join(", ")} };`);
+    w.writeLine(`const row = ${row};`);
     w.writeLine(check);
     w.writeLine(`await tx.insert(${table}, row);`);
   });
+}
+
+/** An insert as an expression whose value is the new row (`let o = insert …` binds it). */
+function insertExpr(ctx: ExprContext, s: InsertStmt): string {
+  const { target, row, check } = insertRow(ctx, s);
+  const table = jsString(target.table);
+  ctx.rowTypes.add(target.name);
+  const stored = `(await tx.insert(${table}, ${check === undefined ? row : "row"})) as ${rowAlias(target.name)}`;
+  if (check === undefined) return `(${stored})`;
+  return `(await (async () => { const row = ${row}; ${check} return ${stored}; })())`;
 }
 
 function writeUpdate(w: CodeBlockWriter, ctx: ExprContext, s: UpdateStmt): void {

@@ -39,12 +39,18 @@ const broken: [title: string, fn: string, code: string][] = [
   ["builtin argument type", `  fn m(amount: Money) -> Int {\n    return count(┆amount)\n  }`, "WO5006"],
   ["latest of a non-set", `  fn m() -> Price {\n    return latest(┆self.title)\n  }`, "WO5006"],
   ["return type mismatch", `  fn m() -> Int {\n    return ┆self.title\n  }`, "WO5007"],
-  ["for loop in a method", `  fn m() in txn {\n    ┆for p in self.prices { }\n  }`, "WO5025"],
-  ["assignment in a method", `  fn m() in txn {\n    let x = 1\n    ┆x += 1\n  }`, "WO5025"],
+  ["for over a single value", `  fn m() in txn {\n    for p in ┆self.title { }\n  }`, "WO5026"],
+  ["-= on text", `  fn m() in txn {\n    let x = "a"\n    ┆x -= 1\n  }`, "WO5012"],
+  ["= of another type", `  fn m() in txn {\n    let x = 1\n    x = ┆"a"\n  }`, "WO5027"],
+  ["assignment to a field", `  fn m() in txn {\n    ┆self.title = "a"\n  }`, "WO5025"],
+  ["loop variable read after the loop", `  fn m() -> Int {\n    for p in self.prices { }\n    return ┆p.amount\n  }`, "WO5023"],
+  ["let insert outside txn", `  fn m() {\n    let p = ┆insert Price { product: self.id, amount: 1 }\n  }`, "WO5010"],
+  ["index that is not an integer", `  fn m() -> Price {\n    return self.prices[┆"a"]\n  }`, "WO5026"],
+  ["contains with an incomparable value", `  fn m() -> Bool {\n    return contains(self.prices.amount, ┆"a")\n  }`, "WO5006"],
+  ["abort message that is not text", `  fn m() in txn {\n    assert false otherwise abort ┆1\n  }`, "WO5026"],
+  ["text joined with a row", `  fn m() -> Text {\n    return ┆"a" + self\n  }`, "WO5012"],
   ["call statement in a method", `  fn m() in txn {\n    ┆now()\n  }`, "WO5025"],
   ["link in a method", `  fn m() in txn {\n    ┆link self -[Price]-> self\n  }`, "WO5025"],
-  ["let insert in a method", `  fn m() in txn {\n    ┆let p = insert Price { product: self.id, amount: 1 }\n  }`, "WO5025"],
-  ["indexing in a method", `  fn m() -> Price {\n    return ┆self.prices[0]\n  }`, "WO5025"],
   ["object literal in a method", `  fn m() -> Int {\n    let o = ┆{ a: 1 }\n    return 1\n  }`, "WO5025"],
   ["method call in a method", `  fn m() -> Int {\n    return ┆self.m()\n  }`, "WO5025"],
   ["return a value without a return type", `  fn m() {\n    return ┆1\n  }`, "WO5008"],
@@ -55,7 +61,7 @@ const broken: [title: string, fn: string, code: string][] = [
   ["update without in txn", `  fn m() {\n    ┆update self set title = "x"\n  }`, "WO5010"],
   ["compare Text with Int", `  fn m() -> Bool {\n    return ┆self.title == 3\n  }`, "WO5011"],
   ["order Bool values", `  fn m() -> Bool {\n    return ┆true < false\n  }`, "WO5011"],
-  ["arithmetic on text", `  fn m() -> Int {\n    return ┆self.title + 1\n  }`, "WO5012"],
+  ["arithmetic on text", `  fn m() -> Int {\n    return ┆self.title - 1\n  }`, "WO5012"],
   ["negate text", `  fn m() -> Int {\n    return -┆self.sku\n  }`, "WO5012"],
   ["select on an unknown column", `  fn m() -> Int {\n    return count(select Price { ┆price == self.id })\n  }`, "WO5013"],
   ["select predicate of the wrong type", `  fn m() -> Int {\n    return count(select Price { ┆amount == "ten" })\n  }`, "WO5011"],
@@ -116,6 +122,26 @@ describe("method bodies: compile errors at line:col", () => {
 
   it("accepts a name bound in every branch that continues, or in a branch that returns", () => {
     const fn = `  fn m(amount: Money) -> Int {\n    if amount > 0 {\n      let x = 1\n    } else if amount == 0 {\n      return 0\n    } else {\n      let x = 2\n    }\n    return x\n  }`;
+    const { diagnostics } = compileSources({ "app.wo": app(fn) });
+    expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+  });
+
+  it("accepts the statements of the full language that methods run", () => {
+    const fn = `  fn m(amount: Money) -> Price in txn {
+    let p = insert Price { product: self.id, amount: amount }
+    let total = 0
+    for q in Price{ product == self.id } {
+      total += q.amount
+      total -= 1
+    }
+    for a in self.prices.amount {
+      total = total + a
+    }
+    assert contains(self.prices, p) and total > 0
+        otherwise abort "lost " + "it"
+    let first = self.prices[0]
+    return first
+  }`;
     const { diagnostics } = compileSources({ "app.wo": app(fn) });
     expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
   });
