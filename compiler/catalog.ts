@@ -12,6 +12,11 @@ export interface Catalog {
   app: { name: string; version: string; description?: string };
   config: WoConfig;
   types: CatalogType[];
+  /**
+   * Top-level `fn`s whose bodies check cleanly: callable from methods and from each other, in
+   * the caller's transaction. Absent when there are none.
+   */
+  functions?: CatalogMethod[];
 }
 
 /** `wo.toml`, resolved. Every key is optional in the file; defaults are applied here. */

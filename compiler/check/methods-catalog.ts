@@ -38,7 +38,8 @@ export function buildMethods(decl: TypeDecl, ctx: CheckContext): CatalogMethod[]
   return methods;
 }
 
-function buildMethod(fn: FnDecl, ctx: CheckContext): CatalogMethod {
+/** A signature (params, return type, txn) as a CatalogMethod; free `fn`s use it too. */
+export function buildMethod(fn: FnDecl, ctx: CheckContext): CatalogMethod {
   const params: CatalogMethod["params"] = [];
   const seen = new Set<string>();
   for (const p of fn.params) {

@@ -13,6 +13,7 @@
 import type { AssertStmt, AssignStmt, BinaryExpr, Block, CallExpr, Expr, InsertStmt, MemberExpr, NameExpr, SelectExpr, Span, Stmt } from "../ast.js";
 import type { Catalog, CatalogField, CatalogMethod, CatalogType } from "../catalog.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
+import { bodyWrites, type SkippedFunctions } from "./functions.js";
 import {
   describeType,
   fieldValueType,
@@ -51,9 +52,9 @@ export interface MethodTyping {
 }
 
 /** Check every method body of every type. Call once the catalog's types and fields exist. */
-export function checkMethodBodies(catalog: Catalog, bag: DiagnosticBag): void {
+export function checkMethodBodies(catalog: Catalog, bag: DiagnosticBag, skipped: SkippedFunctions = new Map()): void {
   for (const type of catalog.types) {
-    for (const method of type.methods) typeMethod(catalog, type, method, bag);
+    for (const method of type.methods) typeMethod(catalog, type, method, bag, skipped);
   }
 }
 
@@ -100,7 +101,11 @@ function unsupportedStatement(s: Stmt): { what: string; why: string } {
 const builtins = new Set(["now", "count", "latest", "contains"]);
 const writeWords = { InsertStmt: "insert", UpdateStmt: "update", DeleteStmt: "delete" } as const;
 
-export function typeMethod(catalog: Catalog, owner: CatalogType, method: CatalogMethod, bag: DiagnosticBag): MethodTyping {
+/**
+ * Types one body: a class method (`owner` its class, `self` in scope) or a free fn (`owner`
+ * undefined). `skipped` names the free fns that are not executed, for WO5028 at their calls.
+ */
+export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, method: CatalogMethod, bag: DiagnosticBag, skipped: SkippedFunctions = new Map()): MethodTyping {
   const typing: MethodTyping = {
     exprTypes: new Map(),
     names: new Map(),
@@ -110,23 +115,25 @@ export function typeMethod(catalog: Catalog, owner: CatalogType, method: Catalog
     compound: new Map(),
   };
   const scope = new Map<string, { binding: NameBinding; type: ValueType }>();
-  scope.set("self", { binding: { kind: "self" }, type: { k: "row", type: owner.name } });
+  if (owner) scope.set("self", { binding: { kind: "self" }, type: { k: "row", type: owner.name } });
   for (const p of method.params) {
     scope.set(p.name, { binding: { kind: "param", name: p.name }, type: fieldValueType(catalog, p.type) });
   }
   const declared = method.returns ? returnValueType(catalog, method.returns) : undefined;
   /** Names certainly bound on every path that reaches the current statement. */
-  let bound = new Set<string>(["self", ...method.params.map((p) => p.name)]);
+  let bound = new Set<string>([...(owner ? ["self"] : []), ...method.params.map((p) => p.name)]);
+  // A free fn writes in its caller's transaction: the entry point (a method) needs `in txn`.
+  const mayWrite = method.txn !== undefined || owner === undefined;
 
   function block(b: Block, depth: number): void {
     for (const s of b.statements) stmt(s, depth);
   }
 
   function stmt(s: Stmt, depth: number): void {
-    if ((s.kind === "InsertStmt" || s.kind === "UpdateStmt" || s.kind === "DeleteStmt") && !method.txn) {
+    if ((s.kind === "InsertStmt" || s.kind === "UpdateStmt" || s.kind === "DeleteStmt") && !mayWrite) {
       bag.report("WO5010", s.span, { what: writeWords[s.kind], method: method.name });
     }
-    if (s.kind === "LetStmt" && s.value.kind === "InsertStmt" && !method.txn) {
+    if (s.kind === "LetStmt" && s.value.kind === "InsertStmt" && !mayWrite) {
       bag.report("WO5010", s.value.span, { what: "insert", method: method.name });
     }
     switch (s.kind) {
@@ -213,6 +220,15 @@ export function typeMethod(catalog: Catalog, owner: CatalogType, method: Catalog
         rowTarget(s.target, "delete");
         return;
       case "ExprStmt":
+        // A call of a free fn for what it does; any other value would be thrown away.
+        if (s.expr.kind === "CallExpr") {
+          expr(s.expr);
+          const callee = s.expr.callee.text;
+          if (!catalog.functions?.some((f) => f.name === callee) && !skipped.has(callee)) bag.report("WO5025", s.span, unsupportedStatement(s));
+          return;
+        }
+        bag.report("WO5025", s.span, unsupportedStatement(s));
+        return;
       case "LinkStmt":
       case "ExpectAbortStmt":
       case "AsSessionStmt":
@@ -505,8 +521,12 @@ export function typeMethod(catalog: Catalog, owner: CatalogType, method: Catalog
   function call(e: CallExpr): ValueType {
     const args = e.args.map((a) => expr(a));
     const name = e.callee.text;
+    const fn = builtins.has(name) ? undefined : catalog.functions?.find((f) => f.name === name);
+    if (fn) return callFunction(e, fn, args);
     if (!builtins.has(name)) {
-      if (owner.methods.some((m) => m.name === name)) bag.report("WO5022", e.callee.span, { name, type: owner.name });
+      const reason = skipped.get(name);
+      if (reason !== undefined) bag.report("WO5028", e.callee.span, { name, reason });
+      else if (owner?.methods.some((m) => m.name === name)) bag.report("WO5022", e.callee.span, { name, type: owner.name });
       else bag.report("WO5004", e.callee.span, { name });
       return unknownType;
     }
@@ -547,6 +567,20 @@ export function typeMethod(catalog: Catalog, owner: CatalogType, method: Catalog
     }
     if (set.k !== "unknown") bag.report("WO5006", e.args[0]!.span, { name, expected: "rows", found: describeType(set) });
     return unknownType;
+  }
+
+  /** `f(a, b)` of a free fn: arguments fit its parameters; its writes need this body's txn. */
+  function callFunction(e: CallExpr, fn: CatalogMethod, args: ValueType[]): ValueType {
+    if (args.length !== fn.params.length) {
+      bag.report("WO5005", e.callee.span, { name: fn.name, expected: `${fn.params.length} argument${fn.params.length === 1 ? "" : "s"}`, found: `${args.length}` });
+    } else {
+      fn.params.forEach((p, i) => {
+        const want = fieldValueType(catalog, p.type);
+        if (!isAssignable(args[i]!, want)) bag.report("WO5006", e.args[i]!.span, { name: fn.name, expected: describeType(want), found: describeType(args[i]!) });
+      });
+    }
+    if (!mayWrite && bodyWrites(catalog, fn.body)) bag.report("WO5010", e.span, { what: `${fn.name}()`, method: method.name });
+    return fn.returns ? returnValueType(catalog, fn.returns) : { k: "null" };
   }
 
   function select(e: SelectExpr): ValueType {

@@ -18,6 +18,7 @@ import type { ConfigResult } from "./config.js";
 import { locationOf, type CheckContext } from "./context.js";
 import { buildTypeFields } from "./fields.js";
 import { buildMethods } from "./methods-catalog.js";
+import { checkFunctions } from "./functions.js";
 import { checkMethodBodies } from "./methods.js";
 import { checkEmbeddingCycles, checkLinkEndpoints, checkRelations, declareTypes } from "./resolve.js";
 import { buildServices, checkRestPathClashes, checkToolNames, type TypeExposure } from "./services.js";
@@ -73,7 +74,8 @@ export function checkProgram(files: SourceFileAst[], config: ConfigResult, bag: 
   // ── Method bodies ────────────────────────────────────────────────────────────────────────
   // compiler/check/methods.ts (the method language): reads the finished catalog (types,
   // fields, every CatalogMethod with its `body`) and reports WO5xxx into `bag`.
-  checkMethodBodies(catalog, bag);
+  const skipped = checkFunctions(files, catalog, ctx);
+  checkMethodBodies(catalog, bag, skipped);
   // ─────────────────────────────────────────────────────────────────────────────────────────
 
   return { catalog, toolCount };

@@ -1,5 +1,5 @@
 // Warnings for constructs that parse but that wo does not execute yet (spec/diagnostics.md
-// WO21xx): policies, triggers, free functions, `main`/`test` blocks, top-level policies and
+// WO21xx): policies, triggers, `main`/`test` blocks, top-level policies and
 // hooks, `##` blocks, unknown type annotations. A warning, not an error, so a program written
 // for the full language still checks; the user learns what is inert.
 
@@ -12,8 +12,7 @@ export function warnTopLevel(file: SourceFileAst, bag: DiagnosticBag): void {
       case "TypeDecl":
         break;
       case "FnDecl":
-        bag.report("WO2104", item.name.span, { what: `fn '${item.name.text}'` });
-        break;
+        break; // checked, and executed when called (check/functions.ts)
       case "MainBlock":
         bag.report("WO2104", item.span, { what: "'main' block" });
         break;

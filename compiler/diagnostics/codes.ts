@@ -70,6 +70,7 @@ export const codes = {
   WO2107: { severity: "warning", message: msg`Computed default of '${"field"}' is not evaluated yet; the field is read-only and stays absent from rows.` },
   WO2108: { severity: "warning", message: msg`'@${"name"}' is parsed but not enforced yet.` },
   WO2109: { severity: "warning", message: msg`'${"marker"}' block is kept as text and not interpreted.` },
+  WO2111: { severity: "warning", message: msg`fn '${"name"}' is not executed: ${"reason"} (${"at"}).` },
   WO2110: { severity: "warning", message: msg`multi ${"target"}: '${"target"}' has ${"count"} ref fields to '${"type"}', so the relation cannot be resolved (it needs exactly one).` },
   // WO3xxx: services and exposure
   WO3001: { severity: "error", message: msg`'${"name"}' is not an operation or method of '${"type"}'.${"hint"}` },
@@ -119,6 +120,7 @@ export const codes = {
   WO5024: { severity: "error", message: msg`Integer ${"value"} is outside the safe integer range (±9007199254740991); wo computes integers exactly only within it.` },
   WO5025: { severity: "error", message: msg`${"what"} is not supported in a method yet: ${"why"}.` },
   WO5026: { severity: "error", message: msg`${"what"} needs ${"expected"} but was given ${"found"}.` },
+  WO5028: { severity: "error", message: msg`fn '${"name"}' cannot be called: it is not executed (${"reason"}).` },
   WO5027: { severity: "error", message: msg`'${"name"}' holds ${"expected"}; it cannot be given ${"found"}.` },
 } as const satisfies Record<`WO${number}`, DiagnosticDef<any>>;
 

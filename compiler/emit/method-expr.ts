@@ -17,7 +17,8 @@ export { objectKey, prop } from "./js-literal.js";
 /** Everything an expression needs while being printed; `helpers` collects the ones used. */
 export interface ExprContext {
   catalog: Catalog;
-  owner: CatalogType;
+  /** The class of a method; undefined for a free fn. */
+  owner: CatalogType | undefined;
   typing: MethodTyping;
   /** Row aliases used (`PriceRow`), by type name. */
   rowTypes: Set<string>;
@@ -104,6 +105,13 @@ export function fieldTsType(catalog: Catalog, type: FieldType, isOptional: boole
 
 function wrapUnion(t: string): string {
   return t.includes("|") ? `(${t})` : t;
+}
+
+const builtinNames = new Set(["now", "count", "latest", "contains"]);
+
+/** A free fn in generated code: `f_` + its name (nothing else generated starts with `f_`). */
+export function functionName(name: string): string {
+  return `f_${name}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -206,6 +214,10 @@ function expr(ctx: ExprContext, e: Expr): Printed {
     case "CallExpr": {
       const name = e.callee.text;
       if (name === "now") return { code: "rt.now()", prec: 8 };
+      if (!builtinNames.has(name)) {
+        // A free fn: runs in this call's transaction (compiler/emit/methods.ts emitFunction).
+        return { code: `await ${functionName(name)}(tx${e.args.map((a) => `, ${expr(ctx, a).code}`).join("")})`, prec: 7 };
+      }
       const arg = e.args[0]!;
       if (name === "count") {
         const query = storeQuery(ctx, arg);

@@ -14,17 +14,18 @@
 import { CodeBlockWriter } from "ts-morph";
 import type { Block, Expr, InsertStmt, NameExpr, SelectExpr, Stmt, UpdateStmt } from "../ast.js";
 import type { Catalog, CatalogField, CatalogMethod, CatalogType, FieldType } from "../catalog.js";
+import { bodyWrites } from "../check/functions.js";
 import { typeMethod } from "../check/methods.js";
-import { fieldValueType, findType } from "../check/method-types.js";
+import { fieldValueType, findType, returnValueType } from "../check/method-types.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { toolName } from "../naming.js";
 import { refCheckLine } from "./ref-checks.js";
-import { blockHas, writeStatements } from "./method-body.js";
 import { jsComment, jsIdentifier, jsJson, jsString } from "./js-literal.js";
 import {
   at,
   condition,
   fieldTsType,
+  functionName,
   helperText,
   jsName,
   objectKey,
@@ -64,7 +65,7 @@ export function emitMethodHandler(catalog: Catalog, type: CatalogType, method: C
       w.writeLine(`${kw} ${jsName(p.name)} = ${prop("args", p.name)};`);
     }
     // An `in txn` method that never writes needs no writer slot: a read snapshot is as consistent.
-    const isWrite = method.txn !== undefined && blockHas(method.body, writeStatements);
+    const isWrite = method.txn !== undefined && bodyWrites(catalog, method.body);
     const open = isWrite ? "return rt.store.write(async (tx) => " : "return rt.store.read(async (tx) => ";
     w.write(open).inlineBlock(() => {
       const selfKw = typing.reassigned.has("self") ? "let" : "const";
@@ -86,6 +87,35 @@ function signatureName(t: FieldType): string {
   return t.kind;
 }
 
+/**
+ * A free fn → `async function f_name(tx, v_a, …)`, declared inside `createOperations(rt)` so
+ * it sees `rt`; it runs in the transaction its caller passes. `rowTypes` collects the row
+ * aliases its signature and body use (declared beside it by the operations emitter).
+ */
+export function emitFunction(catalog: Catalog, fn: CatalogMethod, rowTypes: Set<string>): string {
+  const typing = typeMethod(catalog, undefined, fn, new DiagnosticBag());
+  const ctx: ExprContext = { catalog, owner: undefined, typing, rowTypes, helpers: new Set(), params: new Set(fn.params.map((p) => p.name)) };
+  const body = writer();
+  writeBody(body, ctx, fn);
+  const w = writer();
+  const params = fn.params.map((p) => `${jsName(p.name)}: ${tsType(fieldValueType(catalog, p.type), ctx)}`);
+  const returns = fn.returns ? `${tsType(returnValueType(catalog, fn.returns), ctx)} | null` : "null";
+  w.writeLine(`// ${jsComment(`${fn.source.file}:${fn.source.line}: fn ${fn.name}`)}`);
+  w.write(`async function ${functionName(fn.name)}(tx: Tx${params.map((p) => `, ${p}`).join("")}): Promise<${returns}>`).block(() => {
+    for (const h of (Object.keys(helperText) as HelperName[]).filter((h) => ctx.helpers.has(h))) {
+      for (const line of helperText[h]) w.writeLine(line);
+    }
+    w.write(body.toString());
+  });
+  return w.toString().trimEnd();
+}
+
+/** The row alias declarations for `types` (free fns share them at `createOperations` level). */
+export function rowTypeDeclarations(catalog: Catalog, types: Set<string>): string {
+  const w = writer();
+  for (const t of [...types].sort()) writeRowType(w, catalog, t);
+  return w.toString().trimEnd();
+}
 
 function writer(): CodeBlockWriter {
   return new CodeBlockWriter({ newLine: "\n", indentNumberOfSpaces: 2, useTabs: false, useSingleQuote: false });
@@ -144,6 +174,9 @@ function writeStmt(w: CodeBlockWriter, ctx: ExprContext, s: Stmt): void {
       w.write(`for (${name} of ${printExpr(ctx, s.iterable)})`).block(() => writeBlock(w, ctx, s.body));
       return;
     }
+    case "ExprStmt":
+      w.writeLine(`${printExpr(ctx, s.expr)};`);
+      return;
     case "AssignStmt": {
       const compound = ctx.typing.compound.get(s);
       w.writeLine(`${printExpr(ctx, s.target)} = ${printExpr(ctx, compound ?? s.value)};`);

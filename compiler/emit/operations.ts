@@ -16,7 +16,7 @@ import { toolName } from "../naming.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { exposedOps, isCrudOp, methodOf } from "./exposed-ops.js";
 import { generatedHeader } from "./header.js";
-import { emitMethodHandler } from "./methods.js";
+import { emitFunction, emitMethodHandler, rowTypeDeclarations } from "./methods.js";
 import { refCheckLine } from "./ref-checks.js";
 import { jsIdentifier, jsJson, jsString } from "./js-literal.js";
 
@@ -49,6 +49,14 @@ export function emitOperations(catalog: Catalog): EmittedFile {
   w.writeLine("type Input = Record<string, any>;");
   w.blankLine();
   w.write("export function createOperations(rt: OperationRuntime)").block(() => {
+    if (catalog.functions) {
+      // Free fns, called by the handlers below inside their transaction.
+      const rowTypes = new Set<string>();
+      const fns = catalog.functions.map((fn) => emitFunction(catalog, fn, rowTypes));
+      w.writeLine(`type Tx = Parameters<Parameters<OperationRuntime["store"]["write"]>[0]>[0];`);
+      if (rowTypes.size > 0) w.writeLine(rowTypeDeclarations(catalog, rowTypes));
+      for (const text of fns) w.writeLine(dedentTail(text)).blankLine();
+    }
     w.write("return").block(() => {
       handlers.forEach((h, i) => {
         if (i > 0) w.blankLine();

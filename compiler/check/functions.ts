@@ -1,0 +1,114 @@
+// Free (top-level) `fn`s: signatures, bodies, and which of them wo executes.
+//
+// A free fn is checked with the method language (check/methods.ts) without `self`. One whose
+// body checks cleanly goes into `catalog.functions`: methods and other functions call it, and
+// it runs in the caller's transaction. One whose body has an error is not executed; it gets a
+// single warning naming the first error (WO2111), so a program written for the full language
+// (whose functions may use what wo does not run yet, such as `link`) still checks, and a call
+// of it from code that runs is an error (WO5028). Writes are judged at the entry point: a free
+// fn needs no `in txn` to write, its callers do (WO5010).
+
+import type { Block, Expr, FnDecl, SourceFileAst, Stmt } from "../ast.js";
+import type { Catalog, CatalogMethod } from "../catalog.js";
+import { DiagnosticBag } from "../diagnostics/diagnostic.js";
+import type { CheckContext } from "./context.js";
+import { buildMethod } from "./methods-catalog.js";
+import { typeMethod } from "./methods.js";
+
+/** Why each free fn that is not executed is not (for WO5028 at its call sites). */
+export type SkippedFunctions = Map<string, string>;
+
+export function checkFunctions(files: SourceFileAst[], catalog: Catalog, ctx: CheckContext): SkippedFunctions {
+  const decls = files.flatMap((f) => f.items.filter((i): i is FnDecl => i.kind === "FnDecl"));
+  const candidates: CatalogMethod[] = [];
+  const seen = new Set<string>();
+  for (const fn of decls) {
+    if (seen.has(fn.name.text)) {
+      ctx.bag.report("WO2020", fn.name.span, { name: fn.name.text, type: "the program's top level" });
+      continue;
+    }
+    seen.add(fn.name.text);
+    candidates.push(buildMethod(fn, ctx));
+  }
+  // A function that calls one that is not executed is not executed either: repeat until stable.
+  const skipped: SkippedFunctions = new Map();
+  let callable = candidates;
+  for (;;) {
+    catalog.functions = callable;
+    const next: CatalogMethod[] = [];
+    for (const fn of callable) {
+      const scratch = new DiagnosticBag();
+      typeMethod(catalog, undefined, fn, scratch, skipped);
+      const first = scratch.sorted().find((d) => d.severity === "error");
+      if (!first) {
+        next.push(fn);
+        continue;
+      }
+      skipped.set(fn.name, `${first.message} at ${first.span.file}:${first.span.line}:${first.span.col}`);
+      ctx.bag.report("WO2111", spanOf(decls, fn), { name: fn.name, reason: first.message, at: `${first.span.file}:${first.span.line}:${first.span.col}` });
+    }
+    if (next.length === callable.length) break;
+    callable = next;
+  }
+  if (callable.length > 0) catalog.functions = callable;
+  else delete catalog.functions;
+  return skipped;
+}
+
+function spanOf(decls: FnDecl[], fn: CatalogMethod) {
+  return decls.find((d) => d.body === fn.body)!.name.span;
+}
+
+/** Does running `body` write, directly or through the free fns it calls? */
+export function bodyWrites(catalog: Catalog, body: Block, visiting = new Set<Block>()): boolean {
+  if (visiting.has(body)) return false;
+  visiting.add(body);
+  const calls = (e: Expr | undefined): boolean => {
+    if (!e) return false;
+    switch (e.kind) {
+      case "CallExpr": {
+        const fn = catalog.functions?.find((f) => f.name === e.callee.text);
+        return (fn !== undefined && bodyWrites(catalog, fn.body, visiting)) || e.args.some(calls);
+      }
+      case "BinaryExpr":
+        return calls(e.left) || calls(e.right);
+      case "UnaryExpr":
+        return calls(e.operand);
+      case "MemberExpr":
+        return calls(e.object);
+      case "IndexExpr":
+        return calls(e.object) || calls(e.index);
+      case "SelectExpr":
+        return e.predicates.some((p) => calls(p.value));
+      default:
+        return false;
+    }
+  };
+  const stmt = (s: Stmt): boolean => {
+    switch (s.kind) {
+      case "InsertStmt":
+      case "UpdateStmt":
+      case "DeleteStmt":
+        return true;
+      case "LetStmt":
+        return s.value.kind === "InsertStmt" || calls(s.value);
+      case "ReturnStmt":
+        return calls(s.value);
+      case "AssertStmt":
+        return calls(s.condition) || calls(s.abortExpr);
+      case "IfStmt":
+        return calls(s.condition) || s.then.statements.some(stmt) || (s.else ? (s.else.kind === "Block" ? s.else.statements.some(stmt) : stmt(s.else)) : false);
+      case "ForStmt":
+        return calls(s.iterable) || s.body.statements.some(stmt);
+      case "AssignStmt":
+        return calls(s.value);
+      case "ExprStmt":
+        return calls(s.expr);
+      default:
+        return false;
+    }
+  };
+  const result = body.statements.some(stmt);
+  visiting.delete(body);
+  return result;
+}

@@ -1,0 +1,132 @@
+// Free (top-level) fns: checked like method bodies, callable from methods and from each other,
+// run in the caller's transaction (spec/language.md, "Free functions"). Checked in memory;
+// executed by a real `wo run` through REST and the official MCP SDK client.
+
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { dumpDb, startWo, writeApp, type WoProcess } from "../support/wo-process.js";
+import { compileSources, cursorAt } from "./compile-fixture.js";
+import { mcpClient, post } from "./wo-process.js";
+
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+
+const classes = `class Account {
+  owner: Text
+  balance: Money = 0
+
+  fn deposit(amount: Money) -> Account in txn {
+    credit(self.id, amount)
+    return latest(Account{ id == self.id })
+  }
+
+  fn fee() -> Int {
+    return fee_for(self.balance)
+  }
+
+  service rest "/api/accounts" expose list, get, create, deposit, fee
+}
+
+class Entry {
+  account: ref Account
+  amount: Money
+  service rest "/api/entries" expose list
+}
+`;
+
+const functions = `-- Books an entry and moves the balance; aborts on a non-positive amount.
+fn credit(account: ref Account, amount: Money) {
+  assert amount > 0 otherwise abort "amount must be positive, got " + amount
+  insert Entry { account: account, amount: amount }
+  update Account{ id == account } set balance = latest(Account{ id == account }).balance + amount
+}
+
+fn fee_for(balance: Money) -> Int {
+  if balance > 1000 {
+    return 0
+  }
+  return half(10)
+}
+
+fn half(n: Int) -> Int {
+  return n / 2
+}
+
+fn not_yet(a: Account) {
+  link a -[Owns]-> a
+}
+`;
+
+describe("free fns: checking", () => {
+  it("a fn that uses what wo does not run is one warning with the reason, not an error", () => {
+    const { catalog, diagnostics } = compileSources({ "app.wo": classes, "fns.wo": functions });
+    expect(diagnostics.map((d) => `${d.code} ${d.span.line}:${d.span.col}`)).toEqual(["WO2111 19:4"]);
+    expect(diagnostics[0]!.message).toBe(
+      "fn 'not_yet' is not executed: 'link' is not supported in a method yet: link rows are created with 'insert' on the link type. (fns.wo:20:3).",
+    );
+    expect(catalog!.functions!.map((f) => f.name)).toEqual(["credit", "fee_for", "half"]);
+  });
+
+  const broken: [string, string, string][] = [
+    ["call of a fn that is not executed", `  fn m() in txn {\n    ┆not_yet(self.id)\n  }`, "WO5028"],
+    ["a writing fn called outside txn", `  fn m() {\n    ┆credit(self.id, 1)\n  }`, "WO5010"],
+    ["wrong argument count", `  fn m() -> Int {\n    return ┆half(1, 2)\n  }`, "WO5005"],
+    ["wrong argument type", `  fn m() -> Int {\n    return half(┆"a")\n  }`, "WO5006"],
+    ["a call whose value is thrown away", `  fn m() in txn {\n    ┆self.owner\n  }`, "WO5025"],
+  ];
+  for (const [title, fn, code] of broken) {
+    it(`${title} → ${code}`, () => {
+      const app = classes.replace("  service rest \"/api/accounts\"", `${fn}\n\n  service rest "/api/accounts"`);
+      const { diagnostics } = compileSources({ "app.wo": app, "fns.wo": functions });
+      const errors = diagnostics.filter((d) => d.severity === "error");
+      expect(errors.map((d) => `${d.code} ${d.span.line}:${d.span.col}`)[0]).toBe(`${code} ${cursorAt(app)}`);
+    });
+  }
+
+  it("a typo in a fn body keeps the fn out, and its callers get WO5028 naming the typo", () => {
+    const typo = functions.replace("return n / 2", "return nn / 2");
+    const { diagnostics } = compileSources({ "app.wo": classes, "fns.wo": typo });
+    expect(diagnostics.filter((d) => d.severity === "error").map((d) => d.message)).toEqual([
+      "fn 'fee_for' cannot be called: it is not executed (fn 'half' cannot be called: it is not executed (Unknown name 'nn'. at fns.wo:16:10). at fns.wo:12:10).",
+    ]);
+  });
+});
+
+describe("free fns: wo run", () => {
+  let app: string;
+  let wo: WoProcess;
+  let mcp: Client;
+
+  beforeAll(async () => {
+    app = writeApp("functions", { "app.wo": classes, "fns.wo": functions });
+    wo = await startWo([app, "--listen", "127.0.0.1:0"]);
+    mcp = await mcpClient(wo.url);
+  });
+  afterAll(async () => {
+    await mcp?.close();
+    await wo?.stop();
+  });
+
+  it("a method's call of a fn writes in the method's transaction", async () => {
+    const created = await post(wo.url, "/api/accounts", { owner: "ada" });
+    const id = created.body.id;
+    const d = await post(wo.url, `/api/accounts/${id}/deposit`, { amount: 700 });
+    expect(d).toMatchObject({ status: 200, body: { id, balance: 700 } });
+    const viaMcp = await mcp.callTool({ name: "account_deposit", arguments: { id, amount: 400 } });
+    expect(viaMcp.structuredContent).toMatchObject({ result: { id, balance: 1100 } });
+    expect(dumpDb(app).entry!.map((e: any) => e.amount)).toEqual([700, 400]);
+  });
+
+  it("an abort inside a fn rolls back the whole call and carries the computed message", async () => {
+    const created = await post(wo.url, "/api/accounts", { owner: "bob" });
+    const before = dumpDb(app);
+    const bad = await post(wo.url, `/api/accounts/${created.body.id}/deposit`, { amount: 0 });
+    expect(bad.status).toBe(409);
+    expect(JSON.stringify(bad.body)).toContain("amount must be positive, got 0");
+    expect(dumpDb(app)).toEqual(before);
+  });
+
+  it("fns call fns and return values to read-only methods", async () => {
+    const created = await post(wo.url, "/api/accounts", { owner: "cy" });
+    expect(await post(wo.url, `/api/accounts/${created.body.id}/fee`, {})).toMatchObject({ status: 200, body: 5 });
+  });
+});
