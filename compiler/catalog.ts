@@ -17,6 +17,8 @@ export interface Catalog {
    * the caller's transaction. Absent when there are none.
    */
   functions?: CatalogMethod[];
+  /** Free fns named by `on startup do: f()` hooks, in source order: run once per start. */
+  startup?: string[];
 }
 
 /** `wo.toml`, resolved. Every key is optional in the file; defaults are applied here. */

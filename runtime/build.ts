@@ -115,6 +115,12 @@ export interface CallContext {
 /** One operation: input is the tool's arguments (REST adapters build the same object). */
 export type Operation = (input: unknown, call: CallContext) => Promise<unknown>;
 
+/**
+ * The member of `createOperations(rt)` that runs the app's `on startup` hooks in one write
+ * transaction (present only when there are hooks). No tool name can look like it.
+ */
+export const startupOperation = "(startup)";
+
 /** operations.js: `export function createOperations(rt): Record<toolName, Operation>`. */
 export interface OperationsModule {
   createOperations(rt: OperationRuntime): Record<string, Operation>;

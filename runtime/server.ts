@@ -17,6 +17,7 @@ import type { AddressInfo } from "node:net";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { createApp } from "./app.js";
 import { loadBuild, BuildLoadError } from "./load-build.js";
+import { startupOperation } from "./build.js";
 import { isLoopbackName } from "./http-guard.js";
 import { resolveAgentToken, TokenError } from "./ops/agent-token.js";
 import { readManagementKey, removeInstance, writeRunningState } from "./ops/instance-state.js";
@@ -131,6 +132,17 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     ...(options.log ? { log: options.log } : {}),
     ...(managementKey ? { management: { key: managementKey, status, stop: () => stopFor("wo stop") } } : {}),
   });
+  // `on startup` hooks run once, in one transaction, before anything is served.
+  const startup = app.operations[startupOperation];
+  if (startup) {
+    try {
+      await startup({}, {});
+    } catch (err) {
+      app.close();
+      await store.close();
+      throw new ServerStartError(`on startup failed: ${(err as Error).message}`);
+    }
+  }
   let server: Server;
   let address: AddressInfo;
   try {

@@ -8,7 +8,7 @@
 // of it from code that runs is an error (WO5028). Writes are judged at the entry point: a free
 // fn needs no `in txn` to write, its callers do (WO5010).
 
-import type { Block, Expr, FnDecl, SourceFileAst, Stmt } from "../ast.js";
+import type { Block, Expr, FnDecl, SourceFileAst, StartupHook, Stmt } from "../ast.js";
 import type { Catalog, CatalogMethod } from "../catalog.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import type { CheckContext } from "./context.js";
@@ -57,6 +57,27 @@ export function checkFunctions(files: SourceFileAst[], catalog: Catalog, ctx: Ch
 
 function spanOf(decls: FnDecl[], fn: CatalogMethod) {
   return decls.find((d) => d.body === fn.body)!.name.span;
+}
+
+/**
+ * `on startup do: f()` hooks → `catalog.startup`. A hook wo cannot run (another form, an
+ * unknown fn, a fn that is not executed or takes parameters) is a warning with the reason.
+ */
+export function checkStartupHooks(files: SourceFileAst[], catalog: Catalog, skipped: SkippedFunctions, ctx: CheckContext): void {
+  const names: string[] = [];
+  for (const hook of files.flatMap((f) => f.items.filter((i): i is StartupHook => i.kind === "StartupHook"))) {
+    const m = /^do\s*:\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*\)\s*;?$/.exec(hook.text.trim());
+    const name = m?.[1];
+    const fn = name === undefined ? undefined : catalog.functions?.find((f) => f.name === name);
+    let reason: string | undefined;
+    if (name === undefined) reason = "write it as 'do: f()', naming a top-level fn";
+    else if (skipped.has(name)) reason = `fn '${name}' is not executed (${skipped.get(name)!})`;
+    else if (!fn) reason = `there is no top-level fn '${name}'`;
+    else if (fn.params.length > 0) reason = `fn '${name}' takes parameters, and a hook passes none`;
+    if (reason !== undefined) ctx.bag.report("WO2112", hook.span, { reason });
+    else names.push(name!);
+  }
+  if (names.length > 0) catalog.startup = names;
 }
 
 /** Does running `body` write, directly or through the free fns it calls? */

@@ -23,8 +23,7 @@ export function warnTopLevel(file: SourceFileAst, bag: DiagnosticBag): void {
         bag.report("WO2104", item.name.span, { what: `policy '${item.name.text}'` });
         break;
       case "StartupHook":
-        bag.report("WO2104", item.span, { what: "'on startup' hook" });
-        break;
+        break; // run at start when it names a free fn (check/functions.ts)
       case "AppManifest":
         bag.report("WO2109", item.span, { marker: "##app" });
         break;

@@ -71,6 +71,7 @@ export const codes = {
   WO2108: { severity: "warning", message: msg`'@${"name"}' is parsed but not enforced yet.` },
   WO2109: { severity: "warning", message: msg`'${"marker"}' block is kept as text and not interpreted.` },
   WO2111: { severity: "warning", message: msg`fn '${"name"}' is not executed: ${"reason"} (${"at"}).` },
+  WO2112: { severity: "warning", message: msg`'on startup' hook is not run: ${"reason"}.` },
   WO2110: { severity: "warning", message: msg`multi ${"target"}: '${"target"}' has ${"count"} ref fields to '${"type"}', so the relation cannot be resolved (it needs exactly one).` },
   // WO3xxx: services and exposure
   WO3001: { severity: "error", message: msg`'${"name"}' is not an operation or method of '${"type"}'.${"hint"}` },

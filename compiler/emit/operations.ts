@@ -16,6 +16,8 @@ import { toolName } from "../naming.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { exposedOps, isCrudOp, methodOf } from "./exposed-ops.js";
 import { generatedHeader } from "./header.js";
+import { startupOperation } from "../../runtime/build.js";
+import { functionName } from "./method-expr.js";
 import { emitFunction, emitMethodHandler, rowTypeDeclarations } from "./methods.js";
 import { refCheckLine } from "./ref-checks.js";
 import { jsIdentifier, jsJson, jsString } from "./js-literal.js";
@@ -62,6 +64,18 @@ export function emitOperations(catalog: Catalog): EmittedFile {
         if (i > 0) w.blankLine();
         w.writeLine(`${dedentTail(h.text)},`);
       });
+      if (catalog.startup) {
+        // `on startup` hooks: once per start, before serving, all in one transaction.
+        if (handlers.length > 0) w.blankLine();
+        w.write(`async ${jsString(startupOperation)}(_input: unknown, call: CallContext)`).block(() => {
+          w.write("return rt.store.write(async (tx) =>").inlineBlock(() => {
+            for (const name of catalog.startup!) w.writeLine(`await ${functionName(name)}(tx);`);
+            w.writeLine("return null;");
+          });
+          w.write(", call);").newLine();
+        });
+        w.write(",").newLine();
+      }
     }).write(";").newLine();
   });
   w.newLineIfLastNot();

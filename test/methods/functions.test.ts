@@ -4,7 +4,7 @@
 
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { dumpDb, startWo, writeApp, type WoProcess } from "../support/wo-process.js";
+import { dumpDb, runToExit, startWo, writeApp, type WoProcess } from "../support/wo-process.js";
 import { compileSources, cursorAt } from "./compile-fixture.js";
 import { mcpClient, post } from "./wo-process.js";
 
@@ -128,5 +128,53 @@ describe("free fns: wo run", () => {
   it("fns call fns and return values to read-only methods", async () => {
     const created = await post(wo.url, "/api/accounts", { owner: "cy" });
     expect(await post(wo.url, `/api/accounts/${created.body.id}/fee`, {})).toMatchObject({ status: 200, body: 5 });
+  });
+});
+
+const seeded = `${classes}
+on startup
+  do: seed()
+
+fn seed() {
+  if count(Account{ owner == "house" }) == 0 {
+    let house = insert Account { owner: "house" }
+    credit(house.id, 5)
+  }
+}
+${functions}`;
+
+describe("on startup", () => {
+  it("names the free fn it runs; a hook wo cannot run is a warning with the reason", () => {
+    const { catalog, diagnostics } = compileSources({ "app.wo": seeded });
+    expect(catalog!.startup).toEqual(["seed"]);
+    const hooks = (text: string) => compileSources({ "app.wo": `${classes}\non startup\n  do: ${text}\n${functions}` }).diagnostics.filter((d) => d.code === "WO2112").map((d) => d.message);
+    expect(hooks("nope()")).toEqual(["'on startup' hook is not run: there is no top-level fn 'nope'."]);
+    expect(hooks("half()")).toEqual(["'on startup' hook is not run: fn 'half' takes parameters, and a hook passes none."]);
+    expect(hooks("seed(1)")).toEqual(["'on startup' hook is not run: write it as 'do: f()', naming a top-level fn."]);
+    expect(hooks("not_yet()")[0]).toMatch(/^'on startup' hook is not run: fn 'not_yet' is not executed \('link' is not supported/);
+    expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+  });
+
+  it("runs once per start before serving, in one transaction; an idempotent seed stays one row", async () => {
+    const app = writeApp("startup", { "app.wo": seeded });
+    for (let start = 0; start < 2; start++) {
+      const wo = await startWo([app, "--listen", "127.0.0.1:0"]);
+      try {
+        // Served only after the hook committed: the very first request sees the seed.
+        const res = await fetch(`${wo.url}/api/accounts`);
+        expect((await res.json()).items).toEqual([{ id: 1, owner: "house", balance: 5 }]);
+      } finally {
+        await wo.stop();
+      }
+    }
+    expect(dumpDb(app).entry).toEqual([{ id: 1, account: 1, amount: 5 }]);
+  });
+
+  it("a hook that aborts stops wo run from starting, and writes nothing", async () => {
+    const app = writeApp("startup-abort", { "app.wo": seeded.replace("credit(house.id, 5)", "credit(house.id, 0)") });
+    const { code, output } = await runToExit([app, "--listen", "127.0.0.1:0"]);
+    expect(code).toBe(1);
+    expect(output).toContain("on startup failed: amount must be positive, got 0");
+    expect(dumpDb(app).account).toEqual([]);
   });
 });
