@@ -206,6 +206,11 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
         const target = rowTarget(s.target, "update");
         for (const a of s.assignments) {
           const t = expr(a.value);
+          if (a.path) {
+            const what = `Setting '${[a.field, ...a.path].map((n) => n.text).join(".")}' inside a struct`;
+            bag.report("WO5025", a.field.span, { what, why: "set the whole struct field" });
+            continue;
+          }
           const field = target ? writableField(target, a.field.text, a.field.span, "update") : undefined;
           if (target && field) checkStore(target, field, a.value, t);
         }
