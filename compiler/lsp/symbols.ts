@@ -75,6 +75,16 @@ export function symbolAt(ast: SourceFileAst, offset: number, types: ReadonlyMap<
           firstOf(e.projection, (p) => fieldOf(target, p))
         );
       }
+      case "IndexExpr":
+        return inExpr(e.object, self) ?? inExpr(e.index, self);
+      case "MethodCallExpr":
+        return inExpr(e.object, self) ?? firstOf(e.args, (a) => inExpr(a, self));
+      case "ObjectExpr":
+        return firstOf(e.entries, (x) => inExpr(x.value, self));
+      case "ListExpr":
+        return firstOf(e.items, (x) => inExpr(x, self));
+      case "LiveExpr":
+        return inExpr(e.query, self);
       case "NameExpr":
       case "LiteralExpr":
         return undefined;
@@ -84,7 +94,7 @@ export function symbolAt(ast: SourceFileAst, offset: number, types: ReadonlyMap<
   function inStmt(s: Stmt | IfStmt, self: TypeDecl): Found {
     switch (s.kind) {
       case "LetStmt":
-        return inExpr(s.value, self);
+        return s.value.kind === "InsertStmt" ? inStmt(s.value, self) : inExpr(s.value, self);
       case "InsertStmt": {
         const target = types.get(s.type.text);
         return typeRef(s.type) ?? firstOf(s.entries, (e) => fieldOf(target, e.name) ?? inExpr(e.value, self));
@@ -102,6 +112,17 @@ export function symbolAt(ast: SourceFileAst, offset: number, types: ReadonlyMap<
       }
       case "DeleteStmt":
         return inExpr(s.target, self);
+      case "ForStmt":
+        return inExpr(s.iterable, self) ?? inBlock(s.body, self);
+      case "AssignStmt":
+        return inExpr(s.target, self) ?? inExpr(s.value, self);
+      case "ExprStmt":
+        return inExpr(s.expr, self);
+      case "LinkStmt":
+        return inExpr(s.from, self) ?? firstOf(s.entries, (x) => inExpr(x.value, self)) ?? inExpr(s.to, self);
+      case "ExpectAbortStmt":
+      case "AsSessionStmt":
+        return inBlock(s.body, self);
     }
   }
 
