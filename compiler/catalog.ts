@@ -17,6 +17,8 @@ export interface Catalog {
    * the caller's transaction. Absent when there are none.
    */
   functions?: CatalogMethod[];
+  /** The first `main { … }` block when its body checks cleanly (as a fn named "main"): `wo exec` runs it. */
+  main?: CatalogMethod;
   /** Free fns named by `on startup do: f()` hooks, in source order: run once per start. */
   startup?: string[];
 }

@@ -11,6 +11,8 @@ commands:
         [--background] [--runtime-dir DIR] [--token-file FILE]
                                       build if stale, open the store, serve /api and /mcp;
                                       --background: detach, print the URL, token file and PID
+  exec  [dir] [--db PATH]              run the app's main { … } block once against its store
+                                      (print(…) writes to stdout); refused while wo run holds it
   status [dir] [--runtime-dir DIR]    the background instance: state, URL, PID, uptime, requests
   stop   [dir] [--runtime-dir DIR]    stop the background instance gracefully
   token-path [dir] [--runtime-dir DIR]
@@ -25,6 +27,7 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
   check: async (args) => (await import("./commands/check.js")).runCheckCommand(args),
   build: async (args) => (await import("./commands/build.js")).runBuildCommand(args),
   run: async (args) => (await import("./commands/run.js")).runRunCommand(args),
+  exec: async (args) => (await import("./commands/exec.js")).runExecCommand(args),
   status: async (args) => (await import("./commands/instance.js")).runStatusCommand(args),
   stop: async (args) => (await import("./commands/instance.js")).runStopCommand(args),
   "token-path": async (args) => (await import("./commands/token-path.js")).runTokenPathCommand(args),

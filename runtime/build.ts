@@ -121,6 +121,9 @@ export type Operation = (input: unknown, call: CallContext) => Promise<unknown>;
  */
 export const startupOperation = "(startup)";
 
+/** The member that runs the program's `main { … }` block in one write transaction (`wo exec`). */
+export const mainOperation = "(main)";
+
 /** operations.js: `export function createOperations(rt): Record<toolName, Operation>`. */
 export interface OperationsModule {
   createOperations(rt: OperationRuntime): Record<string, Operation>;

@@ -247,7 +247,7 @@ export function parseListen(text: string): { host: string; port: number } {
   return { host: m[1] ?? (m[2] || "127.0.0.1"), port };
 }
 
-function databaseLocation(appDir: string, db: string | undefined, configDataDir: string, databaseUrl: string | undefined) {
+export function databaseLocation(appDir: string, db: string | undefined, configDataDir: string, databaseUrl: string | undefined) {
   const target = db ?? databaseUrl;
   if (target !== undefined && /^postgres(?:ql)?:\/\//i.test(target)) {
     throw new ServerStartError("PostgreSQL is not supported by this version of wo yet; use a data folder path for --db.");

@@ -8,10 +8,10 @@
 // of it from code that runs is an error (WO5028). Writes are judged at the entry point: a free
 // fn needs no `in txn` to write, its callers do (WO5010).
 
-import type { Block, Expr, FnDecl, SourceFileAst, StartupHook, Stmt } from "../ast.js";
+import type { Block, Expr, FnDecl, MainBlock, SourceFileAst, StartupHook, Stmt } from "../ast.js";
 import type { Catalog, CatalogMethod } from "../catalog.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
-import type { CheckContext } from "./context.js";
+import { locationOf, type CheckContext } from "./context.js";
 import { buildMethod } from "./methods-catalog.js";
 import { typeMethod } from "./methods.js";
 
@@ -78,6 +78,20 @@ export function checkStartupHooks(files: SourceFileAst[], catalog: Catalog, skip
     else names.push(name!);
   }
   if (names.length > 0) catalog.startup = names;
+}
+
+/** The first `main` block → `catalog.main` (what `wo exec` runs), or a warning saying why not. */
+export function checkMain(files: SourceFileAst[], catalog: Catalog, skipped: SkippedFunctions, ctx: CheckContext): void {
+  const blocks = files.flatMap((f) => f.items.filter((i): i is MainBlock => i.kind === "MainBlock"));
+  blocks.slice(1).forEach((b) => ctx.bag.report("WO2113", b.span, { reason: "only the first 'main' block of the program runs" }));
+  const block = blocks[0];
+  if (!block) return;
+  const main: CatalogMethod = { name: "main", params: [], body: block.body, source: locationOf(block.span) };
+  const scratch = new DiagnosticBag();
+  typeMethod(catalog, undefined, main, scratch, skipped);
+  const first = scratch.sorted().find((d) => d.severity === "error");
+  if (first) ctx.bag.report("WO2113", block.span, { reason: `${first.message} (${first.span.file}:${first.span.line}:${first.span.col})` });
+  else catalog.main = main;
 }
 
 /** Does running `body` write, directly or through the free fns it calls? */

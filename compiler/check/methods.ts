@@ -98,7 +98,7 @@ function unsupportedStatement(s: Stmt): { what: string; why: string } {
   }
 }
 
-const builtins = new Set(["now", "count", "latest", "contains"]);
+const builtins = new Set(["now", "count", "latest", "contains", "len", "print"]);
 const writeWords = { InsertStmt: "insert", UpdateStmt: "update", DeleteStmt: "delete" } as const;
 
 /**
@@ -229,7 +229,7 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
         if (s.expr.kind === "CallExpr") {
           expr(s.expr);
           const callee = s.expr.callee.text;
-          if (!catalog.functions?.some((f) => f.name === callee) && !skipped.has(callee)) bag.report("WO5025", s.span, unsupportedStatement(s));
+          if (callee !== "print" && !catalog.functions?.some((f) => f.name === callee) && !skipped.has(callee)) bag.report("WO5025", s.span, unsupportedStatement(s));
           return;
         }
         bag.report("WO5025", s.span, unsupportedStatement(s));
@@ -528,6 +528,7 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
     const name = e.callee.text;
     const fn = builtins.has(name) ? undefined : catalog.functions?.find((f) => f.name === name);
     if (fn) return callFunction(e, fn, args);
+    if (name === "print") return { k: "null" }; // any values, written as one line to stdout
     if (!builtins.has(name)) {
       const reason = skipped.get(name);
       if (reason !== undefined) bag.report("WO5028", e.callee.span, { name, reason });
@@ -535,7 +536,7 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
       else bag.report("WO5004", e.callee.span, { name });
       return unknownType;
     }
-    const arity = name === "now" ? 0 : name === "contains" ? 2 : 1;
+    const arity = name === "now" ? 0 : name === "contains" ? 2 : 1; // `len` is `count`
     if (args.length !== arity) {
       bag.report("WO5005", e.callee.span, {
         name,
@@ -556,7 +557,7 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
       }
       return { k: "bool" };
     }
-    if (name === "count") {
+    if (name === "count" || name === "len") {
       if (set.k !== "rows" && set.k !== "array" && set.k !== "unknown") {
         bag.report("WO5006", e.args[0]!.span, { name, expected: "a set (rows or a list)", found: describeType(set) });
       }

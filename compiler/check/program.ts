@@ -18,7 +18,7 @@ import type { ConfigResult } from "./config.js";
 import { locationOf, type CheckContext } from "./context.js";
 import { buildTypeFields } from "./fields.js";
 import { buildMethods } from "./methods-catalog.js";
-import { checkFunctions, checkStartupHooks } from "./functions.js";
+import { checkFunctions, checkMain, checkStartupHooks } from "./functions.js";
 import { checkMethodBodies } from "./methods.js";
 import { checkEmbeddingCycles, checkLinkEndpoints, checkRelations, declareTypes } from "./resolve.js";
 import { buildServices, checkRestPathClashes, checkToolNames, type TypeExposure } from "./services.js";
@@ -76,6 +76,7 @@ export function checkProgram(files: SourceFileAst[], config: ConfigResult, bag: 
   // fields, every CatalogMethod with its `body`) and reports WO5xxx into `bag`.
   const skipped = checkFunctions(files, catalog, ctx);
   checkStartupHooks(files, catalog, skipped, ctx);
+  checkMain(files, catalog, skipped, ctx);
   checkMethodBodies(catalog, bag, skipped);
   // ─────────────────────────────────────────────────────────────────────────────────────────
 

@@ -14,8 +14,7 @@ export function warnTopLevel(file: SourceFileAst, bag: DiagnosticBag): void {
       case "FnDecl":
         break; // checked, and executed when called (check/functions.ts)
       case "MainBlock":
-        bag.report("WO2104", item.span, { what: "'main' block" });
-        break;
+        break; // `wo exec` runs it (check/functions.ts)
       case "TestBlock":
         bag.report("WO2104", item.span, { what: "'test' block" });
         break;

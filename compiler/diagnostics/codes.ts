@@ -72,6 +72,7 @@ export const codes = {
   WO2109: { severity: "warning", message: msg`'${"marker"}' block is kept as text and not interpreted.` },
   WO2111: { severity: "warning", message: msg`fn '${"name"}' is not executed: ${"reason"} (${"at"}).` },
   WO2112: { severity: "warning", message: msg`'on startup' hook is not run: ${"reason"}.` },
+  WO2113: { severity: "warning", message: msg`'main' is not run: ${"reason"}.` },
   WO2110: { severity: "warning", message: msg`multi ${"target"}: '${"target"}' has ${"count"} ref fields to '${"type"}', so the relation cannot be resolved (it needs exactly one).` },
   // WO3xxx: services and exposure
   WO3001: { severity: "error", message: msg`'${"name"}' is not an operation or method of '${"type"}'.${"hint"}` },
@@ -98,7 +99,7 @@ export const codes = {
   WO5001: { severity: "error", message: msg`Unknown name '${"name"}'.` },
   WO5002: { severity: "error", message: msg`Unknown type '${"name"}' in a method body.` },
   WO5003: { severity: "error", message: msg`'${"type"}' has no field '${"field"}'.` },
-  WO5004: { severity: "error", message: msg`Unknown function '${"name"}' (built-ins: now(), count(set), latest(set), contains(set, x)).` },
+  WO5004: { severity: "error", message: msg`Unknown function '${"name"}' (built-ins: now(), count(set), len(set), latest(set), contains(set, x), print(…)).` },
   WO5005: { severity: "error", message: msg`${"name"}() takes ${"expected"} but was given ${"found"}.` },
   WO5006: { severity: "error", message: msg`${"name"}() needs ${"expected"} but was given ${"found"}.` },
   WO5007: { severity: "error", message: msg`Method '${"method"}' returns ${"expected"}, but this returns ${"found"}.` },

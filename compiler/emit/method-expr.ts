@@ -107,7 +107,7 @@ function wrapUnion(t: string): string {
   return t.includes("|") ? `(${t})` : t;
 }
 
-const builtinNames = new Set(["now", "count", "latest", "contains"]);
+const builtinNames = new Set(["now", "count", "latest", "contains", "len", "print"]);
 
 /** A free fn in generated code: `f_` + its name (nothing else generated starts with `f_`). */
 export function functionName(name: string): string {
@@ -214,12 +214,17 @@ function expr(ctx: ExprContext, e: Expr): Printed {
     case "CallExpr": {
       const name = e.callee.text;
       if (name === "now") return { code: "rt.now()", prec: 8 };
+      if (name === "print") {
+        // One line on stdout: text as it is, anything else as JSON, separated by spaces.
+        ctx.helpers.add("text");
+        return { code: `(process.stdout.write([${e.args.map((a) => expr(ctx, a).code).join(", ")}].map(text).join(" ") + "\\n"), null)`, prec: 8 };
+      }
       if (!builtinNames.has(name)) {
         // A free fn: runs in this call's transaction (compiler/emit/methods.ts emitFunction).
         return { code: `await ${functionName(name)}(tx${e.args.map((a) => `, ${expr(ctx, a).code}`).join("")})`, prec: 7 };
       }
       const arg = e.args[0]!;
-      if (name === "count") {
+      if (name === "count" || name === "len") {
         const query = storeQuery(ctx, arg);
         if (query) return { code: `await tx.count(${query})`, prec: 7 };
         return { code: `${wrap(expr(ctx, arg), 8)}.length`, prec: 8 };

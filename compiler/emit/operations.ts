@@ -16,7 +16,7 @@ import { toolName } from "../naming.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { exposedOps, isCrudOp, methodOf } from "./exposed-ops.js";
 import { generatedHeader } from "./header.js";
-import { startupOperation } from "../../runtime/build.js";
+import { mainOperation, startupOperation } from "../../runtime/build.js";
 import { functionName } from "./method-expr.js";
 import { emitFunction, emitMethodHandler, rowTypeDeclarations } from "./methods.js";
 import { refCheckLine } from "./ref-checks.js";
@@ -51,10 +51,12 @@ export function emitOperations(catalog: Catalog): EmittedFile {
   w.writeLine("type Input = Record<string, any>;");
   w.blankLine();
   w.write("export function createOperations(rt: OperationRuntime)").block(() => {
-    if (catalog.functions) {
-      // Free fns, called by the handlers below inside their transaction.
+    const functions = [...(catalog.functions ?? []), ...(catalog.main ? [catalog.main] : [])];
+    if (functions.length > 0) {
+      // Free fns (and `main` as f_main: `main` is a keyword, so no fn has that name), called by
+      // the handlers below inside their transaction.
       const rowTypes = new Set<string>();
-      const fns = catalog.functions.map((fn) => emitFunction(catalog, fn, rowTypes));
+      const fns = functions.map((fn) => emitFunction(catalog, fn, rowTypes));
       w.writeLine(`type Tx = Parameters<Parameters<OperationRuntime["store"]["write"]>[0]>[0];`);
       if (rowTypes.size > 0) w.writeLine(rowTypeDeclarations(catalog, rowTypes));
       for (const text of fns) w.writeLine(dedentTail(text)).blankLine();
@@ -64,22 +66,27 @@ export function emitOperations(catalog: Catalog): EmittedFile {
         if (i > 0) w.blankLine();
         w.writeLine(`${dedentTail(h.text)},`);
       });
-      if (catalog.startup) {
-        // `on startup` hooks: once per start, before serving, all in one transaction.
-        if (handlers.length > 0) w.blankLine();
-        w.write(`async ${jsString(startupOperation)}(_input: unknown, call: CallContext)`).block(() => {
-          w.write("return rt.store.write(async (tx) =>").inlineBlock(() => {
-            for (const name of catalog.startup!) w.writeLine(`await ${functionName(name)}(tx);`);
-            w.writeLine("return null;");
-          });
-          w.write(", call);").newLine();
-        });
-        w.write(",").newLine();
-      }
+      // `on startup` hooks: once per start, before serving, all in one transaction.
+      if (catalog.startup) writeEntryPoint(w, startupOperation, catalog.startup, handlers.length > 0);
+      // `main { … }`: what `wo exec` runs, in one transaction.
+      if (catalog.main) writeEntryPoint(w, mainOperation, ["main"], handlers.length > 0 || catalog.startup !== undefined);
     }).write(";").newLine();
   });
   w.newLineIfLastNot();
   return { path: "operations.ts", text: w.toString() };
+}
+
+/** A member `"(name)"` that runs the given free fns, in order, in one write transaction. */
+function writeEntryPoint(w: CodeBlockWriter, member: string, fns: string[], afterOthers: boolean): void {
+  if (afterOthers) w.blankLine();
+  w.write(`async ${jsString(member)}(_input: unknown, call: CallContext)`).block(() => {
+    w.write("return rt.store.write(async (tx) =>").inlineBlock(() => {
+      for (const name of fns) w.writeLine(`await ${functionName(name)}(tx);`);
+      w.writeLine("return null;");
+    });
+    w.write(", call);").newLine();
+  });
+  w.write(",").newLine();
 }
 
 function newWriter(): CodeBlockWriter {

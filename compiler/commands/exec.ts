@@ -1,0 +1,79 @@
+// `wo exec [dir] [--db PATH]`: run the program's `main { … }` block once against the app's
+// store, in one write transaction, with `print(…)` writing to stdout.
+//
+// Same build and store as `wo run` (build if stale; the data folder's single-writer lock, so a
+// running `wo run` makes this refuse with the lock's message). An `abort` or runtime error in
+// `main` rolls everything back and exits 1 with the message.
+
+import { resolve } from "node:path";
+import { formatDiagnostic } from "../diagnostics/format.js";
+import { mainOperation } from "../../runtime/build.js";
+import { BuildLoadError, loadBuild } from "../../runtime/load-build.js";
+import { createOperationRuntime } from "../../runtime/operations/runtime.js";
+import { databaseLocation, ServerStartError } from "../../runtime/server.js";
+import { StoreOpenError } from "../../runtime/store/open-errors.js";
+import { openSqliteStore } from "../../runtime/store/sqlite.js";
+import { buildIfStale } from "./run.js";
+
+const usage = "usage: wo exec [dir] [--db PATH]\n";
+
+export async function runExecCommand(args: string[]): Promise<number> {
+  const dirs: string[] = [];
+  let db: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--db") {
+      db = args[++i];
+      if (db === undefined || db === "") return fail("--db needs a value", 2);
+    } else if (arg.startsWith("-")) {
+      return fail(`unknown option '${arg}'`, 2);
+    } else {
+      dirs.push(arg);
+    }
+  }
+  if (dirs.length > 1) return fail(`one directory expected, got ${dirs.length}`, 2);
+  const dir = dirs[0] ?? ".";
+
+  const built = await buildIfStale(dir);
+  for (const d of built.diagnostics) {
+    const text = built.sources?.get(d.span.file);
+    const line = text === undefined ? `${d.span.file}:${d.span.line}:${d.span.col}: ${d.severity} ${d.code}: ${d.message}` : formatDiagnostic(d, text);
+    if (d.severity === "error") process.stderr.write(`${line.replace(/\n+$/, "")}\n`);
+  }
+  if (!built.ok) return fail(`${built.error ?? "the app has errors; fix them and run again"}.`, 1);
+
+  let build;
+  try {
+    build = await loadBuild(built.outDir);
+  } catch (err) {
+    if (err instanceof BuildLoadError) return fail(err.message, 1);
+    throw err;
+  }
+  if (!build.catalog.main) {
+    return fail("the app has no 'main' block that runs (wo check says why when there is one).", 1);
+  }
+  let store;
+  try {
+    const { file } = databaseLocation(resolve(dir), db, build.catalog.config.dataDir, build.catalog.config.databaseUrl);
+    store = (await openSqliteStore({ file, catalog: build.catalog })).store;
+  } catch (err) {
+    if (err instanceof StoreOpenError || err instanceof ServerStartError) return fail(err.message, 1);
+    throw err;
+  }
+  try {
+    const log = (line: string) => void process.stderr.write(`wo: ${line}\n`);
+    const rt = createOperationRuntime({ catalog: build.catalog, store, validators: build.validators, inputs: build.schemas.inputs, log });
+    const run = build.operations.createOperations(rt)[mainOperation]!;
+    await run({}, {});
+    return 0;
+  } catch (err) {
+    return fail(`main aborted: ${(err as Error).message}`, 1);
+  } finally {
+    await store.close();
+  }
+}
+
+function fail(message: string, code: number): number {
+  process.stderr.write(`wo exec: ${message}\n${code === 2 ? usage : ""}`);
+  return code;
+}
