@@ -19,6 +19,11 @@ export interface Catalog {
   functions?: CatalogMethod[];
   /** The first `main { … }` block when its body checks cleanly (as a fn named "main"): `wo exec` runs it. */
   main?: CatalogMethod;
+  /**
+   * Every `test "name" { … }` block in file order: `fn` (its body as a fn without parameters)
+   * when `wo test` can run it, else `skipped`, the reason.
+   */
+  tests?: { name: string; source: SourceLocation; fn?: CatalogMethod; skipped?: string }[];
   /** Free fns named by `on startup do: f()` hooks, in source order: run once per start. */
   startup?: string[];
 }
@@ -191,6 +196,8 @@ export interface CatalogMethod {
    * declared `T`/`[T]`: the result rows then hold only the projected keys.
    */
   returnsProjection?: true;
+  /** A `test` block's body: `expect_abort` is allowed, and a failed `assert` reports its values. */
+  isTest?: true;
   /** `in txn [snapshot|serializable]`; a method without it may not write. */
   txn?: "default" | "snapshot" | "serializable";
   doc?: string;

@@ -13,6 +13,7 @@ commands:
                                       --background: detach, print the URL, token file and PID
   exec  [dir] [--db PATH]              run the app's main { … } block once against its store
                                       (print(…) writes to stdout); refused while wo run holds it
+  test  [dir]                         run every test "name" { … } block, each on a fresh store
   status [dir] [--runtime-dir DIR]    the background instance: state, URL, PID, uptime, requests
   stop   [dir] [--runtime-dir DIR]    stop the background instance gracefully
   token-path [dir] [--runtime-dir DIR]
@@ -28,6 +29,7 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
   build: async (args) => (await import("./commands/build.js")).runBuildCommand(args),
   run: async (args) => (await import("./commands/run.js")).runRunCommand(args),
   exec: async (args) => (await import("./commands/exec.js")).runExecCommand(args),
+  test: async (args) => (await import("./commands/test.js")).runTestCommand(args),
   status: async (args) => (await import("./commands/instance.js")).runStatusCommand(args),
   stop: async (args) => (await import("./commands/instance.js")).runStopCommand(args),
   "token-path": async (args) => (await import("./commands/token-path.js")).runTokenPathCommand(args),

@@ -124,6 +124,11 @@ export const startupOperation = "(startup)";
 /** The member that runs the program's `main { … }` block in one write transaction (`wo exec`). */
 export const mainOperation = "(main)";
 
+/** The member that runs the program's `index`-th `test` block (catalog.tests) in one write transaction. */
+export function testOperation(index: number): string {
+  return `(test) ${index}`;
+}
+
 /** operations.js: `export function createOperations(rt): Record<toolName, Operation>`. */
 export interface OperationsModule {
   createOperations(rt: OperationRuntime): Record<string, Operation>;

@@ -8,7 +8,7 @@
 // of it from code that runs is an error (WO5028). Writes are judged at the entry point: a free
 // fn needs no `in txn` to write, its callers do (WO5010).
 
-import type { Block, Expr, FnDecl, MainBlock, SourceFileAst, StartupHook, Stmt } from "../ast.js";
+import type { Block, Expr, FnDecl, MainBlock, SourceFileAst, StartupHook, Stmt, TestBlock } from "../ast.js";
 import type { Catalog, CatalogMethod } from "../catalog.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { locationOf, type CheckContext } from "./context.js";
@@ -92,6 +92,25 @@ export function checkMain(files: SourceFileAst[], catalog: Catalog, skipped: Ski
   const first = scratch.sorted().find((d) => d.severity === "error");
   if (first) ctx.bag.report("WO2113", block.span, { reason: `${first.message} (${first.span.file}:${first.span.line}:${first.span.col})` });
   else catalog.main = main;
+}
+
+/**
+ * `test "name" { … }` blocks → `catalog.tests`. A test whose body has an error (such as `as
+ * session`, which wo has no identities for) is kept as skipped with that error as the reason:
+ * `wo test` reports it, never as passed.
+ */
+export function checkTests(files: SourceFileAst[], catalog: Catalog, skipped: SkippedFunctions): void {
+  const tests: NonNullable<Catalog["tests"]> = [];
+  for (const block of files.flatMap((f) => f.items.filter((i): i is TestBlock => i.kind === "TestBlock"))) {
+    const source = locationOf(block.span);
+    const fn: CatalogMethod = { name: block.title.value, params: [], body: block.body, source, isTest: true };
+    const scratch = new DiagnosticBag();
+    typeMethod(catalog, undefined, fn, scratch, skipped);
+    const first = scratch.sorted().find((d) => d.severity === "error");
+    if (first) tests.push({ name: fn.name, source, skipped: `${first.message} (${first.span.file}:${first.span.line}:${first.span.col})` });
+    else tests.push({ name: fn.name, source, fn });
+  }
+  if (tests.length > 0) catalog.tests = tests;
 }
 
 /** Does running `body` write, directly or through the free fns it calls? */

@@ -18,7 +18,7 @@ import type { ConfigResult } from "./config.js";
 import { locationOf, type CheckContext } from "./context.js";
 import { buildTypeFields } from "./fields.js";
 import { buildMethods } from "./methods-catalog.js";
-import { checkFunctions, checkMain, checkStartupHooks } from "./functions.js";
+import { checkFunctions, checkMain, checkStartupHooks, checkTests } from "./functions.js";
 import { checkMethodBodies } from "./methods.js";
 import { checkEmbeddingCycles, checkLinkEndpoints, checkRelations, declareTypes } from "./resolve.js";
 import { buildServices, checkRestPathClashes, checkToolNames, type TypeExposure } from "./services.js";
@@ -77,6 +77,7 @@ export function checkProgram(files: SourceFileAst[], config: ConfigResult, bag: 
   const skipped = checkFunctions(files, catalog, ctx);
   checkStartupHooks(files, catalog, skipped, ctx);
   checkMain(files, catalog, skipped, ctx);
+  checkTests(files, catalog, skipped);
   checkMethodBodies(catalog, bag, skipped);
   // ─────────────────────────────────────────────────────────────────────────────────────────
 

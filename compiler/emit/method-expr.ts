@@ -24,6 +24,8 @@ export interface ExprContext {
   rowTypes: Set<string>;
   helpers: Set<HelperName>;
   params: Set<string>;
+  /** A `test` block: a failed `assert` reports its values. */
+  isTest?: boolean;
 }
 
 interface Printed {

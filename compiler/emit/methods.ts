@@ -92,16 +92,16 @@ function signatureName(t: FieldType): string {
  * it sees `rt`; it runs in the transaction its caller passes. `rowTypes` collects the row
  * aliases its signature and body use (declared beside it by the operations emitter).
  */
-export function emitFunction(catalog: Catalog, fn: CatalogMethod, rowTypes: Set<string>): string {
+export function emitFunction(catalog: Catalog, fn: CatalogMethod, rowTypes: Set<string>, name = functionName(fn.name)): string {
   const typing = typeMethod(catalog, undefined, fn, new DiagnosticBag());
-  const ctx: ExprContext = { catalog, owner: undefined, typing, rowTypes, helpers: new Set(), params: new Set(fn.params.map((p) => p.name)) };
+  const ctx: ExprContext = { catalog, owner: undefined, typing, rowTypes, helpers: new Set(), params: new Set(fn.params.map((p) => p.name)), isTest: fn.isTest === true };
   const body = writer();
   writeBody(body, ctx, fn);
   const w = writer();
   const params = fn.params.map((p) => `${jsName(p.name)}: ${tsType(fieldValueType(catalog, p.type), ctx)}`);
   const returns = fn.returns ? `${tsType(returnValueType(catalog, fn.returns), ctx)} | null` : "null";
-  w.writeLine(`// ${jsComment(`${fn.source.file}:${fn.source.line}: fn ${fn.name}`)}`);
-  w.write(`async function ${functionName(fn.name)}(tx: Tx${params.map((p) => `, ${p}`).join("")}): Promise<${returns}>`).block(() => {
+  w.writeLine(`// ${jsComment(`${fn.source.file}:${fn.source.line}: ${fn.isTest ? "test" : "fn"} ${fn.name}`)}`);
+  w.write(`async function ${name}(tx: Tx${params.map((p) => `, ${p}`).join("")}): Promise<${returns}>`).block(() => {
     for (const h of (Object.keys(helperText) as HelperName[]).filter((h) => ctx.helpers.has(h))) {
       for (const line of helperText[h]) w.writeLine(line);
     }
@@ -177,6 +177,25 @@ function writeStmt(w: CodeBlockWriter, ctx: ExprContext, s: Stmt): void {
     case "ExprStmt":
       w.writeLine(`${printExpr(ctx, s.expr)};`);
       return;
+    case "ExpectAbortStmt": {
+      // Tests only (the checker refuses it elsewhere). The block's writes are undone when it
+      // aborts; the test goes on. Not aborting, or aborting with another message, fails it.
+      const where = `${s.span.file}:${s.span.line}`;
+      w.write("").block(() => {
+        w.writeLine("let aborted: string | undefined;");
+        w.write("try").block(() => {
+          w.write("await tx.savepoint(async () =>").inlineBlock(() => writeBlock(w, ctx, s.body));
+          w.write(");").newLine();
+        });
+        w.write("catch (err)").block(() => w.writeLine("aborted = (err as Error).message;"));
+        w.writeLine(`if (aborted === undefined) rt.abort(${jsString(`expect_abort at ${where}: the block did not abort`)});`);
+        if (s.message) {
+          const want = jsString(s.message.value);
+          w.writeLine(`if (!aborted.includes(${want})) rt.abort(${jsString(`expect_abort at ${where}: the block aborted with `)} + JSON.stringify(aborted) + ${jsString(`, which does not contain ${JSON.stringify(s.message.value)}`)});`);
+        }
+      });
+      return;
+    }
     case "AssignStmt": {
       const compound = ctx.typing.compound.get(s);
       w.writeLine(`${printExpr(ctx, s.target)} = ${printExpr(ctx, compound ?? s.value)};`);
@@ -186,7 +205,7 @@ function writeStmt(w: CodeBlockWriter, ctx: ExprContext, s: Stmt): void {
       w.writeLine(s.value ? `return ${printExpr(ctx, s.value)};` : "return null;");
       return;
     case "AssertStmt": {
-      const message = s.abortExpr ? printExpr(ctx, s.abortExpr) : jsString(s.abortMessage?.value ?? "assertion failed");
+      const message = s.abortExpr ? printExpr(ctx, s.abortExpr) : s.abortMessage ? jsString(s.abortMessage.value) : ctx.isTest ? failedAssert(ctx, s) : jsString("assertion failed");
       w.writeLine(`if (!${condition(ctx, s.condition, 7)}) rt.abort(${message});`);
       return;
     }
@@ -231,6 +250,38 @@ function storedValue(ctx: ExprContext, field: CatalogField, value: Expr): string
     return `variant(${code}, ${jsJson(field.type.variants)}, ${jsString(field.name)}, ${at(value)})`;
   }
   return code;
+}
+
+/**
+ * A failed `assert` in a test: where, and for a comparison both sides' values. The sides are
+ * read again for the message, so this is done only when they call no fn (reads are repeatable).
+ */
+function failedAssert(ctx: ExprContext, s: Extract<Stmt, { kind: "AssertStmt" }>): string {
+  const where = `assert failed at ${s.span.file}:${s.span.line}`;
+  const c = s.condition;
+  const comparison = c.kind === "BinaryExpr" && ["==", "!=", "<", "<=", ">", ">="].includes(c.op) ? c : undefined;
+  if (!comparison || callsFunction(comparison)) return jsString(where);
+  ctx.helpers.add("text");
+  return `${jsString(`${where}: `)} + text(${printExpr(ctx, comparison.left)}) + ${jsString(` ${comparison.op} `)} + text(${printExpr(ctx, comparison.right)}) + ${jsString(" is false")}`;
+}
+
+function callsFunction(e: Expr): boolean {
+  switch (e.kind) {
+    case "CallExpr":
+      return !["now", "count", "len", "latest", "contains"].includes(e.callee.text) || e.args.some(callsFunction);
+    case "BinaryExpr":
+      return callsFunction(e.left) || callsFunction(e.right);
+    case "UnaryExpr":
+      return callsFunction(e.operand);
+    case "MemberExpr":
+      return callsFunction(e.object);
+    case "IndexExpr":
+      return callsFunction(e.object) || callsFunction(e.index);
+    case "SelectExpr":
+      return e.predicates.some((p) => callsFunction(p.value));
+    default:
+      return false;
+  }
 }
 
 /** The row an insert stores: the given values, else the defaults of the create operation. */

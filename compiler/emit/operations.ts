@@ -16,7 +16,7 @@ import { toolName } from "../naming.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { exposedOps, isCrudOp, methodOf } from "./exposed-ops.js";
 import { generatedHeader } from "./header.js";
-import { mainOperation, startupOperation } from "../../runtime/build.js";
+import { mainOperation, startupOperation, testOperation } from "../../runtime/build.js";
 import { functionName } from "./method-expr.js";
 import { emitFunction, emitMethodHandler, rowTypeDeclarations } from "./methods.js";
 import { refCheckLine } from "./ref-checks.js";
@@ -52,11 +52,15 @@ export function emitOperations(catalog: Catalog): EmittedFile {
   w.blankLine();
   w.write("export function createOperations(rt: OperationRuntime)").block(() => {
     const functions = [...(catalog.functions ?? []), ...(catalog.main ? [catalog.main] : [])];
-    if (functions.length > 0) {
+    if (functions.length > 0 || catalog.tests?.some((t) => t.fn)) {
       // Free fns (and `main` as f_main: `main` is a keyword, so no fn has that name), called by
       // the handlers below inside their transaction.
       const rowTypes = new Set<string>();
       const fns = functions.map((fn) => emitFunction(catalog, fn, rowTypes));
+      // Tests as t_0, t_1, …: no fn name starts with `t_` once prefixed `f_`.
+      (catalog.tests ?? []).forEach((t, i) => {
+        if (t.fn) fns.push(emitFunction(catalog, t.fn, rowTypes, `t_${i}`));
+      });
       w.writeLine(`type Tx = Parameters<Parameters<OperationRuntime["store"]["write"]>[0]>[0];`);
       if (rowTypes.size > 0) w.writeLine(rowTypeDeclarations(catalog, rowTypes));
       for (const text of fns) w.writeLine(dedentTail(text)).blankLine();
@@ -67,21 +71,25 @@ export function emitOperations(catalog: Catalog): EmittedFile {
         w.writeLine(`${dedentTail(h.text)},`);
       });
       // `on startup` hooks: once per start, before serving, all in one transaction.
-      if (catalog.startup) writeEntryPoint(w, startupOperation, catalog.startup, handlers.length > 0);
+      if (catalog.startup) writeEntryPoint(w, startupOperation, catalog.startup.map(functionName), handlers.length > 0);
       // `main { … }`: what `wo exec` runs, in one transaction.
-      if (catalog.main) writeEntryPoint(w, mainOperation, ["main"], handlers.length > 0 || catalog.startup !== undefined);
+      if (catalog.main) writeEntryPoint(w, mainOperation, [functionName("main")], handlers.length > 0 || catalog.startup !== undefined);
+      // `test "…" { … }`: what `wo test` runs, each in its own transaction on a fresh store.
+      (catalog.tests ?? []).forEach((t, i) => {
+        if (t.fn) writeEntryPoint(w, testOperation(i), [`t_${i}`], true);
+      });
     }).write(";").newLine();
   });
   w.newLineIfLastNot();
   return { path: "operations.ts", text: w.toString() };
 }
 
-/** A member `"(name)"` that runs the given free fns, in order, in one write transaction. */
+/** A member `"(name)"` that runs the given generated functions, in order, in one write transaction. */
 function writeEntryPoint(w: CodeBlockWriter, member: string, fns: string[], afterOthers: boolean): void {
   if (afterOthers) w.blankLine();
   w.write(`async ${jsString(member)}(_input: unknown, call: CallContext)`).block(() => {
     w.write("return rt.store.write(async (tx) =>").inlineBlock(() => {
-      for (const name of fns) w.writeLine(`await ${functionName(name)}(tx);`);
+      for (const name of fns) w.writeLine(`await ${name}(tx);`);
       w.writeLine("return null;");
     });
     w.write(", call);").newLine();

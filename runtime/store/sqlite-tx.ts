@@ -26,6 +26,22 @@ export class SqliteTx implements StoreTx {
     private readonly isWritable: boolean,
   ) {}
 
+  private savepoints = 0;
+
+  async savepoint<T>(fn: () => Promise<T>): Promise<T> {
+    const name = `wo_sp_${++this.savepoints}`;
+    this.conn.db.exec(`SAVEPOINT ${name}`);
+    try {
+      const result = await fn();
+      this.conn.db.exec(`RELEASE ${name}`);
+      return result;
+    } catch (err) {
+      this.conn.db.exec(`ROLLBACK TO ${name}`);
+      this.conn.db.exec(`RELEASE ${name}`);
+      throw err;
+    }
+  }
+
   /** Called when the transaction ends: a callback that kept `tx` must not write outside it. */
   finish(): void {
     this.isOpen = false;

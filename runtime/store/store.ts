@@ -43,6 +43,11 @@ export interface StoreTx {
   update(table: string, id: number, patch: Row): Promise<Row | undefined>;
   /** False when no such row. */
   delete(table: string, id: number): Promise<boolean>;
+  /**
+   * Runs `fn` inside a savepoint of this write transaction: when it throws, its writes are
+   * undone (the transaction goes on) and the error is rethrown. `expect_abort` in tests.
+   */
+  savepoint<T>(fn: () => Promise<T>): Promise<T>;
   /** Rows elsewhere whose `ref` columns point at (table, id): used to refuse a delete. */
   referrers(table: string, id: number): Promise<{ table: string; field: string; count: number }[]>;
 }

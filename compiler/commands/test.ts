@@ -1,0 +1,88 @@
+// `wo test [dir]`: run every `test "name" { … }` block of the app (any .wo file, e.g.
+// tests/*.wo), each against a fresh store (a temporary SQLite file), in the style of node's
+// test runner: `✔ name (12ms)`, `✖ name (3ms)` with the failure indented below it,
+// `﹣ name # SKIP reason`, then `N passed, N failed[, N skipped]`. Exit 1 on any failure.
+//
+// A test fails when it aborts (a failed `assert` says `file:line` and, for a comparison, both
+// values). A test wo cannot run (its body has an error, e.g. `as session`) is skipped with the
+// reason, never counted as passed.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { formatDiagnostic } from "../diagnostics/format.js";
+import { testOperation } from "../../runtime/build.js";
+import { BuildLoadError, loadBuild } from "../../runtime/load-build.js";
+import { createOperationRuntime } from "../../runtime/operations/runtime.js";
+import { openSqliteStore } from "../../runtime/store/sqlite.js";
+import { buildIfStale } from "./run.js";
+
+const usage = "usage: wo test [dir]\n";
+
+export async function runTestCommand(args: string[]): Promise<number> {
+  const unknown = args.find((a) => a.startsWith("-"));
+  if (unknown !== undefined || args.length > 1) {
+    process.stderr.write(`wo test: ${unknown !== undefined ? `unknown option '${unknown}'` : `one directory expected, got ${args.length}`}\n${usage}`);
+    return 2;
+  }
+  const built = await buildIfStale(args[0] ?? ".");
+  for (const d of built.diagnostics.filter((d) => d.severity === "error")) {
+    const text = built.sources?.get(d.span.file);
+    process.stderr.write(`${(text === undefined ? `${d.span.file}:${d.span.line}:${d.span.col}: error ${d.code}: ${d.message}` : formatDiagnostic(d, text)).replace(/\n+$/, "")}\n`);
+  }
+  if (!built.ok) {
+    process.stderr.write(`wo test: ${built.error ?? "the app has errors; fix them and run again"}.\n`);
+    return 1;
+  }
+  let build;
+  try {
+    build = await loadBuild(built.outDir);
+  } catch (err) {
+    if (!(err instanceof BuildLoadError)) throw err;
+    process.stderr.write(`wo test: ${err.message}\n`);
+    return 1;
+  }
+
+  const counts = { passed: 0, failed: 0, skipped: 0 };
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  for (const [index, test] of (build.catalog.tests ?? []).entries()) {
+    if (test.skipped !== undefined) {
+      counts.skipped++;
+      out(`﹣ ${test.name} # SKIP ${test.skipped}`);
+      continue;
+    }
+    const failure = await runOne(build, index);
+    const ms = `(${failure.ms}ms)`;
+    if (failure.message === undefined) {
+      counts.passed++;
+      out(`✔ ${test.name} ${ms}`);
+    } else {
+      counts.failed++;
+      out(`✖ ${test.name} ${ms}`);
+      out(`  ${failure.message}`);
+    }
+  }
+  out(`${counts.passed} passed, ${counts.failed} failed${counts.skipped > 0 ? `, ${counts.skipped} skipped` : ""}`);
+  return counts.failed > 0 ? 1 : 0;
+}
+
+/** One test on a store of its own; the message is undefined when it passed. */
+async function runOne(build: Awaited<ReturnType<typeof loadBuild>>, index: number): Promise<{ ms: number; message?: string }> {
+  const dir = mkdtempSync(join(tmpdir(), "wo-test-"));
+  const started = performance.now();
+  try {
+    const { store } = await openSqliteStore({ file: join(dir, "test.sqlite"), catalog: build.catalog });
+    try {
+      const log = (line: string) => void process.stderr.write(`wo: ${line}\n`);
+      const rt = createOperationRuntime({ catalog: build.catalog, store, validators: build.validators, inputs: build.schemas.inputs, log });
+      await build.operations.createOperations(rt)[testOperation(index)]!({}, {});
+      return { ms: Math.round(performance.now() - started) };
+    } catch (err) {
+      return { ms: Math.round(performance.now() - started), message: (err as Error).message };
+    } finally {
+      await store.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
