@@ -39,4 +39,12 @@ describe("wo test", () => {
     expect(r.code).toBe(0);
     expect(timing(r.stdout)).toBe("✔ one (Nms)\n✔ fresh store (Nms)\n2 passed, 0 failed\n");
   });
+
+  it("the samples' own tests (samples/*/tests/*.wo) pass", async () => {
+    const r = await runWoCommand(["test", copyApp("samples/ledger")]);
+    expect(timing(r.stdout)).toBe(
+      "✔ an account's statement is its entries, in order (Nms)\n✔ an entry must name an existing account (Nms)\n2 passed, 0 failed\n",
+    );
+    expect(r.code).toBe(0);
+  });
 });
