@@ -8,7 +8,7 @@
 // of it from code that runs is an error (WO5028). Writes are judged at the entry point: a free
 // fn needs no `in txn` to write, its callers do (WO5010).
 
-import type { Block, Expr, FnDecl, MainBlock, SourceFileAst, StartupHook, Stmt, TestBlock } from "../ast.js";
+import type { FnDecl, MainBlock, SourceFileAst, StartupHook, TestBlock } from "../ast.js";
 import type { Catalog, CatalogMethod } from "../catalog.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { locationOf, type CheckContext } from "./context.js";
@@ -111,58 +111,4 @@ export function checkTests(files: SourceFileAst[], catalog: Catalog, skipped: Sk
     else tests.push({ name: fn.name, source, fn });
   }
   if (tests.length > 0) catalog.tests = tests;
-}
-
-/** Does running `body` write, directly or through the free fns it calls? */
-export function bodyWrites(catalog: Catalog, body: Block, visiting = new Set<Block>()): boolean {
-  if (visiting.has(body)) return false;
-  visiting.add(body);
-  const calls = (e: Expr | undefined): boolean => {
-    if (!e) return false;
-    switch (e.kind) {
-      case "CallExpr": {
-        const fn = catalog.functions?.find((f) => f.name === e.callee.text);
-        return (fn !== undefined && bodyWrites(catalog, fn.body, visiting)) || e.args.some(calls);
-      }
-      case "BinaryExpr":
-        return calls(e.left) || calls(e.right);
-      case "UnaryExpr":
-        return calls(e.operand);
-      case "MemberExpr":
-        return calls(e.object);
-      case "IndexExpr":
-        return calls(e.object) || calls(e.index);
-      case "SelectExpr":
-        return e.predicates.some((p) => calls(p.value));
-      default:
-        return false;
-    }
-  };
-  const stmt = (s: Stmt): boolean => {
-    switch (s.kind) {
-      case "InsertStmt":
-      case "UpdateStmt":
-      case "DeleteStmt":
-        return true;
-      case "LetStmt":
-        return s.value.kind === "InsertStmt" || calls(s.value);
-      case "ReturnStmt":
-        return calls(s.value);
-      case "AssertStmt":
-        return calls(s.condition) || calls(s.abortExpr);
-      case "IfStmt":
-        return calls(s.condition) || s.then.statements.some(stmt) || (s.else ? (s.else.kind === "Block" ? s.else.statements.some(stmt) : stmt(s.else)) : false);
-      case "ForStmt":
-        return calls(s.iterable) || s.body.statements.some(stmt);
-      case "AssignStmt":
-        return calls(s.value);
-      case "ExprStmt":
-        return calls(s.expr);
-      default:
-        return false;
-    }
-  };
-  const result = body.statements.some(stmt);
-  visiting.delete(body);
-  return result;
 }

@@ -13,7 +13,8 @@
 import type { AssertStmt, AssignStmt, BinaryExpr, Block, CallExpr, Expr, InsertStmt, MemberExpr, NameExpr, SelectExpr, Span, Stmt } from "../ast.js";
 import type { Catalog, CatalogField, CatalogMethod, CatalogType } from "../catalog.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
-import { bodyWrites, type SkippedFunctions } from "./functions.js";
+import { blockHas, writeStatements } from "../emit/method-body.js";
+import type { SkippedFunctions } from "./functions.js";
 import {
   describeType,
   fieldValueType,
@@ -595,7 +596,7 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
         if (!isAssignable(args[i]!, want)) bag.report("WO5006", e.args[i]!.span, { name: fn.name, expected: describeType(want), found: describeType(args[i]!) });
       });
     }
-    if (!mayWrite && bodyWrites(catalog, fn.body)) bag.report("WO5010", e.span, { what: `${fn.name}()`, method: method.name });
+    if (!mayWrite && blockHas(fn.body, writeStatements, catalog)) bag.report("WO5010", e.span, { what: `${fn.name}()`, method: method.name });
     return fn.returns ? returnValueType(catalog, fn.returns) : { k: "null" };
   }
 

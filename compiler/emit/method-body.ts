@@ -2,24 +2,74 @@
 // depth of `if`/`else` and `for`) and whether it does integer arithmetic. The method emitter, the MCP tool
 // annotations and the OpenAPI statuses all ask; one reading keeps their answers in agreement.
 
-import type { Block, Stmt } from "../ast.js";
+import type { Block, Expr, Stmt } from "../ast.js";
+import type { Catalog } from "../catalog.js";
 
 export const writeStatements: Stmt["kind"][] = ["InsertStmt", "UpdateStmt", "DeleteStmt"];
 
-/** Whether any statement of `block`, in any branch, is one of `kinds`. */
-export function blockHas(block: Block | undefined, kinds: Stmt["kind"][]): boolean {
-  return (block?.statements ?? []).some((stmt) => stmtHas(stmt, kinds));
+/**
+ * Whether any statement of `block`, in any branch or loop, is one of `kinds` (`let o = insert …`
+ * counts as an insert). With `catalog`, the bodies of the free fns it calls count too: a method
+ * that calls a fn which writes, writes.
+ */
+export function blockHas(block: Block | undefined, kinds: Stmt["kind"][], catalog?: Catalog): boolean {
+  return walk(block, kinds, catalog, new Set());
 }
 
-function stmtHas(stmt: Stmt, kinds: Stmt["kind"][]): boolean {
-  if (kinds.includes(stmt.kind)) return true;
-  // `let o = insert …` is an insert too; a loop body is part of the body.
-  if (stmt.kind === "LetStmt") return stmt.value.kind === "InsertStmt" && kinds.includes("InsertStmt");
-  if (stmt.kind === "ForStmt") return blockHas(stmt.body, kinds);
-  if (stmt.kind !== "IfStmt") return false;
-  if (blockHas(stmt.then, kinds)) return true;
-  if (!stmt.else) return false;
-  return stmt.else.kind === "Block" ? blockHas(stmt.else, kinds) : stmtHas(stmt.else, kinds);
+function walk(block: Block | undefined, kinds: Stmt["kind"][], catalog: Catalog | undefined, visiting: Set<Block>): boolean {
+  if (!block || visiting.has(block)) return false;
+  visiting.add(block);
+  const calls = (e: Expr | undefined): boolean => {
+    if (!e || !catalog) return false;
+    switch (e.kind) {
+      case "CallExpr": {
+        const fn = catalog.functions?.find((f) => f.name === e.callee.text);
+        return (fn !== undefined && walk(fn.body, kinds, catalog, visiting)) || e.args.some(calls);
+      }
+      case "BinaryExpr":
+        return calls(e.left) || calls(e.right);
+      case "UnaryExpr":
+        return calls(e.operand);
+      case "MemberExpr":
+        return calls(e.object);
+      case "IndexExpr":
+        return calls(e.object) || calls(e.index);
+      case "SelectExpr":
+        return e.predicates.some((p) => calls(p.value));
+      default:
+        return false;
+    }
+  };
+  const stmt = (s: Stmt): boolean => {
+    if (kinds.includes(s.kind)) return true;
+    switch (s.kind) {
+      case "LetStmt":
+        return s.value.kind === "InsertStmt" ? kinds.includes("InsertStmt") || s.value.entries.some((x) => calls(x.value)) : calls(s.value);
+      case "InsertStmt":
+        return s.entries.some((x) => calls(x.value));
+      case "UpdateStmt":
+        return s.assignments.some((a) => calls(a.value));
+      case "ReturnStmt":
+        return calls(s.value);
+      case "AssertStmt":
+        return calls(s.condition) || calls(s.abortExpr);
+      case "IfStmt":
+        return calls(s.condition) || s.then.statements.some(stmt) || (s.else ? (s.else.kind === "Block" ? s.else.statements.some(stmt) : stmt(s.else)) : false);
+      case "ForStmt":
+        return calls(s.iterable) || s.body.statements.some(stmt);
+      case "ExpectAbortStmt":
+        return s.body.statements.some(stmt);
+      case "AssignStmt":
+        return calls(s.value);
+      case "ExprStmt":
+        return calls(s.expr);
+      default:
+        return false;
+    }
+  };
+  const found = block.statements.some(stmt);
+  visiting.delete(block);
+  return found;
 }
 
 const arithmetic = new Set(["+", "-", "*", "/", "%"]);

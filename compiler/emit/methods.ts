@@ -14,7 +14,7 @@
 import { CodeBlockWriter } from "ts-morph";
 import type { Block, Expr, InsertStmt, NameExpr, SelectExpr, Stmt, UpdateStmt } from "../ast.js";
 import type { Catalog, CatalogField, CatalogMethod, CatalogType, FieldType } from "../catalog.js";
-import { bodyWrites } from "../check/functions.js";
+import { blockHas, writeStatements } from "./method-body.js";
 import { typeMethod } from "../check/methods.js";
 import { fieldValueType, findType, returnValueType } from "../check/method-types.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
@@ -65,7 +65,7 @@ export function emitMethodHandler(catalog: Catalog, type: CatalogType, method: C
       w.writeLine(`${kw} ${jsName(p.name)} = ${prop("args", p.name)};`);
     }
     // An `in txn` method that never writes needs no writer slot: a read snapshot is as consistent.
-    const isWrite = method.txn !== undefined && bodyWrites(catalog, method.body);
+    const isWrite = method.txn !== undefined && blockHas(method.body, writeStatements, catalog);
     const open = isWrite ? "return rt.store.write(async (tx) => " : "return rt.store.read(async (tx) => ";
     w.write(open).inlineBlock(() => {
       const selfKw = typing.reassigned.has("self") ? "let" : "const";

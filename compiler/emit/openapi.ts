@@ -119,8 +119,8 @@ export function emitOpenApi(catalog: Catalog, b = new SchemaBuilder(catalog)): o
         operation.requestBody = body(schemas, `${route.op}_body`, withoutId(io.input));
         responses["200"] = json("The method's return value (null when it returns nothing).", io.output);
         // A write may name a missing row (422); a write, an assert or integer arithmetic may fail (409).
-        const writes = blockHas(method.body, writeStatements);
-        const conflicts = writes || blockHas(method.body, ["AssertStmt"]) || usesArithmetic(method.body);
+        const writes = blockHas(method.body, writeStatements, catalog);
+        const conflicts = writes || blockHas(method.body, ["AssertStmt"], catalog) || usesArithmetic(method.body);
         errors.push(...bodyErrors, "404", "503", ...(writes ? ["422" as const] : []), ...(conflicts ? ["409" as const] : []));
       }
     }

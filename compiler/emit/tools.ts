@@ -28,7 +28,7 @@ export function emitTools(catalog: Catalog, b = new SchemaBuilder(catalog)): Man
         description: operationDescription(catalog, type, op, method, "mcp"),
         inputSchema: io.input,
         outputSchema: method ? methodOutput(io.output) : io.output,
-        annotations: method ? methodAnnotations(method) : crudAnnotations[op as keyof typeof crudAnnotations],
+        annotations: method ? methodAnnotations(catalog, method) : crudAnnotations[op as keyof typeof crudAnnotations],
       });
     }
   }
@@ -59,10 +59,10 @@ const crudAnnotations = {
  * (always so without `in txn`, catalog.ts) is read-only and idempotent; one that can change
  * or remove existing rows (`update`/`delete`) is destructive; inserts only add.
  */
-function methodAnnotations(method: CatalogMethod): ManifestTool["annotations"] {
-  const writes = method.txn !== undefined && blockHas(method.body, writeStatements);
+function methodAnnotations(catalog: Catalog, method: CatalogMethod): ManifestTool["annotations"] {
+  const writes = method.txn !== undefined && blockHas(method.body, writeStatements, catalog);
   if (!writes) return { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-  return { readOnlyHint: false, destructiveHint: blockHas(method.body, ["UpdateStmt", "DeleteStmt"]), idempotentHint: false, openWorldHint: false };
+  return { readOnlyHint: false, destructiveHint: blockHas(method.body, ["UpdateStmt", "DeleteStmt"], catalog), idempotentHint: false, openWorldHint: false };
 }
 
 /**
@@ -135,7 +135,7 @@ export function operationDescription(catalog: Catalog, type: CatalogType, op: st
         `${lead(method.doc)}Calls ${method.name} on the ${one} with the given id` +
         (params.length ? `, with ${params.join(", ")}` : "") +
         `.${returns}` +
-        (methodAnnotations(method).readOnlyHint ? " Changes nothing." : " Runs in one transaction: all of its writes happen, or none.")
+        (methodAnnotations(catalog, method).readOnlyHint ? " Changes nothing." : " Runs in one transaction: all of its writes happen, or none.")
       );
     }
   }
