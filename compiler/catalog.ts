@@ -71,8 +71,11 @@ export interface CatalogType {
   /** snakeCase(name): `blog_post`. Tool names, resource URIs and the default table use it. */
   snake: string;
   keyword: "type" | "class";
-  /** For `type L link A -> B`. */
-  link?: { from: string; to: string };
+  /**
+   * For `type L link A -> B`: the endpoint types and the two `ref` fields that store them
+   * (`fromField`/`toField`, also in `fields`, right after `id`; naming: linkEndpointFields).
+   */
+  link?: { from: string; to: string; fromField: string; toField: string };
   /** `--` comment lines directly above the declaration. */
   doc?: string;
   /** Storage table name: `@table(name: "...")`, else `snake`. */

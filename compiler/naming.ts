@@ -27,3 +27,13 @@ export function snakeCase(name: string): string {
 export function toolName(typeName: string, op: string): string {
   return `${snakeCase(typeName)}_${op}`;
 }
+
+/**
+ * The fields of link type `L link A -> B` that store its endpoints: `snake(A)` and `snake(B)`
+ * (`Tagging link Post -> Tag` → `post`, `tag`); a link between rows of one type names them
+ * `from_<snake>` and `to_<snake>` (`from_article`, `to_article`).
+ */
+export function linkEndpointFields(from: string, to: string): { fromField: string; toField: string } {
+  if (from === to) return { fromField: `from_${snakeCase(from)}`, toField: `to_${snakeCase(to)}` };
+  return { fromField: snakeCase(from), toField: snakeCase(to) };
+}

@@ -9,6 +9,7 @@
 import type { DefaultExpr, FieldDecl, Literal, Span, TypeDecl, TypeExpr } from "../ast.js";
 import type { CatalogField, FieldDefault, FieldType } from "../catalog.js";
 import { type CheckContext, describeType, isScalarName, locationOf } from "./context.js";
+import { linkEndpointFields } from "../naming.js";
 
 /** Field annotations wo knows but does not enforce yet (a warning each). */
 const unenforcedAnnotations = new Set(["check", "index", "search", "materialized"]);
@@ -20,13 +21,45 @@ const accessAnnotations = new Set(["readonly", "immutable"]);
 export function buildTypeFields(decl: TypeDecl, ctx: CheckContext): CatalogField[] {
   const declared = decl.members.filter((m): m is FieldDecl => m.kind === "FieldDecl");
   const fields = buildFieldList(declared, `type '${decl.name.text}'`, ctx, true);
+  const endpoints = decl.link ? linkEndpoints(decl, fields, ctx) : [];
   const idIndex = fields.findIndex((f) => f.name === "id");
   if (idIndex < 0) {
-    return [syntheticId(decl.name.span), ...fields];
+    return [syntheticId(decl.name.span), ...endpoints, ...fields];
   }
   // The store keys rows by `id`, and emitters rely on it coming first.
   const [id] = fields.splice(idIndex, 1);
-  return [id!, ...fields];
+  return [id!, ...endpoints, ...fields];
+}
+
+/**
+ * `type L link A -> B` stores its endpoints in two `ref` fields (spec/language.md, "Link
+ * types"): required on create, never updated (a link to other rows is another link).
+ */
+function linkEndpoints(decl: TypeDecl, declared: CatalogField[], ctx: CheckContext): CatalogField[] {
+  const link = decl.link!;
+  const names = linkEndpointFields(link.from.text, link.to.text);
+  const ends = [
+    { name: names.fromField, target: link.from },
+    { name: names.toField, target: link.to },
+  ];
+  for (const end of ends) {
+    const clash = declared.find((f) => f.name === end.name);
+    if (clash) {
+      const span = decl.members.find((m): m is FieldDecl => m.kind === "FieldDecl" && m.name.text === end.name)?.name.span ?? decl.name.span;
+      ctx.bag.report("WO2029", span, { name: end.name, link: decl.name.text, target: end.target.text });
+    }
+  }
+  return ends.map((end) => ({
+    name: end.name,
+    type: { kind: "ref", target: end.target.text },
+    isOptional: false,
+    isUnique: false,
+    isStored: true,
+    isWritable: true,
+    isImmutable: true,
+    isRequiredOnCreate: true,
+    source: locationOf(end.target.span),
+  }));
 }
 
 function syntheticId(span: Span): CatalogField {

@@ -13,7 +13,7 @@
 import type { SourceFileAst } from "../ast.js";
 import type { Catalog, CatalogType } from "../catalog.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
-import { snakeCase } from "../naming.js";
+import { linkEndpointFields, snakeCase } from "../naming.js";
 import type { ConfigResult } from "./config.js";
 import { locationOf, type CheckContext } from "./context.js";
 import { buildTypeFields } from "./fields.js";
@@ -21,7 +21,7 @@ import { buildMethods } from "./methods-catalog.js";
 import { checkFunctions, checkMain, checkStartupHooks, checkTests } from "./functions.js";
 import { checkMethodBodies } from "./methods.js";
 import { checkEmbeddingCycles, checkLinkEndpoints, checkRelations, declareTypes } from "./resolve.js";
-import { buildServices, checkRestPathClashes, checkToolNames, type TypeExposure } from "./services.js";
+import { buildServices, checkRelationNames, checkRestPathClashes, checkToolNames, type TypeExposure } from "./services.js";
 import { buildIndexes, checkStorageNames, tableNameOf } from "./storage.js";
 import { warnTopLevel, warnTypeMembers } from "./unexecuted.js";
 
@@ -57,7 +57,7 @@ export function checkProgram(files: SourceFileAst[], config: ConfigResult, bag: 
       mcp: exposure.mcp,
       source: locationOf(decl.name.span),
     };
-    if (decl.link) type.link = { from: decl.link.from.text, to: decl.link.to.text };
+    if (decl.link) type.link = { from: decl.link.from.text, to: decl.link.to.text, ...linkEndpointFields(decl.link.from.text, decl.link.to.text) };
     if (decl.doc) type.doc = decl.doc;
     built.push({ type, exposure });
   }
@@ -67,7 +67,8 @@ export function checkProgram(files: SourceFileAst[], config: ConfigResult, bag: 
   checkEmbeddingCycles(types, ctx.types, bag);
   checkStorageNames(types, ctx.types, bag);
   checkRestPathClashes(built, bag);
-  const toolCount = checkToolNames(built, bag);
+  checkRelationNames(types, ctx.types, bag);
+  const toolCount = checkToolNames(built, ctx.types, bag);
 
   const catalog: Catalog = { app: config.app, config: config.config, types };
 

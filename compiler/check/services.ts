@@ -14,6 +14,7 @@ import { type CheckContext, locationOf } from "./context.js";
 import { didYouMean } from "./did-you-mean.js";
 import { restRoute } from "../../runtime/rest/route-table.js";
 import { restOnlyOps } from "./methods-catalog.js";
+import { allRelationOps, relationOps } from "../../runtime/relations.js";
 
 const serviceKinds = new Set(["rest", "mcp", "graphql", "native"]);
 
@@ -162,16 +163,47 @@ function properPrefixes(path: string): string[] {
   return out;
 }
 
-/** Program-wide: every generated tool name is unique (§6.3), reported at the later entry. */
-export function checkToolNames(types: { type: CatalogType; exposure: TypeExposure }[], bag: DiagnosticBag): number {
+/**
+ * Program-wide: every generated tool name is unique (§6.3), reported at the later entry —
+ * relation tools (`post_tags`, `post_tags_add`) included, reported at their field.
+ */
+export function checkToolNames(types: { type: CatalogType; exposure: TypeExposure }[], decls: Map<string, TypeDecl>, bag: DiagnosticBag): number {
   const owners = new Map<string, string>();
+  const catalog = { types: types.map((t) => t.type) };
   for (const { type, exposure } of types) {
-    for (const op of type.mcp) {
+    const entries = [
+      ...type.mcp.map((op) => ({ op, span: exposure.mcpSpans.get(op)!, what: `'${op}' of '${type.name}'` })),
+      ...relationOps(catalog, type, type.mcp).map((r) => ({ op: r.op, span: fieldNameSpan(decls.get(type.name), r.relation.field.name), what: `relation '${r.relation.field.name}' of '${type.name}'` })),
+    ];
+    for (const { op, span, what } of entries) {
       const name = toolName(type.name, op);
       const owner = owners.get(name);
-      if (owner) bag.report("WO3005", exposure.mcpSpans.get(op)!, { name, other: owner });
-      else owners.set(name, `'${op}' of '${type.name}'`);
+      if (owner) bag.report("WO3005", span, { name, other: owner });
+      else owners.set(name, what);
     }
   }
   return owners.size;
+}
+
+/**
+ * A relation's operations (`tags`, `tags_add`, `tags_remove`) share the type's namespace of
+ * ops and methods: REST `P/:id/tags` and tool `post_tags` would be a method's too.
+ */
+export function checkRelationNames(types: CatalogType[], decls: Map<string, TypeDecl>, bag: DiagnosticBag): void {
+  const catalog = { types };
+  for (const type of types) {
+    const reported = new Set<string>();
+    for (const r of allRelationOps(catalog, type)) {
+      const field = r.relation.field.name;
+      const other = (crudOps as readonly string[]).includes(r.op) || (restOnlyOps as readonly string[]).includes(r.op) ? `the built-in operation '${r.op}'` : type.methods.some((m) => m.name === r.op) ? `the method '${r.op}'` : undefined;
+      if (other === undefined || reported.has(field)) continue;
+      reported.add(field);
+      bag.report("WO3009", fieldNameSpan(decls.get(type.name), field), { field, op: r.op, other });
+    }
+  }
+}
+
+function fieldNameSpan(decl: TypeDecl | undefined, field: string): Span {
+  const found = decl?.members.find((m) => m.kind === "FieldDecl" && m.name.text === field);
+  return found && found.kind === "FieldDecl" ? found.name.span : decl!.name.span;
 }

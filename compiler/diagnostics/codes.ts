@@ -60,6 +60,7 @@ export const codes = {
   WO2026: { severity: "error", message: msg`'${"what"}' is only allowed as the type of a top-level field.` },
   WO2027: { severity: "error", message: msg`Field '${"field"}' is @readonly but has no default and is not optional: nothing could set it when a row is created. Give it a default or make it optional.` },
   WO2028: { severity: "error", message: msg`'@${"name"}' on '${"field"}' has no effect: ${"why"}.` },
+  WO2029: { severity: "error", message: msg`Field '${"name"}' clashes with the endpoint field '${"name"}' that link type '${"link"}' adds to store its '${"target"}' row; rename the field.` },
   // WO21xx: warnings for declarations that parse but are not executed yet
   WO2101: { severity: "warning", message: msg`'policy ${"action"}' is parsed but not enforced yet.` },
   WO2102: { severity: "warning", message: msg`Trigger 'on ${"event"}' is parsed but not executed yet.` },
@@ -83,6 +84,7 @@ export const codes = {
   WO3006: { severity: "error", message: msg`Method parameter cannot be named 'id': the receiving row's id takes that name.` },
   WO3007: { severity: "error", message: msg`Unknown service kind '${"name"}' (supported: rest, mcp, graphql, native).` },
   WO3008: { severity: "error", message: msg`Method '${"name"}' has the name of a built-in operation; rename it.` },
+  WO3009: { severity: "error", message: msg`Relation '${"field"}' would be served as the operation '${"op"}', which is already ${"other"}; rename the field or the method.` },
   // WO31xx: service warnings
   WO3101: { severity: "warning", message: msg`service mcp path '${"path"}' is ignored: the MCP endpoint is always '/mcp'.` },
   WO3102: { severity: "warning", message: msg`service ${"kind"} is parsed but not served yet.` },

@@ -18,6 +18,7 @@ import {
   maxInValues,
   sortValues,
 } from "../../runtime/list-filters.js";
+import { allRelationOps, type RelationOp } from "../../runtime/relations.js";
 
 export type JsonSchema = { [keyword: string]: unknown };
 
@@ -221,6 +222,47 @@ export class SchemaBuilder {
     };
   }
 
+  /** The input and output of a relation op (spec/rest.md "Relations"). */
+  relation(type: CatalogType, r: RelationOp): { input: JsonSchema; output: JsonSchema } {
+    const { field, target, path } = r.relation;
+    const id = idSchema(`Id of the ${type.name} whose ${field.name} to ${r.access === "read" ? "list" : r.access === "add" ? "add to" : "remove from"}.`);
+    if (r.access === "read") {
+      const { limit, cursor } = (this.list(target).properties as Record<string, JsonSchema>);
+      return {
+        input: { type: "object", properties: { id, limit, cursor }, required: ["id"], additionalProperties: false },
+        output: this.page(target),
+      };
+    }
+    const link = (path as Extract<RelationOp["relation"]["path"], { kind: "link" }>).link;
+    const column = (path as { targetColumn: string }).targetColumn;
+    const targetId = idSchema(`Id of the ${target.name} to ${r.access === "add" ? "link" : "unlink"}.`);
+    if (r.access === "remove") {
+      return {
+        input: { type: "object", properties: { id, [column]: targetId }, required: ["id", column], additionalProperties: false },
+        output: { type: "object", properties: { removed: { type: "boolean", description: "False when there was no such link (nothing changed)." } }, required: ["removed"] },
+      };
+    }
+    // The link's own fields, as its create takes them; the endpoints come from id and the target.
+    const ends = [link.link!.fromField, link.link!.toField];
+    const own = this.objectOf(link.fields.filter((f) => inCreateInput(f) && !ends.includes(f.name)), "input", [link.name]);
+    return {
+      input: {
+        type: "object",
+        properties: { id, [column]: targetId, ...(own.properties as object) },
+        required: ["id", column, ...((own.required as string[] | undefined) ?? [])],
+        additionalProperties: false,
+      },
+      output: {
+        type: "object",
+        properties: {
+          created: { type: "boolean", description: "False when the rows were already linked (the existing link is returned unchanged)." },
+          link: this.row(link),
+        },
+        required: ["created", "link"],
+      },
+    };
+  }
+
   deleted(type: CatalogType): JsonSchema {
     return {
       type: "object",
@@ -296,6 +338,12 @@ export function emitSchemas(catalog: Catalog, b = new SchemaBuilder(catalog)): B
       const name = toolName(type.name, op);
       const io = operationSchemas(b, type, op);
       if (!io) continue;
+      inputs[name] = io.input;
+      outputs[name] = io.output;
+    }
+    for (const r of allRelationOps(catalog, type)) {
+      const name = toolName(type.name, r.op);
+      const io = b.relation(type, r);
       inputs[name] = io.input;
       outputs[name] = io.output;
     }

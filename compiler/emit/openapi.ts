@@ -9,7 +9,8 @@ import { SchemaBuilder, maxExactInteger, operationSchemas, type JsonSchema } fro
 import { emitRoutes } from "./routes.js";
 import { methodOf } from "./exposed-ops.js";
 import { maxErrorDetails } from "../../runtime/errors.js";
-import { operationDescription, toolTitle } from "./tools.js";
+import { operationDescription, relationTitle, toolTitle } from "./tools.js";
+import { allRelationOps, type RelationOp } from "../../runtime/relations.js";
 import { canHoldRef, isReferable } from "./ref-checks.js";
 import { blockHas, usesArithmetic, writeStatements } from "./method-body.js";
 
@@ -48,23 +49,31 @@ export function emitOpenApi(catalog: Catalog, b = new SchemaBuilder(catalog)): o
   const usedIds = new Set<string>();
   const typeOfOp = new Map<string, CatalogType>();
   for (const t of catalog.types) for (const block of t.rest) for (const op of block.ops) typeOfOp.set(toolName(t.name, op), t);
+  const relationOfOp = new Map<string, RelationOp>();
+  for (const t of catalog.types) {
+    for (const r of allRelationOps(catalog, t)) {
+      typeOfOp.set(toolName(t.name, r.op), t);
+      relationOfOp.set(toolName(t.name, r.op), r);
+    }
+  }
 
   for (const route of emitRoutes(catalog)) {
     const type = typeOfOp.get(route.op)!;
     const op = route.op.slice(type.snake.length + 1);
     const rowRef = { $ref: `#/components/schemas/${type.name}` };
     schemas[type.name] = b.row(type);
-    const path = route.path.replace(/:id\b/g, "{id}");
+    const path = route.path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}");
     // One type may serve the same op on two `service rest` paths; operationIds must stay unique.
     let operationId = route.op;
     for (let n = 2; usedIds.has(operationId); n++) operationId = `${route.op}_${n}`;
     usedIds.add(operationId);
 
     const method = methodOf(type, op);
+    const relation = relationOfOp.get(route.op);
     const operation: Record<string, unknown> = {
       operationId,
-      summary: toolTitle(type, op),
-      ...(op === "subscribe" || op === "me" ? {} : { description: operationDescription(catalog, type, op, method, "rest") }),
+      summary: relation ? relationTitle(type, relation) : toolTitle(type, op),
+      ...(op === "subscribe" || op === "me" || relation ? {} : { description: operationDescription(catalog, type, op, method, "rest") }),
       tags: [type.name],
     };
     const responses: Record<string, unknown> = {};
@@ -79,7 +88,45 @@ export function emitOpenApi(catalog: Catalog, b = new SchemaBuilder(catalog)): o
     const parameters: object[] = hasId
       ? [{ name: "id", in: "path", required: true, description: `Id of the ${type.name}.`, schema: { type: "integer", minimum: 1, maximum: maxExactInteger } }]
       : [];
-    const io = operationSchemas(b, type, op);
+    const io = relation ? undefined : operationSchemas(b, type, op);
+
+    if (relation) {
+      const rio = b.relation(type, relation);
+      const input = rio.input.properties as Record<string, JsonSchema>;
+      if (relation.access === "read") {
+        parameters.push({ name: "limit", in: "query", required: false, schema: input.limit });
+        parameters.push({ name: "cursor", in: "query", required: false, schema: input.cursor });
+        responses["200"] = json(`One page of ${relation.relation.field.name}.`, rio.output);
+        errors.push("400", "404", "503");
+      } else {
+        const column = (relation.relation.path as { targetColumn: string }).targetColumn;
+        parameters.push({ name: column, in: "path", required: true, description: `Id of the ${relation.relation.target.name}.`, schema: input[column] });
+        if (relation.access === "add") {
+          const { id: _id, [column]: _target, ...bodySchema } = input;
+          const required = ((rio.input.required as string[]) ?? []).filter((r) => r !== "id" && r !== column);
+          operation.requestBody = {
+            required: required.length > 0,
+            content: { "application/json": { schema: { type: "object", properties: bodySchema, ...(required.length ? { required } : {}), additionalProperties: false } } },
+          };
+          responses["201"] = json("The new link.", (rio.output.properties as Record<string, JsonSchema>).link!);
+          responses["200"] = json("The rows were linked already: the existing link, unchanged.", (rio.output.properties as Record<string, JsonSchema>).link!);
+          // The target may not exist (422); a @unique field of the link's own may be taken (409).
+          const link = (relation.relation.path as Extract<RelationOp["relation"]["path"], { kind: "link" }>).link;
+          errors.push(...bodyErrors, "404", "422", "503", ...(link.fields.some((f) => f.isUnique) ? ["409" as const] : []));
+        } else {
+          const link = (relation.relation.path as Extract<RelationOp["relation"]["path"], { kind: "link" }>).link;
+          responses["204"] = { description: "Unlinked (or they were not linked)." };
+          errors.push("400", "404", "422", "503", ...(isReferable(catalog, link) ? ["409" as const] : []));
+        }
+      }
+      for (const status of [...new Set(errors)].sort()) {
+        responses[status] = { $ref: `#/components/responses/${errorResponses[status].name}` };
+      }
+      operation.parameters = parameters;
+      operation.responses = responses;
+      (paths[path] ??= {})[route.method.toLowerCase()] = operation;
+      continue;
+    }
 
     switch (op) {
       case "list": {

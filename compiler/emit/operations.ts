@@ -21,6 +21,7 @@ import { functionName } from "./method-expr.js";
 import { emitFunction, emitMethodHandler, rowTypeDeclarations } from "./methods.js";
 import { refCheckLine } from "./ref-checks.js";
 import { jsIdentifier, jsJson, jsString } from "./js-literal.js";
+import { allRelationOps, type RelationOp } from "../../runtime/relations.js";
 
 interface Handler {
   name: string;
@@ -38,6 +39,9 @@ export function emitOperations(catalog: Catalog): EmittedFile {
       }
       const method = methodOf(type, op);
       if (method) handlers.push({ name, text: emitMethodHandler(catalog, type, method) });
+    }
+    for (const r of allRelationOps(catalog, type)) {
+      handlers.push({ name: toolName(type.name, r.op), text: emitRelationHandler(catalog, type, r) });
     }
   }
   handlers.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -166,6 +170,79 @@ function emitCrudHandler(catalog: Catalog, type: CatalogType, op: CrudOp): strin
         throw new Error(`unhandled op ${String(never)}`);
       }
     }
+  });
+  return w.toString().trimEnd();
+}
+
+/**
+ * A relation op (spec/rest.md "Relations"). The owning row must exist (404); the target named
+ * by add/remove must exist (422, the ref check of the link row). Reads page like `list`
+ * (rt.listPage): a `via` relation in the order the links were made (the cursor is a link id), a
+ * backlink in ascending id order. Add is idempotent (an existing link is returned with created: false), so
+ * is remove (removed: false).
+ */
+function emitRelationHandler(catalog: Catalog, type: CatalogType, r: RelationOp): string {
+  const name = toolName(type.name, r.op);
+  const table = jsString(type.table);
+  const typeName = jsString(type.name);
+  const { target, path } = r.relation;
+  const w = newWriter();
+  const ownerMustExist = () => w.writeLine(`if (!(await tx.get(${table}, data.id))) rt.notFound(${typeName}, data.id);`);
+  w.write(`async ${jsIdentifier(name)}(input: unknown, call: CallContext)`).block(() => {
+    w.writeLine(`const data = rt.validate<Input>(${jsString(name)}, input);`);
+    if (r.access === "read") {
+      // Paged by the list pager (limit, cursor) over the rows that hold this row's id: the
+      // target's rows themselves, or the links (in the order they were made, the cursor a link id).
+      const [listed, column] = path.kind === "ref" ? [target.table, path.column] : [path.link.table, path.ownerColumn];
+      w.writeLine(`if (!(await rt.store.read((tx) => tx.get(${table}, data.id)))) rt.notFound(${typeName}, data.id);`);
+      w.writeLine(`const page = await rt.listPage(${jsString(listed)}, { limit: data.limit, cursor: data.cursor, where: { ${jsString(column)}: { eq: data.id } } });`);
+      if (path.kind === "ref") {
+        w.writeLine("return page;");
+      } else {
+        w.write("const items = await rt.store.read(async (tx) => ").inlineBlock(() => {
+          w.writeLine("const rows: Input[] = [];");
+          w.write("for (const link of page.items)").block(() => {
+            w.writeLine(`const row = await tx.get(${jsString(target.table)}, link[${jsString(path.targetColumn)}] as number);`);
+            w.writeLine("if (row) rows.push(row);");
+          });
+          w.writeLine("return rows;");
+        });
+        w.write(");").newLine();
+        w.writeLine("return page.nextCursor === undefined ? { items } : { items, nextCursor: page.nextCursor };");
+      }
+      return;
+    }
+    if (path.kind !== "link") throw new Error(`relation ${r.op} has no link to write`);
+    const link = path.link;
+    const linkTable = jsString(link.table);
+    const pair = `[{ column: ${jsString(path.ownerColumn)}, op: "==" as const, value: data.id }, { column: ${jsString(path.targetColumn)}, op: "==" as const, value: data[${jsString(path.targetColumn)}] }]`;
+    w.write("return rt.store.write(async (tx) => ").inlineBlock(() => {
+      ownerMustExist();
+      if (r.access === "add") {
+        w.write("const row: Input = ").inlineBlock(() => {
+          w.writeLine(`${jsString(path.ownerColumn)}: data.id,`);
+          w.writeLine(`${jsString(path.targetColumn)}: data[${jsString(path.targetColumn)}],`);
+          const ends = [link.link!.fromField, link.link!.toField];
+          for (const f of link.fields.filter((f) => f.isWritable && !ends.includes(f.name))) {
+            w.writeLine(`${jsString(f.name)}: ${valueWithDefault(f)},`);
+          }
+        });
+        w.write(";").newLine();
+        w.writeLine("// Every ref must name an existing row: checked in the same transaction as the write.");
+        w.writeLine(refCheckLine(catalog, link, link.fields.filter((f) => f.isWritable).map((f) => f.name), "row")!);
+        w.writeLine(`const [existing] = await tx.list(${linkTable}, { where: ${pair}, limit: 1 });`);
+        w.writeLine("if (existing) return { created: false, link: existing };");
+        w.writeLine(`return { created: true, link: await tx.insert(${linkTable}, row) };`);
+      } else {
+        w.writeLine(`await rt.checkRefs(tx, ${linkTable}, { ${jsString(path.targetColumn)}: data[${jsString(path.targetColumn)}] });`);
+        w.writeLine(`const [existing] = await tx.list(${linkTable}, { where: ${pair}, limit: 1 });`);
+        w.writeLine("if (!existing) return { removed: false };");
+        w.writeLine(`await rt.checkNotReferenced(tx, ${linkTable}, existing.id as number);`);
+        w.writeLine(`await tx.delete(${linkTable}, existing.id as number);`);
+        w.writeLine("return { removed: true };");
+      }
+    });
+    w.write(", call);").newLine();
   });
   return w.toString().trimEnd();
 }

@@ -18,7 +18,19 @@ export function canHoldRef(catalog: Catalog, type: CatalogType, fields: readonly
   return type.fields.some((f) => fields.includes(f.name) && refPaths(describeFieldType(f.type, catalog)).length > 0);
 }
 
-/** Whether any stored value (link tables included) can hold an id of `type`'s rows: only then can its delete be refused (409). */
-export function isReferable(catalog: Catalog, type: CatalogType): boolean {
-  return catalog.types.some((t) => t.fields.some((f) => f.isStored && refPaths(describeFieldType(f.type, catalog)).some((p) => p.table === type.table)));
+/**
+ * Whether a delete of `type`'s rows can be refused (409): some stored value holds their ids. A
+ * link's endpoint does not count (its links go with the row, spec/storage.md "Link tables"),
+ * unless a value elsewhere can hold one of those links.
+ */
+export function isReferable(catalog: Catalog, type: CatalogType, seen: Set<string> = new Set()): boolean {
+  if (seen.has(type.name)) return false;
+  seen.add(type.name);
+  return catalog.types.some((t) =>
+    t.fields.some((f) => {
+      if (!f.isStored || !refPaths(describeFieldType(f.type, catalog)).some((p) => p.table === type.table)) return false;
+      const isEndpoint = t.link !== undefined && (f.name === t.link.fromField || f.name === t.link.toField);
+      return !isEndpoint || isReferable(catalog, t, seen);
+    }),
+  );
 }

@@ -8,6 +8,7 @@ import type { Manifest } from "../../runtime/build.js";
 import { toolName } from "../naming.js";
 import { compareText } from "./json-schema.js";
 import { restRoute } from "../../runtime/rest/route-table.js";
+import { relationOps, relationRoute } from "../../runtime/relations.js";
 
 export type Route = Manifest["routes"][number];
 
@@ -16,6 +17,9 @@ export function emitRoutes(catalog: Catalog): Route[] {
   for (const type of catalog.types) {
     for (const block of type.rest) {
       for (const op of block.ops) routes.push(routeOf(type, block.path, op));
+      for (const r of relationOps(catalog, type, block.ops)) {
+        routes.push({ ...relationRoute(block.path, r), op: toolName(type.name, r.op) });
+      }
     }
   }
   return routes.sort((a, b) => compareText(a.path, b.path) || compareText(a.method, b.method));

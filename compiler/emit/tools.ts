@@ -14,6 +14,7 @@ import { methodOf } from "./exposed-ops.js";
 import { blockHas, writeStatements } from "./method-body.js";
 import { article, capitalize, pluralWords, sentence, words } from "./words.js";
 import { fieldTypeText } from "../../runtime/field-type-text.js";
+import { relationOps, type RelationAccess, type RelationOp } from "../../runtime/relations.js";
 
 export function emitTools(catalog: Catalog, b = new SchemaBuilder(catalog)): ManifestTool[] {
   const tools: ManifestTool[] = [];
@@ -29,6 +30,17 @@ export function emitTools(catalog: Catalog, b = new SchemaBuilder(catalog)): Man
         inputSchema: io.input,
         outputSchema: method ? methodOutput(io.output) : io.output,
         annotations: method ? methodAnnotations(catalog, method) : crudAnnotations[op as keyof typeof crudAnnotations],
+      });
+    }
+    for (const r of relationOps(catalog, type, type.mcp)) {
+      const io = b.relation(type, r);
+      tools.push({
+        name: toolName(type.name, r.op),
+        title: relationTitle(type, r),
+        description: relationDescription(type, r),
+        inputSchema: io.input,
+        outputSchema: io.output,
+        annotations: relationAnnotations[r.access],
       });
     }
   }
@@ -64,6 +76,49 @@ function methodAnnotations(catalog: Catalog, method: CatalogMethod): ManifestToo
   if (!writes) return { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
   return { readOnlyHint: false, destructiveHint: blockHas(method.body, ["UpdateStmt", "DeleteStmt"], catalog), idempotentHint: false, openWorldHint: false };
 }
+
+const relationAnnotations = {
+  read: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  add: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  remove: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+} satisfies Record<RelationAccess, ManifestTool["annotations"]>;
+
+/** "Tags of post", "Add tag to post", "Remove tag from post". */
+export function relationTitle(type: CatalogType, r: RelationOp): string {
+  const one = words(type.name);
+  const target = words(r.relation.target.name);
+  if (r.access === "read") return `${capitalize(words(r.relation.field.name))} of ${one}`;
+  return r.access === "add" ? `Add ${target} to ${one}` : `Remove ${target} from ${one}`;
+}
+
+function relationDescription(type: CatalogType, r: RelationOp): string {
+  const one = words(type.name);
+  const { field, target, path } = r.relation;
+  const targets = pluralWords(target.name);
+  const lead = field.doc ? `${sentence(field.doc)} ` : "";
+  if (r.access === "read") {
+    const which =
+      path.kind === "link"
+        ? `the ${targets} linked to it, in the order they were linked`
+        : `the ${targets} whose ${path.column} is this ${one}, in ascending id order`;
+    return (
+      `${lead}Lists ${words(field.name)} of the ${one} with the given id: ${which}. ` +
+      `Returns { items, nextCursor }: at most \`limit\` rows (default ${listLimit.default}, max ${listLimit.maximum}); pass nextCursor back as \`cursor\` for the next page.`
+    );
+  }
+  const link = (path as Extract<RelationOp["relation"]["path"], { kind: "link" }>);
+  if (r.access === "remove") {
+    return `${lead}Removes the ${words(target.name)} given by ${link.targetColumn} from ${field.name} of the ${one} with the given id (both rows stay). Returns { removed }; removing a link that does not exist changes nothing.`;
+  }
+  const ends = [link.link.link!.fromField, link.link.link!.toField];
+  const own = link.link.fields.filter((f) => inCreateInput(f) && !ends.includes(f.name));
+  return (
+    `${lead}Adds the ${words(target.name)} given by ${link.targetColumn} to ${field.name} of the ${one} with the given id` +
+    (own.length ? `, with the link's own fields ${fieldList(own)}` : "") +
+    `. Returns { created, link }: adding a link that exists already returns it unchanged with created: false.`
+  );
+}
+
 
 /**
  * CRUD tools read as an action on the type ("List blog posts", "Create blog post"); a method

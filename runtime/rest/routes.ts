@@ -15,6 +15,7 @@ import { readJsonObject, type RestFailure } from "./body.js";
 import { isBuiltinRestOp, restRoute } from "./route-table.js";
 import { problemResponse } from "./problem.js";
 import { listInput } from "./query.js";
+import { relationOps, relationRoute } from "../relations.js";
 
 export interface RestDeps {
   catalog: Catalog;
@@ -32,13 +33,17 @@ export interface Endpoint {
   op: string;
 }
 
-type Kind = "list" | "get" | "create" | "update" | "delete" | "method" | "stub";
+type Kind = "list" | "get" | "create" | "update" | "delete" | "method" | "stub" | "relation" | "link" | "unlink";
 interface Route extends Endpoint {
   kind: Kind;
   type: CatalogType;
   /** The service path the route hangs off (Location of a created row). */
   base: string;
+  /** For link/unlink: the path parameter (and input property) naming the target row. */
+  targetParam?: string;
 }
+
+const relationKinds = { read: "relation", add: "link", remove: "unlink" } as const;
 
 function snake(type: CatalogType, op: string): string {
   return `${type.snake}_${op}`;
@@ -56,6 +61,11 @@ function routesOf(catalog: Catalog): Route[] {
         } else if (type.methods.some((m) => m.name === op)) {
           routes.push({ ...restRoute(base, op), op: snake(type, op), kind: "method", type, base });
         }
+      }
+      for (const r of relationOps(catalog, type, block.ops)) {
+        const route: Route = { ...relationRoute(base, r), op: snake(type, r.op), kind: relationKinds[r.access], type, base };
+        if (r.access !== "read" && r.relation.path.kind === "link") route.targetParam = r.relation.path.targetColumn;
+        routes.push(route);
       }
     }
   }
@@ -129,17 +139,42 @@ async function handle(c: Context, route: Route, deps: RestDeps, vocabularies: Ma
     }
     id = Number(raw);
   }
+  let targetId: number | undefined;
+  if (route.targetParam !== undefined) {
+    const raw = c.req.param(route.targetParam) ?? "";
+    if (!idText.test(raw) || !Number.isSafeInteger(Number(raw))) {
+      const shown = raw.length > 40 ? `${raw.slice(0, 40)}…` : raw;
+      return problemResponse(c, "invalid_input", `'${shown}' is not a valid ${route.targetParam} id; ids are positive integers.`, [
+        { path: `/${route.targetParam}`, message: "must be a positive integer" },
+      ]);
+    }
+    targetId = Number(raw);
+  }
 
   let input: Record<string, unknown>;
   switch (route.kind) {
-    case "list": {
+    case "list":
+    case "relation": {
       const url = new URL(c.req.url);
       if (!isUtf8Query(url.search)) {
         return problemResponse(c, "invalid_input", "The query string is not valid UTF-8 once percent-decoded; encode filter values as UTF-8.");
       }
-      const q = listInput(vocabularies.get(route.type.name)!, url.searchParams);
+      // A relation pages like a list (limit, cursor) but has no filters.
+      const vocab = route.kind === "list" ? vocabularies.get(route.type.name)! : { type: route.type, filters: new Map(), equalities: [] };
+      const q = listInput(vocab, url.searchParams);
       if (!q.ok) return failure(c, q.failure);
-      input = q.input;
+      input = route.kind === "list" ? q.input : { ...q.input, id };
+      break;
+    }
+    case "unlink":
+      input = { id, [route.targetParam!]: targetId };
+      break;
+    case "link": {
+      const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+      const body = await readJsonObject(c.req.raw, deps.maxBodyBytes, incoming);
+      if (!body.ok) return failure(c, body.failure);
+      // The path names both rows; the body holds only the link's own fields.
+      input = { ...body.value, id, [route.targetParam!]: targetId };
       break;
     }
     case "get":
@@ -168,7 +203,7 @@ async function handle(c: Context, route: Route, deps: RestDeps, vocabularies: Ma
   try {
     // Reads have nothing to roll back; creating the request's AbortSignal costs a few percent
     // of a GET, so only calls that may write get one.
-    const call = route.kind === "get" || route.kind === "list" ? {} : { signal: c.req.raw.signal };
+    const call = route.kind === "get" || route.kind === "list" || route.kind === "relation" ? {} : { signal: c.req.raw.signal };
     result = await operation(input, call);
   } catch (err) {
     if (err instanceof OperationError) {
@@ -185,7 +220,12 @@ async function handle(c: Context, route: Route, deps: RestDeps, vocabularies: Ma
       return c.json(result, 201, { location: `${route.base}/${String(createdId)}` });
     }
     case "delete":
+    case "unlink":
       return c.body(null, 204);
+    case "link": {
+      const { created, link } = result as { created: boolean; link: unknown };
+      return c.json(link, created ? 201 : 200);
+    }
     default:
       return c.json(result ?? null, 200);
   }

@@ -62,6 +62,11 @@ export interface TableShape {
   /** Stored fields in declaration order, without `id` (always the INTEGER PRIMARY KEY). */
   columns: ColumnShape[];
   indexes: IndexShape[];
+  /**
+   * A link type's endpoint columns. Its rows live only as long as both endpoints: deleting
+   * either endpoint row deletes them in the same transaction (sqlite-tx.ts).
+   */
+  link?: { from: string; to: string };
 }
 
 export interface StorageShape {
@@ -113,7 +118,13 @@ function deriveTable(type: CatalogType, byName: Map<string, CatalogType>): Table
   for (const ix of type.indexes) {
     indexes.push({ sqlName: `${type.table}__${ix.name}`, columns: [...ix.columns], isUnique: false });
   }
-  return { typeName: type.name, table: type.table, columns, indexes };
+  if (!type.link) return { typeName: type.name, table: type.table, columns, indexes };
+  // One link per pair of rows; the unique index also finds a row's links from the `from` side,
+  // the second index from the `to` side.
+  const { fromField: from, toField: to } = type.link;
+  indexes.push({ sqlName: `${type.table}__link__unique`, columns: [from, to], isUnique: true });
+  indexes.push({ sqlName: `${type.table}__link__${to}`, columns: [to], isUnique: false });
+  return { typeName: type.name, table: type.table, columns, indexes, link: { from, to } };
 }
 
 function deriveColumn(field: CatalogField, byName: Map<string, CatalogType>): ColumnShape {

@@ -113,6 +113,11 @@ export class SqliteTx implements StoreTx {
   async delete(table: string, id: number): Promise<boolean> {
     const t = this.writableTable(table);
     if (!Number.isSafeInteger(id)) return false;
+    // The row's links go with it (spec/storage.md, "Link tables"), in this transaction.
+    for (const link of t.links) {
+      const from = this.table(link.table);
+      this.conn.statement(`unlink:${link.table}:${link.column}`, () => `DELETE FROM ${from.quoted} WHERE ${quoteId(link.column)} = ?`).run(id);
+    }
     const stmt = this.conn.statement(`delete:${table}`, () => `DELETE FROM ${t.quoted} WHERE "id" = ?`);
     return stmt.run(id).changes > 0;
   }

@@ -41,14 +41,14 @@ export interface StoreTx {
   insert(table: string, values: Row): Promise<Row>;
   /** Shallow merge of top-level fields; undefined when no such row. */
   update(table: string, id: number, patch: Row): Promise<Row | undefined>;
-  /** False when no such row. */
+  /** False when no such row. Also deletes the link-type rows that have this row as an endpoint. */
   delete(table: string, id: number): Promise<boolean>;
   /**
    * Runs `fn` inside a savepoint of this write transaction: when it throws, its writes are
    * undone (the transaction goes on) and the error is rethrown. `expect_abort` in tests.
    */
   savepoint<T>(fn: () => Promise<T>): Promise<T>;
-  /** Rows elsewhere whose `ref` columns point at (table, id): used to refuse a delete. */
+  /** Rows elsewhere whose `ref` columns point at (table, id): used to refuse a delete. Link endpoints do not count. */
   referrers(table: string, id: number): Promise<{ table: string; field: string; count: number }[]>;
 }
 

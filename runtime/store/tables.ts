@@ -17,6 +17,8 @@ export interface TableInfo {
   columns: Map<string, ColumnShape>;
   /** Places elsewhere (or here) that hold ids of this table's rows: a column, or a path inside one. */
   referrers: { table: string; column: string; steps: RefStep[] }[];
+  /** Link tables' endpoint columns that hold ids of this table's rows: their rows go with the row. */
+  links: { table: string; column: string }[];
 }
 
 export type TableRegistry = Map<string, TableInfo>;
@@ -31,12 +33,16 @@ export function buildTableRegistry(shape: StorageShape): TableRegistry {
       codec: createRowCodec(t),
       columns: new Map(t.columns.map((c) => [c.name, c])),
       referrers: [],
+      links: [],
     });
   }
   for (const t of shape.tables) {
     for (const c of t.columns) {
+      const isEndpoint = t.link !== undefined && (c.name === t.link.from || c.name === t.link.to);
       for (const { table, steps } of refPaths(c.type)) {
-        registry.get(table)?.referrers.push({ table: t.table, column: c.name, steps });
+        const target = registry.get(table);
+        if (isEndpoint) target?.links.push({ table: t.table, column: c.name });
+        else target?.referrers.push({ table: t.table, column: c.name, steps });
       }
     }
   }

@@ -56,6 +56,7 @@ export const brokenCases: BrokenCase[] = [
   { name: "relation inside a struct", files: one("type A {\n  s: { bs: ┆multi B }\n}\ntype B {\n  a: ref A\n}\n"), code: "WO2026", message: "multi" },
   { name: "readonly field nothing can set at create", files: one("type A {\n  total: Int ┆@readonly\n}\n"), code: "WO2027", message: "'total' is @readonly" },
   { name: "readonly inside a struct", files: one("type A {\n  s: { by: Text = \"x\" ┆@readonly }\n}\n"), code: "WO2028", message: "only top-level" },
+  { name: "link field named like an endpoint", files: one("type Post {\n  x: Int\n}\ntype Tag {\n  y: Int\n}\ntype Tagging link Post -> Tag {\n  ┆tag: Text\n}\n"), code: "WO2029", message: "endpoint field 'tag'" },
   { name: "immutable id", files: one("type A {\n  id: Id ┆@immutable\n  x: Int\n}\n"), code: "WO2028", message: "can never set" },
   // WO3xxx: services and exposure
   { name: "expose typo", files: one("type A {\n  x: Int\n  service rest \"/api/a\" expose list, ┆lsit\n}\n"), code: "WO3001", message: "Did you mean 'list'" },
@@ -76,6 +77,10 @@ export const brokenCases: BrokenCase[] = [
   { name: "method parameter named id", files: one("class A {\n  fn m(┆id: Int) -> Int {\n    return 1\n  }\n}\n"), code: "WO3006", message: "'id'" },
   { name: "unknown service kind", files: one("type A {\n  x: Int\n  service ┆soap \"/api/a\" expose list\n}\n"), code: "WO3007", message: "soap" },
   { name: "both = and @default", files: one("type A {\n  x: Int = 1 ┆@default(2)\n}\n"), code: "WO1009", message: "keep one" },
+  { name: "relation named like a method", files: one("class Post {\n  ┆tags: multi Tag via Tagging\n  fn tags() -> Int {\n    return 1\n  }\n  service rest \"/api/posts\" expose get, tags\n}\ntype Tag {\n  y: Int\n}\ntype Tagging link Post -> Tag {\n}\n"), code: "WO3009", message: "the method 'tags'" },
+  { name: "link op of a relation named like a method", files: one("class Post {\n  ┆tags: multi Tag via Tagging\n  fn tags_add() -> Int {\n    return 1\n  }\n  service rest \"/api/posts\" expose update\n}\ntype Tag {\n  y: Int\n}\ntype Tagging link Post -> Tag {\n}\n"), code: "WO3009", message: "'tags_add'" },
+  { name: "relation named like a built-in op", files: one("type Post {\n  ┆list: backlink Note.post\n  service rest \"/api/posts\" expose get, list\n}\ntype Note {\n  post: ref Post\n}\n"), code: "WO3009", message: "built-in operation 'list'" },
+  { name: "relation tool named like another type's tool", files: one("type Post {\n  tag_list: backlink Note.post\n  service mcp \"/mcp\" expose get\n}\ntype Note {\n  post: ref Post\n}\ntype PostTag {\n  x: Int\n  service mcp \"/mcp\" expose ┆list\n}\n"), code: "WO3005", message: "relation 'tag_list' of 'Post'" },
   { name: "method named like a built-in op", files: one("class A {\n  fn ┆list() -> Int {\n    return 1\n  }\n}\n"), code: "WO3008", message: "built-in" },
   // WO4xxx: project files
   { name: "malformed wo.toml", files: { "app.wo": "type A {\n  x: Int\n}\n", "wo.toml": "name = \"x\"\n[server]\nlisten = ┆= 3\n" }, code: "WO4004", message: "TOML" },

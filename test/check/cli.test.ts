@@ -28,14 +28,14 @@ describe("wo check", () => {
     const r = wo("check", "samples/pricing");
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
-    expect(r.stdout).toBe("samples/pricing: 2 types, 3 services, 3 methods, 8 tools — ok\n");
+    expect(r.stdout).toBe("samples/pricing: 2 types, 3 services, 3 methods, 9 tools — ok\n");
   });
 
   it("a sample with inert policies: exit 0, warnings on stderr, counted in the summary", () => {
     const r = wo("check", "samples/blog");
     expect(r.status).toBe(0);
     expect(r.stderr).toMatch(/^samples\/blog\/authors\.wo:12:3: warning WO2101: /m);
-    expect(r.stdout).toMatch(/^samples\/blog: 5 types, 5 services, 0 methods, 16 tools — ok \(\d+ warnings\)\n$/);
+    expect(r.stdout).toMatch(/^samples\/blog: 5 types, 5 services, 0 methods, 22 tools — ok \(\d+ warnings\)\n$/);
   });
 
   it("a broken file: exit 1, path:line:col and a caret on stderr", () => {

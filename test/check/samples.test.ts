@@ -48,7 +48,11 @@ describe("samples", () => {
     const author = catalog!.types.find((t) => t.name === "Author")!;
     expect(author.rest[0]!.ops).toContain("me");
     expect(author.mcp).toEqual(["list", "get", "create", "update"]);
-    expect(catalog!.types.find((t) => t.name === "Tagging")!.link).toEqual({ from: "Post", to: "Tag" });
+    const tagging = catalog!.types.find((t) => t.name === "Tagging")!;
+    expect(tagging.link).toEqual({ from: "Post", to: "Tag", fromField: "post", toField: "tag" });
+    // The endpoints are stored refs, required on create and never updated; then the link's own fields.
+    expect(tagging.fields.map((f) => f.name)).toEqual(["id", "post", "tag", "added_at"]);
+    expect(tagging.fields[1]).toMatchObject({ type: { kind: "ref", target: "Post" }, isStored: true, isRequiredOnCreate: true, isImmutable: true });
     expect(catalog!.app).toMatchObject({ name: "blog", version: "0.1.0" });
   });
 

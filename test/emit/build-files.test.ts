@@ -106,6 +106,7 @@ describe("manifest.json", () => {
       { method: "DELETE", path: "/api/authors/:id", op: "author_delete" },
       { method: "GET", path: "/api/authors/:id", op: "author_get" },
       { method: "PATCH", path: "/api/authors/:id", op: "author_update" },
+      { method: "GET", path: "/api/authors/:id/posts", op: "author_posts" },
       { method: "GET", path: "/api/comments", op: "comment_list" },
       { method: "POST", path: "/api/comments", op: "comment_create" },
       { method: "DELETE", path: "/api/comments/:id", op: "comment_delete" },
