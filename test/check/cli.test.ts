@@ -35,7 +35,7 @@ describe("wo check", () => {
     const r = wo("check", "samples/blog");
     expect(r.status).toBe(0);
     expect(r.stderr).toMatch(/^samples\/blog\/authors\.wo:12:3: warning WO2101: /m);
-    expect(r.stdout).toMatch(/^samples\/blog: 5 types, 5 services, 0 methods, 22 tools — ok \(\d+ warnings\)\n$/);
+    expect(r.stdout).toMatch(/^samples\/blog: 5 types, 5 services, 0 methods, 23 tools — ok \(\d+ warnings\)\n$/);
   });
 
   it("a broken file: exit 1, path:line:col and a caret on stderr", () => {
