@@ -1,14 +1,16 @@
 // `wo.toml`, read with smol-toml into WoConfig (compiler/catalog.ts) plus the app's identity.
 //
-// Owns: the keys wo understands, their types and defaults. Unknown keys and tables are
-// ignored on purpose: the writeonce examples carry `[runtime]`, `[dependencies]`, `[test]`,
-// … that mean nothing here, and one file may serve both tools. A malformed file or a
-// wrong-typed key is a WO4xxx diagnostic at the key's line:col; the file being absent is fine.
+// Owns: the keys wo understands, their types and defaults. Other keys and tables are ignored
+// with a warning each (WO4101, naming the key): the writeonce examples carry `[runtime]`,
+// `[dependencies]`, `[test]`, … that mean nothing here, and one file may serve both tools, but
+// a misspelt `[sever] listen` must not pass silently. A malformed file or a wrong-typed key is
+// a WO4xxx error at the key's line:col; the file being absent is fine.
 
 import { parse, TomlError } from "smol-toml";
 import type { Span } from "../ast.js";
 import type { Catalog, WoConfig } from "../catalog.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
+import { didYouMean } from "./did-you-mean.js";
 
 export const configFileName = "wo.toml";
 
@@ -47,7 +49,10 @@ export function readConfig(text: string | undefined, file: string, dirName: stri
   const description = read.string("", "description");
   if (description !== undefined) app.description = description;
 
-  const listen = read.listen("server", "listen") ?? read.listen("app", "listen");
+  // Both are read (so neither is reported as unknown, WO4101); [server] wins.
+  const serverListen = read.listen("server", "listen");
+  const appListen = read.listen("app", "listen");
+  const listen = serverListen ?? appListen;
   // ":8080" (no host, as writeonce apps write it) keeps wo's loopback default host: listening on
   // every interface must be asked for by name (spec/security.md).
   if (listen !== undefined) config.listen = listen.startsWith(":") ? `127.0.0.1${listen}` : listen;
@@ -67,6 +72,7 @@ export function readConfig(text: string | undefined, file: string, dirName: stri
   if (maxBytes !== undefined) config.databaseMaxBytes = maxBytes;
   config.mcp.sessions = read.bool("mcp", "sessions") ?? config.mcp.sessions;
   config.mcp.allowedOrigins = read.stringList("mcp", "allowed_origins") ?? config.mcp.allowedOrigins;
+  warnUnknownKeys(doc, read.known, text, file, bag);
   return result;
 }
 
@@ -97,14 +103,19 @@ class KeyReader {
 
   /** "host:port" or ":port" with a port 0–65535 (0 picks a free port). */
   listen(table: string, key: string): string | undefined {
-    return this.typed(table, key, 'a "host:port" string, e.g. "127.0.0.1:8080"', (v): v is string => {
+    return this.typed(table, key, 'a "host:port" string, e.g. "127.0.0.1:8080" or ":8080"', (v): v is string => {
       if (typeof v !== "string") return false;
       const m = /^(.*):(\d{1,5})$/.exec(v);
       return m !== null && Number(m[2]) <= 65535;
     });
   }
 
+  /** Every key asked for, per table ("" is the top level): what wo reads (WO4101 names the rest). */
+  readonly known = new Map<string, Set<string>>([["", new Set()]]);
+
   typed<T>(table: string, key: string, expected: string, is: (v: unknown) => v is T): T | undefined {
+    if (!this.known.has(table)) this.known.set(table, new Set());
+    this.known.get(table)!.add(key);
     const section = table === "" ? this.doc : this.doc[table];
     if (section === undefined) return undefined;
     if (typeof section !== "object" || section === null || Array.isArray(section)) {
@@ -123,6 +134,33 @@ class KeyReader {
     const shown = table === "" ? key : key === "" ? table : `${table}.${key}`;
     const { line, col } = locateKey(this.text, table, key);
     this.bag.report("WO4005", spanAt(this.text, this.file, line, col), { key: shown, expected });
+  }
+}
+
+/** WO4101 for each key wo does not read: `runtime.wo`, `database.isolation`, an unknown table with no keys. */
+function warnUnknownKeys(doc: Record<string, unknown>, knownKeys: Map<string, Set<string>>, text: string, file: string, bag: DiagnosticBag): void {
+  const topLevel = [...knownKeys.get("")!, ...[...knownKeys.keys()].filter((t) => t !== "")];
+  // (table, "") is a table header, ("", key) a top-level key, (table, key) a key in a table.
+  const report = (table: string, key: string) => {
+    const shown = table === "" ? key : key === "" ? table : `${table}.${key}`;
+    // A misspelt table (`[sever]`) is suggested by its name, a misspelt key within its table.
+    const hint = table !== "" && key !== "" && knownKeys.has(table) ? didYouMean(key, knownKeys.get(table)!) : didYouMean(table || key, topLevel);
+    const { line, col } = locateKey(text, table, key);
+    bag.report("WO4101", spanAt(text, file, line, col), { key: shown, hint });
+  };
+  for (const [name, value] of Object.entries(doc)) {
+    const keys = knownKeys.get(name);
+    if (keys !== undefined && name !== "") {
+      // A known table: its unknown keys (a known table given as a value is WO4005, elsewhere).
+      if (typeof value !== "object" || value === null || Array.isArray(value)) continue;
+      for (const key of Object.keys(value)) if (!keys.has(key)) report(name, key);
+    } else if (!knownKeys.get("")!.has(name)) {
+      const isTable = typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Date);
+      const inner = isTable ? Object.keys(value) : [];
+      if (!isTable) report("", name);
+      else if (inner.length === 0) report(name, "");
+      else for (const key of inner) report(name, key);
+    }
   }
 }
 

@@ -97,6 +97,8 @@ export const codes = {
   WO4004: { severity: "error", message: msg`wo.toml is not valid TOML: ${"why"}.` },
   WO4005: { severity: "error", message: msg`wo.toml key '${"key"}' must be ${"expected"}.` },
   WO4006: { severity: "error", message: msg`Path '${"path"}' contains a control or line-separator character (shown escaped); rename it: wo reads no file whose path has one.` },
+  // WO41xx: wo.toml warnings
+  WO4101: { severity: "warning", message: msg`wo.toml key '${"key"}' is not used by wo and is ignored.${"hint"}` },
   // WO5xxx: method bodies
   WO5001: { severity: "error", message: msg`Unknown name '${"name"}'.` },
   WO5002: { severity: "error", message: msg`Unknown type '${"name"}' in a method body.` },

@@ -1,6 +1,7 @@
 // Programs span files: names are global, order is file path order then source order.
 
 import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkApp } from "../../compiler/index.js";
 import { writeApp } from "./app-fixture.js";
@@ -103,7 +104,7 @@ describe("project files", () => {
     const dir = app({
       "a.wo": "type A {\n  x: Int\n}\n",
       "wo.toml": [
-        'name = "shop"', 'version = "2.1.0"', 'description = "A shop"', "[runtime]", 'wo = "1"',
+        'name = "shop"', 'version = "2.1.0"', 'description = "A shop"',
         "[server]", 'listen = "0.0.0.0:9000"', "max_body_bytes = 2048", 'token_env = "SHOP_TOKEN"', "max_running = 8", "max_queued = 16", 'allowed_origins = ["https://shop.example.com"]',
         "[database]", 'data_dir = "var"', 'url = "postgres://localhost/shop"', "max_bytes = 1073741824",
         "[mcp]", "sessions = false", 'allowed_origins = ["https://example.com"]', "",
@@ -116,6 +117,35 @@ describe("project files", () => {
       listen: "0.0.0.0:9000", maxBodyBytes: 2048, tokenEnv: "SHOP_TOKEN", dataDir: "var", concurrency: { running: 8, queued: 16 },
       databaseUrl: "postgres://localhost/shop", databaseMaxBytes: 1073741824, mcp: { sessions: false, allowedOrigins: ["https://example.com"] }, allowedOrigins: ["https://shop.example.com"],
     });
+  });
+
+  it("wo.toml: keys wo does not read are warnings naming each key at its line:col, with a suggestion", async () => {
+    const dir = app({
+      "a.wo": "type A {\n  x: Int\n}\n",
+      "wo.toml": ['name = "blog"', "kind = \"app\"", "[runtime]", 'wo = ">= 0.1"', "[sever]", 'listen = ":1"', "[database]", 'data_dir = "d"', '  isolation = "snapshot"', "[dependencies]", "# none yet", "[test]", "parallel = true", ""].join("\n"),
+    });
+    const { catalog, diagnostics } = await checkApp(dir);
+    expect(catalog).toBeDefined();
+    expect(diagnostics.map((d) => [d.code, d.severity, `${d.span.line}:${d.span.col}`, d.message])).toEqual([
+      ["WO4101", "warning", "2:1", "wo.toml key 'kind' is not used by wo and is ignored."],
+      ["WO4101", "warning", "4:1", "wo.toml key 'runtime.wo' is not used by wo and is ignored."],
+      ["WO4101", "warning", "6:1", "wo.toml key 'sever.listen' is not used by wo and is ignored. Did you mean 'server'?"],
+      ["WO4101", "warning", "9:3", "wo.toml key 'database.isolation' is not used by wo and is ignored."],
+      ["WO4101", "warning", "10:1", "wo.toml key 'dependencies' is not used by wo and is ignored."],
+      ["WO4101", "warning", "13:1", "wo.toml key 'test.parallel' is not used by wo and is ignored."],
+    ]);
+    expect(diagnostics[0]!.span.file).toBe(join(dir, "wo.toml"));
+    const typo = app({ "a.wo": "type A {\n  x: Int\n}\n", "wo.toml": "[server]\nlisten = \"127.0.0.1:1\"\nmax_runing = 2\n" });
+    expect((await checkApp(typo)).diagnostics.map((d) => d.message)).toEqual(["wo.toml key 'server.max_runing' is not used by wo and is ignored. Did you mean 'max_running'?"]);
+  });
+
+  it('wo.toml: listen = ":8080" is port 8080 on loopback; all interfaces stay explicit', async () => {
+    const short = app({ "a.wo": "type A {\n  x: Int\n}\n", "wo.toml": '[server]\nlisten = ":8080"\n' });
+    const { catalog, diagnostics } = await checkApp(short);
+    expect(diagnostics).toEqual([]);
+    expect(catalog!.config.listen).toBe("127.0.0.1:8080");
+    const all = app({ "a.wo": "type A {\n  x: Int\n}\n", "wo.toml": '[server]\nlisten = "0.0.0.0:8080"\n' });
+    expect((await checkApp(all)).catalog!.config.listen).toBe("0.0.0.0:8080");
   });
 
   it("wo.toml: [app] listen is read when [server] has none", async () => {
