@@ -201,7 +201,7 @@ export interface CatalogMethod {
   returnsProjection?: true;
   /** A `test` block's body: `expect_abort` is allowed, and a failed `assert` reports its values. */
   isTest?: true;
-  /** `in txn [snapshot|serializable]`; a method without it may not write. */
+  /** `in txn [snapshot|serializable]`, as written: recorded only; every call is one transaction either way. */
   txn?: "default" | "snapshot" | "serializable";
   doc?: string;
   /** The checked body. The method emitter compiles it to TypeScript. */

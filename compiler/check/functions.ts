@@ -6,7 +6,7 @@
 // single warning naming the first error (WO2111), so a program written for the full language
 // (whose functions may use what wo does not run yet, such as `link`) still checks, and a call
 // of it from code that runs is an error (WO5028). Writes are judged at the entry point: a free
-// fn needs no `in txn` to write, its callers do (WO5010).
+// fn needs no `in txn` to write, and neither do its callers: every call is one transaction.
 
 import type { FnDecl, MainBlock, SourceFileAst, StartupHook, TestBlock } from "../ast.js";
 import type { Catalog, CatalogMethod } from "../catalog.js";

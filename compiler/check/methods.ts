@@ -13,7 +13,6 @@
 import type { AssertStmt, AssignStmt, BinaryExpr, Block, CallExpr, Expr, InsertStmt, MemberExpr, NameExpr, SelectExpr, Span, Stmt } from "../ast.js";
 import type { Catalog, CatalogField, CatalogMethod, CatalogType } from "../catalog.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
-import { blockHas, writeStatements } from "../emit/method-body.js";
 import type { SkippedFunctions } from "./functions.js";
 import {
   describeType,
@@ -100,7 +99,6 @@ function unsupportedStatement(s: Stmt): { what: string; why: string } {
 }
 
 const builtins = new Set(["now", "count", "latest", "contains", "len", "print"]);
-const writeWords = { InsertStmt: "insert", UpdateStmt: "update", DeleteStmt: "delete" } as const;
 
 /**
  * Types one body: a class method (`owner` its class, `self` in scope) or a free fn (`owner`
@@ -121,22 +119,15 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
     scope.set(p.name, { binding: { kind: "param", name: p.name }, type: fieldValueType(catalog, p.type) });
   }
   const declared = method.returns ? returnValueType(catalog, method.returns) : undefined;
+  /** The projected fields of the first value-returning `return` ([] for whole rows). */
+  let returnShape: string[] | undefined;
   /** Names certainly bound on every path that reaches the current statement. */
   let bound = new Set<string>([...(owner ? ["self"] : []), ...method.params.map((p) => p.name)]);
-  // A free fn writes in its caller's transaction: the entry point (a method) needs `in txn`.
-  const mayWrite = method.txn !== undefined || owner === undefined;
-
   function block(b: Block, depth: number): void {
     for (const s of b.statements) stmt(s, depth);
   }
 
   function stmt(s: Stmt, depth: number): void {
-    if ((s.kind === "InsertStmt" || s.kind === "UpdateStmt" || s.kind === "DeleteStmt") && !mayWrite) {
-      bag.report("WO5010", s.span, { what: writeWords[s.kind], method: method.name });
-    }
-    if (s.kind === "LetStmt" && s.value.kind === "InsertStmt" && !mayWrite) {
-      bag.report("WO5010", s.value.span, { what: "insert", method: method.name });
-    }
     switch (s.kind) {
       case "LetStmt": {
         // `let o = insert T { … }` binds the row as stored (its id, defaults and all).
@@ -596,7 +587,6 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
         if (!isAssignable(args[i]!, want)) bag.report("WO5006", e.args[i]!.span, { name: fn.name, expected: describeType(want), found: describeType(args[i]!) });
       });
     }
-    if (!mayWrite && blockHas(fn.body, writeStatements, catalog)) bag.report("WO5010", e.span, { what: `${fn.name}()`, method: method.name });
     return fn.returns ? returnValueType(catalog, fn.returns) : { k: "null" };
   }
 
@@ -639,6 +629,7 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
   }
   return typing;
 }
+
 
 /** True when every path through the block ends in `return` (or an assert that always aborts). */
 export function alwaysReturns(b: Block): boolean {

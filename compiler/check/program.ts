@@ -21,7 +21,7 @@ import { buildMethods } from "./methods-catalog.js";
 import { checkFunctions, checkMain, checkStartupHooks, checkTests } from "./functions.js";
 import { checkMethodBodies } from "./methods.js";
 import { checkEmbeddingCycles, checkLinkEndpoints, checkRelations, declareTypes } from "./resolve.js";
-import { buildServices, checkRelationNames, checkRestPathClashes, checkToolNames, type TypeExposure } from "./services.js";
+import { buildServices, checkRelationNames, checkRestPathClashes, checkToolNames, warnUnexposedMethods, type TypeExposure } from "./services.js";
 import { buildIndexes, checkStorageNames, tableNameOf } from "./storage.js";
 import { warnTopLevel, warnTypeMembers } from "./unexecuted.js";
 
@@ -43,6 +43,7 @@ export function checkProgram(files: SourceFileAst[], config: ConfigResult, bag: 
     const fields = buildTypeFields(decl, ctx);
     const methods = buildMethods(decl, ctx);
     const exposure = buildServices(decl, methods, ctx);
+    warnUnexposedMethods(decl, exposure, bag);
     const table = tableNameOf(decl, bag);
     const type: CatalogType = {
       name: decl.name.text,

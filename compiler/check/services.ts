@@ -68,6 +68,15 @@ export function buildServices(decl: TypeDecl, methods: CatalogMethod[], ctx: Che
   return out;
 }
 
+/** A method named in no expose list has no route and no tool: say so at its name (WO3105). */
+export function warnUnexposedMethods(decl: TypeDecl, exposure: TypeExposure, bag: DiagnosticBag): void {
+  const exposed = new Set(exposure.services.flatMap((s) => s.expose));
+  for (const member of decl.members) {
+    if (member.kind !== "FnDecl" || decl.keyword !== "class" || exposed.has(member.name.text)) continue;
+    bag.report("WO3105", member.name.span, { name: member.name.text, type: decl.name.text });
+  }
+}
+
 /** Valid, de-duplicated entries of one expose list (in order). */
 function checkExposeList(s: ServiceDecl, typeName: string, methods: Set<string>, plainFns: Set<string>, ctx: CheckContext): Name[] {
   const kind = s.serviceKind.text;

@@ -5,6 +5,7 @@
 
 import type { SourceFileAst, TypeDecl } from "../ast.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
+import { didYouMean } from "./did-you-mean.js";
 
 export function warnTopLevel(file: SourceFileAst, bag: DiagnosticBag): void {
   for (const item of file.items) {
@@ -38,6 +39,14 @@ export function warnTypeMembers(decl: TypeDecl, bag: DiagnosticBag): void {
   }
   for (const m of decl.members) {
     if (m.kind === "PolicyLine") bag.report("WO2101", m.span, { action: m.action.text });
-    else if (m.kind === "Trigger") bag.report("WO2102", m.span, { event: m.event.text });
+    else if (m.kind === "Trigger") {
+      // Inert, but a misspelt event would never fire even once triggers run: an error now.
+      const event = m.event.text;
+      if (triggerEvents.includes(event)) bag.report("WO2102", m.span, { event });
+      else bag.report("WO2030", m.event.span, { event, known: triggerEvents.join(", "), hint: didYouMean(event, triggerEvents) });
+    }
   }
 }
+
+/** The row events a type-level trigger may name (the reference's `on create|update|delete`). */
+export const triggerEvents = ["create", "update", "delete"];

@@ -61,6 +61,7 @@ export const codes = {
   WO2027: { severity: "error", message: msg`Field '${"field"}' is @readonly but has no default and is not optional: nothing could set it when a row is created. Give it a default or make it optional.` },
   WO2028: { severity: "error", message: msg`'@${"name"}' on '${"field"}' has no effect: ${"why"}.` },
   WO2029: { severity: "error", message: msg`Field '${"name"}' clashes with the endpoint field '${"name"}' that link type '${"link"}' adds to store its '${"target"}' row; rename the field.` },
+  WO2030: { severity: "error", message: msg`Unknown trigger event '${"event"}' (known: ${"known"}).${"hint"}` },
   // WO21xx: warnings for declarations that parse but are not executed yet
   WO2101: { severity: "warning", message: msg`'policy ${"action"}' is parsed but not enforced yet.` },
   WO2102: { severity: "warning", message: msg`Trigger 'on ${"event"}' is parsed but not executed yet.` },
@@ -90,6 +91,7 @@ export const codes = {
   WO3102: { severity: "warning", message: msg`service ${"kind"} is parsed but not served yet.` },
   WO3103: { severity: "warning", message: msg`'${"name"}' is exposed twice in this service.` },
   WO3104: { severity: "warning", message: msg`'${"name"}' is exposed but not served by this version of wo: GET ${"path"} answers 501 Not Implemented.` },
+  WO3105: { severity: "warning", message: msg`Method '${"name"}' of '${"type"}' is in no expose list, so it has no route and no tool; name it in a service's expose list to call it.` },
   // WO4xxx: project files and wo.toml
   WO4001: { severity: "error", message: msg`No .wo files found in '${"dir"}'.` },
   WO4002: { severity: "error", message: msg`App directory '${"dir"}' ${"why"}.` },
@@ -109,7 +111,6 @@ export const codes = {
   WO5007: { severity: "error", message: msg`Method '${"method"}' returns ${"expected"}, but this returns ${"found"}.` },
   WO5008: { severity: "error", message: msg`Method '${"method"}' declares no return type, so it cannot return a value; add '-> T'.` },
   WO5009: { severity: "error", message: msg`Cannot assign '${"field"}' of '${"type"}': ${"why"}.` },
-  WO5010: { severity: "error", message: msg`'${"what"}' writes to the database, but method '${"method"}' is not 'in txn'; add 'in txn' to its signature.` },
   WO5011: { severity: "error", message: msg`Cannot compare ${"left"} with ${"right"} using '${"op"}'.` },
   WO5012: { severity: "error", message: msg`Operator '${"op"}' needs numbers but was given ${"found"}.` },
   WO5013: { severity: "error", message: msg`select ${"type"}: '${"column"}' is ${"why"}.` },

@@ -271,6 +271,8 @@ export class SchemaBuilder {
     };
   }
 
+
+
   private returnValue(t: FieldType): JsonSchema {
     // A declared type returned by value is a row of that type (with its id), not an embedded copy.
     if (t.kind === "embedded") {

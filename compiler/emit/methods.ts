@@ -7,9 +7,9 @@
 // means comes from the method checker (check/methods.ts `typeMethod`), run again here on the
 // already-checked catalog so the two can never disagree.
 //
-// An `in txn` method runs in `rt.store.write` (every write of the call commits together or not
-// at all, and the call is answered after the commit); any other method runs in
-// `rt.store.read` and cannot write (the checker refuses writes there, WO5010).
+// A method that can write runs in `rt.store.write` (every write of the call commits together
+// or not at all, and the call is answered after the commit), with or without `in txn`: every
+// call is atomic anyway. A method that never writes runs in `rt.store.read`.
 
 import { CodeBlockWriter } from "ts-morph";
 import type { Block, Expr, InsertStmt, NameExpr, SelectExpr, Stmt, UpdateStmt } from "../ast.js";
@@ -64,8 +64,9 @@ export function emitMethodHandler(catalog: Catalog, type: CatalogType, method: C
       const kw = typing.reassigned.has(p.name) ? "let" : "const";
       w.writeLine(`${kw} ${jsName(p.name)} = ${prop("args", p.name)};`);
     }
-    // An `in txn` method that never writes needs no writer slot: a read snapshot is as consistent.
-    const isWrite = method.txn !== undefined && blockHas(method.body, writeStatements, catalog);
+    // A method that never writes needs no writer slot: a read snapshot is as consistent. With
+    // or without `in txn`, one that writes runs in one write transaction.
+    const isWrite = blockHas(method.body, writeStatements, catalog);
     const open = isWrite ? "return rt.store.write(async (tx) => " : "return rt.store.read(async (tx) => ";
     w.write(open).inlineBlock(() => {
       const selfKw = typing.reassigned.has("self") ? "let" : "const";

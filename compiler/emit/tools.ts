@@ -68,11 +68,11 @@ const crudAnnotations = {
 
 /**
  * Hints from what the body can do: a method whose body has no `insert`, `update` or `delete`
- * (always so without `in txn`, catalog.ts) is read-only and idempotent; one that can change
+ * is read-only and idempotent; one that can change
  * or remove existing rows (`update`/`delete`) is destructive; inserts only add.
  */
 function methodAnnotations(catalog: Catalog, method: CatalogMethod): ManifestTool["annotations"] {
-  const writes = method.txn !== undefined && blockHas(method.body, writeStatements, catalog);
+  const writes = blockHas(method.body, writeStatements, catalog);
   if (!writes) return { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
   return { readOnlyHint: false, destructiveHint: blockHas(method.body, ["UpdateStmt", "DeleteStmt"], catalog), idempotentHint: false, openWorldHint: false };
 }
@@ -184,7 +184,8 @@ export function operationDescription(catalog: Catalog, type: CatalogType, op: st
       if (!method) return `${lead(type.doc)}Calls ${op} on ${a}.`;
       const params = method.params.map((p) => `${p.name} (${typeText(p.type)})`);
       const returns = method.returns
-        ? ` Returns { result }: ${method.returns.isArray ? "a list of " : ""}${typeText(method.returns.type)}.`
+        ? ` Returns { result }: ${method.returns.isArray ? "a list of " : ""}${typeText(method.returns.type)}` +
+          "."
         : " Returns { result: null }.";
       return (
         `${lead(method.doc)}Calls ${method.name} on the ${one} with the given id` +

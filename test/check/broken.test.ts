@@ -57,6 +57,7 @@ export const brokenCases: BrokenCase[] = [
   { name: "readonly field nothing can set at create", files: one("type A {\n  total: Int ┆@readonly\n}\n"), code: "WO2027", message: "'total' is @readonly" },
   { name: "readonly inside a struct", files: one("type A {\n  s: { by: Text = \"x\" ┆@readonly }\n}\n"), code: "WO2028", message: "only top-level" },
   { name: "link field named like an endpoint", files: one("type Post {\n  x: Int\n}\ntype Tag {\n  y: Int\n}\ntype Tagging link Post -> Tag {\n  ┆tag: Text\n}\n"), code: "WO2029", message: "endpoint field 'tag'" },
+  { name: "unknown trigger event", files: one("type A {\n  x: Int\n  on ┆updte do set x = 1\n}\n"), code: "WO2030", message: "Did you mean 'update'?" },
   { name: "immutable id", files: one("type A {\n  id: Id ┆@immutable\n  x: Int\n}\n"), code: "WO2028", message: "can never set" },
   // WO3xxx: services and exposure
   { name: "expose typo", files: one("type A {\n  x: Int\n  service rest \"/api/a\" expose list, ┆lsit\n}\n"), code: "WO3001", message: "Did you mean 'list'" },

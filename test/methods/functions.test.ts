@@ -68,7 +68,6 @@ describe("free fns: checking", () => {
 
   const broken: [string, string, string][] = [
     ["call of a fn that is not executed", `  fn m() in txn {\n    ┆not_yet(self.id)\n  }`, "WO5028"],
-    ["a writing fn called outside txn", `  fn m() {\n    ┆credit(self.id, 1)\n  }`, "WO5010"],
     ["wrong argument count", `  fn m() -> Int {\n    return ┆half(1, 2)\n  }`, "WO5005"],
     ["wrong argument type", `  fn m() -> Int {\n    return half(┆"a")\n  }`, "WO5006"],
     ["a call whose value is thrown away", `  fn m() in txn {\n    ┆self.owner\n  }`, "WO5025"],

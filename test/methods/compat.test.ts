@@ -1,0 +1,90 @@
+// Method forms written for writeonce that wo accepts (spec/language.md, "Calls and
+// transactions", "Return values"): writes without `in txn`, and a method returning a
+// projection of its declared row type, whose output schema lists only the projected fields.
+// A real `wo run` of an app with pricing's shape, over REST and the official MCP client.
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { removeApp, startWo, writeApp, type WoProcess } from "../support/wo-process.js";
+import { mcpClient, post } from "./wo-process.js";
+
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+
+const source = `class Product {
+  sku: SKU @unique
+  name: Text
+  prices: multi Price
+
+  fn set_price(amount: Money) {
+    assert amount > 0 otherwise abort "price must be positive"
+    insert Price { product: self.id, amount: amount }
+  }
+
+  fn history() -> [Price] {
+    return select Price { product == self.id, amount, at }
+  }
+
+  service rest "/api/products" expose list, get, create, set_price, history
+}
+
+class Price {
+  product: ref Product
+  amount: Money
+  at: Timestamp = now()
+
+  service rest "/api/prices" expose list
+}
+`;
+
+describe("a pricing-shaped app: set_price without in txn, history returning a projection", () => {
+  let app: string;
+  let wo: WoProcess;
+  let mcp: Client;
+
+  beforeAll(async () => {
+    app = writeApp("prices", { "app.wo": source });
+    wo = await startWo([app, "--listen", "127.0.0.1:0"]);
+    mcp = await mcpClient(wo.url);
+  });
+  afterAll(async () => {
+    await mcp?.close();
+    await wo?.stop();
+    if (app) removeApp(app);
+  });
+
+  it("a method without in txn writes, atomically", async () => {
+    const product = await post(wo.url, "/api/products", { sku: "LAMP-1", name: "Lamp" });
+    expect(product.status).toBe(201);
+    const id = product.body.id;
+    expect((await post(wo.url, `/api/products/${id}/set_price`, { amount: 4999 })).status).toBe(200);
+    const viaMcp = await mcp.callTool({ name: "product_set_price", arguments: { id, amount: 3999 } });
+    expect(viaMcp.isError).toBeFalsy();
+    const refused = await post(wo.url, `/api/products/${id}/set_price`, { amount: 0 });
+    expect(refused.status).toBe(409);
+    const prices = await fetch(`${wo.url}/api/prices`).then((r) => r.json());
+    expect(prices.items.map((p: { amount: number }) => p.amount)).toEqual([4999, 3999]);
+  });
+
+  it("history returns only the projected fields, and its output schema says so", async () => {
+    const product = await post(wo.url, "/api/products", { sku: "DESK-1", name: "Desk" });
+    const id = product.body.id;
+    await post(wo.url, `/api/products/${id}/set_price`, { amount: 100 });
+    const rest = await post(wo.url, `/api/products/${id}/history`, {});
+    expect(rest.status).toBe(200);
+    expect(rest.body).toHaveLength(1);
+    expect(Object.keys(rest.body[0])).toEqual(["amount", "at"]);
+    expect(rest.body[0].amount).toBe(100);
+
+    const { tools } = await mcp.listTools();
+    const history = tools.find((t) => t.name === "product_history")!;
+    const items = (history.outputSchema as any).properties.result.items;
+    expect(Object.keys(items.properties)).toEqual(["amount", "at"]);
+    expect(items.required).toEqual(["amount", "at"]);
+    expect(history.description).toContain("(only amount, at)");
+    // Writing methods are no longer read-only, with or without in txn.
+    expect(tools.find((t) => t.name === "product_set_price")!.annotations).toMatchObject({ readOnlyHint: false });
+
+    const called = await mcp.callTool({ name: "product_history", arguments: { id } });
+    expect(called.isError).toBeFalsy();
+    expect(called.structuredContent).toEqual({ result: rest.body });
+  });
+});
