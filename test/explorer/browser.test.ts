@@ -128,13 +128,36 @@ describe("explorer", () => {
     await page.close();
   });
 
+  it("links a tag to a post through the relation's form: both path parameters come from the form", async () => {
+    const json = (path: string, body: unknown) =>
+      fetch(blog.wo.url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<{ id: number }>);
+    const author = await json("/api/authors", { name: "Linus", email: "linus@example.com" });
+    const post = await json("/api/posts", { title: "Tagged", slug: "tagged", body: "b", author: author.id });
+    const tag = await json("/api/tags", { label: "explorer" });
+    const { page, errors } = await openPage();
+    await page.goto(`${blog.wo.url}/#type=Post`);
+    await page.locator("main h2", { hasText: "Post" }).waitFor();
+    await page.locator("button.op", { hasText: "PUT /api/posts/:id/tags/:tag" }).first().click();
+    await page.locator(".call-box input[name=id]").fill(String(post.id));
+    await page.locator(".call-box input[name=tag]").fill(String(tag.id));
+    await page.locator(".call-box button[type=submit]").click();
+    await page.locator(".call-box pre.status", { hasText: "HTTP/1.1 201 Created" }).waitFor();
+    expect(await text(page, ".call-box pre.http")).toContain(`PUT /api/posts/${post.id}/tags/${tag.id} HTTP/1.1`);
+    const tags = await fetch(`${blog.wo.url}/api/posts/${post.id}/tags`).then((r) => r.json());
+    expect(tags.items.map((t: { label: string }) => t.label)).toEqual(["explorer"]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it("/docs lists the operations from /openapi.json", async () => {
     const { page, errors } = await openPage();
     await page.goto(`${blog.wo.url}/docs`);
     await page.locator(".opblock-summary-path", { hasText: "/api/authors" }).first().waitFor();
     const paths = await page.locator(".opblock-summary-path").allTextContents();
-    expect(paths.length).toBe(19);
+    // 19 CRUD and stub operations, plus the blog's relations (spec/rest.md "Relations") and Tag's delete.
+    expect(paths.length).toBe(26);
     expect(paths).toContain("/api/posts/{id}");
+    expect(paths).toContain("/api/posts/{id}/tags/{tag}");
     // Expanding an operation renders its schemas: still no CSP violation.
     await page.locator(".opblock-summary", { hasText: "Create author" }).click();
     await page.locator(".opblock-body").first().waitFor();

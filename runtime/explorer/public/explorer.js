@@ -132,10 +132,12 @@ function queryOperand(operand) {
 function restRequest(endpoint, input) {
   const values = { ...input };
   let path = endpoint.path;
-  if (path.includes(":id")) {
-    if (values.id === undefined) return { error: "id: required (it goes in the path)" };
-    path = path.replace(":id", encodeURIComponent(String(values.id)));
-    delete values.id;
+  // `:id`, and a relation's target (`/api/posts/:id/tags/:tag`): each from the input property of that name.
+  for (const param of path.match(/:[A-Za-z_][A-Za-z0-9_]*/g) ?? []) {
+    const name = param.slice(1);
+    if (values[name] === undefined) return { error: `${name}: required (it goes in the path)` };
+    path = path.replace(param, encodeURIComponent(String(values[name])));
+    delete values[name];
   }
   if (endpoint.method === "GET" || endpoint.method === "DELETE") {
     const query = new URLSearchParams();
