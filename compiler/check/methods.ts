@@ -14,6 +14,7 @@ import type { AssertStmt, AssignStmt, BinaryExpr, Block, CallExpr, Expr, InsertS
 import type { Catalog, CatalogField, CatalogMethod, CatalogType } from "../catalog.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import type { SkippedFunctions } from "./functions.js";
+import { relationsOf } from "../../runtime/relations.js";
 import {
   describeType,
   fieldValueType,
@@ -33,10 +34,16 @@ import {
 export type NameBinding = { kind: "self" } | { kind: "param"; name: string } | { kind: "let"; name: string };
 
 /** A relation read (`self.prices`): the rows of `type` whose `column` holds the owner's id. */
+/**
+ * How `row.rel` reads: rows of `table` (type `type`) whose ref `column` is the row's id — or,
+ * for `multi T via L`, the `T` rows named in `column` of the `link` rows whose `ownerColumn`
+ * is the row's id (runtime/relations.ts decides which).
+ */
 export interface RelationRead {
   type: string;
   table: string;
   column: string;
+  link?: { table: string; ownerColumn: string };
 }
 
 export interface MethodTyping {
@@ -501,26 +508,22 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
   }
 
   function resolveRelation(type: CatalogType, field: CatalogField, e: MemberExpr): RelationRead | undefined {
-    let targetName: string;
-    let column: string | undefined;
-    if (field.type.kind === "backlink") {
-      targetName = field.type.target;
-      column = field.type.field;
-    } else if (field.type.kind === "multi") {
-      targetName = field.type.target;
-      const target = findType(catalog, targetName);
-      const refs = (target?.fields ?? []).filter((f) => f.type.kind === "ref" && f.type.target === type.name);
-      if (refs.length !== 1) {
-        bag.report("WO5018", e.member.span, { field: field.name, type: type.name, target: targetName, count: String(refs.length) });
-        return undefined;
+    if (field.type.kind !== "multi" && field.type.kind !== "backlink") return undefined;
+    // The same resolution as the relation's REST route and MCP tool.
+    const found = relationsOf(catalog, type).find((r) => r.field.name === field.name);
+    if (!found) {
+      if (field.type.kind === "multi" && !field.type.via) {
+        const target = findType(catalog, field.type.target);
+        const count = (target?.fields ?? []).filter((f) => f.type.kind === "ref" && f.type.target === type.name).length;
+        bag.report("WO5018", e.member.span, { field: field.name, type: type.name, target: field.type.target, count: String(count) });
       }
-      column = refs[0]!.name;
-    } else {
       return undefined;
     }
-    const target = findType(catalog, targetName);
-    if (!target) return undefined;
-    const rel = { type: target.name, table: target.table, column };
+    const { target, path } = found;
+    const rel: RelationRead =
+      path.kind === "ref"
+        ? { type: target.name, table: target.table, column: path.column }
+        : { type: target.name, table: target.table, column: path.targetColumn, link: { table: path.link.table, ownerColumn: path.ownerColumn } };
     typing.relations.set(e, rel);
     return rel;
   }

@@ -313,6 +313,13 @@ function integerChecked(ctx: ExprContext, e: Expr, p: Printed): Printed {
 
 function member(ctx: ExprContext, e: import("../ast.js").MemberExpr): Printed {
   const rel = ctx.typing.relations.get(e);
+  if (rel?.link) {
+    // The linked rows, in id order like every relation read; a link always names existing rows.
+    ctx.rowTypes.add(rel.type);
+    const links = `(await tx.list(${relationQuery(ctx, e)}))`;
+    const rows = `(await Promise.all(${links}.map((link) => tx.get(${jsString(rel.table)}, link[${jsString(rel.column)}] as number))))`;
+    return { code: `(${rows}.filter((row) => row !== undefined) as ${rowAlias(rel.type)}[]).sort((a, b) => (a.id as number) - (b.id as number))`, prec: 8 };
+  }
   if (rel) {
     ctx.rowTypes.add(rel.type);
     return { code: `(await tx.list(${relationQuery(ctx, e)})) as ${rowAlias(rel.type)}[]`, prec: 4 };
@@ -323,11 +330,12 @@ function member(ctx: ExprContext, e: import("../ast.js").MemberExpr): Printed {
   return { code: prop(obj, e.member.text, isNullable(objType)), prec: 8 };
 }
 
-/** `"price", { where: [...] }` for a relation read. */
+/** `"price", { where: [...] }` for a relation read; for a `via` relation, the query of its links (one per row). */
 function relationQuery(ctx: ExprContext, e: import("../ast.js").MemberExpr): string {
   const rel = ctx.typing.relations.get(e)!;
   const owner = wrap(expr(ctx, e.object), 8);
-  return `${jsString(rel.table)}, { where: [{ column: ${jsString(rel.column)}, op: "==", value: ${prop(owner, "id")} }] }`;
+  const [table, column] = rel.link ? [rel.link.table, rel.link.ownerColumn] : [rel.table, rel.column];
+  return `${jsString(table)}, { where: [{ column: ${jsString(column)}, op: "==", value: ${prop(owner, "id")} }] }`;
 }
 
 /** The `tx.list`/`tx.count` arguments when an expression is a plain store read, else undefined. */

@@ -13,8 +13,13 @@ function app(fn: string): string {
   status: Active | Discontinued = Active
   note: Text?
   prices: multi Price
+  bundles: multi Bundle
 ${fn}
   service rest "/api/products" expose list, get, m
+}
+
+type Bundle {
+  name: Text
 }
 
 class Price {
@@ -53,6 +58,7 @@ const broken: [title: string, fn: string, code: string][] = [
   ["link in a method", `  fn m() in txn {\n    ┆link self -[Price]-> self\n  }`, "WO5025"],
   ["object literal in a method", `  fn m() -> Int {\n    let o = ┆{ a: 1 }\n    return 1\n  }`, "WO5025"],
   ["method call in a method", `  fn m() -> Int {\n    return ┆self.m()\n  }`, "WO5025"],
+  ["a multi without a ref back", `  fn m() -> Int {\n    return count(self.┆bundles)\n  }`, "WO5018"],
   ["return a value without a return type", `  fn m() {\n    return ┆1\n  }`, "WO5008"],
   ["assign the id", `  fn m() in txn {\n    update self set ┆id = 3\n  }`, "WO5009"],
   ["assign a relation", `  fn m() in txn {\n    update self set ┆prices = 3\n  }`, "WO5009"],
@@ -154,6 +160,12 @@ describe("method bodies: compile errors at line:col", () => {
     // A projection of another type is still a mismatch.
     const other = `  fn m() -> [Price] {\n    return select Product{ id == self.id, title }\n  }`;
     expect(compileSources({ "app.wo": app(other) }).diagnostics.map((d) => d.code)).toContain("WO5007");
+  });
+
+  it("accepts writes without 'in txn' (every call is one transaction; WO5010 is retired)", () => {
+    const fn = `  fn m(amount: Money) {\n    insert Price { product: self.id, amount: amount }\n    let p = insert Price { product: self.id, amount: 1 }\n    update self set title = "x"\n    delete Price { amount < 0 }\n  }`;
+    const { diagnostics } = compileSources({ "app.wo": app(fn) });
+    expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
   });
 
   it("lets a method return null or an optional value (results are always nullable)", () => {

@@ -88,3 +88,52 @@ describe("a pricing-shaped app: set_price without in txn, history returning a pr
     expect(called.structuredContent).toEqual({ result: rest.body });
   });
 });
+
+describe("a method reads a multi … via relation through its link type", () => {
+  let app: string;
+  let wo: WoProcess;
+
+  beforeAll(async () => {
+    app = writeApp("tagged", {
+      "app.wo": `class Post {
+  title: Text
+  tags: multi Tag via Tagging
+
+  fn tag_count() -> Int {
+    return count(self.tags)
+  }
+
+  fn tag_list() -> [Tag] {
+    return self.tags
+  }
+
+  service rest "/api/posts" expose create, get, update, tag_count, tag_list
+}
+
+type Tag {
+  label: Text
+  service rest "/api/tags" expose create
+}
+
+type Tagging link Post -> Tag {
+}
+`,
+    });
+    wo = await startWo([app, "--listen", "127.0.0.1:0"]);
+  });
+  afterAll(async () => {
+    await wo?.stop();
+    if (app) removeApp(app);
+  });
+
+  it("count(self.tags) and self.tags see the links, the rows in id order", async () => {
+    const p = (await post(wo.url, "/api/posts", { title: "T" })).body.id;
+    const [b, a] = [(await post(wo.url, "/api/tags", { label: "b" })).body.id, (await post(wo.url, "/api/tags", { label: "a" })).body.id];
+    for (const t of [a, b]) {
+      const r = await fetch(`${wo.url}/api/posts/${p}/tags/${t}`, { method: "PUT", headers: { "content-type": "application/json" } });
+      expect(r.status).toBe(201);
+    }
+    expect((await post(wo.url, `/api/posts/${p}/tag_count`, {})).body).toBe(2);
+    expect((await post(wo.url, `/api/posts/${p}/tag_list`, {})).body.map((t: { label: string }) => t.label)).toEqual(["b", "a"]);
+  });
+});
