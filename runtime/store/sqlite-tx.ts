@@ -138,6 +138,21 @@ export class SqliteTx implements StoreTx {
       const n = (stmt.get(...(self ? [id, id] : [id])) as { n: number }).n;
       if (n > 0) found.push({ table: r.table, field: refPathLabel(r.column, r.steps), count: n });
     }
+    // The row's links go with it (delete), so rows referring to one of those links hold it too.
+    for (const link of t.links) {
+      const l = this.table(link.table);
+      const ofRow = `IN (SELECT "id" FROM ${l.quoted} WHERE ${quoteId(link.column)} = ?)`;
+      for (const r of l.referrers) {
+        const from = this.table(r.table);
+        const stmt = this.conn.statement(`link-referrers:${link.table}:${link.column}:${r.table}:${r.column}:${r.steps.join("\u0000")}`, () => {
+          const col = quoteId(r.column);
+          const holds = r.steps.length === 0 ? `${col} ${ofRow}` : `json_valid(${col}) AND ${jsonHoldsId(col, r.steps, 0, ofRow)}`;
+          return `SELECT COUNT(*) AS n FROM ${from.quoted} WHERE ${holds}`;
+        });
+        const n = (stmt.get(id) as { n: number }).n;
+        if (n > 0) found.push({ table: r.table, field: refPathLabel(r.column, r.steps), count: n });
+      }
+    }
     return found;
   }
 
@@ -271,14 +286,14 @@ function whereClause(conds: string[]): string {
  * SQL that is true when the JSON text `source` holds `?` along `steps`: keys become a JSON
  * path, and each array step a json_each over the elements, nested as deep as the type nests.
  */
-function jsonHoldsId(source: string, steps: readonly RefStep[], depth = 0): string {
+function jsonHoldsId(source: string, steps: readonly RefStep[], depth = 0, test = "= ?"): string {
   let path = "$";
   let i = 0;
   // Field names are identifiers, so a quoted path member never needs escaping.
   for (; i < steps.length && steps[i] !== EACH; i++) path += `."${steps[i]}"`;
-  if (i === steps.length) return `json_extract(${source}, '${path}') = ?`;
+  if (i === steps.length) return `json_extract(${source}, '${path}') ${test}`;
   const element = `e${depth}`;
   const rest = steps.slice(i + 1);
-  const match = rest.length === 0 ? `${element}.value = ?` : jsonHoldsId(`${element}.value`, rest, depth + 1);
+  const match = rest.length === 0 ? `${element}.value ${test}` : jsonHoldsId(`${element}.value`, rest, depth + 1, test);
   return `EXISTS (SELECT 1 FROM json_each(${source}, '${path}') AS ${element} WHERE ${match})`;
 }

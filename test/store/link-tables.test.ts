@@ -86,6 +86,30 @@ describe("link tables", () => {
   });
 });
 
+it("a row referring to a link keeps the link's endpoints from being deleted", async () => {
+  const cat = tagged();
+  cat.types.push(type("Badge", [field("tagging", ref("Tagging")), field("also", { kind: "array", element: ref("Tagging") })]));
+  const { store } = await open(cat);
+  try {
+    await store.write(async (tx) => {
+      await tx.insert("post", { title: "p" });
+      await tx.insert("tag", { label: "t1" });
+      await tx.insert("tag", { label: "t2" });
+      await tx.insert("tagging", { post: 1, tag: 1, note: "" });
+      await tx.insert("tagging", { post: 1, tag: 2, note: "" });
+      await tx.insert("badge", { tagging: 1, also: [2] });
+    });
+    expect(await store.read((tx) => tx.referrers("tag", 1))).toEqual([{ table: "badge", field: "tagging", count: 1 }]);
+    expect(await store.read((tx) => tx.referrers("tag", 2))).toEqual([{ table: "badge", field: "also", count: 1 }]);
+    expect(await store.read((tx) => tx.referrers("post", 1))).toEqual([
+      { table: "badge", field: "tagging", count: 1 },
+      { table: "badge", field: "also", count: 1 },
+    ]);
+  } finally {
+    await store.close();
+  }
+});
+
 describe("a link table made without endpoint columns", () => {
   it("gains them when it is empty", async () => {
     await (await open(endpointless())).store.close();
