@@ -230,7 +230,8 @@ export class SchemaBuilder {
       const { limit, cursor } = (this.list(target).properties as Record<string, JsonSchema>);
       return {
         input: { type: "object", properties: { id, limit, cursor }, required: ["id"], additionalProperties: false },
-        output: this.page(target),
+        // A relation read takes no `count`, so its page never has a total.
+        output: withoutTotal(this.page(target)),
       };
     }
     const link = (path as Extract<RelationOp["relation"]["path"], { kind: "link" }>).link;
@@ -387,6 +388,11 @@ export function compareText(a: string, b: string): number {
 
 function sortKeys<T>(record: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.entries(record).sort(([a], [b]) => compareText(a, b)));
+}
+
+function withoutTotal(page: JsonSchema): JsonSchema {
+  const { total: _total, ...properties } = page.properties as Record<string, JsonSchema>;
+  return { ...page, properties };
 }
 
 function idSchema(description: string): JsonSchema {

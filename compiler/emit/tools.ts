@@ -83,11 +83,11 @@ const relationAnnotations = {
   remove: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
 } satisfies Record<RelationAccess, ManifestTool["annotations"]>;
 
-/** "Tags of post", "Add tag to post", "Remove tag from post". */
+/** "Post: tags" (as a method's title reads), "Add tag to post", "Remove tag from post". */
 export function relationTitle(type: CatalogType, r: RelationOp): string {
   const one = words(type.name);
   const target = words(r.relation.target.name);
-  if (r.access === "read") return `${capitalize(words(r.relation.field.name))} of ${one}`;
+  if (r.access === "read") return toolTitle(type, r.op);
   return r.access === "add" ? `Add ${target} to ${one}` : `Remove ${target} from ${one}`;
 }
 
