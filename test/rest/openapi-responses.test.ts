@@ -47,7 +47,7 @@ interface Operation {
   /** The path template, `{id}` included. */
   path: string;
   doc: Schema;
-  kind: "list" | "get" | "create" | "update" | "delete" | "method" | "stub";
+  kind: "list" | "get" | "create" | "update" | "delete" | "method" | "stub" | "link" | "unlink";
 }
 
 describe.each(samples)("the OpenAPI document of samples/%s matches its responses", (sample) => {
@@ -77,7 +77,8 @@ describe.each(samples)("the OpenAPI document of samples/%s matches its responses
     const ops = operationsOf(doc);
     expect(ops.length).toBeGreaterThan(0);
     const call = async (op: Operation, id: number | string | undefined, init: Request = {}, base = open.url): Promise<RawReply> => {
-      const path = op.path.replace("{id}", String(id)) + (init.query ?? "");
+      // A relation's link routes name a second row: `{tag}` in `/api/posts/{id}/tags/{tag}`.
+      const path = op.path.replace("{id}", String(id)).replace(/\{[A-Za-z_][A-Za-z0-9_]*\}/, String(init.target ?? 1)) + (init.query ?? "");
       const headers: Record<string, string> = { ...(op.doc.requestBody && init.body !== undefined ? { "content-type": "application/json" } : {}), ...init.headers };
       const reply = await rawRequest(base, op.method, path, headers, init.body);
       checker.check(op, `${op.method} ${path}${init.note ? ` (${init.note})` : ""}`, reply);
@@ -143,6 +144,13 @@ describe.each(samples)("the OpenAPI document of samples/%s matches its responses
         await call(op, 1, { query: "?cursor=not-a-cursor" });
       }
       if (op.kind === "get") await call(op, 1);
+      if (op.kind === "link" || op.kind === "unlink") {
+        await call(op, 1, { ...valid, target: "abc", note: "bad target id" });
+        await call(op, 1, { ...valid, target: missingId, note: "missing target" });
+        // Unlinking what is not linked is 204 too; linking twice is 201, then 200.
+        await call(op, 1, valid);
+        await call(op, 1, valid);
+      }
       if (body !== undefined) {
         await call(op, 1, { body: "{", note: "bad JSON" });
         await call(op, 1, { body: JSON.stringify({ no_such_field: 1 }), note: "schema failure" });
@@ -207,6 +215,8 @@ describe.each(samples)("the OpenAPI document of samples/%s matches its responses
 });
 
 interface Request {
+  /** The second path parameter of a relation's link routes; row 1 by default. */
+  target?: number | string;
   body?: string;
   headers?: Record<string, string>;
   query?: string;
@@ -220,7 +230,12 @@ function operationsOf(doc: Json): Operation[] {
     for (const [method, opDoc] of Object.entries(item) as [string, Schema][]) {
       const r = opDoc.responses;
       const paged = ((opDoc.parameters ?? []) as Schema[]).some((p) => p.in === "query" && p.name === "limit");
-      const kind: Operation["kind"] = r["201"]
+      const linkRoute = /\{(?!id\})[A-Za-z_][A-Za-z0-9_]*\}/.test(path);
+      const kind: Operation["kind"] = linkRoute
+        ? method === "put"
+          ? "link"
+          : "unlink"
+        : r["201"]
         ? "create"
         : r["204"]
           ? "delete"
