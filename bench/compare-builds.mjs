@@ -1,0 +1,71 @@
+// Old build against new build, in pairs: the same cases on `wo run` of this checkout and of
+// another one (an older commit, checked out and built elsewhere), loaded at the same time
+// (bench/paired-load.mjs), so a change's cost shows as a ratio near 1 rather than as two
+// numbers measured minutes apart. Cases over a copy of samples/hello with one row:
+// REST GET by id, REST create, MCP tools/call get (2026-07-28, stateless).
+//
+// usage: npm run build && node bench/compare-builds.mjs OTHER_CHECKOUT [--pairs 8 --duration 2]
+//   e.g. git worktree add /tmp/wo-old <commit> && (cd /tmp/wo-old && npm ci)
+// Prints new/old per case with every round; above 1 means the new build is faster.
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pinCpus, repoRoot, startNode, stopNode } from "./node-process.mjs";
+import { pairedRatio, pairedRatios } from "./paired-load.mjs";
+
+const other = process.argv[2];
+if (!other || other.startsWith("--")) {
+  process.stderr.write("usage: node bench/compare-builds.mjs OTHER_CHECKOUT [--pairs N] [--duration S] [--connections N]\n");
+  process.exit(2);
+}
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const options = { rounds: arg("pairs", 8), duration: arg("duration", 2), connections: arg("connections", 10) };
+
+const V = "2026-07-28";
+const json = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+const envelope = { "io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": {} };
+const mcpGet = (id) =>
+  JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "greeting_get", arguments: { id }, _meta: envelope } });
+
+const placement = pinCpus();
+const dir = mkdtempSync(join(tmpdir(), "wo-bench-compare-"));
+const servers = [];
+
+/** `wo run` of checkout `root` over its own copy of samples/hello holding one row; its cases. */
+async function startWo(name, root) {
+  const app = join(dir, name);
+  cpSync(join(repoRoot, "samples/hello"), app, { recursive: true });
+  const s = await startNode(resolve(root, "bin/wo.js"), ["run", app, "--listen", "127.0.0.1:0"], /serving at (http:\/\/\S+)\s/);
+  servers.push(s);
+  const res = await fetch(`${s.url}/api/greetings`, { method: "POST", headers: json, body: JSON.stringify({ message: "hello bench" }) });
+  const { id } = await res.json();
+  return {
+    restGet: { url: `${s.url}/api/greetings/${id}` },
+    restCreate: { url: `${s.url}/api/greetings`, method: "POST", headers: json, body: JSON.stringify({ message: "bench" }) },
+    mcpGet: {
+      url: `${s.url}/mcp`,
+      method: "POST",
+      headers: { ...json, "mcp-protocol-version": V, "mcp-method": "tools/call", "mcp-name": "greeting_get" },
+      body: mcpGet(id),
+    },
+  };
+}
+
+try {
+  process.stdout.write(`new: ${repoRoot}\nold: ${resolve(other)}\n${placement}; ${options.rounds} rounds of ${options.duration} s per case\n\n`);
+  const fresh = await startWo("new", repoRoot);
+  const old = await startWo("old", other);
+  for (const kase of ["restGet", "restCreate", "mcpGet"]) {
+    // One arrangement: the two builds are different programs, so they cannot swap roles; the
+    // start order alternates between rounds instead.
+    const ratios = await pairedRatios([[old[kase], fresh[kase]]], options);
+    const shown = ratios.map((r) => r.toFixed(3)).join(" ");
+    process.stdout.write(`${kase.padEnd(11)} new/old ${pairedRatio(ratios, 1).toFixed(3)}   rounds: ${shown}\n`);
+  }
+} finally {
+  for (const s of servers) await stopNode(s.child);
+  rmSync(dir, { recursive: true, force: true });
+}
