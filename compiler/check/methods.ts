@@ -11,7 +11,7 @@
 // an `if` stays visible after it.
 
 import type { AssertStmt, AssignStmt, BinaryExpr, Block, CallExpr, Expr, InsertStmt, MemberExpr, NameExpr, SelectExpr, Span, Stmt } from "../ast.js";
-import type { Catalog, CatalogField, CatalogMethod, CatalogType } from "../catalog.js";
+import type { Catalog, CatalogField, CatalogMethod, CatalogType, FieldType } from "../catalog.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import type { SkippedFunctions } from "./functions.js";
 import { relationsOf } from "../../runtime/relations.js";
@@ -31,7 +31,18 @@ import {
 } from "./method-types.js";
 
 /** What a name in a body refers to. */
-export type NameBinding = { kind: "self" } | { kind: "param"; name: string } | { kind: "let"; name: string };
+export type NameBinding =
+  | { kind: "self" }
+  | { kind: "param"; name: string }
+  | { kind: "let"; name: string }
+  /** A union variant written bare (`Admin`): the text `"Admin"`. */
+  | { kind: "variant"; value: string };
+
+/** `o.customer.name` where `o.customer` is a `ref T` id: the row of `type` it names is read. */
+export interface RefRead {
+  type: string;
+  table: string;
+}
 
 /** A relation read (`self.prices`): the rows of `type` whose `column` holds the owner's id. */
 /**
@@ -50,6 +61,8 @@ export interface MethodTyping {
   exprTypes: Map<Expr, ValueType>;
   names: Map<NameExpr, NameBinding>;
   relations: Map<MemberExpr, RelationRead>;
+  /** Member reads whose object is a `ref T` id, so the referenced row is read first. */
+  refReads: Map<MemberExpr, RefRead>;
   /** Every name bound by `let`, with how often and whether only at the top level. */
   lets: Map<string, { count: number; isTopLevelOnly: boolean; type: ValueType }>;
   /** Names a statement rebinds after their first binding (`update self …` rebinds `self`). */
@@ -116,6 +129,7 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
     exprTypes: new Map(),
     names: new Map(),
     relations: new Map(),
+    refReads: new Map(),
     lets: new Map(),
     reassigned: new Set(),
     compound: new Map(),
@@ -125,6 +139,7 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
   for (const p of method.params) {
     scope.set(p.name, { binding: { kind: "param", name: p.name }, type: fieldValueType(catalog, p.type) });
   }
+  const variants = unionVariants(catalog);
   const declared = method.returns ? returnValueType(catalog, method.returns) : undefined;
   /** The projected fields of the first value-returning `return` ([] for whole rows). */
   let returnShape: string[] | undefined;
@@ -349,10 +364,9 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
 
   function checkStore(target: CatalogType, field: CatalogField, value: Expr, t: ValueType): void {
     const want = fieldValueType(catalog, field.type, field.isOptional);
-    if (want.k === "union" && value.kind === "LiteralExpr" && typeof value.literal.value === "string") {
-      if (!want.variants.includes(value.literal.value)) {
-        bag.report("WO5020", value.span, { value: value.literal.value, variants: want.variants.join(" | ") });
-      }
+    const text = variantText(value);
+    if (want.k === "union" && text !== undefined) {
+      if (!want.variants.includes(text)) bag.report("WO5020", value.span, { value: text, variants: want.variants.join(" | ") });
       return;
     }
     if (!isAssignable(t, want)) {
@@ -386,6 +400,11 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
         return unknownType;
       case "NameExpr": {
         const found = scope.get(e.name.text);
+        if (!found && variants.has(e.name.text)) {
+          // A bare variant (`Admin`) is its text; where it goes, the union's variants are checked.
+          typing.names.set(e, { kind: "variant", value: e.name.text });
+          return { k: "union", variants: [e.name.text] };
+        }
         if (!found) {
           bag.report("WO5001", e.name.span, { name: e.name.text });
           return unknownType;
@@ -460,16 +479,28 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
   }
 
   function checkVariantLiteral(side: ValueType, other: Expr): void {
-    if (side.k !== "union" || other.kind !== "LiteralExpr" || typeof other.literal.value !== "string") return;
-    if (!side.variants.includes(other.literal.value)) {
-      bag.report("WO5020", other.span, { value: other.literal.value, variants: side.variants.join(" | ") });
-    }
+    const text = variantText(other);
+    if (side.k !== "union" || text === undefined) return;
+    if (!side.variants.includes(text)) bag.report("WO5020", other.span, { value: text, variants: side.variants.join(" | ") });
+  }
+
+  /** The text of a string literal or of a bare variant name, else undefined. */
+  function variantText(e: Expr): string | undefined {
+    if (e.kind === "LiteralExpr") return typeof e.literal.value === "string" ? e.literal.value : undefined;
+    const b = e.kind === "NameExpr" ? typing.names.get(e) : undefined;
+    return b?.kind === "variant" ? b.value : undefined;
   }
 
   function member(e: MemberExpr): ValueType {
-    const objType = expr(e.object);
+    let objType = expr(e.object);
     const name = e.member.text;
     if (objType.k === "unknown") return unknownType;
+    const referenced = objType.k === "int" && objType.name.startsWith("ref ") ? findType(catalog, objType.name.slice(4)) : undefined;
+    if (referenced && objType.k === "int") {
+      // `o.customer.name`: the row the id names, read in this call's transaction.
+      typing.refReads.set(e, { type: referenced.name, table: referenced.table });
+      objType = { k: "row", type: referenced.name, nullable: objType.nullable === true };
+    }
     if (objType.k === "row" || objType.k === "rows") {
       const type = findType(catalog, objType.type);
       if (!type) return unknownType;
@@ -633,6 +664,21 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
   return typing;
 }
 
+/** Every variant name of every union in the program: the names a body may write bare. */
+function unionVariants(catalog: Catalog): Set<string> {
+  const names = new Set<string>();
+  const visit = (t: FieldType): void => {
+    if (t.kind === "union") for (const v of t.variants) names.add(v);
+    else if (t.kind === "array") visit(t.element);
+    else if (t.kind === "struct") for (const f of t.fields) visit(f.type);
+  };
+  for (const type of catalog.types) {
+    for (const f of type.fields) visit(f.type);
+    for (const m of type.methods) for (const p of m.params) visit(p.type);
+  }
+  for (const fn of catalog.functions ?? []) for (const p of fn.params) visit(p.type);
+  return names;
+}
 
 /** True when every path through the block ends in `return` (or an assert that always aborts). */
 export function alwaysReturns(b: Block): boolean {

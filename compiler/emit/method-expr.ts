@@ -119,9 +119,14 @@ export function functionName(name: string): string {
 // ---------------------------------------------------------------------------------------------
 // Helpers: declared at the top of a handler only when one of its expressions uses them.
 
-export type HelperName = "intDiv" | "intMod" | "floatDiv" | "truthy" | "latest" | "present" | "sameJson" | "variant" | "contains" | "item" | "text";
+export type HelperName = "deref" | "intDiv" | "intMod" | "floatDiv" | "truthy" | "latest" | "present" | "sameJson" | "variant" | "contains" | "item" | "text";
 
 export const helperText: Record<HelperName, string[]> = {
+  deref: [
+    "// o.f on a ref T id: the row it names, read in this transaction; an id that names no row ends the call.",
+    "const deref = async <T>(tx: Tx, table: string, id: number | null, type: string, what: string, at: string): Promise<T | null> =>",
+    "  id === null ? null : (((await tx.get(table, id)) as T | undefined) ?? rt.abort(`${what} refers to ${type} ${id}, which does not exist (at ${at})`));",
+  ],
   intDiv: [
     "// Int and Money division truncates toward zero; dividing by zero ends the call, it never crashes.",
     "const intDiv = (a: number, b: number, at: string): number => (b === 0 ? rt.abort(`division by zero at ${at}`) : Math.trunc(a / b));",
@@ -209,6 +214,7 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       return { code: jsJson(e.literal.value), prec: 8 };
     case "NameExpr": {
       const b = ctx.typing.names.get(e);
+      if (b?.kind === "variant") return { code: jsString(b.value), prec: 8 };
       return { code: !b || b.kind === "self" ? "self" : jsName(b.name), prec: 8 };
     }
     case "MemberExpr":
@@ -324,16 +330,29 @@ function member(ctx: ExprContext, e: import("../ast.js").MemberExpr): Printed {
     ctx.rowTypes.add(rel.type);
     return { code: `(await tx.list(${relationQuery(ctx, e)})) as ${rowAlias(rel.type)}[]`, prec: 4 };
   }
+  const ref = ctx.typing.refReads.get(e);
   const objType = typeOf(ctx, e.object);
-  const obj = wrap(expr(ctx, e.object), 8);
+  const obj = objectRow(ctx, e);
+  if (ref) return { code: prop(obj, e.member.text, isNullable(objType)), prec: 8 };
   if (objType.k === "rows") return { code: `${obj}.map((row) => ${prop("row", e.member.text)})`, prec: 8 };
   return { code: prop(obj, e.member.text, isNullable(objType)), prec: 8 };
+}
+
+/** The row `.field` reads: the object itself, or for a `ref T` id the row it names. */
+function objectRow(ctx: ExprContext, e: import("../ast.js").MemberExpr): string {
+  const ref = ctx.typing.refReads.get(e);
+  const obj = expr(ctx, e.object);
+  if (!ref) return wrap(obj, 8);
+  ctx.helpers.add("deref");
+  ctx.rowTypes.add(ref.type);
+  const read = `await deref<${rowAlias(ref.type)}>(tx, ${jsString(ref.table)}, ${obj.code}, ${jsString(ref.type)}, ${jsString(woText(e.object))}, ${at(e)})`;
+  return isNullable(typeOf(ctx, e.object)) ? `(${read})` : `(${read})!`;
 }
 
 /** `"price", { where: [...] }` for a relation read; for a `via` relation, the query of its links (one per row). */
 function relationQuery(ctx: ExprContext, e: import("../ast.js").MemberExpr): string {
   const rel = ctx.typing.relations.get(e)!;
-  const owner = wrap(expr(ctx, e.object), 8);
+  const owner = objectRow(ctx, e);
   const [table, column] = rel.link ? [rel.link.table, rel.link.ownerColumn] : [rel.table, rel.column];
   return `${jsString(table)}, { where: [{ column: ${jsString(column)}, op: "==", value: ${prop(owner, "id")} }] }`;
 }

@@ -55,6 +55,8 @@ export function emitOperations(catalog: Catalog): EmittedFile {
   w.writeLine("type Input = Record<string, any>;");
   w.blankLine();
   w.write("export function createOperations(rt: OperationRuntime)").block(() => {
+    // The transaction a handler opens, as free fns and the `deref` helper take it.
+    w.writeLine(`type Tx = Parameters<Parameters<OperationRuntime["store"]["write"]>[0]>[0];`);
     const functions = [...(catalog.functions ?? []), ...(catalog.main ? [catalog.main] : [])];
     if (functions.length > 0 || catalog.tests?.some((t) => t.fn)) {
       // Free fns (and `main` as f_main: `main` is a keyword, so no fn has that name), called by
@@ -65,7 +67,6 @@ export function emitOperations(catalog: Catalog): EmittedFile {
       (catalog.tests ?? []).forEach((t, i) => {
         if (t.fn) fns.push(emitFunction(catalog, t.fn, rowTypes, `t_${i}`));
       });
-      w.writeLine(`type Tx = Parameters<Parameters<OperationRuntime["store"]["write"]>[0]>[0];`);
       if (rowTypes.size > 0) w.writeLine(rowTypeDeclarations(catalog, rowTypes));
       for (const text of fns) w.writeLine(dedentTail(text)).blankLine();
     }
