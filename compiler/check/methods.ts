@@ -10,7 +10,7 @@
 // `self`, parameters and `let` bindings; a `let` may rebind a name, and a binding made inside
 // an `if` stays visible after it.
 
-import type { AssertStmt, AssignStmt, BinaryExpr, Block, CallExpr, Expr, InsertStmt, MemberExpr, NameExpr, SelectExpr, Span, Stmt } from "../ast.js";
+import type { AssertStmt, AssignStmt, BinaryExpr, Block, CallExpr, Expr, InsertStmt, MemberExpr, NameExpr, ObjectExpr, SelectExpr, Span, Stmt } from "../ast.js";
 import type { Catalog, CatalogField, CatalogMethod, CatalogType, FieldType } from "../catalog.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import type { SkippedFunctions } from "./functions.js";
@@ -61,6 +61,8 @@ export interface MethodTyping {
   exprTypes: Map<Expr, ValueType>;
   names: Map<NameExpr, NameBinding>;
   relations: Map<MemberExpr, RelationRead>;
+  /** Object literals that fit a struct or row, with every field that value has, in order. */
+  objectFields: Map<ObjectExpr, CatalogField[]>;
   /** Member reads whose object is a `ref T` id, so the referenced row is read first. */
   refReads: Map<MemberExpr, RefRead>;
   /** Every name bound by `let`, with how often and whether only at the top level. */
@@ -81,8 +83,7 @@ export function checkMethodBodies(catalog: Catalog, bag: DiagnosticBag, skipped:
 /** Constructs of the full language that method bodies do not run yet, with the reason. */
 const unsupportedExpr = {
   MethodCallExpr: { what: "A method call 'row.m(…)'", why: "methods cannot call other methods yet" },
-  ObjectExpr: { what: "An object literal '{ … }'", why: "struct values are not built in method bodies yet" },
-  ListExpr: { what: "A list literal '[ … ]'", why: "list values are not built in method bodies yet" },
+  ObjectExpr: { what: "An object literal '{ … }'", why: "it is built only where a struct or row value is expected (a field, a parameter, a return value, a list element)" },
   LiveExpr: { what: "A live query", why: "wo has no subscriptions inside programs; select takes a snapshot" },
 } as const;
 
@@ -129,6 +130,7 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
     exprTypes: new Map(),
     names: new Map(),
     relations: new Map(),
+    objectFields: new Map(),
     refReads: new Map(),
     lets: new Map(),
     reassigned: new Set(),
@@ -140,6 +142,8 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
     scope.set(p.name, { binding: { kind: "param", name: p.name }, type: fieldValueType(catalog, p.type) });
   }
   const variants = unionVariants(catalog);
+  /** Object literals that went into a known type (fitting or not); the rest are WO5025. */
+  const fitted = new Set<ObjectExpr>();
   const declared = method.returns ? returnValueType(catalog, method.returns) : undefined;
   /** The projected fields of the first value-returning `return` ([] for whole rows). */
   let returnShape: string[] | undefined;
@@ -185,6 +189,8 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
         if (s.value && t && !declared) bag.report("WO5008", s.value.span, { method: method.name });
         if (declared && !s.value) {
           bag.report("WO5007", s.span, { method: method.name, expected: describeType(declared), found: "nothing" });
+        } else if (declared && s.value && isLiteral(s.value)) {
+          fitLiteral(s.value, declared);
         } else if (declared && s.value && t && isProjectionOf(t, declared)) {
           method.returnsProjection = true;
         } else if (declared && s.value && t && t.k !== "null" && !isAssignable(t, orNull(declared))) {
@@ -364,6 +370,10 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
 
   function checkStore(target: CatalogType, field: CatalogField, value: Expr, t: ValueType): void {
     const want = fieldValueType(catalog, field.type, field.isOptional);
+    if (isLiteral(value)) {
+      fitLiteral(value, want);
+      return;
+    }
     const text = variantText(value);
     if (want.k === "union" && text !== undefined) {
       if (!want.variants.includes(text)) bag.report("WO5020", value.span, { value: text, variants: want.variants.join(" | ") });
@@ -438,9 +448,22 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
         if (list.k !== "unknown") bag.report("WO5026", e.object.span, { what: "Indexing", expected: "rows or a list", found: describeType(list) });
         return unknownType;
       }
-      case "MethodCallExpr":
       case "ObjectExpr":
-      case "ListExpr":
+        // Typed against the struct or row it goes into (fitLiteral); WO5025 where none is expected.
+        for (const entry of e.entries) expr(entry.value);
+        return unknownType;
+      case "ListExpr": {
+        const items = e.items.map((item) => expr(item));
+        const element = items.find((t) => t.k !== "null" && t.k !== "unknown") ?? unknownType;
+        e.items.forEach((item, i) => {
+          if (!isLiteral(item) && !isAssignable(items[i]!, orNull(element))) {
+            bag.report("WO5026", item.span, { what: "A list element", expected: describeType(element), found: describeType(items[i]!) });
+          }
+        });
+        const hasNull = items.some((t) => t.k === "null");
+        return { k: "array", element: hasNull ? orNull(element) : element };
+      }
+      case "MethodCallExpr":
       case "LiveExpr":
         bag.report("WO5025", e.span, unsupportedExpr[e.kind]);
         return unknownType;
@@ -489,6 +512,71 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
     if (e.kind === "LiteralExpr") return typeof e.literal.value === "string" ? e.literal.value : undefined;
     const b = e.kind === "NameExpr" ? typing.names.get(e) : undefined;
     return b?.kind === "variant" ? b.value : undefined;
+  }
+
+  /**
+   * A literal `{ … }` or `[ … ]` against the type it goes into, member by member: the first
+   * misfit is WO5029 at the entry or element that does not fit (or WO5020 for a variant).
+   */
+  function fitLiteral(value: Expr, want: ValueType): void {
+    if (value.kind === "ObjectExpr") fitted.add(value);
+    const target = nonNull(want);
+    if (target.k === "unknown") {
+      return;
+    }
+    if (value.kind === "ListExpr") {
+      if (target.k !== "array" && target.k !== "rows") {
+        bag.report("WO5029", value.span, { what: "The list literal", expected: describeType(want), why: "it is not a list" });
+        return;
+      }
+      const element: ValueType = target.k === "rows" ? { k: "row", type: target.type } : target.element;
+      for (const item of value.items) fitValue(item, element);
+      return;
+    }
+    if (value.kind !== "ObjectExpr") return;
+    const declaredFields = target.k === "struct" ? target.fields : target.k === "row" && !target.projection ? findType(catalog, target.type)?.fields : undefined;
+    const fields = declaredFields?.filter((f) => f.isStored && f.name !== "id" && f.default?.kind !== "computed");
+    if (!fields) {
+      bag.report("WO5029", value.span, { what: "The object literal", expected: describeType(want), why: "it is not a struct or a row" });
+      return;
+    }
+    const given = new Set<string>();
+    for (const entry of value.entries) {
+      const field = fields.find((f) => f.name === entry.name.text);
+      if (!field) {
+        bag.report("WO5029", entry.name.span, { what: "The object literal", expected: describeType(want), why: `'${entry.name.text}' is not one of its fields` });
+        return;
+      }
+      if (given.has(field.name)) {
+        bag.report("WO5016", entry.name.span, { field: field.name });
+        return;
+      }
+      given.add(field.name);
+      fitValue(entry.value, fieldValueType(catalog, field.type, field.isOptional));
+    }
+    // Left out, a field gets what `insert` gives it (emit/method-expr.ts omittedFieldValue).
+    const missing = fields.find((f) => !f.isOptional && f.default === undefined && f.type.kind !== "array" && !given.has(f.name));
+    if (missing) {
+      bag.report("WO5029", value.span, { what: "The object literal", expected: describeType(want), why: `field '${missing.name}' is missing` });
+      return;
+    }
+    // A field left out gets its default, else null (it is optional), as `insert` does.
+    typing.objectFields.set(value, fields);
+  }
+
+  /** One entry or element of a literal: nested literals recurse, variants are checked. */
+  function fitValue(value: Expr, want: ValueType): void {
+    if (isLiteral(value)) return fitLiteral(value, want);
+    const t = typing.exprTypes.get(value) ?? unknownType;
+    const text = variantText(value);
+    if (nonNull(want).k === "union" && text !== undefined) {
+      const variants = (nonNull(want) as { variants: string[] }).variants;
+      if (!variants.includes(text)) bag.report("WO5020", value.span, { value: text, variants: variants.join(" | ") });
+      return;
+    }
+    // A computed Text is not checked against a union inside a literal: write a variant.
+    const fits = nonNull(want).k === "union" ? t.k === "union" || t.k === "unknown" || t.k === "null" : true;
+    if (!fits || !isAssignable(t, want)) bag.report("WO5029", value.span, { what: "The value", expected: describeType(want), why: `it is ${describeType(t)}` });
   }
 
   function member(e: MemberExpr): ValueType {
@@ -618,7 +706,8 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
     } else {
       fn.params.forEach((p, i) => {
         const want = fieldValueType(catalog, p.type);
-        if (!isAssignable(args[i]!, want)) bag.report("WO5006", e.args[i]!.span, { name: fn.name, expected: describeType(want), found: describeType(args[i]!) });
+        if (isLiteral(e.args[i]!)) fitLiteral(e.args[i]!, want);
+        else if (!isAssignable(args[i]!, want)) bag.report("WO5006", e.args[i]!.span, { name: fn.name, expected: describeType(want), found: describeType(args[i]!) });
       });
     }
     return fn.returns ? returnValueType(catalog, fn.returns) : { k: "null" };
@@ -658,10 +747,17 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
   }
 
   block(method.body, 0);
+  for (const e of typing.exprTypes.keys()) {
+    if (e.kind === "ObjectExpr" && !fitted.has(e)) bag.report("WO5025", e.span, unsupportedExpr.ObjectExpr);
+  }
   if (declared && !alwaysReturns(method.body)) {
     bag.report("WO5021", method.body.span, { method: method.name, expected: describeType(declared) });
   }
   return typing;
+}
+
+function isLiteral(e: Expr): boolean {
+  return e.kind === "ObjectExpr" || e.kind === "ListExpr";
 }
 
 /** Every variant name of every union in the program: the names a body may write bare. */

@@ -128,6 +128,7 @@ export const codes = {
   WO5025: { severity: "error", message: msg`${"what"} is not supported in a method yet: ${"why"}.` },
   WO5026: { severity: "error", message: msg`${"what"} needs ${"expected"} but was given ${"found"}.` },
   WO5028: { severity: "error", message: msg`fn '${"name"}' cannot be called: it is not executed (${"reason"}).` },
+  WO5029: { severity: "error", message: msg`${"what"} does not fit ${"expected"}: ${"why"}.` },
   WO5027: { severity: "error", message: msg`'${"name"}' holds ${"expected"}; it cannot be given ${"found"}.` },
 } as const satisfies Record<`WO${number}`, DiagnosticDef<any>>;
 

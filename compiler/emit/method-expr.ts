@@ -7,7 +7,7 @@
 // to ./methods.ts, and every typing decision to check/methods.ts (`MethodTyping`).
 
 import type { Expr, SelectExpr } from "../ast.js";
-import type { Catalog, CatalogType, FieldType } from "../catalog.js";
+import type { Catalog, CatalogField, CatalogType, FieldType } from "../catalog.js";
 import type { MethodTyping } from "../check/methods.js";
 import { fieldValueType, findType, isNullable, unknownType, type ValueType } from "../check/method-types.js";
 import { jsIdentifier, jsJson, jsString, objectKey, prop } from "./js-literal.js";
@@ -165,6 +165,17 @@ export const helperText: Record<HelperName, string[]> = {
 
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * The value of a field an `insert` or an object literal leaves out, as the create operation
+ * fills it: its default, else null when optional, else [] for a list (undefined: none).
+ */
+export function omittedFieldValue(f: CatalogField): string | undefined {
+  if (f.default?.kind === "literal") return jsJson(f.default.value);
+  if (f.default?.kind === "now") return "rt.now()";
+  if (f.isOptional) return "null";
+  return f.type.kind === "array" ? "[]" : undefined;
+}
+
 /** Source position for runtime messages: `ledger.wo:14`. */
 export function at(e: { span: { file: string; line: number } }): string {
   return jsString(`${e.span.file}:${e.span.line}`);
@@ -249,6 +260,17 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       return { code: `item(${expr(ctx, e.object).code}, ${operand(ctx, e.index, 0)}, ${at(e)})`, prec: 8 };
     case "SelectExpr":
       return select(ctx, e);
+    case "ListExpr":
+      return { code: `[${e.items.map((item) => expr(ctx, item).code).join(", ")}]`, prec: 8 };
+    case "ObjectExpr": {
+      // Every key of the struct or row it fits, in declaration order; one left out is null.
+      const fields = ctx.typing.objectFields.get(e) ?? [];
+      const entries = fields.map((f) => {
+        const entry = e.entries.find((x) => x.name.text === f.name);
+        return `${objectKey(f.name)}: ${entry ? expr(ctx, entry.value).code : omittedFieldValue(f)}`;
+      });
+      return { code: `{ ${entries.join(", ")} }`, prec: 8 };
+    }
     case "UnaryExpr": {
       if (e.op === "not") {
         const c = condition(ctx, e.operand, 7);

@@ -29,6 +29,7 @@ import {
   helperText,
   jsName,
   objectKey,
+  omittedFieldValue,
   printExpr,
   prop,
   rowAlias,
@@ -293,12 +294,7 @@ function insertRow(ctx: ExprContext, s: InsertStmt): { target: CatalogType; row:
   const members: string[] = [];
   for (const f of target.fields.filter((f) => f.isWritable)) {
     const value = given.get(f.name);
-    let code: string | undefined;
-    if (value) code = storedValue(ctx, f, value);
-    else if (f.default?.kind === "literal") code = jsJson(f.default.value);
-    else if (f.default?.kind === "now") code = "rt.now()";
-    else if (f.isOptional) code = "null";
-    else if (f.type.kind === "array") code = "[]";
+    const code = value ? storedValue(ctx, f, value) : omittedFieldValue(f);
     if (code !== undefined) members.push(`${objectKey(f.name)}: ${code}`);
   }
   return { target, row: `{ ${members.join(", ")} }`, check: refCheckLine(ctx.catalog, target, [...given.keys()], "row") };
