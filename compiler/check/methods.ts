@@ -10,7 +10,7 @@
 // `self`, parameters and `let` bindings; a `let` may rebind a name, and a binding made inside
 // an `if` stays visible after it.
 
-import type { AssertStmt, AssignStmt, BinaryExpr, Block, CallExpr, Expr, InsertStmt, MemberExpr, NameExpr, ObjectExpr, SelectExpr, Span, Stmt } from "../ast.js";
+import type { AssertStmt, AssignStmt, BinaryExpr, Block, CallExpr, Expr, InsertStmt, MemberExpr, MethodCallExpr, NameExpr, ObjectExpr, SelectExpr, Span, Stmt } from "../ast.js";
 import type { Catalog, CatalogField, CatalogMethod, CatalogType, FieldType } from "../catalog.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import type { SkippedFunctions } from "./functions.js";
@@ -63,6 +63,10 @@ export interface MethodTyping {
   relations: Map<MemberExpr, RelationRead>;
   /** Object literals that fit a struct or row, with every field that value has, in order. */
   objectFields: Map<ObjectExpr, CatalogField[]>;
+  /** `o.m(args)`: the class whose method runs (`o` a row, or a `ref` id read first). */
+  methodCalls: Map<MethodCallExpr, { type: string; table: string; isRef: boolean }>;
+  /** Arguments that are rows given to a `ref T` parameter: their id is passed. */
+  rowIds: Set<Expr>;
   /** Member reads whose object is a `ref T` id, so the referenced row is read first. */
   refReads: Map<MemberExpr, RefRead>;
   /** Every name bound by `let`, with how often and whether only at the top level. */
@@ -82,7 +86,6 @@ export function checkMethodBodies(catalog: Catalog, bag: DiagnosticBag, skipped:
 
 /** Constructs of the full language that method bodies do not run yet, with the reason. */
 const unsupportedExpr = {
-  MethodCallExpr: { what: "A method call 'row.m(…)'", why: "methods cannot call other methods yet" },
   ObjectExpr: { what: "An object literal '{ … }'", why: "it is built only where a struct or row value is expected (a field, a parameter, a return value, a list element)" },
   LiveExpr: { what: "A live query", why: "wo has no subscriptions inside programs; select takes a snapshot" },
 } as const;
@@ -131,6 +134,8 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
     names: new Map(),
     relations: new Map(),
     objectFields: new Map(),
+    methodCalls: new Map(),
+    rowIds: new Set(),
     refReads: new Map(),
     lets: new Map(),
     reassigned: new Set(),
@@ -246,6 +251,10 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
         return;
       case "ExprStmt":
         // A call of a free fn for what it does; any other value would be thrown away.
+        if (s.expr.kind === "MethodCallExpr") {
+          expr(s.expr);
+          return;
+        }
         if (s.expr.kind === "CallExpr") {
           expr(s.expr);
           const callee = s.expr.callee.text;
@@ -464,8 +473,9 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
         return { k: "array", element: hasNull ? orNull(element) : element };
       }
       case "MethodCallExpr":
+        return methodCall(e);
       case "LiveExpr":
-        bag.report("WO5025", e.span, unsupportedExpr[e.kind]);
+        bag.report("WO5025", e.span, unsupportedExpr.LiveExpr);
         return unknownType;
       case "BinaryExpr": {
         const l = expr(e.left);
@@ -704,13 +714,49 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
     if (args.length !== fn.params.length) {
       bag.report("WO5005", e.callee.span, { name: fn.name, expected: `${fn.params.length} argument${fn.params.length === 1 ? "" : "s"}`, found: `${args.length}` });
     } else {
-      fn.params.forEach((p, i) => {
-        const want = fieldValueType(catalog, p.type);
-        if (isLiteral(e.args[i]!)) fitLiteral(e.args[i]!, want);
-        else if (!isAssignable(args[i]!, want)) bag.report("WO5006", e.args[i]!.span, { name: fn.name, expected: describeType(want), found: describeType(args[i]!) });
-      });
+      fitArguments(fn, e.args, args, fn.name);
     }
     return fn.returns ? returnValueType(catalog, fn.returns) : { k: "null" };
+  }
+
+  /** Each argument fits its parameter; a row given for a `ref T` parameter passes its id. */
+  function fitArguments(fn: CatalogMethod, exprs: Expr[], args: ValueType[], name: string): void {
+    fn.params.forEach((p, i) => {
+      const want = fieldValueType(catalog, p.type);
+      const given = args[i]!;
+      if (isLiteral(exprs[i]!)) return fitLiteral(exprs[i]!, want);
+      if (p.type.kind === "ref" && given.k === "row" && !given.projection && given.type === p.type.target && !isNullable(given)) {
+        typing.rowIds.add(exprs[i]!);
+        return;
+      }
+      if (!isAssignable(given, want)) bag.report("WO5006", exprs[i]!.span, { name, expected: describeType(want), found: describeType(given) });
+    });
+  }
+
+  /** `o.m(args)`: a method of `o`'s class, run on that row in this call's transaction. */
+  function methodCall(e: MethodCallExpr): ValueType {
+    const objType = expr(e.object);
+    const args = e.args.map((a) => expr(a));
+    if (objType.k === "unknown") return unknownType;
+    const isRef = objType.k === "int" && objType.name.startsWith("ref ");
+    const type = objType.k === "row" && !objType.projection ? findType(catalog, objType.type) : isRef && objType.k === "int" ? findType(catalog, objType.name.slice(4)) : undefined;
+    if (!type || isNullable(objType)) {
+      bag.report("WO5026", e.object.span, { what: `A method call '.${e.method.text}(…)'`, expected: "a row or a ref id (not null)", found: describeType(objType) });
+      return unknownType;
+    }
+    const callee = type.methods.find((m) => m.name === e.method.text);
+    if (!callee) {
+      bag.report("WO5003", e.method.span, { type: type.name, field: `${e.method.text}()` });
+      return unknownType;
+    }
+    const name = `${type.name}.${callee.name}`;
+    if (args.length !== callee.params.length) {
+      bag.report("WO5005", e.method.span, { name, expected: `${callee.params.length} argument${callee.params.length === 1 ? "" : "s"}`, found: `${args.length}` });
+    } else {
+      fitArguments(callee, e.args, args, name);
+    }
+    typing.methodCalls.set(e, { type: type.name, table: type.table, isRef });
+    return callee.returns ? returnValueType(catalog, callee.returns) : { k: "null" };
   }
 
   function select(e: SelectExpr): ValueType {

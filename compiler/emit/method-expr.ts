@@ -111,6 +111,14 @@ function wrapUnion(t: string): string {
 
 const builtinNames = new Set(["now", "count", "latest", "contains", "len", "print"]);
 
+/**
+ * A class method called from a body (`o.m()`), in generated code: `m_Type$name` (`$` is in no
+ * wo name, so two type/method pairs never meet; nothing else generated starts with `m_`).
+ */
+export function methodFunctionName(typeName: string, method: string): string {
+  return jsIdentifier(`m_${typeName}$${method}`);
+}
+
 /** A free fn in generated code: `f_` + its name (nothing else generated starts with `f_`). */
 export function functionName(name: string): string {
   return `f_${name}`;
@@ -240,7 +248,7 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       }
       if (!builtinNames.has(name)) {
         // A free fn: runs in this call's transaction (compiler/emit/methods.ts emitFunction).
-        return { code: `await ${functionName(name)}(tx${e.args.map((a) => `, ${expr(ctx, a).code}`).join("")})`, prec: 7 };
+        return { code: `await ${functionName(name)}(tx${e.args.map((a) => `, ${argument(ctx, a)}`).join("")})`, prec: 7 };
       }
       const arg = e.args[0]!;
       if (name === "count" || name === "len") {
@@ -260,6 +268,13 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       return { code: `item(${expr(ctx, e.object).code}, ${operand(ctx, e.index, 0)}, ${at(e)})`, prec: 8 };
     case "SelectExpr":
       return select(ctx, e);
+    case "MethodCallExpr": {
+      // Runs on the row `o` names, in this call's transaction (compiler/emit/methods.ts emitFunction).
+      const call = ctx.typing.methodCalls.get(e)!;
+      const obj = expr(ctx, e.object);
+      const id = call.isRef ? obj.code : prop(wrap(obj, 8), "id");
+      return { code: `await ${methodFunctionName(call.type, e.method.text)}(tx, ${id}${e.args.map((a) => `, ${argument(ctx, a)}`).join("")})`, prec: 7 };
+    }
     case "ListExpr":
       return { code: `[${e.items.map((item) => expr(ctx, item).code).join(", ")}]`, prec: 8 };
     case "ObjectExpr": {
@@ -328,6 +343,11 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       // The checker reports these (WO5025), so a checked program never gets here.
       throw new Error(`${e.kind} reached the method emitter unchecked`);
   }
+}
+
+/** An argument of a fn or method call: a row given for a `ref T` parameter passes its id. */
+function argument(ctx: ExprContext, a: Expr): string {
+  return ctx.typing.rowIds.has(a) ? prop(wrap(expr(ctx, a), 8), "id") : expr(ctx, a).code;
 }
 
 /**
