@@ -248,7 +248,7 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       }
       if (!builtinNames.has(name)) {
         // A free fn: runs in this call's transaction (compiler/emit/methods.ts emitFunction).
-        return { code: `await ${functionName(name)}(tx${e.args.map((a) => `, ${argument(ctx, a)}`).join("")})`, prec: 7 };
+        return { code: `await nested(tx, ${at(e)}, async () => ${functionName(name)}(tx${e.args.map((a) => `, ${argument(ctx, a)}`).join("")}))`, prec: 7 };
       }
       const arg = e.args[0]!;
       if (name === "count" || name === "len") {
@@ -273,7 +273,7 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       const call = ctx.typing.methodCalls.get(e)!;
       const obj = expr(ctx, e.object);
       const id = call.isRef ? obj.code : prop(wrap(obj, 8), "id");
-      return { code: `await ${methodFunctionName(call.type, e.method.text)}(tx, ${id}${e.args.map((a) => `, ${argument(ctx, a)}`).join("")})`, prec: 7 };
+      return { code: `await nested(tx, ${at(e)}, async () => ${methodFunctionName(call.type, e.method.text)}(tx, ${id}${e.args.map((a) => `, ${argument(ctx, a)}`).join("")}))`, prec: 7 };
     }
     case "ListExpr":
       return { code: `[${e.items.map((item) => expr(ctx, item).code).join(", ")}]`, prec: 8 };

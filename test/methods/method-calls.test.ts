@@ -35,7 +35,11 @@ const app = `class Account {
     return self.balance
   }
 
-  service rest "/api/accounts" expose list, create, transfer
+  fn spin() -> Int {
+    return self.spin()
+  }
+
+  service rest "/api/accounts" expose list, create, transfer, spin
 }
 
 class Entry {
@@ -120,5 +124,12 @@ describe("method calls: wo run", () => {
     expect(res.status).toBe(409);
     expect(JSON.stringify(res.body)).toContain("Account 999, which Account.deposit() was called on, does not exist");
     expect(dumpDb(dir)).toEqual(before);
+  });
+
+  it("unbounded recursion ends the call (409) and the server keeps answering", async () => {
+    const res = await post(wo.url, `/api/accounts/${a}/spin`, {});
+    expect(res.status).toBe(409);
+    expect(JSON.stringify(res.body)).toContain("calls nested more than 100 deep at app.wo:27");
+    expect((await fetch(`${wo.url}/healthz`)).status).toBe(200);
   });
 });
