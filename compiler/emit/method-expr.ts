@@ -248,7 +248,9 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       }
       if (!builtinNames.has(name)) {
         // A free fn: runs in this call's transaction (compiler/emit/methods.ts emitFunction).
-        return { code: `await nested(tx, ${at(e)}, async () => ${functionName(name)}(tx${e.args.map((a) => `, ${argument(ctx, a)}`).join("")}))`, prec: 7 };
+        const fn = ctx.catalog.functions?.find((f) => f.name === name);
+        const code = `await nested(tx, ${at(e)}, async () => ${functionName(name)}(tx${e.args.map((a) => `, ${argument(ctx, a)}`).join("")}))`;
+        return callResult(ctx, e, `${name}()`, fn?.returns !== undefined, code);
       }
       const arg = e.args[0]!;
       if (name === "count" || name === "len") {
@@ -273,7 +275,9 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       const call = ctx.typing.methodCalls.get(e)!;
       const obj = expr(ctx, e.object);
       const id = call.isRef ? obj.code : prop(wrap(obj, 8), "id");
-      return { code: `await nested(tx, ${at(e)}, async () => ${methodFunctionName(call.type, e.method.text)}(tx, ${id}${e.args.map((a) => `, ${argument(ctx, a)}`).join("")}))`, prec: 7 };
+      const code = `await nested(tx, ${at(e)}, async () => ${methodFunctionName(call.type, e.method.text)}(tx, ${id}${e.args.map((a) => `, ${argument(ctx, a)}`).join("")}))`;
+      const callee = findType(ctx.catalog, call.type)?.methods.find((m) => m.name === e.method.text);
+      return callResult(ctx, e, `${call.type}.${e.method.text}()`, callee?.returns !== undefined, code);
     }
     case "ListExpr":
       return { code: `[${e.items.map((item) => expr(ctx, item).code).join(", ")}]`, prec: 8 };
@@ -343,6 +347,17 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       // The checker reports these (WO5025), so a checked program never gets here.
       throw new Error(`${e.kind} reached the method emitter unchecked`);
   }
+}
+
+/**
+ * The value of a fn or method call. A body typed `-> T` may still `return null`, while the
+ * checker gives the call the type T: a null result ends the call (409) instead of reaching
+ * code that expects a value.
+ */
+function callResult(ctx: ExprContext, e: Expr, what: string, returns: boolean, code: string): Printed {
+  if (!returns) return { code, prec: 7 };
+  ctx.helpers.add("present");
+  return { code: `present(${code}, ${jsString(what)}, ${at(e)})`, prec: 8 };
 }
 
 /** An argument of a fn or method call: a row given for a `ref T` parameter passes its id. */

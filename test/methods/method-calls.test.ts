@@ -39,7 +39,15 @@ const app = `class Account {
     return self.spin()
   }
 
-  service rest "/api/accounts" expose list, create, transfer, spin
+  fn nothing() -> Int {
+    return null
+  }
+
+  fn plus_one() -> Int {
+    return self.nothing() + 1
+  }
+
+  service rest "/api/accounts" expose list, create, transfer, spin, plus_one
 }
 
 class Entry {
@@ -131,5 +139,11 @@ describe("method calls: wo run", () => {
     expect(res.status).toBe(409);
     expect(JSON.stringify(res.body)).toContain("calls nested more than 100 deep at app.wo:27");
     expect((await fetch(`${wo.url}/healthz`)).status).toBe(200);
+  });
+
+  it("a called method that returns null where a value is used ends the call (409)", async () => {
+    const res = await post(wo.url, `/api/accounts/${a}/plus_one`, {});
+    expect(res.status).toBe(409);
+    expect(JSON.stringify(res.body)).toContain("Account.nothing() has no value at app.wo:35");
   });
 });
