@@ -10,8 +10,8 @@
 // `self`, parameters and `let` bindings; a `let` may rebind a name, and a binding made inside
 // an `if` stays visible after it.
 
-import type { AssertStmt, AssignStmt, BinaryExpr, Block, CallExpr, Expr, InsertStmt, MemberExpr, NameExpr, SelectExpr, Span, Stmt } from "../ast.js";
-import type { Catalog, CatalogField, CatalogMethod, CatalogType } from "../catalog.js";
+import type { AssertStmt, AssignStmt, BinaryExpr, Block, CallExpr, Expr, InsertStmt, MemberExpr, MethodCallExpr, NameExpr, ObjectExpr, SelectExpr, Span, Stmt } from "../ast.js";
+import type { Catalog, CatalogField, CatalogMethod, CatalogType, FieldType } from "../catalog.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import type { SkippedFunctions } from "./functions.js";
 import { relationsOf } from "../../runtime/relations.js";
@@ -31,7 +31,18 @@ import {
 } from "./method-types.js";
 
 /** What a name in a body refers to. */
-export type NameBinding = { kind: "self" } | { kind: "param"; name: string } | { kind: "let"; name: string };
+export type NameBinding =
+  | { kind: "self" }
+  | { kind: "param"; name: string }
+  | { kind: "let"; name: string }
+  /** A union variant written bare (`Admin`): the text `"Admin"`. */
+  | { kind: "variant"; value: string };
+
+/** `o.customer.name` where `o.customer` is a `ref T` id: the row of `type` it names is read. */
+export interface RefRead {
+  type: string;
+  table: string;
+}
 
 /** A relation read (`self.prices`): the rows of `type` whose `column` holds the owner's id. */
 /**
@@ -50,6 +61,14 @@ export interface MethodTyping {
   exprTypes: Map<Expr, ValueType>;
   names: Map<NameExpr, NameBinding>;
   relations: Map<MemberExpr, RelationRead>;
+  /** Object literals that fit a struct or row, with every field that value has, in order. */
+  objectFields: Map<ObjectExpr, CatalogField[]>;
+  /** `o.m(args)`: the class whose method runs (`o` a row, or a `ref` id read first). */
+  methodCalls: Map<MethodCallExpr, { type: string; table: string; isRef: boolean }>;
+  /** Arguments that are rows given to a `ref T` parameter: their id is passed. */
+  rowIds: Set<Expr>;
+  /** Member reads whose object is a `ref T` id, so the referenced row is read first. */
+  refReads: Map<MemberExpr, RefRead>;
   /** Every name bound by `let`, with how often and whether only at the top level. */
   lets: Map<string, { count: number; isTopLevelOnly: boolean; type: ValueType }>;
   /** Names a statement rebinds after their first binding (`update self …` rebinds `self`). */
@@ -67,9 +86,7 @@ export function checkMethodBodies(catalog: Catalog, bag: DiagnosticBag, skipped:
 
 /** Constructs of the full language that method bodies do not run yet, with the reason. */
 const unsupportedExpr = {
-  MethodCallExpr: { what: "A method call 'row.m(…)'", why: "methods cannot call other methods yet" },
-  ObjectExpr: { what: "An object literal '{ … }'", why: "struct values are not built in method bodies yet" },
-  ListExpr: { what: "A list literal '[ … ]'", why: "list values are not built in method bodies yet" },
+  ObjectExpr: { what: "An object literal '{ … }'", why: "it is built only where a struct or row value is expected (a field, a parameter, a return value, a list element)" },
   LiveExpr: { what: "A live query", why: "wo has no subscriptions inside programs; select takes a snapshot" },
 } as const;
 
@@ -116,6 +133,10 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
     exprTypes: new Map(),
     names: new Map(),
     relations: new Map(),
+    objectFields: new Map(),
+    methodCalls: new Map(),
+    rowIds: new Set(),
+    refReads: new Map(),
     lets: new Map(),
     reassigned: new Set(),
     compound: new Map(),
@@ -125,6 +146,9 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
   for (const p of method.params) {
     scope.set(p.name, { binding: { kind: "param", name: p.name }, type: fieldValueType(catalog, p.type) });
   }
+  const variants = unionVariants(catalog);
+  /** Object literals that went into a known type (fitting or not); the rest are WO5025. */
+  const fitted = new Set<ObjectExpr>();
   const declared = method.returns ? returnValueType(catalog, method.returns) : undefined;
   /** The projected fields of the first value-returning `return` ([] for whole rows). */
   let returnShape: string[] | undefined;
@@ -170,6 +194,8 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
         if (s.value && t && !declared) bag.report("WO5008", s.value.span, { method: method.name });
         if (declared && !s.value) {
           bag.report("WO5007", s.span, { method: method.name, expected: describeType(declared), found: "nothing" });
+        } else if (declared && s.value && isLiteral(s.value)) {
+          fitLiteral(s.value, declared);
         } else if (declared && s.value && t && isProjectionOf(t, declared)) {
           method.returnsProjection = true;
         } else if (declared && s.value && t && t.k !== "null" && !isAssignable(t, orNull(declared))) {
@@ -225,6 +251,10 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
         return;
       case "ExprStmt":
         // A call of a free fn for what it does; any other value would be thrown away.
+        if (s.expr.kind === "MethodCallExpr") {
+          expr(s.expr);
+          return;
+        }
         if (s.expr.kind === "CallExpr") {
           expr(s.expr);
           const callee = s.expr.callee.text;
@@ -349,10 +379,13 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
 
   function checkStore(target: CatalogType, field: CatalogField, value: Expr, t: ValueType): void {
     const want = fieldValueType(catalog, field.type, field.isOptional);
-    if (want.k === "union" && value.kind === "LiteralExpr" && typeof value.literal.value === "string") {
-      if (!want.variants.includes(value.literal.value)) {
-        bag.report("WO5020", value.span, { value: value.literal.value, variants: want.variants.join(" | ") });
-      }
+    if (isLiteral(value)) {
+      fitLiteral(value, want);
+      return;
+    }
+    const text = variantText(value);
+    if (want.k === "union" && text !== undefined) {
+      if (!want.variants.includes(text)) bag.report("WO5020", value.span, { value: text, variants: want.variants.join(" | ") });
       return;
     }
     if (!isAssignable(t, want)) {
@@ -386,6 +419,11 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
         return unknownType;
       case "NameExpr": {
         const found = scope.get(e.name.text);
+        if (!found && variants.has(e.name.text)) {
+          // A bare variant (`Admin`) is its text; where it goes, the union's variants are checked.
+          typing.names.set(e, { kind: "variant", value: e.name.text });
+          return { k: "union", variants: [e.name.text] };
+        }
         if (!found) {
           bag.report("WO5001", e.name.span, { name: e.name.text });
           return unknownType;
@@ -419,11 +457,25 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
         if (list.k !== "unknown") bag.report("WO5026", e.object.span, { what: "Indexing", expected: "rows or a list", found: describeType(list) });
         return unknownType;
       }
-      case "MethodCallExpr":
       case "ObjectExpr":
-      case "ListExpr":
+        // Typed against the struct or row it goes into (fitLiteral); WO5025 where none is expected.
+        for (const entry of e.entries) expr(entry.value);
+        return unknownType;
+      case "ListExpr": {
+        const items = e.items.map((item) => expr(item));
+        const element = items.find((t) => t.k !== "null" && t.k !== "unknown") ?? unknownType;
+        e.items.forEach((item, i) => {
+          if (!isLiteral(item) && !isAssignable(items[i]!, orNull(element))) {
+            bag.report("WO5026", item.span, { what: "A list element", expected: describeType(element), found: describeType(items[i]!) });
+          }
+        });
+        const hasNull = items.some((t) => t.k === "null");
+        return { k: "array", element: hasNull ? orNull(element) : element };
+      }
+      case "MethodCallExpr":
+        return methodCall(e);
       case "LiveExpr":
-        bag.report("WO5025", e.span, unsupportedExpr[e.kind]);
+        bag.report("WO5025", e.span, unsupportedExpr.LiveExpr);
         return unknownType;
       case "BinaryExpr": {
         const l = expr(e.left);
@@ -460,16 +512,93 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
   }
 
   function checkVariantLiteral(side: ValueType, other: Expr): void {
-    if (side.k !== "union" || other.kind !== "LiteralExpr" || typeof other.literal.value !== "string") return;
-    if (!side.variants.includes(other.literal.value)) {
-      bag.report("WO5020", other.span, { value: other.literal.value, variants: side.variants.join(" | ") });
+    const text = variantText(other);
+    if (side.k !== "union" || text === undefined) return;
+    if (!side.variants.includes(text)) bag.report("WO5020", other.span, { value: text, variants: side.variants.join(" | ") });
+  }
+
+  /** The text of a string literal or of a bare variant name, else undefined. */
+  function variantText(e: Expr): string | undefined {
+    if (e.kind === "LiteralExpr") return typeof e.literal.value === "string" ? e.literal.value : undefined;
+    const b = e.kind === "NameExpr" ? typing.names.get(e) : undefined;
+    return b?.kind === "variant" ? b.value : undefined;
+  }
+
+  /**
+   * A literal `{ … }` or `[ … ]` against the type it goes into, member by member: the first
+   * misfit is WO5029 at the entry or element that does not fit (or WO5020 for a variant).
+   */
+  function fitLiteral(value: Expr, want: ValueType): void {
+    if (value.kind === "ObjectExpr") fitted.add(value);
+    const target = nonNull(want);
+    if (target.k === "unknown") {
+      return;
     }
+    if (value.kind === "ListExpr") {
+      if (target.k !== "array" && target.k !== "rows") {
+        bag.report("WO5029", value.span, { what: "The list literal", expected: describeType(want), why: "it is not a list" });
+        return;
+      }
+      const element: ValueType = target.k === "rows" ? { k: "row", type: target.type } : target.element;
+      for (const item of value.items) fitValue(item, element);
+      return;
+    }
+    if (value.kind !== "ObjectExpr") return;
+    const declaredFields = target.k === "struct" ? target.fields : target.k === "row" && !target.projection ? findType(catalog, target.type)?.fields : undefined;
+    const fields = declaredFields?.filter((f) => f.isStored && f.name !== "id" && f.default?.kind !== "computed");
+    if (!fields) {
+      bag.report("WO5029", value.span, { what: "The object literal", expected: describeType(want), why: "it is not a struct or a row" });
+      return;
+    }
+    const given = new Set<string>();
+    for (const entry of value.entries) {
+      const field = fields.find((f) => f.name === entry.name.text);
+      if (!field) {
+        bag.report("WO5029", entry.name.span, { what: "The object literal", expected: describeType(want), why: `'${entry.name.text}' is not one of its fields` });
+        return;
+      }
+      if (given.has(field.name)) {
+        bag.report("WO5016", entry.name.span, { field: field.name });
+        return;
+      }
+      given.add(field.name);
+      fitValue(entry.value, fieldValueType(catalog, field.type, field.isOptional));
+    }
+    // Left out, a field gets what `insert` gives it (emit/method-expr.ts omittedFieldValue).
+    const missing = fields.find((f) => !f.isOptional && f.default === undefined && f.type.kind !== "array" && !given.has(f.name));
+    if (missing) {
+      bag.report("WO5029", value.span, { what: "The object literal", expected: describeType(want), why: `field '${missing.name}' is missing` });
+      return;
+    }
+    // A field left out gets its default, else null (it is optional), as `insert` does.
+    typing.objectFields.set(value, fields);
+  }
+
+  /** One entry or element of a literal: nested literals recurse, variants are checked. */
+  function fitValue(value: Expr, want: ValueType): void {
+    if (isLiteral(value)) return fitLiteral(value, want);
+    const t = typing.exprTypes.get(value) ?? unknownType;
+    const text = variantText(value);
+    if (nonNull(want).k === "union" && text !== undefined) {
+      const variants = (nonNull(want) as { variants: string[] }).variants;
+      if (!variants.includes(text)) bag.report("WO5020", value.span, { value: text, variants: variants.join(" | ") });
+      return;
+    }
+    // A computed Text is not checked against a union inside a literal: write a variant.
+    const fits = nonNull(want).k === "union" ? t.k === "union" || t.k === "unknown" || t.k === "null" : true;
+    if (!fits || !isAssignable(t, want)) bag.report("WO5029", value.span, { what: "The value", expected: describeType(want), why: `it is ${describeType(t)}` });
   }
 
   function member(e: MemberExpr): ValueType {
-    const objType = expr(e.object);
+    let objType = expr(e.object);
     const name = e.member.text;
     if (objType.k === "unknown") return unknownType;
+    const referenced = objType.k === "int" && objType.name.startsWith("ref ") ? findType(catalog, objType.name.slice(4)) : undefined;
+    if (referenced && objType.k === "int") {
+      // `o.customer.name`: the row the id names, read in this call's transaction.
+      typing.refReads.set(e, { type: referenced.name, table: referenced.table });
+      objType = { k: "row", type: referenced.name, nullable: objType.nullable === true };
+    }
     if (objType.k === "row" || objType.k === "rows") {
       const type = findType(catalog, objType.type);
       if (!type) return unknownType;
@@ -585,12 +714,49 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
     if (args.length !== fn.params.length) {
       bag.report("WO5005", e.callee.span, { name: fn.name, expected: `${fn.params.length} argument${fn.params.length === 1 ? "" : "s"}`, found: `${args.length}` });
     } else {
-      fn.params.forEach((p, i) => {
-        const want = fieldValueType(catalog, p.type);
-        if (!isAssignable(args[i]!, want)) bag.report("WO5006", e.args[i]!.span, { name: fn.name, expected: describeType(want), found: describeType(args[i]!) });
-      });
+      fitArguments(fn, e.args, args, fn.name);
     }
     return fn.returns ? returnValueType(catalog, fn.returns) : { k: "null" };
+  }
+
+  /** Each argument fits its parameter; a row given for a `ref T` parameter passes its id. */
+  function fitArguments(fn: CatalogMethod, exprs: Expr[], args: ValueType[], name: string): void {
+    fn.params.forEach((p, i) => {
+      const want = fieldValueType(catalog, p.type);
+      const given = args[i]!;
+      if (isLiteral(exprs[i]!)) return fitLiteral(exprs[i]!, want);
+      if (p.type.kind === "ref" && given.k === "row" && !given.projection && given.type === p.type.target && !isNullable(given)) {
+        typing.rowIds.add(exprs[i]!);
+        return;
+      }
+      if (!isAssignable(given, want)) bag.report("WO5006", exprs[i]!.span, { name, expected: describeType(want), found: describeType(given) });
+    });
+  }
+
+  /** `o.m(args)`: a method of `o`'s class, run on that row in this call's transaction. */
+  function methodCall(e: MethodCallExpr): ValueType {
+    const objType = expr(e.object);
+    const args = e.args.map((a) => expr(a));
+    if (objType.k === "unknown") return unknownType;
+    const isRef = objType.k === "int" && objType.name.startsWith("ref ");
+    const type = objType.k === "row" && !objType.projection ? findType(catalog, objType.type) : isRef && objType.k === "int" ? findType(catalog, objType.name.slice(4)) : undefined;
+    if (!type || isNullable(objType)) {
+      bag.report("WO5026", e.object.span, { what: `A method call '.${e.method.text}(…)'`, expected: "a row or a ref id (not null)", found: describeType(objType) });
+      return unknownType;
+    }
+    const callee = type.methods.find((m) => m.name === e.method.text);
+    if (!callee) {
+      bag.report("WO5003", e.method.span, { type: type.name, field: `${e.method.text}()` });
+      return unknownType;
+    }
+    const name = `${type.name}.${callee.name}`;
+    if (args.length !== callee.params.length) {
+      bag.report("WO5005", e.method.span, { name, expected: `${callee.params.length} argument${callee.params.length === 1 ? "" : "s"}`, found: `${args.length}` });
+    } else {
+      fitArguments(callee, e.args, args, name);
+    }
+    typing.methodCalls.set(e, { type: type.name, table: type.table, isRef });
+    return callee.returns ? returnValueType(catalog, callee.returns) : { k: "null" };
   }
 
   function select(e: SelectExpr): ValueType {
@@ -627,12 +793,34 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
   }
 
   block(method.body, 0);
+  for (const e of typing.exprTypes.keys()) {
+    if (e.kind === "ObjectExpr" && !fitted.has(e)) bag.report("WO5025", e.span, unsupportedExpr.ObjectExpr);
+  }
   if (declared && !alwaysReturns(method.body)) {
     bag.report("WO5021", method.body.span, { method: method.name, expected: describeType(declared) });
   }
   return typing;
 }
 
+function isLiteral(e: Expr): boolean {
+  return e.kind === "ObjectExpr" || e.kind === "ListExpr";
+}
+
+/** Every variant name of every union in the program: the names a body may write bare. */
+function unionVariants(catalog: Catalog): Set<string> {
+  const names = new Set<string>();
+  const visit = (t: FieldType): void => {
+    if (t.kind === "union") for (const v of t.variants) names.add(v);
+    else if (t.kind === "array") visit(t.element);
+    else if (t.kind === "struct") for (const f of t.fields) visit(f.type);
+  };
+  for (const type of catalog.types) {
+    for (const f of type.fields) visit(f.type);
+    for (const m of type.methods) for (const p of m.params) visit(p.type);
+  }
+  for (const fn of catalog.functions ?? []) for (const p of fn.params) visit(p.type);
+  return names;
+}
 
 /** True when every path through the block ends in `return` (or an assert that always aborts). */
 export function alwaysReturns(b: Block): boolean {

@@ -122,12 +122,13 @@ export const codes = {
   WO5019: { severity: "error", message: msg`Cannot ${"what"} ${"found"}: expected self, a row or rows, or a select.` },
   WO5020: { severity: "error", message: msg`'${"value"}' is not a variant of ${"variants"}.` },
   WO5021: { severity: "error", message: msg`Method '${"method"}' returns ${"expected"} but can reach its end without a 'return'.` },
-  WO5022: { severity: "error", message: msg`'${"name"}' is a method of '${"type"}'; a method body cannot call methods, only now(), count(set) and latest(set).` },
+  WO5022: { severity: "error", message: msg`'${"name"}' is a method of '${"type"}'; call it on a row: 'self.${"name"}(…)'.` },
   WO5023: { severity: "error", message: msg`'${"name"}' is not bound on every path that reaches here (it is bound inside an 'if'); bind it before the 'if' too.` },
   WO5024: { severity: "error", message: msg`Integer ${"value"} is outside the safe integer range (±9007199254740991); wo computes integers exactly only within it.` },
   WO5025: { severity: "error", message: msg`${"what"} is not supported in a method yet: ${"why"}.` },
   WO5026: { severity: "error", message: msg`${"what"} needs ${"expected"} but was given ${"found"}.` },
   WO5028: { severity: "error", message: msg`fn '${"name"}' cannot be called: it is not executed (${"reason"}).` },
+  WO5029: { severity: "error", message: msg`${"what"} does not fit ${"expected"}: ${"why"}.` },
   WO5027: { severity: "error", message: msg`'${"name"}' holds ${"expected"}; it cannot be given ${"found"}.` },
 } as const satisfies Record<`WO${number}`, DiagnosticDef<any>>;
 

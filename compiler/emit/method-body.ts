@@ -9,8 +9,8 @@ export const writeStatements: Stmt["kind"][] = ["InsertStmt", "UpdateStmt", "Del
 
 /**
  * Whether any statement of `block`, in any branch or loop, is one of `kinds` (`let o = insert …`
- * counts as an insert). With `catalog`, the bodies of the free fns it calls count too: a method
- * that calls a fn which writes, writes.
+ * counts as an insert). With `catalog`, the bodies of the free fns and methods it calls count
+ * too: a method that calls a fn or a method which writes, writes.
  */
 export function blockHas(block: Block | undefined, kinds: Stmt["kind"][], catalog?: Catalog): boolean {
   return walk(block, kinds, catalog, new Set());
@@ -26,6 +26,15 @@ function walk(block: Block | undefined, kinds: Stmt["kind"][], catalog: Catalog 
         const fn = catalog.functions?.find((f) => f.name === e.callee.text);
         return (fn !== undefined && walk(fn.body, kinds, catalog, visiting)) || e.args.some(calls);
       }
+      case "MethodCallExpr": {
+        // Read without types: any method of that name may be the callee, so any that writes counts.
+        const methods = catalog.types.flatMap((t) => t.methods.filter((m) => m.name === e.method.text));
+        return methods.some((m) => walk(m.body, kinds, catalog, visiting)) || calls(e.object) || e.args.some(calls);
+      }
+      case "ObjectExpr":
+        return e.entries.some((x) => calls(x.value));
+      case "ListExpr":
+        return e.items.some(calls);
       case "BinaryExpr":
         return calls(e.left) || calls(e.right);
       case "UnaryExpr":

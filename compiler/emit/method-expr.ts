@@ -7,7 +7,7 @@
 // to ./methods.ts, and every typing decision to check/methods.ts (`MethodTyping`).
 
 import type { Expr, SelectExpr } from "../ast.js";
-import type { Catalog, CatalogType, FieldType } from "../catalog.js";
+import type { Catalog, CatalogField, CatalogType, FieldType } from "../catalog.js";
 import type { MethodTyping } from "../check/methods.js";
 import { fieldValueType, findType, isNullable, unknownType, type ValueType } from "../check/method-types.js";
 import { jsIdentifier, jsJson, jsString, objectKey, prop } from "./js-literal.js";
@@ -111,6 +111,14 @@ function wrapUnion(t: string): string {
 
 const builtinNames = new Set(["now", "count", "latest", "contains", "len", "print"]);
 
+/**
+ * A class method called from a body (`o.m()`), in generated code: `m_Type$name` (`$` is in no
+ * wo name, so two type/method pairs never meet; nothing else generated starts with `m_`).
+ */
+export function methodFunctionName(typeName: string, method: string): string {
+  return jsIdentifier(`m_${typeName}$${method}`);
+}
+
 /** A free fn in generated code: `f_` + its name (nothing else generated starts with `f_`). */
 export function functionName(name: string): string {
   return `f_${name}`;
@@ -119,9 +127,14 @@ export function functionName(name: string): string {
 // ---------------------------------------------------------------------------------------------
 // Helpers: declared at the top of a handler only when one of its expressions uses them.
 
-export type HelperName = "intDiv" | "intMod" | "floatDiv" | "truthy" | "latest" | "present" | "sameJson" | "variant" | "contains" | "item" | "text";
+export type HelperName = "deref" | "intDiv" | "intMod" | "floatDiv" | "truthy" | "latest" | "present" | "sameJson" | "variant" | "contains" | "item" | "text";
 
 export const helperText: Record<HelperName, string[]> = {
+  deref: [
+    "// o.f on a ref T id: the row it names, read in this transaction; an id that names no row ends the call.",
+    "const deref = async <T>(tx: Tx, table: string, id: number | null, type: string, what: string, at: string): Promise<T | null> =>",
+    "  id === null ? null : (((await tx.get(table, id)) as T | undefined) ?? rt.abort(`${what} refers to ${type} ${id}, which does not exist (at ${at})`));",
+  ],
   intDiv: [
     "// Int and Money division truncates toward zero; dividing by zero ends the call, it never crashes.",
     "const intDiv = (a: number, b: number, at: string): number => (b === 0 ? rt.abort(`division by zero at ${at}`) : Math.trunc(a / b));",
@@ -159,6 +172,17 @@ export const helperText: Record<HelperName, string[]> = {
 };
 
 // ---------------------------------------------------------------------------------------------
+
+/**
+ * The value of a field an `insert` or an object literal leaves out, as the create operation
+ * fills it: its default, else null when optional, else [] for a list (undefined: none).
+ */
+export function omittedFieldValue(f: CatalogField): string | undefined {
+  if (f.default?.kind === "literal") return jsJson(f.default.value);
+  if (f.default?.kind === "now") return "rt.now()";
+  if (f.isOptional) return "null";
+  return f.type.kind === "array" ? "[]" : undefined;
+}
 
 /** Source position for runtime messages: `ledger.wo:14`. */
 export function at(e: { span: { file: string; line: number } }): string {
@@ -209,6 +233,7 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       return { code: jsJson(e.literal.value), prec: 8 };
     case "NameExpr": {
       const b = ctx.typing.names.get(e);
+      if (b?.kind === "variant") return { code: jsString(b.value), prec: 8 };
       return { code: !b || b.kind === "self" ? "self" : jsName(b.name), prec: 8 };
     }
     case "MemberExpr":
@@ -223,7 +248,9 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       }
       if (!builtinNames.has(name)) {
         // A free fn: runs in this call's transaction (compiler/emit/methods.ts emitFunction).
-        return { code: `await ${functionName(name)}(tx${e.args.map((a) => `, ${expr(ctx, a).code}`).join("")})`, prec: 7 };
+        const fn = ctx.catalog.functions?.find((f) => f.name === name);
+        const code = `await nested(tx, ${at(e)}, async () => ${functionName(name)}(tx${e.args.map((a) => `, ${argument(ctx, a)}`).join("")}))`;
+        return callResult(ctx, e, `${name}()`, fn?.returns !== undefined, code);
       }
       const arg = e.args[0]!;
       if (name === "count" || name === "len") {
@@ -243,6 +270,26 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       return { code: `item(${expr(ctx, e.object).code}, ${operand(ctx, e.index, 0)}, ${at(e)})`, prec: 8 };
     case "SelectExpr":
       return select(ctx, e);
+    case "MethodCallExpr": {
+      // Runs on the row `o` names, in this call's transaction (compiler/emit/methods.ts emitFunction).
+      const call = ctx.typing.methodCalls.get(e)!;
+      const obj = expr(ctx, e.object);
+      const id = call.isRef ? obj.code : prop(wrap(obj, 8), "id");
+      const code = `await nested(tx, ${at(e)}, async () => ${methodFunctionName(call.type, e.method.text)}(tx, ${id}${e.args.map((a) => `, ${argument(ctx, a)}`).join("")}))`;
+      const callee = findType(ctx.catalog, call.type)?.methods.find((m) => m.name === e.method.text);
+      return callResult(ctx, e, `${call.type}.${e.method.text}()`, callee?.returns !== undefined, code);
+    }
+    case "ListExpr":
+      return { code: `[${e.items.map((item) => expr(ctx, item).code).join(", ")}]`, prec: 8 };
+    case "ObjectExpr": {
+      // Every key of the struct or row it fits, in declaration order; one left out is null.
+      const fields = ctx.typing.objectFields.get(e) ?? [];
+      const entries = fields.map((f) => {
+        const entry = e.entries.find((x) => x.name.text === f.name);
+        return `${objectKey(f.name)}: ${entry ? expr(ctx, entry.value).code : omittedFieldValue(f)}`;
+      });
+      return { code: `{ ${entries.join(", ")} }`, prec: 8 };
+    }
     case "UnaryExpr": {
       if (e.op === "not") {
         const c = condition(ctx, e.operand, 7);
@@ -303,6 +350,22 @@ function expr(ctx: ExprContext, e: Expr): Printed {
 }
 
 /**
+ * The value of a fn or method call. A body typed `-> T` may still `return null`, while the
+ * checker gives the call the type T: a null result ends the call (409) instead of reaching
+ * code that expects a value.
+ */
+function callResult(ctx: ExprContext, e: Expr, what: string, returns: boolean, code: string): Printed {
+  if (!returns) return { code, prec: 7 };
+  ctx.helpers.add("present");
+  return { code: `present(${code}, ${jsString(what)}, ${at(e)})`, prec: 8 };
+}
+
+/** An argument of a fn or method call: a row given for a `ref T` parameter passes its id. */
+function argument(ctx: ExprContext, a: Expr): string {
+  return ctx.typing.rowIds.has(a) ? prop(wrap(expr(ctx, a), 8), "id") : expr(ctx, a).code;
+}
+
+/**
  * Int/Money `+`, `-`, `*` through rt.checkedInt: a result beyond the safe integers ends the call
  * (runtime/operations/int-arithmetic.ts). Division and remainder of safe integers stay safe.
  */
@@ -324,16 +387,29 @@ function member(ctx: ExprContext, e: import("../ast.js").MemberExpr): Printed {
     ctx.rowTypes.add(rel.type);
     return { code: `(await tx.list(${relationQuery(ctx, e)})) as ${rowAlias(rel.type)}[]`, prec: 4 };
   }
+  const ref = ctx.typing.refReads.get(e);
   const objType = typeOf(ctx, e.object);
-  const obj = wrap(expr(ctx, e.object), 8);
+  const obj = objectRow(ctx, e);
+  if (ref) return { code: prop(obj, e.member.text, isNullable(objType)), prec: 8 };
   if (objType.k === "rows") return { code: `${obj}.map((row) => ${prop("row", e.member.text)})`, prec: 8 };
   return { code: prop(obj, e.member.text, isNullable(objType)), prec: 8 };
+}
+
+/** The row `.field` reads: the object itself, or for a `ref T` id the row it names. */
+function objectRow(ctx: ExprContext, e: import("../ast.js").MemberExpr): string {
+  const ref = ctx.typing.refReads.get(e);
+  const obj = expr(ctx, e.object);
+  if (!ref) return wrap(obj, 8);
+  ctx.helpers.add("deref");
+  ctx.rowTypes.add(ref.type);
+  const read = `await deref<${rowAlias(ref.type)}>(tx, ${jsString(ref.table)}, ${obj.code}, ${jsString(ref.type)}, ${jsString(woText(e.object))}, ${at(e)})`;
+  return isNullable(typeOf(ctx, e.object)) ? `(${read})` : `(${read})!`;
 }
 
 /** `"price", { where: [...] }` for a relation read; for a `via` relation, the query of its links (one per row). */
 function relationQuery(ctx: ExprContext, e: import("../ast.js").MemberExpr): string {
   const rel = ctx.typing.relations.get(e)!;
-  const owner = wrap(expr(ctx, e.object), 8);
+  const owner = objectRow(ctx, e);
   const [table, column] = rel.link ? [rel.link.table, rel.link.ownerColumn] : [rel.table, rel.column];
   return `${jsString(table)}, { where: [{ column: ${jsString(column)}, op: "==", value: ${prop(owner, "id")} }] }`;
 }

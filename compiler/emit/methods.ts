@@ -29,6 +29,7 @@ import {
   helperText,
   jsName,
   objectKey,
+  omittedFieldValue,
   printExpr,
   prop,
   rowAlias,
@@ -93,18 +94,27 @@ function signatureName(t: FieldType): string {
  * it sees `rt`; it runs in the transaction its caller passes. `rowTypes` collects the row
  * aliases its signature and body use (declared beside it by the operations emitter).
  */
-export function emitFunction(catalog: Catalog, fn: CatalogMethod, rowTypes: Set<string>, name = functionName(fn.name)): string {
-  const typing = typeMethod(catalog, undefined, fn, new DiagnosticBag());
-  const ctx: ExprContext = { catalog, owner: undefined, typing, rowTypes, helpers: new Set(), params: new Set(fn.params.map((p) => p.name)), isTest: fn.isTest === true };
+export function emitFunction(catalog: Catalog, fn: CatalogMethod, rowTypes: Set<string>, name = functionName(fn.name), owner?: CatalogType): string {
+  const typing = typeMethod(catalog, owner, fn, new DiagnosticBag());
+  const ctx: ExprContext = { catalog, owner, typing, rowTypes, helpers: new Set(), params: new Set(fn.params.map((p) => p.name)), isTest: fn.isTest === true };
   const body = writer();
   writeBody(body, ctx, fn);
   const w = writer();
   const params = fn.params.map((p) => `${jsName(p.name)}: ${tsType(fieldValueType(catalog, p.type), ctx)}`);
   const returns = fn.returns ? `${tsType(returnValueType(catalog, fn.returns), ctx)} | null` : "null";
-  w.writeLine(`// ${jsComment(`${fn.source.file}:${fn.source.line}: ${fn.isTest ? "test" : "fn"} ${fn.name}`)}`);
+  const what = owner ? `${owner.name}.${fn.name}` : `${fn.isTest ? "test" : "fn"} ${fn.name}`;
+  w.writeLine(`// ${jsComment(`${fn.source.file}:${fn.source.line}: ${what}`)}`);
+  // A method called from a body (`o.m()`) takes its row's id and reads the row in the caller's transaction.
+  if (owner) params.unshift("selfId: number");
   w.write(`async function ${name}(tx: Tx${params.map((p) => `, ${p}`).join("")}): Promise<${returns}>`).block(() => {
     for (const h of (Object.keys(helperText) as HelperName[]).filter((h) => ctx.helpers.has(h))) {
       for (const line of helperText[h]) w.writeLine(line);
+    }
+    if (owner) {
+      rowTypes.add(owner.name);
+      const kw = typing.reassigned.has("self") ? "let" : "const";
+      const missing = `rt.abort(${jsString(`${owner.name} `)} + selfId + ${jsString(`, which ${owner.name}.${fn.name}() was called on, does not exist`)})`;
+      w.writeLine(`${kw} self = ((await tx.get(${jsString(owner.table)}, selfId)) as ${rowAlias(owner.name)} | undefined) ?? ${missing};`);
     }
     w.write(body.toString());
   });
@@ -293,12 +303,7 @@ function insertRow(ctx: ExprContext, s: InsertStmt): { target: CatalogType; row:
   const members: string[] = [];
   for (const f of target.fields.filter((f) => f.isWritable)) {
     const value = given.get(f.name);
-    let code: string | undefined;
-    if (value) code = storedValue(ctx, f, value);
-    else if (f.default?.kind === "literal") code = jsJson(f.default.value);
-    else if (f.default?.kind === "now") code = "rt.now()";
-    else if (f.isOptional) code = "null";
-    else if (f.type.kind === "array") code = "[]";
+    const code = value ? storedValue(ctx, f, value) : omittedFieldValue(f);
     if (code !== undefined) members.push(`${objectKey(f.name)}: ${code}`);
   }
   return { target, row: `{ ${members.join(", ")} }`, check: refCheckLine(ctx.catalog, target, [...given.keys()], "row") };

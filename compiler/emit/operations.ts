@@ -11,14 +11,16 @@
 // fields in declaration order, no timestamps or absolute paths.
 
 import { CodeBlockWriter } from "ts-morph";
-import type { Catalog, CatalogField, CatalogType, CrudOp } from "../catalog.js";
+import type { Catalog, CatalogField, CatalogMethod, CatalogType, CrudOp } from "../catalog.js";
 import { toolName } from "../naming.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { exposedOps, isCrudOp, methodOf } from "./exposed-ops.js";
 import { generatedHeader } from "./header.js";
 import { mainOperation, startupOperation, testOperation } from "../../runtime/build.js";
-import { functionName } from "./method-expr.js";
+import { functionName, methodFunctionName } from "./method-expr.js";
 import { emitFunction, emitMethodHandler, rowTypeDeclarations } from "./methods.js";
+import { typeMethod } from "../check/methods.js";
+import { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { refCheckLine } from "./ref-checks.js";
 import { jsIdentifier, jsJson, jsString } from "./js-literal.js";
 import { allRelationOps, type RelationOp } from "../../runtime/relations.js";
@@ -55,18 +57,23 @@ export function emitOperations(catalog: Catalog): EmittedFile {
   w.writeLine("type Input = Record<string, any>;");
   w.blankLine();
   w.write("export function createOperations(rt: OperationRuntime)").block(() => {
+    // The transaction a handler opens, as free fns and the `deref` helper take it.
+    w.writeLine(`type Tx = Parameters<Parameters<OperationRuntime["store"]["write"]>[0]>[0];`);
     const functions = [...(catalog.functions ?? []), ...(catalog.main ? [catalog.main] : [])];
-    if (functions.length > 0 || catalog.tests?.some((t) => t.fn)) {
+    const called = calledMethods(catalog);
+    if (functions.length > 0 || called.length > 0 || catalog.tests?.some((t) => t.fn)) {
       // Free fns (and `main` as f_main: `main` is a keyword, so no fn has that name), called by
       // the handlers below inside their transaction.
       const rowTypes = new Set<string>();
       const fns = functions.map((fn) => emitFunction(catalog, fn, rowTypes));
+      // Methods some body calls as `o.m()`, as m_Type$m.
+      for (const { type, method } of called) fns.push(emitFunction(catalog, method, rowTypes, methodFunctionName(type.name, method.name), type));
       // Tests as t_0, t_1, …: no fn name starts with `t_` once prefixed `f_`.
       (catalog.tests ?? []).forEach((t, i) => {
         if (t.fn) fns.push(emitFunction(catalog, t.fn, rowTypes, `t_${i}`));
       });
-      w.writeLine(`type Tx = Parameters<Parameters<OperationRuntime["store"]["write"]>[0]>[0];`);
       if (rowTypes.size > 0) w.writeLine(rowTypeDeclarations(catalog, rowTypes));
+      for (const line of nestedCallHelper) w.writeLine(line);
       for (const text of fns) w.writeLine(dedentTail(text)).blankLine();
     }
     w.write("return").block(() => {
@@ -269,3 +276,38 @@ function writeRefCheck(w: CodeBlockWriter, catalog: Catalog, type: CatalogType, 
   w.writeLine("// Every ref must name an existing row: checked in the same transaction as the write.");
   w.writeLine(line);
 }
+
+/** The class methods some body calls as `o.m()`: each is also emitted as a function taking tx. */
+function calledMethods(catalog: Catalog): { type: CatalogType; method: CatalogMethod }[] {
+  const bodies: [CatalogType | undefined, CatalogMethod][] = [
+    ...catalog.types.flatMap((t) => t.methods.map((m): [CatalogType, CatalogMethod] => [t, m])),
+    ...[...(catalog.functions ?? []), ...(catalog.main ? [catalog.main] : []), ...(catalog.tests ?? []).flatMap((t) => (t.fn ? [t.fn] : []))].map(
+      (f): [undefined, CatalogMethod] => [undefined, f],
+    ),
+  ];
+  const names = new Set<string>();
+  for (const [owner, body] of bodies) {
+    for (const [e, call] of typeMethod(catalog, owner, body, new DiagnosticBag()).methodCalls) names.add(`${call.type}.${e.method.text}`);
+  }
+  return catalog.types.flatMap((type) => type.methods.filter((m) => names.has(`${type.name}.${m.name}`)).map((method) => ({ type, method })));
+}
+
+/**
+ * Every call of a fn or method from a body goes through `nested`: calls nest at most
+ * `maxCallDepth` deep per transaction, so unbounded recursion ends the call (409) instead of
+ * spinning forever on the event loop (each level only awaits the store, never yields to I/O).
+ */
+const maxCallDepth = 100;
+const nestedCallHelper = [
+  "const callDepth = new WeakMap<Tx, number>();",
+  "async function nested<T>(tx: Tx, at: string, run: () => Promise<T>): Promise<T> {",
+  "  const depth = (callDepth.get(tx) ?? 0) + 1;",
+  `  if (depth > ${maxCallDepth}) rt.abort(\`calls nested more than ${maxCallDepth} deep at \${at}\`);`,
+  "  callDepth.set(tx, depth);",
+  "  try {",
+  "    return await run();",
+  "  } finally {",
+  "    callDepth.set(tx, depth - 1);",
+  "  }",
+  "}",
+];

@@ -57,7 +57,7 @@ const broken: [title: string, fn: string, code: string][] = [
   ["call statement in a method", `  fn m() in txn {\n    ┆now()\n  }`, "WO5025"],
   ["link in a method", `  fn m() in txn {\n    ┆link self -[Price]-> self\n  }`, "WO5025"],
   ["object literal in a method", `  fn m() -> Int {\n    let o = ┆{ a: 1 }\n    return 1\n  }`, "WO5025"],
-  ["method call in a method", `  fn m() -> Int {\n    return ┆self.m()\n  }`, "WO5025"],
+  ["call of a method the class lacks", `  fn m() -> Int {\n    return self.┆nope()\n  }`, "WO5003"],
   ["a multi without a ref back", `  fn m() -> Int {\n    return count(self.┆bundles)\n  }`, "WO5018"],
   ["return a value without a return type", `  fn m() {\n    return ┆1\n  }`, "WO5008"],
   ["assign the id", `  fn m() in txn {\n    update self set ┆id = 3\n  }`, "WO5009"],

@@ -29,6 +29,7 @@ function catalogOf(files: Record<string, string>, name: string): Catalog {
 const apps: [name: string, files: Record<string, string>][] = [
   ["pricing", sampleSources("pricing")],
   ["ledger", sampleSources("ledger")],
+  ["orders", sampleSources("orders")],
   ["every", { "every.wo": everyStatementApp }],
 ];
 

@@ -46,5 +46,18 @@ describe("wo test", () => {
       "✔ an account's statement is its entries, in order (Nms)\n✔ an entry must name an existing account (Nms)\n2 passed, 0 failed\n",
     );
     expect(r.code).toBe(0);
+    const orders = await runWoCommand(["test", copyApp("samples/orders")]);
+    expect(timing(orders.stdout)).toBe(
+      [
+        "✔ the seed runs only under wo run (Nms)",
+        "✔ paying adds shipping, except for Gold customers (Nms)",
+        "✔ a paid order cannot be paid or cancelled (Nms)",
+        "✔ cancel_open cancels only the open orders (Nms)",
+        "✔ moving keeps the zip unset (Nms)",
+        "5 passed, 0 failed",
+        "",
+      ].join("\n"),
+    );
+    expect(orders.code).toBe(0);
   });
 });

@@ -1,0 +1,27 @@
+async customer_cancel_open(input: unknown, call: CallContext) {
+  // customer.wo:16: Customer.cancel_open() -> Int in txn
+  type CustomerRow = { id: number; name: string; email: string; tier: "Basic" | "Gold"; address: { street: string; city: string; zip: string | null } | null };
+  type OrderRow = { id: number; customer: number; status: "Open" | "Paid" | "Cancelled"; total: number; items: { sku: string; qty: number }[] };
+  // Arithmetic and ordering need a value: an optional field that is null ends the call.
+  const present = <T>(v: T | null | undefined, what: string, at: string): T => (v === null || v === undefined ? rt.abort(`${what} has no value at ${at}`) : v);
+  const args = rt.validate<{ id: number }>("customer_cancel_open", input);
+  return rt.store.write(async (tx) => {
+    const self = ((await tx.get("customer", args.id)) as CustomerRow | undefined) ?? rt.notFound("Customer", args.id);
+    let v_cancelled!: number;
+    let v_o!: OrderRow;
+    // customer.wo:17
+    v_cancelled = 0;
+    // customer.wo:18
+    for (v_o of (await tx.list("order", { where: [{ column: "customer", op: "==", value: self.id }] })) as OrderRow[]) {
+      // customer.wo:19
+      if (v_o.status === "Open") {
+        // customer.wo:20
+        present(await nested(tx, "customer.wo:20", async () => m_Order$cancel(tx, v_o.id)), "Order.cancel()", "customer.wo:20");
+        // customer.wo:21
+        v_cancelled = rt.checkedInt(v_cancelled + 1, "customer.wo:21");
+      }
+    }
+    // customer.wo:24
+    return v_cancelled;
+  }, call);
+}

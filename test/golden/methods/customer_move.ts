@@ -1,0 +1,14 @@
+async customer_move(input: unknown, call: CallContext) {
+  // customer.wo:10: Customer.move(street: Text, city: Text) -> Customer in txn
+  type CustomerRow = { id: number; name: string; email: string; tier: "Basic" | "Gold"; address: { street: string; city: string; zip: string | null } | null };
+  const args = rt.validate<{ id: number; street: string; city: string }>("customer_move", input);
+  const v_street = args.street;
+  const v_city = args.city;
+  return rt.store.write(async (tx) => {
+    let self = ((await tx.get("customer", args.id)) as CustomerRow | undefined) ?? rt.notFound("Customer", args.id);
+    // customer.wo:11
+    self = ((await tx.update("customer", self.id, { address: { street: v_street, city: v_city, zip: null } })) as CustomerRow | undefined) ?? rt.notFound("Customer", self.id);
+    // customer.wo:12
+    return self;
+  }, call);
+}

@@ -1,0 +1,17 @@
+async order_pay(input: unknown, call: CallContext) {
+  // order.wo:9: Order.pay() -> Order in txn
+  type OrderRow = { id: number; customer: number; status: "Open" | "Paid" | "Cancelled"; total: number; items: { sku: string; qty: number }[] };
+  // Arithmetic and ordering need a value: an optional field that is null ends the call.
+  const present = <T>(v: T | null | undefined, what: string, at: string): T => (v === null || v === undefined ? rt.abort(`${what} has no value at ${at}`) : v);
+  const text = (v: unknown): string => (typeof v === "string" ? v : JSON.stringify(v ?? null));
+  const args = rt.validate<{ id: number }>("order_pay", input);
+  return rt.store.write(async (tx) => {
+    let self = ((await tx.get("order", args.id)) as OrderRow | undefined) ?? rt.notFound("Order", args.id);
+    // order.wo:10
+    if (!(self.status === "Open")) rt.abort(text("order is ") + text(self.status));
+    // order.wo:11
+    self = ((await tx.update("order", self.id, { status: "Paid", total: rt.checkedInt(self.total + present(await nested(tx, "order.wo:11", async () => f_shipping(tx, self.customer)), "shipping()", "order.wo:11"), "order.wo:11") })) as OrderRow | undefined) ?? rt.notFound("Order", self.id);
+    // order.wo:12
+    return self;
+  }, call);
+}
