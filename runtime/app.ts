@@ -68,23 +68,27 @@ export function createApp(options: AppOptions): App {
 
   const app = new Hono({ strict: false });
   // Host and Origin first: before the token, before any body is read.
-  app.use("*", async (c, next) => {
+  // Synchronous unless there is an Origin to answer with CORS headers: this runs on every REST
+  // request, and an async middleware costs a promise per request.
+  app.use("*", (c, next) => {
+    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+    // node's own header object when there is one: asking the fetch-API request for a header
+    // makes @hono/node-server build a whole Headers object for every request.
+    const origin = incoming ? incoming.headers.origin : c.req.header("origin");
+    // A request made in process (no socket) has no Host header: its URL names the host.
+    const refused = guard.refusal(origin, incoming ? incoming.headers.host : (c.req.header("host") ?? new URL(c.req.url).host));
+    if (refused === undefined && !origin) return next();
     const path = c.req.path;
     if (path === "/healthz") return next();
     const isMcp = path === "/mcp" || path === "/mcp/";
-    const origin = c.req.header("origin");
-    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-    // A request made in process (no socket) has no Host header: its URL names the host.
-    const refused = guard.refusal(origin, c.req.header("host") ?? (incoming ? undefined : new URL(c.req.url).host));
     if (refused !== undefined) {
       // /mcp words refusals as JSON-RPC errors: its handler refuses the same request itself.
       if (isMcp) return mcp.mcp.fetch(c.req.raw, incoming);
-      return problemResponse(c, "forbidden", `${refused}.`);
+      return Promise.resolve(problemResponse(c, "forbidden", `${refused}.`));
     }
     // /mcp adds its own CORS headers.
-    if (!origin || isMcp) return next();
-    await next();
-    addCorsHeaders(c.res.headers, origin);
+    if (isMcp) return next();
+    return next().then(() => addCorsHeaders(c.res.headers, origin!));
   });
   if (options.token) {
     // Everything but /healthz and the explorer's pages and static files, which hold no data:

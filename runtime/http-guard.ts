@@ -77,16 +77,20 @@ export function createHttpGuard(options: GuardOptions): HttpGuard {
     if (name !== undefined) originHosts.add(name);
   }
   const checkHost = options.listenHost === undefined || isLoopbackName(options.listenHost);
+  // The last Host value admitted: clients repeat the same one on every request, and comparing
+  // it is cheaper than parsing it again. One string, so nothing a client sends can grow it.
+  let admittedHost = "";
   return {
     refusal(origin, host) {
       if (origin !== null && origin !== undefined && origin !== "" && !origins.has(normalizeOrigin(origin))) {
         const name = originHostName(origin);
         if (name === undefined || !isLoopbackName(name)) return `Origin '${shown(origin)}' is not allowed; local origins and those in allowed_origins (wo.toml) are`;
       }
-      if (checkHost) {
+      if (checkHost && host !== admittedHost) {
         if (host === null || host === undefined || host === "") return `Host header is required; ${loopbackHint}`;
         const name = hostName(host);
         if (name === undefined || (!isLoopbackName(name) && !originHosts.has(name))) return `Host '${shown(host)}' is not allowed; ${loopbackHint}`;
+        admittedHost = host;
       }
       return undefined;
     },
