@@ -52,8 +52,15 @@ export class ParseContext {
     this.commentLines.set(line, text);
   }
 
-  /** The `--` lines directly above `line` (no blank line between), joined by "\n". */
-  docAbove(line: number): string | undefined {
+  /**
+   * The `--` lines directly above the declaration at `span` (no blank line between), joined by
+   * "\n". Only a declaration that starts its line has one: in `a: { b: Int, c: Int }` the
+   * comment above documents `a`, not the nested `b` and `c` on the same line.
+   */
+  docAbove(span: { line: number; offset: number }): string | undefined {
+    const line = span.line;
+    const lineStart = this.source.lineStarts[line - 1];
+    if (lineStart === undefined || this.text.slice(lineStart, span.offset).trim() !== "") return undefined;
     const lines: string[] = [];
     for (let l = line - 1; this.commentLines.has(l); l--) lines.unshift(this.commentLines.get(l)!);
     return lines.length > 0 ? lines.join("\n") : undefined;
