@@ -87,9 +87,11 @@ export interface OperationRuntime {
   /**
    * Throws OperationError("unprocessable") naming each ref in `values` (a row or patch of
    * `table`) whose row does not exist: top-level refs and refs inside arrays, structs and
-   * embedded types alike.
+   * embedded types alike. `pointers` ([field, JSON pointer into the caller's input]) replaces
+   * `/field` in what is reported: a method that stored its argument `person` in `assignee`
+   * reports `/person`, the value the caller sent.
    */
-  checkRefs(tx: StoreTx, table: string, values: Row): Promise<void>;
+  checkRefs(tx: StoreTx, table: string, values: Row, pointers?: readonly (readonly [field: string, pointer: string])[]): Promise<void>;
   /** Throws OperationError("conflict") naming the tables/fields that still reference the row. */
   checkNotReferenced(tx: StoreTx, table: string, id: number): Promise<void>;
   /**
