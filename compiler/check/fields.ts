@@ -8,6 +8,7 @@
 
 import type { DefaultExpr, FieldDecl, Literal, Span, TypeDecl, TypeExpr } from "../ast.js";
 import type { CatalogField, FieldDefault, FieldType } from "../catalog.js";
+import { utcTimestamp } from "../../runtime/store/timestamp.js";
 import { type CheckContext, describeType, isScalarName, locationOf } from "./context.js";
 import { linkEndpointFields } from "../naming.js";
 
@@ -289,7 +290,8 @@ function checkDefault(expr: DefaultExpr, decl: FieldDecl, type: FieldType, ctx: 
         case "scalar": {
           const s = type.scalar;
           if (lit.literalType === "string" && textScalars.has(s)) return ok;
-          if (lit.literalType === "string" && s === "Timestamp" && timestampPattern.test(String(lit.value))) return ok;
+          // Stored as every Timestamp is: in UTC (runtime/store/timestamp.ts).
+          if (lit.literalType === "string" && s === "Timestamp" && timestampPattern.test(String(lit.value))) return { kind: "literal", value: utcTimestamp(lit.value) as string };
           if (lit.literalType === "int" && (integerScalars.has(s) || s === "Float")) return ok;
           if (lit.literalType === "float" && s === "Float") return ok;
           if (lit.literalType === "bool" && s === "Bool") return ok;
