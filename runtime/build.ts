@@ -33,6 +33,17 @@ export interface BuildInfo {
   buildFormat: number;
   /** sha256 over wo's version, wo.toml and every `.wo` file (compiler/build-info.ts). */
   inputHash: string;
+  /**
+   * The check's warnings, so a start that finds the build fresh shows them without checking
+   * again; spans name files relative to the app folder.
+   */
+  warnings: RecordedWarning[];
+}
+
+export interface RecordedWarning {
+  code: string;
+  message: string;
+  span: { file: string; offset: number; end: number; line: number; col: number };
 }
 
 export interface BuildSchemas {
