@@ -80,7 +80,7 @@ describe("wo check --format json", () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toBe("");
     expect(JSON.parse(r.stdout)).toEqual([
-      { file: `${dir}/shop.wo`, line: 3, column: 10, endLine: 3, endColumn: 14, severity: "error", code: "WO2001", message: "Unknown type 'Mony'." },
+      { file: `${dir}/shop.wo`, line: 3, column: 10, endLine: 3, endColumn: 14, severity: "error", code: "WO2001", message: "Unknown type 'Mony'. Did you mean 'Money'?" },
     ]);
   });
 

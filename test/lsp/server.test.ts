@@ -120,7 +120,7 @@ describe("wo lsp", () => {
         code: "WO2001",
         severity: 1,
         source: "wo",
-        message: "Unknown type 'Autor'.",
+        message: "Unknown type 'Autor'. Did you mean 'Author'?",
         range: { start: { line: 2, character: 14 }, end: { line: 2, character: 19 } },
       },
     ]);
