@@ -12,7 +12,7 @@ import type { Name, Span } from "../ast.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { snakeCase } from "../naming.js";
 import { SourceFile } from "../source.js";
-import { NL } from "./tokens.js";
+import { LCurly, NL, RCurly } from "./tokens.js";
 
 /**
  * Names no declaration may take (spec/language.md, "Reserved names"): the members every
@@ -64,6 +64,24 @@ export class ParseContext {
     const lines: string[] = [];
     for (let l = line - 1; this.commentLines.has(l); l--) lines.unshift(this.commentLines.get(l)!);
     return lines.length > 0 ? lines.join("\n") : undefined;
+  }
+
+  /**
+   * `expected` as a WO1003 message shows it. A missing `'}'` also says where the `{` it would
+   * close was opened: the innermost `{` among `tokens` still open before `offset` (an error at
+   * end of file or at the next declaration is otherwise far from the brace).
+   */
+  expectedText(expected: string, tokens: readonly IToken[], offset: number): string {
+    if (expected !== "'}'") return expected;
+    const open: IToken[] = [];
+    for (const t of tokens) {
+      if (!isReal(t)) continue;
+      if (t.startOffset >= offset) break;
+      if (t.tokenType === LCurly) open.push(t);
+      else if (t.tokenType === RCurly) open.pop();
+    }
+    const at = open.at(-1);
+    return at ? `'}' (the '{' opened at line ${at.startLine} is never closed)` : expected;
   }
 
   spanAt(offset: number, end: number): Span {

@@ -93,7 +93,7 @@ export class WoParser extends EmbeddedActionsParser {
     const next = this.LA(1);
     const found = next.tokenType.name === "EOF" ? this.ctx.chunkNext : next;
     const span = found ? this.ctx.span(found) : this.ctx.spanAt(this.ctx.text.length, this.ctx.text.length);
-    this.ctx.diags.report("WO1003", span, { expected, found: this.ctx.describe(found) });
+    this.ctx.diags.report("WO1003", span, { expected: this.ctx.expectedText(expected, this.input, span.offset), found: this.ctx.describe(found) });
   }
 
   /**
