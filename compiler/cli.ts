@@ -15,7 +15,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(usage());
     return 0;
   }
-  if (first === "--version" || first === "-V") return runVersionCommand();
+  if (first === "--version") return runVersionCommand();
   const resolved = resolveCommand(argv);
   if ("error" in resolved) return usageError(undefined, resolved.error);
   const { command, rest } = resolved;

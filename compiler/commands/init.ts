@@ -11,6 +11,7 @@ import { basename, join, relative, resolve } from "node:path";
 import { configFileName } from "../check/config.js";
 import { loadSources } from "../check/load.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
+import { displayPathOf } from "../display-path.js";
 import type { ParsedArgs } from "./args.js";
 
 export async function runInitCommand(args: ParsedArgs): Promise<number> {
@@ -37,7 +38,7 @@ export async function runInitCommand(args: ParsedArgs): Promise<number> {
       );
       if (wrote) written.push(file);
     }
-    const shown = displayDir(dir, root);
+    const shown = displayPathOf(dir, root);
     process.stdout.write(`wo init: wrote ${written.join(", ")} in ${shown}\n\n${nextSteps(shown)}`);
     return 0;
   } catch (err) {
@@ -71,11 +72,6 @@ async function exists(path: string): Promise<boolean> {
 function appName(folder: string): string {
   const cleaned = folder.replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "");
   return cleaned === "" ? "app" : cleaned;
-}
-
-function displayDir(dir: string, root: string): string {
-  const rel = relative(process.cwd(), root);
-  return rel === "" ? "." : rel.startsWith("..") ? root : rel;
 }
 
 function scaffold(name: string): Record<string, string> {
