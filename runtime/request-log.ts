@@ -12,12 +12,15 @@ import type { Message } from "./mcp/json-rpc.js";
 
 export type RequestLogFormat = "off" | "text" | "json";
 
-/** Logs one finished request; `started` is a performance.now() reading. */
-export type RequestLogger = (method: string | undefined, url: string | undefined, status: number, started: number, message?: Message) => void;
+/**
+ * Logs one request; `started` is a performance.now() reading, `cut` says the connection closed
+ * before the whole answer was written (a client that went away, an SSE stream it ended).
+ */
+export type RequestLogger = (method: string | undefined, url: string | undefined, status: number, started: number, message: Message | undefined, cut: boolean) => void;
 
 export function createRequestLogger(format: RequestLogFormat, write: (line: string) => void = (line) => process.stderr.write(line)): RequestLogger | undefined {
   if (format === "off") return undefined;
-  return (method, url, status, started, message) => {
+  return (method, url, status, started, message, cut) => {
     const ms = Math.round((performance.now() - started) * 10) / 10;
     const path = loggablePath(url ?? "");
     const call = message && message.kind !== "response" ? message : undefined;
@@ -25,21 +28,22 @@ export function createRequestLogger(format: RequestLogFormat, write: (line: stri
     const toolName = rpc === "tools/call" ? call!.params?.name : undefined;
     const tool = typeof toolName === "string" && isName(toolName) ? toolName : undefined;
     if (format === "json") {
-      const entry = { time: new Date().toISOString(), method, path, ...(rpc ? { rpc } : {}), ...(tool ? { tool } : {}), status, ms };
+      const entry = { time: new Date().toISOString(), method, path, ...(rpc ? { rpc } : {}), ...(tool ? { tool } : {}), status, ms, ...(cut ? { cut: true } : {}) };
       write(`${JSON.stringify(entry)}\n`);
     } else {
-      write(`wo: ${method} ${path}${rpc ? ` ${rpc}` : ""}${tool ? ` ${tool}` : ""} ${status} ${ms} ms\n`);
+      write(`wo: ${method} ${path}${rpc ? ` ${rpc}` : ""}${tool ? ` ${tool}` : ""} ${status} ${ms} ms${cut ? " (connection closed before the answer was complete)" : ""}\n`);
     }
   };
 }
 
 /**
- * Logs `req` once its answer is written (or its stream ends). `call` is the MCP request, read
- * at the end: the JSON-RPC message is known only after the body is parsed.
+ * Logs `req` once its connection is done with it: the answer written, its stream ended, or the
+ * client gone. `call` is the MCP request, read at the end: the JSON-RPC message is known only
+ * after the body is parsed.
  */
 export function logWhenFinished(log: RequestLogger, req: IncomingMessage, res: ServerResponse, call?: { readonly message?: Message | undefined }): void {
   const started = performance.now();
-  res.once("finish", () => log(req.method, req.url, res.statusCode, started, call?.message));
+  res.once("close", () => log(req.method, req.url, res.statusCode, started, call?.message, !res.writableFinished));
 }
 
 /** The path with only the names of its query parameters: their values may be secrets. */

@@ -3,6 +3,7 @@
 // without bodies or query values. The check's warnings show on every start, also when the
 // build is fresh and nothing is checked again.
 import { spawnSync } from "node:child_process";
+import { request, type IncomingMessage } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { mcpClient } from "../methods/wo-process.js";
@@ -54,6 +55,29 @@ describe("wo init, then wo run", () => {
       expect(lines).toContainEqual(expect.stringMatching(/^wo: POST \/mcp initialize 200 /));
       expect(lines).toContainEqual(expect.stringMatching(/^wo: GET \/api\/tasks\?done&limit 400 \d+(\.\d)? ms$/));
       expect(wo.output()).not.toContain("secret");
+    } finally {
+      await wo.stop();
+    }
+  });
+
+  it("a stream the client closes is logged when it closes, marked as cut short", async () => {
+    const wo = await serve();
+    try {
+      const init = await fetch(`${wo.url}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } }),
+      });
+      const session = init.headers.get("mcp-session-id")!;
+      await init.text();
+      const from = wo.output().length;
+      const headers = { accept: "text/event-stream", "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" };
+      const req = request(`${wo.url}/mcp`, { headers });
+      const res = await new Promise<IncomingMessage>((resolve) => req.on("response", resolve).end());
+      expect(res.statusCode).toBe(200);
+      req.destroy();
+      const lines = await linesUntil(wo, from, /^wo: GET \/mcp /);
+      expect(lines).toContainEqual(expect.stringMatching(/^wo: GET \/mcp 200 \d+(\.\d)? ms \(connection closed before the answer was complete\)$/));
     } finally {
       await wo.stop();
     }
