@@ -44,7 +44,7 @@ export interface Command {
 export const helpFlag: Flag = { name: "--help", short: "-h", help: "show this command's usage and flags" };
 
 const dir: Positional = { name: "dir", help: "the app folder (default: the current folder)" };
-const runtimeDir: Flag = { name: "--runtime-dir", value: "DIR", help: "the app's private runtime directory (background state, automatic token; default: one per app under the user's runtime folder, spec/operations.md)" };
+const runtimeDir: Flag = { name: "--runtime-dir", value: "DIR", help: "the app's private runtime directory: background state, automatic token (default: ~/.cache/wo/<app-id>; spec/operations.md)" };
 const tokenFile: Flag = { name: "--token-file", value: "FILE", help: "read the agent bearer token from this owner-private file" };
 
 export const commands: readonly Command[] = [
