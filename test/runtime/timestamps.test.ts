@@ -64,6 +64,9 @@ describe("Timestamps are stored in UTC", () => {
       const page = await get(`/api/events?at=${encodeURIComponent(written)}`);
       expect(page.items.map((r: any) => r.id), written).toEqual([created.body.id]);
     }
+    // Range operators compare instants, not texts: both bounds written with an offset.
+    const range = await get(`/api/events?at[gte]=${encodeURIComponent("2026-02-02T05:30:00+01:00")}&at[lte]=${encodeURIComponent("2026-02-01T23:30:00-05:00")}`);
+    expect(range.items.map((r: any) => r.id)).toEqual([created.body.id]);
     const viaMcp = await mcp.callTool({ name: "event_list", arguments: { at: "2026-02-02T06:30:00+02:00" } });
     expect((viaMcp.structuredContent as any).items.map((r: any) => r.id)).toEqual([created.body.id]);
   });
