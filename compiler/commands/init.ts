@@ -96,7 +96,7 @@ type Task {
   service mcp "/mcp" expose list, get, create, update, delete
 }
 
--- Checked by wo check; run by wo test once that command exists.
+-- wo test runs it on a fresh store.
 test "a new task is not done" {
   insert Task { title: "try wo" }
   assert count(select Task { done == false }) == 1 otherwise abort "a new task should start not done"
@@ -116,6 +116,7 @@ function nextSteps(dir: string): string {
   return `Next:
 
     wo check${at}     # parse and check the .wo files
+    wo test${at}      # run the test blocks, each on a fresh store
     wo run${at}       # serve REST at http://127.0.0.1:8080/api/tasks and MCP at /mcp
 
 In a second terminal, while wo run serves:

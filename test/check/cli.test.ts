@@ -168,8 +168,11 @@ describe("wo init", () => {
     expect(readFileSync(join(dir, "README.md"), "utf8")).toContain("wo run");
     const check = wo("check", dir);
     expect(check.status, check.stderr).toBe(0);
-    expect(check.stdout).toBe(`${dir}: 1 type, 2 services, 0 methods, 5 tools — ok (1 warning)\n`);
-    expect(check.stderr).toContain("WO2104"); // the test block: checked, not run yet
+    expect(check.stdout).toBe(`${dir}: 1 type, 2 services, 0 methods, 5 tools — ok\n`);
+    expect(check.stderr).toBe("");
+    const test = wo("test", dir);
+    expect(test.status, test.stderr).toBe(0);
+    expect(test.stdout).toContain("1 passed, 0 failed");
   });
 
   it("takes a folder with other files but keeps its README; refuses one that is an app already", () => {

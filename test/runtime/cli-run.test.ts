@@ -4,6 +4,7 @@
 // build is fresh and nothing is checked again.
 import { spawnSync } from "node:child_process";
 import { request, type IncomingMessage } from "node:http";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { mcpClient } from "../methods/wo-process.js";
@@ -16,10 +17,12 @@ beforeAll(() => {
   app = join(tempDir("wo-e2e-init-"), "todo");
   const init = spawnSync(process.execPath, ["bin/wo.js", "init", app], { cwd: repoRoot, encoding: "utf8" });
   expect(init.status, init.stderr).toBe(0);
+  // Something the check warns about, to see the warning on every start.
+  writeFileSync(join(app, "note.wo"), "type Note {\n  text: Text\n  policy read anyone\n}\n");
 });
 afterAll(() => removeApp(app));
 
-const warning = /task\.wo:\d+:1: warning WO2104: Top-level 'test' block is parsed but not executed yet\./;
+const warning = /note\.wo:3:3: warning WO2101: 'policy read' is parsed but not enforced yet\./;
 
 async function serve(...flags: string[]): Promise<WoProcess> {
   return startWo([app, "--listen", "127.0.0.1:0", ...flags]);
