@@ -1,14 +1,16 @@
 // The build's up-to-date check: build-info.json holds a sha256 over wo's version, wo.toml and
-// every `.wo` file, and the build format the generated code was written for. Kept apart from build.ts (moved from there) so `wo run` can decide "the
-// build is fresh" without loading ts-morph, TypeScript or the parser: start-up of a built app
+// every `.wo` file, the build format the generated code was written for, and the check's
+// warnings. Kept apart from build.ts so `wo run` can decide "the build is fresh" and show the
+// warnings again without loading ts-morph, TypeScript or the parser: start-up of a built app
 // stays fast. buildApp uses the same functions, so the two can never disagree.
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { loadSources } from "./check/load.js";
 import { configFileName } from "./check/config.js";
-import { DiagnosticBag } from "./diagnostics/diagnostic.js";
-import { buildFormat, type BuildInfo } from "../runtime/build.js";
+import { DiagnosticBag, type Diagnostic } from "./diagnostics/diagnostic.js";
+import { displayFile, displayPathOf } from "./display-path.js";
+import { buildFormat, type BuildInfo, type RecordedWarning } from "../runtime/build.js";
 import { woVersion } from "./emit/header.js";
 
 export const buildInfoFileName = "build-info.json";
@@ -29,23 +31,58 @@ export async function hashInputs(root: string): Promise<string | undefined> {
   return hash.digest("hex");
 }
 
-/** build-info.json for a build of these inputs by this wo. */
-export function buildInfoText(inputHash: string): string {
-  const info: BuildInfo = { woVersion: woVersion(), buildFormat, inputHash };
+/** build-info.json for a build of these inputs by this wo, with the check's warnings. */
+export function buildInfoText(inputHash: string, warnings: RecordedWarning[]): string {
+  const info: BuildInfo = { woVersion: woVersion(), buildFormat, inputHash, warnings };
   return `${JSON.stringify(info, null, 2)}\n`;
 }
 
+/** The warnings among `diagnostics` (display paths) with spans relative to the app folder `root`. */
+export function recordWarnings(diagnostics: readonly Diagnostic[], root: string): RecordedWarning[] {
+  return diagnostics
+    .filter((d) => d.severity === "warning")
+    .map((d) => ({ code: d.code, message: d.message, span: { ...d.span, file: relative(root, resolve(d.span.file)).split("\\").join("/") } }));
+}
+
 export async function isUpToDate(outDir: string, inputHash: string): Promise<boolean> {
+  return (await freshBuildInfo(outDir, inputHash)) !== undefined;
+}
+
+/** build-info.json of the build in `outDir` when it was made from `inputHash` by this wo. */
+export async function freshBuildInfo(outDir: string, inputHash: string): Promise<BuildInfo | undefined> {
   const info = await readOptional(join(outDir, buildInfoFileName));
-  if (info === undefined) return false;
+  if (info === undefined) return undefined;
+  let parsed: BuildInfo;
   try {
-    const parsed = JSON.parse(info) as Partial<Record<keyof BuildInfo, unknown>>;
-    if (parsed.inputHash !== inputHash || parsed.woVersion !== woVersion() || parsed.buildFormat !== buildFormat) return false;
+    parsed = JSON.parse(info) as BuildInfo;
+    if (parsed.inputHash !== inputHash || parsed.woVersion !== woVersion() || parsed.buildFormat !== buildFormat) return undefined;
+    // A build from before warnings were recorded is rebuilt once, so its warnings show.
+    if (!Array.isArray(parsed.warnings)) return undefined;
   } catch {
-    return false;
+    return undefined;
   }
   // A build folder someone emptied by hand is not up to date, whatever build-info says.
-  return (await readOptional(join(outDir, "manifest.json"))) !== undefined;
+  return (await readOptional(join(outDir, "manifest.json"))) !== undefined ? parsed : undefined;
+}
+
+/**
+ * A fresh build's recorded warnings as diagnostics of the app at `dir`, with display paths and
+ * the source texts to quote: what the check printed when it made the build.
+ */
+export async function replayWarnings(info: BuildInfo, dir: string): Promise<{ diagnostics: Diagnostic[]; sources: Map<string, string> }> {
+  const root = resolve(dir);
+  const displayDir = displayPathOf(dir, root);
+  const sources = new Map<string, string>();
+  const diagnostics: Diagnostic[] = [];
+  for (const w of info.warnings) {
+    const file = displayFile(displayDir, w.span.file);
+    if (!sources.has(file)) {
+      const text = await readOptional(join(root, w.span.file));
+      if (text !== undefined) sources.set(file, text);
+    }
+    diagnostics.push({ code: w.code as Diagnostic["code"], severity: "warning", message: w.message, span: { ...w.span, file } });
+  }
+  return { diagnostics, sources };
 }
 
 async function readOptional(path: string): Promise<string | undefined> {

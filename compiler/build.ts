@@ -13,7 +13,7 @@ import type { Diagnostic } from "./diagnostics/diagnostic.js";
 import type { EmittedFile } from "./emit/emitted-file.js";
 
 // The up-to-date check lives apart so `wo run` can make it without loading the compiler.
-import { buildInfoFileName, buildInfoText, hashInputs, isUpToDate } from "./build-info.js";
+import { buildInfoFileName, buildInfoText, freshBuildInfo, hashInputs, recordWarnings, replayWarnings } from "./build-info.js";
 export { buildInfoFileName, hashInputs, isUpToDate } from "./build-info.js";
 
 export interface BuildOptions {
@@ -44,9 +44,8 @@ export async function buildApp(dir: string, options: BuildOptions = {}): Promise
   const base = { outDir, diagnostics: [] as Diagnostic[], sources: new Map<string, string>(), files: [] as string[] };
 
   const inputHash = await hashInputs(root);
-  if (!options.force && inputHash !== undefined && (await isUpToDate(outDir, inputHash))) {
-    return { ...base, ok: true, skipped: true };
-  }
+  const fresh = !options.force && inputHash !== undefined ? await freshBuildInfo(outDir, inputHash) : undefined;
+  if (fresh) return { ...base, ...(await replayWarnings(fresh, dir)), ok: true, skipped: true };
 
   // Loaded only when something must be built: the checker, ajv and TypeScript take longer to
   // load than the whole up-to-date check (bench/compile/build.mjs, no-op rebuild).
@@ -57,7 +56,7 @@ export async function buildApp(dir: string, options: BuildOptions = {}): Promise
 
   const emitted = emitBuild(checked.catalog);
   const files = [...emitted, ...compileTypeScript(emitted, ts)];
-  files.push({ path: buildInfoFileName, text: buildInfoText(inputHash) });
+  files.push({ path: buildInfoFileName, text: buildInfoText(inputHash, recordWarnings(checked.diagnostics, root)) });
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
   const manifest = JSON.parse(emitted.find((f) => f.path === "manifest.json")!.text) as { tools: unknown[]; routes: unknown[] };

@@ -11,13 +11,14 @@
 // never disagree about a saved program.
 
 import { readFile } from "node:fs/promises";
-import { basename, isAbsolute, join, relative, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import type { SourceFileAst } from "./ast.js";
 import type { Catalog } from "./catalog.js";
 import { configFileName, readConfig } from "./check/config.js";
 import { loadSources } from "./check/load.js";
 import { checkProgram } from "./check/program.js";
 import { DiagnosticBag, type Diagnostic } from "./diagnostics/diagnostic.js";
+import { displayFile, displayPathOf } from "./display-path.js";
 import { parseSource } from "./syntax/parse.js";
 
 export interface CheckResult {
@@ -46,7 +47,7 @@ export interface CheckOptions {
 export async function checkApp(dir: string, options: CheckOptions = {}): Promise<CheckResult> {
   const root = resolve(dir);
   const displayDir = displayPathOf(dir, root);
-  const toDisplay = (rel: string) => (displayDir === "." ? rel : `${displayDir}/${rel}`);
+  const toDisplay = (rel: string) => displayFile(displayDir, rel);
   const bag = new DiagnosticBag();
   const sources = new Map<string, string>();
 
@@ -82,15 +83,6 @@ export async function checkApp(dir: string, options: CheckOptions = {}): Promise
   };
   if (catalog && !diagnostics.some((d) => d.severity === "error")) result.catalog = catalog;
   return result;
-}
-
-/** `dir` as the user would type it from the current directory, `/`-separated. */
-function displayPathOf(dir: string, root: string): string {
-  const rel = relative(process.cwd(), root);
-  if (rel === "") return ".";
-  // Far outside the working directory a relative path is harder to read than the absolute one.
-  if (rel.startsWith("..") && isAbsolute(dir)) return root.split("\\").join("/");
-  return rel.split("\\").join("/");
 }
 
 async function readOptional(path: string): Promise<string | undefined> {

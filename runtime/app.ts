@@ -17,6 +17,7 @@ import { limitConcurrency } from "./operations/limit.js";
 import { createOperationRuntime } from "./operations/runtime.js";
 import { serveManagement, type ManagementOptions } from "./ops/management.js";
 import { bearerAuth, tokenCheck, UNAUTHORIZED_DETAIL, UNAUTHORIZED_HEADERS } from "./rest/auth.js";
+import { logWhenFinished, type RequestLogger } from "./request-log.js";
 import { problem, problemResponse } from "./rest/problem.js";
 import { createRestRoutes, restEndpoints } from "./rest/routes.js";
 import type { Store } from "./store/store.js";
@@ -40,9 +41,9 @@ export interface App {
   hono: Hono;
   /**
    * /mcp straight on node:http, bypassing the fetch-API adaptation: what `wo run` uses for
-   * requests to /mcp (same handler, same bearer-token rule as `hono`).
+   * requests to /mcp (same handler, same bearer-token rule as `hono`). `log`: the request log.
    */
-  serveMcp(incoming: IncomingMessage, res: ServerResponse): void;
+  serveMcp(incoming: IncomingMessage, res: ServerResponse, log?: RequestLogger): void;
   /** The bound operation handlers, keyed by tool name: what REST and MCP both call. */
   operations: Record<string, Operation>;
   /** /_wo/… (status, stop) on node:http, when the app was given `management`. */
@@ -127,16 +128,17 @@ export function createApp(options: AppOptions): App {
   });
   const allowed = options.token ? tokenCheck(options.token) : undefined;
   const unauthorized = JSON.stringify(problem("unauthorized", UNAUTHORIZED_DETAIL));
-  const serveMcp = (incoming: IncomingMessage, res: ServerResponse) => {
+  const serveMcp = (incoming: IncomingMessage, res: ServerResponse, log?: RequestLogger) => {
     // Host/Origin before the token: a refused request (403) and an admitted preflight (204) are
     // the handler's to answer, with or without a token.
     const h = incoming.headers;
     if (allowed && guard.refusal(h.origin, h.host) === undefined && !isPreflight(incoming.method, h.origin, h["access-control-request-method"]) && !allowed(h.authorization)) {
+      if (log) logWhenFinished(log, incoming, res);
       res.writeHead(401, { "content-type": "application/problem+json", ...UNAUTHORIZED_HEADERS, "content-length": Buffer.byteLength(unauthorized) });
       res.end(unauthorized);
       return;
     }
-    serveMcpNode(mcp.mcp, incoming, res);
+    serveMcpNode(mcp.mcp, incoming, res, log);
   };
   // The management endpoint: its own key (never the bearer token), the same Host/Origin guard.
   const management = options.management && { ...options.management, guard: (origin: string | undefined, host: string | undefined) => guard.refusal(origin, host) };

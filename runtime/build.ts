@@ -33,6 +33,17 @@ export interface BuildInfo {
   buildFormat: number;
   /** sha256 over wo's version, wo.toml and every `.wo` file (compiler/build-info.ts). */
   inputHash: string;
+  /**
+   * The check's warnings, so a start that finds the build fresh shows them without checking
+   * again; spans name files relative to the app folder.
+   */
+  warnings: RecordedWarning[];
+}
+
+export interface RecordedWarning {
+  code: string;
+  message: string;
+  span: { file: string; offset: number; end: number; line: number; col: number };
 }
 
 export interface BuildSchemas {
@@ -87,9 +98,11 @@ export interface OperationRuntime {
   /**
    * Throws OperationError("unprocessable") naming each ref in `values` (a row or patch of
    * `table`) whose row does not exist: top-level refs and refs inside arrays, structs and
-   * embedded types alike.
+   * embedded types alike. `pointers` ([field, JSON pointer into the caller's input]) replaces
+   * `/field` in what is reported: a method that stored its argument `person` in `assignee`
+   * reports `/person`, the value the caller sent.
    */
-  checkRefs(tx: StoreTx, table: string, values: Row): Promise<void>;
+  checkRefs(tx: StoreTx, table: string, values: Row, pointers?: readonly (readonly [field: string, pointer: string])[]): Promise<void>;
   /** Throws OperationError("conflict") naming the tables/fields that still reference the row. */
   checkNotReferenced(tx: StoreTx, table: string, id: number): Promise<void>;
   /**

@@ -23,6 +23,7 @@ import { resolveAgentToken, TokenError } from "./ops/agent-token.js";
 import { readManagementKey, removeInstance, writeRunningState } from "./ops/instance-state.js";
 import { isManagementPath, type InstanceStatus } from "./ops/management.js";
 import { ensurePrivateDir, PrivateFileError } from "./ops/private-files.js";
+import { createRequestLogger, logWhenFinished, type RequestLogFormat } from "./request-log.js";
 import { restEndpoints } from "./rest/routes.js";
 import { StoreOpenError } from "./store/open-errors.js";
 import { openSqliteStore } from "./store/sqlite.js";
@@ -40,6 +41,10 @@ export interface StartOptions {
   mcpSessions?: boolean;
   /** Where the address and table go; default stdout. */
   out?: (text: string) => void;
+  /** One line per request (text or JSON), or none; default none. */
+  requestLog?: RequestLogFormat;
+  /** Where request log lines go; default stderr (a background instance: its log file). */
+  requestLogTo?: (text: string) => void;
   /** Install SIGINT/SIGTERM handlers that stop and exit 0 (the CLI does; tests do not). */
   handleSignals?: boolean;
   /** `--token-file`: the agent token is in this owner-private file. */
@@ -148,10 +153,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   try {
     const honoListener = getRequestListener(app.hono.fetch, { hostname: host });
     const serveManagement = app.serveManagement;
+    const log = createRequestLogger(options.requestLog ?? "off", options.requestLogTo);
     const listener = (req: IncomingMessage, res: ServerResponse) => {
       requests++;
-      if (isMcpPath(req.url)) app.serveMcp(req, res);
-      else if (serveManagement && isManagementPath(req.url)) serveManagement(req, res);
+      // With `--quiet` there is no logger, and nothing per request is spent on logging.
+      if (isMcpPath(req.url)) return app.serveMcp(req, res, log);
+      if (log) logWhenFinished(log, req, res);
+      if (serveManagement && isManagementPath(req.url)) serveManagement(req, res);
       else honoListener(req, res);
     };
     ({ server, address } = await listen(listener, host, port));

@@ -68,7 +68,7 @@ const start = async (script, args, pattern) => {
 async function startWo(name) {
   const app = join(dir, name);
   cpSync(join(root, "samples/hello"), app, { recursive: true });
-  const s = await start("bin/wo.js", ["run", app, "--listen", "127.0.0.1:0"], /(http:\/\/127\.0\.0\.1:\d+)/);
+  const s = await start("bin/wo.js", ["run", app, "--quiet", "--listen", "127.0.0.1:0"], /(http:\/\/127\.0\.0\.1:\d+)/);
   const created = await (await fetch(`${s.url}/api/greetings`, { method: "POST", headers: json, body: JSON.stringify({ message: "hello bench" }) })).json();
   const init = await fetch(`${s.url}/mcp`, { method: "POST", headers: json, body: initialize });
   const sid = init.headers.get("mcp-session-id");

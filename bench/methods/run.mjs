@@ -15,7 +15,7 @@ const dir = mkdtempSync(join(tmpdir(), "wo-bench-methods-"));
 const app = join(dir, "ledger");
 cpSync(join(root, "samples/ledger"), app, { recursive: true });
 
-const { child, url: base } = await startNode("bin/wo.js", ["run", app, "--listen", "127.0.0.1:0"], /serving at (http:\/\/127\.0\.0\.1:\d+)/);
+const { child, url: base } = await startNode("bin/wo.js", ["run", app, "--quiet", "--listen", "127.0.0.1:0"], /serving at (http:\/\/127\.0\.0\.1:\d+)/);
 const post = (path, body) =>
   fetch(base + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
 

@@ -30,7 +30,7 @@ const bin = join(root, "bin/wo.js");
 /** Spawn → first 200 from /healthz, polling every 5 ms; the port is fixed so no output parsing is needed. */
 async function startupMillis(app, db, port) {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [bin, "run", app, "--listen", `127.0.0.1:${port}`, "--db", db], { cwd: root, stdio: "ignore" });
+  const child = spawn(process.execPath, [bin, "run", app, "--quiet", "--listen", `127.0.0.1:${port}`, "--db", db], { cwd: root, stdio: "ignore" });
   for (;;) {
     try {
       const res = await fetch(`http://127.0.0.1:${port}/healthz`);
@@ -68,7 +68,7 @@ const port = 20000 + Math.floor(Math.random() * 20000);
 const startups = [];
 for (let i = 0; i < 3; i++) startups.push(await startupMillis(app, db, port));
 
-const wo = await startNode("bin/wo.js", ["run", app, "--listen", "127.0.0.1:0", "--db", db], /serving at (http:\/\/\S+)/);
+const wo = await startNode("bin/wo.js", ["run", app, "--quiet", "--listen", "127.0.0.1:0", "--db", db], /serving at (http:\/\/\S+)/);
 const json = { "content-type": "application/json" };
 const post = (path, body) => fetch(wo.url + path, { method: "POST", headers: json, body: JSON.stringify(body) }).then((r) => r.json());
 const author = await post("/api/authors", { name: "Bench", email: "bench@example.com" });

@@ -66,7 +66,7 @@ export function readConfig(text: string | undefined, file: string, dirName: stri
   // Only the word "auto": a token written into wo.toml would be a secret in the repository.
   if (read.typed("server", "token", '"auto" (the automatic agent token; put real tokens in token_env)', (v): v is "auto" => v === "auto")) config.token = "auto";
   config.dataDir = read.string("database", "data_dir") ?? config.dataDir;
-  const url = read.string("database", "url");
+  const url = read.postgresUrl("database", "url");
   if (url !== undefined) config.databaseUrl = url;
   const maxBytes = read.positiveInt("database", "max_bytes");
   if (maxBytes !== undefined) config.databaseMaxBytes = maxBytes;
@@ -99,6 +99,16 @@ class KeyReader {
 
   stringList(table: string, key: string): string[] | undefined {
     return this.typed(table, key, "an array of strings", (v): v is string[] => Array.isArray(v) && v.every((x) => typeof x === "string"));
+  }
+
+  /**
+   * `[database] url` names a server database; the only kind it may name is PostgreSQL, which
+   * `wo run` then refuses with its own message. Anything else (a file path, `sqlite:…`) would be
+   * ignored without a word, so it is an error here that points to `data_dir`.
+   */
+  postgresUrl(table: string, key: string): string | undefined {
+    const expected = 'a PostgreSQL URL ("postgres://…"); an SQLite database lives in [database] data_dir';
+    return this.typed(table, key, expected, (v): v is string => typeof v === "string" && /^postgres(?:ql)?:\/\//i.test(v));
   }
 
   /** "host:port" or ":port" with a port 0–65535 (0 picks a free port). */

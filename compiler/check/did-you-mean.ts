@@ -1,4 +1,6 @@
-// "Did you mean …?" suggestions for misspelt names (expose entries, types).
+// "Did you mean …?" suggestions for misspelt names: expose entries, type references, field
+// names (in expressions, insert/set, backlinks, @table indexes), names in method bodies —
+// and the CLI's commands and flags.
 //
 // Owns: picking the closest candidate by edit distance. Leaves the wording to codes.ts.
 

@@ -8,7 +8,9 @@
 
 import type { DefaultExpr, FieldDecl, Literal, Span, TypeDecl, TypeExpr } from "../ast.js";
 import type { CatalogField, FieldDefault, FieldType } from "../catalog.js";
-import { type CheckContext, describeType, isScalarName, locationOf } from "./context.js";
+import { utcTimestamp } from "../../runtime/store/timestamp.js";
+import { type CheckContext, describeType, isScalarName, locationOf, scalarNames } from "./context.js";
+import { didYouMean } from "./did-you-mean.js";
 import { linkEndpointFields } from "../naming.js";
 
 /** Field annotations wo knows but does not enforce yet (a warning each). */
@@ -192,7 +194,7 @@ export function fieldType(expr: TypeExpr, ctx: CheckContext, isTopLevel: boolean
     case "NamedType": {
       const name = expr.name.text;
       if (isScalarName(name)) return { kind: "scalar", scalar: name };
-      requireType(expr.name.text, expr.name.span, ctx);
+      requireType(expr.name.text, expr.name.span, ctx, true);
       return { kind: "embedded", type: name };
     }
     case "UnionType": {
@@ -226,10 +228,13 @@ export function fieldType(expr: TypeExpr, ctx: CheckContext, isTopLevel: boolean
   }
 }
 
-/** Reports WO2001 (with a suggestion) unless `name` is a declared type. */
-export function requireType(name: string, span: Span, ctx: CheckContext): boolean {
+/**
+ * Reports WO2001 unless `name` is a declared type, suggesting the nearest declared type — or
+ * scalar, where `orScalar` says a scalar would fit (a field's or a method signature's type).
+ */
+export function requireType(name: string, span: Span, ctx: CheckContext, orScalar = false): boolean {
   if (ctx.types.has(name)) return true;
-  ctx.bag.report("WO2001", span, { name });
+  ctx.bag.report("WO2001", span, { name, hint: didYouMean(name, orScalar ? [...scalarNames, ...ctx.types.keys()] : ctx.types.keys()) });
   return false;
 }
 
@@ -289,7 +294,8 @@ function checkDefault(expr: DefaultExpr, decl: FieldDecl, type: FieldType, ctx: 
         case "scalar": {
           const s = type.scalar;
           if (lit.literalType === "string" && textScalars.has(s)) return ok;
-          if (lit.literalType === "string" && s === "Timestamp" && timestampPattern.test(String(lit.value))) return ok;
+          // Stored as every Timestamp is: in UTC (runtime/store/timestamp.ts).
+          if (lit.literalType === "string" && s === "Timestamp" && timestampPattern.test(String(lit.value))) return { kind: "literal", value: utcTimestamp(lit.value) as string };
           if (lit.literalType === "int" && (integerScalars.has(s) || s === "Float")) return ok;
           if (lit.literalType === "float" && s === "Float") return ok;
           if (lit.literalType === "bool" && s === "Bool") return ok;

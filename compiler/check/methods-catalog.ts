@@ -59,6 +59,6 @@ export function buildMethod(fn: FnDecl, ctx: CheckContext): CatalogMethod {
 
 function signatureType(name: Name, role: "param" | "return", ctx: CheckContext): FieldType {
   if (isScalarName(name.text)) return { kind: "scalar", scalar: name.text };
-  requireType(name.text, name.span, ctx);
+  requireType(name.text, name.span, ctx, true);
   return role === "param" ? { kind: "ref", target: name.text } : { kind: "embedded", type: name.text };
 }

@@ -15,6 +15,7 @@ import type { Catalog, CatalogField, CatalogMethod, CatalogType, FieldType } fro
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import type { SkippedFunctions } from "./functions.js";
 import { relationsOf } from "../../runtime/relations.js";
+import { didYouMean } from "./did-you-mean.js";
 import {
   describeType,
   fieldValueType,
@@ -297,7 +298,7 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
   function insert(s: InsertStmt): ValueType {
     const target = findType(catalog, s.type.text);
     if (!target) {
-      bag.report("WO5002", s.type.span, { name: s.type.text });
+      bag.report("WO5002", s.type.span, { name: s.type.text, hint: didYouMean(s.type.text, catalog.types.map((t) => t.name)) });
       for (const e of s.entries) expr(e.value);
       return unknownType;
     }
@@ -356,7 +357,7 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
   function writableField(target: CatalogType, name: string, span: Span, statement: "insert" | "update"): CatalogField | undefined {
     const field = target.fields.find((f) => f.name === name);
     if (!field) {
-      bag.report("WO5003", span, { type: target.name, field: name });
+      bag.report("WO5003", span, { type: target.name, field: name, hint: didYouMean(name, target.fields.map((f) => f.name)) });
       return undefined;
     }
     // @readonly fields are the app's own to write; @immutable ones only when the row is made.
@@ -425,7 +426,7 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
           return { k: "union", variants: [e.name.text] };
         }
         if (!found) {
-          bag.report("WO5001", e.name.span, { name: e.name.text });
+          bag.report("WO5001", e.name.span, { name: e.name.text, hint: didYouMean(e.name.text, scope.keys()) });
           return unknownType;
         }
         typing.names.set(e, found.binding);
@@ -605,7 +606,8 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
       const projection = objType.projection;
       const field = type.fields.find((f) => f.name === name);
       if (!field || (projection && !projection.includes(name))) {
-        bag.report("WO5003", e.member.span, { type: projection ? `${type.name} { ${projection.join(", ")} }` : type.name, field: name });
+        const visible = projection ?? type.fields.map((f) => f.name);
+        bag.report("WO5003", e.member.span, { type: projection ? `${type.name} { ${projection.join(", ")} }` : type.name, field: name, hint: didYouMean(name, visible) });
         return unknownType;
       }
       if (field.default?.kind === "computed") {
@@ -627,7 +629,7 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
     if (objType.k === "struct") {
       const field = objType.fields.find((f) => f.name === name);
       if (!field) {
-        bag.report("WO5003", e.member.span, { type: describeType(objType), field: name });
+        bag.report("WO5003", e.member.span, { type: describeType(objType), field: name, hint: didYouMean(name, objType.fields.map((f) => f.name)) });
         return unknownType;
       }
       return fieldValueType(catalog, field.type, field.isOptional || isNullable(objType));
@@ -746,7 +748,7 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
     }
     const callee = type.methods.find((m) => m.name === e.method.text);
     if (!callee) {
-      bag.report("WO5003", e.method.span, { type: type.name, field: `${e.method.text}()` });
+      bag.report("WO5003", e.method.span, { type: type.name, field: `${e.method.text}()`, hint: didYouMean(e.method.text, type.methods.map((m) => m.name)) });
       return unknownType;
     }
     const name = `${type.name}.${callee.name}`;
@@ -761,7 +763,7 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
 
   function select(e: SelectExpr): ValueType {
     const target = findType(catalog, e.type.text);
-    if (!target) bag.report("WO5002", e.type.span, { name: e.type.text });
+    if (!target) bag.report("WO5002", e.type.span, { name: e.type.text, hint: didYouMean(e.type.text, catalog.types.map((t) => t.name)) });
     for (const p of e.predicates) {
       const valueType = expr(p.value);
       if (!target) continue;

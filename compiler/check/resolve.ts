@@ -10,6 +10,7 @@ import type { FieldDecl, SourceFileAst, TypeDecl, TypeExpr } from "../ast.js";
 import type { CatalogField, CatalogType, FieldType } from "../catalog.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import type { CheckContext } from "./context.js";
+import { didYouMean } from "./did-you-mean.js";
 import { requireType } from "./fields.js";
 
 /** Every TypeDecl in file order then source order; duplicates reported and left out. */
@@ -50,7 +51,7 @@ export function checkRelations(decl: TypeDecl, ctx: CheckContext): void {
       if (!target) continue; // reported by fields.ts
       const back = fieldsOf(target).find((f) => f.name.text === t.field.text);
       if (!back) {
-        ctx.bag.report("WO2004", t.field.span, { target: t.target.text, field: t.field.text });
+        ctx.bag.report("WO2004", t.field.span, { target: t.target.text, field: t.field.text, hint: didYouMean(t.field.text, fieldsOf(target).map((f) => f.name.text)) });
       } else if (!(back.type.kind === "RefType" && back.type.target.text === self)) {
         ctx.bag.report("WO2005", t.field.span, { target: t.target.text, field: t.field.text, type: self });
       }

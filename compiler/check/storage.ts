@@ -9,6 +9,7 @@ import type { CatalogField, CatalogType } from "../catalog.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { snakeCase } from "../naming.js";
 import { reservedNames } from "../syntax/parse-context.js";
+import { didYouMean } from "./did-you-mean.js";
 import { unstorableReason } from "./fields.js";
 
 /** The storage name of a type, checked for shape (not for clashes: see checkStorageNames). */
@@ -51,7 +52,7 @@ export function buildIndexes(decl: TypeDecl, table: string, fields: CatalogField
     for (const column of index.columns) {
       const field = fields.find((f) => f.name === column.text);
       if (!field) {
-        bag.report("WO2009", column.span, { name: column.text, type: decl.name.text });
+        bag.report("WO2009", column.span, { name: column.text, type: decl.name.text, hint: didYouMean(column.text, fields.map((f) => f.name)) });
         ok = false;
         continue;
       }

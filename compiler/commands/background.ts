@@ -19,7 +19,7 @@ import { readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Catalog } from "../catalog.js";
-import { formatDiagnostic } from "../diagnostics/format.js";
+import { formatWithSources } from "../diagnostics/format.js";
 import { resolveAgentToken, TokenError } from "../../runtime/ops/agent-token.js";
 import { claimInstance, logFileName, readInstanceState, readManagementKey, removeInstance, renewClaim, writeNewManagementKey } from "../../runtime/ops/instance-state.js";
 import { callManagement } from "../../runtime/ops/management.js";
@@ -85,11 +85,7 @@ async function claim(appDir: string, runtimeDir: string, explicitDir: string | u
 
 async function startChild(appDir: string, runtimeDir: string, args: RunArgs): Promise<number> {
   const built = await buildIfStale(appDir);
-  for (const d of built.diagnostics) {
-    const text = built.sources?.get(d.span.file);
-    const line = text === undefined ? `${d.span.file}:${d.span.line}:${d.span.col}: ${d.severity} ${d.code}: ${d.message}` : formatDiagnostic(d, text);
-    process.stderr.write(`${line.replace(/\n+$/, "")}\n`);
-  }
+  for (const d of built.diagnostics) process.stderr.write(`${formatWithSources(d, built.sources)}\n`);
   if (!built.ok) {
     removeInstance(runtimeDir);
     process.stderr.write(`wo run: ${built.error ?? "the app has errors; fix them and run again"}.\n`);
@@ -108,6 +104,7 @@ async function startChild(appDir: string, runtimeDir: string, args: RunArgs): Pr
   if (args.allowDestructiveMigration) childArgs.push("--allow-destructive-migration");
   if (args.mcpSessions !== undefined) childArgs.push(args.mcpSessions ? "--mcp-sessions" : "--no-mcp-sessions");
   if (args.tokenFile !== undefined) childArgs.push("--token-file", resolve(args.tokenFile));
+  if (args.requestLog !== "text") childArgs.push(...(args.requestLog === "off" ? ["--quiet"] : ["--log", "json"]));
   const child = spawn(process.execPath, childArgs, { detached: true, stdio: "ignore", cwd: appDir });
   let exited: number | string | undefined;
   child.on("exit", (code, signal) => (exited = code ?? signal ?? -1));

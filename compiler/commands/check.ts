@@ -1,38 +1,31 @@
-// `wo check [dir]`: parse and check an app; diagnostics to stderr, one summary line to stdout.
-// Exit 0 when there is no error (warnings allowed), 1 otherwise, 2 for a usage mistake.
-// Nothing here prints a stack trace for a user error.
+// `wo check [dir] [--format text|json]`: parse and check an app. Text: diagnostics to stderr,
+// one summary line to stdout. JSON: the diagnostics as one array on stdout, nothing else
+// (spec/diagnostics.md). Exit 0 when there is no error (warnings allowed), 1 otherwise, 2 for
+// a usage mistake or a bug in wo. Nothing here prints a stack trace for a user error.
 
 import { checkApp, type CheckResult } from "../index.js";
-import type { Diagnostic } from "../diagnostics/diagnostic.js";
-import { formatDiagnostic } from "../diagnostics/format.js";
+import { formatWithSources } from "../diagnostics/format.js";
+import { diagnosticsJson } from "../diagnostics/json.js";
+import type { ParsedArgs } from "./args.js";
 
-export async function runCheckCommand(args: string[]): Promise<number> {
-  const flags = args.filter((a) => a.startsWith("-"));
-  const dirs = args.filter((a) => !a.startsWith("-"));
-  if (flags.length > 0 || dirs.length > 1) {
-    const what = flags.length > 0 ? `unknown option '${flags[0]}'` : `one directory expected, got ${dirs.length}`;
-    process.stderr.write(`wo check: ${what}\nusage: wo check [dir]\n`);
-    return 2;
-  }
+export async function runCheckCommand(args: ParsedArgs): Promise<number> {
+  const dir = args.first ?? ".";
   let result: CheckResult;
   try {
-    result = await checkApp(dirs[0] ?? ".");
+    result = await checkApp(dir);
   } catch (error) {
     // A throw here is a bug in wo, never the user's mistake (STYLE.md §5).
     const detail = process.env.WO_DEBUG === "1" && error instanceof Error ? `\n${error.stack}` : "";
     process.stderr.write(`wo check: internal error: ${error instanceof Error ? error.message : String(error)} (this is a bug in wo)${detail}\n`);
     return 2;
   }
-  for (const d of result.diagnostics) process.stderr.write(formatOne(d, result) + "\n");
-  process.stdout.write(summaryLine(dirs[0] ?? ".", result) + "\n");
+  if (args.value("--format") === "json") {
+    process.stdout.write(JSON.stringify(diagnosticsJson(result.diagnostics, result.sources)) + "\n");
+  } else {
+    for (const d of result.diagnostics) process.stderr.write(formatWithSources(d, result.sources) + "\n");
+    process.stdout.write(summaryLine(dir, result) + "\n");
+  }
   return result.catalog ? 0 : 1;
-}
-
-function formatOne(d: Diagnostic, result: CheckResult): string {
-  const text = result.sources.get(d.span.file);
-  // Diagnostics about a directory or an unreadable file have no source to excerpt.
-  if (text === undefined) return `${d.span.file}: ${d.severity} ${d.code}: ${d.message}`;
-  return formatDiagnostic(d, text).replace(/\n+$/, "");
 }
 
 /** `samples/blog: 5 types, 6 services, 2 methods, 14 tools — ok (3 warnings)`. */

@@ -13,26 +13,12 @@ import { createOperationRuntime } from "../../runtime/operations/runtime.js";
 import { databaseLocation, ServerStartError } from "../../runtime/server.js";
 import { StoreOpenError } from "../../runtime/store/open-errors.js";
 import { openSqliteStore } from "../../runtime/store/sqlite.js";
+import type { ParsedArgs } from "./args.js";
 import { buildIfStale } from "./run.js";
 
-const usage = "usage: wo exec [dir] [--db PATH]\n";
-
-export async function runExecCommand(args: string[]): Promise<number> {
-  const dirs: string[] = [];
-  let db: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === "--db") {
-      db = args[++i];
-      if (db === undefined || db === "") return fail("--db needs a value", 2);
-    } else if (arg.startsWith("-")) {
-      return fail(`unknown option '${arg}'`, 2);
-    } else {
-      dirs.push(arg);
-    }
-  }
-  if (dirs.length > 1) return fail(`one directory expected, got ${dirs.length}`, 2);
-  const dir = dirs[0] ?? ".";
+export async function runExecCommand(args: ParsedArgs): Promise<number> {
+  const db = args.value("--db");
+  const dir = args.first ?? ".";
 
   const built = await buildIfStale(dir);
   for (const d of built.diagnostics) {
@@ -74,6 +60,6 @@ export async function runExecCommand(args: string[]): Promise<number> {
 }
 
 function fail(message: string, code: number): number {
-  process.stderr.write(`wo exec: ${message}\n${code === 2 ? usage : ""}`);
+  process.stderr.write(`wo exec: ${message}\n`);
   return code;
 }

@@ -10,6 +10,7 @@ import { resolve } from "node:path";
 import { callManagement, type InstanceStatus } from "../../runtime/ops/management.js";
 import { readInstanceState, readManagementKey, type InstanceState } from "../../runtime/ops/instance-state.js";
 import { checkPrivateDir, PrivateFileError, runtimeDirFor } from "../../runtime/ops/private-files.js";
+import type { ParsedArgs } from "./args.js";
 
 /** How long a "starting" claim may stand before it counts as abandoned (a start that died). */
 export const startTimeoutMs = 60_000;
@@ -45,36 +46,6 @@ export async function probeInstance(runtimeDir: string): Promise<Probe> {
   return { kind: "no_answer", state, why: answer.why };
 }
 
-export interface InstanceArgs {
-  dir: string;
-  runtimeDir?: string;
-}
-
-/** `[dir] [--runtime-dir DIR]`, plus whatever `extra` accepts (it returns how many args it took, or 0). */
-export function parseInstanceArgs(args: string[], extra?: (flag: string, value: () => string | undefined) => number | string): InstanceArgs | string {
-  const dirs: string[] = [];
-  let runtimeDir: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
-    const flag = eq > 0 ? arg.slice(0, eq) : arg;
-    const value = () => (eq > 0 ? arg.slice(eq + 1) : args[++i]);
-    if (flag === "--runtime-dir") {
-      const v = value();
-      if (v === undefined || v === "") return "--runtime-dir needs a value";
-      runtimeDir = v;
-    } else if (arg.startsWith("-")) {
-      const taken = extra?.(flag, value) ?? 0;
-      if (typeof taken === "string") return taken;
-      if (taken === 0) return `unknown option '${arg}'`;
-    } else {
-      dirs.push(arg);
-    }
-  }
-  if (dirs.length > 1) return `one directory expected, got ${dirs.length}`;
-  return { dir: dirs[0] ?? ".", ...(runtimeDir !== undefined ? { runtimeDir } : {}) };
-}
-
 export function describeStatus(status: InstanceStatus): string {
   return [
     `state     ${status.state}`,
@@ -89,7 +60,7 @@ export function describeStatus(status: InstanceStatus): string {
     .join("");
 }
 
-export async function runStatusCommand(args: string[]): Promise<number> {
+export async function runStatusCommand(args: ParsedArgs): Promise<number> {
   return withInstanceArgs("status", args, async (appDir, runtimeDir) => {
     const probe = await probeInstance(runtimeDir);
     switch (probe.kind) {
@@ -112,7 +83,7 @@ export async function runStatusCommand(args: string[]): Promise<number> {
   });
 }
 
-export async function runStopCommand(args: string[]): Promise<number> {
+export async function runStopCommand(args: ParsedArgs): Promise<number> {
   return withInstanceArgs("stop", args, async (appDir, runtimeDir) => {
     const probe = await probeInstance(runtimeDir);
     switch (probe.kind) {
@@ -160,16 +131,11 @@ export async function runStopCommand(args: string[]): Promise<number> {
   });
 }
 
-/** Parses `[dir] [--runtime-dir DIR]`, resolves the runtime directory and reports errors. */
-async function withInstanceArgs(name: string, args: string[], body: (appDir: string, runtimeDir: string) => Promise<number>): Promise<number> {
-  const parsed = parseInstanceArgs(args);
-  if (typeof parsed === "string") {
-    process.stderr.write(`wo ${name}: ${parsed}\nusage: wo ${name} [dir] [--runtime-dir DIR]\n`);
-    return 2;
-  }
+/** `[dir] [--runtime-dir DIR]`: resolves the runtime directory and reports its errors. */
+async function withInstanceArgs(name: string, args: ParsedArgs, body: (appDir: string, runtimeDir: string) => Promise<number>): Promise<number> {
   try {
-    const appDir = resolve(parsed.dir);
-    return await body(appDir, runtimeDirFor(appDir, parsed.runtimeDir));
+    const appDir = resolve(args.first ?? ".");
+    return await body(appDir, runtimeDirFor(appDir, args.value("--runtime-dir")));
   } catch (err) {
     if (err instanceof PrivateFileError) {
       process.stderr.write(`wo ${name}: ${err.message}\n`);

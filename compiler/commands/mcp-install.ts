@@ -22,11 +22,11 @@ import { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { resolveAgentToken, TokenError } from "../../runtime/ops/agent-token.js";
 import { ensurePrivateDir, PrivateFileError, runtimeDirFor } from "../../runtime/ops/private-files.js";
 import { parseListen, ServerStartError } from "../../runtime/server.js";
-import { parseInstanceArgs, probeInstance } from "./instance.js";
+import type { ParsedArgs } from "./args.js";
+import { probeInstance } from "./instance.js";
 
 const clients = ["claude", "codex", "cursor", "vscode"] as const;
 type Client = (typeof clients)[number];
-const usage = `usage: wo mcp install <${clients.join("|")}> [dir] [--name NAME] [--runtime-dir DIR] [--token-file FILE] [--no-token]\n`;
 
 interface Auth {
   /** The token itself: only ever handed to `claude mcp add`. */
@@ -37,35 +37,19 @@ interface Auth {
   envVar: string;
 }
 
-export async function runMcpCommand(args: string[]): Promise<number> {
-  const [sub, client, ...rest] = args;
-  if (sub !== "install") {
-    process.stderr.write(`wo mcp: ${sub === undefined ? "a subcommand is required" : `unknown subcommand '${sub}'`}\n${usage}`);
-    return 2;
-  }
+export async function runMcpInstallCommand(args: ParsedArgs): Promise<number> {
+  const [client, dir] = args.positionals;
   if (!clients.includes(client as Client)) {
-    process.stderr.write(`wo mcp install: ${client === undefined ? "name the client" : `unknown client '${client}'`}; one of ${clients.join(", ")}\n${usage}`);
-    return 2;
+    const { usageError } = await import("./help.js");
+    const { findCommand } = await import("./table.js");
+    return usageError(findCommand("mcp install"), `${client === undefined ? "name the client" : `unknown client '${client}'`}; one of ${clients.join(", ")}`);
   }
-  let name: string | undefined;
-  let tokenFile: string | undefined;
-  let noToken = false;
-  const parsed = parseInstanceArgs(rest, (flag, value) => {
-    if (flag === "--no-token") return (noToken = true), 1;
-    if (flag !== "--name" && flag !== "--token-file") return 0;
-    const v = value();
-    if (v === undefined || v === "") return `${flag} needs a value`;
-    if (flag === "--name") name = v;
-    else tokenFile = v;
-    return 1;
-  });
-  if (typeof parsed === "string") {
-    process.stderr.write(`wo mcp install: ${parsed}\n${usage}`);
-    return 2;
-  }
+  const name = args.value("--name");
+  const tokenFile = args.value("--token-file");
+  const noToken = args.has("--no-token");
   try {
-    const appDir = resolve(parsed.dir);
-    const runtimeDir = runtimeDirFor(appDir, parsed.runtimeDir);
+    const appDir = resolve(dir ?? ".");
+    const runtimeDir = runtimeDirFor(appDir, args.value("--runtime-dir"));
     const { app, config } = readAppConfig(appDir);
     const serverName = (name ?? app.name).replace(/[^A-Za-z0-9_-]/g, "-");
     const url = `${await endpointBase(runtimeDir, config.listen)}/mcp`;

@@ -1,22 +1,20 @@
-// `wo run [dir] [--listen HOST:PORT] [--db PATH] [--allow-destructive-migration] [--no-mcp-sessions]
-//         [--background] [--runtime-dir DIR] [--token-file FILE]`: build the app if its build is
-// stale (diagnostics printed, exit 1 on errors), then start the server (runtime/server.ts) and
-// serve until SIGINT/SIGTERM — or, with --background, hand it to a detached child
-// (background.ts) and return once that child is verified serving. wo.toml settings apply; flags
-// override. User errors print one message, never a stack trace.
+// `wo run [dir] [flags]` (flags: compiler/commands/table.ts): build the app if its build is
+// stale (diagnostics printed, exit 1 on errors) — or show the warnings a fresh build recorded —
+// then start the server (runtime/server.ts) and serve until SIGINT/SIGTERM; or, with
+// --background, hand it to a detached child (background.ts) and return once that child is
+// verified serving. wo.toml settings apply; flags override. User errors print one message,
+// never a stack trace.
 
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { hashInputs, isUpToDate } from "../build-info.js";
-import { formatDiagnostic } from "../diagnostics/format.js";
+import { freshBuildInfo, hashInputs, replayWarnings } from "../build-info.js";
+import { formatWithSources } from "../diagnostics/format.js";
 import { ServerStartError, startServer } from "../../runtime/server.js";
+import type { RequestLogFormat } from "../../runtime/request-log.js";
 import { logFileName } from "../../runtime/ops/instance-state.js";
 import { openLogFile } from "../../runtime/ops/log-file.js";
 import { checkPrivateDir, PrivateFileError, runtimeDirFor } from "../../runtime/ops/private-files.js";
-
-const usage =
-  "usage: wo run [dir] [--listen HOST:PORT] [--db PATH] [--allow-destructive-migration] [--no-mcp-sessions]\n" +
-  "              [--background] [--runtime-dir DIR] [--token-file FILE]\n";
+import type { ParsedArgs } from "./args.js";
 
 export interface RunArgs {
   dir: string;
@@ -25,6 +23,8 @@ export interface RunArgs {
   allowDestructiveMigration: boolean;
   /** `--no-mcp-sessions` (false) / `--mcp-sessions` (true); undefined keeps wo.toml's choice. */
   mcpSessions?: boolean;
+  /** `--quiet` → "off", `--log json` → "json", else "text". */
+  requestLog: RequestLogFormat;
   /** `--background`: start a detached instance and return (background.ts). */
   background: boolean;
   /** Internal: this process is that detached instance (started by background.ts, never by hand). */
@@ -33,44 +33,32 @@ export interface RunArgs {
   tokenFile?: string;
 }
 
-export function parseRunArgs(args: string[]): RunArgs | string {
-  const out: RunArgs = { dir: ".", allowDestructiveMigration: false, background: false, backgroundChild: false };
-  const dirs: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
-    if (flag === "--listen" || flag === "--db" || flag === "--runtime-dir" || flag === "--token-file") {
-      const value = inline ?? args[++i];
-      if (value === undefined || value === "") return `${flag} needs a value`;
-      if (flag === "--listen") out.listen = value;
-      else if (flag === "--db") out.db = value;
-      else if (flag === "--runtime-dir") out.runtimeDir = value;
-      else out.tokenFile = value;
-    } else if (flag === "--background") {
-      out.background = true;
-    } else if (flag === "--background-child") {
-      out.backgroundChild = true;
-    } else if (flag === "--allow-destructive-migration") {
-      out.allowDestructiveMigration = true;
-    } else if (flag === "--no-mcp-sessions" || flag === "--mcp-sessions") {
-      out.mcpSessions = flag === "--mcp-sessions";
-    } else if (arg.startsWith("-")) {
-      return `unknown option '${arg}'`;
-    } else {
-      dirs.push(arg);
-    }
-  }
-  if (dirs.length > 1) return `one directory expected, got ${dirs.length}`;
+/** The flags of `wo run` as the server and background.ts take them. */
+export function runArgsOf(args: ParsedArgs): RunArgs | string {
+  const optional = <K extends string, V>(key: K, value: V | undefined) => (value !== undefined ? ({ [key]: value } as Record<K, V>) : {});
+  const mcpSessions = args.has("--no-mcp-sessions") ? false : args.has("--mcp-sessions") ? true : undefined;
+  const out: RunArgs = {
+    dir: args.first ?? ".",
+    ...optional("listen", args.value("--listen")),
+    ...optional("db", args.value("--db")),
+    allowDestructiveMigration: args.has("--allow-destructive-migration"),
+    ...optional("mcpSessions", mcpSessions),
+    requestLog: args.has("--quiet") ? "off" : args.value("--log") === "json" ? "json" : "text",
+    background: args.has("--background"),
+    backgroundChild: args.has("--background-child"),
+    ...optional("runtimeDir", args.value("--runtime-dir")),
+    ...optional("tokenFile", args.value("--token-file")),
+  };
   if (out.background && out.backgroundChild) return "--background-child is internal to --background";
-  out.dir = dirs[0] ?? ".";
   return out;
 }
 
-export async function runRunCommand(args: string[]): Promise<number> {
-  const parsed = parseRunArgs(args);
+export async function runRunCommand(args: ParsedArgs): Promise<number> {
+  const parsed = runArgsOf(args);
   if (typeof parsed === "string") {
-    process.stderr.write(`wo run: ${parsed}\n${usage}`);
-    return 2;
+    const { usageError } = await import("./help.js");
+    const { findCommand } = await import("./table.js");
+    return usageError(findCommand("run"), parsed);
   }
   if (parsed.background) return (await import("./background.js")).runInBackground(parsed);
   // The detached instance has no terminal: what it would print goes to its bounded log.
@@ -96,11 +84,7 @@ export async function runRunCommand(args: string[]): Promise<number> {
   }
   try {
     const built = await buildIfStale(parsed.dir);
-    for (const d of built.diagnostics) {
-      const text = built.sources?.get(d.span.file);
-      const line = text === undefined ? `${d.span.file}:${d.span.line}:${d.span.col}: ${d.severity} ${d.code}: ${d.message}` : formatDiagnostic(d, text);
-      write(`${line.replace(/\n+$/, "")}\n`);
-    }
+    for (const d of built.diagnostics) write(`${formatWithSources(d, built.sources)}\n`);
     if (!built.ok) {
       write(`wo run: ${built.error ?? "the app has errors; fix them and run again"}.\n`);
       return 1;
@@ -115,6 +99,8 @@ export async function runRunCommand(args: string[]): Promise<number> {
       ...(parsed.tokenFile !== undefined ? { tokenFile: parsed.tokenFile } : {}),
       ...(runtimeDir !== undefined ? { runtimeDir } : {}),
       ...(out ? { out, log: (line: string) => write(`wo: ${line}\n`) } : {}),
+      requestLog: parsed.requestLog,
+      requestLogTo: write,
       background: parsed.backgroundChild,
       handleSignals: true,
     });
@@ -134,14 +120,14 @@ export async function runRunCommand(args: string[]): Promise<number> {
 /**
  * The up-to-date check needs only the sources; the compiler (parser, ts-morph, TypeScript —
  * seconds to load) runs only when there is something to build, and then in a worker thread,
- * so the server's heap never holds it (compiler/build-worker.ts).
+ * so the server's heap never holds it (compiler/build-worker.ts). A fresh build's warnings
+ * come from its build-info.json, so they show on every start without checking again.
  */
 export async function buildIfStale(dir: string) {
   const outDir = join(resolve(dir), ".wo", "build");
   const hash = await hashInputs(resolve(dir));
-  if (hash !== undefined && (await isUpToDate(outDir, hash))) {
-    return { ok: true, outDir, diagnostics: [], sources: undefined, error: undefined } as const;
-  }
+  const fresh = hash !== undefined ? await freshBuildInfo(outDir, hash) : undefined;
+  if (fresh) return { ok: true, outDir, error: undefined, ...(await replayWarnings(fresh, dir)) } as const;
   const { buildInWorker } = await import("../build-worker.js");
   return buildInWorker(dir);
 }

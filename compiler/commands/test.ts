@@ -15,17 +15,11 @@ import { testOperation } from "../../runtime/build.js";
 import { BuildLoadError, loadBuild } from "../../runtime/load-build.js";
 import { createOperationRuntime } from "../../runtime/operations/runtime.js";
 import { openSqliteStore } from "../../runtime/store/sqlite.js";
+import type { ParsedArgs } from "./args.js";
 import { buildIfStale } from "./run.js";
 
-const usage = "usage: wo test [dir]\n";
-
-export async function runTestCommand(args: string[]): Promise<number> {
-  const unknown = args.find((a) => a.startsWith("-"));
-  if (unknown !== undefined || args.length > 1) {
-    process.stderr.write(`wo test: ${unknown !== undefined ? `unknown option '${unknown}'` : `one directory expected, got ${args.length}`}\n${usage}`);
-    return 2;
-  }
-  const built = await buildIfStale(args[0] ?? ".");
+export async function runTestCommand(args: ParsedArgs): Promise<number> {
+  const built = await buildIfStale(args.first ?? ".");
   for (const d of built.diagnostics.filter((d) => d.severity === "error")) {
     const text = built.sources?.get(d.span.file);
     process.stderr.write(`${(text === undefined ? `${d.span.file}:${d.span.line}:${d.span.col}: error ${d.code}: ${d.message}` : formatDiagnostic(d, text)).replace(/\n+$/, "")}\n`);

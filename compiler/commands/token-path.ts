@@ -5,16 +5,11 @@
 import { resolve } from "node:path";
 import { agentTokenPath } from "../../runtime/ops/agent-token.js";
 import { PrivateFileError, runtimeDirFor } from "../../runtime/ops/private-files.js";
-import { parseInstanceArgs } from "./instance.js";
+import type { ParsedArgs } from "./args.js";
 
-export async function runTokenPathCommand(args: string[]): Promise<number> {
-  const parsed = parseInstanceArgs(args);
-  if (typeof parsed === "string") {
-    process.stderr.write(`wo token-path: ${parsed}\nusage: wo token-path [dir] [--runtime-dir DIR]\n`);
-    return 2;
-  }
+export async function runTokenPathCommand(args: ParsedArgs): Promise<number> {
   try {
-    process.stdout.write(`${agentTokenPath(runtimeDirFor(resolve(parsed.dir), parsed.runtimeDir))}\n`);
+    process.stdout.write(`${agentTokenPath(runtimeDirFor(resolve(args.first ?? "."), args.value("--runtime-dir")))}\n`);
     return 0;
   } catch (err) {
     if (!(err instanceof PrivateFileError)) throw err;

@@ -26,3 +26,11 @@ export function formatDiagnostic(d: Diagnostic, sourceText: string): string {
   const lead = text.slice(0, startCol).replace(/[^\t]/g, " ");
   return `${header}\n  ${gutter} | ${text}\n  ${pad} | ${lead}${"^".repeat(width)}`;
 }
+
+/** formatDiagnostic when the file's text is among `sources`; the header alone otherwise (a
+ *  diagnostic about a folder or an unreadable file has no line to show). No trailing newline. */
+export function formatWithSources(d: Diagnostic, sources: ReadonlyMap<string, string> | undefined): string {
+  const text = sources?.get(d.span.file);
+  if (text === undefined) return `${d.span.file}: ${d.severity} ${d.code}: ${d.message}`;
+  return formatDiagnostic(d, text).replace(/\n+$/, "");
+}

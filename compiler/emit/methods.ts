@@ -252,6 +252,19 @@ function writeIf(w: CodeBlockWriter, ctx: ExprContext, s: Extract<Stmt, { kind: 
   }
 }
 
+/**
+ * Field → `/param` for each field written straight from a parameter the body never rebinds.
+ * Only a method's parameters are the caller's input; a free fn's come from its caller's code.
+ */
+function argumentPointers(ctx: ExprContext, writes: [string, Expr][]): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (ctx.owner === undefined) return out;
+  for (const [field, value] of writes) {
+    if (value.kind === "NameExpr" && ctx.params.has(value.name.text) && !ctx.typing.reassigned.has(value.name.text)) out[field] = `/${value.name.text}`;
+  }
+  return out;
+}
+
 /** The stored value for one field: a Text value going into a union field is checked. */
 function storedValue(ctx: ExprContext, field: CatalogField, value: Expr): string {
   const code = printExpr(ctx, value);
@@ -306,7 +319,8 @@ function insertRow(ctx: ExprContext, s: InsertStmt): { target: CatalogType; row:
     const code = value ? storedValue(ctx, f, value) : omittedFieldValue(f);
     if (code !== undefined) members.push(`${objectKey(f.name)}: ${code}`);
   }
-  return { target, row: `{ ${members.join(", ")} }`, check: refCheckLine(ctx.catalog, target, [...given.keys()], "row") };
+  const pointers = argumentPointers(ctx, s.entries.map((e) => [e.name.text, e.value]));
+  return { target, row: `{ ${members.join(", ")} }`, check: refCheckLine(ctx.catalog, target, [...given.keys()], "row", pointers) };
 }
 
 function writeInsert(w: CodeBlockWriter, ctx: ExprContext, s: InsertStmt): void {
@@ -340,7 +354,7 @@ function writeUpdate(w: CodeBlockWriter, ctx: ExprContext, s: UpdateStmt): void 
     const f = target.fields.find((x) => x.name === a.field.text)!;
     return `${objectKey(a.field.text)}: ${storedValue(ctx, f, a.value)}`;
   });
-  const check = refCheckLine(ctx.catalog, target, s.assignments.map((a) => a.field.text), "patch");
+  const check = refCheckLine(ctx.catalog, target, s.assignments.map((a) => a.field.text), "patch", argumentPointers(ctx, s.assignments.map((a) => [a.field.text, a.value])));
   const table = jsString(target.table);
   const typeName = jsString(target.name);
   const refreshed = (v: string, patch: string) =>

@@ -6,11 +6,26 @@
 import { refPaths } from "../../runtime/store/ref-paths.js";
 import { describeFieldType } from "../../runtime/store/shape.js";
 import type { Catalog, CatalogType } from "../catalog.js";
-import { jsString } from "./js-literal.js";
+import { jsJson, jsString } from "./js-literal.js";
 
-/** The check's line, or undefined when none of `fields` of `type` can hold a ref. */
-export function refCheckLine(catalog: Catalog, type: CatalogType, fields: readonly string[], source: string): string | undefined {
-  return canHoldRef(catalog, type, fields) ? `await rt.checkRefs(tx, ${jsString(type.table)}, ${source});` : undefined;
+/**
+ * The check's line, or undefined when none of `fields` of `type` can hold a ref. `pointers`
+ * (field → JSON pointer) names where a field's value came from in the caller's input, so a
+ * method that stores its argument `person` in `assignee` reports `/person`, not `/assignee`.
+ * They are printed as [field, pointer] pairs, never as an object literal a field name could
+ * give a prototype to.
+ */
+export function refCheckLine(
+  catalog: Catalog,
+  type: CatalogType,
+  fields: readonly string[],
+  source: string,
+  pointers: Record<string, string> = {},
+): string | undefined {
+  if (!canHoldRef(catalog, type, fields)) return undefined;
+  const named = Object.entries(pointers).filter(([field]) => canHoldRef(catalog, type, [field]));
+  const extra = named.length > 0 ? `, ${jsJson(named)}` : "";
+  return `await rt.checkRefs(tx, ${jsString(type.table)}, ${source}${extra});`;
 }
 
 /** Whether any of `fields` of `type` can hold a ref: only then can a write of them name a missing row (422). */

@@ -12,7 +12,7 @@ import type { Name, Span } from "../ast.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { snakeCase } from "../naming.js";
 import { SourceFile } from "../source.js";
-import { NL } from "./tokens.js";
+import { LCurly, NL, RCurly } from "./tokens.js";
 
 /**
  * Names no declaration may take (spec/language.md, "Reserved names"): the members every
@@ -52,11 +52,36 @@ export class ParseContext {
     this.commentLines.set(line, text);
   }
 
-  /** The `--` lines directly above `line` (no blank line between), joined by "\n". */
-  docAbove(line: number): string | undefined {
+  /**
+   * The `--` lines directly above the declaration at `span` (no blank line between), joined by
+   * "\n". Only a declaration that starts its line has one: in `a: { b: Int, c: Int }` the
+   * comment above documents `a`, not the nested `b` and `c` on the same line.
+   */
+  docAbove(span: { line: number; offset: number }): string | undefined {
+    const line = span.line;
+    const lineStart = this.source.lineStarts[line - 1];
+    if (lineStart === undefined || this.text.slice(lineStart, span.offset).trim() !== "") return undefined;
     const lines: string[] = [];
     for (let l = line - 1; this.commentLines.has(l); l--) lines.unshift(this.commentLines.get(l)!);
     return lines.length > 0 ? lines.join("\n") : undefined;
+  }
+
+  /**
+   * `expected` as a WO1003 message shows it. A missing `'}'` also says where the `{` it would
+   * close was opened: the innermost `{` among `tokens` still open before `offset` (an error at
+   * end of file or at the next declaration is otherwise far from the brace).
+   */
+  expectedText(expected: string, tokens: readonly IToken[], offset: number): string {
+    if (expected !== "'}'") return expected;
+    const open: IToken[] = [];
+    for (const t of tokens) {
+      if (!isReal(t)) continue;
+      if (t.startOffset >= offset) break;
+      if (t.tokenType === LCurly) open.push(t);
+      else if (t.tokenType === RCurly) open.pop();
+    }
+    const at = open.at(-1);
+    return at ? `'}' (the '{' opened at line ${at.startLine} is never closed)` : expected;
   }
 
   spanAt(offset: number, end: number): Span {

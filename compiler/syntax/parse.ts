@@ -157,7 +157,7 @@ function parseChunk(chunk: Chunk, ctx: ParseContext): TopItem | undefined {
   const own = ctx.diags.items.splice(before);
   ctx.diags.items.push(...own.filter((d) => d.code !== "WO1003" || !taken.has(d.span.offset)));
   for (const { err, found, span } of spans) {
-    ctx.diags.report("WO1003", span, { expected: err.message, found: ctx.describe(found) });
+    ctx.diags.report("WO1003", span, { expected: ctx.expectedText(err.message, chunk.tokens, span.offset), found: ctx.describe(found) });
   }
   // Leftovers after a complete declaration (only possible after recovery): report once.
   const rest = chunk.tokens.slice(parserPosition(parser)).filter((t) => t.tokenType !== NL);

@@ -93,7 +93,7 @@ export class WoParser extends EmbeddedActionsParser {
     const next = this.LA(1);
     const found = next.tokenType.name === "EOF" ? this.ctx.chunkNext : next;
     const span = found ? this.ctx.span(found) : this.ctx.spanAt(this.ctx.text.length, this.ctx.text.length);
-    this.ctx.diags.report("WO1003", span, { expected, found: this.ctx.describe(found) });
+    this.ctx.diags.report("WO1003", span, { expected: this.ctx.expectedText(expected, this.input, span.offset), found: this.ctx.describe(found) });
   }
 
   /**
@@ -259,7 +259,7 @@ export class WoParser extends EmbeddedActionsParser {
       const table = tables[0] as (Annotation & { table?: TypeDecl["table"] }) | undefined;
       if (table?.table) decl.table = table.table;
       for (const a of anns) delete (a as { table?: unknown }).table;
-      const doc = ctx.docAbove(first.line);
+      const doc = ctx.docAbove(first);
       if (doc !== undefined) decl.doc = doc;
       return this.whole(holes, decl);
     });
@@ -327,7 +327,7 @@ export class WoParser extends EmbeddedActionsParser {
       if (annDefault && defaultExpr) ctx.diags.report("WO1009", annDefault.span, { name: name.image });
       else if (annDefault) defaultExpr = { kind: "LiteralDefault", value: annDefault.defaultValue!, span: annDefault.span };
       if (defaultExpr) field.default = defaultExpr;
-      const doc = ctx.docAbove(field.span.line);
+      const doc = ctx.docAbove(field.span);
       if (doc !== undefined) field.doc = doc;
       return this.whole(holes, field);
     });
@@ -540,7 +540,7 @@ export class WoParser extends EmbeddedActionsParser {
       const fn: FnDecl = { kind: "FnDecl", name: ctx.name(name, "method"), params: defined(params), body, span: ctx.span(kw, this.LA(0)) };
       if (returnType) fn.returnType = returnType;
       if (txn) fn.txn = txn;
-      const doc = ctx.docAbove(fn.span.line);
+      const doc = ctx.docAbove(fn.span);
       if (doc !== undefined) fn.doc = doc;
       return fn;
     });
@@ -548,9 +548,6 @@ export class WoParser extends EmbeddedActionsParser {
 
   /** `name: Type` — one bare type name (§3.10). */
   param = this.innerRule("param", (): Param | undefined => {
-    // Only a parameter that starts its own line has a doc: on the `fn` line, the comment
-    // above is the method's.
-    const startsLine = this.is(0, T.NL);
     const name = this.CONSUME(T.Identifier);
     this.CONSUME(T.Colon);
     const ref = this.OPTION(() => this.CONSUME(T.Ref));
@@ -558,7 +555,9 @@ export class WoParser extends EmbeddedActionsParser {
     return this.ACTION(() => {
       const holes = this.ctx.holes;
       const param: Param = { kind: "Param", name: this.ctx.name(name, "parameter"), type: this.ctx.name(type), span: this.ctx.span(name, type) };
-      const doc = startsLine ? this.ctx.docAbove(param.span.line) : undefined;
+      // Only a parameter that starts its own line has a doc (docAbove): on the `fn` line, the
+      // comment above is the method's.
+      const doc = this.ctx.docAbove(param.span);
       if (doc !== undefined) param.doc = doc;
       if (ref) param.isRef = true;
       return this.whole(holes, param);

@@ -61,6 +61,8 @@ export interface McpRequest {
   body(max: number): Promise<Uint8Array | "too_large">;
   /** Aborted when the client goes away before the answer. Read it lazily: making it costs. */
   readonly signal: AbortSignal;
+  /** The JSON-RPC message, once parsed: what the request log names (runtime/request-log.ts). */
+  message?: Message | undefined;
 }
 
 /** An answer: a complete body (string or none) or a server-sent-events stream. */
@@ -162,6 +164,7 @@ class LegacyContext implements MethodContext {
 
 /** A fetch-API request as the handler reads it. */
 class FetchMcpRequest implements McpRequest {
+  message: Message | undefined = undefined;
   constructor(
     private readonly req: Request,
     private readonly incoming: IncomingMessage | undefined,
@@ -368,6 +371,7 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
       const e = err as RpcError;
       return jsonReply(400, errorBody(readableId(parsed), e.code, e.message));
     }
+    req.message = msg;
     const cls = classify(msg, h);
     if (cls.era === "rejected") return rejection(cls.rejection, readableId(parsed));
     // `return await`, not `return`: an async function returning a promise pays two more ticks.

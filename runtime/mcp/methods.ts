@@ -112,7 +112,7 @@ function schemaDocument(type: CatalogType, tools: string[]): string {
 }
 
 function instructionsFor(catalog: Catalog, exposed: CatalogType[], toolsOf: (t: CatalogType) => string[]): string {
-  const head = `${catalog.app.name} ${catalog.app.version}${catalog.app.description ? `: ${catalog.app.description}` : ""}.`;
+  const head = sentence(`${catalog.app.name} ${catalog.app.version}${catalog.app.description ? `: ${catalog.app.description}` : ""}`);
   const lines = [
     head,
     "A wo app: typed records in an embedded database. Every tool validates its input against inputSchema and returns the stored row as structuredContent; failures come back as tool results with isError and a message naming the field to fix.",
@@ -123,6 +123,12 @@ function instructionsFor(catalog: Catalog, exposed: CatalogType[], toolsOf: (t: 
   }
   lines.push("List tools filter with field: value or `where: { field: { op: value } }`, order with `sort`, page with `cursor`/`nextCursor`, and count with `count: true`.");
   return lines.join("\n");
+}
+
+/** `text` ending in exactly one sentence mark: a description may already end with one. */
+function sentence(text: string): string {
+  const trimmed = text.trimEnd();
+  return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
 }
 
 export function createMethods(deps: MethodDeps): MethodTable {

@@ -9,7 +9,8 @@ import { Readable, pipeline } from "node:stream";
 import { discardUnread, readIncomingBytes } from "../body-bytes.js";
 import type { HeaderView } from "./era.js";
 import type { McpHandler, McpReply, McpRequest } from "./index.js";
-import { ErrorCode, errorBody } from "./json-rpc.js";
+import { ErrorCode, errorBody, type Message } from "./json-rpc.js";
+import { logWhenFinished, type RequestLogger } from "../request-log.js";
 
 // handle() answers its own failures; this is for a failure of handle() itself.
 const INTERNAL_ERROR: McpReply = {
@@ -18,8 +19,13 @@ const INTERNAL_ERROR: McpReply = {
   body: errorBody(null, ErrorCode.InternalError, "Internal error"),
 };
 
-/** Answers one request for /mcp. Never throws: a failure becomes a 500 or a closed socket. */
-export function serveMcpNode(handler: McpHandler, incoming: IncomingMessage, res: ServerResponse): void {
+/**
+ * Answers one request for /mcp. Never throws: a failure becomes a 500 or a closed socket.
+ * `log` (absent with `--quiet`) gets the request when its answer is written.
+ */
+export function serveMcpNode(handler: McpHandler, incoming: IncomingMessage, res: ServerResponse, log?: RequestLogger): void {
+  const request = new NodeMcpRequest(incoming, res);
+  if (log) logWhenFinished(log, incoming, res, request);
   const done = (reply: McpReply) => {
     try {
       writeReply(res, reply);
@@ -33,7 +39,7 @@ export function serveMcpNode(handler: McpHandler, incoming: IncomingMessage, res
     // received whole but left unread is node:http's to discard.
     if (!incoming.complete) discardUnread(incoming);
   };
-  handler.handle(new NodeMcpRequest(incoming, res)).then(done, () => done(INTERNAL_ERROR));
+  handler.handle(request).then(done, () => done(INTERNAL_ERROR));
 }
 
 /**
@@ -42,6 +48,7 @@ export function serveMcpNode(handler: McpHandler, incoming: IncomingMessage, res
  */
 class NodeMcpRequest implements McpRequest, HeaderView {
   #controller: AbortController | undefined;
+  message: Message | undefined = undefined;
   constructor(
     private readonly incoming: IncomingMessage,
     private readonly res: ServerResponse,

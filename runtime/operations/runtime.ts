@@ -66,13 +66,13 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
       return input as T;
     },
     now: deps.now ?? (() => new Date().toISOString()),
-    async checkRefs(tx: StoreTx, table: string, values: Row) {
+    async checkRefs(tx: StoreTx, table: string, values: Row, pointers?: readonly (readonly [field: string, pointer: string])[]) {
       const missing: ErrorDetail[] = [];
       // The same id named twice (tags: [3, 3]) is looked up once.
       const exists = new Map<string, boolean>();
       for (const { column, paths } of refColumns.get(table) ?? []) {
         for (const { table: target, steps } of paths) {
-          for (const { pointer, id } of idsAlong(values[column], steps, `/${column}`)) {
+          for (const { pointer, id } of idsAlong(values[column], steps, pointers?.find(([field]) => field === column)?.[1] ?? `/${column}`)) {
             const key = `${target}:${String(id)}`;
             let found = exists.get(key);
             if (found === undefined) {

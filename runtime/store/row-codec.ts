@@ -3,8 +3,9 @@
 // built once per table and only touches the columns that need converting; key order comes
 // from the SELECT list (id first, then fields in declaration order).
 
+import { utcTimestamp } from "./timestamp.js";
 import type { Row } from "./store.js";
-import type { ColumnShape, TableShape } from "./shape.js";
+import type { ColumnShape, TableShape, TypeDesc } from "./shape.js";
 
 export interface RowCodec {
   /** Converts a raw SELECT result in place and returns it. */
@@ -32,18 +33,51 @@ export function createRowCodec(table: TableShape): RowCodec {
           }
           return raw;
         };
-  return { decode, encode: encodeValue, encodeOperand };
+  // Timestamps are written in one form (runtime/store/timestamp.ts), top-level or nested in JSON.
+  const normalisers = new Map<string, (value: unknown) => unknown>();
+  for (const c of table.columns) {
+    const normalise = timestampNormaliser(c.type);
+    if (normalise) normalisers.set(c.name, normalise);
+  }
+  const encode = (column: ColumnShape, value: unknown): unknown => {
+    if (value === undefined || value === null) return null;
+    const normalise = normalisers.get(column.name);
+    const v = normalise ? normalise(value) : value;
+    return column.codec === "json" ? JSON.stringify(v) : encodeScalar(v);
+  };
+  const encodeOperand = (column: ColumnShape, value: unknown): unknown => {
+    if (value === undefined || value === null) return null;
+    const normalise = normalisers.get(column.name);
+    return encodeScalar(normalise ? normalise(value) : value);
+  };
+  return { decode, encode, encodeOperand };
 }
 
-function encodeValue(column: ColumnShape, value: unknown): unknown {
-  if (value === undefined || value === null) return null;
-  if (column.codec === "json") return JSON.stringify(value);
-  return encodeScalar(value);
-}
-
-function encodeOperand(_column: ColumnShape, value: unknown): unknown {
-  if (value === undefined || value === null) return null;
-  return encodeScalar(value);
+/** A copy of a value of `type` with every Timestamp in UTC; undefined when it holds none. */
+function timestampNormaliser(type: TypeDesc): ((value: unknown) => unknown) | undefined {
+  switch (type.kind) {
+    case "scalar":
+      return type.scalar === "Timestamp" ? utcTimestamp : undefined;
+    case "array": {
+      const element = timestampNormaliser(type.element);
+      return element && ((v) => (Array.isArray(v) ? v.map((x) => (x === null ? x : element(x))) : v));
+    }
+    case "struct": {
+      const fields = type.fields.flatMap((f) => {
+        const normalise = timestampNormaliser(f.type);
+        return normalise ? [[f.name, normalise] as const] : [];
+      });
+      if (fields.length === 0) return undefined;
+      return (v) => {
+        if (typeof v !== "object" || v === null || Array.isArray(v)) return v;
+        const out: Record<string, unknown> = { ...(v as Record<string, unknown>) };
+        for (const [name, normalise] of fields) if (out[name] !== undefined && out[name] !== null) out[name] = normalise(out[name]);
+        return out;
+      };
+    }
+    default:
+      return undefined;
+  }
 }
 
 // Validation happens before the store, so these fallbacks exist only so that a value of an

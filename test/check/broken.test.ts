@@ -18,6 +18,11 @@ const one = (text: string) => ({ "app.wo": text });
 export const brokenCases: BrokenCase[] = [
   // WO2xxx: declarations, fields and types
   { name: "unknown scalar", files: one("type A {\n  title: ┆Strng\n}\n"), code: "WO2001", message: "Strng" },
+  { name: "misspelt scalar: did you mean", files: one("type A {\n  at: ┆Timestmp\n}\n"), code: "WO2001", message: "Unknown type 'Timestmp'. Did you mean 'Timestamp'?" },
+  { name: "misspelt ref target: did you mean", files: one("type Author {\n  name: Text\n}\ntype Post {\n  by: ref ┆Autor\n}\n"), code: "WO2001", message: "Did you mean 'Author'?" },
+  { name: "misspelt method param type: did you mean", files: one("class A {\n  x: Int\n  fn m(p: ┆Mony) -> Int {\n    return 1\n  }\n}\n"), code: "WO2001", message: "Did you mean 'Money'?" },
+  { name: "misspelt backlink field: did you mean", files: one("type A {\n  bs: backlink B.┆ownr\n}\ntype B {\n  owner: ref A\n}\n"), code: "WO2004", message: "Did you mean 'owner'?" },
+  { name: "misspelt index column: did you mean", files: one("@table(index: [┆titel])\ntype A {\n  title: Text\n}\n"), code: "WO2009", message: "Did you mean 'title'?" },
   { name: "unknown ref target", files: one("type A {\n  b: ref ┆Bee\n}\n"), code: "WO2001", message: "'Bee'" },
   { name: "unknown multi via", files: one("type A {\n  bs: multi B via ┆Nope\n}\ntype B {\n  a: ref A\n}\n"), code: "WO2001", message: "Nope" },
   { name: "unknown type in array", files: one("type A {\n  xs: [┆Thing]\n}\n"), code: "WO2001", message: "Thing" },
@@ -86,6 +91,7 @@ export const brokenCases: BrokenCase[] = [
   // WO4xxx: project files
   { name: "malformed wo.toml", files: { "app.wo": "type A {\n  x: Int\n}\n", "wo.toml": "name = \"x\"\n[server]\nlisten = ┆= 3\n" }, code: "WO4004", message: "TOML" },
   { name: "wrong-typed wo.toml key", files: { "app.wo": "type A {\n  x: Int\n}\n", "wo.toml": "name = \"x\"\n[server]\n┆max_body_bytes = \"big\"\n" }, code: "WO4005", message: "server.max_body_bytes" },
+  { name: "[database] url that is not PostgreSQL", files: { "app.wo": "type A {\n  x: Int\n}\n", "wo.toml": "[database]\ndata_dir = \"var\"\n┆url = \"sqlite:///tmp/app.db\"\n" }, code: "WO4005", message: "database.url' must be a PostgreSQL URL" },
   { name: "listen that is not host:port", files: { "app.wo": "type A {\n  x: Int\n}\n", "wo.toml": "[server]\n┆listen = \"localhost\"\n" }, code: "WO4005", message: "host:port" },
 ];
 

@@ -7,7 +7,7 @@ import { pathToFileURL } from "node:url";
 import { createRequire } from "node:module";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { buildApp } from "../../compiler/build.js";
-import { runBuildCommand } from "../../compiler/commands/build.js";
+import { main } from "../../compiler/cli.js";
 import type { BuildSchemas, ValidatorsModule } from "../../runtime/build.js";
 import { loadBuild } from "../../runtime/load-build.js";
 import SwaggerParser from "@apidevtools/swagger-parser";
@@ -46,7 +46,7 @@ async function wo(args: string[]): Promise<{ code: number; stdout: string; stder
   process.stdout.write = ((chunk: string) => ((stdout += chunk), true)) as typeof process.stdout.write;
   process.stderr.write = ((chunk: string) => ((stderr += chunk), true)) as typeof process.stderr.write;
   try {
-    return { code: await runBuildCommand(args), stdout, stderr };
+    return { code: await main(["build", ...args]), stdout, stderr };
   } finally {
     process.stdout.write = out;
     process.stderr.write = err;
@@ -107,7 +107,7 @@ describe("up to date, failures and the CLI", () => {
     const out = join(temp, "hello-out");
     expect((await wo([dir, "--out", out])).code).toBe(0);
     const info = JSON.parse(readFileSync(join(out, "build-info.json"), "utf8"));
-    expect(Object.keys(info)).toEqual(["woVersion", "buildFormat", "inputHash"]);
+    expect(Object.keys(info)).toEqual(["woVersion", "buildFormat", "inputHash", "warnings"]);
     const mtime = statSync(join(out, "manifest.json")).mtimeMs;
     const second = await wo([dir, "--out", out]);
     expect(second).toMatchObject({ code: 0, stderr: "" });
@@ -120,6 +120,17 @@ describe("up to date, failures and the CLI", () => {
     expect(third.code).toBe(0);
     expect(third.stdout).toMatch(/\d+ tools, \d+ routes, 12 files written/);
     expect(JSON.parse(readFileSync(join(out, "build-info.json"), "utf8")).inputHash).not.toBe(info.inputHash);
+  });
+
+  it("an up-to-date build shows the warnings its check reported, without checking again", async () => {
+    const dir = copySample("blog");
+    const out = join(temp, "blog-warnings-out");
+    const first = await wo([dir, "--out", out]);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toMatch(/authors\.wo:12:3: warning WO2101: /);
+    const second = await wo([dir, "--out", out]);
+    expect(second.stdout).toMatch(/up to date/);
+    expect(second.stderr).toBe(first.stderr);
   });
 
   it("a build made for another build format is rebuilt by wo build and refused by the runtime", async () => {

@@ -128,3 +128,29 @@ describe("rows and outputs", () => {
     expect(Object.keys(schemas.rows)).toEqual(["address", "audit_entry", "author", "blog_post", "comment"]);
   });
 });
+
+describe("doc comments in schemas", () => {
+  it("a struct field's doc describes the struct, not the fields nested on its line", async () => {
+    const { checkApp } = await import("../../compiler/index.js");
+    const { writeApp } = await import("../check/app-fixture.js");
+    const dir = writeApp({
+      "app.wo": [
+        "type Person {",
+        "  -- Where they live",
+        "  address: { street: Text, city: Text }",
+        "  -- Past names",
+        "  aliases: [{ name: Text }]",
+        "  service rest \"/api/people\" expose create",
+        "}",
+        "",
+      ].join("\n"),
+    });
+    const { catalog } = await checkApp(dir);
+    const input = emitSchemas(catalog!).inputs["person_create"] as any;
+    expect(input.properties.address.description).toBe("Where they live");
+    expect(input.properties.address.properties.street.description).toBeUndefined();
+    expect(input.properties.address.properties.city.description).toBeUndefined();
+    expect(input.properties.aliases.description).toBe("Past names");
+    expect(input.properties.aliases.items.properties.name.description).toBeUndefined();
+  });
+});

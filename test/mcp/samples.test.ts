@@ -60,6 +60,10 @@ describe.each(samples)("wo run samples/%s", (sample) => {
     const transport = new TransportV1(new URL(run.url));
     await client.connect(transport);
     expect(transport.sessionId).toBeTruthy();
+    // Sentences assembled from wo.toml's description and doc comments end in one period.
+    const instructions = client.getInstructions() ?? "";
+    if (sample === "blog") expect(instructions).toContain("posts carry tags.\n");
+    expect(instructions).not.toMatch(/\.\./);
     await exercise(client as unknown as Peer, run);
     await transport.terminateSession();
     await client.close();

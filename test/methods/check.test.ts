@@ -89,6 +89,17 @@ describe("method bodies: compile errors at line:col", () => {
     expect(errors[0]!.span.file).toBe("app.wo");
   });
 
+  it.each([
+    ["a field of self", `  fn m() -> Text {\n    return self.titel\n  }`, "'Product' has no field 'titel'. Did you mean 'title'?"],
+    ["a field in set", `  fn m() in txn {\n    update self set stauts = "Active"\n  }`, "'Product' has no field 'stauts'. Did you mean 'status'?"],
+    ["a field in insert", `  fn m() in txn {\n    insert Price { product: self.id, amout: 1 }\n  }`, "'Price' has no field 'amout'. Did you mean 'amount'?"],
+    ["a type in select", `  fn m() -> Int {\n    return count(select Prices { amount == 1 })\n  }`, "Unknown type 'Prices' in a method body. Did you mean 'Price'?"],
+    ["a parameter", `  fn m(amount: Money) -> Money {\n    return amuont\n  }`, "Unknown name 'amuont'. Did you mean 'amount'?"],
+  ])("a misspelt name suggests the nearest: %s", (_what, fn, message) => {
+    const { diagnostics } = compileSources({ "app.wo": app(fn) });
+    expect(diagnostics.filter((d) => d.severity === "error").map((d) => d.message)).toContain(message);
+  });
+
   it("has at least 15 distinct cases", () => {
     expect(broken.length).toBeGreaterThanOrEqual(15);
     expect(new Set(broken.map((b) => b[2])).size).toBeGreaterThanOrEqual(15);

@@ -153,6 +153,13 @@ describe("a failing method rolls back every write of the call", () => {
     expect(text(viaMcp).toLowerCase()).toContain(message.toLowerCase());
     expect(dumpDb(app)).toEqual(before);
   });
+
+  it("a dangling ref stored from an argument points at the argument, not the stored field", async () => {
+    const res = await post(wo.url, "/api/counters/2/bump", { by: 3, note: "pointer" });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual([{ path: "/by", message: "no Counter with id 3 exists" }]);
+    expect(res.body.detail).toContain("(by: no Counter with id 3 exists)");
+  });
 });
 
 describe("samples/ledger: transfer under concurrency", () => {

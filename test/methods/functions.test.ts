@@ -85,7 +85,7 @@ describe("free fns: checking", () => {
     const typo = functions.replace("return n / 2", "return nn / 2");
     const { diagnostics } = compileSources({ "app.wo": classes, "fns.wo": typo });
     expect(diagnostics.filter((d) => d.severity === "error").map((d) => d.message)).toEqual([
-      "fn 'fee_for' cannot be called: it is not executed (fn 'half' cannot be called: it is not executed (Unknown name 'nn'. at fns.wo:16:10). at fns.wo:12:10).",
+      "fn 'fee_for' cannot be called: it is not executed (fn 'half' cannot be called: it is not executed (Unknown name 'nn'. Did you mean 'n'? at fns.wo:16:10). at fns.wo:12:10).",
     ]);
   });
 });

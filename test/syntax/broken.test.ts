@@ -11,6 +11,8 @@ const broken: [name: string, marked: string, code: string, phrase: string][] = [
   ["NUL byte", "type A { x: Int }\n┆\u0000\n", "WO1001", "\\u0000"],
   ["unterminated string at the opening quote", 'type A {\n  s: Text = ┆"abc\n  t: Int\n}\n', "WO1002", "unterminated"],
   ["type inside an unclosed body", "type A {\n  x: Int\n┆type B { y: Int }\n", "WO1003", "expected '}'"],
+  ["unclosed struct: names the line of its '{'", "type A {\n  x: Int\n  s: {\n    a: Int\n\n┆type B {\n  y: Int\n}\n", "WO1003", "the '{' opened at line 3 is never closed"],
+  ["unclosed body at end of file: names the line of its '{'", "class A {\n  fn m() {\n    let a = 1\n  }\n┆", "WO1003", "the '{' opened at line 1 is never closed"],
   ["missing field type", "type A {\n  x: ┆\n}\n", "WO1003", "expected a type"],
   ["missing closing brace at end of file", "type A {\n  x: Int┆", "WO1003", "but found end of file"],
   ["stray token after a field", "type A {\n  title: Text ┆foo bar\n}\n", "WO1003", "found 'foo'"],

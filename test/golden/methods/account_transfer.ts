@@ -26,13 +26,13 @@ async account_transfer(input: unknown, call: CallContext) {
     // account.wo:27
     {
       const row = { account: self.id, amount: -v_amount, counterpart: v_to, memo: "transfer out", at: rt.now() };
-      await rt.checkRefs(tx, "entries", row);
+      await rt.checkRefs(tx, "entries", row, [["counterpart","/to"]]);
       await tx.insert("entries", row);
     }
     // account.wo:28
     {
       const row = { account: v_to, amount: v_amount, counterpart: self.id, memo: "transfer in", at: rt.now() };
-      await rt.checkRefs(tx, "entries", row);
+      await rt.checkRefs(tx, "entries", row, [["account","/to"]]);
       await tx.insert("entries", row);
     }
     // account.wo:29

@@ -18,7 +18,7 @@ export function tempDir(prefix = "wo-rest-"): string {
 
 export function writeBuild(catalog: Catalog, outDir: string): void {
   const emitted = emitBuild(catalog);
-  const info = { path: buildInfoFileName, text: buildInfoText("built by the test harness") };
+  const info = { path: buildInfoFileName, text: buildInfoText("built by the test harness", []) };
   for (const f of [...emitted, ...compileTypeScript(emitted, ts), info]) {
     const path = join(outDir, f.path);
     mkdirSync(dirname(path), { recursive: true });

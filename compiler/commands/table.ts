@@ -1,0 +1,169 @@
+// The one table of wo's commands and their flags. The usage text and `wo help <command>`
+// (help.ts), the argument parser (args.ts) and the README check (test/check/cli.test.ts) all
+// read it, so what the help lists is exactly what the parser accepts. Adding a command is one
+// entry here; its code is loaded only when it runs (`wo check` does not pay for the runtime).
+//
+// A name may have two words (`mcp install`): the parser matches the longest name argv starts
+// with.
+
+import type { ParsedArgs } from "./args.js";
+
+export interface Flag {
+  /** `--name`; also accepted as `--name=value` when it takes a value. */
+  name: `--${string}`;
+  short?: `-${string}`;
+  /** What it takes, as help shows it (`HOST:PORT`); absent for a switch. */
+  value?: string;
+  /** The only values accepted, when the set is closed. */
+  choices?: readonly string[];
+  help: string;
+  /** Accepted but not shown: wo's own plumbing (`--background-child`), never typed by hand. */
+  internal?: true;
+}
+
+export interface Positional {
+  /** As usage shows it, without brackets: `dir`. Positionals are optional. */
+  name: string;
+  help: string;
+  /** Must be given (shown as `<name>`); the others are optional (`[name]`). */
+  required?: true;
+  /** Takes every remaining word (`wo help mcp install`). */
+  rest?: true;
+}
+
+export interface Command {
+  name: string;
+  /** One line for the command list. */
+  summary: string;
+  positionals: readonly Positional[];
+  flags: readonly Flag[];
+  run(args: ParsedArgs): Promise<number>;
+}
+
+/** Every command understands it; the parser answers it before anything else. */
+export const helpFlag: Flag = { name: "--help", short: "-h", help: "show this command's usage and flags" };
+
+const dir: Positional = { name: "dir", help: "the app folder (default: the current folder)" };
+const runtimeDir: Flag = { name: "--runtime-dir", value: "DIR", help: "the app's private runtime directory: background state, automatic token (default: ~/.cache/wo/<app-id>; spec/operations.md)" };
+const tokenFile: Flag = { name: "--token-file", value: "FILE", help: "read the agent bearer token from this owner-private file" };
+
+export const commands: readonly Command[] = [
+  {
+    name: "init",
+    summary: "scaffold a new app (wo.toml, a type served over REST and MCP, a README) in dir",
+    positionals: [{ name: "dir", help: "a new or empty folder, or one with neither .wo files nor wo.toml (default: the current folder)" }],
+    flags: [],
+    run: async (args) => (await import("./init.js")).runInitCommand(args),
+  },
+  {
+    name: "check",
+    summary: "parse and check the .wo files in dir",
+    positionals: [dir],
+    flags: [{ name: "--format", value: "text|json", choices: ["text", "json"], help: "text (default: file:line:col with the source line, on stderr) or json (an array on stdout; spec/diagnostics.md)" }],
+    run: async (args) => (await import("./check.js")).runCheckCommand(args),
+  },
+  {
+    name: "build",
+    summary: "check, then generate the build (default dir/.wo/build); skipped when up to date",
+    positionals: [dir],
+    flags: [
+      { name: "--out", short: "-o", value: "DIR", help: "write the build here instead of dir/.wo/build" },
+      { name: "--force", help: "build even when the build is up to date" },
+    ],
+    run: async (args) => (await import("./build.js")).runBuildCommand(args),
+  },
+  {
+    name: "run",
+    summary: "build if stale, open the store, serve /api and /mcp",
+    positionals: [dir],
+    flags: [
+      { name: "--listen", value: "HOST:PORT", help: "where to listen (default: wo.toml [server] listen, else 127.0.0.1:8080; port 0 picks a free port)" },
+      { name: "--db", value: "PATH", help: "a data folder (the database is PATH/app.sqlite) or a .sqlite/.db file" },
+      { name: "--allow-destructive-migration", help: "apply schema changes that lose stored data (dropped tables or columns, discarded values; spec/storage.md)" },
+      { name: "--no-mcp-sessions", help: "serve 2025-era MCP clients without Mcp-Session-Id (overrides wo.toml [mcp] sessions)" },
+      { name: "--mcp-sessions", help: "give 2025-era MCP clients sessions (overrides wo.toml [mcp] sessions)" },
+      { name: "--quiet", short: "-q", help: "no request log on stderr" },
+      { name: "--log", value: "text|json", choices: ["text", "json"], help: "request log format on stderr: text (default) or json (one object per line)" },
+      tokenFile,
+      { name: "--background", help: "serve from a detached process; return once it serves, printing its URL, token file and PID" },
+      runtimeDir,
+      { name: "--background-child", help: "the detached process --background starts", internal: true },
+    ],
+    run: async (args) => (await import("./run.js")).runRunCommand(args),
+  },
+  {
+    name: "test",
+    summary: "run every test \"name\" { … } block, each on a fresh store",
+    positionals: [dir],
+    flags: [],
+    run: async (args) => (await import("./test.js")).runTestCommand(args),
+  },
+  {
+    name: "exec",
+    summary: "run the app's main { … } block once against its store (print(…) writes to stdout)",
+    positionals: [dir],
+    flags: [{ name: "--db", value: "PATH", help: "a data folder or a .sqlite/.db file, as for wo run; refused while wo run holds it" }],
+    run: async (args) => (await import("./exec.js")).runExecCommand(args),
+  },
+  {
+    name: "status",
+    summary: "the background instance: state, URL, PID, uptime, requests",
+    positionals: [dir],
+    flags: [runtimeDir],
+    run: async (args) => (await import("./instance.js")).runStatusCommand(args),
+  },
+  {
+    name: "stop",
+    summary: "stop the background instance gracefully",
+    positionals: [dir],
+    flags: [runtimeDir],
+    run: async (args) => (await import("./instance.js")).runStopCommand(args),
+  },
+  {
+    name: "token-path",
+    summary: "print the automatic agent token's path (never the token)",
+    positionals: [dir],
+    flags: [runtimeDir],
+    run: async (args) => (await import("./token-path.js")).runTokenPathCommand(args),
+  },
+  {
+    name: "mcp install",
+    summary: "register the app's MCP endpoint with an agent",
+    positionals: [{ name: "client", help: "claude, codex, cursor or vscode", required: true }, dir],
+    flags: [
+      { name: "--name", value: "NAME", help: "the server's name in the client (default: wo.toml name)" },
+      runtimeDir,
+      tokenFile,
+      { name: "--no-token", help: "register the endpoint without a bearer token" },
+    ],
+    run: async (args) => (await import("./mcp-install.js")).runMcpInstallCommand(args),
+  },
+  {
+    name: "lsp",
+    summary: "language server for editors on stdin/stdout (spec/editors.md)",
+    positionals: [],
+    flags: [
+      { name: "--stdio", help: "talk LSP on stdin/stdout (the only transport; editor clients pass it)" },
+      { name: "--clientProcessId", value: "PID", help: "the editor's process id (VS Code passes it)", internal: true },
+    ],
+    run: async () => (await import("./lsp.js")).runLspCommand(),
+  },
+  {
+    name: "help",
+    summary: "list the commands, or the flags of one command",
+    positionals: [{ name: "command", help: "the command to describe", rest: true }],
+    flags: [],
+    run: async (args) => (await import("./help.js")).runHelpCommand(args),
+  },
+  {
+    name: "version",
+    summary: "print wo's version (also: wo --version)",
+    positionals: [],
+    flags: [],
+    run: async () => (await import("./help.js")).runVersionCommand(),
+  },
+];
+
+export function findCommand(name: string): Command | undefined {
+  return commands.find((c) => c.name === name);
+}

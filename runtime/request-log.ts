@@ -1,0 +1,67 @@
+// The request log of `wo run`: one line per HTTP request on stderr — method, path, for MCP the
+// JSON-RPC method and tool name, status, duration (spec/rest.md, "Request log"). One function
+// serves REST (server.ts) and MCP (mcp/node.ts).
+//
+// Never logged: bodies, headers (tokens), query-string values (a query shows only its
+// parameter names: `/api/posts?status&limit`). A JSON-RPC method or tool name is the client's
+// text, so it is logged only when it looks like a name. With logging off (`--quiet`) there is
+// no logger at all and the request path does no work for it.
+
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Message } from "./mcp/json-rpc.js";
+
+export type RequestLogFormat = "off" | "text" | "json";
+
+/**
+ * Logs one request; `started` is a performance.now() reading, `cut` says the connection closed
+ * before the whole answer was written (a client that went away, an SSE stream it ended).
+ */
+export type RequestLogger = (method: string | undefined, url: string | undefined, status: number, started: number, message: Message | undefined, cut: boolean) => void;
+
+export function createRequestLogger(format: RequestLogFormat, write: (line: string) => void = (line) => process.stderr.write(line)): RequestLogger | undefined {
+  if (format === "off") return undefined;
+  return (method, url, status, started, message, cut) => {
+    const ms = Math.round((performance.now() - started) * 10) / 10;
+    const path = loggablePath(url ?? "");
+    const call = message && message.kind !== "response" ? message : undefined;
+    const rpc = call && isName(call.method) ? call.method : undefined;
+    const toolName = rpc === "tools/call" ? call!.params?.name : undefined;
+    const tool = typeof toolName === "string" && isName(toolName) ? toolName : undefined;
+    if (format === "json") {
+      const entry = { time: new Date().toISOString(), method, path, ...(rpc ? { rpc } : {}), ...(tool ? { tool } : {}), status, ms, ...(cut ? { cut: true } : {}) };
+      write(`${JSON.stringify(entry)}\n`);
+    } else {
+      write(`wo: ${method} ${path}${rpc ? ` ${rpc}` : ""}${tool ? ` ${tool}` : ""} ${status} ${ms} ms${cut ? " (connection closed before the answer was complete)" : ""}\n`);
+    }
+  };
+}
+
+/**
+ * Logs `req` once its connection is done with it: the answer written, its stream ended, or the
+ * client gone. `call` is the MCP request, read at the end: the JSON-RPC message is known only
+ * after the body is parsed.
+ */
+export function logWhenFinished(log: RequestLogger, req: IncomingMessage, res: ServerResponse, call?: { readonly message?: Message | undefined }): void {
+  const started = performance.now();
+  res.once("close", () => log(req.method, req.url, res.statusCode, started, call?.message, !res.writableFinished));
+}
+
+/** The path with only the names of its query parameters: their values may be secrets. */
+export function loggablePath(url: string): string {
+  const q = url.indexOf("?");
+  if (q < 0) return url;
+  const names = url
+    .slice(q + 1)
+    .split("&")
+    .filter((p) => p !== "")
+    .map((p) => {
+      const eq = p.indexOf("=");
+      return eq < 0 ? p : p.slice(0, eq);
+    });
+  return names.length > 0 ? `${url.slice(0, q)}?${names.join("&")}` : url.slice(0, q);
+}
+
+/** JSON-RPC methods and tool names as wo and MCP spell them; anything else is not echoed. */
+function isName(text: string): boolean {
+  return text.length <= 128 && /^[A-Za-z0-9_./-]+$/.test(text);
+}
