@@ -6,6 +6,8 @@
 //
 // usage: npm run build && node bench/compare-builds.mjs OTHER_CHECKOUT [--pairs 8 --duration 2]
 //   e.g. git worktree add /tmp/wo-old <commit> && (cd /tmp/wo-old && npm ci)
+// WO_NEW_ARGS / WO_OLD_ARGS add `wo run` flags to one side only (say `--quiet`, which older
+// builds do not know).
 // Prints new/old per case with every round; above 1 means the new build is faster.
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -35,10 +37,10 @@ const dir = mkdtempSync(join(tmpdir(), "wo-bench-compare-"));
 const servers = [];
 
 /** `wo run` of checkout `root` over its own copy of samples/hello holding one row; its cases. */
-async function startWo(name, root) {
+async function startWo(name, root, extra) {
   const app = join(dir, name);
   cpSync(join(repoRoot, "samples/hello"), app, { recursive: true });
-  const s = await startNode(resolve(root, "bin/wo.js"), ["run", app, "--listen", "127.0.0.1:0"], /serving at (http:\/\/\S+)\s/);
+  const s = await startNode(resolve(root, "bin/wo.js"), ["run", app, "--listen", "127.0.0.1:0", ...extra], /serving at (http:\/\/\S+)\s/);
   servers.push(s);
   const res = await fetch(`${s.url}/api/greetings`, { method: "POST", headers: json, body: JSON.stringify({ message: "hello bench" }) });
   const { id } = await res.json();
@@ -56,8 +58,9 @@ async function startWo(name, root) {
 
 try {
   process.stdout.write(`new: ${repoRoot}\nold: ${resolve(other)}\n${placement}; ${options.rounds} rounds of ${options.duration} s per case\n\n`);
-  const fresh = await startWo("new", repoRoot);
-  const old = await startWo("old", other);
+  const words = (v) => (v ? v.split(" ").filter(Boolean) : []);
+  const fresh = await startWo("new", repoRoot, words(process.env.WO_NEW_ARGS));
+  const old = await startWo("old", other, words(process.env.WO_OLD_ARGS));
   for (const kase of ["restGet", "restCreate", "mcpGet"]) {
     // One arrangement: the two builds are different programs, so they cannot swap roles; the
     // start order alternates between rounds instead.
