@@ -1,9 +1,10 @@
 // Test fixtures: write a small app into a fresh temp directory, and find the ┆ cursor that
 // marks where a diagnostic is expected (STYLE.md §9).
 
-import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { afterEach } from "vitest";
 
 export const cursor = "┆";
 
@@ -29,4 +30,17 @@ export function cursorPosition(files: Record<string, string>): string | undefine
     return `${path}:${line}:${col}`;
   }
   return undefined;
+}
+
+/** writeApp for one test file: every app it writes is deleted after the test that wrote it. */
+export function appsDeletedAfterEach(): (files: Record<string, string>) => string {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+  return (files) => {
+    const dir = writeApp(files);
+    dirs.push(dir);
+    return dir;
+  };
 }

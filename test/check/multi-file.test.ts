@@ -1,20 +1,11 @@
 // Programs span files: names are global, order is file path order then source order.
 
-import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { checkApp } from "../../compiler/index.js";
-import { writeApp } from "./app-fixture.js";
+import { appsDeletedAfterEach } from "./app-fixture.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-const app = (files: Record<string, string>) => {
-  const dir = writeApp(files);
-  dirs.push(dir);
-  return dir;
-};
+const app = appsDeletedAfterEach();
 
 describe("multi-file resolution", () => {
   it("a ref and a backlink resolve across files and nested directories", async () => {

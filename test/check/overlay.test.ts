@@ -1,21 +1,13 @@
 // checkApp with an overlay: an editor's unsaved buffers laid over the app folder
 // (compiler/index.ts, used by `wo lsp`). The disk is never written.
 
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { checkApp } from "../../compiler/index.js";
-import { writeApp } from "./app-fixture.js";
+import { appsDeletedAfterEach } from "./app-fixture.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-const app = (files: Record<string, string>) => {
-  const dir = writeApp(files);
-  dirs.push(dir);
-  return dir;
-};
+const app = appsDeletedAfterEach();
 
 describe("checkApp overlay", () => {
   it("an overlaid text replaces the file on disk, for the whole program", async () => {

@@ -47,3 +47,9 @@ export function cursorAt(text: string): string {
   const before = text.slice(0, at);
   return `${before.split("\n").length}:${at - (before.lastIndexOf("\n") + 1) + 1}`;
 }
+
+/** `CODE line:col` of each error a one-file app gets: what the checking tests compare. */
+export function errorsOf(text: string): string[] {
+  const { diagnostics } = compileSources({ "app.wo": text });
+  return diagnostics.filter((d) => d.severity === "error").map((d) => `${d.code} ${d.span.line}:${d.span.col}`);
+}

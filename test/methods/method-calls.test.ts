@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { dumpDb, startWo, writeApp, type WoProcess } from "../support/wo-process.js";
-import { compileSources, cursorAt } from "./compile-fixture.js";
+import { cursorAt, errorsOf } from "./compile-fixture.js";
 import { mcpClient, post } from "./wo-process.js";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
@@ -61,10 +61,6 @@ fn book(account: ref Account, amount: Money) {
 }
 `;
 
-function errorsOf(text: string): string[] {
-  const { diagnostics } = compileSources({ "app.wo": text });
-  return diagnostics.filter((d) => d.severity === "error").map((d) => `${d.code} ${d.span.line}:${d.span.col}`);
-}
 
 describe("method calls: checking", () => {
   it("the app checks with no errors", () => {
