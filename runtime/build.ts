@@ -106,6 +106,13 @@ export interface OperationRuntime {
   /** Throws OperationError("conflict") naming the tables/fields that still reference the row. */
   checkNotReferenced(tx: StoreTx, table: string, id: number): Promise<void>;
   /**
+   * Adds the link row `row` of link table `table` whose endpoint columns hold `ends`, unless
+   * that pair is linked already (then that link, created: false). runtime/operations/links.ts.
+   */
+  link(tx: StoreTx, table: string, ends: Readonly<Record<string, number>>, row: Row): Promise<{ created: boolean; link: Row }>;
+  /** Removes the link of that pair; false when there was none. runtime/operations/links.ts. */
+  unlink(tx: StoreTx, table: string, ends: Readonly<Record<string, number>>): Promise<boolean>;
+  /**
    * One page of a `_list` whose input has passed its schema: filters, `sort`, `cursor`,
    * `limit` and `count` (runtime/operations/list-page.ts).
    */

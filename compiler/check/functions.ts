@@ -4,7 +4,7 @@
 // body checks cleanly goes into `catalog.functions`: methods and other functions call it, and
 // it runs in the caller's transaction. One whose body has an error is not executed; it gets a
 // single warning naming the first error (WO2111), so a program written for the full language
-// (whose functions may use what wo does not run yet, such as `link`) still checks, and a call
+// (whose functions may use what wo does not run yet, such as a live query) still checks, and a call
 // of it from code that runs is an error (WO5028). Writes are judged at the entry point: a free
 // fn needs no `in txn` to write, and neither do its callers: every call is one transaction.
 

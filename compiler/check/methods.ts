@@ -10,7 +10,7 @@
 // `self`, parameters and `let` bindings; a `let` may rebind a name, and a binding made inside
 // an `if` stays visible after it.
 
-import type { AssertStmt, AssignStmt, BinaryExpr, Block, CallExpr, Expr, InsertStmt, MemberExpr, MethodCallExpr, NameExpr, ObjectExpr, SelectExpr, Span, Stmt } from "../ast.js";
+import type { AssertStmt, AssignStmt, BinaryExpr, Block, CallExpr, Expr, InsertStmt, LinkStmt, MemberExpr, MethodCallExpr, NameExpr, ObjectExpr, SelectExpr, Span, Stmt } from "../ast.js";
 import type { Catalog, CatalogField, CatalogMethod, CatalogType, FieldType } from "../catalog.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import type { SkippedFunctions } from "./functions.js";
@@ -114,8 +114,6 @@ function unsupportedStatement(s: Stmt): { what: string; why: string } {
       return { what: `Assignment '${s.op}'`, why: "rebind with 'let', or change a row with 'update … set'" };
     case "ExprStmt":
       return { what: "A call on its own line", why: "its value would be discarded; calls of methods and functions are not compiled yet" };
-    case "LinkStmt":
-      return { what: `'${s.remove ? "unlink" : "link"}'`, why: "link rows are created with 'insert' on the link type" };
     case "ExpectAbortStmt":
       return { what: "'expect_abort'", why: "it belongs in a 'test' block" };
     default:
@@ -276,6 +274,8 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
         bag.report("WO5025", s.span, unsupportedStatement(s));
         return;
       case "LinkStmt":
+        link(s);
+        return;
       case "AsSessionStmt":
         bag.report("WO5025", s.span, unsupportedStatement(s));
         return;
@@ -314,6 +314,62 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
       if (f.isRequiredOnCreate && !given.has(f.name)) bag.report("WO5015", s.type.span, { type: target.name, field: f.name });
     }
     return { k: "row", type: target.name };
+  }
+
+  /**
+   * `link a -[E { f: v }]-> b` / `unlink a -[E]-> b`: `a` names a row of E's source type and `b`
+   * one of its target type (the row, or its id); E's own fields are set like an insert's.
+   */
+  function link(s: LinkStmt): void {
+    const statement = s.remove ? "unlink" : "link";
+    const from = expr(s.from);
+    const to = expr(s.to);
+    for (const e of s.entries) expr(e.value);
+    if (s.isLabel) {
+      bag.report("WO5025", s.edge.span, { what: `'${statement}' with an edge label ':${s.edge.text}'`, why: "name a link type between the brackets: -[L]->" });
+      return;
+    }
+    const target = findType(catalog, s.edge.text);
+    if (!target) {
+      const links = catalog.types.filter((t) => t.link).map((t) => t.name);
+      bag.report("WO5002", s.edge.span, { name: s.edge.text, hint: didYouMean(s.edge.text, links) });
+      return;
+    }
+    if (!target.link) {
+      bag.report("WO5026", s.edge.span, { what: `'${statement}'`, expected: "a link type (type L link A -> B)", found: `'${target.name}', which is not a link type` });
+      return;
+    }
+    endpoint(s.from, from, target.link.from, `The source of '${statement} … -[${target.name}]->'`);
+    endpoint(s.to, to, target.link.to, `The target of '${statement} … -[${target.name}]->'`);
+    if (s.remove) {
+      if (s.entries.length > 0) bag.report("WO5025", s.entries[0]!.span, { what: "Fields in 'unlink'", why: "a pair has one link, so 'unlink' names only its two ends" });
+      return;
+    }
+    const ends = [target.link.fromField, target.link.toField];
+    const given = new Set<string>(ends);
+    for (const e of s.entries) {
+      if (given.has(e.name.text)) {
+        bag.report("WO5016", e.name.span, { field: e.name.text });
+        continue;
+      }
+      given.add(e.name.text);
+      const field = writableField(target, e.name.text, e.name.span, "insert");
+      if (field) checkStore(target, field, e.value, typing.exprTypes.get(e.value) ?? unknownType);
+    }
+    for (const f of target.fields) {
+      if (f.isRequiredOnCreate && !given.has(f.name)) {
+        bag.report("WO5029", s.edge.span, { what: `'link … -[${target.name}]->'`, expected: target.name, why: `required field '${f.name}' is not given (-[${target.name} { ${f.name}: … }]->)` });
+      }
+    }
+  }
+
+  /** One end of a link: a row of `type`, or an id (a `ref type`, or a plain Id/Int). */
+  function endpoint(e: Expr, t: ValueType, type: string, what: string): void {
+    if (t.k === "unknown") return;
+    const isRow = t.k === "row" && t.type === type && !t.projection;
+    const isId = t.k === "int" && (t.name === `ref ${type}` || !t.name.startsWith("ref "));
+    if ((isRow || isId) && !isNullable(t)) return;
+    bag.report("WO5026", e.span, { what, expected: `a ${type} row or its id`, found: describeType(t) });
   }
 
   /** `x = e`, `x += e`, `x -= e` on a parameter or `let` name; fields change through `update`. */

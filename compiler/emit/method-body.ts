@@ -5,7 +5,7 @@
 import type { Block, Expr, Stmt } from "../ast.js";
 import type { Catalog } from "../catalog.js";
 
-export const writeStatements: Stmt["kind"][] = ["InsertStmt", "UpdateStmt", "DeleteStmt"];
+export const writeStatements: Stmt["kind"][] = ["InsertStmt", "UpdateStmt", "DeleteStmt", "LinkStmt"];
 
 /**
  * Whether any statement of `block`, in any branch or loop, is one of `kinds` (`let o = insert …`
@@ -72,6 +72,8 @@ function walk(block: Block | undefined, kinds: Stmt["kind"][], catalog: Catalog 
         return calls(s.value);
       case "ExprStmt":
         return calls(s.expr);
+      case "LinkStmt":
+        return calls(s.from) || calls(s.to) || s.entries.some((x) => calls(x.value));
       default:
         return false;
     }

@@ -12,7 +12,7 @@
 // call is atomic anyway. A method that never writes runs in `rt.store.read`.
 
 import { CodeBlockWriter } from "ts-morph";
-import type { Block, Expr, InsertStmt, NameExpr, SelectExpr, Stmt, UpdateStmt } from "../ast.js";
+import type { Block, Expr, InsertStmt, LinkStmt, NameExpr, SelectExpr, Stmt, UpdateStmt } from "../ast.js";
 import type { Catalog, CatalogField, CatalogMethod, CatalogType, FieldType } from "../catalog.js";
 import { blockHas, writeStatements } from "./method-body.js";
 import { typeMethod } from "../check/methods.js";
@@ -229,6 +229,9 @@ function writeStmt(w: CodeBlockWriter, ctx: ExprContext, s: Stmt): void {
     case "DeleteStmt":
       writeDelete(w, ctx, s.target);
       return;
+    case "LinkStmt":
+      writeLink(w, ctx, s);
+      return;
   }
 }
 
@@ -345,6 +348,38 @@ function insertExpr(ctx: ExprContext, s: InsertStmt): string {
   const stored = `(await tx.insert(${table}, ${check === undefined ? row : "row"})) as ${rowAlias(target.name)}`;
   if (check === undefined) return `(${stored})`;
   return `(await (async () => { const row = ${row}; ${check} return ${stored}; })())`;
+}
+
+/**
+ * `link a -[E { … }]-> b` adds the pair's link (the same rule as the relation operations:
+ * an existing link stays as it is); `unlink` removes it if there is one. Either end may be a
+ * row (its id is used) or an id.
+ */
+function writeLink(w: CodeBlockWriter, ctx: ExprContext, s: LinkStmt): void {
+  const target = findType(ctx.catalog, s.edge.text)!;
+  const { fromField, toField } = target.link!;
+  const endId = (e: Expr) => (typeOf(ctx, e).k === "row" ? `(${printExpr(ctx, e)}).id` : printExpr(ctx, e));
+  const ends = `{ ${objectKey(fromField)}: ${endId(s.from)}, ${objectKey(toField)}: ${endId(s.to)} }`;
+  const table = jsString(target.table);
+  if (s.remove) {
+    w.writeLine(`await rt.unlink(tx, ${table}, ${ends});`);
+    return;
+  }
+  const given = new Map(s.entries.map((e) => [e.name.text, e.value]));
+  const members: string[] = [];
+  for (const f of target.fields.filter((f) => f.isWritable && f.name !== fromField && f.name !== toField)) {
+    const value = given.get(f.name);
+    const code = value ? storedValue(ctx, f, value) : omittedFieldValue(f);
+    if (code !== undefined) members.push(`${objectKey(f.name)}: ${code}`);
+  }
+  w.block(() => {
+    w.writeLine(`const ends = ${ends};`);
+    w.writeLine(`const row = { ${["...ends", ...members].join(", ")} };`);
+    // Both ends (and any ref among the link's own fields) must name existing rows.
+    const pointers = argumentPointers(ctx, [[fromField, s.from], [toField, s.to], ...s.entries.map((e): [string, Expr] => [e.name.text, e.value])]);
+    w.writeLine(refCheckLine(ctx.catalog, target, [fromField, toField, ...given.keys()], "row", pointers)!);
+    w.writeLine(`await rt.link(tx, ${table}, ends, row);`);
+  });
 }
 
 function writeUpdate(w: CodeBlockWriter, ctx: ExprContext, s: UpdateStmt): void {

@@ -222,7 +222,7 @@ function emitRelationHandler(catalog: Catalog, type: CatalogType, r: RelationOp)
     if (path.kind !== "link") throw new Error(`relation ${r.op} has no link to write`);
     const link = path.link;
     const linkTable = jsString(link.table);
-    const pair = `[{ column: ${jsString(path.ownerColumn)}, op: "==" as const, value: data.id }, { column: ${jsString(path.targetColumn)}, op: "==" as const, value: data[${jsString(path.targetColumn)}] }]`;
+    const ends = `{ ${jsString(path.ownerColumn)}: data.id as number, ${jsString(path.targetColumn)}: data[${jsString(path.targetColumn)}] as number }`;
     w.write("return rt.store.write(async (tx) => ").inlineBlock(() => {
       ownerMustExist();
       if (r.access === "add") {
@@ -237,16 +237,10 @@ function emitRelationHandler(catalog: Catalog, type: CatalogType, r: RelationOp)
         w.write(";").newLine();
         w.writeLine("// Every ref must name an existing row: checked in the same transaction as the write.");
         w.writeLine(refCheckLine(catalog, link, link.fields.filter((f) => f.isWritable).map((f) => f.name), "row")!);
-        w.writeLine(`const [existing] = await tx.list(${linkTable}, { where: ${pair}, limit: 1 });`);
-        w.writeLine("if (existing) return { created: false, link: existing };");
-        w.writeLine(`return { created: true, link: await tx.insert(${linkTable}, row) };`);
+        w.writeLine(`return rt.link(tx, ${linkTable}, ${ends}, row);`);
       } else {
         w.writeLine(`await rt.checkRefs(tx, ${linkTable}, { ${jsString(path.targetColumn)}: data[${jsString(path.targetColumn)}] });`);
-        w.writeLine(`const [existing] = await tx.list(${linkTable}, { where: ${pair}, limit: 1 });`);
-        w.writeLine("if (!existing) return { removed: false };");
-        w.writeLine(`await rt.checkNotReferenced(tx, ${linkTable}, existing.id as number);`);
-        w.writeLine(`await tx.delete(${linkTable}, existing.id as number);`);
-        w.writeLine("return { removed: true };");
+        w.writeLine(`return { removed: await rt.unlink(tx, ${linkTable}, ${ends}) };`);
       }
     });
     w.write(", call);").newLine();

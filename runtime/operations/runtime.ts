@@ -9,6 +9,7 @@ import type { OperationRuntime, Validator } from "../build.js";
 import { OperationError, maxErrorDetails, type ErrorDetail } from "../errors.js";
 import { acceptedNames, loneSurrogateMessage, loneSurrogates, refusedFieldMessages, unknownKeys } from "./input-checks.js";
 import { createListPager } from "./list-page.js";
+import { addLink, removeLink } from "./links.js";
 import { idsAlong, refPaths, type RefPath } from "../store/ref-paths.js";
 import { describeFieldType } from "../store/shape.js";
 import { checkedInt } from "./int-arithmetic.js";
@@ -101,6 +102,8 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
         referrers.map((r) => ({ path: `/${r.table}/${r.field.replaceAll(".", "/")}`, message: `${r.count} row${r.count === 1 ? " refers" : "s refer"} to ${self} ${id}` })),
       );
     },
+    link: addLink,
+    unlink: (tx, table, ends) => removeLink(rt, tx, table, ends),
     listPage: createListPager(catalog, store),
     notFound(typeName: string, id: unknown): never {
       throw new OperationError("not_found", `No ${typeName} with id ${JSON.stringify(id)}.`);

@@ -9,7 +9,7 @@ import { cursorPosition, writeApp } from "./app-fixture.js";
 const cases: [string, string, string][] = [
   ["WO2101", "policy line", "type A {\n  x: Int\n  ┆policy read anyone\n}\n"],
   ["WO2103", "fn in a plain type", "type A {\n  x: Int\n  fn ┆go() -> Int {\n    return 1\n  }\n}\n"],
-  ["WO2111", "free fn wo does not run", "fn ┆helper(a: Int) {\n  link a -[E]-> a\n}\ntype A {\n  x: Int\n}\n"],
+  ["WO2111", "free fn wo does not run", "fn ┆helper(a: Int) {\n  link a -[:E]-> a\n}\ntype A {\n  x: Int\n}\n"],
   ["WO2105", "unknown field annotation", "type A {\n  x: Int @┆fancy\n}\n"],
   ["WO2106", "unknown type annotation", "@┆experimental\ntype A {\n  x: Int\n}\n"],
   ["WO2107", "computed default", "type A {\n  x: Int\n  y: Int = ┆x * 2\n}\n"],

@@ -55,7 +55,7 @@ const broken: [title: string, fn: string, code: string][] = [
   ["text joined with a row", `  fn m() -> Text {\n    return ┆"a" + self\n  }`, "WO5012"],
   ["set of a path inside a struct", `  fn m() in txn {\n    update self set ┆title.x = 1\n  }`, "WO5025"],
   ["call statement in a method", `  fn m() in txn {\n    ┆now()\n  }`, "WO5025"],
-  ["link in a method", `  fn m() in txn {\n    ┆link self -[Price]-> self\n  }`, "WO5025"],
+  ["link through a type that is not a link type", `  fn m() in txn {\n    link self -[┆Price]-> self\n  }`, "WO5026"],
   ["object literal in a method", `  fn m() -> Int {\n    let o = ┆{ a: 1 }\n    return 1\n  }`, "WO5025"],
   ["call of a method the class lacks", `  fn m() -> Int {\n    return self.┆nope()\n  }`, "WO5003"],
   ["a multi without a ref back", `  fn m() -> Int {\n    return count(self.┆bundles)\n  }`, "WO5018"],

@@ -52,7 +52,7 @@ fn half(n: Int) -> Int {
 }
 
 fn not_yet(a: Account) {
-  link a -[Owns]-> a
+  link a -[:OWNS]-> a
 }
 `;
 
@@ -61,7 +61,7 @@ describe("free fns: checking", () => {
     const { catalog, diagnostics } = compileSources({ "app.wo": classes, "fns.wo": functions });
     expect(diagnostics.map((d) => `${d.code} ${d.span.line}:${d.span.col}`)).toEqual(["WO2111 19:4"]);
     expect(diagnostics[0]!.message).toBe(
-      "fn 'not_yet' is not executed: 'link' is not supported in a method yet: link rows are created with 'insert' on the link type. (fns.wo:20:3).",
+      "fn 'not_yet' is not executed: 'link' with an edge label ':OWNS' is not supported in a method yet: name a link type between the brackets: -[L]->. (fns.wo:20:13).",
     );
     expect(catalog!.functions!.map((f) => f.name)).toEqual(["credit", "fee_for", "half"]);
   });
@@ -150,7 +150,7 @@ describe("on startup", () => {
     expect(hooks("nope()")).toEqual(["'on startup' hook is not run: there is no top-level fn 'nope'."]);
     expect(hooks("half()")).toEqual(["'on startup' hook is not run: fn 'half' takes parameters, and a hook passes none."]);
     expect(hooks("seed(1)")).toEqual(["'on startup' hook is not run: write it as 'do: f()', naming a top-level fn."]);
-    expect(hooks("not_yet()")[0]).toMatch(/^'on startup' hook is not run: fn 'not_yet' is not executed \('link' is not supported/);
+    expect(hooks("not_yet()")[0]).toMatch(/^'on startup' hook is not run: fn 'not_yet' is not executed \('link' with an edge label ':OWNS' is not supported/);
     expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
   });
 
