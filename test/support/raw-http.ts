@@ -11,12 +11,19 @@ export interface RawReply {
   json: any;
 }
 
-/** Over a fresh connection to `url` (`http://127.0.0.1:port`): `host` as given (`""`: none), else the address's. */
+/**
+ * Over a fresh connection to `url` (`http://127.0.0.1:port`): `host` as given (`""`: none), else
+ * the address's. A `content-length` header the test writes wins over the body's: declaring more
+ * than is sent gets the server's answer to the declaration (413) without racing it (a server
+ * that refuses a body it has not read closes the connection, and a client still writing the
+ * rest gets EPIPE instead of the answer).
+ */
 export function rawRequest(url: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<RawReply> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const { host, ...rest } = headers;
-    const all: Record<string, string> = { ...rest, ...(host ? { host } : {}), ...(body === undefined ? {} : { "content-length": String(Buffer.byteLength(body)) }) };
+    const all: Record<string, string> = { ...(body === undefined ? {} : { "content-length": String(Buffer.byteLength(body)) }), ...rest, ...(host ? { host } : {}) };
+    const partial = body !== undefined && Number(all["content-length"]) > Buffer.byteLength(body);
     const req = request({ host: hostname.replace(/^\[|\]$/g, ""), port, method, path, headers: all, setHost: host === undefined, agent: false }, (res) => {
       let text = "";
       res.setEncoding("utf8");
@@ -29,9 +36,11 @@ export function rawRequest(url: string, method: string, path: string, headers: R
           json = undefined;
         }
         resolve({ status: res.statusCode!, headers: res.headers, text, json });
+        if (partial) req.destroy();
       });
     });
     req.on("error", reject);
-    req.end(body);
+    if (partial) req.write(body);
+    else req.end(body);
   });
 }
