@@ -10,6 +10,7 @@
 // `self`, parameters and `let` bindings; a `let` may rebind a name, and a binding made inside
 // an `if` stays visible after it.
 
+import { builtinFunctions } from "../builtins.js";
 import type { AssertStmt, AssignStmt, BinaryExpr, Block, CallExpr, Expr, InsertStmt, LinkStmt, MemberExpr, MethodCallExpr, NameExpr, ObjectExpr, SelectExpr, Span, Stmt } from "../ast.js";
 import type { Catalog, CatalogField, CatalogMethod, CatalogType, FieldType } from "../catalog.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
@@ -121,7 +122,6 @@ function unsupportedStatement(s: Stmt): { what: string; why: string } {
   }
 }
 
-const builtins = new Set(["now", "count", "latest", "contains", "len", "print"]);
 
 /**
  * Types one body: a class method (`owner` its class, `self` in scope) or a free fn (`owner`
@@ -718,10 +718,10 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
   function call(e: CallExpr): ValueType {
     const args = e.args.map((a) => expr(a));
     const name = e.callee.text;
-    const fn = builtins.has(name) ? undefined : catalog.functions?.find((f) => f.name === name);
+    const fn = builtinFunctions.has(name) ? undefined : catalog.functions?.find((f) => f.name === name);
     if (fn) return callFunction(e, fn, args);
     if (name === "print") return { k: "null" }; // any values, written as one line to stdout
-    if (!builtins.has(name)) {
+    if (!builtinFunctions.has(name)) {
       const reason = skipped.get(name);
       if (reason !== undefined) bag.report("WO5028", e.callee.span, { name, reason });
       else if (owner?.methods.some((m) => m.name === name)) bag.report("WO5022", e.callee.span, { name, type: owner.name });

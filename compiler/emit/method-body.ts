@@ -31,22 +31,8 @@ function walk(block: Block | undefined, kinds: Stmt["kind"][], catalog: Catalog 
         const methods = catalog.types.flatMap((t) => t.methods.filter((m) => m.name === e.method.text));
         return methods.some((m) => walk(m.body, kinds, catalog, visiting)) || calls(e.object) || e.args.some(calls);
       }
-      case "ObjectExpr":
-        return e.entries.some((x) => calls(x.value));
-      case "ListExpr":
-        return e.items.some(calls);
-      case "BinaryExpr":
-        return calls(e.left) || calls(e.right);
-      case "UnaryExpr":
-        return calls(e.operand);
-      case "MemberExpr":
-        return calls(e.object);
-      case "IndexExpr":
-        return calls(e.object) || calls(e.index);
-      case "SelectExpr":
-        return e.predicates.some((p) => calls(p.value));
       default:
-        return false;
+        return subexpressions(e).some(calls);
     }
   };
   const stmt = (s: Stmt): boolean => {
@@ -81,6 +67,39 @@ function walk(block: Block | undefined, kinds: Stmt["kind"][], catalog: Catalog 
   const found = block.statements.some(stmt);
   visiting.delete(block);
   return found;
+}
+
+/** The expressions `e` is made of, one level down: the one place that knows each expression's shape. */
+export function subexpressions(e: Expr): Expr[] {
+  switch (e.kind) {
+    case "CallExpr":
+      return e.args;
+    case "MethodCallExpr":
+      return [e.object, ...e.args];
+    case "ObjectExpr":
+      return e.entries.map((x) => x.value);
+    case "ListExpr":
+      return e.items;
+    case "BinaryExpr":
+      return [e.left, e.right];
+    case "UnaryExpr":
+      return [e.operand];
+    case "MemberExpr":
+      return [e.object];
+    case "IndexExpr":
+      return [e.object, e.index];
+    case "SelectExpr":
+      return e.predicates.map((p) => p.value);
+    case "LiveExpr":
+      return [e.query];
+    default:
+      return [];
+  }
+}
+
+/** Whether `test` holds for `e` or any expression inside it. */
+export function someExpression(e: Expr, test: (x: Expr) => boolean): boolean {
+  return test(e) || subexpressions(e).some((x) => someExpression(x, test));
 }
 
 const arithmetic = new Set(["+", "-", "*", "/", "%"]);

@@ -6,6 +6,7 @@
 // relation, a select or a built-in reads the store. Leaves statements and the handler frame
 // to ./methods.ts, and every typing decision to check/methods.ts (`MethodTyping`).
 
+import { builtinFunctions } from "../builtins.js";
 import type { Expr, SelectExpr } from "../ast.js";
 import type { Catalog, CatalogField, CatalogType, FieldType } from "../catalog.js";
 import type { MethodTyping } from "../check/methods.js";
@@ -109,7 +110,6 @@ function wrapUnion(t: string): string {
   return t.includes("|") ? `(${t})` : t;
 }
 
-const builtinNames = new Set(["now", "count", "latest", "contains", "len", "print"]);
 
 /**
  * A class method called from a body (`o.m()`), in generated code: `m_Type$name` (`$` is in no
@@ -246,7 +246,7 @@ function expr(ctx: ExprContext, e: Expr): Printed {
         ctx.helpers.add("text");
         return { code: `(process.stdout.write([${e.args.map((a) => expr(ctx, a).code).join(", ")}].map(text).join(" ") + "\\n"), null)`, prec: 8 };
       }
-      if (!builtinNames.has(name)) {
+      if (!builtinFunctions.has(name)) {
         // A free fn: runs in this call's transaction (compiler/emit/methods.ts emitFunction).
         const fn = ctx.catalog.functions?.find((f) => f.name === name);
         const code = `await nested(tx, ${at(e)}, async () => ${functionName(name)}(tx${e.args.map((a) => `, ${argument(ctx, a)}`).join("")}))`;

@@ -11,10 +11,11 @@
 // or not at all, and the call is answered after the commit), with or without `in txn`: every
 // call is atomic anyway. A method that never writes runs in `rt.store.read`.
 
+import { builtinFunctions } from "../builtins.js";
 import { CodeBlockWriter } from "ts-morph";
 import type { Block, Expr, InsertStmt, LinkStmt, NameExpr, SelectExpr, Stmt, UpdateStmt } from "../ast.js";
 import type { Catalog, CatalogField, CatalogMethod, CatalogType, FieldType } from "../catalog.js";
-import { blockHas, writeStatements } from "./method-body.js";
+import { blockHas, someExpression, writeStatements } from "./method-body.js";
 import { typeMethod } from "../check/methods.js";
 import { fieldValueType, findType, returnValueType } from "../check/method-types.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
@@ -292,23 +293,9 @@ function failedAssert(ctx: ExprContext, s: Extract<Stmt, { kind: "AssertStmt" }>
   return `${jsString(`${where}: `)} + text(${printExpr(ctx, comparison.left)}) + ${jsString(` ${comparison.op} `)} + text(${printExpr(ctx, comparison.right)}) + ${jsString(" is false")}`;
 }
 
+/** Whether evaluating `e` again could do more than read: a fn call, `print`, or a method called on a row. */
 function callsFunction(e: Expr): boolean {
-  switch (e.kind) {
-    case "CallExpr":
-      return !["now", "count", "len", "latest", "contains"].includes(e.callee.text) || e.args.some(callsFunction);
-    case "BinaryExpr":
-      return callsFunction(e.left) || callsFunction(e.right);
-    case "UnaryExpr":
-      return callsFunction(e.operand);
-    case "MemberExpr":
-      return callsFunction(e.object);
-    case "IndexExpr":
-      return callsFunction(e.object) || callsFunction(e.index);
-    case "SelectExpr":
-      return e.predicates.some((p) => callsFunction(p.value));
-    default:
-      return false;
-  }
+  return someExpression(e, (x) => x.kind === "MethodCallExpr" || (x.kind === "CallExpr" && (!builtinFunctions.has(x.callee.text) || x.callee.text === "print")));
 }
 
 /** The row an insert stores: the given values, else the defaults of the create operation. */
