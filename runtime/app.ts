@@ -98,7 +98,7 @@ export function createApp(options: AppOptions): App {
     // and headers a page may use.
     const auth = bearerAuth(options.token);
     app.use("*", async (c, next) => {
-      const path = new URL(c.req.url).pathname;
+      const path = c.req.path;
       if (path === "/healthz" || isTokenFree(path) || isPreflight(c.req.method, c.req.header("origin"), c.req.header("access-control-request-method"))) return next();
       return auth(c, next);
     });

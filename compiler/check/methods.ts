@@ -149,8 +149,6 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
   /** Object literals that went into a known type (fitting or not); the rest are WO5025. */
   const fitted = new Set<ObjectExpr>();
   const declared = method.returns ? returnValueType(catalog, method.returns) : undefined;
-  /** The projected fields of the first value-returning `return` ([] for whole rows). */
-  let returnShape: string[] | undefined;
   /** Names certainly bound on every path that reaches the current statement. */
   let bound = new Set<string>([...(owner ? ["self"] : []), ...method.params.map((p) => p.name)]);
   function block(b: Block, depth: number): void {

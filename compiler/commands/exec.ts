@@ -6,7 +6,7 @@
 // `main` rolls everything back and exits 1 with the message.
 
 import { resolve } from "node:path";
-import { formatDiagnostic } from "../diagnostics/format.js";
+import { formatWithSources } from "../diagnostics/format.js";
 import { mainOperation } from "../../runtime/build.js";
 import { BuildLoadError, loadBuild } from "../../runtime/load-build.js";
 import { createOperationRuntime } from "../../runtime/operations/runtime.js";
@@ -21,11 +21,7 @@ export async function runExecCommand(args: ParsedArgs): Promise<number> {
   const dir = args.first ?? ".";
 
   const built = await buildIfStale(dir);
-  for (const d of built.diagnostics) {
-    const text = built.sources?.get(d.span.file);
-    const line = text === undefined ? `${d.span.file}:${d.span.line}:${d.span.col}: ${d.severity} ${d.code}: ${d.message}` : formatDiagnostic(d, text);
-    if (d.severity === "error") process.stderr.write(`${line.replace(/\n+$/, "")}\n`);
-  }
+  for (const d of built.diagnostics.filter((d) => d.severity === "error")) process.stderr.write(`${formatWithSources(d, built.sources)}\n`);
   if (!built.ok) return fail(`${built.error ?? "the app has errors; fix them and run again"}.`, 1);
 
   let build;

@@ -10,7 +10,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { formatDiagnostic } from "../diagnostics/format.js";
+import { formatWithSources } from "../diagnostics/format.js";
 import { testOperation } from "../../runtime/build.js";
 import { BuildLoadError, loadBuild } from "../../runtime/load-build.js";
 import { createOperationRuntime } from "../../runtime/operations/runtime.js";
@@ -20,10 +20,7 @@ import { buildIfStale } from "./run.js";
 
 export async function runTestCommand(args: ParsedArgs): Promise<number> {
   const built = await buildIfStale(args.first ?? ".");
-  for (const d of built.diagnostics.filter((d) => d.severity === "error")) {
-    const text = built.sources?.get(d.span.file);
-    process.stderr.write(`${(text === undefined ? `${d.span.file}:${d.span.line}:${d.span.col}: error ${d.code}: ${d.message}` : formatDiagnostic(d, text)).replace(/\n+$/, "")}\n`);
-  }
+  for (const d of built.diagnostics.filter((d) => d.severity === "error")) process.stderr.write(`${formatWithSources(d, built.sources)}\n`);
   if (!built.ok) {
     process.stderr.write(`wo test: ${built.error ?? "the app has errors; fix them and run again"}.\n`);
     return 1;
