@@ -10,7 +10,7 @@ import { loadSources } from "./check/load.js";
 import { configFileName } from "./check/config.js";
 import { DiagnosticBag, type Diagnostic } from "./diagnostics/diagnostic.js";
 import { displayFile, displayPathOf } from "./display-path.js";
-import { buildFormat, type BuildInfo, type RecordedWarning } from "../runtime/build.js";
+import { buildFormat, type BuildInfo, type RecordedWarning } from "../model/build-contract.js";
 import { woVersion } from "./emit/header.js";
 
 export const buildInfoFileName = "build-info.json";

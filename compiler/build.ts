@@ -82,7 +82,7 @@ export function compileTypeScript(files: EmittedFile[], ts: typeof TypeScript): 
     target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.ES2022,
     newLine: ts.NewLineKind.LineFeed,
-    // Type-only imports (`import type { OperationRuntime } from "wo/runtime/build"`) vanish.
+    // Type-only imports (`import type { OperationRuntime } from "wo/model/build-contract"`) vanish.
     verbatimModuleSyntax: false,
   };
   const out: EmittedFile[] = [];

@@ -6,8 +6,8 @@
 
 import { Hono } from "hono";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { WoConfig } from "../compiler/catalog.js";
-import type { Operation } from "./build.js";
+import type { WoConfig } from "../model/app.js";
+import type { Operation } from "../model/build-contract.js";
 import type { LoadedBuild } from "./load-build.js";
 import { createExplorerRoutes, isTokenFree } from "./explorer/routes.js";
 import { addCorsHeaders, allowedOriginsOf, createHttpGuard, isPreflight } from "./http-guard.js";
@@ -20,7 +20,7 @@ import { bearerAuth, tokenCheck, UNAUTHORIZED_DETAIL, UNAUTHORIZED_HEADERS } fro
 import { logWhenFinished, type RequestLogger } from "./request-log.js";
 import { problem, problemResponse } from "./rest/problem.js";
 import { createRestRoutes, restEndpoints } from "./rest/routes.js";
-import type { Store } from "./store/store.js";
+import type { Store } from "../model/store.js";
 
 export interface AppOptions {
   build: LoadedBuild;

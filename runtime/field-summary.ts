@@ -2,8 +2,8 @@
 // (`wo://schema/t`, runtime/mcp/methods.ts) and the web explorer's model (runtime/explorer/)
 // list the same facts in the same words, so they come from here.
 
-import type { CatalogType } from "../compiler/catalog.js";
-import { fieldTypeText } from "./field-type-text.js";
+import type { CatalogType } from "../model/app.js";
+import { fieldTypeText } from "../model/field-type-text.js";
 
 export interface FieldSummary {
   name: string;

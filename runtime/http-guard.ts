@@ -5,7 +5,7 @@
 // the bearer token and before any body is read, so a refused request changes nothing; each
 // transport words its own 403 (problem details, a JSON-RPC error).
 
-import type { WoConfig } from "../compiler/catalog.js";
+import type { WoConfig } from "../model/app.js";
 
 // Four decimal octets, each 0–255 without leading zeros: `127.1` or `0177.0.0.1` are other
 // spellings that URL parsers widen to loopback, and a browser never sends them.

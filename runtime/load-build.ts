@@ -1,4 +1,4 @@
-// Loads a build folder (runtime/build.ts describes its layout) into memory: the catalog, the
+// Loads a build folder (model/build-contract.ts describes its layout) into memory: the catalog, the
 // manifest, the schemas, the compiled validators and the operations module. Owns nothing but
 // reading; wiring the operations to a store is createApp's job (runtime/app.ts).
 //
@@ -10,8 +10,8 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 // Type-only: the catalog arrives as catalog.json; nothing from compiler/ is loaded at run time.
-import type { Catalog } from "../compiler/catalog.js";
-import { buildFormat, type BuildInfo, type BuildSchemas, type Manifest, type OperationsModule, type Validator, type ValidatorsModule } from "./build.js";
+import type { Catalog } from "../model/app.js";
+import { buildFormat, type BuildInfo, type BuildSchemas, type Manifest, type OperationsModule, type Validator, type ValidatorsModule } from "../model/build-contract.js";
 
 export interface LoadedBuild {
   dir: string;

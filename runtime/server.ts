@@ -17,7 +17,7 @@ import type { AddressInfo } from "node:net";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { createApp } from "./app.js";
 import { loadBuild, BuildLoadError } from "./load-build.js";
-import { startupOperation } from "./build.js";
+import { startupOperation } from "../model/build-contract.js";
 import { isLoopbackName } from "./http-guard.js";
 import { resolveAgentToken, TokenError } from "./ops/agent-token.js";
 import { readManagementKey, removeInstance, writeRunningState } from "./ops/instance-state.js";
@@ -27,7 +27,7 @@ import { createRequestLogger, logWhenFinished, type RequestLogFormat } from "./r
 import { restEndpoints } from "./rest/routes.js";
 import { StoreOpenError } from "./store/open-errors.js";
 import { openSqliteStore } from "./store/sqlite.js";
-import type { Store } from "./store/store.js";
+import type { Store } from "../model/store.js";
 
 export interface StartOptions {
   appDir: string;

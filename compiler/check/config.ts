@@ -1,4 +1,4 @@
-// `wo.toml`, read with smol-toml into WoConfig (compiler/catalog.ts) plus the app's identity.
+// `wo.toml`, read with smol-toml into WoConfig (model/app.ts) plus the app's identity.
 //
 // Owns: the keys wo understands, their types and defaults. Other keys and tables are ignored
 // with a warning each (WO4101, naming the key): the writeonce examples carry `[runtime]`,

@@ -7,7 +7,7 @@
 import type { Span, TypeDecl } from "../ast.js";
 import type { FieldType, ScalarName, SourceLocation } from "../catalog.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
-import { fieldTypeText } from "../../runtime/field-type-text.js";
+import { fieldTypeText } from "../../model/field-type-text.js";
 
 export interface CheckContext {
   bag: DiagnosticBag;

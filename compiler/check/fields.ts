@@ -1,4 +1,4 @@
-// Fields of a type or inline struct → CatalogField (compiler/catalog.ts).
+// Fields of a type or inline struct → CatalogField (model/app.ts).
 //
 // Owns: mapping type expressions to FieldType (unknown type names are reported here), the
 // `id` rule (declared `id: Id` or a synthetic one, always first), duplicate fields, defaults
@@ -8,10 +8,10 @@
 
 import type { DefaultExpr, FieldDecl, Literal, Span, TypeDecl, TypeExpr } from "../ast.js";
 import type { CatalogField, FieldDefault, FieldType } from "../catalog.js";
-import { utcTimestamp } from "../../runtime/store/timestamp.js";
+import { utcTimestamp } from "../../model/timestamp.js";
 import { type CheckContext, describeType, isScalarName, locationOf, scalarNames } from "./context.js";
 import { didYouMean } from "./did-you-mean.js";
-import { linkEndpointFields } from "../naming.js";
+import { linkEndpointFields } from "../../model/naming.js";
 
 /** Field annotations wo knows but does not enforce yet (a warning each). */
 const unenforcedAnnotations = new Set(["check", "index", "search", "materialized"]);
@@ -294,7 +294,7 @@ function checkDefault(expr: DefaultExpr, decl: FieldDecl, type: FieldType, ctx: 
         case "scalar": {
           const s = type.scalar;
           if (lit.literalType === "string" && textScalars.has(s)) return ok;
-          // Stored as every Timestamp is: in UTC (runtime/store/timestamp.ts).
+          // Stored as every Timestamp is: in UTC (model/timestamp.ts).
           if (lit.literalType === "string" && s === "Timestamp" && timestampPattern.test(String(lit.value))) return { kind: "literal", value: utcTimestamp(lit.value) as string };
           if (lit.literalType === "int" && (integerScalars.has(s) || s === "Float")) return ok;
           if (lit.literalType === "float" && s === "Float") return ok;

@@ -15,7 +15,7 @@ import type { AssertStmt, AssignStmt, BinaryExpr, Block, CallExpr, Expr, InsertS
 import type { Catalog, CatalogField, CatalogMethod, CatalogType, FieldType } from "../catalog.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import type { SkippedFunctions } from "./functions.js";
-import { relationsOf } from "../../runtime/relations.js";
+import { relationsOf } from "../../model/relations.js";
 import { didYouMean } from "./did-you-mean.js";
 import {
   describeType,
@@ -50,7 +50,7 @@ export interface RefRead {
 /**
  * How `row.rel` reads: rows of `table` (type `type`) whose ref `column` is the row's id — or,
  * for `multi T via L`, the `T` rows named in `column` of the `link` rows whose `ownerColumn`
- * is the row's id (runtime/relations.ts decides which).
+ * is the row's id (model/relations.ts decides which).
  */
 export interface RelationRead {
   type: string;

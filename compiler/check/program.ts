@@ -1,4 +1,4 @@
-// The checker's entry: parsed files + wo.toml → Catalog (compiler/catalog.ts).
+// The checker's entry: parsed files + wo.toml → Catalog (model/app.ts).
 //
 // Order of passes (each reports into one bag and never throws for a user error):
 //   1. warnings for inert top-level constructs          unexecuted.ts
@@ -13,7 +13,7 @@
 import type { SourceFileAst } from "../ast.js";
 import type { Catalog, CatalogType } from "../catalog.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
-import { linkEndpointFields, snakeCase } from "../naming.js";
+import { linkEndpointFields, snakeCase } from "../../model/naming.js";
 import type { ConfigResult } from "./config.js";
 import { locationOf, type CheckContext } from "./context.js";
 import { buildTypeFields } from "./fields.js";

@@ -9,12 +9,12 @@
 import type { Name, ServiceDecl, Span, TypeDecl } from "../ast.js";
 import { crudOps, type CatalogMethod, type CatalogService, type CatalogType, type ExposedOp } from "../catalog.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
-import { toolName } from "../naming.js";
+import { toolName } from "../../model/naming.js";
 import { type CheckContext, locationOf } from "./context.js";
 import { didYouMean } from "./did-you-mean.js";
-import { restRoute } from "../../runtime/rest/route-table.js";
+import { restRoute } from "../../model/route-table.js";
 import { restOnlyOps } from "./methods-catalog.js";
-import { allRelationOps, relationOps } from "../../runtime/relations.js";
+import { allRelationOps, relationOps } from "../../model/relations.js";
 
 const serviceKinds = new Set(["rest", "mcp", "graphql", "native"]);
 

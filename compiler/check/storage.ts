@@ -7,7 +7,7 @@
 import type { TypeDecl } from "../ast.js";
 import type { CatalogField, CatalogType } from "../catalog.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
-import { snakeCase } from "../naming.js";
+import { snakeCase } from "../../model/naming.js";
 import { reservedNames } from "../syntax/parse-context.js";
 import { didYouMean } from "./did-you-mean.js";
 import { unstorableReason } from "./fields.js";

@@ -1,4 +1,4 @@
-// emitBuild: the whole build folder as files, from the catalog alone (runtime/build.ts lists
+// emitBuild: the whole build folder as files, from the catalog alone (model/build-contract.ts lists
 // the layout). Pure: no file system; compiler/build.ts compiles the `.ts` files and writes.
 import type { Catalog } from "../catalog.js";
 import type { EmittedFile } from "./emitted-file.js";
@@ -32,7 +32,7 @@ export function emitBuild(catalog: Catalog): EmittedFile[] {
 
 /**
  * operations.d.ts, written here rather than derived from operations.ts: the module's public face
- * is the fixed contract of runtime/build.ts, and declaration emit over the generated handlers
+ * is the fixed contract of model/build-contract.ts, and declaration emit over the generated handlers
  * was the slowest step of a large build (bench/compile/build.mjs).
  */
 function operationsDeclaration(header: string): EmittedFile {
@@ -41,7 +41,7 @@ function operationsDeclaration(header: string): EmittedFile {
     text: [
       header,
       "",
-      'import type { Operation, OperationRuntime } from "wo/runtime/build";',
+      'import type { Operation, OperationRuntime } from "wo/model/build-contract";',
       "",
       "/** One handler per operation, keyed by operation (tool) name. */",
       "export declare function createOperations(rt: OperationRuntime): Record<string, Operation>;",

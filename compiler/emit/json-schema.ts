@@ -6,8 +6,8 @@
 // Schemas carry no `$schema`/`$id`: MCP clients compile tool schemas with a default ajv
 // instance (draft-07 dialect), and every keyword used here means the same in both dialects.
 import { inCreateInput, inUpdateInput, type Catalog, type CatalogField, type CatalogMethod, type CatalogType, type FieldType, type ScalarName } from "../catalog.js";
-import type { BuildSchemas } from "../../runtime/build.js";
-import { toolName } from "../naming.js";
+import type { BuildSchemas } from "../../model/build-contract.js";
+import { toolName } from "../../model/naming.js";
 import { exposedOps, methodOf } from "./exposed-ops.js";
 import { article, sentence } from "./words.js";
 import {
@@ -17,8 +17,12 @@ import {
   listLimit,
   maxInValues,
   sortValues,
-} from "../../runtime/list-filters.js";
-import { allRelationOps, type RelationOp } from "../../runtime/relations.js";
+} from "../../model/list-filters.js";
+import { allRelationOps, type RelationOp as ModelRelationOp } from "../../model/relations.js";
+import type { Block } from "../ast.js";
+
+/** A relation op of the compiler's catalog (method bodies as checked AST). */
+type RelationOp = ModelRelationOp<Block>;
 
 export type JsonSchema = { [keyword: string]: unknown };
 

@@ -2,7 +2,7 @@
 // sorted (tools and templates by name, routes by path then method). The MCP and REST
 // adapters serve from it; nothing is registered by hand.
 import type { Catalog } from "../catalog.js";
-import type { Manifest } from "../../runtime/build.js";
+import type { Manifest } from "../../model/build-contract.js";
 import { SchemaBuilder } from "./json-schema.js";
 import { emitResourceTemplates, emitTools } from "./tools.js";
 import { emitRoutes } from "./routes.js";

@@ -19,7 +19,7 @@ import { blockHas, someExpression, writeStatements } from "./method-body.js";
 import { typeMethod } from "../check/methods.js";
 import { fieldValueType, findType, returnValueType } from "../check/method-types.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
-import { toolName } from "../naming.js";
+import { toolName } from "../../model/naming.js";
 import { refCheckLine } from "./ref-checks.js";
 import { jsComment, jsIdentifier, jsJson, jsString } from "./js-literal.js";
 import {

@@ -3,14 +3,18 @@
 // query parameters, and RFC 9457 problem-details error responses. OpenAPI 3.1 schema objects
 // are JSON Schema 2020-12, so the operation schemas are used as they are.
 import { inCreateInput, inUpdateInput, type Catalog, type CatalogField, type CatalogType } from "../catalog.js";
-import { toolName } from "../naming.js";
-import { listEqualityFields, listFilterFields } from "../../runtime/list-filters.js";
+import { toolName } from "../../model/naming.js";
+import { listEqualityFields, listFilterFields } from "../../model/list-filters.js";
 import { SchemaBuilder, maxExactInteger, operationSchemas, type JsonSchema } from "./json-schema.js";
 import { emitRoutes } from "./routes.js";
 import { methodOf } from "./exposed-ops.js";
-import { maxErrorDetails } from "../../runtime/errors.js";
+import { maxErrorDetails } from "../../model/errors.js";
 import { operationDescription, relationTitle, toolTitle } from "./tools.js";
-import { allRelationOps, type RelationOp } from "../../runtime/relations.js";
+import { allRelationOps, type RelationOp as ModelRelationOp } from "../../model/relations.js";
+import type { Block } from "../ast.js";
+
+/** A relation op of the compiler's catalog (method bodies as checked AST). */
+type RelationOp = ModelRelationOp<Block>;
 import { canHoldRef, isReferable } from "./ref-checks.js";
 import { blockHas, usesArithmetic, writeStatements } from "./method-body.js";
 

@@ -1,5 +1,5 @@
 // The operations emitter: writes the build's `operations.ts`, one small handler per exposed
-// (REST or MCP) type × op, keyed by tool name (runtime/build.ts `OperationsModule`).
+// (REST or MCP) type × op, keyed by tool name (model/build-contract.ts `OperationsModule`).
 //
 // Owns: the shape of each CRUD handler — validate → defaults → one store transaction → result.
 // Leaves to the runtime (`OperationRuntime`) every wording of an error, ref and reference
@@ -12,18 +12,22 @@
 
 import { CodeBlockWriter } from "ts-morph";
 import type { Catalog, CatalogField, CatalogMethod, CatalogType, CrudOp } from "../catalog.js";
-import { toolName } from "../naming.js";
+import { toolName } from "../../model/naming.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { exposedOps, isCrudOp, methodOf } from "./exposed-ops.js";
 import { generatedHeader } from "./header.js";
-import { mainOperation, startupOperation, testOperation } from "../../runtime/build.js";
+import { mainOperation, startupOperation, testOperation } from "../../model/build-contract.js";
 import { functionName, methodFunctionName } from "./method-expr.js";
 import { emitFunction, emitMethodHandler, rowTypeDeclarations } from "./methods.js";
 import { typeMethod } from "../check/methods.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { refCheckLine } from "./ref-checks.js";
 import { jsIdentifier, jsJson, jsString } from "./js-literal.js";
-import { allRelationOps, type RelationOp } from "../../runtime/relations.js";
+import { allRelationOps, type RelationOp as ModelRelationOp } from "../../model/relations.js";
+import type { Block } from "../ast.js";
+
+/** A relation op of the compiler's catalog (method bodies as checked AST). */
+type RelationOp = ModelRelationOp<Block>;
 
 interface Handler {
   name: string;
@@ -51,7 +55,7 @@ export function emitOperations(catalog: Catalog): EmittedFile {
   const w = newWriter();
   w.writeLine(generatedHeader(catalog));
   w.blankLine();
-  w.writeLine(`import type { CallContext, OperationRuntime } from "wo/runtime/build";`);
+  w.writeLine(`import type { CallContext, OperationRuntime } from "wo/model/build-contract";`);
   w.blankLine();
   w.writeLine("// Inputs have passed their schema by the time a handler reads them.");
   w.writeLine("type Input = Record<string, any>;");

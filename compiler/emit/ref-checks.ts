@@ -3,8 +3,8 @@
 // and embedded types) from the same storage description the delete check uses. Emitted only
 // when one of the written fields can hold a ref, so writes to ref-free types stay one line.
 
-import { refPaths } from "../../runtime/store/ref-paths.js";
-import { describeFieldType } from "../../runtime/store/shape.js";
+import { refPaths } from "../../model/ref-paths.js";
+import { describeFieldType } from "../../model/type-desc.js";
 import type { Catalog, CatalogType } from "../catalog.js";
 import { jsJson, jsString } from "./js-literal.js";
 

@@ -4,11 +4,11 @@
 // follows toolName so every route names something. Sorted by path, then method — note that
 // `P/:id` sorts before `P/live` and `P/me`: a router must prefer the static segments.
 import type { Catalog, CatalogType } from "../catalog.js";
-import type { Manifest } from "../../runtime/build.js";
-import { toolName } from "../naming.js";
+import type { Manifest } from "../../model/build-contract.js";
+import { toolName } from "../../model/naming.js";
 import { compareText } from "./json-schema.js";
-import { restRoute } from "../../runtime/rest/route-table.js";
-import { relationOps, relationRoute } from "../../runtime/relations.js";
+import { restRoute } from "../../model/route-table.js";
+import { relationOps, relationRoute } from "../../model/relations.js";
 
 export type Route = Manifest["routes"][number];
 

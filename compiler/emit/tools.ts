@@ -1,20 +1,20 @@
 // The MCP tool catalog and resource templates, from each type's `mcp` exposure (catalog.ts).
-// Names come from compiler/naming.ts; schemas from json-schema.ts. Agents choose tools by
+// Names come from model/naming.ts; schemas from json-schema.ts. Agents choose tools by
 // title and description, so both are written as sentences built from the declarations' `--`
 // docs plus what the operation does and which fields it needs.
 //
 // Output schemas follow spec/schemas.md: the operation's result for CRUD tools, and
 // `{ result }` around a method's return value (MCP structured content must be an object).
 import { inCreateInput, inUpdateInput, readsRowsOverMcp, type Catalog, type CatalogField, type CatalogMethod, type CatalogType, type FieldType } from "../catalog.js";
-import type { ManifestTool, Manifest } from "../../runtime/build.js";
-import { toolName } from "../naming.js";
-import { listControlNames, listLimit } from "../../runtime/list-filters.js";
+import type { ManifestTool, Manifest } from "../../model/build-contract.js";
+import { toolName } from "../../model/naming.js";
+import { listControlNames, listLimit } from "../../model/list-filters.js";
 import { SchemaBuilder, operationSchemas, sortedTypes, compareText, type JsonSchema } from "./json-schema.js";
 import { methodOf } from "./exposed-ops.js";
 import { blockHas, writeStatements } from "./method-body.js";
 import { article, capitalize, pluralWords, sentence, words } from "./words.js";
-import { fieldTypeText } from "../../runtime/field-type-text.js";
-import { relationOps, type RelationAccess, type RelationOp } from "../../runtime/relations.js";
+import { fieldTypeText } from "../../model/field-type-text.js";
+import { relationOps, type RelationAccess, type RelationOp } from "../../model/relations.js";
 
 export function emitTools(catalog: Catalog, b = new SchemaBuilder(catalog)): ManifestTool[] {
   const tools: ManifestTool[] = [];

@@ -1,7 +1,7 @@
 // types.d.ts: an interface per row, per operation input and per list page / method result,
 // for clients of the REST API. Derived from the JSON Schemas (json-schema.ts), not from the
 // catalog directly, so a client type can never disagree with what the validators accept.
-import type { BuildSchemas } from "../../runtime/build.js";
+import type { BuildSchemas } from "../../model/build-contract.js";
 import type { JsonSchema } from "./json-schema.js";
 import { jsComment, jsIdentifier, jsJson, objectKey } from "./js-literal.js";
 

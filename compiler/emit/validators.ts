@@ -1,5 +1,5 @@
 // validators.ts of the build: ajv standalone code for every operation input schema, so the
-// runtime validates without compiling schemas at start-up (runtime/build.ts ValidatorsModule).
+// runtime validates without compiling schemas at start-up (model/build-contract.ts ValidatorsModule).
 //
 // The build folder lives in a user's app without node_modules, so the generated code must not
 // import packages by name. ajv's standalone output is CommonJS that `require`s its runtime
@@ -8,7 +8,7 @@
 import Ajv2020Module, { type Ajv2020 as AjvInstance } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import standaloneModule from "ajv/dist/standalone/index.js";
-import type { BuildSchemas } from "../../runtime/build.js";
+import type { BuildSchemas } from "../../model/build-contract.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { objectKey } from "./js-literal.js";
 

@@ -1,6 +1,6 @@
 // Type and method names as English words for tool titles and descriptions:
 // `BlogPost` → "blog post" / "blog posts", `set_price` → "set price".
-import { snakeCase } from "../naming.js";
+import { snakeCase } from "../../model/naming.js";
 
 export function words(name: string): string {
   return snakeCase(name).replace(/_+/g, " ").trim();

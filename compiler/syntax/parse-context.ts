@@ -10,7 +10,7 @@
 import { EOF, tokenMatcher, type IToken } from "chevrotain";
 import type { Name, Span } from "../ast.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
-import { snakeCase } from "../naming.js";
+import { snakeCase } from "../../model/naming.js";
 import { SourceFile } from "../source.js";
 import { LCurly, NL, RCurly } from "./tokens.js";
 

@@ -10,12 +10,12 @@
 
 import { Hono } from "hono";
 import type { IncomingMessage } from "node:http";
-import type { Catalog, WoConfig } from "../../compiler/catalog.js";
+import type { Catalog, WoConfig } from "../../model/app.js";
 import { declaresMoreThan, decodeUtf8, readBodyBytes } from "../body-bytes.js";
 import { mediaTypeOf } from "../media-type.js";
-import type { Manifest, Operation } from "../build.js";
+import type { Manifest, Operation } from "../../model/build-contract.js";
 import { allowedOriginsOf, createHttpGuard, type HttpGuard } from "../http-guard.js";
-import type { Store } from "../store/store.js";
+import type { Store } from "../../model/store.js";
 import { classify, LEGACY_VERSIONS, type HeaderView, type Rejection } from "./era.js";
 import { ErrorCode, RpcError, errorBody, notificationBody, parseMessage, readableId, resultBody, type JsonRpcId, type Message } from "./json-rpc.js";
 import { createMethods, type Handler, type MethodContext, type MethodTable } from "./methods.js";

@@ -10,12 +10,12 @@
 // Operation failures become tool results with isError (an agent can read and act on them);
 // malformed requests and unknown names are JSON-RPC errors.
 
-import { readsRowsOverMcp, type Catalog, type CatalogType } from "../../compiler/catalog.js";
-import { toolName } from "../../compiler/naming.js";
+import { readsRowsOverMcp, type Catalog, type CatalogType } from "../../model/app.js";
+import { toolName } from "../../model/naming.js";
 import { fieldSummaries } from "../field-summary.js";
-import type { Manifest, ManifestTool, Operation } from "../build.js";
-import { OperationError, type OperationErrorKind } from "../errors.js";
-import type { Store } from "../store/store.js";
+import type { Manifest, ManifestTool, Operation } from "../../model/build-contract.js";
+import { OperationError, type OperationErrorKind } from "../../model/errors.js";
+import type { Store } from "../../model/store.js";
 import { paginate } from "./cursor.js";
 import { ErrorCode, RpcError, SerializedResult, type Params } from "./json-rpc.js";
 import { LEGACY_VERSIONS, MODERN_VERSION } from "./era.js";
@@ -140,7 +140,7 @@ export function createMethods(deps: MethodDeps): MethodTable {
   const methodTools = new Set(catalog.types.flatMap((t) => t.methods.map((m) => `${t.snake}_${m.name}`)));
   const fingerprint = `${serverInfo.version}.${toolsModern.length}.${manifest.resourceTemplates.length}`;
 
-  // A type's tools by their exact names (compiler/naming.ts), in list order: a name prefix
+  // A type's tools by their exact names (model/naming.ts), in list order: a name prefix
   // would give type `Blog` the tools of `BlogPost` too.
   const toolsOf = (t: CatalogType): string[] => {
     const names = new Set(t.mcp.map((op) => toolName(t.name, op)));

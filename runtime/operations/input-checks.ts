@@ -6,9 +6,9 @@
 // operators a field does not take.
 
 // Type-only: the catalog arrives as catalog.json; nothing from compiler/ is loaded at run time.
-import type { Catalog } from "../../compiler/catalog.js";
-import type { ErrorDetail } from "../errors.js";
-import { fieldOperators, filterOperators, listFilterFields } from "../list-filters.js";
+import type { Catalog } from "../../model/app.js";
+import type { ErrorDetail } from "../../model/errors.js";
+import { fieldOperators, filterOperators, listFilterFields } from "../../model/list-filters.js";
 
 /** Per operation, the top-level property names its input schema accepts. */
 export function acceptedNames(inputs: Record<string, object>): Map<string, Set<string>> {

@@ -4,9 +4,9 @@
 // like an `abort` (REST 409, MCP isError) before anything is written, since every write of a
 // method happens inside the transaction that the error rolls back.
 //
-// Generated handlers call this through `rt.checkedInt` (runtime/build.ts OperationRuntime).
+// Generated handlers call this through `rt.checkedInt` (model/build-contract.ts OperationRuntime).
 
-import { OperationError } from "../errors.js";
+import { OperationError } from "../../model/errors.js";
 
 /** `value` when it is an exact integer; otherwise the call ends with an "aborted" error. */
 export function checkedInt(value: number, at: string): number {

@@ -8,8 +8,8 @@
 // is committed: they are refused as busy ("shutting down"), as is every new call, while the
 // running ones finish.
 
-import type { CallContext, Operation } from "../build.js";
-import { OperationError } from "../errors.js";
+import type { CallContext, Operation } from "../../model/build-contract.js";
+import { OperationError } from "../../model/errors.js";
 
 export interface ConcurrencyLimit {
   running: number;

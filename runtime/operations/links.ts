@@ -3,8 +3,8 @@
 // statements of method bodies. One link per pair: adding an existing pair returns that link,
 // removing an absent one is no error. Both run inside the caller's transaction.
 
-import type { OperationRuntime } from "../build.js";
-import type { Row, StoreTx } from "../store/store.js";
+import type { OperationRuntime } from "../../model/build-contract.js";
+import type { Row, StoreTx } from "../../model/store.js";
 
 /** A link's two endpoint columns and the ids they hold (`{ post: 1, tag: 2 }`). */
 export type LinkEnds = Readonly<Record<string, number>>;

@@ -3,10 +3,10 @@
 // `sort` and `cursor` a keyset position, `count` a total over the same read. REST and MCP both
 // arrive here with the same input object, so both page, sort and refuse alike.
 
-import type { Catalog, CatalogField } from "../../compiler/catalog.js";
-import { OperationError } from "../errors.js";
-import { listLimit, listVocabulary, parseSort, type FilterOperator, type ListVocabulary } from "../list-filters.js";
-import type { Comparison, ListQuery, Row, Store } from "../store/store.js";
+import type { Catalog, CatalogField } from "../../model/app.js";
+import { OperationError } from "../../model/errors.js";
+import { listLimit, listVocabulary, parseSort, type FilterOperator, type ListVocabulary } from "../../model/list-filters.js";
+import type { Comparison, ListQuery, Row, Store } from "../../model/store.js";
 
 export interface ListPage {
   items: Row[];

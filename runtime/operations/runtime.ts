@@ -1,20 +1,20 @@
-// The OperationRuntime (runtime/build.ts): what generated handlers call for validation,
+// The OperationRuntime (model/build-contract.ts): what generated handlers call for validation,
 // reference checks and errors. Owns the wording of every operation error — written for the
 // caller (a person or an agent) to act on — and the translation of store failures into
 // OperationError kinds. Leaves HTTP statuses and MCP tool results to the adapters.
 
 // Type-only: the catalog arrives as catalog.json; nothing from compiler/ is loaded at run time.
-import type { Catalog } from "../../compiler/catalog.js";
-import type { OperationRuntime, Validator } from "../build.js";
-import { OperationError, maxErrorDetails, type ErrorDetail } from "../errors.js";
+import type { Catalog } from "../../model/app.js";
+import type { OperationRuntime, Validator } from "../../model/build-contract.js";
+import { OperationError, maxErrorDetails, type ErrorDetail } from "../../model/errors.js";
 import { acceptedNames, loneSurrogateMessage, loneSurrogates, refusedFieldMessages, unknownKeys } from "./input-checks.js";
 import { createListPager } from "./list-page.js";
 import { addLink, removeLink } from "./links.js";
-import { idsAlong, refPaths, type RefPath } from "../store/ref-paths.js";
+import { idsAlong, refPaths, type RefPath } from "../../model/ref-paths.js";
 import { describeFieldType } from "../store/shape.js";
 import { checkedInt } from "./int-arithmetic.js";
 import { RepeatedFailureLog } from "../repeated-failure-log.js";
-import { StoreConstraintError, StoreFullError, type Row, type Store, type StoreTx } from "../store/store.js";
+import { StoreConstraintError, StoreFullError, type Row, type Store, type StoreTx } from "../../model/store.js";
 
 export interface OperationRuntimeDeps {
   catalog: Catalog;

@@ -10,7 +10,7 @@
 
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import type { WoConfig } from "../../compiler/catalog.js";
+import type { WoConfig } from "../../model/app.js";
 import { checkPrivateFile, createPrivateFile, PrivateFileError, readPrivateFile } from "./private-files.js";
 
 export const agentTokenFileName = "agent.token";

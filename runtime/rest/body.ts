@@ -5,7 +5,7 @@
 
 import type { IncomingMessage } from "node:http";
 import { declaresMoreThan, decodeUtf8, readBodyBytes } from "../body-bytes.js";
-import type { ErrorDetail } from "../errors.js";
+import type { ErrorDetail } from "../../model/errors.js";
 import { mediaTypeOf } from "../media-type.js";
 import type { ProblemKind } from "./problem.js";
 

@@ -4,7 +4,7 @@
 
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { ErrorDetail, OperationErrorKind } from "../errors.js";
+import type { ErrorDetail, OperationErrorKind } from "../../model/errors.js";
 
 export type ProblemKind =
   | OperationErrorKind

@@ -5,8 +5,8 @@
 // text that cannot be the field's value is a RestFailure (400); the operation validates the rest
 // (ranges, formats, union variants, sort names) with the same schema MCP calls pass.
 
-import type { CatalogField } from "../../compiler/catalog.js";
-import type { FilterOperator, ListVocabulary } from "../list-filters.js";
+import type { CatalogField } from "../../model/app.js";
+import type { FilterOperator, ListVocabulary } from "../../model/list-filters.js";
 import type { RestFailure } from "./body.js";
 
 const integerText = /^-?(?:0|[1-9][0-9]{0,15})$/;

@@ -6,16 +6,16 @@
 
 import type { IncomingMessage } from "node:http";
 import { Hono, type Context } from "hono";
-import type { Catalog, CatalogType } from "../../compiler/catalog.js";
-import type { Operation } from "../build.js";
-import { OperationError } from "../errors.js";
+import type { Catalog, CatalogType } from "../../model/app.js";
+import type { Operation } from "../../model/build-contract.js";
+import { OperationError } from "../../model/errors.js";
 import { isPreflight, restPreflightHeaders } from "../http-guard.js";
-import { listVocabulary, type ListVocabulary } from "../list-filters.js";
+import { listVocabulary, type ListVocabulary } from "../../model/list-filters.js";
 import { readJsonObject, type RestFailure } from "./body.js";
-import { isBuiltinRestOp, restRoute } from "./route-table.js";
+import { isBuiltinRestOp, restRoute } from "../../model/route-table.js";
 import { problemResponse } from "./problem.js";
 import { listInput } from "./query.js";
-import { relationOps, relationRoute } from "../relations.js";
+import { relationOps, relationRoute } from "../../model/relations.js";
 
 export interface RestDeps {
   catalog: Catalog;

@@ -3,8 +3,8 @@
 // built once per table and only touches the columns that need converting; key order comes
 // from the SELECT list (id first, then fields in declaration order).
 
-import { utcTimestamp } from "./timestamp.js";
-import type { Row } from "./store.js";
+import { utcTimestamp } from "../../model/timestamp.js";
+import type { Row } from "../../model/store.js";
 import type { ColumnShape, TableShape, TypeDesc } from "./shape.js";
 
 export interface RowCodec {
@@ -33,7 +33,7 @@ export function createRowCodec(table: TableShape): RowCodec {
           }
           return raw;
         };
-  // Timestamps are written in one form (runtime/store/timestamp.ts), top-level or nested in JSON.
+  // Timestamps are written in one form (model/timestamp.ts), top-level or nested in JSON.
   const normalisers = new Map<string, (value: unknown) => unknown>();
   for (const c of table.columns) {
     const normalise = timestampNormaliser(c.type);

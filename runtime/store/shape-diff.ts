@@ -8,7 +8,7 @@
 // migrate.ts's job; this module only reads.
 
 import type { ColumnShape, IndexShape, StorageShape, StoredDefault, TableShape, TypeDesc } from "./shape.js";
-import { fieldTypeText } from "../field-type-text.js";
+import { fieldTypeText } from "../../model/field-type-text.js";
 
 export type Severity = "additive" | "destructive" | "blocked";
 

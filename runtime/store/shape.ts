@@ -8,8 +8,11 @@
 // The shape is plain JSON. It keeps a structural description of each field's type (not the
 // catalog's, which carries source locations) so that a moved declaration is not a change.
 
-import type { Catalog, CatalogField, CatalogType, FieldDefault, FieldType } from "../../compiler/catalog.js";
+import type { Catalog, CatalogField, CatalogType, FieldDefault, FieldType } from "../../model/app.js";
 import { StoreOpenError } from "./open-errors.js";
+import { describeFieldType, describeFieldTypeIn, type TypeDesc } from "../../model/type-desc.js";
+
+export { describeFieldType, type TypeDesc };
 
 /** Bumped when the layout rules change in a way old databases need converting for. */
 export const shapeFormat = 1;
@@ -18,16 +21,6 @@ export type SqlType = "INTEGER" | "REAL" | "TEXT";
 
 /** How a value travels between a row (JSON) and its column. */
 export type ColumnCodec = "integer" | "real" | "bool" | "text" | "json";
-
-/** A field's type, stripped to what storage cares about. */
-export type TypeDesc =
-  | { kind: "scalar"; scalar: string }
-  | { kind: "union"; variants: string[] }
-  | { kind: "ref"; table: string }
-  | { kind: "array"; element: TypeDesc }
-  | { kind: "struct"; fields: { name: string; type: TypeDesc; isOptional: boolean }[] }
-  /** An embedded type that embeds itself again: stored as JSON, not described further. */
-  | { kind: "json" };
 
 export interface ColumnShape {
   /** The field name as the user wrote it; also the column name (quoted in SQL). */
@@ -128,7 +121,7 @@ function deriveTable(type: CatalogType, byName: Map<string, CatalogType>): Table
 }
 
 function deriveColumn(field: CatalogField, byName: Map<string, CatalogType>): ColumnShape {
-  const type = describe(field.type, byName, new Set());
+  const type = describeFieldTypeIn(field.type, byName);
   const { sqlType, codec } = storageOf(type);
   const column: ColumnShape = {
     name: field.name,
@@ -171,41 +164,4 @@ export function storageOf(type: TypeDesc): { sqlType: SqlType; codec: ColumnCode
     case "json":
       return { sqlType: "TEXT", codec: "json" };
   }
-}
-
-/** A catalog field type as storage describes it (embedded types expanded, refs as tables). */
-export function describeFieldType(t: FieldType, catalog: Catalog): TypeDesc {
-  return describe(t, new Map(catalog.types.map((c) => [c.name, c] as const)), new Set());
-}
-
-function describe(t: FieldType, byName: Map<string, CatalogType>, embedding: Set<string>): TypeDesc {
-  switch (t.kind) {
-    case "scalar":
-      return { kind: "scalar", scalar: t.scalar };
-    case "union":
-      return { kind: "union", variants: [...t.variants] };
-    case "ref":
-      // Refs name the target's table, not its type: renaming a type that keeps its table is
-      // not a storage change.
-      return { kind: "ref", table: byName.get(t.target)?.table ?? t.target };
-    case "array":
-      return { kind: "array", element: describe(t.element, byName, embedding) };
-    case "struct":
-      return { kind: "struct", fields: t.fields.filter((f) => f.isStored).map((f) => describeField(f, byName, embedding)) };
-    case "embedded": {
-      const target = byName.get(t.type);
-      if (!target || embedding.has(t.type)) return { kind: "json" };
-      const inner = new Set(embedding).add(t.type);
-      const fields = target.fields.filter((f) => f.isStored && !f.isSynthetic);
-      return { kind: "struct", fields: fields.map((f) => describeField(f, byName, inner)) };
-    }
-    case "multi":
-    case "backlink":
-      // Not stored (isStored is false); described only so the switch is total.
-      return { kind: "json" };
-  }
-}
-
-function describeField(f: CatalogField, byName: Map<string, CatalogType>, embedding: Set<string>) {
-  return { name: f.name, type: describe(f.type, byName, embedding), isOptional: f.isOptional };
 }

@@ -3,13 +3,13 @@
 // StoreConstraintError. Transaction boundaries (BEGIN/COMMIT, the writer queue) belong to
 // sqlite.ts; this class only runs statements inside a transaction someone else opened.
 
-import { OperationError } from "../errors.js";
+import { OperationError } from "../../model/errors.js";
 import type { Connection } from "./connection.js";
 import { caseFold } from "./connection.js";
 import { quoteId } from "./ddl.js";
-import { EACH, refPathLabel, type RefStep } from "./ref-paths.js";
+import { EACH, refPathLabel, type RefStep } from "../../model/ref-paths.js";
 import type { ColumnShape } from "./shape.js";
-import { StoreConstraintError, type Comparison, type ListQuery, type Row, type StoreTx } from "./store.js";
+import { StoreConstraintError, type Comparison, type ListQuery, type Row, type StoreTx } from "../../model/store.js";
 import type { TableInfo, TableRegistry } from "./tables.js";
 
 const sqlOperator: Partial<Record<Comparison, string>> = { "==": "=", "!=": "IS NOT", "<": "<", "<=": "<=", ">": ">", ">=": ">=" };

@@ -10,14 +10,14 @@
 
 import { accessSync, constants, mkdirSync, statfsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import type { Catalog } from "../../compiler/catalog.js";
+import type { Catalog } from "../../model/app.js";
 import { openConnection, type Connection } from "./connection.js";
 import { acquireDataLock, type DataLock } from "./lock.js";
 import { migrate, type MigrationReport } from "./migrate.js";
 import { databaseDamaged, databaseReadOnly, explainOpenFailure } from "./open-errors.js";
 import { deriveShape } from "./shape.js";
 import { SqliteTx } from "./sqlite-tx.js";
-import { StoreFullError, type Store, type StoreTx, type WriteOptions } from "./store.js";
+import { StoreFullError, type Store, type StoreTx, type WriteOptions } from "../../model/store.js";
 import { buildTableRegistry, type TableRegistry } from "./tables.js";
 import { WriteQueue } from "./write-queue.js";
 

@@ -4,7 +4,7 @@
 // (connection.ts) because a statement belongs to the connection that prepared it.
 
 import { quoteId } from "./ddl.js";
-import { refPaths, type RefStep } from "./ref-paths.js";
+import { refPaths, type RefStep } from "../../model/ref-paths.js";
 import { createRowCodec, type RowCodec } from "./row-codec.js";
 import type { ColumnShape, StorageShape, TableShape } from "./shape.js";
 

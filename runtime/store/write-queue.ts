@@ -13,7 +13,7 @@
 // setImmediate, after the current poll phase, so requests that arrived together are batched.
 // If the COMMIT fails, every callback of the batch rejects: none of them was acknowledged.
 
-import { OperationError } from "../errors.js";
+import { OperationError } from "../../model/errors.js";
 import type { Connection, Statement } from "./connection.js";
 import type { SqliteTx } from "./sqlite-tx.js";
 

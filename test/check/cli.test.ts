@@ -7,8 +7,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { shownFlags } from "../../compiler/commands/help.js";
-import { commands } from "../../compiler/commands/table.js";
+import { shownFlags } from "../../cli/commands/help.js";
+import { commands } from "../../cli/commands/table.js";
 import { writeApp } from "./app-fixture.js";
 
 // Each test starts the CLI one to three times: allow for a busy two-core machine.

@@ -5,7 +5,7 @@ import { rmSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkApp } from "../../compiler/index.js";
 import type { Catalog } from "../../compiler/catalog.js";
-import { allRelationOps, relationOps, relationRoute } from "../../runtime/relations.js";
+import { allRelationOps, relationOps, relationRoute } from "../../model/relations.js";
 import { writeApp } from "./app-fixture.js";
 
 const dirs: string[] = [];

@@ -14,7 +14,7 @@ import { emitBuild } from "../../compiler/emit/index.js";
 import { emitOpenApi } from "../../compiler/emit/openapi.js";
 import { emitSchemas } from "../../compiler/emit/json-schema.js";
 import { compileTypeScript } from "../../compiler/build.js";
-import type { Manifest, ValidatorsModule } from "../../runtime/build.js";
+import type { Manifest, ValidatorsModule } from "../../model/build-contract.js";
 import { blogCatalog } from "./fixtures.js";
 import { validObject, validRow } from "./examples.js";
 

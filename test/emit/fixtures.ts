@@ -2,7 +2,7 @@
 // emitters must handle, without depending on the parser or checker.
 import type { Catalog, CatalogField, CatalogMethod, CatalogType, FieldDefault, FieldType } from "../../compiler/catalog.js";
 import type { Block, Stmt } from "../../compiler/ast.js";
-import { snakeCase } from "../../compiler/naming.js";
+import { snakeCase } from "../../model/naming.js";
 
 const at = (file = "app/blog.wo", line = 1) => ({ file, line, col: 1 });
 const span = { file: "app/blog.wo", offset: 0, end: 0, line: 1, col: 1 };

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { emitSchemas } from "../../compiler/emit/json-schema.js";
 import { createInputAjv } from "../../compiler/emit/validators.js";
 import { exposedOps } from "../../compiler/emit/exposed-ops.js";
-import { toolName } from "../../compiler/naming.js";
+import { toolName } from "../../model/naming.js";
 import { blogCatalog } from "./fixtures.js";
 import { invalidValues, validObject, validRow, validValue } from "./examples.js";
 

@@ -106,7 +106,7 @@ describe("wo lsp", () => {
   it("refuses an unknown option with a usage line and exit 2", () => {
     const r = spawnSync(process.execPath, ["bin/wo.js", "lsp", "--socket=9000"], { cwd: repoRoot, encoding: "utf8" });
     expect(r.status).toBe(2);
-    // The usage error every command gives (compiler/commands/help.ts), from the command table.
+    // The usage error every command gives (cli/commands/help.ts), from the command table.
     expect(r.stderr).toBe("wo lsp: unknown option '--socket'\nusage: wo lsp [--stdio]\nwo help lsp lists its flags.\n");
     expect(r.stdout).toBe("");
   });

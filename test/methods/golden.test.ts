@@ -1,7 +1,7 @@
 // Golden tests of generated method code: every exposed method of the samples (and of a
 // fixture using every statement) → test/golden/methods/<tool>.ts, byte for byte. Rewrite with
 // WO_UPDATE_GOLDEN=1 and review the diff like code. The whole generated operations.ts must
-// also type-check (strict) against the real runtime contract (runtime/build.ts).
+// also type-check (strict) against the real runtime contract (model/build-contract.ts).
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -10,7 +10,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { Catalog } from "../../compiler/catalog.js";
 import { emitMethodHandler } from "../../compiler/emit/methods.js";
 import { emitOperations } from "../../compiler/emit/operations.js";
-import { toolName } from "../../compiler/naming.js";
+import { toolName } from "../../model/naming.js";
 import { compileSources, sampleSources } from "./compile-fixture.js";
 import { everyStatementApp } from "./every-statement.js";
 
@@ -73,7 +73,7 @@ describe("generated method code (golden)", () => {
     for (const line of lines) expect(text).toContain(`// account.wo:${line}\n`);
   });
 
-  it.each(apps.map(([name]) => name))("operations.ts of %s type-checks strictly against runtime/build.ts", (name) => {
+  it.each(apps.map(([name]) => name))("operations.ts of %s type-checks strictly against model/build-contract.ts", (name) => {
     const files = apps.find((a) => a[0] === name)![1];
     const operations = emitOperations(catalogOf(files, name));
     const root = resolve(import.meta.dirname, "../..");
@@ -86,7 +86,7 @@ describe("generated method code (golden)", () => {
         skipLibCheck: true,
         noEmit: true,
         types: ["node"],
-        paths: { "wo/runtime/build": [join(root, "runtime/build.ts")] },
+        paths: { "wo/model/build-contract": [join(root, "model/build-contract.ts")] },
       },
       skipAddingFilesFromTsConfig: true,
     });

@@ -2,7 +2,7 @@
 // migration messages (stored TypeDesc), as it is written in `.wo`.
 import { describe, expect, it } from "vitest";
 import type { CatalogField, FieldType } from "../../compiler/catalog.js";
-import { fieldTypeText } from "../../runtime/field-type-text.js";
+import { fieldTypeText } from "../../model/field-type-text.js";
 import type { TypeDesc } from "../../runtime/store/shape.js";
 
 const field = (name: string, type: FieldType, isOptional = false) => ({ name, type, isOptional }) as CatalogField;

@@ -2,7 +2,7 @@
 // immediate "busy" refusal past both — the same for REST and MCP since both call these.
 import { describe, expect, it } from "vitest";
 import { limitConcurrency } from "../../runtime/operations/limit.js";
-import { OperationError } from "../../runtime/errors.js";
+import { OperationError } from "../../model/errors.js";
 
 function gate() {
   let open!: () => void;

@@ -9,7 +9,7 @@ import { createApp, type App } from "../../runtime/app.js";
 import { allowedOriginsOf, createHttpGuard, isLoopbackName } from "../../runtime/http-guard.js";
 import { loadBuild } from "../../runtime/load-build.js";
 import { openSqliteStore } from "../../runtime/store/sqlite.js";
-import type { Store } from "../../runtime/store/store.js";
+import type { Store } from "../../model/store.js";
 import { blogCatalog } from "../fixtures/catalog.js";
 import { tempDir, writeBuild } from "../rest/support/harness.js";
 

@@ -19,7 +19,7 @@ let tmp: ReturnType<typeof tempDir>;
 
 beforeAll(() => {
   tmp = tempDir();
-  const sources = [...readdirSync(join(root, "runtime", "store")).map((f) => join("runtime", "store", f)), join("runtime", "errors.ts"), join("runtime", "field-type-text.ts")];
+  const sources = [...["runtime/store", "model"].flatMap((dir) => readdirSync(join(root, dir)).map((f) => join(dir, f)))];
   for (const rel of sources.filter((f) => f.endsWith(".ts"))) {
     const js = ts.transpileModule(readFileSync(join(root, rel), "utf8"), {
       compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Catalog } from "../../compiler/catalog.js";
 import { MigrationRefusedError } from "../../runtime/store/open-errors.js";
 import { openSqliteStore } from "../../runtime/store/sqlite.js";
-import { StoreConstraintError } from "../../runtime/store/store.js";
+import { StoreConstraintError } from "../../model/store.js";
 import { catalog, field, ref, scalar, tempDir, type } from "./fixture.js";
 
 let tmp: ReturnType<typeof tempDir>;

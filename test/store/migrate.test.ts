@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Catalog, CatalogField } from "../../compiler/catalog.js";
 import { MigrationRefusedError, StoreOpenError } from "../../runtime/store/open-errors.js";
 import { openSqliteStore } from "../../runtime/store/sqlite.js";
-import type { Row } from "../../runtime/store/store.js";
+import type { Row } from "../../model/store.js";
 import { array, catalog, field, opt, scalar, struct, tempDir, type, union } from "./fixture.js";
 
 let tmp: ReturnType<typeof tempDir>;

@@ -4,7 +4,7 @@
 import fc from "fast-check";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { openSqliteStore, type SqliteStore } from "../../runtime/store/sqlite.js";
-import { StoreConstraintError, type Row } from "../../runtime/store/store.js";
+import { StoreConstraintError, type Row } from "../../model/store.js";
 import { catalog, field, opt, scalar, tempDir, type } from "./fixture.js";
 
 let tmp: ReturnType<typeof tempDir>;

@@ -1,9 +1,9 @@
 // The SQLite store through the Store interface, on real files in temp folders.
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { OperationError } from "../../runtime/errors.js";
+import { OperationError } from "../../model/errors.js";
 import { openSqliteStore, type SqliteStore } from "../../runtime/store/sqlite.js";
-import { StoreConstraintError, type Row } from "../../runtime/store/store.js";
+import { StoreConstraintError, type Row } from "../../model/store.js";
 import { array, blog, catalog, field, opt, ref, scalar, struct, tempDir, type } from "./fixture.js";
 
 let tmp: ReturnType<typeof tempDir>;

@@ -1,6 +1,6 @@
 // A small real app for the MCP tests while `wo build`/`wo run` are not available: a catalog,
 // manifest and operations record for one type `Note`, over a real SQLite file. It mirrors the
-// build contract (runtime/build.ts) closely enough that the same tests can later point at a
+// build contract (model/build-contract.ts) closely enough that the same tests can later point at a
 // real `wo run`. The slow tool `note_slow_create` exists so cancellation can be observed.
 
 import Database from "better-sqlite3";
@@ -12,9 +12,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import type { Catalog, CatalogField } from "../../../compiler/catalog.js";
-import type { Manifest, Operation } from "../../../runtime/build.js";
-import { OperationError } from "../../../runtime/errors.js";
-import type { Row, Store, StoreTx } from "../../../runtime/store/store.js";
+import type { Manifest, Operation } from "../../../model/build-contract.js";
+import { OperationError } from "../../../model/errors.js";
+import type { Row, Store, StoreTx } from "../../../model/store.js";
 import { createMcpRoutes, type McpOptions } from "../../../runtime/mcp/index.js";
 import { serveMcpNode } from "../../../runtime/mcp/node.js";
 

@@ -4,7 +4,7 @@
 // sampleArgs: plain arguments for a create tool.
 import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Manifest } from "../../../runtime/build.js";
+import type { Manifest } from "../../../model/build-contract.js";
 import { copyApp, removeApp, startWo } from "../../support/wo-process.js";
 
 export interface WoRun {

@@ -3,7 +3,7 @@
 // the runtime reads nothing else and never imports from compiler/.
 //
 //   manifest.json     DESIGN.md's manifest: { tools, resourceTemplates, routes }
-//   catalog.json      the resolved model (compiler/catalog.ts `Catalog`)
+//   catalog.json      the resolved model (model/app.ts `Catalog`)
 //   schemas.json      BuildSchemas below
 //   openapi.json      OpenAPI 3.1 for /api
 //   types.d.ts        row and input types for clients
@@ -15,7 +15,7 @@
 // what it needs is handed in by the runtime — `require` for ajv's runtime helpers and the
 // OperationRuntime for everything else.
 
-import type { Row, Store, StoreTx } from "./store/store.js";
+import type { Row, Store, StoreTx } from "./store.js";
 import type { ErrorDetail } from "./errors.js";
 
 /**

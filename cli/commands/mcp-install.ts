@@ -17,8 +17,8 @@
 import { accessSync, constants, readFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { basename, delimiter, join, resolve } from "node:path";
-import { configFileName, readConfig } from "../check/config.js";
-import { DiagnosticBag } from "../diagnostics/diagnostic.js";
+import { configFileName, readConfig } from "../../compiler/check/config.js";
+import { DiagnosticBag } from "../../compiler/diagnostics/diagnostic.js";
 import { resolveAgentToken, TokenError } from "../../runtime/ops/agent-token.js";
 import { ensurePrivateDir, PrivateFileError, runtimeDirFor } from "../../runtime/ops/private-files.js";
 import { parseListen, ServerStartError } from "../../runtime/server.js";

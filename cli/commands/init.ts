@@ -8,10 +8,10 @@
 
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import { basename, join, relative, resolve } from "node:path";
-import { configFileName } from "../check/config.js";
-import { loadSources } from "../check/load.js";
-import { DiagnosticBag } from "../diagnostics/diagnostic.js";
-import { displayPathOf } from "../display-path.js";
+import { configFileName } from "../../compiler/check/config.js";
+import { loadSources } from "../../compiler/check/load.js";
+import { DiagnosticBag } from "../../compiler/diagnostics/diagnostic.js";
+import { displayPathOf } from "../../compiler/display-path.js";
 import type { ParsedArgs } from "./args.js";
 
 export async function runInitCommand(args: ParsedArgs): Promise<number> {

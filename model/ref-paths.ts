@@ -5,7 +5,7 @@
 // hold the id anywhere (sqlite-tx.ts). Deriving them from the storage TypeDesc once keeps the
 // two sides in agreement.
 
-import type { TypeDesc } from "./shape.js";
+import type { TypeDesc } from "./type-desc.js";
 
 /** A step into every element of an array. Field names are identifiers, so it never clashes. */
 export const EACH = "[]";

@@ -3,9 +3,9 @@
 // (spec/diagnostics.md). Exit 0 when there is no error (warnings allowed), 1 otherwise, 2 for
 // a usage mistake or a bug in wo. Nothing here prints a stack trace for a user error.
 
-import { checkApp, type CheckResult } from "../index.js";
-import { formatWithSources } from "../diagnostics/format.js";
-import { diagnosticsJson } from "../diagnostics/json.js";
+import { checkApp, type CheckResult } from "../../compiler/index.js";
+import { formatWithSources } from "../../compiler/diagnostics/format.js";
+import { diagnosticsJson } from "../../compiler/diagnostics/json.js";
 import type { ParsedArgs } from "./args.js";
 
 export async function runCheckCommand(args: ParsedArgs): Promise<number> {

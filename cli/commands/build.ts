@@ -2,8 +2,8 @@
 // "Command line"). Diagnostics to stderr; a summary or "up to date" to stdout. Exit 0 on
 // success, 1 on source errors or an unwritable output, 2 for a usage mistake or a bug in wo.
 import { relative } from "node:path";
-import { buildApp, type BuildResult } from "../build.js";
-import { formatWithSources } from "../diagnostics/format.js";
+import { buildApp, type BuildResult } from "../../compiler/build.js";
+import { formatWithSources } from "../../compiler/diagnostics/format.js";
 import type { ParsedArgs } from "./args.js";
 
 export async function runBuildCommand(args: ParsedArgs): Promise<number> {

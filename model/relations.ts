@@ -1,32 +1,33 @@
 // Relation fields served as operations (spec/rest.md "Relations", spec/mcp.md): which
 // `multi` and `backlink` fields of a type can be read, linked and unlinked, how their rows are
 // found, and the op names that carry them. One rule for the compiler (schemas, handlers, tools,
-// routes, OpenAPI, the name clash checks) and the REST runtime (the routes hono answers). It
-// lives in the runtime because the runtime may not import compiler code.
+// routes, OpenAPI, the name clash checks) and the REST runtime (the routes hono answers).
+// Generic in the method-body type `B` only so a relation found in the compiler's catalog keeps
+// its types (model/app.ts).
 
-import type { Catalog, CatalogField, CatalogType } from "../compiler/catalog.js";
+import type { Catalog, CatalogField, CatalogType } from "./app.js";
 
 /** How the rows of a relation are found from the owning row's id. */
-export type RelationPath =
+export type RelationPath<B = unknown> =
   /** `multi T via L`: rows of L whose `ownerColumn` is the id name T rows in `targetColumn`. */
-  | { kind: "link"; link: CatalogType; ownerColumn: string; targetColumn: string }
+  | { kind: "link"; link: CatalogType<B>; ownerColumn: string; targetColumn: string }
   /** `backlink T.f` or `multi T` without `via`: rows of T whose ref column `column` is the id. */
   | { kind: "ref"; column: string };
 
-export interface Relation {
+export interface Relation<B = unknown> {
   /** The relation field of the owning type (`tags`). */
   field: CatalogField;
-  target: CatalogType;
-  path: RelationPath;
+  target: CatalogType<B>;
+  path: RelationPath<B>;
 }
 
 export type RelationAccess = "read" | "add" | "remove";
 
 /** One relation operation: op `tags` (read), `tags_add`, `tags_remove`; tool `post_tags…`. */
-export interface RelationOp {
+export interface RelationOp<B = unknown> {
   op: string;
   access: RelationAccess;
-  relation: Relation;
+  relation: Relation<B>;
 }
 
 /**
@@ -34,9 +35,9 @@ export interface RelationOp {
  * ref of T pointing back (else WO2110 warned, and it has no operations). For a link between
  * rows of one type, the declaring row is the link's `from` end.
  */
-export function relationsOf(catalog: Pick<Catalog, "types">, type: CatalogType): Relation[] {
+export function relationsOf<B>(catalog: Pick<Catalog<B>, "types">, type: CatalogType<B>): Relation<B>[] {
   const byName = new Map(catalog.types.map((t) => [t.name, t] as const));
-  const out: Relation[] = [];
+  const out: Relation<B>[] = [];
   for (const field of type.fields) {
     const t = field.type;
     if (t.kind !== "multi" && t.kind !== "backlink") continue;
@@ -71,11 +72,11 @@ export function relationsOf(catalog: Pick<Catalog, "types">, type: CatalogType):
  * relation is readable where `get` is exposed; a `via` relation is linked and unlinked where
  * `update` is. Relation order, then read, add, remove.
  */
-export function relationOps(catalog: Pick<Catalog, "types">, type: CatalogType, ops: readonly string[]): RelationOp[] {
+export function relationOps<B>(catalog: Pick<Catalog<B>, "types">, type: CatalogType<B>, ops: readonly string[]): RelationOp<B>[] {
   const readable = ops.includes("get");
   const writable = ops.includes("update");
   if (!readable && !writable) return [];
-  const out: RelationOp[] = [];
+  const out: RelationOp<B>[] = [];
   for (const relation of relationsOf(catalog, type)) {
     const name = relation.field.name;
     if (readable) out.push({ op: name, access: "read", relation });
@@ -88,8 +89,8 @@ export function relationOps(catalog: Pick<Catalog, "types">, type: CatalogType, 
 }
 
 /** Every relation op of the type over its REST blocks and MCP exposure, each once. */
-export function allRelationOps(catalog: Pick<Catalog, "types">, type: CatalogType): RelationOp[] {
-  const out: RelationOp[] = [];
+export function allRelationOps<B>(catalog: Pick<Catalog<B>, "types">, type: CatalogType<B>): RelationOp<B>[] {
+  const out: RelationOp<B>[] = [];
   for (const ops of [...type.rest.map((r) => r.ops), type.mcp]) {
     for (const r of relationOps(catalog, type, ops)) if (!out.some((o) => o.op === r.op)) out.push(r);
   }

@@ -1,4 +1,4 @@
-// `wo run [dir] [flags]` (flags: compiler/commands/table.ts): build the app if its build is
+// `wo run [dir] [flags]` (flags: cli/commands/table.ts): build the app if its build is
 // stale (diagnostics printed, exit 1 on errors) — or show the warnings a fresh build recorded —
 // then start the server (runtime/server.ts) and serve until SIGINT/SIGTERM; or, with
 // --background, hand it to a detached child (background.ts) and return once that child is
@@ -7,8 +7,8 @@
 
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { freshBuildInfo, hashInputs, replayWarnings } from "../build-info.js";
-import { formatWithSources } from "../diagnostics/format.js";
+import { freshBuildInfo, hashInputs, replayWarnings } from "../../compiler/build-info.js";
+import { formatWithSources } from "../../compiler/diagnostics/format.js";
 import { ServerStartError, startServer } from "../../runtime/server.js";
 import type { RequestLogFormat } from "../../runtime/request-log.js";
 import { logFileName } from "../../runtime/ops/instance-state.js";
@@ -128,6 +128,6 @@ export async function buildIfStale(dir: string) {
   const hash = await hashInputs(resolve(dir));
   const fresh = hash !== undefined ? await freshBuildInfo(outDir, hash) : undefined;
   if (fresh) return { ok: true, outDir, error: undefined, ...(await replayWarnings(fresh, dir)) } as const;
-  const { buildInWorker } = await import("../build-worker.js");
+  const { buildInWorker } = await import("../../compiler/build-worker.js");
   return buildInWorker(dir);
 }

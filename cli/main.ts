@@ -1,5 +1,5 @@
 // argv → command → exit code. The commands and their flags are one table
-// (compiler/commands/table.ts); each command lives in compiler/commands/ and returns its exit
+// (cli/commands/table.ts); each command lives in cli/commands/ and returns its exit
 // code. Exit 2 is a usage mistake; nothing below prints a stack trace for a user error.
 
 import { parseArgs, resolveCommand } from "./commands/args.js";

@@ -3,7 +3,7 @@
 // with `-`, and `--help`/`-h` anywhere. Every mistake is a message naming what was typed
 // (with the nearest flag or command when one is close); nothing here prints.
 
-import { closestMatch } from "../check/did-you-mean.js";
+import { closestMatch } from "../../compiler/check/did-you-mean.js";
 import { commands, helpFlag, type Command, type Flag } from "./table.js";
 
 export class ParsedArgs {

@@ -8,8 +8,8 @@
 // (compiler/emit/tools.ts) use it too, wording refs as `id of Author`, and so do the checker's
 // diagnostics (compiler/check/context.ts). The runtime does not load compiler code.
 
-import type { FieldType } from "../compiler/catalog.js";
-import type { TypeDesc } from "./store/shape.js";
+import type { FieldType } from "./app.js";
+import type { TypeDesc } from "./type-desc.js";
 
 /** `refText` words a ref's target; tool descriptions say `id of Author` instead of `ref Author`. */
 export function fieldTypeText(t: FieldType | TypeDesc, refText: (target: string) => string = (target) => `ref ${target}`): string {

@@ -6,8 +6,8 @@
 // `main` rolls everything back and exits 1 with the message.
 
 import { resolve } from "node:path";
-import { formatWithSources } from "../diagnostics/format.js";
-import { mainOperation } from "../../runtime/build.js";
+import { formatWithSources } from "../../compiler/diagnostics/format.js";
+import { mainOperation } from "../../model/build-contract.js";
 import { BuildLoadError, loadBuild } from "../../runtime/load-build.js";
 import { createOperationRuntime } from "../../runtime/operations/runtime.js";
 import { databaseLocation, ServerStartError } from "../../runtime/server.js";

@@ -10,8 +10,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { formatWithSources } from "../diagnostics/format.js";
-import { testOperation } from "../../runtime/build.js";
+import { formatWithSources } from "../../compiler/diagnostics/format.js";
+import { testOperation } from "../../model/build-contract.js";
 import { BuildLoadError, loadBuild } from "../../runtime/load-build.js";
 import { createOperationRuntime } from "../../runtime/operations/runtime.js";
 import { openSqliteStore } from "../../runtime/store/sqlite.js";

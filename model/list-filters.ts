@@ -4,7 +4,7 @@
 // descriptions, OpenAPI parameters), so what the docs offer is what the server accepts. It
 // lives in the runtime because the runtime may not import compiler code.
 
-import type { CatalogField, CatalogType, FieldType } from "../compiler/catalog.js";
+import type { CatalogField, CatalogType, FieldType } from "./app.js";
 
 /** Page size when the input names none, and the most a caller may ask for. */
 export const listLimit = { default: 50, maximum: 1000 } as const;

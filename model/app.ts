@@ -1,0 +1,214 @@
+// The app model: the resolved description of one app — types, fields, services, method
+// signatures, configuration — produced by the checker (compiler/check/), read by every emitter
+// (compiler/emit/) and, from the build folder, by the runtime. It depends on nothing in
+// compiler/ or runtime/ (spec/architecture.md): method bodies are a type parameter, `Body`,
+// which the compiler fills with its checked AST (compiler/catalog.ts) and the runtime leaves
+// `unknown` because it only runs their compiled form.
+//
+// It is plain JSON-able data: no classes, no cycles, no Maps. Order is meaningful and stable:
+// types in declaration order (file path order, then source order), fields in source order.
+
+/** A literal as written in source: a default value, a union variant written bare. */
+export type LiteralValue = string | number | boolean | null;
+
+export interface Catalog<Body = unknown> {
+  /** From wo.toml `name`/`version`/`description`, else the app directory name and "0.0.0". */
+  app: { name: string; version: string; description?: string };
+  config: WoConfig;
+  types: CatalogType<Body>[];
+  /**
+   * Top-level `fn`s whose bodies check cleanly: callable from methods and from each other, in
+   * the caller's transaction. Absent when there are none.
+   */
+  functions?: CatalogMethod<Body>[];
+  /** The first `main { … }` block when its body checks cleanly (as a fn named "main"): `wo exec` runs it. */
+  main?: CatalogMethod<Body>;
+  /**
+   * Every `test "name" { … }` block in file order: `fn` (its body as a fn without parameters)
+   * when `wo test` can run it, else `skipped`, the reason.
+   */
+  tests?: { name: string; source: SourceLocation; fn?: CatalogMethod<Body>; skipped?: string }[];
+  /** Free fns named by `on startup do: f()` hooks, in source order: run once per start. */
+  startup?: string[];
+}
+
+/** `wo.toml`, resolved. Every key is optional in the file; defaults are applied here. */
+export interface WoConfig {
+  /** `[server] listen` (or `[app] listen`), e.g. "127.0.0.1:8080". */
+  listen?: string;
+  /** `[database] data_dir`, relative to the app directory. Default ".wo/data". */
+  dataDir: string;
+  /** `[database] url`: a postgres:// URL selects PostgreSQL. */
+  databaseUrl?: string;
+  /** `[database] max_bytes`: the size the database may grow to; past it writes get 503. Unlimited by default. */
+  databaseMaxBytes?: number;
+  mcp: {
+    /** `[mcp] sessions = false` serves 2025-era clients without Mcp-Session-Id. Default true. */
+    sessions: boolean;
+    /** `[mcp] allowed_origins`: the older place for `allowedOrigins`; both lists apply to every route. */
+    allowedOrigins: string[];
+  };
+  /** `[server] allowed_origins`: browser origins admitted on every route besides the local ones (spec/security.md). */
+  allowedOrigins: string[];
+  /** `[server] max_body_bytes`. Default 1 MiB. */
+  maxBodyBytes: number;
+  /**
+   * `[server] max_running` / `max_queued`: operations executing at once (default 64) and
+   * waiting beyond those (default 1024); past both a call is refused as busy (REST 503).
+   */
+  concurrency: { running: number; queued: number };
+  /** `[server] token_env`: name of an environment variable holding a bearer token. */
+  tokenEnv?: string;
+  /** `[server] token = "auto"`: foreground `wo run` uses the automatic agent token too. */
+  token?: "auto";
+}
+
+export interface SourceLocation {
+  file: string;
+  line: number;
+  col: number;
+}
+
+export interface CatalogType<Body = unknown> {
+  /** As declared: `BlogPost`. */
+  name: string;
+  /** snakeCase(name): `blog_post`. Tool names, resource URIs and the default table use it. */
+  snake: string;
+  keyword: "type" | "class";
+  /**
+   * For `type L link A -> B`: the endpoint types and the two `ref` fields that store them
+   * (`fromField`/`toField`, also in `fields`, right after `id`; naming: linkEndpointFields).
+   */
+  link?: { from: string; to: string; fromField: string; toField: string };
+  /** `--` comment lines directly above the declaration. */
+  doc?: string;
+  /** Storage table name: `@table(name: "...")`, else `snake`. */
+  table: string;
+  /**
+   * Every field in source order. The first entry is always `id` (integer, minted by the
+   * store): the declared `id: Id` field when there is one, else a synthetic one.
+   */
+  fields: CatalogField[];
+  /** `@table(index: [...])`, one composite index each, columns are top-level stored fields. */
+  indexes: { name: string; columns: string[] }[];
+  services: CatalogService[];
+  methods: CatalogMethod<Body>[];
+  /** REST routes come only from `service rest` blocks: one entry per block. */
+  rest: { path: string; ops: ExposedOp[] }[];
+  /**
+   * What MCP exposes: the union of `service mcp` expose lists when the type has one, else of
+   * its `service rest` lists; `subscribe` and `me` dropped; first-mention order.
+   */
+  mcp: ExposedOp[];
+  source: SourceLocation;
+}
+
+/** A CRUD op or the name of a method of the type. `subscribe`/`me` appear only in `rest`. */
+export type ExposedOp = string;
+
+/**
+ * Rows of a type are MCP resources (template `wo://<snake>/{id}`, resources/read, id
+ * completion) only when its MCP exposure includes `get`: a type exposed over MCP only to write
+ * must not be readable there either (spec/security.md, "What MCP reveals").
+ */
+export function readsRowsOverMcp(type: Pick<CatalogType, "mcp">): boolean {
+  return type.mcp.includes("get");
+}
+
+export const crudOps = ["list", "get", "create", "update", "delete"] as const;
+export type CrudOp = (typeof crudOps)[number];
+
+export interface CatalogField {
+  name: string;
+  type: FieldType;
+  /** `T?`: the value may be null or absent. */
+  isOptional: boolean;
+  /** `@unique`: enforced by the store (409 on violation). */
+  isUnique: boolean;
+  default?: FieldDefault;
+  /** Has a column in the row: false for `multi`, `backlink` and computed fields. */
+  isStored: boolean;
+  /** Stored, not computed, not `id`: methods may set it; create/update inputs accept it unless flagged below. */
+  isWritable: boolean;
+  /** `@readonly` (top-level only): in no create or update input; only its default and methods set it. */
+  isReadonly?: boolean;
+  /** `@immutable` (top-level only): in the create input, never in update input, never set by a method's `update`. */
+  isImmutable?: boolean;
+  /** In the create input's `required` list (rule: spec/language.md, "Create required"). */
+  isRequiredOnCreate: boolean;
+  /** True only for the `id` field that the checker adds when the source declares none. */
+  isSynthetic?: boolean;
+  doc?: string;
+  source: SourceLocation;
+}
+
+/** Accepted by the create operation's input (and a method's `insert`, which also takes `@readonly`). */
+export function inCreateInput(f: CatalogField): boolean {
+  return f.isWritable && !f.isReadonly;
+}
+
+/** Accepted by the update operation's input. */
+export function inUpdateInput(f: CatalogField): boolean {
+  return f.isWritable && !f.isReadonly && !f.isImmutable;
+}
+
+export type ScalarName =
+  | "Id"
+  | "Int"
+  | "Float"
+  | "Text"
+  | "Bool"
+  | "Timestamp"
+  | "Url"
+  | "Email"
+  | "Markdown"
+  | "Money"
+  | "SKU"
+  | "Slug";
+
+export type FieldType =
+  | { kind: "scalar"; scalar: ScalarName }
+  | { kind: "union"; variants: string[] }
+  | { kind: "ref"; target: string }
+  | { kind: "multi"; target: string; edgeLabel?: string; via?: string }
+  | { kind: "backlink"; target: string; field: string }
+  | { kind: "array"; element: FieldType }
+  | { kind: "struct"; fields: CatalogField[] }
+  /** A declared type used by value (not `ref`): an embedded copy of its stored fields. */
+  | { kind: "embedded"; type: string };
+
+export type FieldDefault =
+  /** A literal, or a union variant written bare (`= Draft` → "Draft"). */
+  | { kind: "literal"; value: LiteralValue }
+  /** `now` / `now()`: ISO-8601 UTC with milliseconds at creation. */
+  | { kind: "now" }
+  /** Any other expression: kept as text, never evaluated yet, makes the field read-only. */
+  | { kind: "computed"; text: string };
+
+export interface CatalogService {
+  kind: "rest" | "mcp" | "graphql" | "native";
+  path: string;
+  expose: string[];
+  source: SourceLocation;
+}
+
+export interface CatalogMethod<Body = unknown> {
+  name: string;
+  /** `doc`: the `--` lines above a parameter written on its own line. */
+  params: { name: string; type: FieldType; doc?: string; source: SourceLocation }[];
+  /** Undefined when the signature has no `-> T`. */
+  returns?: { type: FieldType; isArray: boolean };
+  /**
+   * Set by the body checker when a `return` gives projected rows (`select T{ p, a, b }`) for a
+   * declared `T`/`[T]`: the result rows then hold only the projected keys.
+   */
+  returnsProjection?: true;
+  /** A `test` block's body: `expect_abort` is allowed, and a failed `assert` reports its values. */
+  isTest?: true;
+  /** `in txn [snapshot|serializable]`, as written: recorded only; every call is one transaction either way. */
+  txn?: "default" | "snapshot" | "serializable";
+  doc?: string;
+  /** The checked body. The method emitter compiles it to TypeScript. */
+  body: Body;
+  source: SourceLocation;
+}
