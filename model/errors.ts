@@ -20,6 +20,8 @@ export type OperationErrorKind =
   | "busy"
   /** The database cannot grow (disk full, or its size limit); nothing was written (REST 503). */
   | "storage_full"
+  /** The database cannot be reached; the call was not acknowledged (REST 503 with Retry-After). */
+  | "unavailable"
   /** Anything unexpected; the message is generic and the details go to the server log. */
   | "internal";
 

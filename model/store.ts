@@ -1,5 +1,7 @@
 // The Store interface: what the operation layer needs from a database, and nothing more.
-// Implementations: SQLite (sqlite.ts, the embedded default). PostgreSQL comes later.
+// Implementations: SQLite (runtime/store/sqlite.ts, the embedded default); openStore
+// (runtime/store/open.ts) picks one from the configuration. test/store/conformance.ts is the
+// contract every implementation passes.
 //
 // Rows are JSON objects as the API shows them (nested structs and arrays included); how they
 // are laid out in columns is the implementation's business.
@@ -53,7 +55,7 @@ export interface StoreTx {
 }
 
 export interface WriteOptions {
-  /** When aborted before commit, the transaction rolls back and the call rejects. */
+  /** When aborted before commit, the transaction rolls back and the call rejects with StoreCancelledError. */
   signal?: AbortSignal;
 }
 
@@ -67,6 +69,10 @@ export interface Store {
   write<T>(fn: (tx: StoreTx) => Promise<T>, options?: WriteOptions): Promise<T>;
   close(): Promise<void>;
 }
+
+// Store errors: what can go wrong in any store, in the store's own words. A store never throws
+// the operation layer's errors; the operation layer maps these to statuses in one place
+// (translateStoreErrors in runtime/operations/runtime.ts). Anything else a store throws is a bug.
 
 /**
  * The database cannot grow: the disk it is on is full, or it reached the size set with
@@ -84,4 +90,83 @@ export class StoreConstraintError extends Error {
   ) {
     super(`${constraint} constraint on ${table}(${fields.join(", ")})`);
   }
+}
+
+/**
+ * The database cannot be reached (a database server that is down, refuses the connection or
+ * dropped it). The call was not acknowledged; it may succeed once the database is back.
+ * `message` is for the server log and never carries credentials.
+ */
+export class StoreUnavailableError extends Error {}
+
+/**
+ * The database stayed locked by someone outside this store (another process, a backup tool)
+ * for longer than the store waits. Nothing of the call was kept; retrying later may succeed.
+ */
+export class StoreBusyError extends Error {}
+
+/** The write's `signal` was aborted before the commit: nothing of it was kept. */
+export class StoreCancelledError extends Error {
+  constructor() {
+    super("the write was cancelled before its changes were committed; nothing was written");
+  }
+}
+
+/**
+ * A list or count the store cannot run: a `where` or `sort` on a column that is not a stored
+ * scalar (or `id`), or an operand of the wrong form. The operation layer checks its input
+ * first, so reaching this is a caller's mistake; nothing is read or written.
+ */
+export class StoreQueryError extends Error {
+  constructor(
+    readonly table: string,
+    readonly column: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Why a store could not be opened, in words for the person running wo: the CLI prints the
+ * message and exits 1 without a stack trace. Anything else opening a store throws is a bug.
+ */
+export class StoreOpenError extends Error {}
+
+/** What opening a store did to the database's schema. */
+export interface MigrationReport {
+  /** Each change made, in words; empty when the database already had this shape. */
+  applied: string[];
+  /** Changes not made. Non-empty only inside a MigrationRefusedError (the open failed). */
+  refused: string[];
+}
+
+/**
+ * The catalog changed in ways that would drop or narrow stored data (`changes`, applied only
+ * with `--allow-destructive-migration`) or that cannot be applied to it at all (`blocked`).
+ * Each is listed in words; nothing was changed. `database` names it for the message.
+ */
+export class MigrationRefusedError extends StoreOpenError {
+  constructor(
+    readonly database: string,
+    readonly changes: string[],
+    readonly blocked: string[],
+  ) {
+    super(refusalMessage(database, changes, blocked));
+  }
+}
+
+function refusalMessage(database: string, changes: string[], blocked: string[]): string {
+  const lines: string[] = [];
+  if (changes.length > 0) {
+    lines.push(`The database ${database} was not changed: the new .wo files would drop or narrow stored data:`);
+    for (const c of changes) lines.push(`  - ${c}`);
+    lines.push("To apply these changes anyway (this cannot be undone), run again with --allow-destructive-migration.");
+  }
+  if (blocked.length > 0) {
+    lines.push(`The database ${database} was not changed: these changes cannot be applied to the stored data, even with --allow-destructive-migration:`);
+    for (const c of blocked) lines.push(`  - ${c}`);
+    lines.push("Fix the data (or the .wo files) and start again.");
+  }
+  return lines.join("\n");
 }

@@ -14,7 +14,6 @@
 import { getRequestListener } from "@hono/node-server";
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { dirname, isAbsolute, join, resolve } from "node:path";
 import { createApp } from "./app.js";
 import { loadBuild, BuildLoadError } from "./load-build.js";
 import { startupOperation } from "../model/build-contract.js";
@@ -25,9 +24,8 @@ import { isManagementPath, type InstanceStatus } from "./ops/management.js";
 import { ensurePrivateDir, PrivateFileError } from "./ops/private-files.js";
 import { createRequestLogger, logWhenFinished, type RequestLogFormat } from "./request-log.js";
 import { restEndpoints } from "./rest/routes.js";
-import { StoreOpenError } from "./store/open-errors.js";
-import { openSqliteStore } from "./store/sqlite.js";
-import type { Store } from "../model/store.js";
+import { openStore } from "./store/open.js";
+import { StoreOpenError, type Store } from "../model/store.js";
 
 export interface StartOptions {
   appDir: string;
@@ -79,7 +77,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const fileConfig = build.catalog.config;
   const config = options.mcpSessions === undefined ? fileConfig : { ...fileConfig, mcp: { ...fileConfig.mcp, sessions: options.mcpSessions } };
   const { host, port } = parseListen(options.listen ?? config.listen ?? "127.0.0.1:8080");
-  const { file } = databaseLocation(options.appDir, options.db, config.dataDir, config.databaseUrl);
 
   const automatic = options.background || config.token === "auto";
   if (automatic && options.runtimeDir === undefined) throw new ServerStartError("The automatic agent token needs a runtime directory.");
@@ -97,18 +94,21 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     throw err;
   }
 
-  // openSqliteStore takes the data folder's single-writer lock and releases it on close.
+  // openStore takes the store's single-writer lock (SQLite: the data folder's) and releases it on close.
   let store: Store;
   let migrated: string[];
+  let database: string;
   try {
-    const opened = await openSqliteStore({
-      file,
+    const opened = await openStore({
+      appDir: options.appDir,
+      ...(options.db !== undefined ? { db: options.db } : {}),
+      config,
       catalog: build.catalog,
       allowDestructiveMigration: options.allowDestructiveMigration ?? false,
-      ...(config.databaseMaxBytes !== undefined ? { maxBytes: config.databaseMaxBytes } : {}),
     });
     store = opened.store;
     migrated = opened.migration.applied;
+    database = opened.description;
   } catch (err) {
     if (err instanceof StoreOpenError) throw new ServerStartError(err.message);
     throw err;
@@ -216,7 +216,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // Off loopback the Host check is off too (spec/security.md): without a token, anyone who can
   // reach the address reads and writes everything.
   if (!token && !isLoopbackName(host)) out(`wo: warning: listening on ${host} without a bearer token: anyone who can reach ${url} can read and change every row. Set [server] token_env (or token = "auto") in wo.toml.\n`);
-  out(startupBanner(build.catalog.app, url, file, restEndpoints(build.catalog), build.manifest.tools.map((t) => t.name)));
+  out(startupBanner(build.catalog.app, url, database, restEndpoints(build.catalog), build.manifest.tools.map((t) => t.name)));
   return { url, stop };
 }
 
@@ -255,30 +255,16 @@ export function parseListen(text: string): { host: string; port: number } {
   return { host: m[1] ?? (m[2] || "127.0.0.1"), port };
 }
 
-export function databaseLocation(appDir: string, db: string | undefined, configDataDir: string, databaseUrl: string | undefined) {
-  const target = db ?? databaseUrl;
-  if (target !== undefined && /^postgres(?:ql)?:\/\//i.test(target)) {
-    throw new ServerStartError("PostgreSQL is not supported by this version of wo yet; use a data folder path for --db.");
-  }
-  if (db !== undefined) {
-    const path = resolve(db);
-    if (/\.(sqlite3?|db)$/i.test(path)) return { dataDir: dirname(path), file: path };
-    return { dataDir: path, file: join(path, "app.sqlite") };
-  }
-  const dataDir = isAbsolute(configDataDir) ? configDataDir : resolve(appDir, configDataDir);
-  return { dataDir, file: join(dataDir, "app.sqlite") };
-}
-
 function startupBanner(
   app: { name: string; version: string },
   url: string,
-  file: string,
+  database: string,
   endpoints: { method: string; path: string; op: string }[],
   tools: string[],
 ): string {
   const lines = [
     `wo: ${app.name} ${app.version} serving at ${url}`,
-    `  database  ${file}`,
+    `  database  ${database}`,
     `  mcp       ${url}/mcp (${tools.length} tools)`,
     `  explorer  ${url}/ (API docs: ${url}/docs)`,
     "",

@@ -10,9 +10,8 @@ import { formatWithSources } from "../../compiler/diagnostics/format.js";
 import { mainOperation } from "../../model/build-contract.js";
 import { BuildLoadError, loadBuild } from "../../runtime/load-build.js";
 import { createOperationRuntime } from "../../runtime/operations/runtime.js";
-import { databaseLocation, ServerStartError } from "../../runtime/server.js";
-import { StoreOpenError } from "../../runtime/store/open-errors.js";
-import { openSqliteStore } from "../../runtime/store/sqlite.js";
+import { openStore } from "../../runtime/store/open.js";
+import { StoreOpenError } from "../../model/store.js";
 import type { ParsedArgs } from "./args.js";
 import { buildIfStale } from "./run.js";
 
@@ -36,10 +35,9 @@ export async function runExecCommand(args: ParsedArgs): Promise<number> {
   }
   let store;
   try {
-    const { file } = databaseLocation(resolve(dir), db, build.catalog.config.dataDir, build.catalog.config.databaseUrl);
-    store = (await openSqliteStore({ file, catalog: build.catalog })).store;
+    store = (await openStore({ appDir: resolve(dir), ...(db !== undefined ? { db } : {}), config: build.catalog.config, catalog: build.catalog })).store;
   } catch (err) {
-    if (err instanceof StoreOpenError || err instanceof ServerStartError) return fail(err.message, 1);
+    if (err instanceof StoreOpenError) return fail(err.message, 1);
     throw err;
   }
   try {

@@ -14,7 +14,7 @@ import { formatWithSources } from "../../compiler/diagnostics/format.js";
 import { testOperation } from "../../model/build-contract.js";
 import { BuildLoadError, loadBuild } from "../../runtime/load-build.js";
 import { createOperationRuntime } from "../../runtime/operations/runtime.js";
-import { openSqliteStore } from "../../runtime/store/sqlite.js";
+import { openStore } from "../../runtime/store/open.js";
 import type { ParsedArgs } from "./args.js";
 import { buildIfStale } from "./run.js";
 
@@ -62,7 +62,8 @@ async function runOne(build: Awaited<ReturnType<typeof loadBuild>>, index: numbe
   const dir = mkdtempSync(join(tmpdir(), "wo-test-"));
   const started = performance.now();
   try {
-    const { store } = await openSqliteStore({ file: join(dir, "test.sqlite"), catalog: build.catalog });
+    // A fresh SQLite file per test, whatever wo.toml's [database] says.
+    const { store } = await openStore({ appDir: dir, db: join(dir, "test.sqlite"), config: { dataDir: dir }, catalog: build.catalog });
     try {
       const log = (line: string) => void process.stderr.write(`wo: ${line}\n`);
       const rt = createOperationRuntime({ catalog: build.catalog, store, validators: build.validators, inputs: build.schemas.inputs, log });

@@ -37,8 +37,8 @@ const errorResponses: Record<ErrorStatus, { name: string; description: string; h
   "501": { name: "NotImplemented", description: "Declared but not served by this runtime yet." },
   "503": {
     name: "ServiceUnavailable",
-    description: "Busy (more calls running and waiting than the server allows, or shutting down), or, for a write, storage full; nothing was done.",
-    headers: { "Retry-After": { description: "Seconds to wait before trying again; sent when busy.", schema: { type: "string" } } },
+    description: "Busy (more calls running and waiting than the server allows, shutting down, or the database locked by another program), the database unavailable, or, for a write, storage full; nothing was done.",
+    headers: { "Retry-After": { description: "Seconds to wait before trying again; sent when busy or when the database is unavailable.", schema: { type: "string" } } },
   },
 };
 

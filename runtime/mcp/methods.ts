@@ -89,6 +89,7 @@ const errorPrefix: Record<OperationErrorKind, string> = {
   cancelled: "Cancelled",
   busy: "Busy",
   storage_full: "Storage full",
+  unavailable: "Database unavailable",
   internal: "Internal error",
 };
 

@@ -14,7 +14,17 @@ import { idsAlong, refPaths, type RefPath } from "../../model/ref-paths.js";
 import { describeFieldType } from "../store/shape.js";
 import { checkedInt } from "./int-arithmetic.js";
 import { RepeatedFailureLog } from "../repeated-failure-log.js";
-import { StoreConstraintError, StoreFullError, type Row, type Store, type StoreTx } from "../../model/store.js";
+import {
+  StoreBusyError,
+  StoreCancelledError,
+  StoreConstraintError,
+  StoreFullError,
+  StoreQueryError,
+  StoreUnavailableError,
+  type Row,
+  type Store,
+  type StoreTx,
+} from "../../model/store.js";
 
 export interface OperationRuntimeDeps {
   catalog: Catalog;
@@ -142,14 +152,23 @@ function pointerLabel(pointer: string): string {
 }
 
 /**
- * The store as handlers see it: constraint, cancellation and full-storage failures become
- * OperationErrors. A full database fails every write until space is freed: the log says so
- * once, then sums up (RepeatedFailureLog), and the caller gets a 503 it can act on.
+ * The store as handlers see it: the one place where store errors (model/store.ts)
+ * become OperationErrors, and so statuses. A full database fails every write until space is
+ * freed: the log says so once, then sums up (RepeatedFailureLog), and the caller gets a 503 it
+ * can act on; an unreachable or locked database is logged and answered 503 too.
  */
 function translateStoreErrors(store: Store, catalog: Catalog, log: (line: string) => void): Store {
   const fullLog = new RepeatedFailureLog(log, {
     repeats: (n, seconds) => `the database is still full: ${n} more write${n === 1 ? "" : "s"} failed in the last ${seconds} s`,
     over: (n) => `the database accepts writes again (${n} write${n === 1 ? "" : "s"} failed while it was full)`,
+  });
+  const unavailableLog = new RepeatedFailureLog(log, {
+    repeats: (n, seconds) => `the database is still unreachable: ${n} more call${n === 1 ? "" : "s"} failed in the last ${seconds} s`,
+    over: (n) => `the database is reachable again (${n} call${n === 1 ? "" : "s"} failed while it was not)`,
+  });
+  const lockedLog = new RepeatedFailureLog(log, {
+    repeats: (n, seconds) => `the database is still locked from outside: ${n} more write${n === 1 ? "" : "s"} failed in the last ${seconds} s`,
+    over: (n) => `the database accepts writes again (${n} write${n === 1 ? "" : "s"} failed while it was locked)`,
   });
   const translate = (err: unknown): never => {
     if (err instanceof OperationError) throw err;
@@ -167,16 +186,33 @@ function translateStoreErrors(store: Store, catalog: Catalog, log: (line: string
         e.fields.map((f) => ({ path: `/${f}`, message: "is already taken by another row" })),
       );
     }
-    if ((err as { name?: unknown })?.name === "AbortError") {
+    if (err instanceof StoreCancelledError || (err as { name?: unknown })?.name === "AbortError") {
       throw new OperationError("cancelled", "The call was cancelled before it committed; nothing was changed.");
+    }
+    if (err instanceof StoreQueryError) {
+      throw new OperationError("invalid_input", err.message, [{ path: `/${err.column}`, message: "not a filterable field" }]);
+    }
+    if (err instanceof StoreUnavailableError) {
+      unavailableLog.failed(`the database cannot be reached: ${err.message}`);
+      throw new OperationError("unavailable", "The database cannot be reached right now, so the call was not carried out; retry shortly.");
+    }
+    if (err instanceof StoreBusyError) {
+      lockedLog.failed(`the database is locked from outside: ${err.message}`);
+      throw new OperationError("busy", "The database is locked by another program right now; nothing was changed. Retry shortly.");
     }
     throw err;
   };
   return {
-    read: (fn) => store.read(fn).catch(translate),
+    read: (fn) =>
+      store.read(fn).then((value) => {
+        unavailableLog.succeeded();
+        return value;
+      }, translate),
     write: (fn, options) =>
       store.write(fn, options).then((value) => {
         fullLog.succeeded();
+        lockedLog.succeeded();
+        unavailableLog.succeeded();
         return value;
       }, translate),
     close: () => store.close(),

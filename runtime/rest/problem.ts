@@ -27,6 +27,7 @@ const problems: Record<ProblemKind, { status: ContentfulStatusCode; title: strin
   cancelled: { status: 409, title: "Cancelled" },
   busy: { status: 503, title: "Busy" },
   storage_full: { status: 503, title: "Storage full" },
+  unavailable: { status: 503, title: "Database unavailable" },
   internal: { status: 500, title: "Internal server error" },
   route_not_found: { status: 404, title: "Not found" },
   method_not_allowed: { status: 405, title: "Method not allowed" },

@@ -208,7 +208,7 @@ async function handle(c: Context, route: Route, deps: RestDeps, vocabularies: Ma
   } catch (err) {
     if (err instanceof OperationError) {
       if (err.kind === "internal") deps.log(`${route.method} ${route.path}: ${err.message}`);
-      return problemResponse(c, err.kind, err.message, err.details, err.kind === "busy" ? { "retry-after": "1" } : {}, err.truncated);
+      return problemResponse(c, err.kind, err.message, err.details, err.kind === "busy" || err.kind === "unavailable" ? { "retry-after": "1" } : {}, err.truncated);
     }
     deps.log(`${route.method} ${route.path}: unexpected ${(err as Error)?.name ?? "error"}: ${(err as Error)?.message ?? String(err)}`);
     return problemResponse(c, "internal", "The server failed to complete the request; nothing was changed. Try again, and report it if it persists.");

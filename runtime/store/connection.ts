@@ -3,7 +3,7 @@
 // (GET by id) is one Map lookup and one `.get()`; the SQL text is built only on a miss.
 
 import Database from "better-sqlite3";
-import { StoreOpenError } from "./open-errors.js";
+import { StoreOpenError } from "../../model/store.js";
 
 export type Statement = Database.Statement<unknown[], unknown>;
 

@@ -19,7 +19,8 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createWhole, unlinkQuietly } from "./create-whole.js";
-import { DataLockError, folderNotWritable, StoreOpenError } from "./open-errors.js";
+import { DataLockError, folderNotWritable } from "./open-errors.js";
+import { StoreOpenError } from "../../model/store.js";
 
 export interface DataLock {
   readonly file: string;

@@ -7,16 +7,9 @@
 
 import type Database from "better-sqlite3";
 import { createIndexSql, createTableSql, dropIndexSql, quoteId, columnDefinition } from "./ddl.js";
-import { MigrationRefusedError, StoreOpenError } from "./open-errors.js";
+import { MigrationRefusedError, StoreOpenError, type MigrationReport } from "../../model/store.js";
 import { shapeFormat, type ColumnShape, type StorageShape, type StoredDefault } from "./shape.js";
 import { diffShapes, type Change, type DataProbe, type Step } from "./shape-diff.js";
-
-export interface MigrationReport {
-  /** Each change made, in words; empty when the database already had this shape. */
-  applied: string[];
-  /** Changes not made. Non-empty only inside a MigrationRefusedError (the open failed). */
-  refused: string[];
-}
 
 const metaTable = "_wo_meta";
 

@@ -9,7 +9,7 @@
 // catalog's, which carries source locations) so that a moved declaration is not a change.
 
 import type { Catalog, CatalogField, CatalogType, FieldDefault, FieldType } from "../../model/app.js";
-import { StoreOpenError } from "./open-errors.js";
+import { StoreOpenError } from "../../model/store.js";
 import { describeFieldType, describeFieldTypeIn, type TypeDesc } from "../../model/type-desc.js";
 
 export { describeFieldType, type TypeDesc };

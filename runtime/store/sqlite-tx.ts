@@ -3,13 +3,12 @@
 // StoreConstraintError. Transaction boundaries (BEGIN/COMMIT, the writer queue) belong to
 // sqlite.ts; this class only runs statements inside a transaction someone else opened.
 
-import { OperationError } from "../../model/errors.js";
 import type { Connection } from "./connection.js";
 import { caseFold } from "./connection.js";
 import { quoteId } from "./ddl.js";
 import { EACH, refPathLabel, type RefStep } from "../../model/ref-paths.js";
 import type { ColumnShape } from "./shape.js";
-import { StoreConstraintError, type Comparison, type ListQuery, type Row, type StoreTx } from "../../model/store.js";
+import { StoreConstraintError, StoreQueryError, type Comparison, type ListQuery, type Row, type StoreTx } from "../../model/store.js";
 import type { TableInfo, TableRegistry } from "./tables.js";
 
 const sqlOperator: Partial<Record<Comparison, string>> = { "==": "=", "!=": "IS NOT", "<": "<", "<=": "<=", ">": ">", ">=": ">=" };
@@ -172,9 +171,7 @@ export class SqliteTx implements StoreTx {
   private queryColumn(t: TableInfo, name: string): ColumnShape {
     const column = name === "id" ? idColumn : t.columns.get(name);
     if (column === undefined || column.codec === "json") {
-      throw new OperationError("invalid_input", `'${name}' is not a field you can filter or sort ${t.shape.typeName} by.`, [
-        { path: `/${name}`, message: "not a filterable field" },
-      ]);
+      throw new StoreQueryError(t.shape.table, name, `'${name}' is not a field you can filter or sort ${t.shape.typeName} by.`);
     }
     return column;
   }
@@ -187,18 +184,18 @@ export class SqliteTx implements StoreTx {
       const column = this.queryColumn(t, w.column);
       const col = quoteId(column.name);
       if (w.op === "in") {
-        if (!Array.isArray(w.value) || w.value.length === 0) throw new Error(`'in' on '${w.column}' needs a non-empty array`);
+        if (!Array.isArray(w.value) || w.value.length === 0) throw new StoreQueryError(t.shape.table, w.column, `'in' on '${w.column}' needs a non-empty array`);
         conds.push(`${col} IN (${w.value.map(() => "?").join(", ")})`);
         keyParts.push(`${column.name}in${w.value.length}`);
         for (const v of w.value) params.push(t.codec.encodeOperand(column, v));
       } else if (w.op === "contains") {
-        if (typeof w.value !== "string") throw new Error(`'contains' on '${w.column}' needs a string`);
+        if (typeof w.value !== "string") throw new StoreQueryError(t.shape.table, w.column, `'contains' on '${w.column}' needs a string`);
         conds.push(`instr(${caseFold}(${col}), ?) > 0`);
         keyParts.push(`${column.name}contains`);
         params.push(w.value.toLowerCase());
       } else {
         const op = sqlOperator[w.op];
-        if (op === undefined) throw new Error(`unknown comparison '${String(w.op)}'`);
+        if (op === undefined) throw new StoreQueryError(t.shape.table, w.column, `unknown comparison '${String(w.op)}'`);
         const value = t.codec.encodeOperand(column, w.value);
         if (value === null && (w.op === "==" || w.op === "!=")) {
           conds.push(`${col} ${w.op === "==" ? "IS NULL" : "IS NOT NULL"}`);

@@ -13,11 +13,11 @@ import { dirname, resolve } from "node:path";
 import type { Catalog } from "../../model/app.js";
 import { openConnection, type Connection } from "./connection.js";
 import { acquireDataLock, type DataLock } from "./lock.js";
-import { migrate, type MigrationReport } from "./migrate.js";
+import { migrate } from "./migrate.js";
 import { databaseDamaged, databaseReadOnly, explainOpenFailure } from "./open-errors.js";
 import { deriveShape } from "./shape.js";
 import { SqliteTx } from "./sqlite-tx.js";
-import { StoreFullError, type Store, type StoreTx, type WriteOptions } from "../../model/store.js";
+import { StoreBusyError, StoreFullError, type MigrationReport, type Store, type StoreTx, type WriteOptions } from "../../model/store.js";
 import { buildTableRegistry, type TableRegistry } from "./tables.js";
 import { WriteQueue } from "./write-queue.js";
 
@@ -152,9 +152,13 @@ export class SqliteStore implements Store {
     });
   }
 
-  /** SQLITE_FULL (also as the cause of a write rolled back with it) → StoreFullError. */
+  /**
+   * SQLite's failures as store errors (also when they are the cause of a write rolled back
+   * with them): SQLITE_FULL → StoreFullError, SQLITE_BUSY → StoreBusyError.
+   */
   private explainWriteFailure(err: unknown): unknown {
-    const code = (err as { code?: unknown })?.code ?? ((err as { cause?: { code?: unknown } })?.cause)?.code;
+    const code = sqliteCode(err);
+    if (code === "SQLITE_BUSY") return busy(this.file);
     if (code !== "SQLITE_FULL") return err;
     // SQLite says "database or disk is full" either way; the numbers tell the operator which.
     let free: string;
@@ -184,6 +188,15 @@ export class SqliteStore implements Store {
     this.writer.close();
     this.lock?.release();
   }
+}
+
+function sqliteCode(err: unknown): unknown {
+  return (err as { code?: unknown })?.code ?? ((err as { cause?: { code?: unknown } })?.cause)?.code;
+}
+
+/** busy_timeout (connection.ts) ran out: someone outside this store holds the database's lock. */
+function busy(file: string): StoreBusyError {
+  return new StoreBusyError(`the database ${file} stayed locked by another process (a backup, the sqlite3 shell) for longer than the store waits`);
 }
 
 function endSnapshot(conn: Connection): void {

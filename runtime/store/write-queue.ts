@@ -13,9 +13,9 @@
 // setImmediate, after the current poll phase, so requests that arrived together are batched.
 // If the COMMIT fails, every callback of the batch rejects: none of them was acknowledged.
 
-import { OperationError } from "../../model/errors.js";
 import type { Connection, Statement } from "./connection.js";
 import type { SqliteTx } from "./sqlite-tx.js";
+import { StoreCancelledError } from "../../model/store.js";
 
 interface Job {
   fn: (tx: SqliteTx) => Promise<unknown>;
@@ -159,6 +159,6 @@ function settle(job: Job, how: "resolve" | "reject", value: unknown): void {
   else job.reject(value);
 }
 
-function cancelled(): OperationError {
-  return new OperationError("cancelled", "The call was cancelled before its changes were committed; nothing was written.");
+function cancelled(): StoreCancelledError {
+  return new StoreCancelledError();
 }

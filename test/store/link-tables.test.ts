@@ -4,7 +4,7 @@
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Catalog } from "../../compiler/catalog.js";
-import { MigrationRefusedError } from "../../runtime/store/open-errors.js";
+import { MigrationRefusedError } from "../../model/store.js";
 import { openSqliteStore } from "../../runtime/store/sqlite.js";
 import { StoreConstraintError } from "../../model/store.js";
 import { catalog, field, ref, scalar, tempDir, type } from "./fixture.js";

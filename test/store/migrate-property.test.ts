@@ -6,7 +6,7 @@ import fc from "fast-check";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import type { Catalog, CatalogField } from "../../compiler/catalog.js";
-import { MigrationRefusedError } from "../../runtime/store/open-errors.js";
+import { MigrationRefusedError } from "../../model/store.js";
 import { openSqliteStore } from "../../runtime/store/sqlite.js";
 import type { Row } from "../../model/store.js";
 import { array, catalog, field, opt, scalar, tempDir, type, union } from "./fixture.js";

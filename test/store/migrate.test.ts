@@ -4,7 +4,7 @@ import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Catalog, CatalogField } from "../../compiler/catalog.js";
-import { MigrationRefusedError, StoreOpenError } from "../../runtime/store/open-errors.js";
+import { MigrationRefusedError, StoreOpenError } from "../../model/store.js";
 import { openSqliteStore } from "../../runtime/store/sqlite.js";
 import type { Row } from "../../model/store.js";
 import { array, catalog, field, opt, scalar, struct, tempDir, type, union } from "./fixture.js";

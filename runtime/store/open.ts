@@ -1,0 +1,74 @@
+// Store selection: which Store implementation serves an app, and where its data lives, from
+// `--db` and wo.toml `[database]`. `wo run`, `wo exec` and `wo test` all open their store here,
+// so they choose alike. Today every choice is SQLite; a postgres:// URL is refused with a
+// message until the PostgreSQL store exists.
+
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import type { Catalog, WoConfig } from "../../model/app.js";
+import { openSqliteStore } from "./sqlite.js";
+import { StoreOpenError, type MigrationReport, type Store } from "../../model/store.js";
+
+/** Where an app's data lives, and so which store serves it. */
+export type StoreLocation = {
+  kind: "sqlite";
+  /** The database file. */
+  file: string;
+  /** The folder holding it (and the single-writer lock). */
+  dataDir: string;
+};
+
+export interface StoreSelection {
+  /** Relative data folders are resolved against it. */
+  appDir: string;
+  /** `--db`: a data folder (the database is `<db>/app.sqlite`), a `.sqlite`/`.db` file, or a URL. */
+  db?: string;
+  config: Pick<WoConfig, "dataDir" | "databaseUrl" | "databaseMaxBytes">;
+}
+
+const postgresUrl = /^postgres(?:ql)?:\/\//i;
+
+/** `--db` wins over `[database] url`, which wins over `[database] data_dir`. Throws StoreOpenError. */
+export function storeLocation(selection: StoreSelection): StoreLocation {
+  const { appDir, db, config } = selection;
+  const target = db ?? config.databaseUrl;
+  if (target !== undefined && postgresUrl.test(target)) {
+    throw new StoreOpenError("PostgreSQL is not supported by this version of wo yet; use a data folder path for --db.");
+  }
+  if (db !== undefined) {
+    const path = resolve(db);
+    if (/\.(sqlite3?|db)$/i.test(path)) return { kind: "sqlite", dataDir: dirname(path), file: path };
+    return { kind: "sqlite", dataDir: path, file: join(path, "app.sqlite") };
+  }
+  const dataDir = isAbsolute(config.dataDir) ? config.dataDir : resolve(appDir, config.dataDir);
+  return { kind: "sqlite", dataDir, file: join(dataDir, "app.sqlite") };
+}
+
+export interface OpenStoreOptions extends StoreSelection {
+  catalog: Catalog;
+  /** Apply changes that drop or narrow stored data (`--allow-destructive-migration`). */
+  allowDestructiveMigration?: boolean;
+}
+
+export interface OpenedStore {
+  store: Store;
+  migration: MigrationReport;
+  location: StoreLocation;
+  /** How the startup banner names the database. */
+  description: string;
+}
+
+/**
+ * Chooses the store, opens it (taking whatever lock keeps a second server away) and migrates
+ * it to the catalog. Every failure a user can cause is a StoreOpenError with a message to print.
+ */
+export async function openStore(options: OpenStoreOptions): Promise<OpenedStore> {
+  const location = storeLocation(options);
+  const maxBytes = options.config.databaseMaxBytes;
+  const { store, migration } = await openSqliteStore({
+    file: location.file,
+    catalog: options.catalog,
+    allowDestructiveMigration: options.allowDestructiveMigration ?? false,
+    ...(maxBytes !== undefined ? { maxBytes } : {}),
+  });
+  return { store, migration, location, description: location.file };
+}

@@ -1,0 +1,46 @@
+// Store selection (runtime/store/open.ts): `--db` and wo.toml `[database]` choose the store and
+// where its data lives, the same for `wo run`, `wo exec` and `wo test`.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openStore, storeLocation } from "../../runtime/store/open.js";
+import { StoreOpenError } from "../../model/store.js";
+import { blog, tempDir } from "./fixture.js";
+
+let tmp: ReturnType<typeof tempDir>;
+beforeEach(() => {
+  tmp = tempDir();
+});
+afterEach(() => tmp.cleanup());
+
+const refusal = "PostgreSQL is not supported by this version of wo yet; use a data folder path for --db.";
+
+describe("openStore", () => {
+  it("without --db: app.sqlite in [database] data_dir, relative to the app", async () => {
+    const opened = await openStore({ appDir: tmp.dir, config: { dataDir: "state/db" }, catalog: blog() });
+    try {
+      expect(opened.location).toEqual({ kind: "sqlite", dataDir: join(tmp.dir, "state/db"), file: join(tmp.dir, "state/db/app.sqlite") });
+      expect(opened.description).toBe(join(tmp.dir, "state/db/app.sqlite"));
+      await opened.store.write((tx) => tx.insert("author", { name: "A", email: "a@x.org" }));
+    } finally {
+      await opened.store.close();
+    }
+    expect(existsSync(join(tmp.dir, "state/db/app.sqlite"))).toBe(true);
+  });
+
+  it("--db names a data folder or a .sqlite/.db file, and wins over [database] url", () => {
+    const config = { dataDir: ".wo/data", databaseUrl: "postgres://db.example/shop" };
+    expect(storeLocation({ appDir: tmp.dir, db: join(tmp.dir, "d"), config })).toEqual({ kind: "sqlite", dataDir: join(tmp.dir, "d"), file: join(tmp.dir, "d/app.sqlite") });
+    expect(storeLocation({ appDir: tmp.dir, db: join(tmp.dir, "x.db"), config }).file).toBe(join(tmp.dir, "x.db"));
+    expect(storeLocation({ appDir: tmp.dir, db: join(tmp.dir, "x.SQLITE3"), config }).file).toBe(join(tmp.dir, "x.SQLITE3"));
+  });
+
+  it("a postgres:// URL, from --db or [database] url, is refused with a message and nothing is created", async () => {
+    for (const [db, databaseUrl] of [["postgres://u@h/d", undefined], [undefined, "postgresql://h/d"], ["POSTGRES://h/d", undefined]] as const) {
+      const err = await openStore({ appDir: tmp.dir, ...(db ? { db } : {}), config: { dataDir: "data", ...(databaseUrl ? { databaseUrl } : {}) }, catalog: blog() }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(StoreOpenError);
+      expect((err as Error).message).toBe(refusal);
+    }
+    expect(existsSync(join(tmp.dir, "data"))).toBe(false);
+  });
+});
