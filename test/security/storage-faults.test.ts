@@ -157,6 +157,33 @@ describe("a database wo cannot use is refused at start, naming the file and the 
   }, 60_000);
 });
 
+describe("a database locked by another program", () => {
+  it("a write answers 503 busy with Retry-After (not 500), nothing written; reads go on, and writes work once the lock is gone", async () => {
+    const appDir = copyApp("samples/blog");
+    cleanups.push(() => removeApp(appDir));
+    const wo = await startWo([appDir, "--listen", "127.0.0.1:0"]);
+    cleanups.push(() => wo.stop());
+    expect((await post(wo.url, "/api/authors", { name: "Ada", email: "ada@example.org" })).status).toBe(201);
+
+    // As the sqlite3 shell would, inside a transaction someone forgot to finish.
+    const outsider = new Database(join(appDir, ".wo/data/app.sqlite"));
+    cleanups.push(() => outsider.close());
+    outsider.prepare("BEGIN IMMEDIATE").run();
+    const res = await fetch(`${wo.url}/api/authors`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "Bo", email: "bo@example.org" }) });
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("1");
+    expect(await res.json()).toMatchObject({ type: "urn:wo:problem:busy", title: "Busy", detail: "The database is locked by another program right now; nothing was changed. Retry shortly." });
+    expect((await fetch(`${wo.url}/api/authors`)).status).toBe(200);
+    expect(wo.output()).toMatch(/wo: the database is locked from outside: the database \S+app\.sqlite stayed locked by another process/);
+
+    outsider.prepare("ROLLBACK").run();
+    expect((await post(wo.url, "/api/authors", { name: "Cy", email: "cy@example.org" })).status).toBe(201);
+    const names = ((await (await fetch(`${wo.url}/api/authors`)).json()) as { items: { name: string }[] }).items.map((a) => a.name);
+    expect(names).toEqual(["Ada", "Cy"]);
+    expect(wo.output()).toContain("wo: the database accepts writes again (1 write failed while it was locked)");
+  }, 120_000);
+});
+
 describe("a full database", () => {
   // SQLite reports a full disk and a database at its [database] max_bytes the same way
   // (SQLITE_FULL, at the same places); the size limit produces it without filling a disk.
