@@ -11,7 +11,7 @@ import { acceptedNames, loneSurrogateMessage, loneSurrogates, refusedFieldMessag
 import { createListPager } from "./list-page.js";
 import { addLink, removeLink } from "./links.js";
 import { idsAlong, refPaths, type RefPath } from "../../model/ref-paths.js";
-import { describeFieldType } from "../store/shape.js";
+import { describeFieldType } from "../../model/type-desc.js";
 import { checkedInt } from "./int-arithmetic.js";
 import { RepeatedFailureLog } from "../repeated-failure-log.js";
 import {

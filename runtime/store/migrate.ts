@@ -1,5 +1,5 @@
 // Schema evolution on open. The storage shape of the catalog the database was last opened
-// with lives in `_wo_meta`; on open the new shape is diffed against it (shape-diff.ts) and
+// with lives in `_wo_meta`; on open the new shape is diffed against it (model/shape-diff.ts) and
 // the changes are applied in one transaction, together with the new shape, or not at all.
 //
 // A new database gets everything created. Destructive changes refuse to open (with every
@@ -8,16 +8,15 @@
 import type Database from "better-sqlite3";
 import { createIndexSql, createTableSql, dropIndexSql, quoteId, columnDefinition } from "./ddl.js";
 import { MigrationRefusedError, StoreOpenError, type MigrationReport } from "../../model/store.js";
-import { shapeFormat, type ColumnShape, type StorageShape, type StoredDefault } from "./shape.js";
-import { diffShapes, type Change, type DataProbe, type Step } from "./shape-diff.js";
+import { diffShapes, type Change, type DataProbe, type Step } from "../../model/shape-diff.js";
+import { metaTable, shapeFormat, valueKind, type ColumnShape, type StorageShape, type StoredDefault } from "../../model/storage-shape.js";
 
-const metaTable = "_wo_meta";
-
-export function migrate(db: Database.Database, file: string, next: StorageShape, options: { allowDestructive: boolean }): MigrationReport {
+export async function migrate(db: Database.Database, file: string, next: StorageShape, options: { allowDestructive: boolean }): Promise<MigrationReport> {
   // IMMEDIATE: take the write lock before reading the old shape, so nothing changes under us.
+  // The store is not serving yet, so nothing else uses the connection while the diff awaits.
   db.prepare("BEGIN IMMEDIATE").run();
   try {
-    const report = planAndApply(db, file, next, options);
+    const report = await planAndApply(db, file, next, options);
     db.prepare("COMMIT").run();
     return report;
   } catch (err) {
@@ -26,7 +25,7 @@ export function migrate(db: Database.Database, file: string, next: StorageShape,
   }
 }
 
-function planAndApply(db: Database.Database, file: string, next: StorageShape, options: { allowDestructive: boolean }): MigrationReport {
+async function planAndApply(db: Database.Database, file: string, next: StorageShape, options: { allowDestructive: boolean }): Promise<MigrationReport> {
   const stored = readStoredShape(db, file);
   const changes: Change[] =
     stored === undefined
@@ -35,7 +34,7 @@ function planAndApply(db: Database.Database, file: string, next: StorageShape, o
           text: `created table '${t.table}' for type '${t.typeName}'`,
           steps: [{ op: "createTable" as const, table: t }, ...t.indexes.map((index) => ({ op: "createIndex" as const, table: t.table, index }))],
         }))
-      : diffShapes(stored, next, createProbe(db));
+      : await diffShapes(stored, next, createProbe(db));
 
   const blocked = changes.filter((c) => c.severity === "blocked").map((c) => c.text);
   const destructive = changes.filter((c) => c.severity === "destructive").map((c) => c.text);
@@ -134,13 +133,13 @@ function fillValue(column: ColumnShape, d: StoredDefault, now: string): unknown 
   if (d.kind === "now") return now;
   const v = d.value;
   if (v === null) return null;
-  if (column.codec === "json") return JSON.stringify(v);
+  if (valueKind(column.type) === "json") return JSON.stringify(v);
   if (typeof v === "boolean") return v ? 1 : 0;
   return v;
 }
 
 function createProbe(db: Database.Database): DataProbe {
-  const one = (sql: string, ...params: unknown[]) => (db.prepare(sql).get(...params) as { n: number }).n;
+  const one = async (sql: string, ...params: unknown[]) => (db.prepare(sql).get(...params) as { n: number }).n;
   return {
     rowCount: (t) => one(`SELECT COUNT(*) AS n FROM ${quoteId(t)}`),
     nonNullCount: (t, c) => one(`SELECT COUNT(*) AS n FROM ${quoteId(t)} WHERE ${quoteId(c)} IS NOT NULL`),

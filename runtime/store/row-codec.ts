@@ -5,7 +5,8 @@
 
 import { utcTimestamp } from "../../model/timestamp.js";
 import type { Row } from "../../model/store.js";
-import type { ColumnShape, TableShape, TypeDesc } from "./shape.js";
+import { valueKind, type ColumnShape, type TableShape } from "../../model/storage-shape.js";
+import type { TypeDesc } from "../../model/type-desc.js";
 
 export interface RowCodec {
   /** Converts a raw SELECT result in place and returns it. */
@@ -17,8 +18,9 @@ export interface RowCodec {
 }
 
 export function createRowCodec(table: TableShape): RowCodec {
-  const bools = table.columns.filter((c) => c.codec === "bool").map((c) => c.name);
-  const jsons = table.columns.filter((c) => c.codec === "json").map((c) => c.name);
+  const bools = table.columns.filter((c) => valueKind(c.type) === "bool").map((c) => c.name);
+  const jsons = table.columns.filter((c) => valueKind(c.type) === "json").map((c) => c.name);
+  const isJson = new Set(jsons);
   const decode =
     bools.length === 0 && jsons.length === 0
       ? (raw: Row) => raw
@@ -43,7 +45,7 @@ export function createRowCodec(table: TableShape): RowCodec {
     if (value === undefined || value === null) return null;
     const normalise = normalisers.get(column.name);
     const v = normalise ? normalise(value) : value;
-    return column.codec === "json" ? JSON.stringify(v) : encodeScalar(v);
+    return isJson.has(column.name) ? JSON.stringify(v) : encodeScalar(v);
   };
   const encodeOperand = (column: ColumnShape, value: unknown): unknown => {
     if (value === undefined || value === null) return null;

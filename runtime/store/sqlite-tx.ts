@@ -7,14 +7,14 @@ import type { Connection } from "./connection.js";
 import { caseFold } from "./connection.js";
 import { quoteId } from "./ddl.js";
 import { EACH, refPathLabel, type RefStep } from "../../model/ref-paths.js";
-import type { ColumnShape } from "./shape.js";
+import { valueKind, type ColumnShape } from "../../model/storage-shape.js";
 import { StoreConstraintError, StoreQueryError, type Comparison, type ListQuery, type Row, type StoreTx } from "../../model/store.js";
 import type { TableInfo, TableRegistry } from "./tables.js";
 
 const sqlOperator: Partial<Record<Comparison, string>> = { "==": "=", "!=": "IS NOT", "<": "<", "<=": "<=", ">": ">", ">=": ">=" };
 
 /** A `where` on `id` is allowed too; it is not among the table's columns. */
-const idColumn: ColumnShape = { name: "id", sqlType: "INTEGER", codec: "integer", type: { kind: "scalar", scalar: "Id" }, isOptional: false, isUnique: true };
+const idColumn: ColumnShape = { name: "id", type: { kind: "scalar", scalar: "Id" }, isOptional: false, isUnique: true };
 
 export class SqliteTx implements StoreTx {
   private isOpen = true;
@@ -170,7 +170,7 @@ export class SqliteTx implements StoreTx {
   /** A column a `where` or `sort` may name: `id` or a stored scalar column. */
   private queryColumn(t: TableInfo, name: string): ColumnShape {
     const column = name === "id" ? idColumn : t.columns.get(name);
-    if (column === undefined || column.codec === "json") {
+    if (column === undefined || valueKind(column.type) === "json") {
       throw new StoreQueryError(t.shape.table, name, `'${name}' is not a field you can filter or sort ${t.shape.typeName} by.`);
     }
     return column;

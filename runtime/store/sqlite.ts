@@ -5,7 +5,8 @@
 //     (group commit, write-queue.ts);
 //   - read() runs on separate read-only connections (a small pool), each inside its own
 //     snapshot, so reads see only committed data and never wait behind a writer.
-// Queries live in sqlite-tx.ts, the schema in shape.ts/migrate.ts, the data-folder lock in
+// Queries live in sqlite-tx.ts, the schema in ddl.ts/migrate.ts (from the store-neutral
+// model/storage-shape.ts and model/shape-diff.ts), the data-folder lock in
 // lock.ts. openSqliteStore() is the one way in: lock, check the file, open, migrate, serve.
 
 import { accessSync, constants, mkdirSync, statfsSync } from "node:fs";
@@ -15,7 +16,8 @@ import { openConnection, type Connection } from "./connection.js";
 import { acquireDataLock, type DataLock } from "./lock.js";
 import { migrate } from "./migrate.js";
 import { databaseDamaged, databaseReadOnly, explainOpenFailure } from "./open-errors.js";
-import { deriveShape } from "./shape.js";
+import { deriveShape } from "../../model/storage-shape.js";
+import { assertSqliteNames } from "./ddl.js";
 import { SqliteTx } from "./sqlite-tx.js";
 import { StoreBusyError, StoreFullError, type MigrationReport, type Store, type StoreTx, type WriteOptions } from "../../model/store.js";
 import { buildTableRegistry, type TableRegistry } from "./tables.js";
@@ -45,6 +47,7 @@ const maxIdleReaders = 4;
 export async function openSqliteStore(options: OpenSqliteStoreOptions): Promise<{ store: SqliteStore; migration: MigrationReport }> {
   const file = resolve(options.file);
   const shape = deriveShape(options.catalog);
+  assertSqliteNames(shape);
   let lock: DataLock | undefined;
   let writer: Connection | undefined;
   try {
@@ -53,7 +56,7 @@ export async function openSqliteStore(options: OpenSqliteStoreOptions): Promise<
     assertWritable(file);
     writer = openConnection(file);
     checkIntegrity(writer, file);
-    const migration = migrate(writer.db, file, shape, { allowDestructive: options.allowDestructiveMigration ?? false });
+    const migration = await migrate(writer.db, file, shape, { allowDestructive: options.allowDestructiveMigration ?? false });
     if (options.maxBytes !== undefined) limitSize(writer, options.maxBytes);
     const store = new SqliteStore(file, writer, buildTableRegistry(shape), lock, options.maxBytes);
     return { store, migration };

@@ -6,7 +6,7 @@
 import { quoteId } from "./ddl.js";
 import { refPaths, type RefStep } from "../../model/ref-paths.js";
 import { createRowCodec, type RowCodec } from "./row-codec.js";
-import type { ColumnShape, StorageShape, TableShape } from "./shape.js";
+import type { ColumnShape, StorageShape, TableShape } from "../../model/storage-shape.js";
 
 export interface TableInfo {
   shape: TableShape;

@@ -19,10 +19,15 @@ const allowed: Record<Layer, readonly Layer[]> = {
   cli: ["model", "compiler", "runtime"],
 };
 
-/** Every module specifier in a TypeScript source: `from "…"`, `import "…"`, `import("…")`. */
+/**
+ * Every module specifier in a TypeScript source: `import … from "…"` and `export … from "…"`
+ * statements (over several lines too), `import "…"`, `import("…")`. A `from '…'` inside a
+ * message text is not an import.
+ */
 export function specifiers(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)["']([^"']+)["']/g)) out.push(m[1]!);
+  const statement = /^\s*(?:import|export)\s[\w\s{},*$]*?\bfrom\s*["']([^"']+)["']|^\s*import\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']/gm;
+  for (const m of text.matchAll(statement)) out.push((m[1] ?? m[2] ?? m[3])!);
   return out;
 }
 
@@ -73,5 +78,9 @@ describe("layer import rules", () => {
     expect(violations(join(root, "model/x.ts"), `import { Hono } from "hono";`)).toHaveLength(1);
     expect(violations(join(root, "model/x.ts"), `import { toolName } from "./naming.js";`)).toEqual([]);
     expect(violations(join(root, "cli/x.ts"), `import { startServer } from "../runtime/server.js";`)).toEqual([]);
+    expect(violations(runtimeFile, `import {\n  a,\n  b,\n} from "../compiler/x.js";\nexport { c } from "../cli/y.js";\nimport "../compiler/z.js";`)).toHaveLength(3);
+    // Words in a message are not an import.
+    expect(violations(join(root, "model/x.ts"), "const text = `@unique removed from '${name}'`;")).toEqual([]);
+    expect(violations(join(root, "model/x.ts"), "export function f(n: string) {\n  return `moved from '${n}'`;\n}")).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { CatalogField, FieldType } from "../../compiler/catalog.js";
 import { fieldTypeText } from "../../model/field-type-text.js";
-import type { TypeDesc } from "../../runtime/store/shape.js";
+import type { TypeDesc } from "../../model/type-desc.js";
 
 const field = (name: string, type: FieldType, isOptional = false) => ({ name, type, isOptional }) as CatalogField;
 

@@ -266,6 +266,32 @@ describe("unique constraints over stored data", () => {
   });
 });
 
+describe("a shape stored by an older wo", () => {
+  it("with SQLite column types in it (before the shape was store-neutral) opens unchanged, keeping every value", async () => {
+    const cat = item(field("name", scalar("Text")), field("qty", scalar("Int")), opt("price", scalar("Float")), field("on", scalar("Bool")), field("tags", array(scalar("Text"))));
+    await seed(cat, "item", [{ name: "a", qty: 1, price: 1.5, on: true, tags: ["x"] }]);
+    // What that wo wrote for each column besides name, type and flags.
+    const old: Record<string, { sqlType: string; codec: string }> = {
+      name: { sqlType: "TEXT", codec: "text" },
+      qty: { sqlType: "INTEGER", codec: "integer" },
+      price: { sqlType: "REAL", codec: "real" },
+      on: { sqlType: "INTEGER", codec: "bool" },
+      tags: { sqlType: "TEXT", codec: "json" },
+    };
+    const db = new Database(tmp.file);
+    try {
+      const shape = JSON.parse((db.prepare("SELECT value FROM _wo_meta WHERE key = 'shape'").get() as { value: string }).value);
+      for (const c of shape.tables[0].columns) Object.assign(c, old[c.name]);
+      db.prepare("UPDATE _wo_meta SET value = ? WHERE key = 'shape'").run(JSON.stringify(shape));
+    } finally {
+      db.close();
+    }
+    const { result, migration } = await withStore(cat, (s) => s.read((tx) => tx.list("item")));
+    expect(migration.applied).toEqual([]);
+    expect(result).toEqual([{ id: 1, name: "a", qty: 1, price: 1.5, on: true, tags: ["x"] }]);
+  });
+});
+
 describe("a unique Email compares ignoring case", () => {
   const members = () => item(field("email", scalar("Email"), { isUnique: true }));
 

@@ -5,10 +5,12 @@
 //   blocked      cannot be applied to the stored data at all (a new @unique over duplicates)
 // The rules are data-aware: the probe counts the rows a change would touch, so a change is
 // refused only when stored data would really be lost or left invalid. Executing the steps is
-// migrate.ts's job; this module only reads.
+// each store's job (SQLite: runtime/store/migrate.ts); this module only reads, through the
+// probe, so every store shares the same rules and the same words.
 
-import type { ColumnShape, IndexShape, StorageShape, StoredDefault, TableShape, TypeDesc } from "./shape.js";
-import { fieldTypeText } from "../../model/field-type-text.js";
+import { fieldTypeText } from "./field-type-text.js";
+import { valueKind, type ColumnShape, type IndexShape, type StorageShape, type StoredDefault, type TableShape } from "./storage-shape.js";
+import type { TypeDesc } from "./type-desc.js";
 
 export type Severity = "additive" | "destructive" | "blocked";
 
@@ -31,15 +33,15 @@ export interface Change {
 
 /** Read-only questions about the stored data, asked inside the migration transaction. */
 export interface DataProbe {
-  rowCount(table: string): number;
-  nonNullCount(table: string, column: string): number;
-  nullCount(table: string, column: string): number;
-  countIn(table: string, column: string, values: string[]): number;
+  rowCount(table: string): Promise<number>;
+  nonNullCount(table: string, column: string): Promise<number>;
+  nullCount(table: string, column: string): Promise<number>;
+  countIn(table: string, column: string, values: string[]): Promise<number>;
   /** How many distinct non-null values (compared under `collation`) occur in more than one row. */
-  duplicateCount(table: string, column: string, collation?: "nocase"): number;
+  duplicateCount(table: string, column: string, collation?: "nocase"): Promise<number>;
 }
 
-export function diffShapes(old: StorageShape, next: StorageShape, probe: DataProbe): Change[] {
+export async function diffShapes(old: StorageShape, next: StorageShape, probe: DataProbe): Promise<Change[]> {
   const changes: Change[] = [];
   const oldByTable = new Map(old.tables.map((t) => [t.table, t] as const));
   const matched = new Set<string>();
@@ -53,7 +55,7 @@ export function diffShapes(old: StorageShape, next: StorageShape, probe: DataPro
         changes.push({ severity: "additive", text: `new type '${t.typeName}' (table '${t.table}')`, steps: [{ op: "createTable", table: t }, ...t.indexes.map((index) => ({ op: "createIndex" as const, table: t.table, index }))] });
         continue;
       }
-      const rows = probe.rowCount(before.table);
+      const rows = await probe.rowCount(before.table);
       changes.push({
         severity: rows > 0 ? "destructive" : "additive",
         text: `type '${t.typeName}' moves from table '${before.table}' to table '${t.table}'` + (rows > 0 ? ` (${plural(rows, "row")} would move with it)` : ""),
@@ -61,12 +63,12 @@ export function diffShapes(old: StorageShape, next: StorageShape, probe: DataPro
       });
     }
     matched.add(before.table);
-    changes.push(...diffTable(before, t, probe));
+    changes.push(...(await diffTable(before, t, probe)));
   }
 
   for (const o of old.tables) {
     if (matched.has(o.table)) continue;
-    const rows = probe.rowCount(o.table);
+    const rows = await probe.rowCount(o.table);
     changes.push({
       severity: rows > 0 ? "destructive" : "additive",
       text: rows > 0 ? `type '${o.typeName}' was removed: its table '${o.table}' holds ${plural(rows, "row")} that would be deleted` : `type '${o.typeName}' was removed (its table '${o.table}' is empty)`,
@@ -77,7 +79,7 @@ export function diffShapes(old: StorageShape, next: StorageShape, probe: DataPro
 }
 
 /** `before` may live under another table name (a rename): probes read `before.table`. */
-function diffTable(before: TableShape, after: TableShape, probe: DataProbe): Change[] {
+async function diffTable(before: TableShape, after: TableShape, probe: DataProbe): Promise<Change[]> {
   const changes: Change[] = [];
   const name = (c: { name: string }) => `'${after.typeName}.${c.name}'`;
   const table = after.table;
@@ -95,7 +97,7 @@ function diffTable(before: TableShape, after: TableShape, probe: DataProbe): Cha
       if (c.isOptional) changes.push({ severity: "additive", text: `new optional field ${name(c)}`, steps: [add] });
       else if (c.default) changes.push({ severity: "additive", text: `new field ${name(c)}; existing rows get its default ${defaultText(c.default)}`, steps: [add] });
       else {
-        const n = rows();
+        const n = await rows();
         changes.push(
           n === 0
             ? { severity: "additive", text: `new required field ${name(c)}`, steps: [add] }
@@ -104,13 +106,13 @@ function diffTable(before: TableShape, after: TableShape, probe: DataProbe): Cha
       }
       continue;
     }
-    changes.push(...diffColumn(o, c, name(c), before.table, table, probe, rewritten));
+    changes.push(...(await diffColumn(o, c, name(c), before.table, table, probe, rewritten)));
   }
 
   for (const o of before.columns) {
     if (newColumns.has(o.name)) continue;
     rewritten.add(o.name);
-    const n = probe.nonNullCount(before.table, o.name);
+    const n = await probe.nonNullCount(before.table, o.name);
     const text = `field '${after.typeName}.${o.name}' was removed`;
     changes.push(
       n === 0
@@ -119,11 +121,11 @@ function diffTable(before: TableShape, after: TableShape, probe: DataProbe): Cha
     );
   }
 
-  changes.push(...diffIndexes(before, after, probe, rewritten));
+  changes.push(...(await diffIndexes(before, after, probe, rewritten)));
   return changes;
 }
 
-function diffColumn(o: ColumnShape, c: ColumnShape, name: string, probeTable: string, table: string, probe: DataProbe, rewritten: Set<string>): Change[] {
+async function diffColumn(o: ColumnShape, c: ColumnShape, name: string, probeTable: string, table: string, probe: DataProbe, rewritten: Set<string>): Promise<Change[]> {
   const changes: Change[] = [];
   if (!sameType(o.type, c.type)) {
     if (o.type.kind === "union" && c.type.kind === "union") {
@@ -131,7 +133,7 @@ function diffColumn(o: ColumnShape, c: ColumnShape, name: string, probeTable: st
       if (removed.length === 0) {
         changes.push({ severity: "additive", text: `field ${name} now also allows ${quoteList(c.type.variants.filter((v) => !(o.type as { variants: string[] }).variants.includes(v)))}`, steps: [] });
       } else {
-        const n = probe.countIn(probeTable, o.name, removed);
+        const n = await probe.countIn(probeTable, o.name, removed);
         const fill = c.default?.kind === "literal" && typeof c.default.value === "string" && c.type.variants.includes(c.default.value) ? c.default : undefined;
         changes.push(
           n === 0
@@ -146,8 +148,8 @@ function diffColumn(o: ColumnShape, c: ColumnShape, name: string, probeTable: st
     } else if (isWidening(o.type, c.type)) {
       changes.push({ severity: "additive", text: `field ${name} widens from ${fieldTypeText(o.type)} to ${fieldTypeText(c.type)}`, steps: [] });
     } else {
-      const n = probe.nonNullCount(probeTable, o.name);
-      const isSameStorage = o.codec === c.codec;
+      const n = await probe.nonNullCount(probeTable, o.name);
+      const isSameStorage = valueKind(o.type) === valueKind(c.type);
       // Same storage (Text → Slug, a narrowed struct): values stay as they are. Otherwise the
       // column is rebuilt and old values go (they would not decode as the new type).
       const steps: Step[] = isSameStorage ? [] : [{ op: "dropColumn", table, column: o.name }, { op: "addColumn", table, column: c, ...(c.default ? { fill: c.default } : {}) }];
@@ -167,7 +169,7 @@ function diffColumn(o: ColumnShape, c: ColumnShape, name: string, probeTable: st
     }
   }
   if (o.isOptional && !c.isOptional && !rewritten.has(c.name)) {
-    const n = probe.nullCount(probeTable, o.name);
+    const n = await probe.nullCount(probeTable, o.name);
     if (n === 0) changes.push({ severity: "additive", text: `field ${name} became required (every row has a value)`, steps: [] });
     else
       changes.push({
@@ -179,7 +181,7 @@ function diffColumn(o: ColumnShape, c: ColumnShape, name: string, probeTable: st
   return changes;
 }
 
-function diffIndexes(before: TableShape, after: TableShape, probe: DataProbe, rewritten: Set<string>): Change[] {
+async function diffIndexes(before: TableShape, after: TableShape, probe: DataProbe, rewritten: Set<string>): Promise<Change[]> {
   const changes: Change[] = [];
   const isRenamed = before.table !== after.table;
   const oldByName = new Map(before.indexes.map((i) => [i.sqlName, i] as const));
@@ -199,7 +201,7 @@ function diffIndexes(before: TableShape, after: TableShape, probe: DataProbe, re
     const what = ix.isUnique ? `@unique on '${after.typeName}.${ix.columns[0]}'` : `index '${ix.sqlName}' on ${after.typeName}(${ix.columns.join(", ")})`;
     // Databases made before unique Emails ignored case get their index rebuilt with NOCASE.
     const recollated = o !== undefined && !isRebuild && sameIndex({ ...o, collation: ix.collation }, ix);
-    const problem = ix.isUnique && !isRebuild ? uniqueProblem(before, after, ix, probe, rewritten) : undefined;
+    const problem = ix.isUnique && !isRebuild ? await uniqueProblem(before, after, ix, probe, rewritten) : undefined;
     const change = recollated ? `make ${what} ${ix.collation === "nocase" ? "ignore case" : "compare case"}` : `add ${what}`;
     if (problem) changes.push({ severity: "blocked", text: `cannot ${change}: ${problem}`, steps });
     else changes.push({ severity: "additive", text: isRebuild ? `rebuilt ${what}` : recollated ? `${what} now ${ix.collation === "nocase" ? "ignores case" : "compares case"}` : `new ${what}`, steps });
@@ -213,18 +215,18 @@ function diffIndexes(before: TableShape, after: TableShape, probe: DataProbe, re
   return changes;
 }
 
-function uniqueProblem(before: TableShape, after: TableShape, ix: IndexShape, probe: DataProbe, rewritten: Set<string>): string | undefined {
+async function uniqueProblem(before: TableShape, after: TableShape, ix: IndexShape, probe: DataProbe, rewritten: Set<string>): Promise<string | undefined> {
   const column = ix.columns[0]!;
   if (rewritten.has(column)) {
     // A new (or rebuilt) column is filled with one value for every row.
     const c = after.columns.find((x) => x.name === column);
-    const rows = probe.rowCount(before.table);
+    const rows = await probe.rowCount(before.table);
     if (c?.default && !(c.default.kind === "literal" && c.default.value === null) && rows > 1) {
       return `the ${plural(rows, "existing row")} would all get the same default ${defaultText(c.default)}`;
     }
     return undefined;
   }
-  const dups = probe.duplicateCount(before.table, column, ix.collation);
+  const dups = await probe.duplicateCount(before.table, column, ix.collation);
   const how = ix.collation === "nocase" ? " (ignoring case)" : "";
   return dups > 0 ? `${plural(dups, "value")} occur more than once in the stored rows${how}` : undefined;
 }
