@@ -1,6 +1,8 @@
 // `wo exec`: the app's `main { … }` block, run once against its store in one transaction, with
 // print(…) on stdout (spec/language.md, "main and wo exec"). Real processes, real SQLite file.
 
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { dumpDb, runWoCommand, startWo, writeApp } from "../support/wo-process.js";
 
@@ -54,6 +56,17 @@ describe("wo exec", () => {
     } finally {
       await wo.stop();
     }
+  });
+
+  it("wo exec and wo run choose the store alike: a postgres:// database is refused with the same words, nothing created", async () => {
+    const dir = writeApp("exec-pg", { "app.wo": app, "wo.toml": '[database]\nurl = "postgres://db.example/notes"\n' });
+    const refusal = "PostgreSQL is not supported by this version of wo yet; use a data folder path for --db.";
+    const exec = await runWoCommand(["exec", dir]);
+    expect(exec).toMatchObject({ code: 1, stdout: "", stderr: `wo exec: ${refusal}\n` });
+    const run = await runWoCommand(["run", dir, "--listen", "127.0.0.1:0", "--db", "postgresql://u@h/d"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(refusal);
+    expect(existsSync(join(dir, ".wo/data"))).toBe(false);
   });
 
   it("an app without a main that runs says why", async () => {
