@@ -161,7 +161,7 @@ export class SqliteStore implements Store {
    */
   private explainWriteFailure(err: unknown): unknown {
     const code = sqliteCode(err);
-    if (code === "SQLITE_BUSY") return busy(this.file);
+    if (typeof code === "string" && code.startsWith("SQLITE_BUSY")) return busy(this.file);
     if (code !== "SQLITE_FULL") return err;
     // SQLite says "database or disk is full" either way; the numbers tell the operator which.
     let free: string;
