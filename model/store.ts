@@ -11,8 +11,11 @@
 export type Row = Record<string, unknown>;
 
 /**
- * `==`/`!=` with null test for absence; `in` takes a non-empty array; `contains` a string,
- * matched case-insensitively (Unicode lower case on both sides).
+ * `==`/`!=` with null test for absence, and `!=` a value also matches rows without one;
+ * ordering comparisons never match a row without a value. Text compares by Unicode code point
+ * (whatever the database's locale). `in` takes a non-empty array; `contains` a string, matched
+ * case-insensitively (Unicode lower case on both sides), `%` and `_` literally. Anything else
+ * (or a column that is not a stored scalar) is a StoreQueryError.
  */
 export type Comparison = "==" | "!=" | "<" | "<=" | ">" | ">=" | "in" | "contains";
 
