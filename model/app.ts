@@ -200,9 +200,11 @@ export interface CatalogMethod<Body = unknown> {
   returns?: { type: FieldType; isArray: boolean };
   /**
    * Set by the body checker when a `return` gives projected rows (`select T{ p, a, b }`) for a
-   * declared `T`/`[T]`: the result rows then hold only the projected keys.
+   * declared `T`/`[T]`: the keys a returned row may hold (`fields`, in T's field order) and the
+   * keys every returned row holds (`required`: fewer than `fields` only when returns project
+   * differently or some return whole rows). The output schema describes exactly these.
    */
-  returnsProjection?: true;
+  returnsProjection?: { fields: string[]; required: string[] };
   /** A `test` block's body: `expect_abort` is allowed, and a failed `assert` reports its values. */
   isTest?: true;
   /** `in txn [snapshot|serializable]`, as written: recorded only; every call is one transaction either way. */

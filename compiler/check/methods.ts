@@ -151,6 +151,8 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
   const declared = method.returns ? returnValueType(catalog, method.returns) : undefined;
   /** Names certainly bound on every path that reaches the current statement. */
   let bound = new Set<string>([...(owner ? ["self"] : []), ...method.params.map((p) => p.name)]);
+  /** The keys of the rows each `return` of rows gives, for the method's output schema. */
+  const returnedKeys: string[][] = [];
   function block(b: Block, depth: number): void {
     for (const s of b.statements) stmt(s, depth);
   }
@@ -194,9 +196,12 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
         } else if (declared && s.value && isLiteral(s.value)) {
           fitLiteral(s.value, declared);
         } else if (declared && s.value && t && isProjectionOf(t, declared)) {
-          method.returnsProjection = true;
+          returnedKeys.push((t as { projection: string[] }).projection);
         } else if (declared && s.value && t && t.k !== "null" && !isAssignable(t, orNull(declared))) {
           bag.report("WO5007", s.value.span, { method: method.name, expected: describeType(declared), found: describeType(t) });
+        } else if (declared && s.value && t && (t.k === "row" || t.k === "rows")) {
+          const type = findType(catalog, t.type);
+          if (type) returnedKeys.push(type.fields.filter((f) => f.isStored).map((f) => f.name));
         }
         return;
       }
@@ -855,7 +860,25 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
   if (declared && !alwaysReturns(method.body)) {
     bag.report("WO5021", method.body.span, { method: method.name, expected: describeType(declared) });
   }
+  recordReturnedKeys(catalog, method, returnedKeys);
   return typing;
+}
+
+/**
+ * A method some of whose returns give projected rows: which keys its rows may hold and which
+ * every one holds (whole rows hold every stored field). Recomputed on every typing of the body.
+ */
+function recordReturnedKeys(catalog: Catalog, method: CatalogMethod, returnedKeys: string[][]): void {
+  const returned = method.returns?.type;
+  const type = returned?.kind === "embedded" ? findType(catalog, returned.type) : undefined;
+  const whole = type?.fields.filter((f) => f.isStored).length;
+  if (!type || returnedKeys.every((keys) => new Set(keys).size === whole)) {
+    delete method.returnsProjection;
+    return;
+  }
+  const fields = type.fields.map((f) => f.name).filter((name) => returnedKeys.some((keys) => keys.includes(name)));
+  const required = fields.filter((name) => returnedKeys.every((keys) => keys.includes(name)));
+  method.returnsProjection = { fields, required };
 }
 
 function isLiteral(e: Expr): boolean {

@@ -208,8 +208,13 @@ export class SchemaBuilder {
   methodResult(method: CatalogMethod): JsonSchema {
     if (!method.returns) return { type: "null" };
     let one = this.returnValue(method.returns.type);
-    // Projected rows carry only the keys the select names (spec/language.md, "Return values").
-    if (method.returnsProjection) one = { ...one, required: [] };
+    // Projected rows carry only the keys the select names (spec/language.md, "Return values"):
+    // the row schema cut down to them; a projected optional field stays nullable.
+    const projection = method.returnsProjection;
+    if (projection) {
+      const properties = one.properties as Record<string, JsonSchema>;
+      one = { ...one, properties: Object.fromEntries(projection.fields.map((f) => [f, properties[f]!])), required: projection.required };
+    }
     return method.returns.isArray ? nullable({ type: "array", items: one }) : nullable(one);
   }
 

@@ -154,3 +154,47 @@ describe("doc comments in schemas", () => {
     expect(input.properties.aliases.items.properties.name.description).toBeUndefined();
   });
 });
+
+describe("a method returning projected rows", () => {
+  it("its result lists only the projected fields; a key some returns leave out is not required", async () => {
+    const { checkApp } = await import("../../compiler/index.js");
+    const { writeApp } = await import("../check/app-fixture.js");
+    const dir = writeApp({
+      "app.wo": [
+        "class Item {",
+        "  name: Text",
+        "  fn recent(all: Bool) -> [Price] {",
+        "    if all {",
+        "      return select Price { item == self.id, amount, note }",
+        "    }",
+        "    return select Price { item == self.id, amount }",
+        "  }",
+        "  fn latest_or_whole(whole: Bool) -> Price {",
+        "    if whole {",
+        "      return latest(select Price { item == self.id })",
+        "    }",
+        "    return latest(select Price { item == self.id, id, amount })",
+        "  }",
+        "  service mcp \"/mcp\" expose recent, latest_or_whole",
+        "}",
+        "class Price {",
+        "  item: ref Item",
+        "  amount: Money",
+        "  note: Text?",
+        "}",
+        "",
+      ].join("\n"),
+    });
+    const { catalog, diagnostics } = await checkApp(dir);
+    expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    const outputs = emitSchemas(catalog!).outputs as Record<string, any>;
+    const recent = outputs.item_recent.anyOf?.[0]?.items ?? outputs.item_recent.items;
+    expect(Object.keys(recent.properties)).toEqual(["amount", "note"]);
+    expect(recent.required).toEqual(["amount"]);
+    expect(recent.properties.note.type).toEqual(["string", "null"]);
+    // A whole row from one return, a projection from the other: every key may come, id and amount always do.
+    const one = outputs.item_latest_or_whole;
+    expect(Object.keys(one.properties)).toEqual(["id", "item", "amount", "note"]);
+    expect(one.required).toEqual(["id", "amount"]);
+  });
+});

@@ -161,13 +161,14 @@ describe("method bodies: compile errors at line:col", () => {
     expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
   });
 
-  it("lets a method declared -> [T] return projected T rows; their output schema requires no key", () => {
+  it("lets a method declared -> [T] return projected T rows; their output schema has exactly the projected keys", () => {
     const fn = `  fn m() -> [Price] {\n    return select Price{ product == self.id, amount }\n  }`;
     const { catalog, diagnostics } = compileSources({ "app.wo": app(fn) });
     expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
-    const result = emitSchemas(catalog!).outputs["product_m"] as { type: string[]; items: { required: string[] } };
+    const result = emitSchemas(catalog!).outputs["product_m"] as { type: string[]; items: { properties: object; required: string[] } };
     expect(result.type).toEqual(["array", "null"]);
-    expect(result.items.required).toEqual([]);
+    expect(Object.keys(result.items.properties)).toEqual(["amount"]);
+    expect(result.items.required).toEqual(["amount"]);
     // A projection of another type is still a mismatch.
     const other = `  fn m() -> [Price] {\n    return select Product{ id == self.id, title }\n  }`;
     expect(compileSources({ "app.wo": app(other) }).diagnostics.map((d) => d.code)).toContain("WO5007");

@@ -1,13 +1,25 @@
 // Method forms written for writeonce that wo accepts (spec/language.md, "Calls and
 // transactions", "Return values"): writes without `in txn`, and a method returning a
-// projection of its declared row type.
+// projection of its declared row type, whose output schema names exactly the projected keys.
 // A real `wo run` of an app with pricing's shape, over REST and the official MCP client.
+import { Ajv } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { removeApp, startWo, writeApp, type WoProcess } from "../support/wo-process.js";
 import { mcpClient, post } from "./wo-process.js";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv | Ajv2020) => void;
+
+/** Validates `value` against `schema` with the dialect given, and says why it does not fit. */
+function problems(ajv: Ajv | Ajv2020, schema: object, value: unknown): string {
+  addFormats(ajv);
+  const validate = ajv.compile(schema);
+  return validate(value) ? "" : ajv.errorsText(validate.errors);
+}
 
 const source = `class Product {
   sku: SKU @unique
@@ -20,7 +32,7 @@ const source = `class Product {
   }
 
   fn history() -> [Price] {
-    return select Price { product == self.id, amount, at }
+    return select Price { product == self.id, amount, at, note }
   }
 
   service rest "/api/products" expose list, get, create, set_price, history
@@ -30,6 +42,7 @@ class Price {
   product: ref Product
   amount: Money
   at: Timestamp = now()
+  note: Text?
 
   service rest "/api/prices" expose list
 }
@@ -64,27 +77,40 @@ describe("a pricing-shaped app: set_price without in txn, history returning a pr
     expect(prices.items.map((p: { amount: number }) => p.amount)).toEqual([4999, 3999]);
   });
 
-  it("history returns only the projected fields, and its output schema says so", async () => {
+  it("history returns only the projected fields, and its output schema names exactly those", async () => {
     const product = await post(wo.url, "/api/products", { sku: "DESK-1", name: "Desk" });
     const id = product.body.id;
     await post(wo.url, `/api/products/${id}/set_price`, { amount: 100 });
     const rest = await post(wo.url, `/api/products/${id}/history`, {});
     expect(rest.status).toBe(200);
     expect(rest.body).toHaveLength(1);
-    expect(Object.keys(rest.body[0])).toEqual(["amount", "at"]);
-    expect(rest.body[0].amount).toBe(100);
+    expect(Object.keys(rest.body[0])).toEqual(["amount", "at", "note"]);
+    expect(rest.body[0]).toMatchObject({ amount: 100, note: null });
 
+    // MCP: the tool's outputSchema (draft-07, as the SDK compiles it) describes the projected
+    // rows — every projected key present, the optional `note` nullable, no other field of Price.
     const { tools } = await mcp.listTools();
-    const history = tools.find((t) => t.name === "product_history")!;
-    // Projected rows hold only the selected keys, so the row schema requires none of its keys.
-    const items = (history.outputSchema as any).properties.result.anyOf?.[0]?.items ?? (history.outputSchema as any).properties.result.items;
-    expect(items.required).toEqual([]);
-    // Writing methods are no longer read-only, with or without in txn.
-    expect(tools.find((t) => t.name === "product_set_price")!.annotations).toMatchObject({ readOnlyHint: false });
+    const toolSchema = tools.find((t) => t.name === "product_history")!.outputSchema as any;
+    const toolRow = toolSchema.properties.result.items;
+    expect(Object.keys(toolRow.properties)).toEqual(["amount", "at", "note"]);
+    expect(toolRow.required).toEqual(["amount", "at", "note"]);
+    expect(toolRow.properties.note.type).toEqual(["string", "null"]);
+    expect(problems(new Ajv({ strict: false }), toolSchema, { result: rest.body })).toBe("");
 
+    // The official client validates structuredContent against that outputSchema: it accepts it.
     const called = await mcp.callTool({ name: "product_history", arguments: { id } });
     expect(called.isError).toBeFalsy();
     expect(called.structuredContent).toEqual({ result: rest.body });
+
+    // REST: the OpenAPI response of the method route (JSON Schema 2020-12) says the same.
+    const openapi = await fetch(`${wo.url}/openapi.json`).then((r) => r.json());
+    const response = openapi.paths["/api/products/{id}/history"].post.responses["200"].content["application/json"].schema;
+    expect(Object.keys(response.items.properties)).toEqual(["amount", "at", "note"]);
+    expect(response.items.required).toEqual(["amount", "at", "note"]);
+    expect(problems(new Ajv2020({ strict: false }), response, rest.body)).toBe("");
+
+    // Writing methods are no longer read-only, with or without in txn.
+    expect(tools.find((t) => t.name === "product_set_price")!.annotations).toMatchObject({ readOnlyHint: false });
   });
 });
 
