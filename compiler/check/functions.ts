@@ -15,10 +15,14 @@ import { locationOf, type CheckContext } from "./context.js";
 import { buildMethod } from "./methods-catalog.js";
 import { typeMethod } from "./methods.js";
 
-/** Why each free fn that is not executed is not (for WO5028 at its call sites). */
+/**
+ * Why each free fn (`name`) or class method (`Type.name`, check/unexecuted.ts) that is not
+ * executed is not (for WO5028 at its call sites).
+ */
 export type SkippedFunctions = Map<string, string>;
 
-export function checkFunctions(files: SourceFileAst[], catalog: Catalog, ctx: CheckContext): SkippedFunctions {
+/** `skipped` starts with the class methods that are not executed; the free fns left out join it. */
+export function checkFunctions(files: SourceFileAst[], catalog: Catalog, ctx: CheckContext, skipped: SkippedFunctions = new Map()): SkippedFunctions {
   const decls = files.flatMap((f) => f.items.filter((i): i is FnDecl => i.kind === "FnDecl"));
   const candidates: CatalogMethod[] = [];
   const seen = new Set<string>();
@@ -31,7 +35,6 @@ export function checkFunctions(files: SourceFileAst[], catalog: Catalog, ctx: Ch
     candidates.push(buildMethod(fn, ctx));
   }
   // A function that calls one that is not executed is not executed either: repeat until stable.
-  const skipped: SkippedFunctions = new Map();
   let callable = candidates;
   for (;;) {
     catalog.functions = callable;

@@ -17,6 +17,7 @@ import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import type { SkippedFunctions } from "./functions.js";
 import { relationsOf } from "../../model/relations.js";
 import { didYouMean } from "./did-you-mean.js";
+import { unexecutedConstruct } from "./unexecuted.js";
 import {
   describeType,
   fieldValueType,
@@ -86,11 +87,17 @@ export function checkMethodBodies(catalog: Catalog, bag: DiagnosticBag, skipped:
   }
 }
 
-/** Constructs of the full language that method bodies do not run yet, with the reason. */
-const unsupportedExpr = {
-  ObjectExpr: { what: "An object literal '{ … }'", why: "it is built only where a struct or row value is expected (a field, a parameter, a return value, a list element)" },
-  LiveExpr: { what: "A live query", why: "wo has no subscriptions inside programs; select takes a snapshot" },
-} as const;
+/** An object literal where no struct or row value is expected: WO5025 with this reason. */
+const strayObjectLiteral = {
+  what: "An object literal '{ … }'",
+  why: "it is built only where a struct or row value is expected (a field, a parameter, a return value, a list element)",
+};
+
+/** WO5025 at a construct no body runs (check/unexecuted.ts says which, and why). */
+function reportUnexecuted(bag: DiagnosticBag, node: Stmt | Expr): void {
+  const { span, what, why } = unexecutedConstruct(node)!;
+  bag.report("WO5025", span, { what, why });
+}
 
 function isText(t: ValueType): boolean {
   return t.k === "text" || t.k === "union";
@@ -115,10 +122,8 @@ function unsupportedStatement(s: Stmt): { what: string; why: string } {
       return { what: `Assignment '${s.op}'`, why: "rebind with 'let', or change a row with 'update … set'" };
     case "ExprStmt":
       return { what: "A call on its own line", why: "its value would be discarded; calls of methods and functions are not compiled yet" };
-    case "ExpectAbortStmt":
-      return { what: "'expect_abort'", why: "it belongs in a 'test' block" };
     default:
-      return { what: "'as session'", why: "wo has no session identities yet (policies are not enforced)" };
+      return { what: "'expect_abort'", why: "it belongs in a 'test' block" };
   }
 }
 
@@ -280,7 +285,7 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
         link(s);
         return;
       case "AsSessionStmt":
-        bag.report("WO5025", s.span, unsupportedStatement(s));
+        reportUnexecuted(bag, s);
         return;
     }
   }
@@ -329,7 +334,7 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
     const to = expr(s.to);
     for (const e of s.entries) expr(e.value);
     if (s.isLabel) {
-      bag.report("WO5025", s.edge.span, { what: `'${statement}' with an edge label ':${s.edge.text}'`, why: "name a link type between the brackets: -[L]->" });
+      reportUnexecuted(bag, s);
       return;
     }
     const target = findType(catalog, s.edge.text);
@@ -535,7 +540,7 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
       case "MethodCallExpr":
         return methodCall(e);
       case "LiveExpr":
-        bag.report("WO5025", e.span, unsupportedExpr.LiveExpr);
+        reportUnexecuted(bag, e);
         return unknownType;
       case "BinaryExpr": {
         const l = expr(e.left);
@@ -806,6 +811,11 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
       return unknownType;
     }
     const callee = type.methods.find((m) => m.name === e.method.text);
+    const skippedReason = skipped.get(`${type.name}.${e.method.text}`);
+    if (!callee && skippedReason !== undefined) {
+      bag.report("WO5028", e.method.span, { name: `${type.name}.${e.method.text}`, reason: skippedReason });
+      return unknownType;
+    }
     if (!callee) {
       bag.report("WO5003", e.method.span, { type: type.name, field: `${e.method.text}()`, hint: didYouMean(e.method.text, type.methods.map((m) => m.name)) });
       return unknownType;
@@ -855,7 +865,7 @@ export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, met
 
   block(method.body, 0);
   for (const e of typing.exprTypes.keys()) {
-    if (e.kind === "ObjectExpr" && !fitted.has(e)) bag.report("WO5025", e.span, unsupportedExpr.ObjectExpr);
+    if (e.kind === "ObjectExpr" && !fitted.has(e)) bag.report("WO5025", e.span, strayObjectLiteral);
   }
   if (declared && !alwaysReturns(method.body)) {
     bag.report("WO5021", method.body.span, { method: method.name, expected: describeType(declared) });

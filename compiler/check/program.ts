@@ -18,12 +18,12 @@ import type { ConfigResult } from "./config.js";
 import { locationOf, type CheckContext } from "./context.js";
 import { buildTypeFields } from "./fields.js";
 import { buildMethods } from "./methods-catalog.js";
-import { checkFunctions, checkMain, checkStartupHooks, checkTests } from "./functions.js";
+import { checkFunctions, checkMain, checkStartupHooks, checkTests, type SkippedFunctions } from "./functions.js";
 import { checkMethodBodies } from "./methods.js";
 import { checkEmbeddingCycles, checkLinkEndpoints, checkRelations, declareTypes } from "./resolve.js";
 import { buildServices, checkRelationNames, checkRestPathClashes, checkToolNames, warnUnexposedMethods, type TypeExposure } from "./services.js";
 import { buildIndexes, checkStorageNames, tableNameOf } from "./storage.js";
-import { warnTopLevel, warnTypeMembers } from "./unexecuted.js";
+import { skipUnexecutedMethods, warnTopLevel, warnTypeMembers } from "./unexecuted.js";
 
 export interface ProgramCheck {
   catalog: Catalog;
@@ -37,6 +37,8 @@ export function checkProgram(files: SourceFileAst[], config: ConfigResult, bag: 
   const ctx: CheckContext = { bag, types: declareTypes(files, bag) };
 
   const built: { type: CatalogType; exposure: TypeExposure }[] = [];
+  /** Class methods that are not executed (`Type.m` → why), for WO5028 at their calls. */
+  const skippedMethods: SkippedFunctions = new Map();
   for (const decl of ctx.types.values()) {
     warnTypeMembers(decl, bag);
     checkLinkEndpoints(decl, ctx);
@@ -44,6 +46,7 @@ export function checkProgram(files: SourceFileAst[], config: ConfigResult, bag: 
     const methods = buildMethods(decl, ctx);
     const exposure = buildServices(decl, methods, ctx);
     warnUnexposedMethods(decl, exposure, bag);
+    const executed = skipUnexecutedMethods(decl, methods, exposure, skippedMethods, bag);
     const table = tableNameOf(decl, bag);
     const type: CatalogType = {
       name: decl.name.text,
@@ -53,7 +56,7 @@ export function checkProgram(files: SourceFileAst[], config: ConfigResult, bag: 
       fields,
       indexes: buildIndexes(decl, table, fields, bag),
       services: exposure.services,
-      methods,
+      methods: executed,
       rest: exposure.rest,
       mcp: exposure.mcp,
       source: locationOf(decl.name.span),
@@ -76,7 +79,7 @@ export function checkProgram(files: SourceFileAst[], config: ConfigResult, bag: 
   // ── Method bodies ────────────────────────────────────────────────────────────────────────
   // compiler/check/methods.ts (the method language): reads the finished catalog (types,
   // fields, every CatalogMethod with its `body`) and reports WO5xxx into `bag`.
-  const skipped = checkFunctions(files, catalog, ctx);
+  const skipped = checkFunctions(files, catalog, ctx, skippedMethods);
   checkStartupHooks(files, catalog, skipped, ctx);
   checkMain(files, catalog, skipped, ctx);
   checkTests(files, catalog, skipped);

@@ -1,11 +1,15 @@
 // Warnings for constructs that parse but that wo does not execute yet (spec/diagnostics.md
 // WO21xx): policies, triggers, `main`/`test` blocks, top-level policies and
-// hooks, `##` blocks, unknown type annotations. A warning, not an error, so a program written
-// for the full language still checks; the user learns what is inert.
+// hooks, `##` blocks, unknown type annotations, and class methods whose body uses a statement
+// or expression of the full language that wo never runs (live queries, `as session`, edge
+// labels). A warning, not an error, so a program written for the full language still checks;
+// the user learns what is inert.
 
-import type { SourceFileAst, TypeDecl } from "../ast.js";
+import type { Block, Expr, FnDecl, SourceFileAst, Span, Stmt, TypeDecl } from "../ast.js";
+import type { CatalogMethod } from "../catalog.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { didYouMean } from "./did-you-mean.js";
+import type { TypeExposure } from "./services.js";
 
 export function warnTopLevel(file: SourceFileAst, bag: DiagnosticBag): void {
   for (const item of file.items) {
@@ -50,3 +54,86 @@ export function warnTypeMembers(decl: TypeDecl, bag: DiagnosticBag): void {
 
 /** The row events a type-level trigger may name (the reference's `on create|update|delete`). */
 export const triggerEvents = ["create", "update", "delete"];
+
+/** A construct of the full language that no body runs: what it is and why, for WO5025 / WO2114. */
+export interface UnexecutedConstruct {
+  span: Span;
+  what: string;
+  why: string;
+}
+
+/**
+ * The reason wo does not run `node`, when it is one of the constructs no body runs (a live
+ * query, `as session`, `link`/`unlink` with an edge label); else undefined. The method checker
+ * reports these as WO5025 in free fns, `main` and tests, whose callers then skip them.
+ */
+export function unexecutedConstruct(node: Stmt | Expr): UnexecutedConstruct | undefined {
+  switch (node.kind) {
+    case "LiveExpr":
+      return { span: node.span, what: "A live query", why: "wo has no subscriptions inside programs; select takes a snapshot" };
+    case "AsSessionStmt":
+      return { span: node.span, what: "'as session'", why: "wo has no session identities yet (policies are not enforced)" };
+    case "LinkStmt":
+      if (!node.isLabel) return undefined;
+      return {
+        span: node.edge.span,
+        what: `'${node.remove ? "unlink" : "link"}' with an edge label ':${node.edge.text}'`,
+        why: "name a link type between the brackets: -[L]->",
+      };
+    default:
+      return undefined;
+  }
+}
+
+/** The first construct of `body`, in source order, that no body runs. */
+export function firstUnexecutedConstruct(body: Block): UnexecutedConstruct | undefined {
+  let first: UnexecutedConstruct | undefined;
+  // Every statement and expression node has a `kind`; the walk needs no list of their children.
+  const visit = (node: unknown): void => {
+    if (node === null || typeof node !== "object") return;
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item);
+      return;
+    }
+    const found = "kind" in node ? unexecutedConstruct(node as Stmt | Expr) : undefined;
+    if (found && (!first || found.span.offset < first.span.offset)) first = found;
+    for (const value of Object.values(node)) if (typeof value === "object") visit(value);
+  };
+  visit(body);
+  return first;
+}
+
+/**
+ * Class methods whose body uses a construct no body runs are not executed: a warning each
+ * (WO2114) at the method's name, no route and no tool (their expose entries are dropped), and
+ * calls of them are WO5028, like calls of a free fn that is not executed. Returns the methods
+ * that remain; `skipped` gains `Type.method` → reason for each one left out.
+ */
+export function skipUnexecutedMethods(
+  decl: TypeDecl,
+  methods: CatalogMethod[],
+  exposure: TypeExposure,
+  skipped: Map<string, string>,
+  bag: DiagnosticBag,
+): CatalogMethod[] {
+  const kept: CatalogMethod[] = [];
+  const dropped = new Set<string>();
+  for (const method of methods) {
+    const construct = firstUnexecutedConstruct(method.body);
+    if (!construct) {
+      kept.push(method);
+      continue;
+    }
+    const name = `${decl.name.text}.${method.name}`;
+    const at = `${construct.span.file}:${construct.span.line}:${construct.span.col}`;
+    const span = decl.members.find((m): m is FnDecl => m.kind === "FnDecl" && m.body === method.body)!.name.span;
+    bag.report("WO2114", span, { name, what: construct.what, at, why: construct.why });
+    skipped.set(name, `${construct.what} is not supported yet: ${construct.why} at ${at}`);
+    dropped.add(method.name);
+  }
+  if (dropped.size > 0) {
+    exposure.rest = exposure.rest.map((r) => ({ ...r, ops: r.ops.filter((op) => !dropped.has(op)) }));
+    exposure.mcp = exposure.mcp.filter((op) => !dropped.has(op));
+  }
+  return kept;
+}

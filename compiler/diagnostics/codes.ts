@@ -75,6 +75,7 @@ export const codes = {
   WO2111: { severity: "warning", message: msg`fn '${"name"}' is not executed: ${"reason"} (${"at"}).` },
   WO2112: { severity: "warning", message: msg`'on startup' hook is not run: ${"reason"}.` },
   WO2113: { severity: "warning", message: msg`'main' is not run: ${"reason"}.` },
+  WO2114: { severity: "warning", message: msg`Method '${"name"}' is not executed, so it has no route and no tool: ${"what"} (${"at"}) is not supported yet: ${"why"}.` },
   WO2110: { severity: "warning", message: msg`multi ${"target"}: '${"target"}' has ${"count"} ref fields to '${"type"}', so the relation cannot be resolved (it needs exactly one).` },
   // WO3xxx: services and exposure
   WO3001: { severity: "error", message: msg`'${"name"}' is not an operation or method of '${"type"}'.${"hint"}` },
