@@ -167,3 +167,13 @@ export function isAssignable(value: ValueType, target: ValueType): boolean {
       return false;
   }
 }
+
+/** Text or a union value (a variant is its text): what `+` joins and abort messages take. */
+export function isText(t: ValueType): boolean {
+  return t.k === "text" || t.k === "union";
+}
+
+/** Method results are always nullable (spec/schemas.md, "Operation outputs"). */
+export function orNull(t: ValueType): ValueType {
+  return t.k === "unknown" || t.k === "null" || t.k === "rows" ? t : { ...t, nullable: true };
+}

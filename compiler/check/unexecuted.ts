@@ -85,6 +85,12 @@ export function unexecutedConstruct(node: Stmt | Expr): UnexecutedConstruct | un
   }
 }
 
+/** WO5025 at a construct no body runs, with the reason. */
+export function reportUnexecuted(bag: DiagnosticBag, node: Stmt | Expr): void {
+  const { span, what, why } = unexecutedConstruct(node)!;
+  bag.report("WO5025", span, { what, why });
+}
+
 /** The first construct of `body`, in source order, that no body runs. */
 export function firstUnexecutedConstruct(body: Block): UnexecutedConstruct | undefined {
   let first: UnexecutedConstruct | undefined;

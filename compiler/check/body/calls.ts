@@ -1,0 +1,120 @@
+// Calls in a body: the built-ins (`count`, `latest`, `contains`, `now`, `len`, `print`), free
+// fns `f(a)` and methods on a row `o.m(a)` — arity and argument types (WO5004–WO5006), calls of
+// what is not executed (WO5028), and rows passed for `ref T` parameters (their id is passed).
+
+import type { CallExpr, Expr, MethodCallExpr } from "../../ast.js";
+import type { CatalogMethod } from "../../catalog.js";
+import { builtinFunctions } from "../../builtins.js";
+import { didYouMean } from "../did-you-mean.js";
+import { describeType, fieldValueType, findType, isAssignable, isComparable, isNullable, returnValueType, unknownType, type ValueType } from "../method-types.js";
+import type { BodyCheck } from "./context.js";
+import { fitLiteral, isLiteral } from "./literals.js";
+
+export function call(check: BodyCheck, e: CallExpr): ValueType {
+  const { bag, catalog, owner, skipped } = check;
+  const args = e.args.map((a) => check.expr(a));
+  const name = e.callee.text;
+  const fn = builtinFunctions.has(name) ? undefined : catalog.functions?.find((f) => f.name === name);
+  if (fn) return callFunction(check, e, fn, args);
+  if (name === "print") return { k: "null" }; // any values, written as one line to stdout
+  if (!builtinFunctions.has(name)) {
+    const reason = skipped.get(name);
+    if (reason !== undefined) bag.report("WO5028", e.callee.span, { name, reason });
+    else if (owner?.methods.some((m) => m.name === name)) bag.report("WO5022", e.callee.span, { name, type: owner.name });
+    else bag.report("WO5004", e.callee.span, { name });
+    return unknownType;
+  }
+  const arity = name === "now" ? 0 : name === "contains" ? 2 : 1; // `len` is `count`
+  if (args.length !== arity) {
+    bag.report("WO5005", e.callee.span, {
+      name,
+      expected: arity === 0 ? "no arguments" : arity === 1 ? "1 argument" : `${arity} arguments`,
+      found: `${args.length}`,
+    });
+    return name === "now" ? { k: "text", name: "Timestamp" } : name === "contains" ? { k: "bool" } : unknownType;
+  }
+  if (name === "now") return { k: "text", name: "Timestamp" };
+  const set = args[0]!;
+  if (name === "contains") {
+    // contains(list, x): is x (compared as values, like ==) one of the elements?
+    const element: ValueType = set.k === "rows" ? { k: "row", type: set.type } : set.k === "array" ? set.element : unknownType;
+    if (set.k !== "rows" && set.k !== "array" && set.k !== "unknown") {
+      bag.report("WO5006", e.args[0]!.span, { name, expected: "a set (rows or a list)", found: describeType(set) });
+    } else if (!isComparable(element, args[1]!)) {
+      bag.report("WO5006", e.args[1]!.span, { name, expected: `a value comparable with ${describeType(element)}`, found: describeType(args[1]!) });
+    }
+    return { k: "bool" };
+  }
+  if (name === "count" || name === "len") {
+    if (set.k !== "rows" && set.k !== "array" && set.k !== "unknown") {
+      bag.report("WO5006", e.args[0]!.span, { name, expected: "a set (rows or a list)", found: describeType(set) });
+    }
+    return { k: "int", name: "Int" };
+  }
+  // latest(set): the row with the largest id.
+  if (set.k === "rows") {
+    if (set.projection && !set.projection.includes("id")) {
+      bag.report("WO5006", e.args[0]!.span, { name, expected: "rows that include 'id'", found: describeType(set) });
+      return unknownType;
+    }
+    return set.projection ? { k: "row", type: set.type, projection: set.projection } : { k: "row", type: set.type };
+  }
+  if (set.k !== "unknown") bag.report("WO5006", e.args[0]!.span, { name, expected: "rows", found: describeType(set) });
+  return unknownType;
+}
+
+/** `f(a, b)` of a free fn: arguments fit its parameters; its writes need this body's txn. */
+function callFunction(check: BodyCheck, e: CallExpr, fn: CatalogMethod, args: ValueType[]): ValueType {
+  if (args.length !== fn.params.length) {
+    check.bag.report("WO5005", e.callee.span, { name: fn.name, expected: `${fn.params.length} argument${fn.params.length === 1 ? "" : "s"}`, found: `${args.length}` });
+  } else {
+    fitArguments(check, fn, e.args, args, fn.name);
+  }
+  return fn.returns ? returnValueType(check.catalog, fn.returns) : { k: "null" };
+}
+
+/** Each argument fits its parameter; a row given for a `ref T` parameter passes its id. */
+function fitArguments(check: BodyCheck, fn: CatalogMethod, exprs: Expr[], args: ValueType[], name: string): void {
+  fn.params.forEach((p, i) => {
+    const want = fieldValueType(check.catalog, p.type);
+    const given = args[i]!;
+    if (isLiteral(exprs[i]!)) return fitLiteral(check, exprs[i]!, want);
+    if (p.type.kind === "ref" && given.k === "row" && !given.projection && given.type === p.type.target && !isNullable(given)) {
+      check.typing.rowIds.add(exprs[i]!);
+      return;
+    }
+    if (!isAssignable(given, want)) check.bag.report("WO5006", exprs[i]!.span, { name, expected: describeType(want), found: describeType(given) });
+  });
+}
+
+/** `o.m(args)`: a method of `o`'s class, run on that row in this call's transaction. */
+export function methodCall(check: BodyCheck, e: MethodCallExpr): ValueType {
+  const { bag, catalog } = check;
+  const objType = check.expr(e.object);
+  const args = e.args.map((a) => check.expr(a));
+  if (objType.k === "unknown") return unknownType;
+  const isRef = objType.k === "int" && objType.name.startsWith("ref ");
+  const type = objType.k === "row" && !objType.projection ? findType(catalog, objType.type) : isRef && objType.k === "int" ? findType(catalog, objType.name.slice(4)) : undefined;
+  if (!type || isNullable(objType)) {
+    bag.report("WO5026", e.object.span, { what: `A method call '.${e.method.text}(…)'`, expected: "a row or a ref id (not null)", found: describeType(objType) });
+    return unknownType;
+  }
+  const callee = type.methods.find((m) => m.name === e.method.text);
+  const skippedReason = check.skipped.get(`${type.name}.${e.method.text}`);
+  if (!callee && skippedReason !== undefined) {
+    bag.report("WO5028", e.method.span, { name: `${type.name}.${e.method.text}`, reason: skippedReason });
+    return unknownType;
+  }
+  if (!callee) {
+    bag.report("WO5003", e.method.span, { type: type.name, field: `${e.method.text}()`, hint: didYouMean(e.method.text, type.methods.map((m) => m.name)) });
+    return unknownType;
+  }
+  const name = `${type.name}.${callee.name}`;
+  if (args.length !== callee.params.length) {
+    bag.report("WO5005", e.method.span, { name, expected: `${callee.params.length} argument${callee.params.length === 1 ? "" : "s"}`, found: `${args.length}` });
+  } else {
+    fitArguments(check, callee, e.args, args, name);
+  }
+  check.typing.methodCalls.set(e, { type: type.name, table: type.table, isRef });
+  return callee.returns ? returnValueType(catalog, callee.returns) : { k: "null" };
+}

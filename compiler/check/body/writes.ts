@@ -1,0 +1,163 @@
+// Writes in a body: `insert T { … }`, `update … set`, the targets of `update`/`delete`, and
+// `link`/`unlink` of a link type — which fields may be set (WO5009, WO5003, WO5016), that every
+// required field is given (WO5015, WO5029), and that each value fits its field (WO5014, WO5020).
+
+import type { Expr, InsertStmt, LinkStmt, NameExpr, SelectExpr, Span, UpdateStmt } from "../../ast.js";
+import type { CatalogField, CatalogType } from "../../catalog.js";
+import { didYouMean } from "../did-you-mean.js";
+import { describeType, fieldValueType, findType, isAssignable, isNullable, unknownType, type ValueType } from "../method-types.js";
+import { reportUnexecuted } from "../unexecuted.js";
+import type { BodyCheck } from "./context.js";
+import { fitLiteral, isLiteral } from "./literals.js";
+import { variantText } from "./variants.js";
+
+/** An insert; its value is the new row. */
+export function insert(check: BodyCheck, s: InsertStmt): ValueType {
+  const { bag, catalog } = check;
+  const target = findType(catalog, s.type.text);
+  if (!target) {
+    bag.report("WO5002", s.type.span, { name: s.type.text, hint: didYouMean(s.type.text, catalog.types.map((t) => t.name)) });
+    for (const e of s.entries) check.expr(e.value);
+    return unknownType;
+  }
+  const given = new Set<string>();
+  for (const e of s.entries) {
+    const t = check.expr(e.value);
+    if (given.has(e.name.text)) bag.report("WO5016", e.name.span, { field: e.name.text });
+    given.add(e.name.text);
+    const field = writableField(check, target, e.name.text, e.name.span, "insert");
+    if (field) checkStore(check, target, field, e.value, t);
+  }
+  for (const f of target.fields) {
+    if (f.isRequiredOnCreate && !given.has(f.name)) bag.report("WO5015", s.type.span, { type: target.name, field: f.name });
+  }
+  return { k: "row", type: target.name };
+}
+
+/** `update self set …`, `update x set …`, `update T{ p } set …`. */
+export function update(check: BodyCheck, s: UpdateStmt): void {
+  const target = rowTarget(check, s.target, "update");
+  for (const a of s.assignments) {
+    const t = check.expr(a.value);
+    if (a.path) {
+      const what = `Setting '${[a.field, ...a.path].map((n) => n.text).join(".")}' inside a struct`;
+      check.bag.report("WO5025", a.field.span, { what, why: "set the whole struct field" });
+      continue;
+    }
+    const field = target ? writableField(check, target, a.field.text, a.field.span, "update") : undefined;
+    if (target && field) checkStore(check, target, field, a.value, t);
+  }
+  if (s.target.kind === "NameExpr" && target) {
+    const t = check.typing.exprTypes.get(s.target);
+    // The bound row is refreshed with what the update wrote (spec: "Method language").
+    if (t?.k === "row") check.typing.reassigned.add(s.target.name.text);
+  }
+}
+
+/**
+ * `link a -[E { f: v }]-> b` / `unlink a -[E]-> b`: `a` names a row of E's source type and `b`
+ * one of its target type (the row, or its id); E's own fields are set like an insert's.
+ */
+export function link(check: BodyCheck, s: LinkStmt): void {
+  const { bag, catalog, typing } = check;
+  const statement = s.remove ? "unlink" : "link";
+  const from = check.expr(s.from);
+  const to = check.expr(s.to);
+  for (const e of s.entries) check.expr(e.value);
+  if (s.isLabel) {
+    reportUnexecuted(bag, s);
+    return;
+  }
+  const target = findType(catalog, s.edge.text);
+  if (!target) {
+    const links = catalog.types.filter((t) => t.link).map((t) => t.name);
+    bag.report("WO5002", s.edge.span, { name: s.edge.text, hint: didYouMean(s.edge.text, links) });
+    return;
+  }
+  if (!target.link) {
+    bag.report("WO5026", s.edge.span, { what: `'${statement}'`, expected: "a link type (type L link A -> B)", found: `'${target.name}', which is not a link type` });
+    return;
+  }
+  endpoint(check, s.from, from, target.link.from, `The source of '${statement} … -[${target.name}]->'`);
+  endpoint(check, s.to, to, target.link.to, `The target of '${statement} … -[${target.name}]->'`);
+  if (s.remove) {
+    if (s.entries.length > 0) bag.report("WO5025", s.entries[0]!.span, { what: "Fields in 'unlink'", why: "a pair has one link, so 'unlink' names only its two ends" });
+    return;
+  }
+  const ends = [target.link.fromField, target.link.toField];
+  const given = new Set<string>(ends);
+  for (const e of s.entries) {
+    if (given.has(e.name.text)) {
+      bag.report("WO5016", e.name.span, { field: e.name.text });
+      continue;
+    }
+    given.add(e.name.text);
+    const field = writableField(check, target, e.name.text, e.name.span, "insert");
+    if (field) checkStore(check, target, field, e.value, typing.exprTypes.get(e.value) ?? unknownType);
+  }
+  for (const f of target.fields) {
+    if (f.isRequiredOnCreate && !given.has(f.name)) {
+      bag.report("WO5029", s.edge.span, { what: `'link … -[${target.name}]->'`, expected: target.name, why: `required field '${f.name}' is not given (-[${target.name} { ${f.name}: … }]->)` });
+    }
+  }
+}
+
+/** One end of a link: a row of `type`, or an id (a `ref type`, or a plain Id/Int). */
+function endpoint(check: BodyCheck, e: Expr, t: ValueType, type: string, what: string): void {
+  if (t.k === "unknown") return;
+  const isRow = t.k === "row" && t.type === type && !t.projection;
+  const isId = t.k === "int" && (t.name === `ref ${type}` || !t.name.startsWith("ref "));
+  if ((isRow || isId) && !isNullable(t)) return;
+  check.bag.report("WO5026", e.span, { what, expected: `a ${type} row or its id`, found: describeType(t) });
+}
+
+/** The type whose rows an update/delete target names, or undefined after an error. */
+export function rowTarget(check: BodyCheck, target: SelectExpr | NameExpr, what: string): CatalogType | undefined {
+  const t = check.expr(target);
+  if (t.k === "unknown") return undefined;
+  if ((t.k === "row" || t.k === "rows") && !t.projection) return findType(check.catalog, t.type);
+  check.bag.report("WO5019", target.span, { what, found: describeType(t) });
+  return undefined;
+}
+
+/** A field an insert/update may set, or a diagnostic saying why not. */
+function writableField(check: BodyCheck, target: CatalogType, name: string, span: Span, statement: "insert" | "update"): CatalogField | undefined {
+  const { bag } = check;
+  const field = target.fields.find((f) => f.name === name);
+  if (!field) {
+    bag.report("WO5003", span, { type: target.name, field: name, hint: didYouMean(name, target.fields.map((f) => f.name)) });
+    return undefined;
+  }
+  // @readonly fields are the app's own to write; @immutable ones only when the row is made.
+  if (field.isWritable && !(statement === "update" && field.isImmutable)) return field;
+  if (field.isWritable) {
+    bag.report("WO5009", span, { field: name, type: target.name, why: "it is @immutable: set when the row is inserted and never changed" });
+    return undefined;
+  }
+  const why =
+    field.name === "id"
+      ? "ids are minted by the store and never change"
+      : field.default?.kind === "computed"
+        ? "it is computed"
+        : !field.isStored
+          ? "it is a relation, not a column"
+          : "it is read-only";
+  bag.report("WO5009", span, { field: name, type: target.name, why });
+  return undefined;
+}
+
+function checkStore(check: BodyCheck, target: CatalogType, field: CatalogField, value: Expr, t: ValueType): void {
+  const want = fieldValueType(check.catalog, field.type, field.isOptional);
+  if (isLiteral(value)) {
+    fitLiteral(check, value, want);
+    return;
+  }
+  const text = variantText(check, value);
+  if (want.k === "union" && text !== undefined) {
+    if (!want.variants.includes(text)) check.bag.report("WO5020", value.span, { value: text, variants: want.variants.join(" | ") });
+    return;
+  }
+  if (!isAssignable(t, want)) {
+    check.bag.report("WO5014", value.span, { field: field.name, type: target.name, expected: describeType(want), found: describeType(t) });
+  }
+}
