@@ -160,16 +160,11 @@ function parseChunk(chunk: Chunk, ctx: ParseContext): TopItem | undefined {
     ctx.diags.report("WO1003", span, { expected: ctx.expectedText(err.message, chunk.tokens, span.offset), found: ctx.describe(found) });
   }
   // Leftovers after a complete declaration (only possible after recovery): report once.
-  const rest = chunk.tokens.slice(parserPosition(parser)).filter((t) => t.tokenType !== NL);
+  const rest = chunk.tokens.slice(parser.nextTokenIndex()).filter((t) => t.tokenType !== NL);
   if (parser.errors.length === 0 && rest.length > 0) {
     ctx.diags.report("WO1003", ctx.span(rest[0]), { expected: "a new declaration", found: ctx.describe(rest[0]) });
   }
   return item ?? undefined;
-}
-
-function parserPosition(parser: object): number {
-  // chevrotain keeps the index of the last consumed token; it is not part of the typed API.
-  return (parser as unknown as { exportLexerState(): number }).exportLexerState() + 1;
 }
 
 function lastReal(tokens: IToken[]): IToken | undefined {

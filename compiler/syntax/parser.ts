@@ -16,7 +16,7 @@
 //
 // The parser is built once (grammar analysis is the expensive part) and reused for every chunk.
 
-import { EmbeddedActionsParser, tokenMatcher, type IToken, type TokenType } from "chevrotain";
+import { EmbeddedActionsParser, isRecognitionException, tokenMatcher, type IToken, type TokenType } from "chevrotain";
 import type {
   Annotation, Block, DefaultExpr, DeleteStmt, Expr, FieldDecl, FnDecl, IfStmt, InsertStmt, MainBlock,
   Member, Name, NameExpr, Param, ReturnType, SelectExpr, ServiceDecl, Stmt, TestBlock, TypeDecl, TypeExpr,
@@ -28,11 +28,9 @@ import * as T from "./tokens.js";
 
 type RawMode = "default" | "line" | "paren" | "trigger";
 
-/** Rules an error stops in: the rest of their line is then skipped by the enclosing loop. */
 /** What the statement position accepts, for WO1003. */
 const STATEMENT_EXPECTED = "a statement (let, insert, return, assert, if, for, update, delete, link or a call)";
 
-const lineLevelRules = new Set(["statement", "fieldDecl", "serviceDecl", "fnDecl"]);
 type CmpOp = "==" | "!=" | "<" | "<=" | ">" | ">=";
 
 const cmpOps: TokenType[] = [T.EqEq, T.NotEq, T.LtEq, T.Lt, T.GtEq, T.Gt];
@@ -55,7 +53,7 @@ export class WoParser extends EmbeddedActionsParser {
       recoveryEnabled: true,
       // LL(1) plus explicit GATEs where two tokens decide (`name :` starts a field, `f (` a
       // call, `select T {` a select). Deeper automatic lookahead makes grammar analysis explode
-      // because raw runs accept any token (measured: 47 s to build at k = 3).
+      // because raw runs accept any token: the paths to compare multiply with each extra token.
       maxLookahead: 1,
       errorMessageProvider: expectedOnlyMessages,
     });
@@ -106,18 +104,30 @@ export class WoParser extends EmbeddedActionsParser {
   }
 
   /**
-   * chevrotain internal (traits/recoverable.js), consulted when an error reaches a rule that
-   * may re-sync: "can this rule stop here and let its caller go on?". For the line-level rules
-   * the answer is always yes — the loops around them (type body, struct, block) turn whatever
-   * token comes next into "Expected a member/statement" and skip its line. chevrotain's own
-   * answer compares exact follow-set token types and misses category matches, which let one
-   * bad expression end the whole method.
+   * A rule an error stops in. It gives up its node at the token it cannot accept and lets its
+   * caller go on from there: the loops around it (type body, struct, block) turn that token
+   * into "Expected a member/statement" and skip its line, so one bad expression never ends the
+   * whole method. chevrotain's own re-sync would have to find the token in the rule's follow
+   * set, and its answer for a rule misses category matches; catching the error here uses only
+   * its public API (the error is already in `errors` when it is thrown). When the rule is the
+   * chunk's own (a top-level `fn`), parse.ts drops the "not all input parsed" that follows.
    */
-  isInCurrentRuleReSyncSet(tokenTypeIdx: number): boolean {
-    const self = this as unknown as { getCurrRuleFullName(): string };
-    if (lineLevelRules.has(self.getCurrRuleFullName())) return true;
-    const base = EmbeddedActionsParser.prototype as unknown as { isInCurrentRuleReSyncSet(i: number): boolean };
-    return base.isInCurrentRuleReSyncSet.call(this, tokenTypeIdx);
+  private lineRule<F extends (...args: any[]) => any>(name: string, impl: F) {
+    const stopsHere = (...args: Parameters<F>): unknown => {
+      try {
+        return impl(...args);
+      } catch (e) {
+        if (!isRecognitionException(e as Error)) throw e;
+        return undefined;
+      }
+    };
+    return this.RULE(name, stopsHere as unknown as F);
+  }
+
+  /** Index in `input` of the next token to parse: after a complete chunk, what is left over. */
+  nextTokenIndex(): number {
+    const at = this.input.indexOf(this.LA(1));
+    return at < 0 ? this.input.length : at;
   }
 
   /** Runs `build` and returns its node, or undefined when it used a recovery-invented token. */
@@ -295,7 +305,7 @@ export class WoParser extends EmbeddedActionsParser {
   });
 
   /** `name: TypeExpr [?] {@ann} [= default] {@ann}` (§3.4). */
-  fieldDecl = this.RULE("fieldDecl", (): FieldDecl | undefined => {
+  fieldDecl = this.lineRule("fieldDecl", (): FieldDecl | undefined => {
     const holes = this.ACTION(() => this.ctx.holes);
     const name = this.CONSUME(T.AnyWord);
     this.CONSUME(T.Colon);
@@ -452,7 +462,7 @@ export class WoParser extends EmbeddedActionsParser {
   });
 
   /** `service rest|mcp|graphql|native "P" expose a, b` (§3.7). */
-  serviceDecl = this.RULE("serviceDecl", (): ServiceDecl | undefined => {
+  serviceDecl = this.lineRule("serviceDecl", (): ServiceDecl | undefined => {
     const holes = this.ACTION(() => this.ctx.holes);
     const kw = this.CONSUME(T.Service);
     const kind = this.CONSUME(T.AnyWord);
@@ -493,7 +503,7 @@ export class WoParser extends EmbeddedActionsParser {
   // ------------------------------------------------------------------------------------------
   // Functions and blocks (§3.10)
 
-  fnDecl = this.RULE("fnDecl", (): FnDecl | undefined => {
+  fnDecl = this.lineRule("fnDecl", (): FnDecl | undefined => {
     const kw = this.CONSUME(T.Fn);
     const name = this.CONSUME(T.Identifier);
     this.CONSUME(T.LParen);
@@ -598,7 +608,7 @@ export class WoParser extends EmbeddedActionsParser {
     return this.ACTION(() => ({ kind: "Block" as const, statements: defined(statements), span: this.ctx.span(open, this.LA(0)) }));
   });
 
-  statement = this.RULE("statement", (): Stmt | undefined => {
+  statement = this.lineRule("statement", (): Stmt | undefined => {
     const holes = this.ACTION(() => {
       this.inBlockHead = false; // in case an error left a block head
       return this.ctx.holes;
