@@ -102,13 +102,17 @@ class KeyReader {
   }
 
   /**
-   * `[database] url` names a server database; the only kind it may name is PostgreSQL, which
-   * `wo run` then refuses with its own message. Anything else (a file path, `sqlite:…`) would be
-   * ignored without a word, so it is an error here that points to `data_dir`.
+   * `[database] url` names a server database; the only kind wo connects to is PostgreSQL.
+   * Another URL (a writeonce engine's `wo://…`, `sqlite:…`, a path) is not refused — programs
+   * written for writeonce carry one — but warned about (WO4102): wo keeps its embedded store in
+   * `[database] data_dir`.
    */
   postgresUrl(table: string, key: string): string | undefined {
-    const expected = 'a PostgreSQL URL ("postgres://…"); an SQLite database lives in [database] data_dir';
-    return this.typed(table, key, expected, (v): v is string => typeof v === "string" && /^postgres(?:ql)?:\/\//i.test(v));
+    const url = this.string(table, key);
+    if (url === undefined || /^postgres(?:ql)?:\/\//i.test(url)) return url;
+    const { line, col } = locateKey(this.text, table, key);
+    this.bag.report("WO4102", spanAt(this.text, this.file, line, col), { key: `${table}.${key}`, value: url });
+    return undefined;
   }
 
   /** "host:port" or ":port" with a port 0–65535 (0 picks a free port). */

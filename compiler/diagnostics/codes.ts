@@ -102,6 +102,7 @@ export const codes = {
   WO4006: { severity: "error", message: msg`Path '${"path"}' contains a control or line-separator character (shown escaped); rename it: wo reads no file whose path has one.` },
   // WO41xx: wo.toml warnings
   WO4101: { severity: "warning", message: msg`wo.toml key '${"key"}' is not used by wo and is ignored.${"hint"}` },
+  WO4102: { severity: "warning", message: msg`wo.toml key '${"key"}' = "${"value"}" is not a PostgreSQL URL ("postgres://…"); wo ignores it and keeps its embedded database in [database] data_dir.` },
   // WO5xxx: method bodies
   WO5001: { severity: "error", message: msg`Unknown name '${"name"}'.${"hint"}` },
   WO5002: { severity: "error", message: msg`Unknown type '${"name"}' in a method body.${"hint"}` },

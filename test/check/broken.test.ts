@@ -91,7 +91,7 @@ export const brokenCases: BrokenCase[] = [
   // WO4xxx: project files
   { name: "malformed wo.toml", files: { "app.wo": "type A {\n  x: Int\n}\n", "wo.toml": "name = \"x\"\n[server]\nlisten = ┆= 3\n" }, code: "WO4004", message: "TOML" },
   { name: "wrong-typed wo.toml key", files: { "app.wo": "type A {\n  x: Int\n}\n", "wo.toml": "name = \"x\"\n[server]\n┆max_body_bytes = \"big\"\n" }, code: "WO4005", message: "server.max_body_bytes" },
-  { name: "[database] url that is not PostgreSQL", files: { "app.wo": "type A {\n  x: Int\n}\n", "wo.toml": "[database]\ndata_dir = \"var\"\n┆url = \"sqlite:///tmp/app.db\"\n" }, code: "WO4005", message: "database.url' must be a PostgreSQL URL" },
+  { name: "[database] url that is not a string", files: { "app.wo": "type A {\n  x: Int\n}\n", "wo.toml": "[database]\ndata_dir = \"var\"\n┆url = 5\n" }, code: "WO4005", message: "database.url' must be a string" },
   { name: "listen that is not host:port", files: { "app.wo": "type A {\n  x: Int\n}\n", "wo.toml": "[server]\n┆listen = \"localhost\"\n" }, code: "WO4005", message: "host:port" },
 ];
 

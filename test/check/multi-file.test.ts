@@ -130,6 +130,16 @@ describe("project files", () => {
     expect((await checkApp(typo)).diagnostics.map((d) => d.message)).toEqual(["wo.toml key 'server.max_runing' is not used by wo and is ignored. Did you mean 'max_running'?"]);
   });
 
+  it("wo.toml: a [database] url that is not PostgreSQL (a writeonce engine's wo://…) is a warning, and the embedded store is used", async () => {
+    const dir = app({ "a.wo": "type A {\n  x: Int\n}\n", "wo.toml": '[database]\ndata_dir = "d"\nurl = "wo://127.0.0.1:5555"\n' });
+    const { catalog, diagnostics } = await checkApp(dir);
+    expect(diagnostics.map((d) => [d.code, d.severity, `${d.span.line}:${d.span.col}`, d.message])).toEqual([
+      ["WO4102", "warning", "3:1", 'wo.toml key \'database.url\' = "wo://127.0.0.1:5555" is not a PostgreSQL URL ("postgres://…"); wo ignores it and keeps its embedded database in [database] data_dir.'],
+    ]);
+    expect(catalog!.config.databaseUrl).toBeUndefined();
+    expect(catalog!.config.dataDir).toBe("d");
+  });
+
   it('wo.toml: listen = ":8080" is port 8080 on loopback; all interfaces stay explicit', async () => {
     const short = app({ "a.wo": "type A {\n  x: Int\n}\n", "wo.toml": '[server]\nlisten = ":8080"\n' });
     const { catalog, diagnostics } = await checkApp(short);
