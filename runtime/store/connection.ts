@@ -21,6 +21,8 @@ export class Connection {
   readonly rollback: Statement;
   /** Readers: the store commit count their open snapshot was taken at (sqlite.ts). */
   snapshotSeq: number | undefined;
+  /** The store's shape version the cached statements were written for (sqlite.ts, migrate()). */
+  shapeVersion = 0;
 
   constructor(readonly db: Database.Database) {
     this.begin = db.prepare("BEGIN");
@@ -36,6 +38,15 @@ export class Connection {
       this.statements.set(key, s);
     }
     return s;
+  }
+
+  /**
+   * Drops the cached statements: after a migration their SQL names the old columns (an
+   * INSERT would bind the new shape's values to the old column list).
+   */
+  forgetStatements(shapeVersion: number): void {
+    this.statements.clear();
+    this.shapeVersion = shapeVersion;
   }
 
   /** ROLLBACK that never throws: after some errors SQLite has already rolled back itself. */

@@ -107,17 +107,19 @@ export class SqliteStore implements Store {
   private readonly writes: WriteQueue;
   private readonly idleReaders: Connection[] = [];
   private isClosed = false;
+  /** Bumped by migrate(): connections drop statements cached for an older shape. */
+  private shapeVersion = 0;
 
   constructor(
     readonly file: string,
     private readonly writer: Connection,
-    private readonly tables: TableRegistry,
+    private tables: TableRegistry,
     private readonly lock: DataLock | undefined,
     private readonly maxBytes?: number,
   ) {
     // An idle reader must not keep an outdated snapshot open: it would hold back WAL
     // checkpoints while writes go on and no reads come.
-    this.writes = new WriteQueue(writer, () => new SqliteTx(writer, tables, true), () => {
+    this.writes = new WriteQueue(writer, () => new SqliteTx(writer, this.tables, true), () => {
       for (const r of this.idleReaders) endSnapshot(r);
     });
   }
@@ -125,6 +127,7 @@ export class SqliteStore implements Store {
   async read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
     if (this.isClosed) throw new Error("the store is closed");
     const conn = this.idleReaders.pop() ?? openConnection(this.file, { readonly: true });
+    if (conn.shapeVersion !== this.shapeVersion) conn.forgetStatements(this.shapeVersion);
     // Every read() runs inside a snapshot, so all its queries see one committed state. A
     // snapshot is reused by later read() calls until this store commits again: BEGIN and
     // ROLLBACK cost more than the GET by id they would wrap. A commit always makes the next
@@ -174,6 +177,24 @@ export class SqliteStore implements Store {
     if (this.maxBytes === undefined) return new StoreFullError(`the database ${this.file} cannot grow: ${free}`);
     const size = Number(this.writer.db.pragma("page_count", { simple: true })) * Number(this.writer.db.pragma("page_size", { simple: true }));
     return new StoreFullError(`the database ${this.file} cannot grow: it holds ${size} bytes of its [database] max_bytes = ${this.maxBytes}; ${free}`);
+  }
+
+  /**
+   * Migrates the open database to `catalog`'s shape (`wo run --watch` after an edit): the same
+   * diff and rules as at open (migrate.ts), run on the writer between two batches of writes, so
+   * writes queued before it commit on the old shape and those after it see the new one. The
+   * data folder stays locked throughout. A refused change throws MigrationRefusedError and
+   * changes nothing; the store keeps serving the old shape.
+   */
+  migrate(catalog: Catalog, options: { allowDestructive: boolean }): Promise<MigrationReport> {
+    if (this.isClosed) return Promise.reject(new Error("the store is closed"));
+    const shape = deriveShape(catalog);
+    return this.writes.exclusive(async (conn) => {
+      const report = await migrate(conn.db, this.file, shape, options);
+      this.tables = buildTableRegistry(shape);
+      conn.forgetStatements(++this.shapeVersion);
+      return report;
+    });
   }
 
   /** Committed transactions and the write() calls they carried (group commit shares one). */

@@ -19,6 +19,8 @@ import { StoreCancelledError } from "../../model/store.js";
 
 interface Job {
   fn: (tx: SqliteTx) => Promise<unknown>;
+  /** Runs alone, outside any batch transaction, on the bare connection (a migration). */
+  exclusive?: (conn: Connection) => Promise<unknown>;
   signal: AbortSignal | undefined;
   resolve(value: unknown): void;
   reject(err: unknown): void;
@@ -73,6 +75,21 @@ export class WriteQueue {
     });
   }
 
+  /**
+   * Runs `fn` on the writer connection between two batches, with no transaction open: it
+   * brings its own (a migration: BEGIN IMMEDIATE … COMMIT). Writes queued before it commit
+   * first; writes queued after it start once it is done. Counts as a commit.
+   */
+  exclusive<T>(fn: (conn: Connection) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.jobs.push({ fn: async () => undefined, exclusive: fn, signal: undefined, resolve: resolve as (v: unknown) => void, reject, hasStarted: false, isSettled: false });
+      if (!this.isRunning) {
+        this.isRunning = true;
+        setImmediate(() => void this.drain());
+      }
+    });
+  }
+
   /** Resolves once every submitted write has settled. */
   whenIdle(): Promise<void> {
     return this.isRunning ? new Promise((r) => this.idleWaiters.push(r)) : Promise.resolve();
@@ -80,6 +97,21 @@ export class WriteQueue {
 
   private async drain(): Promise<void> {
     while (this.jobs.length > 0) {
+      const alone = this.jobs[0]!.exclusive;
+      if (alone) {
+        const job = this.jobs.shift()!;
+        job.hasStarted = true;
+        try {
+          const value = await alone(this.conn);
+          this.commitSeq++;
+          this.onCommit();
+          settle(job, "resolve", value);
+        } catch (err) {
+          this.conn.rollbackQuietly();
+          settle(job, "reject", err);
+        }
+        continue;
+      }
       try {
         await this.runBatch();
       } catch (err) {
@@ -102,7 +134,7 @@ export class WriteQueue {
       return;
     }
     const values = new Map<Job, unknown>();
-    for (let n = 0; n < maxBatch && this.jobs.length > 0; n++) {
+    for (let n = 0; n < maxBatch && this.jobs.length > 0 && !this.jobs[0]!.exclusive; n++) {
       const job = this.jobs.shift()!;
       if (job.isSettled) continue;
       job.hasStarted = true;
