@@ -19,6 +19,7 @@ import type { Store } from "../../model/store.js";
 import { classify, LEGACY_VERSIONS, type HeaderView, type Rejection } from "./era.js";
 import { ErrorCode, RpcError, errorBody, notificationBody, parseMessage, readableId, resultBody, type JsonRpcId, type Message } from "./json-rpc.js";
 import { createMethods, type Handler, type MethodContext, type MethodTable } from "./methods.js";
+import { createListChangeFeed, type ListKind } from "./list-changes.js";
 import { createSessionTable, createSseStream, sseFrame, type Session } from "./sessions.js";
 
 export interface McpOptions {
@@ -36,15 +37,25 @@ export interface McpOptions {
   sessionIdleMs?: number;
   /** Server-side log line sink; never receives request bodies. Default: stderr. */
   log?: (line: string) => void;
+  /**
+   * `wo run --watch`: builds replace each other while serving (setBuild), so the capabilities
+   * declare listChanged, list results carry `ttlMs: 0`, and list-change notifications go out
+   * (list-changes.ts). Default false.
+   */
+  listChanged?: boolean;
 }
 
-export interface McpDeps {
+/** What the endpoint serves from one build; setBuild() replaces it while sessions and streams stay. */
+export interface McpBuild {
   catalog: Catalog;
   manifest: Manifest;
   operations: Record<string, Operation>;
   store: Store;
-  config: WoConfig;
   serverInfo: { name: string; version: string };
+}
+
+export interface McpDeps extends McpBuild {
+  config: WoConfig;
   /** The app's Host/Origin policy (createApp shares its own); default: one from `config` and `listenHost`. */
   guard?: HttpGuard;
   /** The host the server listens on; loopback turns on the Host check (DNS rebinding). */
@@ -77,13 +88,23 @@ export interface McpHandler {
   handle(req: McpRequest): Promise<McpReply>;
   /** handle() for a fetch-API server (hono); `incoming` lets the body be read without a web stream. */
   fetch(req: Request, incoming?: IncomingMessage): Promise<Response>;
+  /**
+   * Serves `next` from now on: requests already dispatched finish on the build they started
+   * on; sessions, GET streams and listen streams stay. Notifies list changes (with
+   * `listChanged`) and returns which lists changed.
+   */
+  setBuild(next: McpBuild): ListKind[];
   /** Ends every session and stream (server shutdown). */
   close(): void;
   readonly sessionCount: number;
 }
 
-/** Cache hints (2026-07-28): lists change only when the build changes, which means a restart. */
+/**
+ * Cache hints (2026-07-28): lists change only when the build changes, which means a restart,
+ * except under `wo run --watch`, where any saved edit can change them: no caching then.
+ */
 const LIST_CACHE = { ttlMs: 60_000, cacheScope: "public" } as const;
+const WATCHED_LIST_CACHE = { ttlMs: 0, cacheScope: "public" } as const;
 const ROW_CACHE = { ttlMs: 0, cacheScope: "private" } as const;
 const cachedMethods = new Set(["tools/list", "resources/list", "resources/templates/list", "server/discover"]);
 
@@ -199,18 +220,29 @@ function sessionCapFromEnv(): number | undefined {
   return Number.isSafeInteger(n) && n > 0 ? n : undefined;
 }
 
+/** The per-build part of the endpoint: its methods and what 2026-07-28 adds to their results. */
+interface BoundBuild {
+  methods: MethodTable;
+  serverInfoMeta: { "io.modelcontextprotocol/serverInfo": { name: string; version: string } };
+  /** What 2026-07-28 adds to every result, by kind, as JSON members written once. */
+  tail: string;
+  listTail: string;
+  rowTail: string;
+}
+
 export function createMcpHandler(deps: McpDeps): McpHandler {
   const opts = deps.options ?? {};
   const log = opts.log ?? ((line: string) => process.stderr.write(line + "\n"));
-  const methods: MethodTable = createMethods({
-    catalog: deps.catalog,
-    manifest: deps.manifest,
-    operations: deps.operations,
-    store: deps.store,
-    serverInfo: deps.serverInfo,
-    pageSize: opts.pageSize ?? 100,
-    log,
-  });
+  const listChanged = opts.listChanged ?? false;
+  const bind = (b: McpBuild): BoundBuild => {
+    const methods = createMethods({ catalog: b.catalog, manifest: b.manifest, operations: b.operations, store: b.store, serverInfo: b.serverInfo, pageSize: opts.pageSize ?? 100, log, listChanged });
+    const serverInfoMeta = { "io.modelcontextprotocol/serverInfo": b.serverInfo };
+    const modernTail = (cache?: { ttlMs: number; cacheScope: string }) =>
+      `"resultType":"complete",${cache ? `"ttlMs":${cache.ttlMs},"cacheScope":"${cache.cacheScope}",` : ""}"_meta":${JSON.stringify(serverInfoMeta)}`;
+    return { methods, serverInfoMeta, tail: modernTail(), listTail: modernTail(listChanged ? WATCHED_LIST_CACHE : LIST_CACHE), rowTail: modernTail(ROW_CACHE) };
+  };
+  // Read once per request (`const b = current`): a call finishes on the build it started on.
+  let current = bind(deps);
   const guard = deps.guard ?? createHttpGuard({ allowedOrigins: allowedOriginsOf(deps.config), ...(deps.listenHost !== undefined ? { listenHost: deps.listenHost } : {}) });
   const sessionsOn = deps.config.mcp.sessions;
   const sessions = createSessionTable({
@@ -221,13 +253,13 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
   const maxBody = deps.config.maxBodyBytes;
   const keepAliveMs = opts.keepAliveMs ?? 15_000;
   const maxQueuedFrames = opts.maxQueuedFrames ?? 256;
-  const serverInfoMeta = { "io.modelcontextprotocol/serverInfo": deps.serverInfo };
-  // What 2026-07-28 adds to every result, by kind, as JSON members written once.
-  const modernTail = (cache?: { ttlMs: number; cacheScope: string }) =>
-    `"resultType":"complete",${cache ? `"ttlMs":${cache.ttlMs},"cacheScope":"${cache.cacheScope}",` : ""}"_meta":${JSON.stringify(serverInfoMeta)}`;
-  const TAIL = modernTail();
-  const LIST_TAIL = modernTail(LIST_CACHE);
-  const ROW_TAIL = modernTail(ROW_CACHE);
+  const lists = createListChangeFeed({
+    enabled: listChanged,
+    keepAliveMs,
+    maxQueuedFrames,
+    maxListeners: opts.maxSessions ?? sessionCapFromEnv() ?? 10_000,
+    legacyStreams: () => sessions.streams(),
+  });
   /** Sessionless 2025 mode: calls in flight by id, so notifications/cancelled still works. */
   const sessionlessPending = new Map<JsonRpcId, AbortController>();
 
@@ -247,10 +279,10 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
   }
 
   /** The members 2026-07-28 appends to a result: resultType, the cache hints of lists and reads, serverInfo. */
-  function modernTailFor(method: string, params: Record<string, unknown> | undefined): string {
-    if (cachedMethods.has(method)) return LIST_TAIL;
-    if (method !== "resources/read") return TAIL;
-    return typeof params?.uri === "string" && params.uri.startsWith("wo://schema/") ? LIST_TAIL : ROW_TAIL;
+  function modernTailFor(b: BoundBuild, method: string, params: Record<string, unknown> | undefined): string {
+    if (cachedMethods.has(method)) return b.listTail;
+    if (method !== "resources/read") return b.tail;
+    return typeof params?.uri === "string" && params.uri.startsWith("wo://schema/") ? b.listTail : b.rowTail;
   }
 
   function answer(mode: "json" | "sse", body: string, extra?: Record<string, string>): McpReply {
@@ -265,8 +297,9 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
     // closing the request, which aborts `req.signal` below.
     if (msg.kind !== "request") return emptyReply(202);
     const mode = responseMode(req.headers.get("accept") ?? null) ?? "json";
-    if (msg.method === "subscriptions/listen") return listen(msg);
-    const handler = methods.modern.get(msg.method);
+    const b = current;
+    if (msg.method === "subscriptions/listen") return listen(msg, b);
+    const handler = b.methods.modern.get(msg.method);
     if (!handler) {
       // Removed (initialize, ping, logging/setLevel, resources/subscribe, tasks/*) or unknown.
       return jsonReply(404, errorBody(msg.id, ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));
@@ -274,23 +307,30 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
     // `req.signal` only when a handler asks for it: a write that can still be stopped.
     const out = await run(handler, msg, new ModernContext(req));
     if (out instanceof RpcError) return answer(mode, failure(msg.id, out));
-    return answer(mode, resultBody(msg.id, out, modernTailFor(msg.method, msg.params)));
+    return answer(mode, resultBody(msg.id, out, modernTailFor(b, msg.method, msg.params)));
   }
 
   /**
-   * subscriptions/listen: wo declares no listChanged and no subscribe (lists change only with
-   * the build; row changes are not pushed yet), so the honoured set is always empty: the stream
-   * carries the acknowledgement and the graceful end, then closes.
+   * subscriptions/listen: the stream opens with the acknowledgement of what is honoured. Under
+   * --watch that is `toolsListChanged`/`resourcesListChanged` where asked for, and the stream
+   * stays open for their notifications (list-changes.ts) until the client closes it or the
+   * server stops (the graceful end). Otherwise nothing can be honoured (row changes are not
+   * pushed yet): the acknowledgement and the graceful end, then the stream closes.
    */
-  function listen(msg: Extract<Message, { kind: "request" }>): McpReply {
+  function listen(msg: Extract<Message, { kind: "request" }>, b: BoundBuild): McpReply {
     const filter = msg.params?.notifications;
     if (typeof filter !== "object" || filter === null || Array.isArray(filter)) {
       return jsonReply(200, errorBody(msg.id, ErrorCode.InvalidParams, "Invalid params: subscriptions/listen needs params.notifications"));
     }
     const subMeta = { "io.modelcontextprotocol/subscriptionId": msg.id };
-    const ack = notificationBody("notifications/subscriptions/acknowledged", { notifications: {}, _meta: subMeta });
-    const done = resultBody(msg.id, { resultType: "complete", _meta: { ...subMeta, ...serverInfoMeta } });
-    return { status: 200, headers: SSE_HEADERS, body: sseFrame(ack) + sseFrame(done) };
+    const honoured = lists.honoured(filter as Record<string, unknown>);
+    const ack = sseFrame(notificationBody("notifications/subscriptions/acknowledged", { notifications: honoured, _meta: subMeta }));
+    const done = sseFrame(resultBody(msg.id, { resultType: "complete", _meta: { ...subMeta, ...b.serverInfoMeta } }));
+    if (Object.keys(honoured).length === 0) return { status: 200, headers: SSE_HEADERS, body: ack + done };
+    const stream = lists.open(msg.id, honoured, done);
+    if (!stream) return jsonReply(200, errorBody(msg.id, ErrorCode.ServerError, "Too many open subscriptions/listen streams; close one and retry"));
+    stream.send(ack);
+    return { status: 200, headers: SSE_HEADERS, body: stream.response };
   }
 
   // --- 2025 era ----------------------------------------------------------------------
@@ -321,7 +361,7 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
 
     const mode = responseMode(h.get("accept") ?? null);
     if (!mode) return transportError(406, "Not Acceptable: Accept must allow application/json or text/event-stream", msg.id);
-    const handler = methods.legacy.get(msg.method);
+    const handler = current.methods.legacy.get(msg.method);
     if (!handler) return answer(mode, errorBody(msg.id, ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));
 
     if (isInitialize) {
@@ -463,7 +503,17 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
       const reply = await handle(new FetchMcpRequest(req, incoming));
       return new Response(reply.body, { status: reply.status, headers: reply.headers });
     },
+    setBuild(next) {
+      const before = current.methods;
+      current = bind(next);
+      if (!listChanged) return [];
+      const [was, now] = [before.listings(), current.methods.listings()];
+      const changed = (["tools", "resources"] as const).filter((k) => was[k] !== now[k]);
+      lists.notify(changed);
+      return changed;
+    },
     close() {
+      lists.close();
       sessions.closeAll();
       for (const ac of sessionlessPending.values()) ac.abort();
     },
@@ -477,7 +527,11 @@ export type McpRoutes = Hono & { mcp: McpHandler };
 
 /** A hono sub-app answering POST/GET/DELETE (and 405 otherwise) at "/"; mount at /mcp. */
 export function createMcpRoutes(deps: McpDeps): McpRoutes {
-  const handler = createMcpHandler(deps);
+  return mcpRoutesFor(createMcpHandler(deps));
+}
+
+/** The same sub-app around an existing handler: a new build's app keeps the sessions of the old one (runtime/app-host.ts). */
+export function mcpRoutesFor(handler: McpHandler): McpRoutes {
   const app = new Hono<{ Bindings: { incoming?: IncomingMessage } }>();
   app.all("/", (c) => handler.fetch(c.req.raw, c.env?.incoming));
   return Object.assign(app, { mcp: handler }) as unknown as McpRoutes;

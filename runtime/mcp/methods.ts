@@ -42,11 +42,15 @@ export interface MethodDeps {
   serverInfo: { name: string; version: string };
   pageSize: number;
   log: (line: string) => void;
+  /** `wo run --watch`: lists can change while serving, and the capabilities say so. */
+  listChanged?: boolean;
 }
 
 export interface MethodTable {
   capabilities: Record<string, object>;
   instructions: string;
+  /** What tools/list and resources/list (with templates and schema texts) show, as comparable text: a swap notifies when it differs. */
+  listings(): { tools: string; resources: string };
   /** Maps, not objects: a method name from the wire must never find `constructor` or `__proto__`. */
   legacy: ReadonlyMap<string, Handler>;
   modern: ReadonlyMap<string, Handler>;
@@ -171,9 +175,10 @@ export function createMethods(deps: MethodDeps): MethodTable {
   }));
   const schemaTexts = new Map(exposed.map((t) => [t.snake, schemaDocument(t, toolsOf(t))]));
 
+  const listChanged = deps.listChanged ?? false;
   const capabilities = {
-    tools: { listChanged: false },
-    resources: { subscribe: false, listChanged: false },
+    tools: { listChanged },
+    resources: { subscribe: false, listChanged },
     completions: {},
   };
   const instructions = instructionsFor(catalog, exposed, toolsOf);
@@ -313,6 +318,7 @@ export function createMethods(deps: MethodDeps): MethodTable {
   return {
     capabilities,
     instructions,
+    listings: () => ({ tools: JSON.stringify(toolsModern), resources: JSON.stringify([schemaResources, templates, [...schemaTexts]]) }),
     legacy: new Map([...shared, ["initialize", initialize], ["ping", () => ({})]]),
     modern: new Map([...shared, ["server/discover", discover]]),
   };

@@ -101,6 +101,8 @@ export interface SessionTable {
   get(id: string): Session | undefined;
   end(id: string): boolean;
   readonly size: number;
+  /** The open GET streams (list-change notifications go to each). */
+  streams(): Iterable<SseStream>;
   closeAll(): void;
 }
 
@@ -190,6 +192,10 @@ export function createSessionTable(limits: SessionLimits): SessionTable {
     },
     get size() {
       return unused.size + inUse.size;
+    },
+    *streams() {
+      // A GET marks its session used, so only the in-use pool can hold streams.
+      for (const s of inUse.values()) if (s.getStream && !s.getStream.closed) yield s.getStream;
     },
     closeAll() {
       for (const s of [...unused.values(), ...inUse.values()]) terminate(s);
