@@ -8,6 +8,8 @@
 //
 // Every method is async so the same generated operations run over SQLite and PostgreSQL.
 
+import type { Catalog } from "./app.js";
+
 export type Row = Record<string, unknown>;
 
 /**
@@ -70,6 +72,14 @@ export interface Store {
    * back every write of the call. Writers are serialized.
    */
   write<T>(fn: (tx: StoreTx) => Promise<T>, options?: WriteOptions): Promise<T>;
+  /**
+   * Migrates the open store to `catalog`'s shape while it serves (`wo run --watch`;
+   * spec/live.md), by the rules of the migration at open: writes submitted before it commit on
+   * the old shape, those after it see the new one, and the lock stays held. A refused change
+   * rejects with MigrationRefusedError and changes nothing. Optional: without it, a new build
+   * whose shape differs cannot be swapped in, and wo says to restart.
+   */
+  migrate?(catalog: Catalog, options: { allowDestructive: boolean }): Promise<MigrationReport>;
   close(): Promise<void>;
 }
 

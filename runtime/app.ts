@@ -2,7 +2,9 @@
 // `service rest` blocks), `/mcp`, `GET /` (runtime info, or the web explorer for a browser),
 // `/docs`, `/openapi.json` and `GET /healthz`. Owns the wiring:
 // the operation handlers are bound to the store once here and both adapters call the same
-// ones. Leaves listening, locking and shutdown to server.ts.
+// ones. Leaves listening, locking and shutdown to server.ts. Under `wo run --watch` a new
+// build gets a new app that carries over the old one's process-lived parts (AppParts: the
+// MCP endpoint with its sessions and streams, the concurrency budget); app-host.ts swaps them.
 
 import { Hono } from "hono";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -11,9 +13,9 @@ import type { Operation } from "../model/build-contract.js";
 import type { LoadedBuild } from "./load-build.js";
 import { createExplorerRoutes, isTokenFree } from "./explorer/routes.js";
 import { addCorsHeaders, allowedOriginsOf, createHttpGuard, isPreflight } from "./http-guard.js";
-import { createMcpRoutes } from "./mcp/index.js";
+import { createMcpHandler, mcpRoutesFor, type McpBuild, type McpHandler } from "./mcp/index.js";
 import { serveMcpNode } from "./mcp/node.js";
-import { limitConcurrency } from "./operations/limit.js";
+import { createConcurrencyLimit, type ConcurrencyLimiter } from "./operations/limit.js";
 import { createOperationRuntime } from "./operations/runtime.js";
 import { serveManagement, type ManagementOptions } from "./ops/management.js";
 import { bearerAuth, tokenCheck, UNAUTHORIZED_DETAIL, UNAUTHORIZED_HEADERS } from "./rest/auth.js";
@@ -34,6 +36,18 @@ export interface AppOptions {
   listenHost?: string;
   /** A background instance's management endpoint (runtime/ops/management.ts); none → no /_wo/. */
   management?: Omit<ManagementOptions, "guard">;
+  /** `wo run --watch`: builds replace each other, so MCP declares listChanged (runtime/mcp/list-changes.ts). */
+  watching?: boolean;
+  /** The app this one replaces (app-host.ts): its AppParts carry over, so sessions, streams and the budget survive. */
+  replacing?: App;
+}
+
+/** What outlives a build: created by the first app, carried over by each app that replaces it. */
+export interface AppParts {
+  mcp: McpHandler;
+  limit: ConcurrencyLimiter;
+  /** Aborted at shutdown: queued calls (of any build) are refused. */
+  shutdown: AbortController;
 }
 
 export interface App {
@@ -46,6 +60,9 @@ export interface App {
   serveMcp(incoming: IncomingMessage, res: ServerResponse, log?: RequestLogger): void;
   /** The bound operation handlers, keyed by tool name: what REST and MCP both call. */
   operations: Record<string, Operation>;
+  /** What MCP serves of this app's build; app-host.ts hands it to `parts.mcp.setBuild` when this app takes over. */
+  mcpBuild: McpBuild;
+  parts: AppParts;
   /** /_wo/… (status, stop) on node:http, when the app was given `management`. */
   serveManagement?: (incoming: IncomingMessage, res: ServerResponse) => void;
   /**
@@ -61,11 +78,15 @@ export function createApp(options: AppOptions): App {
   const config = options.config ?? build.catalog.config;
   const log = options.log ?? ((line: string) => process.stderr.write(`wo: ${line}\n`));
   const rt = createOperationRuntime({ catalog: build.catalog, store, validators: build.validators, inputs: build.schemas.inputs, log });
-  const shutdown = new AbortController();
-  const operations = limitConcurrency(build.operations.createOperations(rt), config.concurrency, shutdown.signal);
+  const shutdown = options.replacing?.parts.shutdown ?? new AbortController();
+  const limit = options.replacing?.parts.limit ?? createConcurrencyLimit(config.concurrency, shutdown.signal);
+  const operations = limit(build.operations.createOperations(rt));
 
   // One Host/Origin policy for every route but /healthz, /mcp included (spec/security.md).
   const guard = createHttpGuard({ allowedOrigins: allowedOriginsOf(config), ...(options.listenHost !== undefined ? { listenHost: options.listenHost } : {}) });
+  const mcpBuild: McpBuild = { catalog: build.catalog, manifest: build.manifest, operations, store, serverInfo: { name: build.catalog.app.name, version: build.catalog.app.version } };
+  const mcpHandler = options.replacing?.parts.mcp ?? createMcpHandler({ ...mcpBuild, config, guard, options: { log, listChanged: options.watching ?? false } });
+  const mcp = mcpRoutesFor(mcpHandler);
 
   const app = new Hono({ strict: false });
   // Host and Origin first: before the token, before any body is read.
@@ -107,16 +128,6 @@ export function createApp(options: AppOptions): App {
   app.get("/healthz", (c) => c.text("ok"));
   app.route("/", createExplorerRoutes({ build, info: runtimeInfo(build) }));
 
-  const mcp = createMcpRoutes({
-    catalog: build.catalog,
-    manifest: build.manifest,
-    operations,
-    store,
-    config,
-    serverInfo: { name: build.catalog.app.name, version: build.catalog.app.version },
-    guard,
-    options: { log },
-  });
   app.route("/mcp", mcp);
 
   app.route("/", createRestRoutes({ catalog: build.catalog, operations, maxBodyBytes: config.maxBodyBytes, log }));
@@ -146,6 +157,8 @@ export function createApp(options: AppOptions): App {
     hono: app,
     serveMcp,
     operations,
+    mcpBuild,
+    parts: { mcp: mcpHandler, limit, shutdown },
     ...(management ? { serveManagement: (incoming: IncomingMessage, res: ServerResponse) => serveManagement(management, incoming, res) } : {}),
     close: () => {
       shutdown.abort();

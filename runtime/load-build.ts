@@ -27,6 +27,14 @@ export interface LoadedBuild {
 
 export class BuildLoadError extends Error {}
 
+/**
+ * Each load imports the build's modules afresh: node caches an ES module by its URL for the
+ * life of the process, so `wo run --watch` would get the first build's operations back for
+ * every rebuild in the same folder. A query makes each load a new URL (the old modules stay in
+ * memory, a few per saved edit).
+ */
+let loads = 0;
+
 export async function loadBuild(dir: string): Promise<LoadedBuild> {
   const info = await readJson<Partial<BuildInfo>>(dir, "build-info.json");
   if (info.buildFormat !== buildFormat) {
@@ -37,8 +45,9 @@ export async function loadBuild(dir: string): Promise<LoadedBuild> {
     readJson<Manifest>(dir, "manifest.json"),
     readJson<BuildSchemas>(dir, "schemas.json"),
   ]);
-  const validatorsModule = await importModule<ValidatorsModule>(dir, "validators.js");
-  const operations = await importModule<OperationsModule>(dir, "operations.js");
+  const load = ++loads;
+  const validatorsModule = await importModule<ValidatorsModule>(dir, "validators.js", load);
+  const operations = await importModule<OperationsModule>(dir, "operations.js", load);
   if (typeof validatorsModule.createValidators !== "function") throw new BuildLoadError(`${join(dir, "validators.js")} does not export createValidators; run \`wo build\` again.`);
   if (typeof operations.createOperations !== "function") throw new BuildLoadError(`${join(dir, "operations.js")} does not export createOperations; run \`wo build\` again.`);
   // Validators need ajv's runtime helpers (ajv-formats, ucs2length, …), resolved from wo's own
@@ -62,10 +71,10 @@ async function readJson<T>(dir: string, name: string): Promise<T> {
   }
 }
 
-async function importModule<T>(dir: string, name: string): Promise<T> {
+async function importModule<T>(dir: string, name: string, load: number): Promise<T> {
   const file = join(dir, name);
   try {
-    return (await import(pathToFileURL(file).href)) as T;
+    return (await import(`${pathToFileURL(file).href}?load=${load}`)) as T;
   } catch (err) {
     throw new BuildLoadError(`Cannot load ${file}: ${(err as Error).message}; run \`wo build\` again.`);
   }

@@ -10,11 +10,16 @@
 // As the background instance of a runtime directory (`background`), it also serves the
 // management endpoint with the key found there, records its state once listening, and on stop
 // removes that state after the store is closed (spec/operations.md).
+//
+// With `watch`, the app is served through an AppHost (app-host.ts) and reload() swaps in a new
+// build while serving (spec/live.md); the CLI's watcher (cli/commands/watch.ts) calls it.
 
 import { getRequestListener } from "@hono/node-server";
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createApp } from "./app.js";
+import type { App } from "./app.js";
+import { createAppHost } from "./app-host.js";
+import { describeChanges } from "./build-changes.js";
 import { loadBuild, BuildLoadError } from "./load-build.js";
 import { startupOperation } from "../model/build-contract.js";
 import { isLoopbackName } from "./http-guard.js";
@@ -53,10 +58,19 @@ export interface StartOptions {
   background?: boolean;
   /** Server-side log lines (default stderr). */
   log?: (line: string) => void;
+  /** `--watch`: builds are swapped in with reload(), and MCP declares listChanged. */
+  watch?: boolean;
 }
 
 export interface RunningServer {
   url: string;
+  /**
+   * `--watch`: serve the build in `buildDir` from now on (migrating the store), printing one
+   * line on what changed; or print why not and keep the current build. False when refused.
+   */
+  reload(buildDir: string): Promise<boolean>;
+  /** build-info.json's hash of the inputs of the build serving now. */
+  readonly inputHash: string | undefined;
   /** Stop accepting, finish in-flight requests (5 s bound), close the store, release the lock. */
   stop(): Promise<void>;
 }
@@ -128,15 +142,21 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     requests,
     ...(buildId ? { build: buildId } : {}),
   });
-  const app = createApp({
+  // The node listener is per app (its hono adapter); a swap rebinds it (onSwap below).
+  let listener: RequestListener | undefined;
+  const appHost = createAppHost({
     build,
     store,
     config,
     listenHost: host,
+    allowDestructiveMigration: options.allowDestructiveMigration ?? false,
+    watching: options.watch ?? false,
     ...(token ? { token } : {}),
     ...(options.log ? { log: options.log } : {}),
     ...(managementKey ? { management: { key: managementKey, status, stop: () => stopFor("wo stop") } } : {}),
+    onSwap: (next) => (listener = listenerFor(next)),
   });
+  const app = appHost.app;
   // `on startup` hooks run once, in one transaction, before anything is served.
   const startup = app.operations[startupOperation];
   if (startup) {
@@ -150,19 +170,24 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   }
   let server: Server;
   let address: AddressInfo;
-  try {
-    const honoListener = getRequestListener(app.hono.fetch, { hostname: host });
-    const serveManagement = app.serveManagement;
-    const log = createRequestLogger(options.requestLog ?? "off", options.requestLogTo);
-    const listener = (req: IncomingMessage, res: ServerResponse) => {
+  const requestLog = createRequestLogger(options.requestLog ?? "off", options.requestLogTo);
+  function listenerFor(current: App): RequestListener {
+    const honoListener = getRequestListener(current.hono.fetch, { hostname: host });
+    const serveManagement = current.serveManagement;
+    const log = requestLog;
+    return (req: IncomingMessage, res: ServerResponse) => {
       requests++;
       // With `--quiet` there is no logger, and nothing per request is spent on logging.
-      if (isMcpPath(req.url)) return app.serveMcp(req, res, log);
+      if (isMcpPath(req.url)) return current.serveMcp(req, res, log);
       if (log) logWhenFinished(log, req, res);
       if (serveManagement && isManagementPath(req.url)) serveManagement(req, res);
       else honoListener(req, res);
     };
-    ({ server, address } = await listen(listener, host, port));
+  }
+  listener = listenerFor(app);
+  try {
+    // Each request goes to the listener of the app serving when it arrives.
+    ({ server, address } = await listen((req, res) => listener!(req, res), host, port));
   } catch (err) {
     await store.close();
     const code = (err as NodeJS.ErrnoException).code;
@@ -176,7 +201,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // then close the store (which releases the data folder's lock), then forget the instance.
   const stop = () => {
     stopping ??= (async () => {
-      app.close();
+      appHost.app.close();
       await closeServer(server);
       await store.close();
       if (options.background) removeInstance(options.runtimeDir!, process.pid);
@@ -217,7 +242,36 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // reach the address reads and writes everything.
   if (!token && !isLoopbackName(host)) out(`wo: warning: listening on ${host} without a bearer token: anyone who can reach ${url} can read and change every row. Set [server] token_env (or token = "auto") in wo.toml.\n`);
   out(startupBanner(build.catalog.app, url, database, restEndpoints(build.catalog), build.manifest.tools.map((t) => t.name)));
-  return { url, stop };
+  let servingHash = build.inputHash;
+  const reload = async (buildDir: string): Promise<boolean> => {
+    if (stopping) return false;
+    let next;
+    try {
+      next = await loadBuild(buildDir);
+    } catch (err) {
+      if (!(err instanceof BuildLoadError)) throw err;
+      out(`wo: not reloaded: ${err.message}\n`);
+      return false;
+    }
+    const outcome = await appHost.swap(next);
+    if (!outcome.swapped) {
+      out(`wo: not reloaded, the previous build keeps serving: ${outcome.reason}\n`);
+      return false;
+    }
+    servingHash = next.inputHash;
+    for (const change of outcome.migrated) out(`wo: migrated: ${change}\n`);
+    out(`wo: reloaded: ${describeChanges(outcome.changes)}\n`);
+    if (outcome.changes.settings) out("wo: wo.toml settings changed; they apply when wo run starts again\n");
+    return true;
+  };
+  return {
+    url,
+    stop,
+    reload,
+    get inputHash() {
+      return servingHash;
+    },
+  };
 }
 
 /** /mcp, as hono's `app.route("/mcp", …)` with strict: false matches it: a trailing slash and a query allowed. */

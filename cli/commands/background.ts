@@ -102,6 +102,7 @@ async function startChild(appDir: string, runtimeDir: string, args: RunArgs): Pr
   if (args.listen !== undefined) childArgs.push("--listen", args.listen);
   if (args.db !== undefined) childArgs.push("--db", resolve(args.db));
   if (args.allowDestructiveMigration) childArgs.push("--allow-destructive-migration");
+  if (args.watch) childArgs.push("--watch");
   if (args.mcpSessions !== undefined) childArgs.push(args.mcpSessions ? "--mcp-sessions" : "--no-mcp-sessions");
   if (args.tokenFile !== undefined) childArgs.push("--token-file", resolve(args.tokenFile));
   if (args.requestLog !== "text") childArgs.push(...(args.requestLog === "off" ? ["--quiet"] : ["--log", "json"]));

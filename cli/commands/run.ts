@@ -3,7 +3,7 @@
 // then start the server (runtime/server.ts) and serve until SIGINT/SIGTERM; or, with
 // --background, hand it to a detached child (background.ts) and return once that child is
 // verified serving. wo.toml settings apply; flags override. User errors print one message,
-// never a stack trace.
+// never a stack trace. With --watch, edits are rebuilt and swapped in while serving (watch.ts).
 
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -21,6 +21,8 @@ export interface RunArgs {
   listen?: string;
   db?: string;
   allowDestructiveMigration: boolean;
+  /** `--watch`: rebuild on changes and swap the new build in (watch.ts). */
+  watch: boolean;
   /** `--no-mcp-sessions` (false) / `--mcp-sessions` (true); undefined keeps wo.toml's choice. */
   mcpSessions?: boolean;
   /** `--quiet` → "off", `--log json` → "json", else "text". */
@@ -42,6 +44,7 @@ export function runArgsOf(args: ParsedArgs): RunArgs | string {
     ...optional("listen", args.value("--listen")),
     ...optional("db", args.value("--db")),
     allowDestructiveMigration: args.has("--allow-destructive-migration"),
+    watch: args.has("--watch"),
     ...optional("mcpSessions", mcpSessions),
     requestLog: args.has("--quiet") ? "off" : args.value("--log") === "json" ? "json" : "text",
     background: args.has("--background"),
@@ -89,7 +92,7 @@ export async function runRunCommand(args: ParsedArgs): Promise<number> {
       write(`wo run: ${built.error ?? "the app has errors; fix them and run again"}.\n`);
       return 1;
     }
-    await startServer({
+    const server = await startServer({
       appDir: resolve(parsed.dir),
       buildDir: built.outDir,
       ...(parsed.listen !== undefined ? { listen: parsed.listen } : {}),
@@ -103,7 +106,9 @@ export async function runRunCommand(args: ParsedArgs): Promise<number> {
       requestLogTo: write,
       background: parsed.backgroundChild,
       handleSignals: true,
+      watch: parsed.watch,
     });
+    if (parsed.watch) (await import("./watch.js")).watchApp(parsed.dir, server, write);
     // Serving: the signal handlers exit the process. Never resolve, so main() sets no exit code.
     return await new Promise<number>(() => {});
   } catch (err) {

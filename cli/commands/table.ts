@@ -80,6 +80,7 @@ export const commands: readonly Command[] = [
       { name: "--listen", value: "HOST:PORT", help: "where to listen (default: wo.toml [server] listen, else 127.0.0.1:8080; port 0 picks a free port)" },
       { name: "--db", value: "PATH", help: "a data folder (the database is PATH/app.sqlite) or a .sqlite/.db file" },
       { name: "--allow-destructive-migration", help: "apply schema changes that lose stored data (dropped tables or columns, discarded values; spec/storage.md)" },
+      { name: "--watch", help: "rebuild on every change to a .wo file or wo.toml and swap the new build in while serving (spec/live.md)" },
       { name: "--no-mcp-sessions", help: "serve 2025-era MCP clients without Mcp-Session-Id (overrides wo.toml [mcp] sessions)" },
       { name: "--mcp-sessions", help: "give 2025-era MCP clients sessions (overrides wo.toml [mcp] sessions)" },
       { name: "--quiet", short: "-q", help: "no request log on stderr" },

@@ -19,6 +19,13 @@ export interface ConcurrencyLimit {
 const shuttingDown = () => new OperationError("busy", "The server is shutting down; the call was not started and nothing changed.");
 
 export function limitConcurrency(operations: Record<string, Operation>, limit: ConcurrencyLimit, shutdown?: AbortSignal): Record<string, Operation> {
+  return createConcurrencyLimit(limit, shutdown)(operations);
+}
+
+/** Wraps operation tables in one shared budget: the builds `wo run --watch` swaps in share it with the calls of the old one still running. */
+export type ConcurrencyLimiter = (operations: Record<string, Operation>) => Record<string, Operation>;
+
+export function createConcurrencyLimit(limit: ConcurrencyLimit, shutdown?: AbortSignal): ConcurrencyLimiter {
   let active = 0;
   const waiting: (() => void)[] = [];
   const refusals = new Map<() => void, () => void>();
@@ -68,17 +75,19 @@ export function limitConcurrency(operations: Record<string, Operation>, limit: C
     });
   };
 
-  const limited: Record<string, Operation> = {};
-  for (const [name, operation] of Object.entries(operations)) {
-    limited[name] = async (input, call) => {
-      const wait = acquire(call);
-      if (wait) await wait;
-      try {
-        return await operation(input, call);
-      } finally {
-        release();
-      }
-    };
-  }
-  return limited;
+  return (operations) => {
+    const limited: Record<string, Operation> = {};
+    for (const [name, operation] of Object.entries(operations)) {
+      limited[name] = async (input, call) => {
+        const wait = acquire(call);
+        if (wait) await wait;
+        try {
+          return await operation(input, call);
+        } finally {
+          release();
+        }
+      };
+    }
+    return limited;
+  };
 }

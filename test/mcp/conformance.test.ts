@@ -51,10 +51,18 @@ async function runScenario(suite: keyof typeof suites, url: string, scenario: st
   return { code, checks, output };
 }
 
-// A real `wo run samples/hello`.
+// A real `wo run samples/hello`, and one with --watch: it declares listChanged, keeps
+// subscriptions/listen streams open and answers lists with ttlMs 0 (spec/live.md).
 let srv: WoRun;
-beforeAll(async () => { srv = await startWoRun("hello"); });
-afterAll(async () => { await srv?.stop(); });
+let watching: WoRun;
+beforeAll(async () => {
+  srv = await startWoRun("hello");
+  watching = await startWoRun("hello", "", ["--watch"]);
+});
+afterAll(async () => {
+  await srv?.stop();
+  await watching?.stop();
+});
 
 const cases: [suite: keyof typeof suites, scenario: string, spec?: string][] = [
   ["0.1", "server-initialize"],
@@ -85,6 +93,15 @@ const inapplicable = new Set([
   "caching:sep-2549-prompts-list-caching-hints",
 ]);
 
+/** The same scenarios against `wo run --watch`: those where listChanged and list TTLs differ. */
+const watchCases: [suite: keyof typeof suites, scenario: string, spec?: string][] = [
+  ["0.2", "server-stateless", "2026-07-28"],
+  ["0.2", "caching", "2026-07-28"],
+  ["0.2", "tools-list", "2026-07-28"],
+  ["0.2", "resources-list", "2026-07-28"],
+  ["0.2", "server-session-lifecycle", "2025-11-25"],
+];
+
 describe("MCP conformance suites (Node 22)", () => {
   it.each(cases)("%s %s %s", async (suite, scenario, spec) => {
     const { checks, output } = await runScenario(suite, srv.url, scenario, spec);
@@ -92,5 +109,18 @@ describe("MCP conformance suites (Node 22)", () => {
     const failed = checks.filter((c) => c.status === "FAILURE" && !inapplicable.has(`${scenario}:${c.id}`));
     if (process.env.WO_CONF_VERBOSE) console.log(scenario, spec ?? "", JSON.stringify(checks.map((c) => [c.id, c.status, c.errorMessage])));
     expect(failed, output).toEqual([]);
+  });
+
+  it.each(watchCases)("--watch: %s %s %s", async (suite, scenario, spec) => {
+    const { checks, output } = await runScenario(suite, watching.url, scenario, spec);
+    expect(checks.length, output).toBeGreaterThan(0);
+    const failed = checks.filter((c) => c.status === "FAILURE" && !inapplicable.has(`${scenario}:${c.id}`));
+    expect(failed, output).toEqual([]);
+    // Under --watch, subscriptions/listen acknowledges toolsListChanged and tags its frames.
+    if (scenario === "server-stateless") {
+      for (const id of ["sep-2575-server-sends-subscription-ack", "sep-2575-server-tags-subscription-id", "sep-2575-server-honors-notification-filter"]) {
+        expect(checks.find((c) => c.id === id)?.status, id).toBe("SUCCESS");
+      }
+    }
   });
 });
