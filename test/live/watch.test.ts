@@ -131,6 +131,13 @@ describe("wo run --watch", () => {
     const listed = await v1Client.callTool({ name: "note_list", arguments: {} });
     expect((listed.structuredContent as { items: unknown[] }).items).toEqual([{ id: 1, title: "kept", body: "added" }]);
     await v1Client.close();
+  });
+
+  it("when the server stops, a listen stream gets the graceful end", async () => {
+    const subscription = await v2Client.listen({ resourcesListChanged: true });
+    expect(subscription.honoredFilter).toEqual({ resourcesListChanged: true });
+    await wo.stop();
+    expect(await subscription.closed).toBe("graceful");
     await v2Client.close();
   });
 });

@@ -331,6 +331,17 @@ describe("M: 2026-07-28 on the same endpoint", () => {
     const { sid } = await initialize(srv.url);
     const r = await post(srv.url, req("tools/list"), sessionHeaders(sid));
     expect(r.json.result.resultType).toBeUndefined();
+  });  it("M6: without --watch, listChanged is false and subscriptions/listen acknowledges nothing, then ends", async () => {
+    const init = await initialize(srv.url);
+    expect(init.json.result.capabilities).toMatchObject({ tools: { listChanged: false }, resources: { listChanged: false } });
+    const r = await post(srv.url, req("subscriptions/listen", { notifications: { toolsListChanged: true }, _meta: env }, 7), { ...modernHeaders("subscriptions/listen"), accept: "application/json, text/event-stream" });
+    expect(r.headers.get("content-type")).toBe("text/event-stream");
+    const frames = r.text.split("\n\n").filter((f) => f.startsWith("event: message")).map((f) => JSON.parse(f.slice(f.indexOf("data: ") + 6)));
+    const tag = { "io.modelcontextprotocol/subscriptionId": 7 };
+    expect(frames).toEqual([
+      { jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { notifications: {}, _meta: tag } },
+      { jsonrpc: "2.0", id: 7, result: { resultType: "complete", _meta: { ...tag, "io.modelcontextprotocol/serverInfo": { name: "hello", version: "0.1.0" } } } },
+    ]);
   });
 });
 
