@@ -1,6 +1,7 @@
 // `wo run --watch`: watches the app folder and, after each change to a `.wo` file or wo.toml
-// (debounced: an editor's save is often several events), rebuilds in the worker as `wo run`
-// does at start. Errors: the diagnostics are printed and the build serving stays. Success: the
+// (debounced: an editor's save is often several events), rebuilds in a worker thread as
+// `wo run` does at start, but in one worker kept for all rebuilds, so the compiler loads once
+// (compiler/build-worker.ts). Errors: the diagnostics are printed and the build serving stays. Success: the
 // server migrates its store and swaps the build in (runtime/server.ts reload(), spec/live.md).
 // `.wo/` (the build and the data) is never watched for changes: the server writes there itself.
 
@@ -8,6 +9,7 @@ import { watch, type FSWatcher } from "node:fs";
 import { resolve, sep } from "node:path";
 import type { RunningServer } from "../../runtime/server.js";
 import { hashInputs } from "../../compiler/build-info.js";
+import { startBuildWorker } from "../../compiler/build-worker.js";
 import { configFileName } from "../../compiler/check/config.js";
 import { isProgramPath } from "../../compiler/check/load.js";
 import { formatWithSources } from "../../compiler/diagnostics/format.js";
@@ -24,6 +26,7 @@ export function watchApp(dir: string, server: RunningServer, write: (text: strin
   let timer: NodeJS.Timeout | undefined;
   let building = false;
   let again = false;
+  const builder = startBuildWorker();
 
   const schedule = () => {
     if (timer) clearTimeout(timer);
@@ -42,8 +45,7 @@ export function watchApp(dir: string, server: RunningServer, write: (text: strin
       // (a save without changes, an editor's backup file, a revert to the serving text).
       const hash = await hashInputs(root);
       if (hash !== undefined && hash === server.inputHash) return;
-      const { buildInWorker } = await import("../../compiler/build-worker.js");
-      const built = await buildInWorker(dir);
+      const built = await builder.build(dir);
       for (const d of built.diagnostics) write(`${formatWithSources(d, built.sources)}\n`);
       if (!built.ok) {
         write(`wo: not reloaded, the previous build keeps serving: ${built.error ?? "the app has errors"}.\n`);
@@ -69,6 +71,7 @@ export function watchApp(dir: string, server: RunningServer, write: (text: strin
     });
   } catch (err) {
     write(`wo: cannot watch ${root}: ${(err as Error).message}; serving without --watch\n`);
+    builder.close();
     return { close: () => undefined };
   }
   watcher.on("error", (err) => write(`wo: watching ${root} stopped: ${err.message}; restart wo run to watch again\n`));
@@ -77,6 +80,7 @@ export function watchApp(dir: string, server: RunningServer, write: (text: strin
     close() {
       if (timer) clearTimeout(timer);
       watcher.close();
+      builder.close();
     },
   };
 }
