@@ -289,13 +289,21 @@ function listen(listener: RequestListener, hostname: string, port: number) {
   });
 }
 
-/** Stop accepting; idle keep-alive sockets close now, busy ones after their response or 5 s. */
+/**
+ * Stop accepting; idle keep-alive sockets close now, busy ones after their response or 5 s.
+ * A socket whose response ends after close() (a stream just ended by the shutdown) becomes
+ * idle later, and node leaves it to the client's keep-alive: swept every 50 ms instead (a
+ * --watch server with a listen client connected exited after 4.9 s, now 1.2 s).
+ */
 function closeServer(server: Server): Promise<void> {
   return new Promise((resolvePromise) => {
     const timer = setTimeout(() => server.closeAllConnections(), drainMillis);
     timer.unref();
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    sweep.unref();
     server.close(() => {
       clearTimeout(timer);
+      clearInterval(sweep);
       resolvePromise();
     });
     server.closeIdleConnections();
