@@ -15,7 +15,7 @@ import type { Catalog, CatalogField } from "../../../compiler/catalog.js";
 import type { Manifest, Operation } from "../../../model/build-contract.js";
 import { OperationError } from "../../../model/errors.js";
 import type { Row, Store, StoreTx } from "../../../model/store.js";
-import { createMcpRoutes, type McpOptions } from "../../../runtime/mcp/index.js";
+import { createMcpRoutes, type McpHandler, type McpOptions } from "../../../runtime/mcp/index.js";
 import { serveMcpNode } from "../../../runtime/mcp/node.js";
 
 const loc = { file: "note.wo", line: 1, col: 1 };
@@ -167,6 +167,8 @@ export interface FixtureServer {
   url: string;
   base: string;
   store: NoteStore;
+  /** The handler itself: setBuild() swaps what it serves (list changes, spec/live.md). */
+  mcp: McpHandler;
   close(): Promise<void>;
 }
 
@@ -195,7 +197,7 @@ export async function startFixture(opts: { sessions?: boolean; allowedOrigins?: 
   const port = (server.address() as AddressInfo).port;
   const base = `http://127.0.0.1:${port}`;
   return {
-    url: `${base}/mcp`, base, store,
+    url: `${base}/mcp`, base, store, mcp: routes.mcp,
     async close() {
       routes.mcp.close();
       const closed = new Promise<void>((r) => server.close(() => r()));
