@@ -4,7 +4,7 @@
 // with its GET stream) and a 2026-07-28 listener (v2 client, subscriptions/listen) stay
 // connected, and both are told; a broken edit and a destructive one change nothing.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -131,6 +131,17 @@ describe("wo run --watch", () => {
     const listed = await v1Client.callTool({ name: "note_list", arguments: {} });
     expect((listed.structuredContent as { items: unknown[] }).items).toEqual([{ id: 1, title: "kept", body: "added" }]);
     await v1Client.close();
+  });
+
+  it("a .wo file in a new folder is watched too: its type is added", async () => {
+    // The refused edit is undone in the same save: v2 is what serves.
+    edit(v2);
+    mkdirSync(join(appDir, "tags"));
+    writeFileSync(join(appDir, "tags", "tag.wo"), `type Tag {\n  id: Id\n  label: Text\n  service rest "/api/tags" expose list, create\n}\n`);
+    const out = await printed(/wo: reloaded: /, 2);
+    expect(out).toContain("wo: migrated: new type 'Tag' (table 'tag')");
+    expect(out).toContain("wo: reloaded: tools +tag_create, +tag_list; routes +GET /api/tags, +POST /api/tags; types +Tag\n");
+    expect((await fetch(`${wo.url}/api/tags`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ label: "new" }) })).status).toBe(201);
   });
 
   it("when the server stops, a listen stream gets the graceful end", async () => {
