@@ -132,7 +132,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let requests = 0;
   let url = "";
   let stopping: Promise<void> | undefined;
-  const buildId = build.inputHash?.slice(0, 12);
+  // Which build serves: `wo status` shows it, and under --watch a swap changes it.
+  let servingHash = build.inputHash;
+  const buildId = () => servingHash?.slice(0, 12);
   const status = (): InstanceStatus => ({
     state: stopping ? "stopping" : "running",
     url,
@@ -140,7 +142,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     startedAt: startedAt.toISOString(),
     uptimeSeconds: Math.floor((Date.now() - startedAt.getTime()) / 1000),
     requests,
-    ...(buildId ? { build: buildId } : {}),
+    ...(buildId() ? { build: buildId()! } : {}),
   });
   // The node listener is per app (its hono adapter); a swap rebinds it (onSwap below).
   let listener: RequestListener | undefined;
@@ -225,7 +227,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 
   if (options.background) {
     try {
-      writeRunningState(options.runtimeDir!, { url, startedAt, ...(buildId ? { build: buildId } : {}) });
+      writeRunningState(options.runtimeDir!, { url, startedAt, ...(buildId() ? { build: buildId()! } : {}) });
     } catch (err) {
       await stop();
       throw new ServerStartError(`Cannot record the instance in ${options.runtimeDir}: ${(err as Error).message}`);
@@ -242,7 +244,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // reach the address reads and writes everything.
   if (!token && !isLoopbackName(host)) out(`wo: warning: listening on ${host} without a bearer token: anyone who can reach ${url} can read and change every row. Set [server] token_env (or token = "auto") in wo.toml.\n`);
   out(startupBanner(build.catalog.app, url, database, restEndpoints(build.catalog), build.manifest.tools.map((t) => t.name)));
-  let servingHash = build.inputHash;
   const reload = async (buildDir: string): Promise<boolean> => {
     if (stopping) return false;
     let next;
