@@ -24,6 +24,7 @@ ${fields}
 `;
 const v1 = note("  title: Text", "list, get, create");
 const v2 = note("  title: Text\n  body: Text?", "list, get, create, update");
+const v3 = note("  title: Text\n  body: Text?\n  tag: Text?", "list, get, create, update");
 
 let appDir: string;
 let wo: WoProcess;
@@ -109,6 +110,30 @@ describe("wo run --watch", () => {
     expect(await (await fetch(`${wo.url}/api/notes/1`)).json()).toEqual({ id: 1, title: "kept", body: "added" });
   });
 
+  it("writes while an edit is swapped in: every write is answered 201 and every acknowledged row is stored", async () => {
+    const acknowledged: number[] = [];
+    const failures: string[] = [];
+    let swapped = false;
+    const writer = async () => {
+      while (!swapped) {
+        const res = await fetch(`${wo.url}/api/notes`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: "during" }) });
+        if (res.status === 201) acknowledged.push(((await res.json()) as { id: number }).id);
+        else failures.push(`${res.status} ${await res.text()}`);
+      }
+    };
+    const writers = [writer(), writer(), writer(), writer()];
+    // Some writes before the edit, so the swap happens among them.
+    while (acknowledged.length < 8 && failures.length === 0) await new Promise((r) => setTimeout(r, 10));
+    edit(v3);
+    await printed(/wo: reloaded: /, 2);
+    swapped = true;
+    await Promise.all(writers);
+    expect(failures).toEqual([]);
+    const stored = new Set((dumpDb(appDir).note as { id: number }[]).map((r) => r.id));
+    expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
+    expect(wo.output()).toContain("wo: migrated: new optional field 'Note.tag'");
+  });
+
   it("a broken edit prints the diagnostics and changes nothing: same tools on the same session, same rows", async () => {
     const rows = dumpDb(appDir);
     edit(`${v2}\ntype Broken {\n`);
@@ -126,19 +151,19 @@ describe("wo run --watch", () => {
     expect(out).toContain("field 'Note.body' was removed: 1 row hold a value for it that would be deleted");
     expect(out).toContain("--allow-destructive-migration");
     expect(dumpDb(appDir)).toEqual(rows);
-    expect(await (await fetch(`${wo.url}/api/notes/1`)).json()).toEqual({ id: 1, title: "kept", body: "added" });
+    expect(await (await fetch(`${wo.url}/api/notes/1`)).json()).toEqual({ id: 1, title: "kept", body: "added", tag: null });
     // The session made before every swap still works.
-    const listed = await v1Client.callTool({ name: "note_list", arguments: {} });
-    expect((listed.structuredContent as { items: unknown[] }).items).toEqual([{ id: 1, title: "kept", body: "added" }]);
+    const listed = await v1Client.callTool({ name: "note_list", arguments: { limit: 1 } });
+    expect((listed.structuredContent as { items: unknown[] }).items).toEqual([{ id: 1, title: "kept", body: "added", tag: null }]);
     await v1Client.close();
   });
 
   it("a .wo file in a new folder is watched too: its type is added", async () => {
-    // The refused edit is undone in the same save: v2 is what serves.
-    edit(v2);
+    // The refused edit is undone in the same save: v3 is what serves.
+    edit(v3);
     mkdirSync(join(appDir, "tags"));
     writeFileSync(join(appDir, "tags", "tag.wo"), `type Tag {\n  id: Id\n  label: Text\n  service rest "/api/tags" expose list, create\n}\n`);
-    const out = await printed(/wo: reloaded: /, 2);
+    const out = await printed(/wo: reloaded: /, 3);
     expect(out).toContain("wo: migrated: new type 'Tag' (table 'tag')");
     expect(out).toContain("wo: reloaded: tools +tag_create, +tag_list; routes +GET /api/tags, +POST /api/tags; types +Tag\n");
     expect((await fetch(`${wo.url}/api/tags`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ label: "new" }) })).status).toBe(201);
