@@ -57,6 +57,11 @@ export interface WoConfig {
    * waiting beyond those (default 1024); past both a call is refused as busy (REST 503).
    */
   concurrency: { running: number; queued: number };
+  /**
+   * `[live] retention`: changes the durable change log keeps for REST live streams to resume
+   * from (spec/live.md). Default 10,000.
+   */
+  liveRetention?: number;
   /** `[server] token_env`: name of an environment variable holding a bearer token. */
   tokenEnv?: string;
   /** `[server] token = "auto"`: foreground `wo run` uses the automatic agent token too. */
@@ -113,6 +118,14 @@ export type ExposedOp = string;
  */
 export function readsRowsOverMcp(type: Pick<CatalogType, "mcp">): boolean {
   return type.mcp.includes("get");
+}
+
+/**
+ * A type whose `service rest` exposes `subscribe` serves `GET P/live`, and the store keeps a
+ * durable change log of its table for those streams to resume from (spec/live.md).
+ */
+export function servesLiveStream(type: Pick<CatalogType<unknown>, "rest">): boolean {
+  return type.rest.some((block) => block.ops.includes("subscribe"));
 }
 
 export const crudOps = ["list", "get", "create", "update", "delete"] as const;

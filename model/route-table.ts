@@ -10,8 +10,9 @@ export const builtinRoutes = {
   get: { method: "GET", suffix: "/:id" },
   update: { method: "PATCH", suffix: "/:id" },
   delete: { method: "DELETE", suffix: "/:id" },
-  // Routed, answered 501 (spec/rest.md): the language reference defines them, wo does not serve them yet.
+  // The live stream (spec/live.md).
   subscribe: { method: "GET", suffix: "/live" },
+  // Routed, answered 501 (spec/rest.md): the language reference defines it, wo does not serve it yet.
   me: { method: "GET", suffix: "/me" },
 } as const;
 

@@ -7,6 +7,11 @@
 // are laid out in columns is the implementation's business.
 //
 // Every method is async so the same generated operations run over SQLite and PostgreSQL.
+//
+// Change events: every write path (CRUD, methods, links, startup hooks) goes through
+// StoreTx.insert/update/delete, so the store itself records what each transaction changed
+// and publishes it after the commit (onCommit), and keeps a durable change log for the
+// tables that need one (changesAfter). spec/live.md is the contract an implementation keeps.
 
 import type { Catalog } from "./app.js";
 
@@ -59,6 +64,37 @@ export interface StoreTx {
   referrers(table: string, id: number): Promise<{ table: string; field: string; count: number }[]>;
 }
 
+/** What a committed write did to one row. */
+export type ChangeOp = "create" | "update" | "delete";
+
+/**
+ * One row change of a committed transaction (spec/live.md, "Change events and the change
+ * log"). Published after the durable commit that holds it, never before and never for a write
+ * that rolled back.
+ */
+export interface RowChange {
+  table: string;
+  op: ChangeOp;
+  id: number;
+  /** The row as committed; null after a delete. */
+  row: Row | null;
+  /**
+   * Its position in the durable change log: present only for tables the log records (a type
+   * that exposes `subscribe`). Increases in commit order; never reused.
+   */
+  seq?: number;
+}
+
+/**
+ * Receives the changes of each commit, in commit order, after the commit is durable. Called
+ * synchronously: a listener must only queue work. What it throws is swallowed (a listener
+ * never fails a write, and the others still run).
+ */
+export type CommitListener = (changes: readonly RowChange[]) => void;
+
+/** A read of the change log after a position: the changes, or `gone` when some were pruned. */
+export type ChangeLogRead = { gone: false; changes: RowChange[]; more: boolean } | { gone: true; newest: number };
+
 export interface WriteOptions {
   /** When aborted before commit, the transaction rolls back and the call rejects with StoreCancelledError. */
   signal?: AbortSignal;
@@ -80,6 +116,17 @@ export interface Store {
    * whose shape differs cannot be swapped in, and wo says to restart.
    */
   migrate?(catalog: Catalog, options: { allowDestructive: boolean }): Promise<MigrationReport>;
+  /**
+   * Calls `listener` after every commit that changed rows, with those changes in commit order.
+   * Returns the function that stops it.
+   */
+  onCommit(listener: CommitListener): () => void;
+  /**
+   * The logged changes of `table` with seq > `after`, oldest first, at most `limit`; `more`
+   * when others follow. `gone` when a change after `after` may have been pruned (bounded
+   * retention) or `after` is beyond the newest seq: the caller must start over from `newest`.
+   */
+  changesAfter(table: string, after: number, limit: number): Promise<ChangeLogRead>;
   close(): Promise<void>;
 }
 

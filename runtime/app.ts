@@ -21,6 +21,7 @@ import { serveManagement, type ManagementOptions } from "./ops/management.js";
 import { bearerAuth, tokenCheck, UNAUTHORIZED_DETAIL, UNAUTHORIZED_HEADERS } from "./rest/auth.js";
 import { logWhenFinished, type RequestLogger } from "./request-log.js";
 import { problem, problemResponse } from "./rest/problem.js";
+import { createLiveStreams } from "./rest/live.js";
 import { createRestRoutes, restEndpoints } from "./rest/routes.js";
 import type { Store } from "../model/store.js";
 
@@ -130,7 +131,8 @@ export function createApp(options: AppOptions): App {
 
   app.route("/mcp", mcp);
 
-  app.route("/", createRestRoutes({ catalog: build.catalog, operations, maxBodyBytes: config.maxBodyBytes, log }));
+  const live = createLiveStreams(store, log);
+  app.route("/", createRestRoutes({ catalog: build.catalog, operations, maxBodyBytes: config.maxBodyBytes, live, log }));
 
   app.notFound((c) => problemResponse(c, "route_not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}; GET / lists the endpoints.`));
   app.onError((err, c) => {
@@ -163,6 +165,7 @@ export function createApp(options: AppOptions): App {
     close: () => {
       shutdown.abort();
       mcp.mcp.close();
+      live.closeAll();
     },
   };
 }

@@ -70,6 +70,8 @@ export function readConfig(text: string | undefined, file: string, dirName: stri
   if (url !== undefined) config.databaseUrl = url;
   const maxBytes = read.positiveInt("database", "max_bytes");
   if (maxBytes !== undefined) config.databaseMaxBytes = maxBytes;
+  const retention = read.positiveInt("live", "retention");
+  if (retention !== undefined) config.liveRetention = retention;
   config.mcp.sessions = read.bool("mcp", "sessions") ?? config.mcp.sessions;
   config.mcp.allowedOrigins = read.stringList("mcp", "allowed_origins") ?? config.mcp.allowedOrigins;
   warnUnknownKeys(doc, read.known, text, file, bag);
@@ -179,7 +181,7 @@ function warnUnknownKeys(doc: Record<string, unknown>, knownKeys: Map<string, Se
 }
 
 /** The key of each table that reports "must be a table" (so it is reported only once). */
-const firstKeyOf: Record<string, string> = { server: "listen", app: "listen", database: "data_dir", mcp: "sessions" };
+const firstKeyOf: Record<string, string> = { server: "listen", app: "listen", database: "data_dir", mcp: "sessions", live: "retention" };
 
 /**
  * Where `key` is written inside `[table]` (or at the top when table is ""); smol-toml does not

@@ -94,8 +94,9 @@ function checkExposeList(s: ServiceDecl, typeName: string, methods: Set<string>,
         ctx.bag.report("WO3002", entry.span, { name, kind: `service ${kind}` });
         continue;
       }
-      // Declared, routed, answered 501: say so where it is written, not first at runtime.
-      ctx.bag.report("WO3104", entry.span, { name, path: restRoute(s.path.value, name).path });
+      // `me` is declared, routed, answered 501: say so where it is written, not first at runtime.
+      // `subscribe` is served (GET P/live, spec/live.md).
+      if (name === "me") ctx.bag.report("WO3104", entry.span, { name, path: restRoute(s.path.value, name).path });
     } else if (!(crudOps as readonly string[]).includes(name) && !methods.has(name)) {
       const hint = plainFns.has(name)
         ? ` It is a fn of the plain type '${typeName}'; declare '${typeName}' as a class to make it a method.`

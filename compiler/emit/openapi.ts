@@ -162,6 +162,13 @@ export function emitOpenApi(catalog: Catalog, b = new SchemaBuilder(catalog)): o
         errors.push("400", "404", "503", ...(isReferable(catalog, type) ? ["409" as const] : []));
         break;
       case "subscribe":
+        // A server-sent-events stream (spec/live.md), not a JSON body; filters as on list.
+        responses["200"] = {
+          description: `Server-sent events, one per committed create, update or delete of a ${type.name}: \`event:\` the op, \`id:\` its change sequence number (send it back as Last-Event-ID to resume), \`data:\` { op, id, row }. A \`reset\` event means changes were missed.`,
+          content: { "text/event-stream": { schema: { type: "string" } } },
+        };
+        errors.push("400");
+        break;
       case "me":
         errors.push("501");
         break;

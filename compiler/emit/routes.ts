@@ -1,6 +1,6 @@
 // The REST route table, from each type's `service rest` blocks (DESIGN.md "Naming and
 // mapping"). Paths use `:id` as hono does; `openapi.ts` rewrites them to `{id}`. `subscribe`
-// and `me` are routes (answered 501 by the runtime) but not operations; their `op` still
+// (the live stream) and `me` (answered 501) are routes served by the runtime, not operations; their `op` still
 // follows toolName so every route names something. Sorted by path, then method — note that
 // `P/:id` sorts before `P/live` and `P/me`: a router must prefer the static segments.
 import type { Catalog, CatalogType } from "../catalog.js";

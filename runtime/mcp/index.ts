@@ -19,8 +19,9 @@ import type { Store } from "../../model/store.js";
 import { classify, LEGACY_VERSIONS, type HeaderView, type Rejection } from "./era.js";
 import { ErrorCode, RpcError, errorBody, notificationBody, parseMessage, readableId, resultBody, type JsonRpcId, type Message } from "./json-rpc.js";
 import { createMethods, type Handler, type MethodContext, type MethodTable } from "./methods.js";
+import { createSseStream, sseFrame } from "../sse.js";
 import { createListChangeFeed, type ListKind } from "./list-changes.js";
-import { createSessionTable, createSseStream, sseFrame, type Session } from "./sessions.js";
+import { createSessionTable, type Session } from "./sessions.js";
 
 export interface McpOptions {
   /** Items per page of tools/list, resources/list, resources/templates/list. Default 100. */

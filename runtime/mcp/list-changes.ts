@@ -9,7 +9,7 @@
 // The feed outlives every build, like the session table: a swap must not cut the streams.
 
 import { notificationBody, type JsonRpcId } from "./json-rpc.js";
-import { createSseStream, sseFrame, type SseStream } from "./sessions.js";
+import { createSseStream, sseFrame, type SseStream } from "../sse.js";
 
 export type ListKind = "tools" | "resources";
 

@@ -2,87 +2,12 @@
 // (T4) with keep-alive comments, and the calls in flight that notifications/cancelled can
 // abort. The 2026-07-28 era is stateless and never touches this module.
 //
-// Each SSE stream owns a bounded queue. A client that stops reading fills only its own queue;
-// when the queue is full the stream is closed (the client may reconnect) instead of buffering
-// without bound or slowing anyone else down.
+// The streams themselves are ../sse.ts: bounded, so a client that stops reading has its own
+// stream closed and never slows anyone else down.
 
 import { randomBytes } from "node:crypto";
+import type { SseStream } from "../sse.js";
 import type { JsonRpcId } from "./json-rpc.js";
-
-export interface SseStream {
-  /** False when the frame was dropped because the stream is closed or its queue is full. */
-  send(frame: string): boolean;
-  close(): void;
-  readonly closed: boolean;
-  readonly response: ReadableStream<Uint8Array>;
-}
-
-export interface SseOptions {
-  keepAliveMs: number;
-  /** Frames queued for a client that is not reading; beyond this the stream closes. */
-  maxQueuedFrames: number;
-  onClose?: () => void;
-}
-
-const encoder = new TextEncoder();
-
-export function sseFrame(json: string): string {
-  return `event: message\ndata: ${json}\n\n`;
-}
-
-/** A server-sent-events body with keep-alive comments and a bounded queue. */
-export function createSseStream(opts: SseOptions): SseStream {
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  let closed = false;
-  let timer: NodeJS.Timeout | undefined;
-  const close = () => {
-    if (closed) return;
-    closed = true;
-    if (timer) clearInterval(timer);
-    try {
-      controller.close();
-    } catch {
-      // Already closed or errored by a cancelled reader.
-    }
-    opts.onClose?.();
-  };
-  const response = new ReadableStream<Uint8Array>(
-    {
-      start(c) {
-        controller = c;
-      },
-      cancel() {
-        // The client went away: release everything this stream holds.
-        closed = true;
-        if (timer) clearInterval(timer);
-        opts.onClose?.();
-      },
-    },
-    // The queue bound counts frames: desiredSize goes negative as unread frames pile up.
-    new CountQueuingStrategy({ highWaterMark: opts.maxQueuedFrames }),
-  );
-  const send = (frame: string): boolean => {
-    if (closed) return false;
-    if ((controller.desiredSize ?? 0) <= 0) {
-      close();
-      return false;
-    }
-    controller.enqueue(encoder.encode(frame));
-    return true;
-  };
-  if (opts.keepAliveMs > 0) {
-    timer = setInterval(() => send(": keepalive\n\n"), opts.keepAliveMs);
-    timer.unref();
-  }
-  return {
-    send,
-    close,
-    get closed() {
-      return closed;
-    },
-    response,
-  };
-}
 
 export interface Session {
   id: string;

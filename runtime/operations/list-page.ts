@@ -39,7 +39,7 @@ export function createListPager(catalog: Catalog, store: Store): (table: string,
     const sort = parseSort(sortText);
     const sortField = vocab.filters.get(sort.field)?.field;
     if (!sortField) invalid(`'${sortText}' is not a sort of ${vocab.type.name}.`, "/sort", "must be a field name, or - and a field name for descending order");
-    const where = conditions(vocab, input);
+    const where = listConditions(vocab, input);
     const query: ListQuery = { where, limit: limit + 1 };
     if (sort.field !== "id" || sort.descending) query.sort = { column: sort.field, descending: sort.descending };
     const after = decodeCursor(input.cursor, sortText, sortField);
@@ -66,8 +66,11 @@ function pageLimit(limit: unknown): number {
   return limit;
 }
 
-/** Equality arguments, then each `where` operator; all ANDed. */
-function conditions(vocab: ListVocabulary, input: Row): NonNullable<ListQuery["where"]> {
+/**
+ * Equality arguments, then each `where` operator; all ANDed. Also what a REST live stream
+ * filters changes by (rest/live.ts), so a stream and a list read one query the same way.
+ */
+export function listConditions(vocab: ListVocabulary, input: Row): NonNullable<ListQuery["where"]> {
   const where: NonNullable<ListQuery["where"]> = [];
   for (const { name } of vocab.equalities) {
     if (input[name] !== undefined) where.push({ column: name, op: "==", value: input[name] });

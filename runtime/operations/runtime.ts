@@ -215,6 +215,8 @@ function translateStoreErrors(store: Store, catalog: Catalog, log: (line: string
         unavailableLog.succeeded();
         return value;
       }, translate),
+    onCommit: (listener) => store.onCommit(listener),
+    changesAfter: (table, after, limit) => store.changesAfter(table, after, limit),
     close: () => store.close(),
   };
 }

@@ -11,7 +11,9 @@ import type { Operation } from "../../model/build-contract.js";
 import { OperationError } from "../../model/errors.js";
 import { isPreflight, restPreflightHeaders } from "../http-guard.js";
 import { listVocabulary, type ListVocabulary } from "../../model/list-filters.js";
+import { listConditions } from "../operations/list-page.js";
 import { readJsonObject, type RestFailure } from "./body.js";
+import type { LiveStreams } from "./live.js";
 import { isBuiltinRestOp, restRoute } from "../../model/route-table.js";
 import { problemResponse } from "./problem.js";
 import { listInput } from "./query.js";
@@ -21,6 +23,8 @@ export interface RestDeps {
   catalog: Catalog;
   operations: Record<string, Operation>;
   maxBodyBytes: number;
+  /** Serves `GET P/live` where a type exposes `subscribe`. */
+  live: LiveStreams;
   /** One line per unexpected failure; never request bodies. */
   log: (line: string) => void;
 }
@@ -29,11 +33,11 @@ export interface RestDeps {
 export interface Endpoint {
   method: string;
   path: string;
-  /** Tool name of the operation, or `subscribe`/`me` for the 501 stubs. */
+  /** Tool name of the operation, or `subscribe` (the live stream) / `me` (the 501 stub). */
   op: string;
 }
 
-type Kind = "list" | "get" | "create" | "update" | "delete" | "method" | "stub" | "relation" | "link" | "unlink";
+type Kind = "list" | "get" | "create" | "update" | "delete" | "method" | "live" | "stub" | "relation" | "link" | "unlink";
 interface Route extends Endpoint {
   kind: Kind;
   type: CatalogType;
@@ -56,8 +60,8 @@ function routesOf(catalog: Catalog): Route[] {
       const base = block.path;
       for (const op of block.ops) {
         if (isBuiltinRestOp(op)) {
-          const stub = op === "subscribe" || op === "me";
-          routes.push({ ...restRoute(base, op), op: stub ? op : snake(type, op), kind: stub ? "stub" : op, type, base });
+          const kind = op === "subscribe" ? "live" : op === "me" ? "stub" : op;
+          routes.push({ ...restRoute(base, op), op: kind === op ? snake(type, op) : op, kind, type, base });
         } else if (type.methods.some((m) => m.name === op)) {
           routes.push({ ...restRoute(base, op), op: snake(type, op), kind: "method", type, base });
         }
@@ -83,7 +87,8 @@ export function createRestRoutes(deps: RestDeps): Hono {
   // `P/live` and `P/me` go first: the router tries patterns in registration order, and they
   // must win over `P/:id`.
   const routes = routesOf(deps.catalog);
-  const ordered = [...routes.filter((r) => r.kind === "stub"), ...routes.filter((r) => r.kind !== "stub")];
+  const isFixedSuffix = (r: Route) => r.kind === "live" || r.kind === "stub";
+  const ordered = [...routes.filter(isFixedSuffix), ...routes.filter((r) => !isFixedSuffix(r))];
   for (const route of ordered) {
     const list = byPath.get(route.path) ?? [];
     if (!list.some((r) => r.method === route.method)) list.push(route);
@@ -153,6 +158,8 @@ async function handle(c: Context, route: Route, deps: RestDeps, vocabularies: Ma
 
   let input: Record<string, unknown>;
   switch (route.kind) {
+    case "live":
+      return live(c, route, deps, vocabularies.get(route.type.name)!);
     case "list":
     case "relation": {
       const url = new URL(c.req.url);
@@ -229,6 +236,45 @@ async function handle(c: Context, route: Route, deps: RestDeps, vocabularies: Ma
     default:
       return c.json(result ?? null, 200);
   }
+}
+
+/** Live streams take a list's filters, but not its paging, sorting or counting. */
+const notForLive = ["limit", "cursor", "sort", "count"];
+/** A change log position: what a live event's `id:` holds. */
+const seqText = /^(?:0|[1-9][0-9]{0,15})$/;
+
+/** `GET P/live`: the filters as on list, then the stream (rest/live.ts). */
+function live(c: Context, route: Route, deps: RestDeps, vocab: ListVocabulary): Response {
+  const url = new URL(c.req.url);
+  if (!isUtf8Query(url.search)) {
+    return problemResponse(c, "invalid_input", "The query string is not valid UTF-8 once percent-decoded; encode filter values as UTF-8.");
+  }
+  const refused = notForLive.find((name) => url.searchParams.has(name));
+  if (refused !== undefined) {
+    return problemResponse(c, "invalid_input", `'${refused}' does not apply to a live stream: it sends every change as it commits. Filters (field=value, field[op]=value) do.`, [
+      { path: `/${refused}`, message: "is not a parameter of live streams" },
+    ]);
+  }
+  const q = listInput(vocab, url.searchParams);
+  if (!q.ok) return failure(c, q.failure);
+  let where;
+  try {
+    where = listConditions(vocab, q.input);
+  } catch (err) {
+    if (err instanceof OperationError) return problemResponse(c, err.kind, err.message, err.details);
+    throw err;
+  }
+  const lastEventId = c.req.header("last-event-id");
+  if (lastEventId !== undefined && !seqText.test(lastEventId.trim())) {
+    return problemResponse(c, "invalid_input", `Last-Event-ID must be the id of an event this stream sent (a non-negative integer), not '${lastEventId.slice(0, 40)}'.`, [
+      { path: "/Last-Event-ID", message: "must be a non-negative integer" },
+    ]);
+  }
+  const headers = { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" };
+  // HEAD: the answer a GET would start with, and no stream left open behind it.
+  if (c.req.method === "HEAD") return new Response(null, { status: 200, headers });
+  const body = deps.live.open(route.type, where, lastEventId === undefined ? undefined : Number(lastEventId.trim()));
+  return new Response(body, { status: 200, headers });
 }
 
 function failure(c: Context, f: RestFailure): Response {

@@ -2,6 +2,7 @@
 // kind, the names SQLite cannot hold, identifier quoting and the CREATE statements. Shared by
 // the first-time setup and by migrations so both produce the same schema.
 
+import { changeLogTable } from "./change-log.js";
 import { StoreOpenError } from "../../model/store.js";
 import { metaTable, valueKind, type ColumnShape, type IndexShape, type StorageShape, type TableShape, type ValueKind } from "../../model/storage-shape.js";
 
@@ -17,7 +18,7 @@ export function sqlTypeOf(column: ColumnShape): SqlType {
 /** Table names SQLite or wo keep for themselves. */
 export function isReservedTable(name: string): boolean {
   const lower = name.toLowerCase();
-  return lower.startsWith("sqlite_") || lower === metaTable;
+  return lower.startsWith("sqlite_") || lower === metaTable || lower === changeLogTable;
 }
 
 /**

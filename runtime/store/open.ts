@@ -4,7 +4,8 @@
 // message until the PostgreSQL store exists.
 
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import type { Catalog, WoConfig } from "../../model/app.js";
+import { servesLiveStream, type Catalog, type WoConfig } from "../../model/app.js";
+import { defaultRetention } from "./change-log.js";
 import { openSqliteStore } from "./sqlite.js";
 import { StoreOpenError, type MigrationReport, type Store } from "../../model/store.js";
 
@@ -22,7 +23,7 @@ export interface StoreSelection {
   appDir: string;
   /** `--db`: a data folder (the database is `<db>/app.sqlite`), a `.sqlite`/`.db` file, or a URL. */
   db?: string;
-  config: Pick<WoConfig, "dataDir" | "databaseUrl" | "databaseMaxBytes">;
+  config: Pick<WoConfig, "dataDir" | "databaseUrl" | "databaseMaxBytes" | "liveRetention">;
 }
 
 const postgresUrl = /^postgres(?:ql)?:\/\//i;
@@ -69,6 +70,9 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
     catalog: options.catalog,
     allowDestructiveMigration: options.allowDestructiveMigration ?? false,
     ...(maxBytes !== undefined ? { maxBytes } : {}),
+    // Every writer (wo run, wo exec, wo test) keeps the change log of the types that expose
+    // `subscribe`, so a live stream resumes across them all (spec/live.md).
+    changeLog: { tables: options.catalog.types.filter(servesLiveStream).map((t) => t.table), retention: options.config.liveRetention ?? defaultRetention },
   });
   return { store, migration, location, description: location.file };
 }

@@ -2,13 +2,16 @@
 // referrers, their prepared-statement keys, and the mapping of SQLite's unique violations to
 // StoreConstraintError. Transaction boundaries (BEGIN/COMMIT, the writer queue) belong to
 // sqlite.ts; this class only runs statements inside a transaction someone else opened.
+// A writable one also records what it changed (`changes`, published by the writer queue after
+// the COMMIT) and appends logged tables' changes to the change log (change-log.ts).
 
+import type { ChangeLog } from "./change-log.js";
 import type { Connection } from "./connection.js";
 import { caseFold } from "./connection.js";
 import { quoteId } from "./ddl.js";
 import { EACH, refPathLabel, type RefStep } from "../../model/ref-paths.js";
 import { valueKind, type ColumnShape } from "../../model/storage-shape.js";
-import { StoreConstraintError, StoreQueryError, type Comparison, type ListQuery, type Row, type StoreTx } from "../../model/store.js";
+import { StoreConstraintError, StoreQueryError, type ChangeLogRead, type ChangeOp, type Comparison, type ListQuery, type Row, type RowChange, type StoreTx } from "../../model/store.js";
 import type { TableInfo, TableRegistry } from "./tables.js";
 
 const sqlOperator: Partial<Record<Comparison, string>> = { "==": "=", "!=": "IS NOT", "<": "<", "<=": "<=", ">": ">", ">=": ">=" };
@@ -18,17 +21,21 @@ const idColumn: ColumnShape = { name: "id", type: { kind: "scalar", scalar: "Id"
 
 export class SqliteTx implements StoreTx {
   private isOpen = true;
+  /** What this transaction changed, in order (writable transactions only). */
+  readonly changes: RowChange[] = [];
 
   constructor(
     private readonly conn: Connection,
     private readonly tables: TableRegistry,
     private readonly isWritable: boolean,
+    private readonly log?: ChangeLog,
   ) {}
 
   private savepoints = 0;
 
   async savepoint<T>(fn: () => Promise<T>): Promise<T> {
     const name = `wo_sp_${++this.savepoints}`;
+    const mark = this.changes.length;
     this.conn.db.exec(`SAVEPOINT ${name}`);
     try {
       const result = await fn();
@@ -37,8 +44,23 @@ export class SqliteTx implements StoreTx {
     } catch (err) {
       this.conn.db.exec(`ROLLBACK TO ${name}`);
       this.conn.db.exec(`RELEASE ${name}`);
+      // The undone writes were never committed: no event for them (their log rows went too).
+      this.changes.length = mark;
       throw err;
     }
+  }
+
+  private record(table: string, op: ChangeOp, id: number, row: Row | null): void {
+    // A copy: the caller owns the row it was handed and may change it before the commit.
+    const change: RowChange = { table, op, id, row: row === null ? null : { ...row } };
+    if (this.log?.logs(table)) change.seq = this.log.append(this.conn, table, op, id, row);
+    this.changes.push(change);
+  }
+
+  /** The change log's entries of `table` after `after`, as this snapshot sees them (change-log.ts). */
+  readChangeLog(log: ChangeLog, table: string, after: number, limit: number): ChangeLogRead {
+    if (!this.isOpen) throw new Error("this transaction has already ended");
+    return log.read(this.conn, table, after, limit);
   }
 
   /** Called when the transaction ends: a callback that kept `tx` must not write outside it. */
@@ -91,7 +113,9 @@ export class SqliteTx implements StoreTx {
     // The id is always minted here: a caller-supplied `id` is ignored.
     const params = columns.map((c) => t.codec.encode(c, values[c.name]));
     const raw = this.runConstrained(t, () => stmt.get(...params)) as Row;
-    return t.codec.decode(raw);
+    const row = t.codec.decode(raw);
+    this.record(table, "create", row.id as number, row);
+    return row;
   }
 
   async update(table: string, id: number, patch: Row): Promise<Row | undefined> {
@@ -106,7 +130,10 @@ export class SqliteTx implements StoreTx {
     });
     const params = changed.map((c) => t.codec.encode(c, patch[c.name]));
     const raw = this.runConstrained(t, () => stmt.get(...params, id)) as Row | undefined;
-    return raw === undefined ? undefined : t.codec.decode(raw);
+    if (raw === undefined) return undefined;
+    const row = t.codec.decode(raw);
+    this.record(table, "update", id, row);
+    return row;
   }
 
   async delete(table: string, id: number): Promise<boolean> {
@@ -115,10 +142,15 @@ export class SqliteTx implements StoreTx {
     // The row's links go with it (spec/storage.md, "Link tables"), in this transaction.
     for (const link of t.links) {
       const from = this.table(link.table);
-      this.conn.statement(`unlink:${link.table}:${link.column}`, () => `DELETE FROM ${from.quoted} WHERE ${quoteId(link.column)} = ?`).run(id);
+      const gone = this.conn
+        .statement(`unlink:${link.table}:${link.column}`, () => `DELETE FROM ${from.quoted} WHERE ${quoteId(link.column)} = ? RETURNING "id"`)
+        .all(id) as { id: number }[];
+      for (const l of gone) this.record(link.table, "delete", l.id, null);
     }
     const stmt = this.conn.statement(`delete:${table}`, () => `DELETE FROM ${t.quoted} WHERE "id" = ?`);
-    return stmt.run(id).changes > 0;
+    if (stmt.run(id).changes === 0) return false;
+    this.record(table, "delete", id, null);
+    return true;
   }
 
   async referrers(table: string, id: number): Promise<{ table: string; field: string; count: number }[]> {

@@ -6,12 +6,14 @@
 //   - read() runs on separate read-only connections (a small pool), each inside its own
 //     snapshot, so reads see only committed data and never wait behind a writer.
 // Queries live in sqlite-tx.ts, the schema in ddl.ts/migrate.ts (from the store-neutral
-// model/storage-shape.ts and model/shape-diff.ts), the data-folder lock in
-// lock.ts. openSqliteStore() is the one way in: lock, check the file, open, migrate, serve.
+// model/storage-shape.ts and model/shape-diff.ts), the data-folder lock in lock.ts, the change
+// log in change-log.ts. openSqliteStore() is the one way in: lock, check the file, open,
+// migrate, serve.
 
 import { accessSync, constants, mkdirSync, statfsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import type { Catalog } from "../../model/app.js";
+import { servesLiveStream, type Catalog } from "../../model/app.js";
+import { ChangeLog, defaultRetention, type ChangeLogOptions } from "./change-log.js";
 import { openConnection, type Connection } from "./connection.js";
 import { acquireDataLock, type DataLock } from "./lock.js";
 import { migrate } from "./migrate.js";
@@ -19,7 +21,7 @@ import { databaseDamaged, databaseReadOnly, explainOpenFailure } from "./open-er
 import { deriveShape } from "../../model/storage-shape.js";
 import { assertSqliteNames } from "./ddl.js";
 import { SqliteTx } from "./sqlite-tx.js";
-import { StoreBusyError, StoreFullError, type MigrationReport, type Store, type StoreTx, type WriteOptions } from "../../model/store.js";
+import { StoreBusyError, StoreFullError, type ChangeLogRead, type CommitListener, type MigrationReport, type RowChange, type Store, type StoreTx, type WriteOptions } from "../../model/store.js";
 import { buildTableRegistry, type TableRegistry } from "./tables.js";
 import { WriteQueue } from "./write-queue.js";
 
@@ -39,6 +41,11 @@ export interface OpenSqliteStoreOptions {
    * StoreFullError, as on a full disk. Unlimited when absent.
    */
   maxBytes?: number;
+  /**
+   * The durable change log (spec/live.md): which tables it records and how many changes it
+   * keeps. None (or no tables): nothing is logged and writes pay nothing for it.
+   */
+  changeLog?: ChangeLogOptions;
 }
 
 /** Idle read connections kept open; busier moments open more and close them afterwards. */
@@ -58,7 +65,8 @@ export async function openSqliteStore(options: OpenSqliteStoreOptions): Promise<
     checkIntegrity(writer, file);
     const migration = await migrate(writer.db, file, shape, { allowDestructive: options.allowDestructiveMigration ?? false });
     if (options.maxBytes !== undefined) limitSize(writer, options.maxBytes);
-    const store = new SqliteStore(file, writer, buildTableRegistry(shape), lock, options.maxBytes);
+    const changeLog = options.changeLog && options.changeLog.tables.length > 0 ? new ChangeLog(writer, options.changeLog) : undefined;
+    const store = new SqliteStore(file, writer, buildTableRegistry(shape), lock, options.maxBytes, changeLog);
     return { store, migration };
   } catch (err) {
     writer?.close();
@@ -109,6 +117,7 @@ export class SqliteStore implements Store {
   private isClosed = false;
   /** Bumped by migrate(): connections drop statements cached for an older shape. */
   private shapeVersion = 0;
+  private readonly listeners = new Set<CommitListener>();
 
   constructor(
     readonly file: string,
@@ -116,12 +125,43 @@ export class SqliteStore implements Store {
     private tables: TableRegistry,
     private readonly lock: DataLock | undefined,
     private readonly maxBytes?: number,
+    private changeLog?: ChangeLog,
   ) {
-    // An idle reader must not keep an outdated snapshot open: it would hold back WAL
-    // checkpoints while writes go on and no reads come.
-    this.writes = new WriteQueue(writer, () => new SqliteTx(writer, this.tables, true), () => {
-      for (const r of this.idleReaders) endSnapshot(r);
-    });
+    this.writes = new WriteQueue(
+      writer,
+      () => new SqliteTx(writer, this.tables, true, this.changeLog),
+      (changes) => {
+        // An idle reader must not keep an outdated snapshot open: it would hold back WAL
+        // checkpoints while writes go on and no reads come.
+        for (const r of this.idleReaders) endSnapshot(r);
+        if (changes.length > 0) this.publish(changes);
+      },
+      () => this.changeLog?.pruneIfDue(writer),
+    );
+  }
+
+  onCommit(listener: CommitListener): () => void {
+    // A wrapper per registration, so the same function registered twice is called twice.
+    const entry: CommitListener = (changes) => listener(changes);
+    this.listeners.add(entry);
+    return () => this.listeners.delete(entry);
+  }
+
+  /** After the COMMIT, before the writes resolve: a listener sees a change before its writer's answer. */
+  private publish(changes: readonly RowChange[]): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(changes);
+      } catch {
+        // A listener's failure is its own: the write is committed and the others still hear of it.
+      }
+    }
+  }
+
+  async changesAfter(table: string, after: number, limit: number): Promise<ChangeLogRead> {
+    const log = this.changeLog;
+    if (!log?.logs(table)) throw new Error(`table '${table}' has no change log`);
+    return this.read(async (tx) => (tx as SqliteTx).readChangeLog(log, table, after, limit));
   }
 
   async read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
@@ -192,6 +232,11 @@ export class SqliteStore implements Store {
     return this.writes.exclusive(async (conn) => {
       const report = await migrate(conn.db, this.file, shape, options);
       this.tables = buildTableRegistry(shape);
+      // The new build may expose `subscribe` on other types: the log follows (spec/live.md).
+      const logged = catalog.types.filter(servesLiveStream).map((t) => t.table);
+      const retention = catalog.config.liveRetention ?? defaultRetention;
+      if (this.changeLog) this.changeLog.follow(conn, { tables: logged, retention });
+      else if (logged.length > 0) this.changeLog = new ChangeLog(conn, { tables: logged, retention });
       conn.forgetStatements(++this.shapeVersion);
       return report;
     });

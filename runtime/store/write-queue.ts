@@ -12,10 +12,12 @@
 // write() resolves before the COMMIT that contains it is on disk. A batch starts on
 // setImmediate, after the current poll phase, so requests that arrived together are batched.
 // If the COMMIT fails, every callback of the batch rejects: none of them was acknowledged.
+// The row changes of the callbacks that succeeded are handed to `onCommit` after the COMMIT,
+// in order; those of a callback that rolled back are dropped with it.
 
 import type { Connection, Statement } from "./connection.js";
 import type { SqliteTx } from "./sqlite-tx.js";
-import { StoreCancelledError } from "../../model/store.js";
+import { StoreCancelledError, type RowChange } from "../../model/store.js";
 
 interface Job {
   fn: (tx: SqliteTx) => Promise<unknown>;
@@ -36,6 +38,8 @@ export class WriteQueue {
   private readonly jobs: Job[] = [];
   /** Callbacks of the running batch that succeeded and wait for its COMMIT. */
   private readonly batch: Job[] = [];
+  /** The row changes of `batch`, in order: published once its COMMIT is durable. */
+  private readonly batchChanges: RowChange[] = [];
   private isRunning = false;
   private readonly idleWaiters: (() => void)[] = [];
   /** Counters for tests and benchmarks: how well commits are shared. */
@@ -49,7 +53,10 @@ export class WriteQueue {
   constructor(
     private readonly conn: Connection,
     private readonly openTx: () => SqliteTx,
-    private readonly onCommit: () => void,
+    /** Right after each COMMIT, before any write() of it resolves, with the batch's changes. */
+    private readonly onCommit: (changes: RowChange[]) => void,
+    /** Inside each batch's transaction, just before its COMMIT (change-log pruning). */
+    private readonly beforeCommit: () => void = () => {},
   ) {
     this.savepoint = conn.db.prepare("SAVEPOINT wo_write") as Statement;
     this.release = conn.db.prepare("RELEASE wo_write") as Statement;
@@ -104,7 +111,8 @@ export class WriteQueue {
         try {
           const value = await alone(this.conn);
           this.commitSeq++;
-          this.onCommit();
+          // A migration changes no rows: there is nothing to publish.
+          this.onCommit([]);
           settle(job, "resolve", value);
         } catch (err) {
           this.conn.rollbackQuietly();
@@ -118,6 +126,7 @@ export class WriteQueue {
         // A statement of the queue's own failed (BEGIN after a rollback, SAVEPOINT): nothing
         // of this batch is committed, so everything in it and behind it fails.
         this.conn.rollbackQuietly();
+        this.batchChanges.length = 0;
         for (const job of [...this.batch.splice(0), ...this.jobs.splice(0)]) settle(job, "reject", err);
       }
     }
@@ -152,6 +161,7 @@ export class WriteQueue {
       if (failure === undefined) {
         this.release.run();
         this.batch.push(job);
+        for (const c of tx.changes) this.batchChanges.push(c);
         values.set(job, value);
         continue;
       }
@@ -165,18 +175,21 @@ export class WriteQueue {
         const why = failure.err instanceof Error ? failure.err.message : String(failure.err);
         const rolledBack = new Error(`the write was rolled back together with a later one that failed: ${why}`, { cause: failure.err });
         for (const j of this.batch.splice(0)) settle(j, "reject", rolledBack);
+        this.batchChanges.length = 0;
         this.conn.beginImmediate.run();
       }
     }
     try {
+      if (this.batch.length > 0) this.beforeCommit();
       this.conn.commit.run();
     } catch (err) {
       this.conn.rollbackQuietly();
+      this.batchChanges.length = 0;
       for (const j of this.batch.splice(0)) settle(j, "reject", err);
       return;
     }
     this.commitSeq++;
-    this.onCommit();
+    this.onCommit(this.batchChanges.splice(0));
     this.stats.commits++;
     this.stats.writes += this.batch.length;
     for (const j of this.batch.splice(0)) settle(j, "resolve", values.get(j));

@@ -4,7 +4,8 @@
 // has used since initialize live in their own bounded pool, so a flood of them cannot evict a
 // session in use (the same against a real `wo run`: test/security/mcp-protocol.test.ts).
 import { describe, expect, it } from "vitest";
-import { createSessionTable, createSseStream } from "../../runtime/mcp/sessions.js";
+import { createSessionTable } from "../../runtime/mcp/sessions.js";
+import { createSseStream } from "../../runtime/sse.js";
 
 describe("SSE streams", () => {
   it("a stream nobody reads closes once its queue is full; a read stream keeps going", async () => {

@@ -176,7 +176,8 @@ describe("hostile and malformed requests", () => {
     ["limit over 1000", "GET", "/api/articles?limit=5000", {}, 400, "/limit"],
     ["forged cursor", "GET", "/api/articles?cursor=!!!", {}, 400, "/cursor"],
     ["cursor that decodes to garbage", "GET", `/api/articles?cursor=${Buffer.from("-5").toString("base64url")}`, {}, 400, "/cursor"],
-    ["subscribe is not served yet", "GET", "/api/articles/live", {}, 501],
+    ["live stream with a list-only parameter", "GET", "/api/articles/live?limit=5", {}, 400, "/limit"],
+    ["live stream with an unknown filter", "GET", "/api/articles/live?password=x", {}, 400, "/password"],
   ];
 
   let before: string;
@@ -325,8 +326,8 @@ describe("never crashes on input", () => {
         const headers: Record<string, string> = ct === undefined ? {} : { "content-type": ct };
         const hasBody = b !== undefined && m !== "GET" && m !== "HEAD";
         const r = await send(base, m, `/api${p}${q}`, hasBody ? { body: b, headers } : { headers });
-        // 501 is the documented answer of the `subscribe`/`me` stub routes (spec/rest.md), nothing else.
-        const stub = (m === "GET" || m === "HEAD") && r.status === 501 && /^\/api\/[^/]+\/(live|me)\/?$/.test(`/api${p}`);
+        // 501 is the documented answer of the `me` stub route (spec/rest.md), nothing else.
+        const stub = (m === "GET" || m === "HEAD") && r.status === 501 && /^\/api\/[^/]+\/me\/?$/.test(`/api${p}`);
         if (!stub) expect(r.status, `${m} /api${p}${q} ${ct} ${b}`).toBeLessThan(500);
         if (r.status >= 400 && m !== "HEAD") expect(r.headers.get("content-type")).toBe("application/problem+json");
       }),

@@ -14,7 +14,7 @@ import type { AddressInfo } from "node:net";
 import type { Catalog, CatalogField } from "../../../compiler/catalog.js";
 import type { Manifest, Operation } from "../../../model/build-contract.js";
 import { OperationError } from "../../../model/errors.js";
-import type { Row, Store, StoreTx } from "../../../model/store.js";
+import type { ChangeLogRead, Row, Store, StoreTx } from "../../../model/store.js";
 import { createMcpRoutes, type McpHandler, type McpOptions } from "../../../runtime/mcp/index.js";
 import { serveMcpNode } from "../../../runtime/mcp/node.js";
 
@@ -101,6 +101,9 @@ export class NoteStore implements Store {
     this.queue = p.catch(() => undefined);
     return p;
   }
+  /** No change events: these tests never subscribe (test/live does, on the real store). */
+  onCommit() { return () => {}; }
+  async changesAfter(): Promise<ChangeLogRead> { return { gone: true, newest: 0 }; }
   async close() { this.db.close(); }
 }
 

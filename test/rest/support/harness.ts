@@ -96,6 +96,11 @@ export interface Reply {
 
 export async function send(base: string, method: string, path: string, init: { body?: string | Uint8Array; headers?: Record<string, string> } = {}): Promise<Reply> {
   const res = await fetch(base + path, { method, headers: init.headers ?? {}, ...(init.body !== undefined ? { body: init.body } : {}) });
+  // A live stream (text/event-stream) never ends by itself: its answer is the status and headers.
+  if (res.headers.get("content-type") === "text/event-stream") {
+    await res.body?.cancel();
+    return { status: res.status, headers: res.headers, text: "", json: undefined };
+  }
   const text = await res.text();
   let json: unknown;
   try {
