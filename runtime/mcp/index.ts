@@ -21,6 +21,7 @@ import { ErrorCode, RpcError, errorBody, notificationBody, parseMessage, readabl
 import { createMethods, type Handler, type MethodContext, type MethodTable } from "./methods.js";
 import { createSseStream, sseFrame } from "../sse.js";
 import { createListChangeFeed, type ListKind } from "./list-changes.js";
+import { createRowSubscriptions, type RowSink } from "./row-subscriptions.js";
 import { createSessionTable, type Session } from "./sessions.js";
 
 export interface McpOptions {
@@ -44,6 +45,8 @@ export interface McpOptions {
    * (list-changes.ts). Default false.
    */
   listChanged?: boolean;
+  /** Row URIs one session or one `subscriptions/listen` stream may subscribe to. Default 1,000. */
+  maxRowSubscriptions?: number;
 }
 
 /** What the endpoint serves from one build; setBuild() replaces it while sessions and streams stay. */
@@ -236,7 +239,7 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
   const log = opts.log ?? ((line: string) => process.stderr.write(line + "\n"));
   const listChanged = opts.listChanged ?? false;
   const bind = (b: McpBuild): BoundBuild => {
-    const methods = createMethods({ catalog: b.catalog, manifest: b.manifest, operations: b.operations, store: b.store, serverInfo: b.serverInfo, pageSize: opts.pageSize ?? 100, log, listChanged });
+    const methods = createMethods({ catalog: b.catalog, manifest: b.manifest, operations: b.operations, store: b.store, serverInfo: b.serverInfo, pageSize: opts.pageSize ?? 100, log, listChanged, sessions: deps.config.mcp.sessions });
     const serverInfoMeta = { "io.modelcontextprotocol/serverInfo": b.serverInfo };
     const modernTail = (cache?: { ttlMs: number; cacheScope: string }) =>
       `"resultType":"complete",${cache ? `"ttlMs":${cache.ttlMs},"cacheScope":"${cache.cacheScope}",` : ""}"_meta":${JSON.stringify(serverInfoMeta)}`;
@@ -244,6 +247,9 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
   };
   // Read once per request (`const b = current`): a call finishes on the build it started on.
   let current = bind(deps);
+  // Row subscriptions outlive builds like sessions do; a changed row is named by the build serving.
+  const rows = createRowSubscriptions(deps.store, (table, id) => current.methods.rowUri(table, id));
+  const maxRowSubscriptions = opts.maxRowSubscriptions ?? 1000;
   const guard = deps.guard ?? createHttpGuard({ allowedOrigins: allowedOriginsOf(deps.config), ...(deps.listenHost !== undefined ? { listenHost: deps.listenHost } : {}) });
   const sessionsOn = deps.config.mcp.sessions;
   const sessions = createSessionTable({
@@ -299,7 +305,7 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
     if (msg.kind !== "request") return emptyReply(202);
     const mode = responseMode(req.headers.get("accept") ?? null) ?? "json";
     const b = current;
-    if (msg.method === "subscriptions/listen") return listen(msg, b);
+    if (msg.method === "subscriptions/listen") return await listen(msg, b);
     const handler = b.methods.modern.get(msg.method);
     if (!handler) {
       // Removed (initialize, ping, logging/setLevel, resources/subscribe, tasks/*) or unknown.
@@ -312,26 +318,89 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
   }
 
   /**
-   * subscriptions/listen: the stream opens with the acknowledgement of what is honoured. Under
-   * --watch that is `toolsListChanged`/`resourcesListChanged` where asked for, and the stream
-   * stays open for their notifications (list-changes.ts) until the client closes it or the
-   * server stops (the graceful end). Otherwise nothing can be honoured (row changes are not
-   * pushed yet): the acknowledgement and the graceful end, then the stream closes.
+   * subscriptions/listen: the stream opens with the acknowledgement of what is honoured:
+   * `resourceSubscriptions` naming rows the client could read (spec/live.md), and under --watch
+   * `toolsListChanged`/`resourcesListChanged` where asked for. It stays open for their
+   * notifications (row-subscriptions.ts, list-changes.ts) until the client closes it or the
+   * server stops (the graceful end). With nothing honoured: the acknowledgement and the
+   * graceful end, then the stream closes.
    */
-  function listen(msg: Extract<Message, { kind: "request" }>, b: BoundBuild): McpReply {
+  async function listen(msg: Extract<Message, { kind: "request" }>, b: BoundBuild): Promise<McpReply> {
     const filter = msg.params?.notifications;
     if (typeof filter !== "object" || filter === null || Array.isArray(filter)) {
       return jsonReply(200, errorBody(msg.id, ErrorCode.InvalidParams, "Invalid params: subscriptions/listen needs params.notifications"));
     }
+    const asked = (filter as Record<string, unknown>).resourceSubscriptions;
+    if (asked !== undefined && !(Array.isArray(asked) && asked.every((u) => typeof u === "string"))) {
+      return jsonReply(200, errorBody(msg.id, ErrorCode.InvalidParams, "Invalid params: notifications.resourceSubscriptions must be an array of resource URIs (strings)"));
+    }
+    const uris = [...new Set((asked ?? []) as string[])];
+    if (uris.length > maxRowSubscriptions) {
+      return jsonReply(200, errorBody(msg.id, ErrorCode.InvalidParams, `Invalid params: at most ${maxRowSubscriptions} resourceSubscriptions per stream`));
+    }
+    const honoured: string[] = [];
+    for (const uri of uris) {
+      try {
+        honoured.push(await b.methods.readableRow(uri, "modern"));
+      } catch (err) {
+        if (!(err instanceof RpcError)) throw err;
+        // Not a row this client may read (or none at all): not honoured, as the spec allows.
+      }
+    }
     const subMeta = { "io.modelcontextprotocol/subscriptionId": msg.id };
-    const honoured = lists.honoured(filter as Record<string, unknown>);
-    const ack = sseFrame(notificationBody("notifications/subscriptions/acknowledged", { notifications: honoured, _meta: subMeta }));
+    const listKinds = lists.honoured(filter as Record<string, unknown>);
+    const honouredFilter = honoured.length > 0 ? { ...listKinds, resourceSubscriptions: honoured } : listKinds;
+    const ack = sseFrame(notificationBody("notifications/subscriptions/acknowledged", { notifications: honouredFilter, _meta: subMeta }));
     const done = sseFrame(resultBody(msg.id, { resultType: "complete", _meta: { ...subMeta, ...b.serverInfoMeta } }));
-    if (Object.keys(honoured).length === 0) return { status: 200, headers: SSE_HEADERS, body: ack + done };
-    const stream = lists.open(msg.id, honoured, done);
+    if (Object.keys(honouredFilter).length === 0) return { status: 200, headers: SSE_HEADERS, body: ack + done };
+    const sink: RowSink = (uri) => stream?.send(sseFrame(notificationBody("notifications/resources/updated", { uri, _meta: subMeta })));
+    const stream = lists.open(msg.id, listKinds, done, () => {
+      for (const uri of honoured) rows.remove(uri, sink);
+    });
     if (!stream) return jsonReply(200, errorBody(msg.id, ErrorCode.ServerError, "Too many open subscriptions/listen streams; close one and retry"));
     stream.send(ack);
+    for (const uri of honoured) rows.add(uri, sink);
     return { status: 200, headers: SSE_HEADERS, body: stream.response };
+  }
+
+  /**
+   * resources/subscribe and resources/unsubscribe (2025 era): the session's GET stream carries
+   * `notifications/resources/updated` for each subscribed row after each commit that changes it.
+   * Subscribing needs what reading needs; unsubscribing from a URI not subscribed is fine.
+   */
+  async function subscription(msg: Extract<Message, { kind: "request" }>, session: Session | undefined): Promise<object | RpcError> {
+    if (session === undefined) {
+      return new RpcError(ErrorCode.MethodNotFound, `Method not found: ${msg.method} (this server runs without MCP sessions, so it has no stream to notify on; use subscriptions/listen of 2026-07-28)`);
+    }
+    const uri = msg.params?.uri;
+    const subscribed = (session.rowSubscriptions ??= new Map());
+    if (msg.method === "resources/unsubscribe") {
+      if (typeof uri !== "string") return new RpcError(ErrorCode.InvalidParams, "Invalid params: resources/unsubscribe needs params.uri (a string)");
+      const sink = subscribed.get(uri);
+      if (sink) rows.remove(uri, sink);
+      subscribed.delete(uri);
+      return {};
+    }
+    let readable: string;
+    try {
+      readable = await current.methods.readableRow(uri, "legacy");
+    } catch (err) {
+      if (err instanceof RpcError) return err;
+      throw err;
+    }
+    if (subscribed.has(readable)) return {};
+    if (subscribed.size >= maxRowSubscriptions) {
+      return new RpcError(ErrorCode.InvalidParams, `Invalid params: this session already subscribes to ${maxRowSubscriptions} resources; unsubscribe from some first`);
+    }
+    const sink: RowSink = (changed) => session.getStream?.send(sseFrame(notificationBody("notifications/resources/updated", { uri: changed })));
+    subscribed.set(readable, sink);
+    rows.add(readable, sink);
+    // Ending the session (DELETE, eviction, shutdown) ends its subscriptions.
+    session.onEnd ??= () => {
+      for (const [u, s] of session.rowSubscriptions ?? []) rows.remove(u, s);
+      session.rowSubscriptions?.clear();
+    };
+    return {};
   }
 
   // --- 2025 era ----------------------------------------------------------------------
@@ -362,6 +431,10 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
 
     const mode = responseMode(h.get("accept") ?? null);
     if (!mode) return transportError(406, "Not Acceptable: Accept must allow application/json or text/event-stream", msg.id);
+    if (msg.method === "resources/subscribe" || msg.method === "resources/unsubscribe") {
+      const out = await subscription(msg, session);
+      return answer(mode, out instanceof RpcError ? failure(msg.id, out) : resultBody(msg.id, out));
+    }
     const handler = current.methods.legacy.get(msg.method);
     if (!handler) return answer(mode, errorBody(msg.id, ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));
 
@@ -515,6 +588,7 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
     },
     close() {
       lists.close();
+      rows.close();
       sessions.closeAll();
       for (const ac of sessionlessPending.values()) ac.abort();
     },

@@ -36,8 +36,11 @@ export interface ListChangeFeed {
   readonly enabled: boolean;
   /** The part of a listen filter honoured: `{ toolsListChanged: true, … }` for the kinds asked for (none when off). */
   honoured(filter: Record<string, unknown>): Record<string, true>;
-  /** An open listen stream for these honoured keys, or undefined when `maxListeners` are open. */
-  open(id: JsonRpcId, honoured: Record<string, true>, endFrame: string): SseStream | undefined;
+  /**
+   * An open listen stream for these honoured keys (none: a stream for other notifications, row
+   * updates), or undefined when `maxListeners` are open. `onClose` runs when it closes.
+   */
+  open(id: JsonRpcId, honoured: Record<string, true>, endFrame: string, onClose?: () => void): SseStream | undefined;
   /** Tells every interested client that these lists changed. */
   notify(changed: readonly ListKind[]): void;
   readonly listenerCount: number;
@@ -67,11 +70,18 @@ export function createListChangeFeed(opts: ListChangeFeedOptions): ListChangeFee
       for (const k of kinds) if (filter[filterKeyOf[k]] === true) out[filterKeyOf[k]] = true;
       return out;
     },
-    open(id, honoured, endFrame) {
+    open(id, honoured, endFrame, onClose) {
       if (listeners.size >= opts.maxListeners) return undefined;
       const listener: Listener = {
         kinds: new Set(kinds.filter((k) => honoured[filterKeyOf[k]] === true)),
-        stream: createSseStream({ keepAliveMs: opts.keepAliveMs, maxQueuedFrames: opts.maxQueuedFrames, onClose: () => listeners.delete(listener) }),
+        stream: createSseStream({
+          keepAliveMs: opts.keepAliveMs,
+          maxQueuedFrames: opts.maxQueuedFrames,
+          onClose: () => {
+            listeners.delete(listener);
+            onClose?.();
+          },
+        }),
         meta: { "io.modelcontextprotocol/subscriptionId": id },
         endFrame,
       };

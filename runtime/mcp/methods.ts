@@ -44,13 +44,21 @@ export interface MethodDeps {
   log: (line: string) => void;
   /** `wo run --watch`: lists can change while serving, and the capabilities say so. */
   listChanged?: boolean;
+  /** 2025-era sessions are on: only then can resources/subscribe notify anyone (index.ts). */
+  sessions: boolean;
 }
 
 export interface MethodTable {
-  capabilities: Record<string, object>;
   instructions: string;
   /** What tools/list and resources/list (with templates and schema texts) show, as comparable text: a swap notifies when it differs. */
   listings(): { tools: string; resources: string };
+  /**
+   * The row URI `uri` names when this client may read it (the same rule and the same answer as
+   * resources/read: an unknown, unreadable or missing row is the era's not-found RpcError).
+   */
+  readableRow(uri: unknown, era: Era): Promise<string>;
+  /** `wo://<t>/<id>` of a changed row, when its type's rows are resources; else undefined. */
+  rowUri(table: string, id: number): string | undefined;
   /** Maps, not objects: a method name from the wire must never find `constructor` or `__proto__`. */
   legacy: ReadonlyMap<string, Handler>;
   modern: ReadonlyMap<string, Handler>;
@@ -176,11 +184,15 @@ export function createMethods(deps: MethodDeps): MethodTable {
   const schemaTexts = new Map(exposed.map((t) => [t.snake, schemaDocument(t, toolsOf(t))]));
 
   const listChanged = deps.listChanged ?? false;
-  const capabilities = {
+  // Rows can be subscribed to where they can be read (spec/live.md); a 2025 client needs a
+  // session, whose GET stream carries the notifications.
+  const capabilitiesFor = (subscribe: boolean) => ({
     tools: { listChanged },
-    resources: { subscribe: false, listChanged },
+    resources: { subscribe, listChanged },
     completions: {},
-  };
+  });
+  const modernCapabilities = capabilitiesFor(templates.length > 0);
+  const legacyCapabilities = capabilitiesFor(templates.length > 0 && deps.sessions);
   const instructions = instructionsFor(catalog, exposed, toolsOf);
 
   // --- tools --------------------------------------------------------------------------
@@ -230,9 +242,9 @@ export function createMethods(deps: MethodDeps): MethodTable {
     return page.nextCursor ? { resourceTemplates: page.items, nextCursor: page.nextCursor } : { resourceTemplates: page.items };
   };
 
-  const notFound = (ctx: MethodContext, uri: string) =>
+  const notFound = (era: Era, uri: string) =>
     // SEP-2164: 2026-07-28 answers -32602 with data.uri; the 2025 revisions define -32002.
-    new RpcError(ctx.era === "modern" ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
+    new RpcError(era === "modern" ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
 
   /**
    * The row as GET /api/…/:id returns it, through the type's get operation (it has one: `get` is
@@ -250,28 +262,34 @@ export function createMethods(deps: MethodDeps): MethodTable {
     }
   };
 
-  const resourcesRead: Handler = async (params, ctx) => {
-    const uri = params.uri;
-    if (typeof uri !== "string") throw invalidParams("Invalid params: resources/read needs params.uri (a string)");
+  /** The row a row URI names, read as resources/read reads it; throws the era's not-found. */
+  const rowAt = async (method: string, uri: unknown, era: Era): Promise<{ uri: string; row: unknown }> => {
+    if (typeof uri !== "string") throw invalidParams(`Invalid params: ${method} needs params.uri (a string)`);
     const m = /^wo:\/\/([a-z0-9_]+)\/([^/?#]+)$/.exec(uri);
-    if (!m) throw notFound(ctx, uri);
-    const [, head, tail] = m as unknown as [string, string, string];
-    if (head === "schema") {
-      const text = schemaTexts.get(tail);
-      if (text === undefined) throw notFound(ctx, uri);
-      return { contents: [{ uri, mimeType: MIME, text }] };
-    }
-    const type = templateTypes.get(head);
+    const type = m ? templateTypes.get(m[1]!) : undefined;
+    const tail = m?.[2] ?? "";
     // Ids beyond 2^53 − 1 cannot exist (and the get operation's schema refuses them).
-    if (!type || !/^[1-9][0-9]{0,15}$/.test(tail) || !Number.isSafeInteger(Number(tail))) throw notFound(ctx, uri);
+    if (!type || !/^[1-9][0-9]{0,15}$/.test(tail) || !Number.isSafeInteger(Number(tail))) throw notFound(era, uri);
     let row: unknown;
     try {
       row = await readRow(type, Number(tail));
     } catch (err) {
-      deps.log(`mcp: resources/read ${uri} failed: ${err instanceof Error ? err.message : String(err)}`);
+      deps.log(`mcp: ${method} ${uri} failed: ${err instanceof Error ? err.message : String(err)}`);
       throw new RpcError(ErrorCode.InternalError, "Internal error while reading the resource");
     }
-    if (row === undefined || row === null) throw notFound(ctx, uri);
+    if (row === undefined || row === null) throw notFound(era, uri);
+    return { uri, row };
+  };
+  const tableToSnake = new Map([...templateTypes.values()].map((t) => [t.table, t.snake]));
+
+  const resourcesRead: Handler = async (params, ctx) => {
+    const uri = params.uri;
+    if (typeof uri === "string" && uri.startsWith("wo://schema/")) {
+      const text = schemaTexts.get(uri.slice("wo://schema/".length));
+      if (text === undefined) throw notFound(ctx.era, uri);
+      return { contents: [{ uri, mimeType: MIME, text }] };
+    }
+    const { row } = await rowAt("resources/read", uri, ctx.era);
     // Same serialization as the REST body (JSON.stringify of the row), so the texts are equal.
     return { contents: [{ uri, mimeType: MIME, text: JSON.stringify(row) }] };
   };
@@ -302,10 +320,10 @@ export function createMethods(deps: MethodDeps): MethodTable {
   const initialize: Handler = (params) => {
     const requested = params.protocolVersion;
     const version = (LEGACY_VERSIONS as readonly unknown[]).includes(requested) ? (requested as string) : LEGACY_VERSIONS[0];
-    return { protocolVersion: version, capabilities, serverInfo, instructions };
+    return { protocolVersion: version, capabilities: legacyCapabilities, serverInfo, instructions };
   };
 
-  const discover: Handler = () => ({ supportedVersions: [MODERN_VERSION], capabilities, instructions });
+  const discover: Handler = () => ({ supportedVersions: [MODERN_VERSION], capabilities: modernCapabilities, instructions });
 
   const shared: [string, Handler][] = [
     ["tools/list", toolsList],
@@ -316,9 +334,13 @@ export function createMethods(deps: MethodDeps): MethodTable {
     ["completion/complete", complete],
   ];
   return {
-    capabilities,
     instructions,
     listings: () => ({ tools: JSON.stringify(toolsModern), resources: JSON.stringify([schemaResources, templates, [...schemaTexts]]) }),
+    readableRow: async (uri, era) => (await rowAt("resources/subscribe", uri, era)).uri,
+    rowUri: (table, id) => {
+      const snake = tableToSnake.get(table);
+      return snake === undefined ? undefined : `wo://${snake}/${id}`;
+    },
     legacy: new Map([...shared, ["initialize", initialize], ["ping", () => ({})]]),
     modern: new Map([...shared, ["server/discover", discover]]),
   };

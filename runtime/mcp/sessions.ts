@@ -18,6 +18,10 @@ export interface Session {
   getStream?: SseStream;
   /** Calls in flight, by JSON-RPC id, so notifications/cancelled can abort them. */
   pending: Map<JsonRpcId, AbortController>;
+  /** Row URIs this session subscribed to (resources/subscribe), each with its sink (index.ts). */
+  rowSubscriptions?: Map<string, (uri: string) => void>;
+  /** Called once when the session ends, however it ends. */
+  onEnd?: () => void;
 }
 
 export interface SessionTable {
@@ -67,6 +71,7 @@ export function createSessionTable(limits: SessionLimits): SessionTable {
     s.getStream?.close();
     for (const ac of s.pending.values()) ac.abort();
     s.pending.clear();
+    s.onEnd?.();
   };
   const isBusy = (s: Session) => s.pending.size > 0 || (s.getStream !== undefined && !s.getStream.closed);
   /** Room for one more session in use: idle ones are swept first (no timer: no work when nothing happens). */

@@ -257,6 +257,10 @@ function live(c: Context, route: Route, deps: RestDeps, vocab: ListVocabulary): 
   }
   const q = listInput(vocab, url.searchParams);
   if (!q.ok) return failure(c, q.failure);
+  // A list checks its input against the list schema; a stream has none, so the one value the
+  // query text alone cannot rule out, a union variant, is checked here.
+  const notVariant = offVariant(vocab, q.input);
+  if (notVariant) return problemResponse(c, "invalid_input", notVariant.detail, [{ path: notVariant.path, message: notVariant.message }]);
   let where;
   try {
     where = listConditions(vocab, q.input);
@@ -275,6 +279,30 @@ function live(c: Context, route: Route, deps: RestDeps, vocab: ListVocabulary): 
   if (c.req.method === "HEAD") return new Response(null, { status: 200, headers });
   const body = deps.live.open(route.type, where, lastEventId === undefined ? undefined : Number(lastEventId.trim()));
   return new Response(body, { status: 200, headers });
+}
+
+/** The first union filter value that is not one of its field's variants. */
+function offVariant(vocab: ListVocabulary, input: Record<string, unknown>): { path: string; detail: string; message: string } | undefined {
+  const check = (name: string, path: string, values: unknown[]) => {
+    const t = vocab.filters.get(name)?.field.type;
+    if (t?.kind !== "union") return undefined;
+    const bad = values.find((v) => typeof v !== "string" || !t.variants.includes(v));
+    if (bad === undefined) return undefined;
+    const message = `must be one of ${t.variants.join(", ")}`;
+    return { path, detail: `'${String(bad).slice(0, 60)}' is not a value of ${name}; it ${message}.`, message };
+  };
+  for (const f of vocab.equalities) {
+    const found = input[f.name] !== undefined ? check(f.name, `/${f.name}`, [input[f.name]]) : undefined;
+    if (found) return found;
+  }
+  for (const [name, ops] of Object.entries((input.where ?? {}) as Record<string, Record<string, unknown>>)) {
+    for (const op of ["eq", "ne", "in"]) {
+      const v = ops[op];
+      const found = v !== undefined ? check(name, `/where/${name}/${op}`, Array.isArray(v) ? v : [v]) : undefined;
+      if (found) return found;
+    }
+  }
+  return undefined;
 }
 
 function failure(c: Context, f: RestFailure): Response {

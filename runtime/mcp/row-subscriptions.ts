@@ -1,0 +1,58 @@
+// Row subscriptions (spec/live.md, "Row subscriptions over MCP"): which MCP streams asked to
+// hear about which row URIs, fed by the store's commit events. A 2025-era session subscribes
+// with resources/subscribe and hears on its GET stream; a 2026-07-28 `subscriptions/listen`
+// stream subscribes for as long as it is open. Both hand in a sink that writes one
+// `notifications/resources/updated` frame to their own bounded stream, so a slow client only
+// ever fills (and loses) its own stream.
+
+import type { Store } from "../../model/store.js";
+
+/** Writes the notification for `uri` to one stream; must not throw or block. */
+export type RowSink = (uri: string) => void;
+
+export interface RowSubscriptions {
+  add(uri: string, sink: RowSink): void;
+  remove(uri: string, sink: RowSink): void;
+  /** Stops listening to the store (server shutdown). */
+  close(): void;
+  /** Sinks subscribed to anything, for tests and limits. */
+  readonly size: number;
+}
+
+/**
+ * `uriOf` names the resource of a changed row: undefined for rows that are not resources
+ * (types without `get` over MCP), which no one can have subscribed to.
+ */
+export function createRowSubscriptions(store: Store, uriOf: (table: string, id: number) => string | undefined): RowSubscriptions {
+  const byUri = new Map<string, Set<RowSink>>();
+  const stop = store.onCommit((changes) => {
+    if (byUri.size === 0) return;
+    // A row written twice in one commit is one notification: the client reads it once anyway.
+    const notified = new Set<string>();
+    for (const change of changes) {
+      const uri = uriOf(change.table, change.id);
+      if (uri === undefined || notified.has(uri)) continue;
+      notified.add(uri);
+      for (const sink of byUri.get(uri) ?? []) sink(uri);
+    }
+  });
+  return {
+    add(uri, sink) {
+      let sinks = byUri.get(uri);
+      if (sinks === undefined) byUri.set(uri, (sinks = new Set()));
+      sinks.add(sink);
+    },
+    remove(uri, sink) {
+      const sinks = byUri.get(uri);
+      if (sinks === undefined) return;
+      sinks.delete(sink);
+      if (sinks.size === 0) byUri.delete(uri);
+    },
+    close: stop,
+    get size() {
+      let n = 0;
+      for (const sinks of byUri.values()) n += sinks.size;
+      return n;
+    },
+  };
+}
