@@ -92,6 +92,7 @@ export const brokenCases: BrokenCase[] = [
   { name: "malformed wo.toml", files: { "app.wo": "type A {\n  x: Int\n}\n", "wo.toml": "name = \"x\"\n[server]\nlisten = ┆= 3\n" }, code: "WO4004", message: "TOML" },
   { name: "wrong-typed wo.toml key", files: { "app.wo": "type A {\n  x: Int\n}\n", "wo.toml": "name = \"x\"\n[server]\n┆max_body_bytes = \"big\"\n" }, code: "WO4005", message: "server.max_body_bytes" },
   { name: "[database] url that is not a string", files: { "app.wo": "type A {\n  x: Int\n}\n", "wo.toml": "[database]\ndata_dir = \"var\"\n┆url = 5\n" }, code: "WO4005", message: "database.url' must be a string" },
+  { name: "[live] retention that is not a positive integer", files: { "app.wo": "type A {\n  x: Int\n}\n", "wo.toml": "[live]\n┆retention = 0\n" }, code: "WO4005", message: "live.retention" },
   { name: "listen that is not host:port", files: { "app.wo": "type A {\n  x: Int\n}\n", "wo.toml": "[server]\n┆listen = \"localhost\"\n" }, code: "WO4005", message: "host:port" },
 ];
 

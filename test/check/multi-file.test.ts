@@ -98,7 +98,8 @@ describe("project files", () => {
         'name = "shop"', 'version = "2.1.0"', 'description = "A shop"',
         "[server]", 'listen = "0.0.0.0:9000"', "max_body_bytes = 2048", 'token_env = "SHOP_TOKEN"', "max_running = 8", "max_queued = 16", 'allowed_origins = ["https://shop.example.com"]',
         "[database]", 'data_dir = "var"', 'url = "postgres://localhost/shop"', "max_bytes = 1073741824",
-        "[mcp]", "sessions = false", 'allowed_origins = ["https://example.com"]', "",
+        "[mcp]", "sessions = false", 'allowed_origins = ["https://example.com"]',
+        "[live]", "retention = 500", "",
       ].join("\n"),
     });
     const { catalog, diagnostics } = await checkApp(dir);
@@ -106,7 +107,7 @@ describe("project files", () => {
     expect(catalog!.app).toEqual({ name: "shop", version: "2.1.0", description: "A shop" });
     expect(catalog!.config).toEqual({
       listen: "0.0.0.0:9000", maxBodyBytes: 2048, tokenEnv: "SHOP_TOKEN", dataDir: "var", concurrency: { running: 8, queued: 16 },
-      databaseUrl: "postgres://localhost/shop", databaseMaxBytes: 1073741824, mcp: { sessions: false, allowedOrigins: ["https://example.com"] }, allowedOrigins: ["https://shop.example.com"],
+      databaseUrl: "postgres://localhost/shop", databaseMaxBytes: 1073741824, liveRetention: 500, mcp: { sessions: false, allowedOrigins: ["https://example.com"] }, allowedOrigins: ["https://shop.example.com"],
     });
   });
 
