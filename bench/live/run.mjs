@@ -1,0 +1,152 @@
+// Live streams under load (spec/live.md): `wo run` of a one-type app whose type exposes
+// `subscribe`, measured in one run:
+//
+//   1. write throughput over REST (N creates, C in flight) with no subscriber, then with S
+//      REST live streams open (`GET /api/notes/live`, read as raw events over node:http), in
+//      alternating rounds; the figure is the ratio of the medians (target ≥ 0.9);
+//   2. commit-to-notification latency with S subscribers: one PATCH at a time; for each, the
+//      time from sending the write to each subscriber's event, p50/p99 over every
+//      (write, subscriber) pair. The commit happens inside that span, just before the event is
+//      queued (events go out before the write's answer), so it bounds the commit-to-event time
+//      from above; the write's own round trip is printed beside it.
+//
+//   npm run build && node bench/live/run.mjs [N=2000] [C=16] [S=100] [ROUNDS=3]
+//
+// Servers run on their own CPUs when there are two or more (bench/node-process.mjs). Prints
+// figures; asserts nothing.
+
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { request, Agent } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pinCpus, startNode, stopNode } from "../node-process.mjs";
+
+const N = Number(process.argv[2] ?? 2000);
+const C = Number(process.argv[3] ?? 16);
+const S = Number(process.argv[4] ?? 100);
+const ROUNDS = Number(process.argv[5] ?? 3);
+
+const pinned = pinCpus();
+const dir = mkdtempSync(join(tmpdir(), "wo-bench-live-"));
+const app = join(dir, "live");
+mkdirSync(app);
+writeFileSync(join(app, "wo.toml"), 'name = "live"\n');
+writeFileSync(
+  join(app, "app.wo"),
+  `type Note {
+  id: Id
+  title: Text
+  rank: Int = 0
+  service rest "/api/notes" expose list, get, create, update, subscribe
+}
+`,
+);
+
+const { child, url: base } = await startNode("bin/wo.js", ["run", app, "--quiet", "--listen", "127.0.0.1:0"], /serving at (http:\/\/127\.0\.0\.1:\d+)/);
+const writes = new Agent({ keepAlive: true, maxSockets: C });
+
+function send(method, path, body) {
+  return new Promise((resolve, reject) => {
+    const text = JSON.stringify(body);
+    const req = request(base + path, { method, agent: writes, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(text) } }, (res) => {
+      let out = "";
+      res.setEncoding("utf8");
+      res.on("data", (d) => (out += d));
+      res.on("end", () => (res.statusCode < 300 ? resolve(out) : reject(new Error(`${method} ${path} ${res.statusCode} ${out}`))));
+    });
+    req.on("error", reject);
+    req.end(text);
+  });
+}
+
+/** One live stream; `onEvent(text)` gets each event's block (cheap: split on blank lines only). */
+function subscribe(onEvent) {
+  return new Promise((resolve, reject) => {
+    const req = request(base + "/api/notes/live", { agent: false, headers: { accept: "text/event-stream" } }, (res) => {
+      let pending = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk) => {
+        pending += chunk;
+        let cut;
+        while ((cut = pending.indexOf("\n\n")) >= 0) {
+          const block = pending.slice(0, cut);
+          pending = pending.slice(cut + 2);
+          if (block.startsWith("event:")) onEvent(block);
+        }
+      });
+      resolve(() => req.destroy());
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+async function writeRound() {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: C }, async () => {
+      while (next < N) {
+        next++;
+        await send("POST", "/api/notes", { title: "w" });
+      }
+    }),
+  );
+  return N / ((performance.now() - started) / 1000);
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+
+try {
+  const without = [];
+  const withSubs = [];
+  let received = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    without.push(await writeRound());
+    const closers = await Promise.all(Array.from({ length: S }, () => subscribe(() => received++)));
+    withSubs.push(await writeRound());
+    // Let the last events arrive before the streams close (they are counted, not timed).
+    const expected = N * (round + 1) * S;
+    const until = Date.now() + 5_000;
+    while (received < expected && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    for (const close of closers) close();
+  }
+
+  // Latency: S subscribers, one write at a time, the send time carried in the row.
+  const latencies = [];
+  const roundTrips = [];
+  const sentAt = new Map();
+  const closers = await Promise.all(
+    Array.from({ length: S }, () =>
+      subscribe((block) => {
+        const m = /"title":"lat (\d+)"/.exec(block);
+        if (m) latencies.push(performance.now() - sentAt.get(Number(m[1])));
+      }),
+    ),
+  );
+  const first = JSON.parse(await send("POST", "/api/notes", { title: "target" })).id;
+  const writesForLatency = Math.min(500, N);
+  for (let i = 0; i < writesForLatency; i++) {
+    sentAt.set(i, performance.now());
+    await send("PATCH", `/api/notes/${first}`, { title: `lat ${i}` });
+    roundTrips.push(performance.now() - sentAt.get(i));
+  }
+  const deadline = Date.now() + 10_000;
+  while (latencies.length < writesForLatency * S && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  for (const close of closers) close();
+  latencies.sort((a, b) => a - b);
+  roundTrips.sort((a, b) => a - b);
+
+  console.log(`bench/live: ${pinned}; ${N} creates per round, ${C} in flight, ${ROUNDS} rounds, ${S} subscribers`);
+  console.log(`  writes/s, no subscriber:      ${without.map((x) => x.toFixed(0)).join(", ")} (median ${median(without).toFixed(0)})`);
+  console.log(`  writes/s, ${S} subscribers:    ${withSubs.map((x) => x.toFixed(0)).join(", ")} (median ${median(withSubs).toFixed(0)}); events received ${received} of ${N * ROUNDS * S}`);
+  console.log(`  throughput ratio (with/without): ${(median(withSubs) / median(without)).toFixed(2)} (target ≥ 0.9)`);
+  console.log(
+    `  write → notification, ${S} subscribers: p50 ${pct(latencies, 50)?.toFixed(2)} ms, p99 ${pct(latencies, 99)?.toFixed(2)} ms over ${latencies.length} of ${writesForLatency * S} (write round trip p50 ${pct(roundTrips, 50).toFixed(2)} ms, p99 ${pct(roundTrips, 99).toFixed(2)} ms)`,
+  );
+} finally {
+  writes.destroy();
+  await stopNode(child);
+  rmSync(dir, { recursive: true, force: true });
+}
