@@ -25,6 +25,12 @@ export function rawRequest(url: string, method: string, path: string, headers: R
     const all: Record<string, string> = { ...(body === undefined ? {} : { "content-length": String(Buffer.byteLength(body)) }), ...rest, ...(host ? { host } : {}) };
     const partial = body !== undefined && Number(all["content-length"]) > Buffer.byteLength(body);
     const req = request({ host: hostname.replace(/^\[|\]$/g, ""), port, method, path, headers: all, setHost: host === undefined, agent: false }, (res) => {
+      // A live stream (text/event-stream) never ends by itself: its answer is the status and headers.
+      if (res.headers["content-type"] === "text/event-stream") {
+        resolve({ status: res.statusCode!, headers: res.headers, text: "", json: undefined });
+        req.destroy();
+        return;
+      }
       let text = "";
       res.setEncoding("utf8");
       res.on("data", (c: string) => (text += c));
