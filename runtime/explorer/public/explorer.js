@@ -327,6 +327,11 @@ function openCall(box, target, afterWrite = () => {}) {
   // A REST endpoint calls the operation its MCP tool of the same name describes, when exposed there.
   const description = isRest ? (model.mcp.tools.find((t) => t.name === target.endpoint.op)?.description ?? `Operation ${target.endpoint.op}.`) : target.tool.description;
   if (description) box.append(el("p", "muted pre-line", description));
+  if (isRest && target.endpoint.op === "subscribe") {
+    // A stream never completes, so a call form would wait forever (spec/live.md).
+    box.append(el("p", "muted", `A live stream of server-sent events: one per committed change. Open it with curl -N ${location.origin}${target.endpoint.path} or an EventSource.`));
+    return;
+  }
   if (isRest && !schema) {
     box.append(el("p", "muted", "This route is declared but answers 501 in this version of wo."));
   }
