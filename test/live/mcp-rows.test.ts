@@ -9,6 +9,7 @@ import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/typ
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
 import { writeApp } from "../support/wo-process.js";
 import { startWoRunApp, type WoRun } from "../mcp/support/wo-run.js";
+import { env, initialize, modernHeaders, post as rawPost, req, sessionHeaders } from "../mcp/support/raw.js";
 import { liveApp, patch, post, waitFor } from "./support.js";
 
 vi.setConfig({ hookTimeout: 120_000, testTimeout: 30_000 });
@@ -127,5 +128,37 @@ describe("v2 client (2026-07-28): subscriptions/listen with resourceSubscription
     expect(sub.honoredFilter).toEqual({});
     expect(await sub.closed).toBe("graceful");
     await client.close();
+  });
+});
+
+describe("bad input and sessionless mode", () => {
+  it("subscriptions/listen with resourceSubscriptions that is not an array of strings: -32602, no stream", async () => {
+    for (const bad of ["wo://note/1", [1], { uri: "wo://note/1" }]) {
+      const r = await rawPost(srv.url, req("subscriptions/listen", { _meta: env, notifications: { resourceSubscriptions: bad } }), modernHeaders("subscriptions/listen"));
+      expect([r.status, r.json?.error?.code]).toEqual([200, -32602]);
+    }
+  });
+
+  it("resources/unsubscribe without a uri: -32602; of a URI never subscribed: {}", async () => {
+    const { sid } = await initialize(srv.url);
+    const missing = await rawPost(srv.url, req("resources/unsubscribe", {}), sessionHeaders(sid));
+    expect(missing.json.error.code).toBe(-32602);
+    const never = await rawPost(srv.url, req("resources/unsubscribe", { uri: "wo://note/1" }), sessionHeaders(sid));
+    expect(never.json.result).toEqual({});
+  });
+
+  it("without sessions a 2025 client is not offered resources.subscribe, and resources/subscribe is -32601", async () => {
+    const sessionless = await startWoRunApp(writeApp("rows", liveApp), ["--no-mcp-sessions"]);
+    try {
+      const init = await initialize(sessionless.url);
+      expect(init.json.result.capabilities.resources).toEqual({ subscribe: false, listChanged: false });
+      const r = await rawPost(sessionless.url, req("resources/subscribe", { uri: "wo://note/1" }));
+      expect(r.json.error.code).toBe(-32601);
+      // 2026-07-28 still offers it: its stream needs no session.
+      const d = await rawPost(sessionless.url, req("server/discover", { _meta: env }), modernHeaders("server/discover"));
+      expect(d.json.result.capabilities.resources).toEqual({ subscribe: true, listChanged: false });
+    } finally {
+      await sessionless.stop();
+    }
   });
 });
