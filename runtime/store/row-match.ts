@@ -6,7 +6,7 @@
 //   - an ordering comparison with a row that has no value fails;
 //   - text orders by code point (SQLite compares UTF-8 bytes, which is the same order);
 //   - `contains`: Unicode lower case on both sides;
-//   - a Timestamp operand is compared in its stored UTC form (timestamp.ts).
+//   - a Timestamp operand is compared in its stored UTC form (model/timestamp.ts).
 
 import type { ListQuery, Row } from "../../model/store.js";
 import { utcTimestamp } from "../../model/timestamp.js";
