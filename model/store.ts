@@ -117,7 +117,8 @@ export interface Store {
    */
   migrate?(catalog: Catalog, options: { allowDestructive: boolean }): Promise<MigrationReport>;
   /**
-   * Calls `listener` after every commit that changed rows, with those changes in commit order.
+   * Calls `listener` after every commit that changed rows, with those changes in commit order:
+   * every commit after it was added, also of a transaction that was already running then.
    * Returns the function that stops it.
    */
   onCommit(listener: CommitListener): () => void;

@@ -5,7 +5,7 @@
 // `notifications/resources/updated` frame to their own bounded stream, so a slow client only
 // ever fills (and loses) its own stream.
 
-import type { Store } from "../../model/store.js";
+import type { RowChange, Store } from "../../model/store.js";
 
 /** Writes the notification for `uri` to one stream; must not throw or block. */
 export type RowSink = (uri: string) => void;
@@ -25,8 +25,7 @@ export interface RowSubscriptions {
  */
 export function createRowSubscriptions(store: Store, uriOf: (table: string, id: number) => string | undefined): RowSubscriptions {
   const byUri = new Map<string, Set<RowSink>>();
-  const stop = store.onCommit((changes) => {
-    if (byUri.size === 0) return;
+  const onCommit = (changes: readonly RowChange[]) => {
     // A row written twice in one commit is one notification: the client reads it once anyway.
     const notified = new Set<string>();
     for (const change of changes) {
@@ -35,20 +34,30 @@ export function createRowSubscriptions(store: Store, uriOf: (table: string, id: 
       notified.add(uri);
       for (const sink of byUri.get(uri) ?? []) sink(uri);
     }
-  });
+  };
+  // Listening only while someone subscribes: with no listener the store records nothing.
+  let stop: (() => void) | undefined;
   return {
     add(uri, sink) {
       let sinks = byUri.get(uri);
       if (sinks === undefined) byUri.set(uri, (sinks = new Set()));
       sinks.add(sink);
+      stop ??= store.onCommit(onCommit);
     },
     remove(uri, sink) {
       const sinks = byUri.get(uri);
       if (sinks === undefined) return;
       sinks.delete(sink);
       if (sinks.size === 0) byUri.delete(uri);
+      if (byUri.size === 0) {
+        stop?.();
+        stop = undefined;
+      }
     },
-    close: stop,
+    close() {
+      stop?.();
+      stop = undefined;
+    },
     get size() {
       let n = 0;
       for (const sinks of byUri.values()) n += sinks.size;
