@@ -7,8 +7,11 @@
 // happens (`overflowFrame`: REST live streams say `reset`), which goes beyond the bound.
 
 export interface SseStream {
-  /** False when the frame was dropped because the stream is closed or its queue is full. */
-  send(frame: string): boolean;
+  /**
+   * False when the frame was dropped because the stream is closed or its queue is full. Bytes
+   * are queued as they are (one encoded frame may be shared by many streams).
+   */
+  send(frame: string | Uint8Array): boolean;
   close(): void;
   readonly closed: boolean;
   /**
@@ -21,8 +24,10 @@ export interface SseStream {
 
 export interface SseOptions {
   keepAliveMs: number;
-  /** Frames queued for a client that is not reading; beyond this the stream closes. */
+  /** Frames (chunks) queued for a client that is not reading; beyond this the stream closes. */
   maxQueuedFrames: number;
+  /** Instead of counting frames, bound the bytes queued (a chunk may hold many events). */
+  maxQueuedBytes?: number;
   /** Sent as the last frame when the queue overflows, just before the close. */
   overflowFrame?: string;
   onClose?: () => void;
@@ -66,17 +71,19 @@ export function createSseStream(opts: SseOptions): SseStream {
         opts.onClose?.();
       },
     },
-    // The queue bound counts frames: desiredSize goes negative as unread frames pile up.
-    new CountQueuingStrategy({ highWaterMark: opts.maxQueuedFrames }),
+    // The queue bound counts frames (or bytes): desiredSize goes negative as unread ones pile up.
+    opts.maxQueuedBytes !== undefined
+      ? { highWaterMark: opts.maxQueuedBytes, size: (chunk: Uint8Array) => chunk.byteLength }
+      : new CountQueuingStrategy({ highWaterMark: opts.maxQueuedFrames }),
   );
-  const send = (frame: string): boolean => {
+  const send = (frame: string | Uint8Array): boolean => {
     if (closed) return false;
     if ((controller.desiredSize ?? 0) <= 0) {
       if (opts.overflowFrame !== undefined) controller.enqueue(encoder.encode(opts.overflowFrame));
       close();
       return false;
     }
-    controller.enqueue(encoder.encode(frame));
+    controller.enqueue(typeof frame === "string" ? encoder.encode(frame) : frame);
     return true;
   };
   const whenWritable = async (): Promise<void> => {

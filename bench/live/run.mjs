@@ -2,8 +2,9 @@
 // `subscribe`, measured in one run:
 //
 //   1. write throughput over REST (N creates, C in flight) with no subscriber, then with S
-//      REST live streams open (`GET /api/notes/live`, read as raw events over node:http), in
-//      alternating rounds; the figure is the ratio of the medians (target ≥ 0.9);
+//      REST live streams open (`GET /api/notes/live`, read as raw events over node:http by a
+//      second process, subscribers.mjs, so their reading never stalls the writer's event loop),
+//      in alternating rounds; the figure is the ratio of the medians (target ≥ 0.9);
 //   2. commit-to-notification latency with S subscribers: one PATCH at a time; for each, the
 //      time from sending the write to each subscriber's event, p50/p99 over every
 //      (write, subscriber) pair. The commit happens inside that span, just before the event is
@@ -16,6 +17,7 @@
 // figures; asserts nothing.
 
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { fork } from "node:child_process";
 import { request, Agent } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -59,26 +61,29 @@ function send(method, path, body) {
   });
 }
 
-/** One live stream; `onEvent(text)` gets each event's block (cheap: split on blank lines only). */
-function subscribe(onEvent) {
-  return new Promise((resolve, reject) => {
-    const req = request(base + "/api/notes/live", { agent: false, headers: { accept: "text/event-stream" } }, (res) => {
-      let pending = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk) => {
-        pending += chunk;
-        let cut;
-        while ((cut = pending.indexOf("\n\n")) >= 0) {
-          const block = pending.slice(0, cut);
-          pending = pending.slice(cut + 2);
-          if (block.startsWith("event:")) onEvent(block);
-        }
-      });
-      resolve(() => req.destroy());
+/** S live streams in a child process (bench/live/subscribers.mjs); resolves once all are open. */
+async function subscribers() {
+  const child = fork(join(import.meta.dirname, "subscribers.mjs"), [base, String(S)], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const ask = (question, key) =>
+    new Promise((resolve) => {
+      const onMessage = (msg) => {
+        if (!(key in msg)) return;
+        child.off("message", onMessage);
+        resolve(msg[key]);
+      };
+      child.on("message", onMessage);
+      if (question) child.send(question);
     });
-    req.on("error", reject);
-    req.end();
-  });
+  await ask(undefined, "ready");
+  return {
+    received: () => ask({ count: true }, "received"),
+    latencies: () => ask({ latencies: true }, "latencies"),
+    async stop() {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.send({ stop: true });
+      await exited;
+    },
+  };
 }
 
 async function writeRound() {
@@ -104,41 +109,34 @@ try {
   let received = 0;
   for (let round = 0; round < ROUNDS; round++) {
     without.push(await writeRound());
-    const closers = await Promise.all(Array.from({ length: S }, () => subscribe(() => received++)));
+    const subs = await subscribers();
     withSubs.push(await writeRound());
     // Let the last events arrive before the streams close (they are counted, not timed).
-    const expected = N * (round + 1) * S;
     const until = Date.now() + 5_000;
-    while (received < expected && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-    for (const close of closers) close();
+    let got = 0;
+    while ((got = await subs.received()) < N * S && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    received += got;
+    await subs.stop();
   }
 
   // Latency: S subscribers, one write at a time, the send time carried in the row.
-  const latencies = [];
+  const subs = await subscribers();
   const roundTrips = [];
-  const sentAt = new Map();
-  const closers = await Promise.all(
-    Array.from({ length: S }, () =>
-      subscribe((block) => {
-        const m = /"title":"lat (\d+)"/.exec(block);
-        if (m) latencies.push(performance.now() - sentAt.get(Number(m[1])));
-      }),
-    ),
-  );
   const first = JSON.parse(await send("POST", "/api/notes", { title: "target" })).id;
   const writesForLatency = Math.min(500, N);
   for (let i = 0; i < writesForLatency; i++) {
-    sentAt.set(i, performance.now());
-    await send("PATCH", `/api/notes/${first}`, { title: `lat ${i}` });
-    roundTrips.push(performance.now() - sentAt.get(i));
+    const t0 = performance.now();
+    await send("PATCH", `/api/notes/${first}`, { title: `lat ${performance.timeOrigin + t0}` });
+    roundTrips.push(performance.now() - t0);
   }
+  let latencies = [];
   const deadline = Date.now() + 10_000;
-  while (latencies.length < writesForLatency * S && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  for (const close of closers) close();
+  while ((latencies = await subs.latencies()).length < writesForLatency * S && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  await subs.stop();
   latencies.sort((a, b) => a - b);
   roundTrips.sort((a, b) => a - b);
 
-  console.log(`bench/live: ${pinned}; ${N} creates per round, ${C} in flight, ${ROUNDS} rounds, ${S} subscribers`);
+  console.log(`bench/live: ${pinned}; ${N} creates per round, ${C} in flight, ${ROUNDS} rounds, ${S} subscribers (in a second process)`);
   console.log(`  writes/s, no subscriber:      ${without.map((x) => x.toFixed(0)).join(", ")} (median ${median(without).toFixed(0)})`);
   console.log(`  writes/s, ${S} subscribers:    ${withSubs.map((x) => x.toFixed(0)).join(", ")} (median ${median(withSubs).toFixed(0)}); events received ${received} of ${N * ROUNDS * S}`);
   console.log(`  throughput ratio (with/without): ${(median(withSubs) / median(without)).toFixed(2)} (target ≥ 0.9)`);

@@ -15,8 +15,10 @@ import { rowFilter } from "../store/row-match.js";
 export interface LiveStreamOptions {
   /** Keep-alive comment interval. Default 15 s. */
   keepAliveMs?: number;
-  /** Unread events a stream may queue before it is reset and closed. Default 1024. */
-  maxQueuedEvents?: number;
+  /** Bytes of unsent events a stream may queue before it is reset and closed. Default 4 MiB. */
+  maxQueuedBytes?: number;
+  /** Changes a replaying stream may hold back for after the replay. Default 4,096. */
+  maxHeldChanges?: number;
 }
 
 export interface LiveStreams {
@@ -43,6 +45,33 @@ function eventFrame(change: RowChange): string {
   return frame;
 }
 
+const encoder = new TextEncoder();
+
+/**
+ * Every event of `table` in one commit, as the bytes an unfiltered stream sends: built once per
+ * commit and shared by all those streams, so a commit costs each of them one queued chunk and
+ * one socket write, however many streams listen and however many writes it grouped.
+ */
+const commitFrames = new WeakMap<readonly RowChange[], Map<string, { bytes: Uint8Array; lastSeq: number | undefined }>>();
+
+function framesOfCommit(changes: readonly RowChange[], table: string): { bytes: Uint8Array; lastSeq: number | undefined } {
+  let byTable = commitFrames.get(changes);
+  if (byTable === undefined) commitFrames.set(changes, (byTable = new Map()));
+  let frames = byTable.get(table);
+  if (frames === undefined) {
+    let text = "";
+    let lastSeq: number | undefined;
+    for (const change of changes) {
+      if (change.table !== table) continue;
+      text += eventFrame(change);
+      if (change.seq !== undefined) lastSeq = change.seq;
+    }
+    frames = { bytes: encoder.encode(text), lastSeq };
+    byTable.set(table, frames);
+  }
+  return frames;
+}
+
 /**
  * `reset`: the client missed changes it cannot get back (the log no longer holds them, or its
  * stream fell too far behind). It should reload what it shows; with an `id`, events go on from
@@ -58,7 +87,8 @@ function resetFrame(reason: "retention" | "overflow", newest?: number): string {
 
 export function createLiveStreams(store: Store, log: (line: string) => void, options: LiveStreamOptions = {}): LiveStreams {
   const keepAliveMs = options.keepAliveMs ?? 15_000;
-  const maxQueued = options.maxQueuedEvents ?? 1024;
+  const maxQueuedBytes = options.maxQueuedBytes ?? 4 * 1024 * 1024;
+  const maxHeld = options.maxHeldChanges ?? 4096;
   const open = new Set<SseStream>();
 
   return {
@@ -70,7 +100,8 @@ export function createLiveStreams(store: Store, log: (line: string) => void, opt
       const held: RowChange[] = [];
       const stream = createSseStream({
         keepAliveMs,
-        maxQueuedFrames: maxQueued,
+        maxQueuedFrames: 0,
+        maxQueuedBytes,
         overflowFrame: resetFrame("overflow"),
         onClose: () => {
           stopListening();
@@ -79,21 +110,37 @@ export function createLiveStreams(store: Store, log: (line: string) => void, opt
       });
       open.add(stream);
 
-      const deliver = (change: RowChange) => {
+      /** The frame of `change` when this stream sends it: not sent yet, and passing the filters. */
+      const frameFor = (change: RowChange): string | undefined => {
         if (change.seq !== undefined) {
-          if (change.seq <= last) return;
+          if (change.seq <= last) return undefined;
           last = change.seq;
         }
         // A deleted row cannot be tested against the filters: every delete is sent.
-        if (change.row !== null && !passes(change.row as Row)) return;
-        stream.send(eventFrame(change));
+        if (change.row !== null && !passes(change.row as Row)) return undefined;
+        return eventFrame(change);
+      };
+      const deliver = (change: RowChange) => {
+        const frame = frameFor(change);
+        if (frame !== undefined) stream.send(frame);
       };
       const stopListening = store.onCommit((changes) => {
-        for (const change of changes) {
-          if (change.table !== type.table) continue;
-          if (!replaying) deliver(change);
-          else if (held.length < maxQueued) held.push(change);
-          else overflow();
+        if (replaying) {
+          for (const change of changes) {
+            if (change.table !== type.table) continue;
+            if (held.length < maxHeld) held.push(change);
+            else overflow();
+          }
+        } else if (where.length === 0) {
+          // Live and unfiltered: every change of the table, newer than anything sent (seqs only grow).
+          const { bytes, lastSeq } = framesOfCommit(changes, type.table);
+          if (bytes.length === 0) return;
+          if (lastSeq !== undefined) last = lastSeq;
+          stream.send(bytes);
+        } else {
+          let text = "";
+          for (const change of changes) if (change.table === type.table) text += frameFor(change) ?? "";
+          if (text !== "") stream.send(text);
         }
       });
       const overflow = () => {
