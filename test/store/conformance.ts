@@ -15,6 +15,7 @@ import {
   type ListQuery,
   type MigrationReport,
   type Row,
+  type RowChange,
   type Store,
 } from "../../model/store.js";
 import { array, catalog, field, opt, ref, scalar, struct, type, union } from "./fixture.js";
@@ -630,6 +631,115 @@ export function storeConformance(name: string, harness: StoreHarness): void {
         expect(err).toBeInstanceOf(MigrationRefusedError);
         expect((err as MigrationRefusedError).blocked.join("\n")).toMatch(/Tag\.label/);
         expect(await count("tag")).toBe(2);
+      });
+    });
+
+    describe("change events and the change log (spec/live.md)", () => {
+      /** The suite's app with Post exposing `subscribe`: its table gets a change log. */
+      const liveApp = () => {
+        const app = conformanceApp();
+        app.types.find((t) => t.table === "post")!.rest = [{ path: "/api/posts", ops: ["subscribe"] }];
+        return app;
+      };
+      const brief = (changes: readonly RowChange[]) => changes.map((c) => [c.table, c.op, c.id, c.seq !== undefined]);
+      let heard: RowChange[][];
+      beforeEach(async () => {
+        await reopen(liveApp());
+        heard = [];
+        store.onCommit((changes) => heard.push([...changes]));
+      });
+
+      it("after the commit, one change per create, update and delete, with the committed row (null after a delete); a seq only for logged tables", async () => {
+        await store.write(async (tx) => {
+          await tx.insert("author", author(1));
+          expect(heard).toEqual([]); // nothing before the commit
+        });
+        await store.write(async (tx) => {
+          const p = await tx.insert("post", post(1));
+          await tx.update("post", p.id as number, { title: "U" });
+          await tx.delete("post", p.id as number);
+        });
+        expect(heard.map(brief)).toEqual([
+          [["author", "create", 1, false]],
+          [
+            ["post", "create", 1, true],
+            ["post", "update", 1, true],
+            ["post", "delete", 1, true],
+          ],
+        ]);
+        expect(heard[0]![0]!.row).toEqual(await get("author", 1));
+        expect(heard[1]![1]!.row).toMatchObject({ id: 1, title: "U" });
+        expect(heard[1]![2]!.row).toBeNull();
+        const seqs = heard[1]!.map((c) => c.seq!);
+        expect(seqs[0]! < seqs[1]! && seqs[1]! < seqs[2]!).toBe(true);
+      });
+
+      it("nothing for a write or savepoint that rolled back, an update of nothing, a delete of nothing", async () => {
+        await expect(store.write(async (tx) => {
+          await tx.insert("author", author(1));
+          throw new Error("no");
+        })).rejects.toThrow("no");
+        await store.write(async (tx) => {
+          await tx.insert("author", author(2));
+          await tx.savepoint(async () => {
+            await tx.insert("author", author(3));
+            throw new Error("undo");
+          }).catch(() => undefined);
+          expect(await tx.update("author", 99, { name: "x" })).toBeUndefined();
+          expect(await tx.delete("author", 99)).toBe(false);
+        });
+        expect(heard.map((c) => c.map((x) => [x.op, x.row?.name]))).toEqual([[["create", "A2"]]]);
+      });
+
+      it("concurrent writes: every change once, in commit order; a failing neighbour's changes are not among them", async () => {
+        await Promise.allSettled([1, 2, 3, 4].map((n) => store.write(async (tx) => {
+          await tx.insert("author", author(n));
+          if (n === 2) throw new Error("fails");
+        })));
+        expect(heard.flat().map((c) => c.row?.name)).toEqual(["A1", "A3", "A4"]);
+      });
+
+      it("a listener that throws fails no write and stops no other listener; the returned function removes one", async () => {
+        store.onCommit(() => {
+          throw new Error("listener bug");
+        });
+        const other: number[] = [];
+        const stop = store.onCommit((c) => other.push(c.length));
+        await store.write((tx) => tx.insert("author", author(1)));
+        stop();
+        await store.write((tx) => tx.insert("author", author(2)));
+        expect([other, heard.length]).toEqual([[1], 2]);
+      });
+
+      it("deleting a link endpoint reports the links that went with it", async () => {
+        await store.write(async (tx) => {
+          await tx.insert("author", author(1));
+          await tx.insert("post", post(1));
+          await tx.insert("tag", { label: "x" });
+          await tx.insert("tagging", { post: 1, tag: 1 });
+        });
+        heard = [];
+        await store.write((tx) => tx.delete("tag", 1));
+        expect(heard.map(brief)).toEqual([[["tagging", "delete", 1, false], ["tag", "delete", 1, false]]]);
+      });
+
+      it("the log holds what committed, in order, survives a reopen, and says gone for a position it never handed out", async () => {
+        await store.write((tx) => tx.insert("author", author(1)));
+        await store.write((tx) => tx.insert("post", post(1)));
+        await expect(store.write(async (tx) => {
+          await tx.insert("post", post(1));
+          throw new Error("no");
+        })).rejects.toThrow();
+        await store.write((tx) => tx.update("post", 1, { title: "again" }));
+        const published = heard.flat().filter((c) => c.table === "post");
+        await reopen(liveApp());
+        const read = await store.changesAfter("post", 0, 10);
+        expect(read).toEqual({ gone: false, changes: published, more: false });
+        const first = await store.changesAfter("post", 0, 1);
+        expect(first.gone === false && [first.changes.length, first.more]).toEqual([1, true]);
+        const newest = published[published.length - 1]!.seq!;
+        expect(await store.changesAfter("post", newest, 10)).toEqual({ gone: false, changes: [], more: false });
+        expect(await store.changesAfter("post", newest + 1, 10)).toEqual({ gone: true, newest });
       });
     });
 
