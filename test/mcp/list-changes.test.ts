@@ -42,7 +42,7 @@ const build = (tools = manifest.tools) => ({ catalog, manifest: { ...manifest, t
 describe("list changes (listChanged on)", () => {
   it("initialize and server/discover declare listChanged; lists carry ttlMs 0", async () => {
     const init = await initialize(fx.url);
-    expect(init.json.result.capabilities).toMatchObject({ tools: { listChanged: true }, resources: { listChanged: true, subscribe: false } });
+    expect(init.json.result.capabilities).toMatchObject({ tools: { listChanged: true }, resources: { listChanged: true, subscribe: true } });
     const list = await fetch(fx.url, { method: "POST", headers: modernHeaders("tools/list"), body: JSON.stringify(req("tools/list", { _meta: env })) });
     expect(await list.json()).toMatchObject({ result: { ttlMs: 0, cacheScope: "public" } });
   });
