@@ -104,3 +104,24 @@ describe("rowFilter agrees with the store's list filters", () => {
     await open();
   });
 });
+
+describe("migrate() of an open store (wo run --watch)", () => {
+  it("follows the new build: a type that starts exposing subscribe is logged from then on", async () => {
+    await store.close();
+    const plain = catalog(type("Note", [field("title", scalar("Text"))]));
+    const tmp2 = tempDir();
+    ({ store } = await openSqliteStore({ file: tmp2.file, catalog: plain }));
+    const seqs: (number | undefined)[] = [];
+    store.onCommit((changes) => seqs.push(...changes.map((c) => c.seq)));
+    await store.write((tx) => tx.insert("note", { title: "before" }));
+    const live = catalog(type("Note", [field("title", scalar("Text"))], { rest: [{ path: "/api/notes", ops: ["subscribe"] }] }));
+    await store.migrate(live, { allowDestructive: false });
+    await store.write((tx) => tx.insert("note", { title: "after" }));
+    expect(seqs).toEqual([undefined, 1]);
+    const read = await store.changesAfter("note", 0, 10);
+    expect(read.gone === false && read.changes.map((c) => c.row?.title)).toEqual(["after"]);
+    await store.close();
+    tmp2.cleanup();
+    await open();
+  });
+});
