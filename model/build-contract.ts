@@ -1,10 +1,11 @@
 // The build contract: what `wo build` writes into the build folder (<app>/.wo/build by
 // default) and what the runtime loads from it. The compiler's emitters produce exactly this;
-// the runtime reads nothing else and never imports from compiler/.
+// the runtime reads app.json, validators.js and operations.js, and never imports from compiler/.
 //
-//   manifest.json     DESIGN.md's manifest: { tools, resourceTemplates, routes }
-//   catalog.json      the resolved model (model/app.ts `Catalog`)
-//   schemas.json      BuildSchemas below
+//   app.json          AppContract below: the model without method bodies, the operations
+//                     table, routes and resource templates — the only JSON the runtime reads
+//   manifest.json     DESIGN.md's manifest: { tools, resourceTemplates, routes }, for clients
+//   schemas.json      BuildSchemas below, for clients
 //   openapi.json      OpenAPI 3.1 for /api
 //   types.d.ts        row and input types for clients
 //   validators.ts/.js ajv standalone validators, one per input schema (see ValidatorsModule)
@@ -15,6 +16,7 @@
 // what it needs is handed in by the runtime — `require` for ajv's runtime helpers and the
 // OperationRuntime for everything else.
 
+import type { Catalog } from "./app.js";
 import type { Row, Store, StoreTx } from "./store.js";
 import type { ErrorDetail } from "./errors.js";
 
@@ -23,9 +25,10 @@ import type { ErrorDetail } from "./errors.js";
  * calls operations.js makes, the files' layout). Bumped whenever it changes, so a build made
  * by an earlier wo is rebuilt (`wo run`) or refused with a clear message (loadBuild) instead
  * of running against functions whose meaning moved. 2: checkRefs(tx, table, values).
- * 3: listPage(table, input) serves `_list`.
+ * 3: listPage(table, input) serves `_list`. 4: app.json replaces catalog.json; CRUD and
+ * relation operations are run by the runtime from its operations table, not generated.
  */
-export const buildFormat = 3;
+export const buildFormat = 4;
 
 /** build-info.json. */
 export interface BuildInfo {
@@ -68,6 +71,77 @@ export interface ManifestTool {
     idempotentHint?: boolean;
     openWorldHint?: boolean;
   };
+}
+
+/**
+ * What an operation does, which decides how the runtime serves it: the CRUD kinds and the
+ * relation kinds are run by the runtime from the table (runtime/operations/table-operations.ts);
+ * `method` runs the generated handler of operations.js.
+ */
+export type OperationKind = "list" | "get" | "create" | "update" | "delete" | "method" | "relation" | "link" | "unlink";
+
+/** One REST route: `base` is the `service rest` path it hangs off (a created row's Location). */
+export interface OperationRoute {
+  method: string;
+  path: string;
+  base: string;
+}
+
+/**
+ * One operation of the app: the row of the operations table REST, MCP, the explorer and the
+ * OpenAPI document all read. `name` is the tool name, computed once by the compiler
+ * (model/naming.ts) and never derived again.
+ */
+export interface OperationEntry {
+  /** `blog_post_create`: the MCP tool, the validator and the handler all go by it. */
+  name: string;
+  /** The declared type it belongs to (`BlogPost`). */
+  type: string;
+  kind: OperationKind;
+  /** The expose entry or relation op it serves: `create`, `publish`, `tags_add`. */
+  op: string;
+  /** Listed as an MCP tool (the type's MCP exposure brings it). */
+  mcp: boolean;
+  /** REST routes that run it, in declaration order (none when only MCP exposes it). */
+  routes: OperationRoute[];
+  title: string;
+  description: string;
+  inputSchema: object;
+  /** As the MCP tool shows it: a method's value is wrapped as `{ result }`. */
+  outputSchema: object;
+  annotations: ManifestTool["annotations"];
+  /** relation, link, unlink: the relation field (`tags`) and, for link/unlink, the path parameter naming the target row. */
+  relation?: { field: string; targetParam?: string };
+}
+
+/** The MCP tool of an operation (`mcp: true`): what tools/list and manifest.json show. */
+export function manifestTool(entry: OperationEntry): ManifestTool {
+  const { name, title, description, inputSchema, outputSchema, annotations } = entry;
+  return { name, title, description, inputSchema, outputSchema, annotations };
+}
+
+/**
+ * A REST route the runtime answers itself, not through an operation: `subscribe` (`GET P/live`,
+ * the live stream) and `me` (501).
+ */
+export interface RuntimeRoute extends OperationRoute {
+  /** The expose entry: `subscribe` or `me`. */
+  op: string;
+  type: string;
+}
+
+/**
+ * app.json: everything the runtime needs besides the compiled code. The model is the
+ * checker's catalog with every method body left out (`body` is absent: bodies are compiled
+ * into operations.js and nothing at run time reads their AST); free fns are left out for the
+ * same reason, `main` keeps its signature, and `tests` what `wo test` prints.
+ */
+export interface AppContract extends Omit<Catalog<undefined>, "functions"> {
+  /** Sorted by name. */
+  operations: OperationEntry[];
+  /** `subscribe` and `me` routes, in declaration order (type, `service rest` block, expose entry). */
+  runtimeRoutes: RuntimeRoute[];
+  resourceTemplates: Manifest["resourceTemplates"];
 }
 
 export interface Manifest {

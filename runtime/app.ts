@@ -15,7 +15,9 @@ import { createExplorerRoutes, isTokenFree } from "./explorer/routes.js";
 import { addCorsHeaders, allowedOriginsOf, createHttpGuard, isPreflight } from "./http-guard.js";
 import { createMcpHandler, mcpRoutesFor, type McpBuild, type McpHandler } from "./mcp/index.js";
 import { serveMcpNode } from "./mcp/node.js";
+import { bindOperations } from "./operations/bind.js";
 import { createConcurrencyLimit, type ConcurrencyLimiter } from "./operations/limit.js";
+import { admitEverything, type OperationPolicy } from "./operations/policy.js";
 import { createOperationRuntime } from "./operations/runtime.js";
 import { serveManagement, type ManagementOptions } from "./ops/management.js";
 import { bearerAuth, tokenCheck, UNAUTHORIZED_DETAIL, UNAUTHORIZED_HEADERS } from "./rest/auth.js";
@@ -41,6 +43,8 @@ export interface AppOptions {
   watching?: boolean;
   /** The app this one replaces (app-host.ts): its AppParts carry over, so sessions, streams and the budget survive. */
   replacing?: App;
+  /** Who may run which operation (runtime/operations/policy.ts); default: everyone, everything. */
+  policy?: OperationPolicy;
 }
 
 /** What outlives a build: created by the first app, carried over by each app that replaces it. */
@@ -78,14 +82,14 @@ export function createApp(options: AppOptions): App {
   const { build, store } = options;
   const config = options.config ?? build.catalog.config;
   const log = options.log ?? ((line: string) => process.stderr.write(`wo: ${line}\n`));
-  const rt = createOperationRuntime({ catalog: build.catalog, store, validators: build.validators, inputs: build.schemas.inputs, log });
+  const rt = createOperationRuntime({ catalog: build.catalog, store, validators: build.validators, log });
   const shutdown = options.replacing?.parts.shutdown ?? new AbortController();
   const limit = options.replacing?.parts.limit ?? createConcurrencyLimit(config.concurrency, shutdown.signal);
-  const operations = limit(build.operations.createOperations(rt));
+  const operations = bindOperations({ app: build.catalog, rt, generated: build.operations, limiter: limit, policy: options.policy ?? admitEverything });
 
   // One Host/Origin policy for every route but /healthz, /mcp included (spec/security.md).
   const guard = createHttpGuard({ allowedOrigins: allowedOriginsOf(config), ...(options.listenHost !== undefined ? { listenHost: options.listenHost } : {}) });
-  const mcpBuild: McpBuild = { catalog: build.catalog, manifest: build.manifest, operations, store, serverInfo: { name: build.catalog.app.name, version: build.catalog.app.version } };
+  const mcpBuild: McpBuild = { catalog: build.catalog, operations, store, serverInfo: { name: build.catalog.app.name, version: build.catalog.app.version } };
   const mcpHandler = options.replacing?.parts.mcp ?? createMcpHandler({ ...mcpBuild, config, guard, options: { log, listChanged: options.watching ?? false } });
   const mcp = mcpRoutesFor(mcpHandler);
 
@@ -178,6 +182,6 @@ function runtimeInfo(build: LoadedBuild) {
     ...(app.description ? { description: app.description } : {}),
     types: build.catalog.types.map((t) => t.name),
     endpoints: restEndpoints(build.catalog),
-    mcp: { path: "/mcp", tools: build.manifest.tools.length },
+    mcp: { path: "/mcp", tools: build.catalog.operations.filter((o) => o.mcp).length },
   };
 }

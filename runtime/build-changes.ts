@@ -2,6 +2,7 @@
 // line printed after a swap ("tools +note_archive ~note_create; routes +POST /api/notes/:id/archive;
 // types ~Note"), and whether wo.toml's settings changed, which apply only at the next start.
 
+import { manifestTool } from "../model/build-contract.js";
 import type { LoadedBuild } from "./load-build.js";
 import { restEndpoints } from "./rest/routes.js";
 
@@ -21,7 +22,7 @@ export interface BuildChanges {
 }
 
 export function buildChanges(before: LoadedBuild, after: LoadedBuild): BuildChanges {
-  const tools = (b: LoadedBuild) => new Map(b.manifest.tools.map((t) => [t.name, JSON.stringify(t)]));
+  const tools = (b: LoadedBuild) => new Map(b.catalog.operations.filter((o) => o.mcp).map((o) => [o.name, JSON.stringify(manifestTool(o))]));
   const routes = (b: LoadedBuild) => new Map(restEndpoints(b.catalog).map((e) => [`${e.method} ${e.path}`, e.op]));
   const types = (b: LoadedBuild) => new Map(b.catalog.types.map((t) => [t.name, JSON.stringify(t)]));
   return {

@@ -1,6 +1,6 @@
-// Loads a build folder (model/build-contract.ts describes its layout) into memory: the catalog, the
-// manifest, the schemas, the compiled validators and the operations module. Owns nothing but
-// reading; wiring the operations to a store is createApp's job (runtime/app.ts).
+// Loads a build folder (model/build-contract.ts describes its layout) into memory: app.json, the
+// compiled validators and the operations module — nothing else of the folder is read. Owns
+// nothing but reading; wiring the operations to a store is createApp's job (runtime/app.ts).
 //
 // A missing or unreadable file is reported as a BuildLoadError naming it, so `wo run` can say
 // "rebuild" instead of printing a stack trace.
@@ -9,15 +9,12 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-// Type-only: the catalog arrives as catalog.json; nothing from compiler/ is loaded at run time.
-import type { Catalog } from "../model/app.js";
-import { buildFormat, type BuildInfo, type BuildSchemas, type Manifest, type OperationsModule, type Validator, type ValidatorsModule } from "../model/build-contract.js";
+import { buildFormat, type AppContract, type BuildInfo, type OperationsModule, type Validator, type ValidatorsModule } from "../model/build-contract.js";
 
 export interface LoadedBuild {
   dir: string;
-  catalog: Catalog;
-  manifest: Manifest;
-  schemas: BuildSchemas;
+  /** app.json: the model (no method bodies), the operations table, routes and resource templates. */
+  catalog: AppContract;
   validators: Record<string, Validator>;
   /** The generated module; `createOperations(rt)` binds it to a store (createApp does). */
   operations: OperationsModule;
@@ -40,11 +37,7 @@ export async function loadBuild(dir: string): Promise<LoadedBuild> {
   if (info.buildFormat !== buildFormat) {
     throw new BuildLoadError(`${dir} was built by another wo (build format ${String(info.buildFormat ?? 1)}; this wo runs format ${buildFormat}); run \`wo build\` again.`);
   }
-  const [catalog, manifest, schemas] = await Promise.all([
-    readJson<Catalog>(dir, "catalog.json"),
-    readJson<Manifest>(dir, "manifest.json"),
-    readJson<BuildSchemas>(dir, "schemas.json"),
-  ]);
+  const catalog = await readJson<AppContract>(dir, "app.json");
   const load = ++loads;
   const validatorsModule = await importModule<ValidatorsModule>(dir, "validators.js", load);
   const operations = await importModule<OperationsModule>(dir, "operations.js", load);
@@ -53,7 +46,7 @@ export async function loadBuild(dir: string): Promise<LoadedBuild> {
   // Validators need ajv's runtime helpers (ajv-formats, ucs2length, …), resolved from wo's own
   // install: the app folder has no node_modules.
   const validators = validatorsModule.createValidators(createRequire(import.meta.url));
-  return { dir, catalog, manifest, schemas, validators, operations, ...(typeof info.inputHash === "string" ? { inputHash: info.inputHash } : {}) };
+  return { dir, catalog, validators, operations, ...(typeof info.inputHash === "string" ? { inputHash: info.inputHash } : {}) };
 }
 
 async function readJson<T>(dir: string, name: string): Promise<T> {

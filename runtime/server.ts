@@ -243,7 +243,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // Off loopback the Host check is off too (spec/security.md): without a token, anyone who can
   // reach the address reads and writes everything.
   if (!token && !isLoopbackName(host)) out(`wo: warning: listening on ${host} without a bearer token: anyone who can reach ${url} can read and change every row. Set [server] token_env (or token = "auto") in wo.toml.\n`);
-  out(startupBanner(build.catalog.app, url, database, restEndpoints(build.catalog), build.manifest.tools.map((t) => t.name)));
+  out(startupBanner(build.catalog.app, url, database, restEndpoints(build.catalog), build.catalog.operations.filter((o) => o.mcp).map((o) => o.name)));
   const reload = async (buildDir: string): Promise<boolean> => {
     if (stopping) return false;
     let next;

@@ -16,11 +16,16 @@ import { z } from "zod";
 import { loadBuild } from "../../dist/runtime/load-build.js";
 import { openSqliteStore } from "../../dist/runtime/store/sqlite.js";
 import { createOperationRuntime } from "../../dist/runtime/operations/runtime.js";
+import { bindOperations } from "../../dist/runtime/operations/bind.js";
+import { createConcurrencyLimit } from "../../dist/runtime/operations/limit.js";
+import { admitEverything } from "../../dist/runtime/operations/policy.js";
 
 const appDir = resolve(process.argv[2]);
 const build = await loadBuild(join(appDir, ".wo/build"));
 const { store } = await openSqliteStore({ file: join(appDir, build.catalog.config.dataDir, "app.sqlite"), catalog: build.catalog, lock: false });
-const ops = build.operations.createOperations(createOperationRuntime({ catalog: build.catalog, store, validators: build.validators }));
+const rt = createOperationRuntime({ catalog: build.catalog, store, validators: build.validators, log: () => {} });
+// The operations as wo binds them (validation, policy, a slot), without wo's HTTP and MCP layers.
+const ops = bindOperations({ app: build.catalog, rt, generated: build.operations, limiter: createConcurrencyLimit(build.catalog.config.concurrency), policy: admitEverything });
 
 const toResult = async (name, args) => {
   try {

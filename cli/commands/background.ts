@@ -18,7 +18,7 @@ import { spawn } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Catalog } from "../../compiler/catalog.js";
+import type { AppContract } from "../../model/build-contract.js";
 import { formatWithSources } from "../../compiler/diagnostics/format.js";
 import { resolveAgentToken, TokenError } from "../../runtime/ops/agent-token.js";
 import { claimInstance, logFileName, readInstanceState, readManagementKey, removeInstance, renewClaim, writeNewManagementKey } from "../../runtime/ops/instance-state.js";
@@ -92,7 +92,7 @@ async function startChild(appDir: string, runtimeDir: string, args: RunArgs): Pr
     return 1;
   }
   renewClaim(runtimeDir);
-  const catalog = JSON.parse(readFileSync(join(built.outDir, "catalog.json"), "utf8")) as Catalog;
+  const catalog = JSON.parse(readFileSync(join(built.outDir, "app.json"), "utf8")) as AppContract;
   const token = resolveAgentToken({ config: catalog.config, env: process.env, ...(args.tokenFile !== undefined ? { tokenFile: resolve(args.tokenFile) } : {}), automaticIn: runtimeDir });
   writeNewManagementKey(runtimeDir);
 

@@ -42,7 +42,7 @@ export async function runExecCommand(args: ParsedArgs): Promise<number> {
   }
   try {
     const log = (line: string) => void process.stderr.write(`wo: ${line}\n`);
-    const rt = createOperationRuntime({ catalog: build.catalog, store, validators: build.validators, inputs: build.schemas.inputs, log });
+    const rt = createOperationRuntime({ catalog: build.catalog, store, validators: build.validators, log });
     const run = build.operations.createOperations(rt)[mainOperation]!;
     await run({}, {});
     return 0;

@@ -66,7 +66,7 @@ async function runOne(build: Awaited<ReturnType<typeof loadBuild>>, index: numbe
     const { store } = await openStore({ appDir: dir, db: join(dir, "test.sqlite"), config: { dataDir: dir }, catalog: build.catalog });
     try {
       const log = (line: string) => void process.stderr.write(`wo: ${line}\n`);
-      const rt = createOperationRuntime({ catalog: build.catalog, store, validators: build.validators, inputs: build.schemas.inputs, log });
+      const rt = createOperationRuntime({ catalog: build.catalog, store, validators: build.validators, log });
       await build.operations.createOperations(rt)[testOperation(index)]!({}, {});
       return { ms: Math.round(performance.now() - started) };
     } catch (err) {

@@ -1,5 +1,6 @@
 // emitBuild: the whole build folder as files, from the catalog alone (model/build-contract.ts lists
-// the layout). Pure: no file system; compiler/build.ts compiles the `.ts` files and writes.
+// the layout), every operation read off one operations table (operation-table.ts). Pure: no
+// file system; compiler/build.ts compiles the `.ts` files and writes.
 import type { Catalog } from "../catalog.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { SchemaBuilder, emitSchemas } from "./json-schema.js";
@@ -9,19 +10,22 @@ import { emitTypesText } from "./types.js";
 import { emitValidators } from "./validators.js";
 import { emitOperations } from "./operations.js";
 import { generatedHeader } from "./header.js";
+import { operationTable } from "./operation-table.js";
+import { emitAppContract } from "./app-contract.js";
 
 export type { EmittedFile } from "./emitted-file.js";
 
 export function emitBuild(catalog: Catalog): EmittedFile[] {
   const b = new SchemaBuilder(catalog);
   const header = generatedHeader(catalog);
-  const schemas = emitSchemas(catalog, b);
+  const table = operationTable(catalog, b);
+  const schemas = emitSchemas(catalog, b, table);
   const rowNames = Object.fromEntries(catalog.types.map((t) => [t.snake, t.name]));
   const files: EmittedFile[] = [
-    { path: "manifest.json", text: jsonText(emitManifest(catalog, b)) },
-    { path: "catalog.json", text: jsonText(catalog) },
+    { path: "app.json", text: jsonText(emitAppContract(catalog, table)) },
+    { path: "manifest.json", text: jsonText(emitManifest(catalog, b, table)) },
     { path: "schemas.json", text: jsonText(schemas) },
-    { path: "openapi.json", text: jsonText(emitOpenApi(catalog, b)) },
+    { path: "openapi.json", text: jsonText(emitOpenApi(catalog, b, table)) },
     { path: "types.d.ts", text: emitTypesText(schemas, rowNames, header) },
     ...emitValidators(schemas, header),
     emitOperations(catalog),

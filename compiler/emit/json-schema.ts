@@ -6,7 +6,8 @@
 // Schemas carry no `$schema`/`$id`: MCP clients compile tool schemas with a default ajv
 // instance (draft-07 dialect), and every keyword used here means the same in both dialects.
 import { inCreateInput, inUpdateInput, type Catalog, type CatalogField, type CatalogMethod, type CatalogType, type FieldType, type ScalarName } from "../catalog.js";
-import type { BuildSchemas } from "../../model/build-contract.js";
+import type { BuildSchemas, OperationEntry } from "../../model/build-contract.js";
+import { operationTable } from "./operation-table.js";
 import { toolName } from "../../model/naming.js";
 import { exposedOps, methodOf } from "./exposed-ops.js";
 import { article, sentence } from "./words.js";
@@ -339,26 +340,16 @@ export class SchemaBuilder {
   }
 }
 
-/** Every schema of the build: rows for all types, inputs/outputs for every exposed operation. */
-export function emitSchemas(catalog: Catalog, b = new SchemaBuilder(catalog)): BuildSchemas {
+/** Every schema of the build: rows for all types, inputs/outputs for every operation of the table. */
+export function emitSchemas(catalog: Catalog, b = new SchemaBuilder(catalog), table: readonly OperationEntry[] = operationTable(catalog, b)): BuildSchemas {
   const rows: Record<string, object> = {};
   const inputs: Record<string, object> = {};
   const outputs: Record<string, object> = {};
-  for (const type of sortedTypes(catalog)) {
-    rows[type.snake] = b.row(type);
-    for (const op of exposedOps(type)) {
-      const name = toolName(type.name, op);
-      const io = operationSchemas(b, type, op);
-      if (!io) continue;
-      inputs[name] = io.input;
-      outputs[name] = io.output;
-    }
-    for (const r of allRelationOps(catalog, type)) {
-      const name = toolName(type.name, r.op);
-      const io = b.relation(type, r);
-      inputs[name] = io.input;
-      outputs[name] = io.output;
-    }
+  for (const type of sortedTypes(catalog)) rows[type.snake] = b.row(type);
+  for (const e of table) {
+    inputs[e.name] = e.inputSchema;
+    // The table holds the tool's output; a method's own result is what it wraps as `result`.
+    outputs[e.name] = e.kind === "method" ? (e.outputSchema as { properties: { result: object } }).properties.result : e.outputSchema;
   }
   return { rows: sortKeys(rows), inputs: sortKeys(inputs), outputs: sortKeys(outputs) };
 }

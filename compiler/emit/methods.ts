@@ -1,7 +1,8 @@
 // The method emitter: one exposed class method → the text of one member of the object that
 // `createOperations(rt)` returns (compiler/emit/operations.ts inserts it verbatim).
 //
-// Owns: the handler frame (validate → one store transaction → load `self` → body → result)
+// Owns: the handler frame (one store transaction → load `self` → body → result; the runtime
+// has validated the input and admitted the call before it runs)
 // and statements, each preceded by a `// file.wo:LINE` comment so generated code maps back to
 // its source. Expressions are printed by ./method-expr.ts; what every name and expression
 // means comes from the method checker (check/methods.ts `typeMethod`), run again here on the
@@ -19,7 +20,6 @@ import { blockHas, someExpression, writeStatements } from "./method-body.js";
 import { typeMethod } from "../check/methods.js";
 import { fieldValueType, findType, returnValueType } from "../check/method-types.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
-import { toolName } from "../../model/naming.js";
 import { refCheckLine } from "./ref-checks.js";
 import { jsComment, jsIdentifier, jsJson, jsString } from "./js-literal.js";
 import {
@@ -41,8 +41,8 @@ import {
   type HelperName,
 } from "./method-expr.js";
 
-export function emitMethodHandler(catalog: Catalog, type: CatalogType, method: CatalogMethod): string {
-  const name = toolName(type.name, method.name);
+/** `name`: the operation's tool name, from the operations table. */
+export function emitMethodHandler(catalog: Catalog, type: CatalogType, method: CatalogMethod, name: string): string {
   const typing = typeMethod(catalog, type, method, new DiagnosticBag());
   const ctx: ExprContext = { catalog, owner: type, typing, rowTypes: new Set([type.name]), helpers: new Set(), params: new Set(method.params.map((p) => p.name)) };
 
@@ -61,7 +61,8 @@ export function emitMethodHandler(catalog: Catalog, type: CatalogType, method: C
       for (const line of helperText[h]) w.writeLine(line);
     }
     const argType = [`id: number`, ...method.params.map((p) => `${objectKey(p.name)}: ${tsType(fieldValueType(catalog, p.type), ctx)}`)];
-    w.writeLine(`const args = rt.validate<{ ${argType.join("; ")} }>(${jsString(name)}, input);`);
+    // The runtime validated the input against the tool's schema before the call (runtime/operations/bind.ts).
+    w.writeLine(`const args = input as { ${argType.join("; ")} };`);
     for (const p of method.params) {
       const kw = typing.reassigned.has(p.name) ? "let" : "const";
       w.writeLine(`${kw} ${jsName(p.name)} = ${prop("args", p.name)};`);

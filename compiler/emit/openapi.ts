@@ -5,12 +5,13 @@
 import { inCreateInput, inUpdateInput, type Catalog, type CatalogField, type CatalogType } from "../catalog.js";
 import { toolName } from "../../model/naming.js";
 import { listEqualityFields, listFilterFields } from "../../model/list-filters.js";
-import { SchemaBuilder, maxExactInteger, operationSchemas, type JsonSchema } from "./json-schema.js";
-import { emitRoutes } from "./routes.js";
+import { SchemaBuilder, compareText, maxExactInteger, operationSchemas, type JsonSchema } from "./json-schema.js";
+import { operationTable, runtimeRoutes } from "./operation-table.js";
 import { methodOf } from "./exposed-ops.js";
 import { maxErrorDetails } from "../../model/errors.js";
 import { operationDescription, relationTitle, toolTitle } from "./tools.js";
 import { allRelationOps, type RelationOp as ModelRelationOp } from "../../model/relations.js";
+import type { OperationEntry } from "../../model/build-contract.js";
 import type { Block } from "../ast.js";
 
 /** A relation op of the compiler's catalog (method bodies as checked AST). */
@@ -47,33 +48,30 @@ const guardErrors: ErrorStatus[] = ["401", "403"];
 /** What a body is refused for before the operation runs. */
 const bodyErrors: ErrorStatus[] = ["400", "413", "415"];
 
-export function emitOpenApi(catalog: Catalog, b = new SchemaBuilder(catalog)): object {
+export function emitOpenApi(catalog: Catalog, b = new SchemaBuilder(catalog), table: readonly OperationEntry[] = operationTable(catalog, b)): object {
   const schemas: Record<string, JsonSchema> = {};
   const paths: Record<string, Record<string, object>> = {};
   const usedIds = new Set<string>();
-  const typeOfOp = new Map<string, CatalogType>();
-  for (const t of catalog.types) for (const block of t.rest) for (const op of block.ops) typeOfOp.set(toolName(t.name, op), t);
-  const relationOfOp = new Map<string, RelationOp>();
-  for (const t of catalog.types) {
-    for (const r of allRelationOps(catalog, t)) {
-      typeOfOp.set(toolName(t.name, r.op), t);
-      relationOfOp.set(toolName(t.name, r.op), r);
-    }
-  }
+  const typeNamed = new Map(catalog.types.map((t) => [t.name, t]));
+  // Every route with the operation it runs (none for subscribe and me), in the manifest's order.
+  const routes = [
+    ...table.flatMap((entry) => entry.routes.map((r) => ({ method: r.method, path: r.path, name: entry.name, type: entry.type, op: entry.op, entry }))),
+    ...runtimeRoutes(catalog).map((r) => ({ method: r.method, path: r.path, name: toolName(r.type, r.op), type: r.type, op: r.op, entry: undefined })),
+  ].sort((x, y) => compareText(x.path, y.path) || compareText(x.method, y.method));
 
-  for (const route of emitRoutes(catalog)) {
-    const type = typeOfOp.get(route.op)!;
-    const op = route.op.slice(type.snake.length + 1);
+  for (const route of routes) {
+    const type = typeNamed.get(route.type)!;
+    const op = route.op;
     const rowRef = { $ref: `#/components/schemas/${type.name}` };
     schemas[type.name] = b.row(type);
     const path = route.path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}");
     // One type may serve the same op on two `service rest` paths; operationIds must stay unique.
-    let operationId = route.op;
-    for (let n = 2; usedIds.has(operationId); n++) operationId = `${route.op}_${n}`;
+    let operationId = route.name;
+    for (let n = 2; usedIds.has(operationId); n++) operationId = `${route.name}_${n}`;
     usedIds.add(operationId);
 
     const method = methodOf(type, op);
-    const relation = relationOfOp.get(route.op);
+    const relation = route.entry?.relation ? allRelationOps(catalog, type).find((r) => r.op === op) : undefined;
     const operation: Record<string, unknown> = {
       operationId,
       summary: relation ? relationTitle(type, relation) : toolTitle(type, op),
@@ -145,7 +143,7 @@ export function emitOpenApi(catalog: Catalog, b = new SchemaBuilder(catalog)): o
         errors.push("400", "404", "503");
         break;
       case "create":
-        operation.requestBody = body(schemas, `${route.op}_body`, io!.input);
+        operation.requestBody = body(schemas, `${route.name}_body`, io!.input);
         responses["201"] = {
           ...json(`The created ${type.name}.`, rowRef),
           headers: { Location: { description: "URL of the new row.", required: true, schema: { type: "string" } } },
@@ -153,7 +151,7 @@ export function emitOpenApi(catalog: Catalog, b = new SchemaBuilder(catalog)): o
         errors.push(...bodyErrors, ...rowWrites(type.fields.filter(inCreateInput)), "503");
         break;
       case "update":
-        operation.requestBody = body(schemas, `${route.op}_body`, withoutId(io!.input));
+        operation.requestBody = body(schemas, `${route.name}_body`, withoutId(io!.input));
         responses["200"] = json(`The updated ${type.name}.`, rowRef);
         errors.push(...bodyErrors, ...rowWrites(type.fields.filter(inUpdateInput)), "404", "503");
         break;
@@ -174,7 +172,7 @@ export function emitOpenApi(catalog: Catalog, b = new SchemaBuilder(catalog)): o
         break;
       default: {
         if (!io || !method) break;
-        operation.requestBody = body(schemas, `${route.op}_body`, withoutId(io.input));
+        operation.requestBody = body(schemas, `${route.name}_body`, withoutId(io.input));
         responses["200"] = json("The method's return value (null when it returns nothing).", io.output);
         // A write may name a missing row (422); a write, an assert or integer arithmetic may fail (409).
         const writes = blockHas(method.body, writeStatements, catalog);

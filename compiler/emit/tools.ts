@@ -6,45 +6,18 @@
 // Output schemas follow spec/schemas.md: the operation's result for CRUD tools, and
 // `{ result }` around a method's return value (MCP structured content must be an object).
 import { inCreateInput, inUpdateInput, readsRowsOverMcp, type Catalog, type CatalogField, type CatalogMethod, type CatalogType, type FieldType } from "../catalog.js";
-import type { ManifestTool, Manifest } from "../../model/build-contract.js";
+import { manifestTool, type ManifestTool, type Manifest, type OperationEntry } from "../../model/build-contract.js";
 import { toolName } from "../../model/naming.js";
 import { listControlNames, listLimit } from "../../model/list-filters.js";
-import { SchemaBuilder, operationSchemas, sortedTypes, compareText, type JsonSchema } from "./json-schema.js";
-import { methodOf } from "./exposed-ops.js";
+import { sortedTypes, type JsonSchema } from "./json-schema.js";
 import { blockHas, writeStatements } from "./method-body.js";
 import { article, capitalize, pluralWords, sentence, words } from "./words.js";
 import { fieldTypeText } from "../../model/field-type-text.js";
-import { relationOps, type RelationAccess, type RelationOp } from "../../model/relations.js";
+import type { RelationAccess, RelationOp } from "../../model/relations.js";
 
-export function emitTools(catalog: Catalog, b = new SchemaBuilder(catalog)): ManifestTool[] {
-  const tools: ManifestTool[] = [];
-  for (const type of catalog.types) {
-    for (const op of type.mcp) {
-      const io = operationSchemas(b, type, op);
-      if (!io) continue;
-      const method = methodOf(type, op);
-      tools.push({
-        name: toolName(type.name, op),
-        title: toolTitle(type, op),
-        description: operationDescription(catalog, type, op, method, "mcp"),
-        inputSchema: io.input,
-        outputSchema: method ? methodOutput(io.output) : io.output,
-        annotations: method ? methodAnnotations(catalog, method) : crudAnnotations[op as keyof typeof crudAnnotations],
-      });
-    }
-    for (const r of relationOps(catalog, type, type.mcp)) {
-      const io = b.relation(type, r);
-      tools.push({
-        name: toolName(type.name, r.op),
-        title: relationTitle(type, r),
-        description: relationDescription(type, r),
-        inputSchema: io.input,
-        outputSchema: io.output,
-        annotations: relationAnnotations[r.access],
-      });
-    }
-  }
-  return tools.sort((x, y) => compareText(x.name, y.name));
+/** The MCP tools: the operations the types' MCP exposure brings, as the table describes them. */
+export function emitTools(table: readonly OperationEntry[]): ManifestTool[] {
+  return table.filter((e) => e.mcp).map(manifestTool);
 }
 
 /** `wo://<snake>/{id}` per type whose MCP exposure has `get`; reading one equals `GET P/:id` on the row. */
@@ -58,7 +31,7 @@ export function methodOutput(result: JsonSchema): JsonSchema {
   return { type: "object", properties: { result }, required: ["result"] };
 }
 
-const crudAnnotations = {
+export const crudAnnotations = {
   list: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   get: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   create: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -71,13 +44,13 @@ const crudAnnotations = {
  * is read-only and idempotent; one that can change
  * or remove existing rows (`update`/`delete`) is destructive; inserts only add.
  */
-function methodAnnotations(catalog: Catalog, method: CatalogMethod): ManifestTool["annotations"] {
+export function methodAnnotations(catalog: Catalog, method: CatalogMethod): ManifestTool["annotations"] {
   const writes = blockHas(method.body, writeStatements, catalog);
   if (!writes) return { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
   return { readOnlyHint: false, destructiveHint: blockHas(method.body, ["UpdateStmt", "DeleteStmt"], catalog), idempotentHint: false, openWorldHint: false };
 }
 
-const relationAnnotations = {
+export const relationAnnotations = {
   read: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   add: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   remove: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -91,7 +64,7 @@ export function relationTitle(type: CatalogType, r: RelationOp): string {
   return r.access === "add" ? `Add ${target} to ${one}` : `Remove ${target} from ${one}`;
 }
 
-function relationDescription(type: CatalogType, r: RelationOp): string {
+export function relationDescription(type: CatalogType, r: RelationOp): string {
   const one = words(type.name);
   const { field, target, path } = r.relation;
   const targets = pluralWords(target.name);

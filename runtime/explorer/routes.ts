@@ -8,6 +8,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Hono, type Context } from "hono";
+import { manifestTool } from "../../model/build-contract.js";
 import type { LoadedBuild } from "../load-build.js";
 import { fieldSummaries } from "../field-summary.js";
 import { problemResponse } from "../rest/problem.js";
@@ -75,10 +76,12 @@ function send(c: Context, asset: Asset): Response {
 
 /**
  * What the explorer page shows: the app, each type with its fields and REST paths, every REST
- * endpoint with its operation's input schema, and the MCP tools as the manifest lists them.
+ * endpoint with its operation's input schema, and the MCP tools, all from app.json's operations
+ * table.
  */
 export function explorerModel(build: LoadedBuild) {
-  const { catalog, manifest, schemas } = build;
+  const { catalog } = build;
+  const byName = new Map(catalog.operations.map((o) => [o.name, o]));
   return {
     app: catalog.app,
     types: catalog.types.map((t) => ({
@@ -88,8 +91,11 @@ export function explorerModel(build: LoadedBuild) {
       fields: fieldSummaries(t),
       rest: t.rest.map((b) => b.path),
     })),
-    endpoints: restEndpoints(catalog).map((e) => ({ ...e, ...(Object.hasOwn(schemas.inputs, e.op) ? { inputSchema: schemas.inputs[e.op] } : {}) })),
-    mcp: { path: "/mcp", tools: manifest.tools },
+    endpoints: restEndpoints(catalog).map((e) => {
+      const operation = byName.get(e.op);
+      return operation ? { ...e, inputSchema: operation.inputSchema } : e;
+    }),
+    mcp: { path: "/mcp", tools: catalog.operations.filter((o) => o.mcp).map(manifestTool) },
   };
 }
 

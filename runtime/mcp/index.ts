@@ -10,10 +10,10 @@
 
 import { Hono } from "hono";
 import type { IncomingMessage } from "node:http";
-import type { Catalog, WoConfig } from "../../model/app.js";
+import type { WoConfig } from "../../model/app.js";
 import { declaresMoreThan, decodeUtf8, readBodyBytes } from "../body-bytes.js";
 import { mediaTypeOf } from "../media-type.js";
-import type { Manifest, Operation } from "../../model/build-contract.js";
+import type { AppContract, Operation } from "../../model/build-contract.js";
 import { allowedOriginsOf, createHttpGuard, type HttpGuard } from "../http-guard.js";
 import type { Store } from "../../model/store.js";
 import { classify, LEGACY_VERSIONS, type HeaderView, type Rejection } from "./era.js";
@@ -51,8 +51,8 @@ export interface McpOptions {
 
 /** What the endpoint serves from one build; setBuild() replaces it while sessions and streams stay. */
 export interface McpBuild {
-  catalog: Catalog;
-  manifest: Manifest;
+  /** app.json: tools, resources and instructions come from its operations table and model. */
+  catalog: AppContract;
   operations: Record<string, Operation>;
   store: Store;
   serverInfo: { name: string; version: string };
@@ -239,7 +239,7 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
   const log = opts.log ?? ((line: string) => process.stderr.write(line + "\n"));
   const listChanged = opts.listChanged ?? false;
   const bind = (b: McpBuild): BoundBuild => {
-    const methods = createMethods({ catalog: b.catalog, manifest: b.manifest, operations: b.operations, store: b.store, serverInfo: b.serverInfo, pageSize: opts.pageSize ?? 100, log, listChanged, sessions: deps.config.mcp.sessions });
+    const methods = createMethods({ catalog: b.catalog, operations: b.operations, store: b.store, serverInfo: b.serverInfo, pageSize: opts.pageSize ?? 100, log, listChanged, sessions: deps.config.mcp.sessions });
     const serverInfoMeta = { "io.modelcontextprotocol/serverInfo": b.serverInfo };
     const modernTail = (cache?: { ttlMs: number; cacheScope: string }) =>
       `"resultType":"complete",${cache ? `"ttlMs":${cache.ttlMs},"cacheScope":"${cache.cacheScope}",` : ""}"_meta":${JSON.stringify(serverInfoMeta)}`;

@@ -3,17 +3,16 @@
 // objects; index.ts adds what an era puts around them (2026-07-28: resultType, serverInfo in
 // _meta, ttlMs/cacheScope) and writes them to the wire.
 //
-// Tools and resources come from the build (manifest + catalog), never registered by hand, and
-// tools/call goes through the same generated operations REST uses. MCP shows only what a type
+// Tools and resources come from the build (app.json's operations table, resource templates and
+// model), never registered by hand, and tools/call goes through the same operations REST uses. MCP shows only what a type
 // exposes to it: rows are readable (template, resources/read, id completion) only where `get`
 // is exposed, and a row of any other type answers exactly like a URI that names nothing.
 // Operation failures become tool results with isError (an agent can read and act on them);
 // malformed requests and unknown names are JSON-RPC errors.
 
-import { readsRowsOverMcp, type Catalog, type CatalogType } from "../../model/app.js";
-import { toolName } from "../../model/naming.js";
+import { readsRowsOverMcp, type CatalogType } from "../../model/app.js";
 import { fieldSummaries } from "../field-summary.js";
-import type { Manifest, ManifestTool, Operation } from "../../model/build-contract.js";
+import { manifestTool, type AppContract, type ManifestTool, type Operation } from "../../model/build-contract.js";
 import { OperationError, type OperationErrorKind } from "../../model/errors.js";
 import type { Store } from "../../model/store.js";
 import { paginate } from "./cursor.js";
@@ -35,8 +34,7 @@ export interface MethodContext {
 export type Handler = (params: Params, ctx: MethodContext) => unknown | Promise<unknown>;
 
 export interface MethodDeps {
-  catalog: Catalog;
-  manifest: Manifest;
+  catalog: AppContract;
   operations: Record<string, Operation>;
   store: Store;
   serverInfo: { name: string; version: string };
@@ -124,7 +122,7 @@ function schemaDocument(type: CatalogType, tools: string[]): string {
   });
 }
 
-function instructionsFor(catalog: Catalog, exposed: CatalogType[], toolsOf: (t: CatalogType) => string[]): string {
+function instructionsFor(catalog: AppContract, exposed: CatalogType[], toolsOf: (t: CatalogType) => string[]): string {
   const head = sentence(`${catalog.app.name} ${catalog.app.version}${catalog.app.description ? `: ${catalog.app.description}` : ""}`);
   const lines = [
     head,
@@ -145,28 +143,36 @@ function sentence(text: string): string {
 }
 
 export function createMethods(deps: MethodDeps): MethodTable {
-  const { catalog, manifest, operations, store, serverInfo, pageSize } = deps;
-  const toolsModern = [...manifest.tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const { catalog, operations, store, serverInfo, pageSize } = deps;
+  const mcpOperations = catalog.operations.filter((o) => o.mcp);
+  const toolsModern = mcpOperations.map(manifestTool).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const toolsLegacy = toolsModern.map(legacyTool);
   const toolByName = new Map(toolsModern.map((t) => [t.name, t]));
   // spec/schemas.md, "Method results over MCP": a method tool answers `{ result: <value> }`.
-  const methodTools = new Set(catalog.types.flatMap((t) => t.methods.map((m) => `${t.snake}_${m.name}`)));
-  const fingerprint = `${serverInfo.version}.${toolsModern.length}.${manifest.resourceTemplates.length}`;
+  const methodTools = new Set(mcpOperations.filter((o) => o.kind === "method").map((o) => o.name));
+  const fingerprint = `${serverInfo.version}.${toolsModern.length}.${catalog.resourceTemplates.length}`;
 
-  // A type's tools by their exact names (model/naming.ts), in list order: a name prefix
-  // would give type `Blog` the tools of `BlogPost` too.
-  const toolsOf = (t: CatalogType): string[] => {
-    const names = new Set(t.mcp.map((op) => toolName(t.name, op)));
-    return toolsModern.filter((x) => names.has(x.name)).map((x) => x.name);
-  };
+  // A type's tools, by the table's `type` (never a name prefix: `Blog` must not get the tools
+  // of `BlogPost`), in list order.
+  const toolsByType = new Map<string, string[]>();
+  const typeOfTool = new Map(mcpOperations.map((o) => [o.name, o.type]));
+  for (const { name } of toolsModern) {
+    const type = typeOfTool.get(name)!;
+    const list = toolsByType.get(type);
+    if (list) list.push(name);
+    else toolsByType.set(type, [name]);
+  }
+  const toolsOf = (t: CatalogType): string[] => toolsByType.get(t.name) ?? [];
+  // `get` of each type whose MCP exposure has it: what resources/read runs.
+  const getOperation = new Map(mcpOperations.filter((o) => o.kind === "get").map((o) => [o.type, o.name]));
 
-  // Types whose rows are resources (`wo://<snake>/{id}`): a manifest template whose type
-  // exposes `get` over MCP. Both are asked, so a build that lists a template for a type
-  // without `get` still cannot read its rows.
+  // Types whose rows are resources (`wo://<snake>/{id}`): a template whose type exposes `get`
+  // over MCP. Both are asked, so a build that lists a template for a type without `get` still
+  // cannot read its rows.
   const bySnake = new Map(catalog.types.map((t) => [t.snake, t]));
   const templateTypes = new Map<string, CatalogType>();
-  const templates: (Manifest["resourceTemplates"][number] & { mimeType: string })[] = [];
-  for (const rt of manifest.resourceTemplates) {
+  const templates: (AppContract["resourceTemplates"][number] & { mimeType: string })[] = [];
+  for (const rt of catalog.resourceTemplates) {
     const m = /^wo:\/\/([a-z0-9_]+)\/\{id\}$/.exec(rt.uriTemplate);
     const t = m ? bySnake.get(m[1]!) : undefined;
     if (!t || !readsRowsOverMcp(t)) continue;
@@ -251,8 +257,8 @@ export function createMethods(deps: MethodDeps): MethodTable {
    * exposed). Never the store directly: that would read what the expose list keeps back.
    */
   const readRow = async (type: CatalogType, id: number): Promise<unknown> => {
-    const name = toolName(type.name, "get");
-    const get = Object.hasOwn(operations, name) ? operations[name] : undefined;
+    const name = getOperation.get(type.name);
+    const get = name !== undefined && Object.hasOwn(operations, name) ? operations[name] : undefined;
     if (!get) return undefined;
     try {
       return await get({ id }, {});

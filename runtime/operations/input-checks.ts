@@ -5,16 +5,17 @@
 // wording for fields a caller may not set (`@readonly`, `@immutable` on update) and for list
 // operators a field does not take.
 
-// Type-only: the catalog arrives as catalog.json; nothing from compiler/ is loaded at run time.
+// Type-only: the model arrives as app.json; nothing from compiler/ is loaded at run time.
 import type { Catalog } from "../../model/app.js";
+import type { OperationEntry } from "../../model/build-contract.js";
 import type { ErrorDetail } from "../../model/errors.js";
 import { fieldOperators, filterOperators, listFilterFields } from "../../model/list-filters.js";
 
 /** Per operation, the top-level property names its input schema accepts. */
-export function acceptedNames(inputs: Record<string, object>): Map<string, Set<string>> {
+export function acceptedNames(operations: readonly OperationEntry[]): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
-  for (const [name, schema] of Object.entries(inputs)) {
-    const properties = (schema as { properties?: Record<string, unknown> }).properties ?? {};
+  for (const { name, inputSchema } of operations) {
+    const properties = (inputSchema as { properties?: Record<string, unknown> }).properties ?? {};
     out.set(name, new Set(Object.keys(properties)));
   }
   return out;
@@ -62,8 +63,8 @@ export const loneSurrogateMessage = "contains a lone UTF-16 surrogate (an unpair
  * Create and update: `@readonly` and `@immutable` fields. List: each `where` operator a
  * field's type does not take (`/where/size/lt`), answered with the ones it does take.
  */
-export function refusedFieldMessages(catalog: Catalog): Map<string, Map<string, string>> {
-  const out = new Map<string, Map<string, string>>();
+export function refusedFieldMessages(catalog: Catalog, operations: readonly OperationEntry[]): Map<string, Map<string, string>> {
+  const byType = new Map<string, { create?: Map<string, string>; update?: Map<string, string>; list?: Map<string, string> }>();
   for (const t of catalog.types) {
     const create = new Map<string, string>();
     const update = new Map<string, string>();
@@ -83,10 +84,13 @@ export function refusedFieldMessages(catalog: Catalog): Map<string, Map<string, 
         if (!takes.includes(op)) list.set(`/where/${f.name}/${op}`, `is not an operator of ${f.name}; it takes ${takes.join(", ")}`);
       }
     }
-    // Tool names are `snake(T)_op` (spec/schemas.md).
-    if (create.size > 0) out.set(`${t.snake}_create`, create);
-    if (update.size > 0) out.set(`${t.snake}_update`, update);
-    out.set(`${t.snake}_list`, list);
+    byType.set(t.name, { create, update, list });
+  }
+  // Keyed by the operations' names as the table gives them.
+  const out = new Map<string, Map<string, string>>();
+  for (const e of operations) {
+    const refused = e.kind === "create" || e.kind === "update" || e.kind === "list" ? byType.get(e.type)?.[e.kind] : undefined;
+    if (refused && refused.size > 0) out.set(e.name, refused);
   }
   return out;
 }

@@ -1,8 +1,9 @@
 // Bounded concurrency (DESIGN.md, "Security defaults"): at most `running` operations execute at
 // once, up to `queued` more wait their turn in arrival order, and anything beyond that is
 // refused at once with OperationError("busy") — REST 503 with Retry-After, an MCP tool error —
-// instead of piling up memory and latency for everyone. The limit sits on the bound operation
-// handlers, so REST and MCP share one budget (one invocation path).
+// instead of piling up memory and latency for everyone. One limiter serves every bound
+// operation (runtime/operations/bind.ts takes a slot after validation and the policy), so REST
+// and MCP share one budget; under `wo run --watch` the builds swapped in share it too.
 //
 // At shutdown (`shutdown` aborted) calls still waiting have not started, so nothing of theirs
 // is committed: they are refused as busy ("shutting down"), as is every new call, while the
@@ -18,12 +19,14 @@ export interface ConcurrencyLimit {
 
 const shuttingDown = () => new OperationError("busy", "The server is shutting down; the call was not started and nothing changed.");
 
-export function limitConcurrency(operations: Record<string, Operation>, limit: ConcurrencyLimit, shutdown?: AbortSignal): Record<string, Operation> {
-  return createConcurrencyLimit(limit, shutdown)(operations);
+/**
+ * A slot per running call: `acquire` takes one (a promise only when the call has to wait; it
+ * throws at once when refused) and `release` gives it back, exactly once per acquired slot.
+ */
+export interface ConcurrencyLimiter {
+  acquire(call: CallContext): Promise<void> | undefined;
+  release(): void;
 }
-
-/** Wraps operation tables in one shared budget: the builds `wo run --watch` swaps in share it with the calls of the old one still running. */
-export type ConcurrencyLimiter = (operations: Record<string, Operation>) => Record<string, Operation>;
 
 export function createConcurrencyLimit(limit: ConcurrencyLimit, shutdown?: AbortSignal): ConcurrencyLimiter {
   let active = 0;
@@ -75,19 +78,26 @@ export function createConcurrencyLimit(limit: ConcurrencyLimit, shutdown?: Abort
     });
   };
 
-  return (operations) => {
-    const limited: Record<string, Operation> = {};
-    for (const [name, operation] of Object.entries(operations)) {
-      limited[name] = async (input, call) => {
-        const wait = acquire(call);
-        if (wait) await wait;
-        try {
-          return await operation(input, call);
-        } finally {
-          release();
-        }
-      };
+  return { acquire, release };
+}
+
+/** `operation` run only while holding a slot of `limiter`. */
+export function withSlot(limiter: ConcurrencyLimiter, operation: Operation): Operation {
+  return async (input, call) => {
+    const wait = limiter.acquire(call);
+    if (wait) await wait;
+    try {
+      return await operation(input, call);
+    } finally {
+      limiter.release();
     }
-    return limited;
   };
+}
+
+/** Every operation of `operations` under one limiter. */
+export function limitConcurrency(operations: Record<string, Operation>, limit: ConcurrencyLimit, shutdown?: AbortSignal): Record<string, Operation> {
+  const limiter = createConcurrencyLimit(limit, shutdown);
+  const limited: Record<string, Operation> = {};
+  for (const [name, operation] of Object.entries(operations)) limited[name] = withSlot(limiter, operation);
+  return limited;
 }

@@ -3,9 +3,9 @@
 // caller (a person or an agent) to act on — and the translation of store failures into
 // OperationError kinds. Leaves HTTP statuses and MCP tool results to the adapters.
 
-// Type-only: the catalog arrives as catalog.json; nothing from compiler/ is loaded at run time.
+// Type-only: the model arrives as app.json; nothing from compiler/ is loaded at run time.
 import type { Catalog } from "../../model/app.js";
-import type { OperationRuntime, Validator } from "../../model/build-contract.js";
+import type { AppContract, OperationRuntime, Validator } from "../../model/build-contract.js";
 import { OperationError, maxErrorDetails, type ErrorDetail } from "../../model/errors.js";
 import { acceptedNames, loneSurrogateMessage, loneSurrogates, refusedFieldMessages, unknownKeys } from "./input-checks.js";
 import { createListPager } from "./list-page.js";
@@ -27,11 +27,10 @@ import {
 } from "../../model/store.js";
 
 export interface OperationRuntimeDeps {
-  catalog: Catalog;
+  /** app.json: the model, and the operations table whose input schemas bound how many unknown keys are looked at. */
+  catalog: AppContract;
   store: Store;
   validators: Record<string, Validator>;
-  /** The build's input schemas (schemas.json `inputs`): their top-level properties bound how many unknown keys are looked at. */
-  inputs?: Record<string, object>;
   /** Injectable clock for tests; ISO-8601 UTC with milliseconds. */
   now?: () => string;
   /** The server log, for storage faults the caller cannot fix (a full disk). */
@@ -43,8 +42,8 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
   const typeByTable = new Map(catalog.types.map((t) => [t.table, t]));
   const refColumns = refColumnsByTable(catalog);
   const store = translateStoreErrors(deps.store, catalog, deps.log);
-  const accepted = acceptedNames(deps.inputs ?? {});
-  const refusedFields = refusedFieldMessages(catalog);
+  const accepted = acceptedNames(catalog.operations);
+  const refusedFields = refusedFieldMessages(catalog, catalog.operations);
 
   const rt: OperationRuntime = {
     store,
@@ -130,7 +129,7 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
 }
 
 /** Per table, the stored fields that can hold refs and where inside their values the refs are. */
-function refColumnsByTable(catalog: Catalog): Map<string, { column: string; paths: RefPath[] }[]> {
+export function refColumnsByTable(catalog: Catalog): Map<string, { column: string; paths: RefPath[] }[]> {
   const byTable = new Map<string, { column: string; paths: RefPath[] }[]>();
   for (const t of catalog.types) {
     const columns = t.fields

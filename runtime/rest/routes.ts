@@ -1,26 +1,27 @@
 // REST under the paths of `service rest` blocks: request → the operation's input object → the
-// SAME generated handler MCP calls → response. Owns routing (404/405 with Allow, the methods a
+// SAME bound operation MCP calls → response. Owns routing (404/405 with Allow, the methods a
 // CORS preflight may use), path ids, statuses per op (spec/rest.md) and the problem-details
-// framing of failures. Validation, defaults, transactions and error wording belong to the
-// operation layer; who may send requests at all, to the app's HttpGuard.
+// framing of failures. The routes are the build's (app.json: the operations table and the
+// routes the runtime answers itself); nothing here derives a route or a name. Validation,
+// defaults, transactions and error wording belong to the operation layer; who may send
+// requests at all, to the app's HttpGuard.
 
 import type { IncomingMessage } from "node:http";
 import { Hono, type Context } from "hono";
-import type { Catalog, CatalogType } from "../../model/app.js";
-import type { Operation } from "../../model/build-contract.js";
+import type { CatalogType } from "../../model/app.js";
+import type { AppContract, Operation, OperationKind } from "../../model/build-contract.js";
 import { OperationError } from "../../model/errors.js";
 import { isPreflight, restPreflightHeaders } from "../http-guard.js";
 import { listVocabulary, type ListVocabulary } from "../../model/list-filters.js";
 import { listConditions } from "../operations/list-page.js";
 import { readJsonObject, type RestFailure } from "./body.js";
 import type { LiveStreams } from "./live.js";
-import { isBuiltinRestOp, restRoute } from "../../model/route-table.js";
 import { problemResponse } from "./problem.js";
 import { listInput } from "./query.js";
-import { relationOps, relationRoute } from "../../model/relations.js";
 
 export interface RestDeps {
-  catalog: Catalog;
+  /** app.json: the routes are its operations table's, and the ones the runtime answers itself. */
+  catalog: AppContract;
   operations: Record<string, Operation>;
   maxBodyBytes: number;
   /** Serves `GET P/live` where a type exposes `subscribe`. */
@@ -37,7 +38,7 @@ export interface Endpoint {
   op: string;
 }
 
-type Kind = "list" | "get" | "create" | "update" | "delete" | "method" | "live" | "stub" | "relation" | "link" | "unlink";
+type Kind = OperationKind | "live" | "stub";
 interface Route extends Endpoint {
   kind: Kind;
   type: CatalogType;
@@ -47,37 +48,29 @@ interface Route extends Endpoint {
   targetParam?: string;
 }
 
-const relationKinds = { read: "relation", add: "link", remove: "unlink" } as const;
-
-function snake(type: CatalogType, op: string): string {
-  return `${type.snake}_${op}`;
-}
-
-function routesOf(catalog: Catalog): Route[] {
+/** Every route of the app, ordered by path, then method (the manifest's order). */
+function routesOf(app: AppContract): Route[] {
+  const typeNamed = new Map(app.types.map((t) => [t.name, t]));
   const routes: Route[] = [];
-  for (const type of catalog.types) {
-    for (const block of type.rest) {
-      const base = block.path;
-      for (const op of block.ops) {
-        if (isBuiltinRestOp(op)) {
-          const kind = op === "subscribe" ? "live" : op === "me" ? "stub" : op;
-          routes.push({ ...restRoute(base, op), op: kind === op ? snake(type, op) : op, kind, type, base });
-        } else if (type.methods.some((m) => m.name === op)) {
-          routes.push({ ...restRoute(base, op), op: snake(type, op), kind: "method", type, base });
-        }
-      }
-      for (const r of relationOps(catalog, type, block.ops)) {
-        const route: Route = { ...relationRoute(base, r), op: snake(type, r.op), kind: relationKinds[r.access], type, base };
-        if (r.access !== "read" && r.relation.path.kind === "link") route.targetParam = r.relation.path.targetColumn;
-        routes.push(route);
-      }
+  for (const entry of app.operations) {
+    for (const r of entry.routes) {
+      const route: Route = { method: r.method, path: r.path, op: entry.name, kind: entry.kind, type: typeNamed.get(entry.type)!, base: r.base };
+      if (entry.relation?.targetParam !== undefined) route.targetParam = entry.relation.targetParam;
+      routes.push(route);
     }
   }
-  return routes;
+  for (const r of app.runtimeRoutes) {
+    routes.push({ method: r.method, path: r.path, op: r.op, kind: r.op === "subscribe" ? "live" : "stub", type: typeNamed.get(r.type)!, base: r.base });
+  }
+  return routes.sort((a, b) => compare(a.path, b.path) || compare(a.method, b.method));
 }
 
-export function restEndpoints(catalog: Catalog): Endpoint[] {
-  return routesOf(catalog).map(({ method, path, op }) => ({ method, path, op }));
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export function restEndpoints(app: AppContract): Endpoint[] {
+  return routesOf(app).map(({ method, path, op }) => ({ method, path, op }));
 }
 
 export function createRestRoutes(deps: RestDeps): Hono {

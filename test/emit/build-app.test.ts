@@ -64,7 +64,7 @@ describe.each(samples)("samples/%s", (sample) => {
     expect(first.outDir).toBe(outDir);
     const files = snapshot(outDir);
     expect(Object.keys(files)).toEqual([
-      "build-info.json", "catalog.json", "manifest.json", "openapi.json", "operations.d.ts", "operations.js",
+      "app.json", "build-info.json", "manifest.json", "openapi.json", "operations.d.ts", "operations.js",
       "operations.ts", "schemas.json", "types.d.ts", "validators.d.ts", "validators.js", "validators.ts",
     ]);
     for (const golden of ["manifest.json", "schemas.json"]) {
@@ -145,7 +145,7 @@ describe("up to date, failures and the CLI", () => {
     const again = await wo([dir, "--out", out]);
     expect(again.code).toBe(0);
     expect(again.stdout).not.toMatch(/up to date/);
-    expect((await loadBuild(out)).manifest.tools.length).toBeGreaterThan(0);
+    expect((await loadBuild(out)).catalog.operations.length).toBeGreaterThan(0);
   });
 
   it("a build with errors prints diagnostics, exits 1 and leaves the previous build untouched", async () => {

@@ -1,9 +1,10 @@
 // @readonly and @immutable (spec/language.md, "Read-only fields"): every artefact derived from
 // the catalog — input schemas, MCP tool schemas and descriptions, OpenAPI bodies, types.d.ts,
-// the create handler — leaves the field out where callers may not set it, and keeps it in rows.
+// the create operation — leaves the field out where callers may not set it, and keeps it in rows.
 import { describe, expect, it } from "vitest";
 import { emitBuild } from "../../compiler/emit/index.js";
 import { compileSources } from "../methods/compile-fixture.js";
+import { sendJson, serveCatalog } from "../rest/support/harness.js";
 
 const source = `type Member {
   email: Email @unique
@@ -50,9 +51,14 @@ describe("read-only fields in the build", () => {
     expect(files["types.d.ts"]).not.toMatch(/interface MemberUpdateInput \{[^}]*(handle|score)/);
   });
 
-  it("the create handler takes @readonly values from their defaults only", () => {
-    expect(files["operations.ts"]).toContain(`"score": 0,`);
-    expect(files["operations.ts"]).toContain(`"badges": [],`);
-    expect(files["operations.ts"]).toContain(`"handle": data["handle"],`);
+  it("create takes @readonly values from their defaults only", async () => {
+    const served = await serveCatalog(catalog!);
+    try {
+      const created = await sendJson(served.url, "POST", "/api/members", { email: "a@example.com", handle: "ada" });
+      expect(created.status).toBe(201);
+      expect(created.json).toEqual({ id: 1, email: "a@example.com", handle: "ada", score: 0, badges: [] });
+    } finally {
+      await served.dispose();
+    }
   });
 });

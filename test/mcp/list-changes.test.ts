@@ -3,7 +3,7 @@
 // it: what a swap (setBuild) sends on a 2025 GET stream and on 2026-07-28 listen streams, only
 // what was asked for, nothing when the lists are the same, and the bound on listen streams.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { catalog, createOperations, manifest, startFixture, type FixtureServer } from "./support/fixture.js";
+import { createOperations, manifest, notesApp, startFixture, type FixtureServer } from "./support/fixture.js";
 import { env, initialize, modernHeaders, req } from "./support/raw.js";
 
 let fx: FixtureServer;
@@ -37,7 +37,7 @@ function frames(res: Response) {
 const listen = (filter: object, id: number) =>
   fetch(fx.url, { method: "POST", headers: { ...modernHeaders("subscriptions/listen"), accept: "text/event-stream" }, body: JSON.stringify(req("subscriptions/listen", { notifications: filter, _meta: env }, id)) });
 
-const build = (tools = manifest.tools) => ({ catalog, manifest: { ...manifest, tools }, operations: createOperations(fx.store), store: fx.store, serverInfo: { name: "notes", version: "0.1.0" } });
+const build = (tools = manifest.tools) => ({ catalog: { ...notesApp, operations: notesApp.operations.filter((o) => tools.some((t) => t.name === o.name)) }, operations: createOperations(fx.store), store: fx.store, serverInfo: { name: "notes", version: "0.1.0" } });
 
 describe("list changes (listChanged on)", () => {
   it("initialize and server/discover declare listChanged; lists carry ttlMs 0", async () => {

@@ -38,7 +38,8 @@ for (const [name, files] of apps) {
   const catalog = catalogOf(files, name);
   for (const type of catalog.types) {
     for (const method of type.methods) {
-      emitted.set(`${toolName(type.name, method.name)}.ts`, emitMethodHandler(catalog, type, method) + "\n");
+      const tool = toolName(type.name, method.name);
+      emitted.set(`${tool}.ts`, emitMethodHandler(catalog, type, method, tool) + "\n");
     }
   }
 }
@@ -64,7 +65,7 @@ describe("generated method code (golden)", () => {
     const [name, files] = apps[1]!;
     const again = catalogOf(files, name);
     const t = again.types.find((x) => x.name === "Account")!;
-    expect(emitMethodHandler(again, t, t.methods.find((m) => m.name === "transfer")!) + "\n").toBe(emitted.get("account_transfer.ts"));
+    expect(emitMethodHandler(again, t, t.methods.find((m) => m.name === "transfer")!, "account_transfer") + "\n").toBe(emitted.get("account_transfer.ts"));
   });
 
   it("maps every statement back to its .wo line", () => {

@@ -1,7 +1,7 @@
 async account_deposit(input: unknown, call: CallContext) {
   // account.wo:11: Account.deposit(amount: Money) -> Account in txn
   type AccountRow = { id: number; owner: string; balance: number };
-  const args = rt.validate<{ id: number; amount: number }>("account_deposit", input);
+  const args = input as { id: number; amount: number };
   const v_amount = args.amount;
   return rt.store.write(async (tx) => {
     let self = ((await tx.get("accounts", args.id)) as AccountRow | undefined) ?? rt.notFound("Account", args.id);

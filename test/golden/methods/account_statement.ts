@@ -2,7 +2,7 @@ async account_statement(input: unknown, call: CallContext) {
   // account.wo:33: Account.statement() -> [Entry]
   type AccountRow = { id: number; owner: string; balance: number };
   type EntryRow = { id: number; account: number; amount: number; counterpart: number | null; memo: string; at: string };
-  const args = rt.validate<{ id: number }>("account_statement", input);
+  const args = input as { id: number };
   return rt.store.read(async (tx) => {
     const self = ((await tx.get("accounts", args.id)) as AccountRow | undefined) ?? rt.notFound("Account", args.id);
     // account.wo:34

@@ -1,7 +1,7 @@
 async customer_move(input: unknown, call: CallContext) {
   // customer.wo:10: Customer.move(street: Text, city: Text) -> Customer in txn
   type CustomerRow = { id: number; name: string; email: string; tier: "Basic" | "Gold"; address: { street: string; city: string; zip: string | null } | null };
-  const args = rt.validate<{ id: number; street: string; city: string }>("customer_move", input);
+  const args = input as { id: number; street: string; city: string };
   const v_street = args.street;
   const v_city = args.city;
   return rt.store.write(async (tx) => {

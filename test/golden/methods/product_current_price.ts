@@ -4,7 +4,7 @@ async product_current_price(input: unknown, call: CallContext) {
   type ProductRow = { id: number; sku: string; title: string; description: string | null; currency: string; status: "Active" | "Discontinued" };
   // Sets are in ascending id order, so the latest row is the last one.
   const latest = <T>(set: T[], at: string): T => (set.length > 0 ? set[set.length - 1] : rt.abort(`latest() of an empty set at ${at}`));
-  const args = rt.validate<{ id: number }>("product_current_price", input);
+  const args = input as { id: number };
   return rt.store.read(async (tx) => {
     const self = ((await tx.get("products", args.id)) as ProductRow | undefined) ?? rt.notFound("Product", args.id);
     // product.wo:22

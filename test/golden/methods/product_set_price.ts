@@ -4,7 +4,7 @@ async product_set_price(input: unknown, call: CallContext) {
   type ProductRow = { id: number; sku: string; title: string; description: string | null; currency: string; status: "Active" | "Discontinued" };
   // Sets are in ascending id order, so the latest row is the last one.
   const latest = <T>(set: T[], at: string): T => (set.length > 0 ? set[set.length - 1] : rt.abort(`latest() of an empty set at ${at}`));
-  const args = rt.validate<{ id: number; amount: number }>("product_set_price", input);
+  const args = input as { id: number; amount: number };
   const v_amount = args.amount;
   return rt.store.write(async (tx) => {
     const self = ((await tx.get("products", args.id)) as ProductRow | undefined) ?? rt.notFound("Product", args.id);

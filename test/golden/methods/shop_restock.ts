@@ -7,7 +7,7 @@ async shop_restock(input: unknown, call: CallContext) {
   const intMod = (a: number, b: number, at: string): number => (b === 0 ? rt.abort(`modulo by zero at ${at}`) : a % b);
   // Sets are in ascending id order, so the latest row is the last one.
   const latest = <T>(set: T[], at: string): T => (set.length > 0 ? set[set.length - 1] : rt.abort(`latest() of an empty set at ${at}`));
-  const args = rt.validate<{ id: number; amount: number; label: string }>("shop_restock", input);
+  const args = input as { id: number; amount: number; label: string };
   const v_amount = args.amount;
   const v_label = args.label;
   return rt.store.write(async (tx) => {

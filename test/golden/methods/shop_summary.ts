@@ -1,7 +1,7 @@
 async shop_summary(input: unknown, call: CallContext) {
   // every.wo:31: Shop.summary() -> Text
   type ShopRow = { id: number; name: string; status: "Open" | "Closed"; rating: number | null };
-  const args = rt.validate<{ id: number }>("shop_summary", input);
+  const args = input as { id: number };
   return rt.store.read(async (tx) => {
     const self = ((await tx.get("shop", args.id)) as ShopRow | undefined) ?? rt.notFound("Shop", args.id);
     // every.wo:32

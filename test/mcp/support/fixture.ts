@@ -11,8 +11,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
-import type { Catalog, CatalogField } from "../../../compiler/catalog.js";
-import type { Manifest, Operation } from "../../../model/build-contract.js";
+import type { Catalog, CatalogField } from "../../../model/app.js";
+import type { AppContract, Manifest, Operation, OperationKind } from "../../../model/build-contract.js";
 import { OperationError } from "../../../model/errors.js";
 import type { ChangeLogRead, Row, Store, StoreTx } from "../../../model/store.js";
 import { createMcpRoutes, type McpHandler, type McpOptions } from "../../../runtime/mcp/index.js";
@@ -50,6 +50,17 @@ export const manifest: Manifest = {
   ],
   resourceTemplates: [{ uriTemplate: "wo://note/{id}", name: "note", title: "Note", mimeType: "application/json" }],
   routes: [],
+};
+
+/** app.json of the fixture: the model above and one operations-table entry per tool. */
+const kinds: Record<string, OperationKind> = { note_create: "create", note_delete: "delete", note_get: "get", note_list: "list", note_slow_create: "create", note_update: "update" };
+export const notesApp: AppContract = {
+  ...catalog,
+  // note_slow_create is the fixture's own, not among Note's exposed ops (`mcp` above): it belongs
+  // to no declared type, so no schema resource lists it, as before.
+  operations: manifest.tools.map((t) => ({ ...t, type: t.name === "note_slow_create" ? "SlowNote" : "Note", kind: kinds[t.name]!, op: t.name.slice("note_".length), mcp: true, routes: [] })),
+  runtimeRoutes: [],
+  resourceTemplates: manifest.resourceTemplates,
 };
 
 /** A minimal SQLite Store: one JSON-free table `note`, writes serialized, abort → rollback. */
@@ -186,7 +197,7 @@ export async function startFixture(opts: { sessions?: boolean; allowedOrigins?: 
   const operations = createOperations(store);
   const config = { ...catalog.config, maxBodyBytes: opts.maxBodyBytes ?? 1 << 20, mcp: { sessions: opts.sessions ?? true, allowedOrigins: opts.allowedOrigins ?? [] } };
   const app = new Hono();
-  const routes = createMcpRoutes({ catalog, manifest, operations, store, config, serverInfo: { name: "notes", version: "0.1.0" }, listenHost: "127.0.0.1", options: { log: () => {}, ...opts.options } });
+  const routes = createMcpRoutes({ catalog: notesApp, operations, store, config, serverInfo: { name: "notes", version: "0.1.0" }, listenHost: "127.0.0.1", options: { log: () => {}, ...opts.options } });
   app.route("/mcp", routes);
   app.get("/api/notes/:id", async (c) => {
     try { return c.json(await operations.note_get!({ id: Number(c.req.param("id")) }, {})); } catch { return c.json({ title: "Not Found" }, 404); }

@@ -1,0 +1,58 @@
+// Binds a build's operations to a running app: every entry of the operations table becomes one
+// handler, keyed by its tool name, that REST and MCP both call. Each call goes through the same
+// steps, in this order:
+//
+//   validate (the entry's input schema) → policy (runtime/operations/policy.ts) →
+//   concurrency slot (limit.ts) → the body: table-driven (table-operations.ts) or the
+//   generated handler of operations.js (a method) → one store transaction, committed in
+//   rt.store.write before the call is answered.
+//
+// The members of operations.js that are not operations (`(startup)`, `(main)`, tests) take no
+// input: they only wait for a slot. Everything is bound once here, so a call looks nothing up.
+
+import type { AppContract, CallContext, Operation, OperationEntry, OperationRuntime, OperationsModule } from "../../model/build-contract.js";
+import type { Row } from "../../model/store.js";
+import { refColumnsByTable } from "./runtime.js";
+import { withSlot, type ConcurrencyLimiter } from "./limit.js";
+import type { OperationPolicy } from "./policy.js";
+import { isTableDriven, tableOperationBody, type OperationBody } from "./table-operations.js";
+
+export interface BindDeps {
+  app: AppContract;
+  rt: OperationRuntime;
+  /** operations.js: method handlers and the entry points. */
+  generated: OperationsModule;
+  limiter: ConcurrencyLimiter;
+  policy: OperationPolicy;
+}
+
+export function bindOperations(deps: BindDeps): Record<string, Operation> {
+  const { app, rt, limiter, policy } = deps;
+  const generated = deps.generated.createOperations(rt);
+  const refTables = refColumnsByTable(app);
+  const hasRefs = (table: string) => refTables.has(table);
+  const bound: Record<string, Operation> = {};
+  for (const entry of app.operations) {
+    const body: OperationBody | undefined = isTableDriven(entry) ? tableOperationBody(app, entry, rt, hasRefs) : generated[entry.name];
+    // A method the build lists but operations.js lacks: REST and MCP answer that it is not served.
+    if (body) bound[entry.name] = admitted(entry, body, rt, policy, limiter);
+  }
+  const listed = new Set(app.operations.map((e) => e.name));
+  for (const [name, member] of Object.entries(generated)) if (!listed.has(name)) bound[name] = withSlot(limiter, member);
+  return bound;
+}
+
+function admitted(entry: OperationEntry, body: OperationBody, rt: OperationRuntime, policy: OperationPolicy, limiter: ConcurrencyLimiter): Operation {
+  const { name } = entry;
+  return async (input: unknown, call: CallContext) => {
+    const data = rt.validate<Row>(name, input);
+    policy.admit(entry, data, call);
+    const wait = limiter.acquire(call);
+    if (wait) await wait;
+    try {
+      return await body(data, call);
+    } finally {
+      limiter.release();
+    }
+  };
+}

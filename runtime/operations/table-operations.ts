@@ -1,0 +1,173 @@
+// CRUD and relation operations, implemented once and driven by the operations table
+// (model/build-contract.ts `OperationEntry`): `list`, `get`, `create`, `update`, `delete`, and a
+// relation's read, link and unlink (spec/rest.md "Relations"). Each entry is bound once, at
+// startup, to what it needs of the model — its table, the create defaults, whether its fields
+// can hold refs — so a call does no lookup by name.
+//
+// A body here receives input that has passed the operation's schema and the policy and holds
+// a concurrency slot (runtime/operations/bind.ts). Every write commits in `rt.store.write`: the
+// one place an operation's transaction commits, for these bodies and generated ones alike.
+
+import type { CatalogType, CatalogField } from "../../model/app.js";
+import type { AppContract, CallContext, OperationEntry, OperationRuntime } from "../../model/build-contract.js";
+import { relationsOf } from "../../model/relations.js";
+import type { Row, StoreTx } from "../../model/store.js";
+
+/** What an operation does once admitted: its input has passed the schema. */
+export type OperationBody = (data: Row, call: CallContext) => Promise<unknown>;
+
+/** Whether the runtime runs `entry` from the table (otherwise operations.js has its handler). */
+export function isTableDriven(entry: OperationEntry): boolean {
+  return entry.kind !== "method";
+}
+
+/**
+ * The body of a table-driven entry. `hasRefs(table)` tells whether a write to `table` can name
+ * a missing row, so writes to ref-free types skip the check entirely.
+ */
+export function tableOperationBody(app: AppContract, entry: OperationEntry, rt: OperationRuntime, hasRefs: (table: string) => boolean): OperationBody {
+  const type = app.types.find((t) => t.name === entry.type);
+  if (!type) throw new Error(`internal error: operation ${entry.name} names no type ${entry.type}`);
+  const { table, name: typeName } = type;
+  const store = rt.store;
+  switch (entry.kind) {
+    case "list":
+      return (data) => rt.listPage(table, data);
+    case "get":
+      return async (data) => {
+        const id = data.id as number;
+        const row = await store.read((tx) => tx.get(table, id));
+        return row ?? rt.notFound(typeName, id);
+      };
+    case "create": {
+      const values = createValues(type.fields.filter((f) => f.isWritable), rt);
+      const checkRefs = hasRefs(table);
+      return (data, call) => {
+        const row = values(data);
+        return store.write(async (tx) => {
+          // Every ref must name an existing row: checked in the same transaction as the write.
+          if (checkRefs) await rt.checkRefs(tx, table, row);
+          return tx.insert(table, row);
+        }, call);
+      };
+    }
+    case "update": {
+      const checkRefs = hasRefs(table);
+      return (data, call) => {
+        // Partial: only the fields the input names change.
+        const { id, ...patch } = data as Row & { id: number };
+        return store.write(async (tx) => {
+          if (!(await tx.get(table, id))) rt.notFound(typeName, id);
+          if (checkRefs) await rt.checkRefs(tx, table, patch);
+          return (await tx.update(table, id, patch)) ?? rt.notFound(typeName, id);
+        }, call);
+      };
+    }
+    case "delete":
+      return (data, call) => {
+        const id = data.id as number;
+        return store.write(async (tx) => {
+          if (!(await tx.get(table, id))) rt.notFound(typeName, id);
+          await rt.checkNotReferenced(tx, table, id);
+          await tx.delete(table, id);
+          return { deleted: true, id };
+        }, call);
+      };
+    case "relation":
+    case "link":
+    case "unlink":
+      return relationBody(app, type, entry, rt);
+    case "method":
+      throw new Error(`internal error: ${entry.name} is a method; operations.js runs it`);
+  }
+}
+
+/**
+ * A relation op (spec/rest.md "Relations"). The owning row must exist (404); the target named
+ * by link/unlink must exist (422, the ref check of the link row). Reads page like `list`
+ * (rt.listPage): a `via` relation in the order the links were made (the cursor is a link id), a
+ * backlink in ascending id order. Linking is idempotent (an existing link is returned with
+ * created: false), so is unlinking (removed: false).
+ */
+function relationBody(app: AppContract, type: CatalogType, entry: OperationEntry, rt: OperationRuntime): OperationBody {
+  const relation = relationsOf(app, type).find((r) => r.field.name === entry.relation?.field);
+  if (!relation) throw new Error(`internal error: ${entry.name} names no relation of ${type.name}`);
+  const { table, name: typeName } = type;
+  const store = rt.store;
+  const { target, path } = relation;
+  if (entry.kind === "relation") {
+    // Paged by the list pager (limit, cursor) over the rows that hold this row's id: the
+    // target's rows themselves, or the links (in the order they were made, the cursor a link id).
+    const [listed, column] = path.kind === "ref" ? [target.table, path.column] : [path.link.table, path.ownerColumn];
+    return async (data) => {
+      const id = data.id as number;
+      if (!(await store.read((tx) => tx.get(table, id)))) rt.notFound(typeName, id);
+      const page = await rt.listPage(listed, { limit: data.limit, cursor: data.cursor, where: { [column]: { eq: id } } });
+      if (path.kind === "ref") return page;
+      const items = await store.read(async (tx) => {
+        const rows: Row[] = [];
+        for (const link of page.items) {
+          const row = await tx.get(target.table, link[path.targetColumn] as number);
+          if (row) rows.push(row);
+        }
+        return rows;
+      });
+      return page.nextCursor === undefined ? { items } : { items, nextCursor: page.nextCursor };
+    };
+  }
+  if (path.kind !== "link") throw new Error(`internal error: relation ${entry.name} has no link to write`);
+  const { link, ownerColumn, targetColumn } = path;
+  const ends = (data: Row) => ({ [ownerColumn]: data.id as number, [targetColumn]: data[targetColumn] as number });
+  const ownerMustExist = async (tx: StoreTx, id: number) => {
+    if (!(await tx.get(table, id))) rt.notFound(typeName, id);
+  };
+  if (entry.kind === "link") {
+    const endFields = [link.link!.fromField, link.link!.toField];
+    const own = createValues(link.fields.filter((f) => f.isWritable && !endFields.includes(f.name)), rt);
+    return (data, call) =>
+      store.write(async (tx) => {
+        await ownerMustExist(tx, data.id as number);
+        const row: Row = { [ownerColumn]: data.id, [targetColumn]: data[targetColumn], ...own(data) };
+        // Every ref must name an existing row: checked in the same transaction as the write.
+        await rt.checkRefs(tx, link.table, row);
+        return rt.link(tx, link.table, ends(data), row);
+      }, call);
+  }
+  return (data, call) =>
+    store.write(async (tx) => {
+      await ownerMustExist(tx, data.id as number);
+      await rt.checkRefs(tx, link.table, { [targetColumn]: data[targetColumn] });
+      return { removed: await rt.unlink(tx, link.table, ends(data)) };
+    }, call);
+}
+
+/**
+ * The row a create stores from its input: each writable field's value from the input, else its
+ * default, else null, else [] for a list nobody set (so every row has the same shape). A
+ * `@readonly` field is never taken from the input (its schema refuses it anyway).
+ */
+function createValues(fields: readonly CatalogField[], rt: OperationRuntime): (data: Row) => Row {
+  const plan = fields.map((f) => ({ name: f.name, fromInput: !f.isReadonly, fallback: fallbackOf(f, rt) }));
+  return (data) => {
+    const row: Row = {};
+    for (const { name, fromInput, fallback } of plan) {
+      const given = fromInput ? data[name] : undefined;
+      row[name] = given !== undefined || fallback === undefined ? given : fallback();
+    }
+    return row;
+  };
+}
+
+/** A field's value when the input leaves it out; undefined when the input's (absent) value stands. */
+function fallbackOf(f: CatalogField, rt: OperationRuntime): (() => unknown) | undefined {
+  const d = f.default;
+  if (d?.kind === "literal") {
+    const value = d.value; // a scalar: shared safely between rows
+    return () => value;
+  }
+  if (d?.kind === "now") return () => rt.now();
+  if (f.isOptional) return () => null;
+  if (f.type.kind === "array") return () => [];
+  // Computed defaults make the field read-only and are never evaluated yet: stored as null.
+  return f.isReadonly ? () => null : undefined;
+}
