@@ -26,7 +26,8 @@ import type { ErrorDetail } from "./errors.js";
  * by an earlier wo is rebuilt (`wo run`) or refused with a clear message (loadBuild) instead
  * of running against functions whose meaning moved. 2: checkRefs(tx, table, values).
  * 3: listPage(table, input) serves `_list`. 4: app.json replaces catalog.json; CRUD and
- * relation operations are run by the runtime from its operations table, not generated.
+ * relation operations are run by the runtime from its operations table, not generated; method
+ * handlers get validated input; bodies take their helpers from `rt.helpers`.
  */
 export const buildFormat = 4;
 
@@ -199,6 +200,39 @@ export interface OperationRuntime {
    * integer; otherwise throws OperationError("aborted"). runtime/operations/int-arithmetic.ts.
    */
   checkedInt(value: number, at: string): number;
+  /** What compiled bodies call for wo's own semantics (runtime/operations/body-helpers.ts). */
+  helpers: BodyHelpers;
+}
+
+/**
+ * The functions compiled method, fn and test bodies use (`const { truthy, deref } = rt.helpers`).
+ * `at` is `file.wo:LINE`, named in the message of a call that ends (409, or 400 for `variant`).
+ */
+export interface BodyHelpers {
+  /** The row a `ref` id names, read in `tx`; null for null; an id naming no row ends the call. */
+  deref<T>(tx: StoreTx, table: string, id: number | null, type: string, what: string, at: string): Promise<T | null>;
+  /** Int and Money division, truncated toward zero; by zero ends the call. */
+  intDiv(a: number, b: number, at: string): number;
+  intMod(a: number, b: number, at: string): number;
+  floatDiv(a: number, b: number, at: string): number;
+  /** wo truthiness: only false and null (and absent) are false. */
+  truthy(v: unknown): boolean;
+  /** The last of a set in id order; an empty set ends the call. */
+  latest<T>(set: readonly T[], at: string): T;
+  /** `v` when it has a value; null ends the call (`what` names the expression). */
+  present<T>(v: T | null | undefined, what: string, at: string): T;
+  /** `==` on lists, structs and rows: structural. */
+  sameJson(a: unknown, b: unknown): boolean;
+  /** A value as text: strings as they are, anything else as JSON. */
+  text(v: unknown): string;
+  /** `contains(set, x)`, comparing like `==`. */
+  contains(set: readonly unknown[], v: unknown): boolean;
+  /** `list[i]`; an index outside the list ends the call. */
+  item<T>(list: readonly T[], i: number, at: string): T;
+  /** A text stored in a union field: one of `variants`, else the call is refused (400). */
+  variant<T extends string>(v: string, variants: readonly T[], field: string, at: string): T;
+  /** Runs a nested fn or method call; past the depth limit the call ends instead of recursing forever. */
+  nested<T>(tx: StoreTx, at: string, run: () => Promise<T>): Promise<T>;
 }
 
 export interface CallContext {

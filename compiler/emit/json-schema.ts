@@ -8,8 +8,7 @@
 import { inCreateInput, inUpdateInput, type Catalog, type CatalogField, type CatalogMethod, type CatalogType, type FieldType, type ScalarName } from "../catalog.js";
 import type { BuildSchemas, OperationEntry } from "../../model/build-contract.js";
 import { operationTable } from "./operation-table.js";
-import { toolName } from "../../model/naming.js";
-import { exposedOps, methodOf } from "./exposed-ops.js";
+import { methodOf } from "./exposed-ops.js";
 import { article, sentence } from "./words.js";
 import {
   fieldOperators,
@@ -19,7 +18,7 @@ import {
   maxInValues,
   sortValues,
 } from "../../model/list-filters.js";
-import { allRelationOps, type RelationOp as ModelRelationOp } from "../../model/relations.js";
+import type { RelationOp as ModelRelationOp } from "../../model/relations.js";
 import type { Block } from "../ast.js";
 
 /** A relation op of the compiler's catalog (method bodies as checked AST). */

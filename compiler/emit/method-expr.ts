@@ -125,51 +125,20 @@ export function functionName(name: string): string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Helpers: declared at the top of a handler only when one of its expressions uses them.
+// Helpers: taken from rt.helpers at the top of a handler only when one of its expressions uses them.
 
-export type HelperName = "deref" | "intDiv" | "intMod" | "floatDiv" | "truthy" | "latest" | "present" | "sameJson" | "variant" | "contains" | "item" | "text";
+const helperNames = ["deref", "intDiv", "intMod", "floatDiv", "truthy", "latest", "present", "sameJson", "variant", "contains", "item", "text"] as const;
+export type HelperName = (typeof helperNames)[number];
 
-export const helperText: Record<HelperName, string[]> = {
-  deref: [
-    "// o.f on a ref T id: the row it names, read in this transaction; an id that names no row ends the call.",
-    "const deref = async <T>(tx: Tx, table: string, id: number | null, type: string, what: string, at: string): Promise<T | null> =>",
-    "  id === null ? null : (((await tx.get(table, id)) as T | undefined) ?? rt.abort(`${what} refers to ${type} ${id}, which does not exist (at ${at})`));",
-  ],
-  intDiv: [
-    "// Int and Money division truncates toward zero; dividing by zero ends the call, it never crashes.",
-    "const intDiv = (a: number, b: number, at: string): number => (b === 0 ? rt.abort(`division by zero at ${at}`) : Math.trunc(a / b));",
-  ],
-  intMod: ["const intMod = (a: number, b: number, at: string): number => (b === 0 ? rt.abort(`modulo by zero at ${at}`) : a % b);"],
-  floatDiv: ["const floatDiv = (a: number, b: number, at: string): number => (b === 0 ? rt.abort(`division by zero at ${at}`) : a / b);"],
-  truthy: [
-    "// wo truthiness: only false and null are false (0, \"\" and [] are true).",
-    "const truthy = (v: unknown): boolean => v !== false && v !== null && v !== undefined;",
-  ],
-  latest: [
-    "// Sets are in ascending id order, so the latest row is the last one.",
-    "const latest = <T>(set: T[], at: string): T => (set.length > 0 ? set[set.length - 1] : rt.abort(`latest() of an empty set at ${at}`));",
-  ],
-  present: [
-    "// Arithmetic and ordering need a value: an optional field that is null ends the call.",
-    "const present = <T>(v: T | null | undefined, what: string, at: string): T => (v === null || v === undefined ? rt.abort(`${what} has no value at ${at}`) : v);",
-  ],
-  sameJson: ["const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);"],
-  text: ["const text = (v: unknown): string => (typeof v === \"string\" ? v : JSON.stringify(v ?? null));"],
-  contains: [
-    "// contains(set, x) compares values the way == does: structurally.",
-    "const contains = (set: readonly unknown[], v: unknown): boolean => set.some((e) => JSON.stringify(e) === JSON.stringify(v));",
-  ],
-  item: [
-    "// a[i]: an index outside the list ends the call, like latest() of an empty set.",
-    "const item = <T>(list: readonly T[], i: number, at: string): T =>",
-    "  Number.isInteger(i) && i >= 0 && i < list.length ? list[i]! : rt.abort(`index ${i} is outside a list of ${list.length} at ${at}`);",
-  ],
-  variant: [
-    "// A Text value stored in a union field must name one of its variants.",
-    "const variant = <T extends string>(v: string, variants: readonly T[], field: string, at: string): T =>",
-    "  (variants as readonly string[]).includes(v) ? (v as T) : rt.invalid(`'${v}' is not one of ${variants.join(\", \")} (field '${field}' at ${at})`);",
-  ],
-};
+/**
+ * The line that takes the helpers a body used from the runtime (model/build-contract.ts
+ * `BodyHelpers`, implemented in runtime/operations/body-helpers.ts), in a fixed order; none
+ * when it used none.
+ */
+export function helpersLine(used: ReadonlySet<HelperName>): string | undefined {
+  const names = helperNames.filter((h) => used.has(h));
+  return names.length > 0 ? `const { ${names.join(", ")} } = rt.helpers;` : undefined;
+}
 
 // ---------------------------------------------------------------------------------------------
 

@@ -27,7 +27,7 @@ import {
   condition,
   fieldTsType,
   functionName,
-  helperText,
+  helpersLine,
   jsName,
   objectKey,
   omittedFieldValue,
@@ -38,7 +38,6 @@ import {
   tsType,
   typeOf,
   type ExprContext,
-  type HelperName,
 } from "./method-expr.js";
 
 /** `name`: the operation's tool name, from the operations table. */
@@ -57,9 +56,8 @@ export function emitMethodHandler(catalog: Catalog, type: CatalogType, method: C
     const params = method.params.map((p) => `${p.name}: ${signatureName(p.type)}`).join(", ");
     w.writeLine(`// ${jsComment(`${method.source.file}:${method.source.line}: ${type.name}.${method.name}(${params})${returns}${txn}`)}`);
     for (const t of [...ctx.rowTypes].sort()) writeRowType(w, catalog, t);
-    for (const h of (Object.keys(helperText) as HelperName[]).filter((h) => ctx.helpers.has(h))) {
-      for (const line of helperText[h]) w.writeLine(line);
-    }
+    const helpers = helpersLine(ctx.helpers);
+    if (helpers) w.writeLine(helpers);
     const argType = [`id: number`, ...method.params.map((p) => `${objectKey(p.name)}: ${tsType(fieldValueType(catalog, p.type), ctx)}`)];
     // The runtime validated the input against the tool's schema before the call (runtime/operations/bind.ts).
     w.writeLine(`const args = input as { ${argType.join("; ")} };`);
@@ -109,9 +107,8 @@ export function emitFunction(catalog: Catalog, fn: CatalogMethod, rowTypes: Set<
   // A method called from a body (`o.m()`) takes its row's id and reads the row in the caller's transaction.
   if (owner) params.unshift("selfId: number");
   w.write(`async function ${name}(tx: Tx${params.map((p) => `, ${p}`).join("")}): Promise<${returns}>`).block(() => {
-    for (const h of (Object.keys(helperText) as HelperName[]).filter((h) => ctx.helpers.has(h))) {
-      for (const line of helperText[h]) w.writeLine(line);
-    }
+    const helpers = helpersLine(ctx.helpers);
+    if (helpers) w.writeLine(helpers);
     if (owner) {
       rowTypes.add(owner.name);
       const kw = typing.reassigned.has("self") ? "let" : "const";

@@ -60,7 +60,8 @@ export function emitOperations(catalog: Catalog, table: readonly OperationEntry[
         if (t.fn) fns.push(emitFunction(catalog, t.fn, rowTypes, `t_${i}`));
       });
       if (rowTypes.size > 0) w.writeLine(rowTypeDeclarations(catalog, rowTypes));
-      for (const line of nestedCallHelper) w.writeLine(line);
+      // Calls of fns and methods nest through rt.helpers.nested, which bounds their depth.
+      w.writeLine("const { nested } = rt.helpers;");
       for (const text of fns) w.writeLine(dedentTail(text)).blankLine();
     }
     const hasMembers = handlers.length > 0 || catalog.startup !== undefined || catalog.main !== undefined || (catalog.tests ?? []).some((t) => t.fn);
@@ -128,23 +129,3 @@ function calledMethods(catalog: Catalog): { type: CatalogType; method: CatalogMe
   }
   return catalog.types.flatMap((type) => type.methods.filter((m) => names.has(`${type.name}.${m.name}`)).map((method) => ({ type, method })));
 }
-
-/**
- * Every call of a fn or method from a body goes through `nested`: calls nest at most
- * `maxCallDepth` deep per transaction, so unbounded recursion ends the call (409) instead of
- * spinning forever on the event loop (each level only awaits the store, never yields to I/O).
- */
-const maxCallDepth = 100;
-const nestedCallHelper = [
-  "const callDepth = new WeakMap<Tx, number>();",
-  "async function nested<T>(tx: Tx, at: string, run: () => Promise<T>): Promise<T> {",
-  "  const depth = (callDepth.get(tx) ?? 0) + 1;",
-  `  if (depth > ${maxCallDepth}) rt.abort(\`calls nested more than ${maxCallDepth} deep at \${at}\`);`,
-  "  callDepth.set(tx, depth);",
-  "  try {",
-  "    return await run();",
-  "  } finally {",
-  "    callDepth.set(tx, depth - 1);",
-  "  }",
-  "}",
-];

@@ -13,6 +13,7 @@ import { addLink, removeLink } from "./links.js";
 import { idsAlong, refPaths, type RefPath } from "../../model/ref-paths.js";
 import { describeFieldType } from "../../model/type-desc.js";
 import { checkedInt } from "./int-arithmetic.js";
+import { createBodyHelpers } from "./body-helpers.js";
 import { RepeatedFailureLog } from "../repeated-failure-log.js";
 import {
   StoreBusyError,
@@ -44,6 +45,12 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
   const store = translateStoreErrors(deps.store, catalog, deps.log);
   const accepted = acceptedNames(catalog.operations);
   const refusedFields = refusedFieldMessages(catalog, catalog.operations);
+  const invalid = (message: string, details: ErrorDetail[] = []): never => {
+    throw new OperationError("invalid_input", message, details);
+  };
+  const abort = (message: string): never => {
+    throw new OperationError("aborted", message);
+  };
 
   const rt: OperationRuntime = {
     store,
@@ -117,13 +124,10 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
     notFound(typeName: string, id: unknown): never {
       throw new OperationError("not_found", `No ${typeName} with id ${JSON.stringify(id)}.`);
     },
-    invalid(message: string, details: ErrorDetail[] = []): never {
-      throw new OperationError("invalid_input", message, details);
-    },
-    abort(message: string): never {
-      throw new OperationError("aborted", message);
-    },
+    invalid,
+    abort,
     checkedInt,
+    helpers: createBodyHelpers({ abort, invalid }),
   };
   return rt;
 }

@@ -1,8 +1,7 @@
 async account_transfer(input: unknown, call: CallContext) {
   // account.wo:19: Account.transfer(to: Int, amount: Money) -> Account in txn
   type AccountRow = { id: number; owner: string; balance: number };
-  // Sets are in ascending id order, so the latest row is the last one.
-  const latest = <T>(set: T[], at: string): T => (set.length > 0 ? set[set.length - 1] : rt.abort(`latest() of an empty set at ${at}`));
+  const { latest } = rt.helpers;
   const args = input as { id: number; to: number; amount: number };
   const v_to = args.to;
   const v_amount = args.amount;

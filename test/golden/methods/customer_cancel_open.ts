@@ -2,8 +2,7 @@ async customer_cancel_open(input: unknown, call: CallContext) {
   // customer.wo:16: Customer.cancel_open() -> Int in txn
   type CustomerRow = { id: number; name: string; email: string; tier: "Basic" | "Gold"; address: { street: string; city: string; zip: string | null } | null };
   type OrderRow = { id: number; customer: number; status: "Open" | "Paid" | "Cancelled"; total: number; items: { sku: string; qty: number }[] };
-  // Arithmetic and ordering need a value: an optional field that is null ends the call.
-  const present = <T>(v: T | null | undefined, what: string, at: string): T => (v === null || v === undefined ? rt.abort(`${what} has no value at ${at}`) : v);
+  const { present } = rt.helpers;
   const args = input as { id: number };
   return rt.store.write(async (tx) => {
     const self = ((await tx.get("customer", args.id)) as CustomerRow | undefined) ?? rt.notFound("Customer", args.id);

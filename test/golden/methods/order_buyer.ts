@@ -2,9 +2,7 @@ async order_buyer(input: unknown, call: CallContext) {
   // order.wo:23: Order.buyer() -> Text
   type CustomerRow = { id: number; name: string; email: string; tier: "Basic" | "Gold"; address: { street: string; city: string; zip: string | null } | null };
   type OrderRow = { id: number; customer: number; status: "Open" | "Paid" | "Cancelled"; total: number; items: { sku: string; qty: number }[] };
-  // o.f on a ref T id: the row it names, read in this transaction; an id that names no row ends the call.
-  const deref = async <T>(tx: Tx, table: string, id: number | null, type: string, what: string, at: string): Promise<T | null> =>
-    id === null ? null : (((await tx.get(table, id)) as T | undefined) ?? rt.abort(`${what} refers to ${type} ${id}, which does not exist (at ${at})`));
+  const { deref } = rt.helpers;
   const args = input as { id: number };
   return rt.store.read(async (tx) => {
     const self = ((await tx.get("order", args.id)) as OrderRow | undefined) ?? rt.notFound("Order", args.id);

@@ -1,7 +1,7 @@
 async order_cancel(input: unknown, call: CallContext) {
   // order.wo:16: Order.cancel() -> Order in txn
   type OrderRow = { id: number; customer: number; status: "Open" | "Paid" | "Cancelled"; total: number; items: { sku: string; qty: number }[] };
-  const text = (v: unknown): string => (typeof v === "string" ? v : JSON.stringify(v ?? null));
+  const { text } = rt.helpers;
   const args = input as { id: number };
   return rt.store.write(async (tx) => {
     let self = ((await tx.get("order", args.id)) as OrderRow | undefined) ?? rt.notFound("Order", args.id);

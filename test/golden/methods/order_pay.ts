@@ -1,9 +1,7 @@
 async order_pay(input: unknown, call: CallContext) {
   // order.wo:9: Order.pay() -> Order in txn
   type OrderRow = { id: number; customer: number; status: "Open" | "Paid" | "Cancelled"; total: number; items: { sku: string; qty: number }[] };
-  // Arithmetic and ordering need a value: an optional field that is null ends the call.
-  const present = <T>(v: T | null | undefined, what: string, at: string): T => (v === null || v === undefined ? rt.abort(`${what} has no value at ${at}`) : v);
-  const text = (v: unknown): string => (typeof v === "string" ? v : JSON.stringify(v ?? null));
+  const { present, text } = rt.helpers;
   const args = input as { id: number };
   return rt.store.write(async (tx) => {
     let self = ((await tx.get("order", args.id)) as OrderRow | undefined) ?? rt.notFound("Order", args.id);

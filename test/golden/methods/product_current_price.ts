@@ -2,8 +2,7 @@ async product_current_price(input: unknown, call: CallContext) {
   // product.wo:21: Product.current_price() -> Price
   type PriceRow = { id: number; product: number; amount: number; currency: string; since: string };
   type ProductRow = { id: number; sku: string; title: string; description: string | null; currency: string; status: "Active" | "Discontinued" };
-  // Sets are in ascending id order, so the latest row is the last one.
-  const latest = <T>(set: T[], at: string): T => (set.length > 0 ? set[set.length - 1] : rt.abort(`latest() of an empty set at ${at}`));
+  const { latest } = rt.helpers;
   const args = input as { id: number };
   return rt.store.read(async (tx) => {
     const self = ((await tx.get("products", args.id)) as ProductRow | undefined) ?? rt.notFound("Product", args.id);

@@ -2,8 +2,7 @@ async product_set_price(input: unknown, call: CallContext) {
   // product.wo:13: Product.set_price(amount: Money) -> Price in txn
   type PriceRow = { id: number; product: number; amount: number; currency: string; since: string };
   type ProductRow = { id: number; sku: string; title: string; description: string | null; currency: string; status: "Active" | "Discontinued" };
-  // Sets are in ascending id order, so the latest row is the last one.
-  const latest = <T>(set: T[], at: string): T => (set.length > 0 ? set[set.length - 1] : rt.abort(`latest() of an empty set at ${at}`));
+  const { latest } = rt.helpers;
   const args = input as { id: number; amount: number };
   const v_amount = args.amount;
   return rt.store.write(async (tx) => {

@@ -2,11 +2,7 @@ async shop_restock(input: unknown, call: CallContext) {
   // every.wo:7: Shop.restock(amount: Money, label: Text) -> Int in txn
   type ItemRow = { id: number; shop: number; price: number; label: string | null; kind: "Small" | "Large" };
   type ShopRow = { id: number; name: string; status: "Open" | "Closed"; rating: number | null };
-  // Int and Money division truncates toward zero; dividing by zero ends the call, it never crashes.
-  const intDiv = (a: number, b: number, at: string): number => (b === 0 ? rt.abort(`division by zero at ${at}`) : Math.trunc(a / b));
-  const intMod = (a: number, b: number, at: string): number => (b === 0 ? rt.abort(`modulo by zero at ${at}`) : a % b);
-  // Sets are in ascending id order, so the latest row is the last one.
-  const latest = <T>(set: T[], at: string): T => (set.length > 0 ? set[set.length - 1] : rt.abort(`latest() of an empty set at ${at}`));
+  const { intDiv, intMod, latest } = rt.helpers;
   const args = input as { id: number; amount: number; label: string };
   const v_amount = args.amount;
   const v_label = args.label;
