@@ -1,0 +1,166 @@
+// Schema evolution on PostgreSQL, with the rules of the SQLite store (runtime/store/migrate.ts,
+// model/shape-diff.ts):
+// the storage shape the database was last opened with lives in `_wo_meta`; the new shape is
+// diffed against it, additive changes apply automatically, destructive ones only when allowed,
+// blocked ones never; all of it in one transaction with the new shape, or nothing.
+//
+// Several instances may start at once against one database: the migration runs under a
+// transaction-scoped advisory lock, so one instance migrates while the others wait, then find
+// the new shape already stored and change nothing. DDL is transactional in PostgreSQL, so a
+// failed migration leaves the database as it was.
+
+import type pg from "pg";
+import { diffShapes, type Change, type DataProbe, type Step } from "../../../model/shape-diff.js";
+import { metaTable, shapeFormat, valueKind, type ColumnShape, type StorageShape, type StoredDefault } from "../../../model/storage-shape.js";
+import { MigrationRefusedError, StoreOpenError, type MigrationReport } from "../../../model/store.js";
+import { quoteId } from "../ddl.js";
+import { pgColumnDefinition, pgCreateIndexSql, pgCreateTableSql, pgDropIndexSql, pgIndexedColumn } from "./ddl.js";
+
+/** The advisory lock key every wo instance migrates under ("wo" in ASCII, then "migrate"). */
+export const migrationLockKey = 0x776f_6d69_6772n;
+
+/** `where` names the database in messages (its URL without the password). */
+export async function migratePostgres(client: pg.ClientBase, where: string, next: StorageShape, options: { allowDestructive: boolean }): Promise<MigrationReport> {
+  await client.query("BEGIN");
+  try {
+    // Waits while another instance migrates; released by COMMIT or ROLLBACK.
+    await client.query("SELECT pg_advisory_xact_lock($1)", [migrationLockKey.toString()]);
+    const report = await planAndApply(client, where, next, options);
+    await client.query("COMMIT");
+    return report;
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  }
+}
+
+async function planAndApply(client: pg.ClientBase, where: string, next: StorageShape, options: { allowDestructive: boolean }): Promise<MigrationReport> {
+  const stored = await readStoredShape(client, where);
+  const changes: Change[] =
+    stored === undefined
+      ? next.tables.map((t) => ({
+          severity: "additive" as const,
+          text: `created table '${t.table}' for type '${t.typeName}'`,
+          steps: [{ op: "createTable" as const, table: t }, ...t.indexes.map((index) => ({ op: "createIndex" as const, table: t.table, index }))],
+        }))
+      : await diffShapes(stored, next, createProbe(client));
+
+  const blocked = changes.filter((c) => c.severity === "blocked").map((c) => c.text);
+  const destructive = changes.filter((c) => c.severity === "destructive").map((c) => c.text);
+  if (blocked.length > 0 || (destructive.length > 0 && !options.allowDestructive)) {
+    throw new MigrationRefusedError(where, options.allowDestructive ? [] : destructive, blocked);
+  }
+
+  if (stored === undefined) await client.query(`CREATE TABLE ${quoteId(metaTable)} ("key" TEXT PRIMARY KEY, "value" TEXT NOT NULL)`);
+  await applySteps(client, changes.flatMap((c) => c.steps));
+  if (stored === undefined || changes.length > 0 || JSON.stringify(stored) !== JSON.stringify(next)) {
+    await client.query(`INSERT INTO ${quoteId(metaTable)} ("key", "value") VALUES ('shape', $1) ON CONFLICT ("key") DO UPDATE SET "value" = EXCLUDED."value"`, [JSON.stringify(next)]);
+  }
+  return { applied: changes.map((c) => (c.severity === "destructive" ? `${c.text} (applied: --allow-destructive-migration)` : c.text)), refused: [] };
+}
+
+async function readStoredShape(client: pg.ClientBase, where: string): Promise<StorageShape | undefined> {
+  const tables = (await client.query<{ name: string }>(`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1`)).rows;
+  if (!tables.some((t) => t.name === metaTable)) {
+    if (tables.length > 0) {
+      throw new StoreOpenError(`${where} already holds tables that wo did not create (${tables.map((t) => t.name).join(", ")}); use an empty database.`);
+    }
+    return undefined;
+  }
+  const row = (await client.query<{ value: string }>(`SELECT "value" FROM ${quoteId(metaTable)} WHERE "key" = 'shape'`)).rows[0];
+  let shape: StorageShape | undefined;
+  try {
+    shape = row === undefined ? undefined : (JSON.parse(row.value) as StorageShape);
+  } catch {
+    shape = undefined;
+  }
+  if (shape === undefined || !Array.isArray(shape.tables)) {
+    throw new StoreOpenError(`${where} has a damaged storage description (${metaTable}); restore it from a backup.`);
+  }
+  if (shape.format > shapeFormat) {
+    throw new StoreOpenError(`${where} was written by a newer wo (storage format ${shape.format}); upgrade wo to open it.`);
+  }
+  return shape;
+}
+
+/** The data questions of model/shape-diff.ts, asked inside the migration transaction. */
+function createProbe(client: pg.ClientBase): DataProbe {
+  const one = async (sql: string) => Number((await client.query<{ n: string }>(sql)).rows[0]!.n);
+  return {
+    rowCount: (t) => one(`SELECT COUNT(*) AS n FROM ${quoteId(t)}`),
+    nonNullCount: (t, c) => one(`SELECT COUNT(*) AS n FROM ${quoteId(t)} WHERE ${quoteId(c)} IS NOT NULL`),
+    nullCount: (t, c) => one(`SELECT COUNT(*) AS n FROM ${quoteId(t)} WHERE ${quoteId(c)} IS NULL`),
+    countIn: (t, c, values) => one(`SELECT COUNT(*) AS n FROM ${quoteId(t)} WHERE ${quoteId(c)}::text = ANY(ARRAY[${values.map(literal).join(", ")}]::text[])`),
+    duplicateCount: (t, c, collation) => {
+      const value = pgIndexedColumn(c, collation);
+      return one(`SELECT COUNT(*) AS n FROM (SELECT ${value} FROM ${quoteId(t)} WHERE ${quoteId(c)} IS NOT NULL GROUP BY ${value} HAVING COUNT(*) > 1) AS d`);
+    },
+  };
+}
+
+/** A text literal (union variant names are identifiers, but quote them properly anyway). */
+function literal(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+// The phases of migrate.ts: an index goes before its column, a rename before column changes.
+const phase: Record<Step["op"], number> = {
+  dropIndex: 0,
+  renameTable: 1,
+  dropTable: 1,
+  createTable: 2,
+  dropColumn: 3,
+  addColumn: 4,
+  fillNulls: 5,
+  replaceValues: 5,
+  createIndex: 6,
+};
+
+async function applySteps(client: pg.ClientBase, steps: Step[]): Promise<void> {
+  const ordered = steps.map((s, i) => ({ s, i })).sort((a, b) => phase[a.s.op] - phase[b.s.op] || a.i - b.i);
+  const now = new Date().toISOString();
+  for (const { s } of ordered) {
+    switch (s.op) {
+      case "dropIndex":
+        await client.query(pgDropIndexSql(s.index));
+        break;
+      case "renameTable":
+        await client.query(`ALTER TABLE ${quoteId(s.from)} RENAME TO ${quoteId(s.to)}`);
+        break;
+      case "dropTable":
+        await client.query(`DROP TABLE ${quoteId(s.table)}`);
+        break;
+      case "createTable":
+        await client.query(pgCreateTableSql(s.table));
+        break;
+      case "dropColumn":
+        await client.query(`ALTER TABLE ${quoteId(s.table)} DROP COLUMN ${quoteId(s.column)}`);
+        break;
+      case "addColumn":
+        await client.query(`ALTER TABLE ${quoteId(s.table)} ADD COLUMN ${pgColumnDefinition(s.column)}`);
+        if (s.fill) await client.query(`UPDATE ${quoteId(s.table)} SET ${quoteId(s.column.name)} = $1`, [fillValue(s.column, s.fill, now)]);
+        break;
+      case "fillNulls":
+        await client.query(`UPDATE ${quoteId(s.table)} SET ${quoteId(s.column.name)} = $1 WHERE ${quoteId(s.column.name)} IS NULL`, [fillValue(s.column, s.fill, now)]);
+        break;
+      case "replaceValues": {
+        const col = quoteId(s.column.name);
+        const value = s.fill ? fillValue(s.column, s.fill, now) : null;
+        await client.query(`UPDATE ${quoteId(s.table)} SET ${col} = $1 WHERE ${col}::text = ANY($2::text[])`, [value, s.values]);
+        break;
+      }
+      case "createIndex":
+        await client.query(pgCreateIndexSql(s.table, s.index));
+        break;
+    }
+  }
+}
+
+/** A default as the column stores it; `now` is the migration's time. */
+function fillValue(column: ColumnShape, d: StoredDefault, now: string): unknown {
+  if (d.kind === "now") return now;
+  const v = d.value;
+  if (v === null) return null;
+  if (valueKind(column.type) === "json") return JSON.stringify(v);
+  return v;
+}

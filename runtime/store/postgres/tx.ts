@@ -1,0 +1,367 @@
+// StoreTx over one PostgreSQL connection: the queries behind get/list/count/insert/update/
+// delete/referrers, with the semantics of the SQLite store (sqlite-tx.ts) that the Store
+// interface promises: the same rows, the same filter, sort and cursor rules, nulls first
+// ascending and last descending, `contains` ignoring Unicode case. Transaction boundaries and
+// retries belong to store.ts; this class only runs statements inside a transaction it is given.
+//
+// Statements are named (prepared once per connection by node-postgres) under a short
+// query-shape key, as on SQLite, so a hot query is parsed and planned once per connection.
+
+import type pg from "pg";
+import { EACH, refPathLabel, type RefStep } from "../../../model/ref-paths.js";
+import { valueKind, type ColumnShape, type IndexShape } from "../../../model/storage-shape.js";
+import { StoreConstraintError, StoreQueryError, type Comparison, type ListQuery, type Row, type StoreTx } from "../../../model/store.js";
+import { quoteId } from "../ddl.js";
+import type { TableInfo, TableRegistry } from "../tables.js";
+import { pgCastType, pgIdentifier, pgIndexedColumn } from "./ddl.js";
+
+const sqlOperator: Partial<Record<Comparison, string>> = { "==": "=", "!=": "IS DISTINCT FROM", "<": "<", "<=": "<=", ">": ">", ">=": ">=" };
+
+/** A `where` on `id` is allowed too; it is not among the table's columns. */
+const idColumn: ColumnShape = { name: "id", type: { kind: "scalar", scalar: "Id" }, isOptional: false, isUnique: true };
+
+/** SQL text per query-shape key, and the statement name it is prepared under; shared by all connections. */
+export class StatementNames {
+  private readonly names = new Map<string, { name: string; text: string }>();
+
+  get(key: string, sql: () => string): { name: string; text: string } {
+    let s = this.names.get(key);
+    if (s === undefined) {
+      s = { name: `wo_${this.names.size + 1}`, text: sql() };
+      this.names.set(key, s);
+    }
+    return s;
+  }
+}
+
+/** Placeholders $1, $2, … with their values, built left to right. */
+class Params {
+  readonly values: unknown[] = [];
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+export interface PgTxContext {
+  tables: TableRegistry;
+  statements: StatementNames;
+  /**
+   * The collation `contains` lowers values under: an ICU one where the server has ICU
+   * (Unicode case, as JavaScript's toLowerCase), else the database's default.
+   */
+  foldCollation: string;
+}
+
+export class PostgresTx implements StoreTx {
+  private isOpen = true;
+  private savepoints = 0;
+
+  constructor(
+    private readonly client: pg.PoolClient,
+    private readonly ctx: PgTxContext,
+    private readonly isWritable: boolean,
+  ) {}
+
+  /** Called when the transaction ends: a callback that kept `tx` must not write outside it. */
+  finish(): void {
+    this.isOpen = false;
+  }
+
+  async savepoint<T>(fn: () => Promise<T>): Promise<T> {
+    const name = `wo_sp_${++this.savepoints}`;
+    await this.client.query(`SAVEPOINT ${name}`);
+    try {
+      const result = await fn();
+      await this.client.query(`RELEASE SAVEPOINT ${name}`);
+      return result;
+    } catch (err) {
+      await this.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+      await this.client.query(`RELEASE SAVEPOINT ${name}`);
+      throw err;
+    }
+  }
+
+  private async run(key: string, sql: () => string, values: unknown[]): Promise<pg.QueryResult<Row>> {
+    const { name, text } = this.ctx.statements.get(key, sql);
+    return this.client.query<Row>({ name, text, values });
+  }
+
+  async get(table: string, id: number): Promise<Row | undefined> {
+    const t = this.table(table);
+    if (!Number.isSafeInteger(id)) return undefined;
+    const r = await this.run(`get:${table}`, () => `SELECT ${t.selectList} FROM ${t.quoted} WHERE "id" = $1`, [id]);
+    return r.rows[0];
+  }
+
+  async list(table: string, query: ListQuery = {}): Promise<Row[]> {
+    const t = this.table(table);
+    const params = new Params();
+    const where = this.compileWhere(t, query, params);
+    const order = this.compileOrder(t, query, params);
+    const conds = [...where.conds, ...order.after];
+    const hasLimit = query.limit !== undefined;
+    const limit = hasLimit ? ` LIMIT ${params.add(Math.max(0, Math.trunc(query.limit!)))}` : "";
+    const sql = `SELECT ${t.selectList} FROM ${t.quoted}${whereClause(conds)} ORDER BY ${order.orderBy}${limit}`;
+    const r = await this.run(`list:${table}:${where.key}:${order.key}${hasLimit ? ":limit" : ""}`, () => sql, params.values);
+    return r.rows;
+  }
+
+  async count(table: string, query: ListQuery = {}): Promise<number> {
+    const t = this.table(table);
+    const params = new Params();
+    const where = this.compileWhere(t, query, params);
+    const sql = `SELECT COUNT(*) AS n FROM ${t.quoted}${whereClause(where.conds)}`;
+    const r = await this.run(`count:${table}:${where.key}`, () => sql, params.values);
+    return Number(r.rows[0]!.n);
+  }
+
+  async insert(table: string, values: Row): Promise<Row> {
+    const t = this.writableTable(table);
+    const columns = t.shape.columns;
+    const sql = () => {
+      const values = columns.length === 0 ? "DEFAULT VALUES" : `(${columns.map((c) => quoteId(c.name)).join(", ")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")})`;
+      return `INSERT INTO ${t.quoted} ${values} RETURNING ${t.selectList}`;
+    };
+    // The id is always minted here: a caller-supplied `id` is ignored.
+    const params = columns.map((c) => t.codec.encode(c, values[c.name]));
+    const uniques = t.shape.indexes.filter((ix) => ix.isUnique);
+    if (uniques.length === 0) return (await this.run(`insert:${table}`, sql, params)).rows[0]!;
+    // A failed statement would abort the whole transaction, where on SQLite the caller may
+    // catch the violation and go on. So a row whose unique values are taken is not inserted at
+    // all (and mints no id, as on SQLite): NOT EXISTS per unique index, and DO NOTHING should a
+    // row with the value appear anyway (writers are serialized, store.ts, so only a writer
+    // that is not wo could do that).
+    const r = await this.run(
+      `insert-unique:${table}`,
+      () => {
+        const position = new Map(columns.map((c, i) => [c.name, i + 1]));
+        const free = uniques.map((ix) => {
+          const same = ix.columns.map((c) => `${pgIndexedColumn(c, ix.collation)} = ${ix.collation === "nocase" ? `lower($${position.get(c)})` : `$${position.get(c)}`}`);
+          return `NOT EXISTS (SELECT 1 FROM ${t.quoted} WHERE ${same.join(" AND ")})`;
+        });
+        const typed = columns.map((c, i) => `$${i + 1}::${pgCastType(c)}`);
+        return `INSERT INTO ${t.quoted} (${columns.map((c) => quoteId(c.name)).join(", ")}) SELECT ${typed.join(", ")} WHERE ${free.join(" AND ")} ON CONFLICT DO NOTHING RETURNING ${t.selectList}`;
+      },
+      params,
+    );
+    if (r.rows[0] !== undefined) return r.rows[0];
+    throw new StoreConstraintError("unique", t.shape.table, await this.takenUnique(t, uniques, values));
+  }
+
+  /** The fields of the first unique index whose values `values` repeats. */
+  private async takenUnique(t: TableInfo, uniques: IndexShape[], values: Row): Promise<string[]> {
+    for (const ix of uniques) {
+      const operands = ix.columns.map((c) => t.codec.encodeOperand(t.columns.get(c)!, values[c]));
+      if (operands.some((v) => v === null)) continue;
+      const r = await this.run(
+        `taken:${t.shape.table}:${ix.sqlName}`,
+        () => `SELECT 1 FROM ${t.quoted} WHERE ${ix.columns.map((c, i) => `${pgIndexedColumn(c, ix.collation)} = ${ix.collation === "nocase" ? `lower($${i + 1})` : `$${i + 1}`}`).join(" AND ")} LIMIT 1`,
+        operands,
+      );
+      if (r.rows.length > 0) return [...ix.columns];
+    }
+    return [...uniques[0]!.columns];
+  }
+
+  async update(table: string, id: number, patch: Row): Promise<Row | undefined> {
+    const t = this.writableTable(table);
+    if (!Number.isSafeInteger(id)) return undefined;
+    // Only stored columns change; `id` and unknown keys are ignored, undefined means "keep".
+    const changed = t.shape.columns.filter((c) => patch[c.name] !== undefined);
+    if (changed.length === 0) return this.get(table, id);
+    const sql = () => {
+      const sets = changed.map((c, i) => `${quoteId(c.name)} = $${i + 1}`).join(", ");
+      return `UPDATE ${t.quoted} SET ${sets} WHERE "id" = $${changed.length + 1} RETURNING ${t.selectList}`;
+    };
+    const params = [...changed.map((c) => t.codec.encode(c, patch[c.name])), id];
+    const update = () => this.constrained(t, () => this.run(`update:${table}:${changed.map((c) => c.name).join("\u0000")}`, sql, params));
+    // Only a change to a unique column can violate a unique index: that one runs in a
+    // savepoint, so a caught violation leaves the transaction usable (as on SQLite).
+    const touchesUnique = t.shape.indexes.some((ix) => ix.isUnique && ix.columns.some((c) => patch[c] !== undefined));
+    const r = touchesUnique ? await this.savepoint(update) : await update();
+    return r.rows[0];
+  }
+
+  async delete(table: string, id: number): Promise<boolean> {
+    const t = this.writableTable(table);
+    if (!Number.isSafeInteger(id)) return false;
+    // The row's links go with it (spec/storage.md, "Link tables"), in this transaction.
+    for (const link of t.links) {
+      const from = this.table(link.table);
+      await this.run(`unlink:${link.table}:${link.column}`, () => `DELETE FROM ${from.quoted} WHERE ${quoteId(link.column)} = $1`, [id]);
+    }
+    const r = await this.run(`delete:${table}`, () => `DELETE FROM ${t.quoted} WHERE "id" = $1`, [id]);
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  async referrers(table: string, id: number): Promise<{ table: string; field: string; count: number }[]> {
+    const t = this.table(table);
+    // One count per place that can hold the id; places in the same column are counted apart.
+    const found: { table: string; field: string; count: number }[] = [];
+    for (const r of t.referrers) {
+      const from = this.table(r.table);
+      // A row that points at itself does not keep itself alive.
+      const self = r.table === table ? ` AND "id" <> $2` : "";
+      const key = `referrers:${r.table}:${r.column}:${r.steps.join("\u0000")}`;
+      const res = await this.run(
+        key,
+        () => {
+          const col = quoteId(r.column);
+          // Inside JSON the id is compared by its text: JSON holds the number as `12`.
+          const holds = r.steps.length === 0 ? `${col} = $1` : jsonHolds(col, r.steps, 0, "= $1");
+          return `SELECT COUNT(*) AS n FROM ${from.quoted} WHERE ${holds}${self}`;
+        },
+        [r.steps.length === 0 ? id : String(id), ...(self ? [id] : [])],
+      );
+      const n = Number(res.rows[0]!.n);
+      if (n > 0) found.push({ table: r.table, field: refPathLabel(r.column, r.steps), count: n });
+    }
+    // The row's links go with it (delete), so rows referring to one of those links hold it too.
+    for (const link of t.links) {
+      const l = this.table(link.table);
+      for (const r of l.referrers) {
+        const from = this.table(r.table);
+        const key = `link-referrers:${link.table}:${link.column}:${r.table}:${r.column}:${r.steps.join("\u0000")}`;
+        const res = await this.run(
+          key,
+          () => {
+            const col = quoteId(r.column);
+            const ofRow = (cast: string) => `IN (SELECT "id"${cast} FROM ${l.quoted} WHERE ${quoteId(link.column)} = $1)`;
+            const holds = r.steps.length === 0 ? `${col} ${ofRow("")}` : jsonHolds(col, r.steps, 0, ofRow("::text"));
+            return `SELECT COUNT(*) AS n FROM ${from.quoted} WHERE ${holds}`;
+          },
+          [id],
+        );
+        const n = Number(res.rows[0]!.n);
+        if (n > 0) found.push({ table: r.table, field: refPathLabel(r.column, r.steps), count: n });
+      }
+    }
+    return found;
+  }
+
+  private table(name: string): TableInfo {
+    if (!this.isOpen) throw new Error("this transaction has already ended");
+    const t = this.ctx.tables.get(name);
+    if (t === undefined) throw new Error(`unknown table '${name}'`);
+    return t;
+  }
+
+  private writableTable(name: string): TableInfo {
+    if (!this.isWritable) throw new Error("read() transactions cannot write; use write()");
+    return this.table(name);
+  }
+
+  /** A column a `where` or `sort` may name: `id` or a stored scalar column. */
+  private queryColumn(t: TableInfo, name: string): ColumnShape {
+    const column = name === "id" ? idColumn : t.columns.get(name);
+    if (column === undefined || valueKind(column.type) === "json") {
+      throw new StoreQueryError(t.shape.table, name, `'${name}' is not a field you can filter or sort ${t.shape.typeName} by.`);
+    }
+    return column;
+  }
+
+  private compileWhere(t: TableInfo, query: ListQuery, params: Params): { key: string; conds: string[] } {
+    const conds: string[] = [];
+    const keyParts: string[] = [];
+    for (const w of query.where ?? []) {
+      const column = this.queryColumn(t, w.column);
+      const col = quoteId(column.name);
+      if (w.op === "in") {
+        if (!Array.isArray(w.value) || w.value.length === 0) throw new StoreQueryError(t.shape.table, w.column, `'in' on '${w.column}' needs a non-empty array`);
+        conds.push(`${col} IN (${w.value.map((v) => params.add(t.codec.encodeOperand(column, v))).join(", ")})`);
+        keyParts.push(`${column.name}in${w.value.length}`);
+      } else if (w.op === "contains") {
+        if (typeof w.value !== "string") throw new StoreQueryError(t.shape.table, w.column, `'contains' on '${w.column}' needs a string`);
+        // The column as text (a number column too, as SQLite's instr reads it), lowered in
+        // Unicode; the needle is lowered by JavaScript, as on SQLite.
+        conds.push(`strpos(lower(${col}::text COLLATE ${quoteId(this.ctx.foldCollation)}), ${params.add(w.value.toLowerCase())}) > 0`);
+        keyParts.push(`${column.name}contains`);
+      } else {
+        const op = sqlOperator[w.op];
+        if (op === undefined) throw new StoreQueryError(t.shape.table, w.column, `unknown comparison '${String(w.op)}'`);
+        const value = t.codec.encodeOperand(column, w.value);
+        if (value === null && (w.op === "==" || w.op === "!=")) {
+          conds.push(`${col} ${w.op === "==" ? "IS NULL" : "IS NOT NULL"}`);
+          keyParts.push(`${column.name}${w.op}null`);
+        } else {
+          conds.push(`${col} ${op} ${params.add(value)}`);
+          keyParts.push(`${column.name}${w.op}`);
+        }
+      }
+    }
+    return { key: keyParts.join("\u0000"), conds };
+  }
+
+  /**
+   * ORDER BY for the query's sort, and the keyset condition for `after`, as sqlite-tx.ts: ties
+   * broken by id in the sort's direction; nulls first ascending and last descending, which
+   * PostgreSQL must be told (its default is the opposite).
+   */
+  private compileOrder(t: TableInfo, query: ListQuery, params: Params): { key: string; orderBy: string; after: string[] } {
+    const sort = query.sort ?? { column: "id", descending: false };
+    const column = this.queryColumn(t, sort.column);
+    const dir = sort.descending ? "DESC" : "ASC";
+    const past = sort.descending ? "<" : ">";
+    const after = query.after;
+    if (column === idColumn) {
+      return { key: `sort:id${dir}${after ? ":after" : ""}`, orderBy: `"id" ${dir}`, after: after ? [`"id" ${past} ${params.add(after.id)}`] : [] };
+    }
+    const col = quoteId(column.name);
+    const orderBy = `${col} ${dir} ${sort.descending ? "NULLS LAST" : "NULLS FIRST"}, "id" ${dir}`;
+    if (!after) return { key: `sort:${column.name}${dir}`, orderBy, after: [] };
+    const value = t.codec.encodeOperand(column, after.value);
+    if (value === null) {
+      // Past a null: the rest of the nulls by id, then (ascending) every non-null.
+      const rest = `${col} IS NULL AND "id" ${past} ${params.add(after.id)}`;
+      return { key: `sort:${column.name}${dir}:afternull`, orderBy, after: [sort.descending ? rest : `((${rest}) OR ${col} IS NOT NULL)`] };
+    }
+    // A row-value comparison is null for null values: descending, the nulls still follow.
+    const beyond = `(${col}, "id") ${past} (${params.add(value)}, ${params.add(after.id)})`;
+    return { key: `sort:${column.name}${dir}:after`, orderBy, after: [sort.descending && column.isOptional ? `(${beyond} OR ${col} IS NULL)` : beyond] };
+  }
+
+  private async constrained<T>(t: TableInfo, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      throw toConstraintError(t, err) ?? err;
+    }
+  }
+}
+
+// PostgreSQL reports a unique violation as SQLSTATE 23505 with the index's name; the index
+// names the user's fields.
+function toConstraintError(t: TableInfo, err: unknown): StoreConstraintError | undefined {
+  const e = err as { code?: unknown; constraint?: unknown };
+  if (e?.code !== "23505" || typeof e.constraint !== "string") return undefined;
+  const index = t.shape.indexes.find((ix) => pgIdentifier(ix.sqlName) === e.constraint);
+  return new StoreConstraintError("unique", t.shape.table, index ? [...index.columns] : ["id"]);
+}
+
+function whereClause(conds: string[]): string {
+  return conds.length === 0 ? "" : ` WHERE ${conds.join(" AND ")}`;
+}
+
+/** `'{"a","b"}'`: a PostgreSQL text-array literal naming JSON keys (identifiers, no escaping). */
+function jsonPath(keys: readonly string[]): string {
+  return `'{${keys.map((k) => `"${k}"`).join(",")}}'`;
+}
+
+/**
+ * SQL that is true when the JSON value `source` holds an id matching `test` (on its text form)
+ * along `steps`: keys become a path, each array step a json_array_elements over the elements,
+ * nested as deep as the type nests. A value that is not an array where one is expected (an
+ * optional list left null) holds nothing.
+ */
+function jsonHolds(source: string, steps: readonly RefStep[], depth: number, test: string): string {
+  const keys: string[] = [];
+  let i = 0;
+  for (; i < steps.length && steps[i] !== EACH; i++) keys.push(steps[i]!);
+  if (i === steps.length) return `(${source} #>> ${jsonPath(keys)}) ${test}`;
+  const element = `e${depth}`;
+  const at = `${source} #> ${jsonPath(keys)}`;
+  const rest = steps.slice(i + 1);
+  const match = rest.length === 0 ? `(${element}.value #>> '{}') ${test}` : jsonHolds(`${element}.value`, rest, depth + 1, test);
+  return `EXISTS (SELECT 1 FROM json_array_elements(CASE WHEN json_typeof(${at}) = 'array' THEN ${at} END) AS ${element}(value) WHERE ${match})`;
+}
