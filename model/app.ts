@@ -40,6 +40,12 @@ export interface WoConfig {
   dataDir: string;
   /** `[database] url`: a postgres:// URL selects PostgreSQL. */
   databaseUrl?: string;
+  /** `[database] password_env`: the environment variable holding the PostgreSQL password (when the URL has none). */
+  databasePasswordEnv?: string;
+  /** `[database] pool_size`: PostgreSQL connections per instance. Default 10. */
+  databasePoolSize?: number;
+  /** `[database] statement_timeout_ms`: PostgreSQL cancels a statement running longer (503). Default 30000. */
+  databaseStatementTimeoutMs?: number;
   /** `[database] max_bytes`: the size the database may grow to; past it writes get 503. Unlimited by default. */
   databaseMaxBytes?: number;
   mcp: {

@@ -1,5 +1,6 @@
 // The Store interface: what the operation layer needs from a database, and nothing more.
-// Implementations: SQLite (runtime/store/sqlite.ts, the embedded default); openStore
+// Implementations: SQLite (runtime/store/sqlite.ts, the embedded default) and PostgreSQL
+// (runtime/store/postgres/store.ts); openStore
 // (runtime/store/open.ts) picks one from the configuration. test/store/conformance.ts is the
 // contract every implementation passes.
 //
@@ -129,6 +130,11 @@ export interface Store {
    */
   changesAfter(table: string, after: number, limit: number): Promise<ChangeLogRead>;
   close(): Promise<void>;
+  /**
+   * For /healthz: undefined while the database answers, else why it does not. Absent for an
+   * embedded database, which is there whenever the process is.
+   */
+  problem?(): Promise<string | undefined>;
 }
 
 // Store errors: what can go wrong in any store, in the store's own words. A store never throws

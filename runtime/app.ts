@@ -130,7 +130,13 @@ export function createApp(options: AppOptions): App {
     });
   }
 
-  app.get("/healthz", (c) => c.text("ok"));
+  // A server database (PostgreSQL) can be gone while this process runs: a load balancer
+  // should then send requests elsewhere. The why stays out of the answer (anyone may ask;
+  // spec/security.md): the operation log says it.
+  app.get("/healthz", async (c) => {
+    const problem = await store.problem?.();
+    return problem === undefined ? c.text("ok") : c.text("database unavailable", 503);
+  });
   app.route("/", createExplorerRoutes({ build, info: runtimeInfo(build) }));
 
   app.route("/mcp", mcp);

@@ -26,6 +26,7 @@ import { callManagement } from "../../runtime/ops/management.js";
 import { ensurePrivateDir, PrivateFileError, readPrivateFile, runtimeDirFor } from "../../runtime/ops/private-files.js";
 import { describeStatus, probeInstance, sleep, startTimeoutMs } from "./instance.js";
 import { buildIfStale, type RunArgs } from "./run.js";
+import { isPostgresUrl } from "../../runtime/store/open.js";
 
 const bin = fileURLToPath(new URL("../../../bin/wo.js", import.meta.url));
 
@@ -100,7 +101,8 @@ async function startChild(appDir: string, runtimeDir: string, args: RunArgs): Pr
   const logStart = sizeOf(logFile);
   const childArgs = [bin, "run", appDir, "--background-child", "--runtime-dir", runtimeDir];
   if (args.listen !== undefined) childArgs.push("--listen", args.listen);
-  if (args.db !== undefined) childArgs.push("--db", resolve(args.db));
+  // A folder or file is made absolute for the child; a postgres:// URL is passed as it is.
+  if (args.db !== undefined) childArgs.push("--db", isPostgresUrl(args.db) ? args.db : resolve(args.db));
   if (args.allowDestructiveMigration) childArgs.push("--allow-destructive-migration");
   if (args.watch) childArgs.push("--watch");
   if (args.mcpSessions !== undefined) childArgs.push(args.mcpSessions ? "--mcp-sessions" : "--no-mcp-sessions");

@@ -78,7 +78,7 @@ export const commands: readonly Command[] = [
     positionals: [dir],
     flags: [
       { name: "--listen", value: "HOST:PORT", help: "where to listen (default: wo.toml [server] listen, else 127.0.0.1:8080; port 0 picks a free port)" },
-      { name: "--db", value: "PATH", help: "a data folder (the database is PATH/app.sqlite) or a .sqlite/.db file" },
+      { name: "--db", value: "PATH", help: "a data folder (the database is PATH/app.sqlite), a .sqlite/.db file, or a postgres:// URL" },
       { name: "--allow-destructive-migration", help: "apply schema changes that lose stored data (dropped tables or columns, discarded values; spec/storage.md)" },
       { name: "--watch", help: "rebuild on every change to a .wo file or wo.toml and swap the new build in while serving (spec/live.md)" },
       { name: "--no-mcp-sessions", help: "serve 2025-era MCP clients without Mcp-Session-Id (overrides wo.toml [mcp] sessions)" },
@@ -103,7 +103,7 @@ export const commands: readonly Command[] = [
     name: "exec",
     summary: "run the app's main { … } block once against its store (print(…) writes to stdout)",
     positionals: [dir],
-    flags: [{ name: "--db", value: "PATH", help: "a data folder or a .sqlite/.db file, as for wo run; refused while wo run holds it" }],
+    flags: [{ name: "--db", value: "PATH", help: "a data folder, a .sqlite/.db file or a postgres:// URL, as for wo run; a SQLite one is refused while wo run holds it" }],
     run: async (args) => (await import("./exec.js")).runExecCommand(args),
   },
   {

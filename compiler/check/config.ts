@@ -68,6 +68,12 @@ export function readConfig(text: string | undefined, file: string, dirName: stri
   config.dataDir = read.string("database", "data_dir") ?? config.dataDir;
   const url = read.postgresUrl("database", "url");
   if (url !== undefined) config.databaseUrl = url;
+  const passwordEnv = read.string("database", "password_env");
+  if (passwordEnv !== undefined) config.databasePasswordEnv = passwordEnv;
+  const poolSize = read.positiveInt("database", "pool_size");
+  if (poolSize !== undefined) config.databasePoolSize = poolSize;
+  const statementTimeout = read.positiveInt("database", "statement_timeout_ms");
+  if (statementTimeout !== undefined) config.databaseStatementTimeoutMs = statementTimeout;
   const maxBytes = read.positiveInt("database", "max_bytes");
   if (maxBytes !== undefined) config.databaseMaxBytes = maxBytes;
   const retention = read.positiveInt("live", "retention");

@@ -1,40 +1,45 @@
 // Store selection: which Store implementation serves an app, and where its data lives, from
 // `--db` and wo.toml `[database]`. `wo run`, `wo exec` and `wo test` all open their store here,
-// so they choose alike. Today every choice is SQLite; a postgres:// URL is refused with a
-// message until the PostgreSQL store exists.
+// so they choose alike: SQLite in a data folder, or PostgreSQL for a postgres:// URL.
 
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { servesLiveStream, type Catalog, type WoConfig } from "../../model/app.js";
 import { defaultRetention } from "./change-log.js";
 import { openSqliteStore } from "./sqlite.js";
+import { openPostgresStore, redactUrl } from "./postgres/store.js";
 import { StoreOpenError, type MigrationReport, type Store } from "../../model/store.js";
 
 /** Where an app's data lives, and so which store serves it. */
-export type StoreLocation = {
-  kind: "sqlite";
-  /** The database file. */
-  file: string;
-  /** The folder holding it (and the single-writer lock). */
-  dataDir: string;
-};
+export type StoreLocation =
+  | {
+      kind: "sqlite";
+      /** The database file. */
+      file: string;
+      /** The folder holding it (and the single-writer lock). */
+      dataDir: string;
+    }
+  | { kind: "postgres"; url: string };
 
 export interface StoreSelection {
   /** Relative data folders are resolved against it. */
   appDir: string;
   /** `--db`: a data folder (the database is `<db>/app.sqlite`), a `.sqlite`/`.db` file, or a URL. */
   db?: string;
-  config: Pick<WoConfig, "dataDir" | "databaseUrl" | "databaseMaxBytes" | "liveRetention">;
+  config: Pick<WoConfig, "dataDir" | "databaseUrl" | "databaseMaxBytes" | "liveRetention" | "databasePasswordEnv" | "databasePoolSize" | "databaseStatementTimeoutMs">;
+  /** Where `[database] password_env` is looked up; default process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
-const postgresUrl = /^postgres(?:ql)?:\/\//i;
+/** `--db` or `[database] url` names a PostgreSQL database (not a folder or file). */
+export function isPostgresUrl(text: string): boolean {
+  return /^postgres(?:ql)?:\/\//i.test(text);
+}
 
 /** `--db` wins over `[database] url`, which wins over `[database] data_dir`. Throws StoreOpenError. */
 export function storeLocation(selection: StoreSelection): StoreLocation {
   const { appDir, db, config } = selection;
   const target = db ?? config.databaseUrl;
-  if (target !== undefined && postgresUrl.test(target)) {
-    throw new StoreOpenError("PostgreSQL is not supported by this version of wo yet; use a data folder path for --db.");
-  }
+  if (target !== undefined && isPostgresUrl(target)) return { kind: "postgres", url: target };
   if (db !== undefined) {
     const path = resolve(db);
     if (/\.(sqlite3?|db)$/i.test(path)) return { kind: "sqlite", dataDir: dirname(path), file: path };
@@ -64,6 +69,15 @@ export interface OpenedStore {
  */
 export async function openStore(options: OpenStoreOptions): Promise<OpenedStore> {
   const location = storeLocation(options);
+  if (location.kind === "postgres") {
+    const { store, migration } = await openPostgresStore({
+      url: location.url,
+      catalog: options.catalog,
+      allowDestructiveMigration: options.allowDestructiveMigration ?? false,
+      ...postgresSettings(location.url, options),
+    });
+    return { store, migration, location, description: redactUrl(location.url) };
+  }
   const maxBytes = options.config.databaseMaxBytes;
   const { store, migration } = await openSqliteStore({
     file: location.file,
@@ -75,4 +89,20 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
     changeLog: { tables: options.catalog.types.filter(servesLiveStream).map((t) => t.table), retention: options.config.liveRetention ?? defaultRetention },
   });
   return { store, migration, location, description: location.file };
+}
+
+/** The password from `[database] password_env` (when the URL has none), pool size and timeout. */
+function postgresSettings(url: string, options: OpenStoreOptions): { password?: string; poolSize?: number; statementTimeoutMs?: number } {
+  const { config } = options;
+  const settings: { password?: string; poolSize?: number; statementTimeoutMs?: number } = {};
+  if (config.databasePasswordEnv !== undefined) {
+    const password = (options.env ?? process.env)[config.databasePasswordEnv];
+    if (password !== undefined) settings.password = password;
+    else if (!new URL(url).password) {
+      throw new StoreOpenError(`[database] password_env names ${config.databasePasswordEnv}, which is not set; set it to the password of ${redactUrl(url)}.`);
+    }
+  }
+  if (config.databasePoolSize !== undefined) settings.poolSize = config.databasePoolSize;
+  if (config.databaseStatementTimeoutMs !== undefined) settings.statementTimeoutMs = config.databaseStatementTimeoutMs;
+  return settings;
 }

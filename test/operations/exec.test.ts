@@ -58,12 +58,12 @@ describe("wo exec", () => {
     }
   });
 
-  it("wo exec and wo run choose the store alike: a postgres:// database is refused with the same words, nothing created", async () => {
-    const dir = writeApp("exec-pg", { "app.wo": app, "wo.toml": '[database]\nurl = "postgres://db.example/notes"\n' });
-    const refusal = "PostgreSQL is not supported by this version of wo yet; use a data folder path for --db.";
+  it("wo exec and wo run choose the store alike: a postgres:// database that is not there gets the same words, nothing created", async () => {
+    const dir = writeApp("exec-pg", { "app.wo": app, "wo.toml": '[database]\nurl = "postgres://wo@127.0.0.1:1/notes"\n' });
+    const refusal = "Cannot reach the PostgreSQL server at postgres://wo@127.0.0.1:1/notes: the server refuses connections (is it running, on this host and port?).";
     const exec = await runWoCommand(["exec", dir]);
     expect(exec).toMatchObject({ code: 1, stdout: "", stderr: `wo exec: ${refusal}\n` });
-    const run = await runWoCommand(["run", dir, "--listen", "127.0.0.1:0", "--db", "postgresql://u@h/d"]);
+    const run = await runWoCommand(["run", dir, "--listen", "127.0.0.1:0", "--db", "postgres://wo@127.0.0.1:1/notes"]);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(refusal);
     expect(existsSync(join(dir, ".wo/data"))).toBe(false);

@@ -13,8 +13,6 @@ beforeEach(() => {
 });
 afterEach(() => tmp.cleanup());
 
-const refusal = "PostgreSQL is not supported by this version of wo yet; use a data folder path for --db.";
-
 describe("openStore", () => {
   it("without --db: app.sqlite in [database] data_dir, relative to the app", async () => {
     const opened = await openStore({ appDir: tmp.dir, config: { dataDir: "state/db" }, catalog: blog() });
@@ -35,12 +33,17 @@ describe("openStore", () => {
     expect(storeLocation({ appDir: tmp.dir, db: join(tmp.dir, "x.SQLITE3"), config }).file).toBe(join(tmp.dir, "x.SQLITE3"));
   });
 
-  it("a postgres:// URL, from --db or [database] url, is refused with a message and nothing is created", async () => {
+  it("a postgres:// URL, from --db or [database] url, selects PostgreSQL; nothing is created in the data folder", async () => {
     for (const [db, databaseUrl] of [["postgres://u@h/d", undefined], [undefined, "postgresql://h/d"], ["POSTGRES://h/d", undefined]] as const) {
-      const err = await openStore({ appDir: tmp.dir, ...(db ? { db } : {}), config: { dataDir: "data", ...(databaseUrl ? { databaseUrl } : {}) }, catalog: blog() }).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(StoreOpenError);
-      expect((err as Error).message).toBe(refusal);
+      const location = storeLocation({ appDir: tmp.dir, ...(db ? { db } : {}), config: { dataDir: "data", ...(databaseUrl ? { databaseUrl } : {}) } });
+      expect(location).toEqual({ kind: "postgres", url: db ?? databaseUrl });
     }
+    // A server that is not there: a StoreOpenError naming it, without the password.
+    const err = await openStore({ appDir: tmp.dir, db: "postgres://u:secret@127.0.0.1:1/d", config: { dataDir: "data" }, catalog: blog() }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StoreOpenError);
+    expect((err as Error).message).toBe("Cannot reach the PostgreSQL server at postgres://u:***@127.0.0.1:1/d: the server refuses connections (is it running, on this host and port?).");
+    const unset = await openStore({ appDir: tmp.dir, db: "postgres://u@127.0.0.1:1/d", config: { dataDir: "data", databasePasswordEnv: "WO_TEST_UNSET_PASSWORD" }, env: {}, catalog: blog() }).catch((e: unknown) => e);
+    expect((unset as Error).message).toBe("[database] password_env names WO_TEST_UNSET_PASSWORD, which is not set; set it to the password of postgres://u@127.0.0.1:1/d.");
     expect(existsSync(join(tmp.dir, "data"))).toBe(false);
   });
 });

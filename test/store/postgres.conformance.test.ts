@@ -1,7 +1,9 @@
-// The Store conformance suite (conformance.ts) on the PostgreSQL store, against a real server
-// this file starts (test/support/postgres.ts), one fresh database per createDatabase().
+// The Store conformance suite (conformance.ts) on the PostgreSQL store, opened the way wo opens
+// it (openStore with a postgres:// URL), against a real server this file starts
+// (test/support/postgres.ts), one fresh database per createDatabase().
 import { afterAll, beforeAll, describe } from "vitest";
-import { openPostgresStore } from "../../runtime/store/postgres/store.js";
+import { tmpdir } from "node:os";
+import { openStore } from "../../runtime/store/open.js";
 import { postgresUnavailable, startPostgres, type PostgresServer } from "../support/postgres.js";
 import { storeConformance } from "./conformance.js";
 
@@ -19,7 +21,7 @@ describe.skipIf(postgresUnavailable !== undefined)(`PostgreSQL conformance${post
     async createDatabase() {
       const url = await server!.createDatabase();
       return {
-        open: (app, options = {}) => openPostgresStore({ url, catalog: app, ...options }),
+        open: (app, options = {}) => openStore({ appDir: tmpdir(), db: url, config: { dataDir: "unused" }, catalog: app, ...options }),
         // Each test's database is left to the server, which the suite removes whole.
         dispose: async () => undefined,
       };
