@@ -135,6 +135,21 @@ export interface Store {
    * embedded database, which is there whenever the process is.
    */
   problem?(): Promise<string | undefined>;
+  /**
+   * A store that several instances share (PostgreSQL) keeps 2025-era MCP session ids here, so
+   * a client whose requests land on any instance keeps its session. Absent: sessions live in
+   * the memory of the instance that made them.
+   */
+  readonly mcpSessions?: McpSessionDirectory;
+}
+
+/** The MCP sessions every instance on one database knows: minted ids, until ended. */
+export interface McpSessionDirectory {
+  record(id: string, protocolVersion: string): Promise<void>;
+  /** The session's protocol version, or undefined when it was never made or has ended. */
+  lookup(id: string): Promise<string | undefined>;
+  /** False when there was no such session. */
+  end(id: string): Promise<boolean>;
 }
 
 // Store errors: what can go wrong in any store, in the store's own words. A store never throws

@@ -15,7 +15,7 @@ import { declaresMoreThan, decodeUtf8, readBodyBytes } from "../body-bytes.js";
 import { mediaTypeOf } from "../media-type.js";
 import type { AppContract, Operation } from "../../model/build-contract.js";
 import { allowedOriginsOf, createHttpGuard, type HttpGuard } from "../http-guard.js";
-import type { Store } from "../../model/store.js";
+import { StoreUnavailableError, type Store } from "../../model/store.js";
 import { classify, LEGACY_VERSIONS, type HeaderView, type Rejection } from "./era.js";
 import { ErrorCode, RpcError, errorBody, notificationBody, parseMessage, readableId, resultBody, type JsonRpcId, type Message } from "./json-rpc.js";
 import { createMethods, type Handler, type MethodContext, type MethodTable } from "./methods.js";
@@ -269,6 +269,22 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
   });
   /** Sessionless 2025 mode: calls in flight by id, so notifications/cancelled still works. */
   const sessionlessPending = new Map<JsonRpcId, AbortController>();
+  const directory = deps.store.mcpSessions;
+
+  /**
+   * The session `id` names, or undefined. With a shared directory (several instances on one
+   * database) the directory decides: a session another instance made is adopted here, and one
+   * ended on any instance ends here too. One indexed lookup per request.
+   */
+  async function findSession(id: string): Promise<Session | undefined> {
+    if (!directory) return sessions.get(id);
+    const protocolVersion = await directory.lookup(id);
+    if (protocolVersion === undefined) {
+      sessions.end(id);
+      return undefined;
+    }
+    return sessions.get(id) ?? sessions.adopt(id, protocolVersion);
+  }
 
   /** Runs a handler: its result (an object), or the RpcError to answer; anything else thrown is a -32603. */
   async function run(handler: Handler, msg: Extract<Message, { kind: "request" }>, ctx: MethodContext): Promise<object> {
@@ -416,7 +432,7 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
     if (sessionsOn && !isInitialize) {
       const sid = h.get("mcp-session-id");
       if (!sid) return transportError(400, "Bad Request: Mcp-Session-Id header is required (initialize first)", readableId(msg));
-      session = sessions.get(sid);
+      session = await findSession(sid);
       if (!session) return transportError(404, "Session not found: it ended or never existed; initialize a new session", readableId(msg));
     }
     const pending = session ? session.pending : sessionlessPending;
@@ -444,6 +460,7 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
       const result = out as { protocolVersion: string };
       if (!sessionsOn) return answer(mode, resultBody(msg.id, result));
       const created = sessions.create(result.protocolVersion);
+      await directory?.record(created.id, created.protocolVersion);
       return answer(mode, resultBody(msg.id, result), { "mcp-session-id": created.id });
     }
 
@@ -492,13 +509,13 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
     return cls.era === "modern" ? await serveModern(msg, req) : await serveLegacy(msg, cls.version, req);
   }
 
-  function get(req: McpRequest): McpReply {
+  async function get(req: McpRequest): Promise<McpReply> {
     const h = req.headers;
     if (!sessionsOn) return transportError(405, "Method Not Allowed: this server has no server-to-client stream; POST requests", null, { allow: "POST" });
     if (!acceptsEventStream(h.get("accept") ?? null)) return transportError(406, "Not Acceptable: GET /mcp needs Accept: text/event-stream");
     const sid = h.get("mcp-session-id");
     if (!sid) return transportError(400, "Bad Request: Mcp-Session-Id header is required");
-    const session = sessions.get(sid);
+    const session = await findSession(sid);
     if (!session) return transportError(404, "Session not found: it ended or never existed; initialize a new session");
     if (session.getStream && !session.getStream.closed) {
       return transportError(409, "Conflict: this session already has an open GET stream");
@@ -516,11 +533,13 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
     return { status: 200, headers: SSE_HEADERS, body: stream.response };
   }
 
-  function del(req: McpRequest): McpReply {
+  async function del(req: McpRequest): Promise<McpReply> {
     if (!sessionsOn) return transportError(405, "Method Not Allowed: this server has no sessions to end", null, { allow: "POST" });
     const sid = req.headers.get("mcp-session-id");
     if (!sid) return transportError(400, "Bad Request: Mcp-Session-Id header is required");
-    if (!sessions.end(sid)) return transportError(404, "Session not found: it ended or never existed");
+    const endedHere = sessions.end(sid);
+    const endedEverywhere = directory ? await directory.end(sid) : false;
+    if (!endedHere && !endedEverywhere) return transportError(404, "Session not found: it ended or never existed");
     return emptyReply(200);
   }
 
@@ -566,6 +585,8 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
       const reply = await dispatch(req);
       return origin ? withCors(reply, origin) : reply;
     } catch (err) {
+      // The shared session directory (PostgreSQL) is out of reach: as any call then, 503.
+      if (err instanceof StoreUnavailableError) return transportError(503, "Service Unavailable: the database cannot be reached right now; retry shortly", null, { "retry-after": "1" });
       log(`mcp: request failed: ${err instanceof Error ? err.message : String(err)}`);
       return jsonReply(500, errorBody(null, ErrorCode.InternalError, "Internal error"));
     }

@@ -26,6 +26,8 @@ export interface Session {
 
 export interface SessionTable {
   create(protocolVersion: string): Session;
+  /** A session another instance made (an McpSessionDirectory knows it): kept here from now on. */
+  adopt(id: string, protocolVersion: string): Session;
   /** The session, marked used (a first use moves it out of the not-yet-used pool). */
   get(id: string): Session | undefined;
   end(id: string): boolean;
@@ -99,6 +101,15 @@ export function createSessionTable(limits: SessionLimits): SessionTable {
       }
       const s: Session = { id: mintId(), protocolVersion, lastSeen: now, usedAt: ++clock, pending: new Map() };
       unused.set(s.id, s);
+      return s;
+    },
+    adopt(id, protocolVersion) {
+      const existing = inUse.get(id) ?? unused.get(id);
+      if (existing) return existing;
+      const now = Date.now();
+      makeRoomInUse(now);
+      const s: Session = { id, protocolVersion, lastSeen: now, usedAt: ++clock, pending: new Map() };
+      inUse.set(id, s);
       return s;
     },
     get(id) {

@@ -4,6 +4,8 @@
 // other, a unique value is taken once however the creates are spread, money is conserved under
 // concurrent transfers on both, and SIGKILL of one instance loses no acknowledged write.
 
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { mcpClient, post } from "../methods/wo-process.js";
@@ -76,6 +78,44 @@ describe.skipIf(postgresUnavailable !== undefined)(`two wo run instances on one 
     expect(await rows(url, `SELECT count(*)::int AS n FROM "member" WHERE lower(email) = 'same@x.org'`)).toEqual([{ n: 1 }]);
     const health = await fetch(`${b.url}/healthz`);
     expect([health.status, await health.text()]).toEqual([200, "ok"]);
+  });
+
+  it("an MCP client (2025 era, with a session) whose requests alternate between the instances keeps its session; DELETE on one ends it on both", async () => {
+    const url = await server.createDatabase();
+    const [a, b] = await Promise.all([instance(() => writeApp("members", members), url), instance(() => writeApp("members", members), url)]);
+    // Every request the official SDK client makes goes to the other instance than the last.
+    const hosts = [new URL(a.url).host, new URL(b.url).host];
+    const seen: string[] = [];
+    let turn = 0;
+    const alternate = (input: string | URL | Request, init?: RequestInit) => {
+      const target = new URL(String(input instanceof Request ? input.url : input));
+      target.host = hosts[turn++ % 2]!;
+      seen.push(target.host);
+      return fetch(target, init);
+    };
+    const client = new Client({ name: "wo-pg-test", version: "1" });
+    const transport = new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), { fetch: alternate });
+    await client.connect(transport);
+    const sessionId = transport.sessionId!;
+    expect(sessionId).toMatch(/^[0-9a-f]{32}$/);
+    for (let i = 0; i < 4; i++) {
+      const created = await client.callTool({ name: "member_create", arguments: { name: `M${i}`, email: `m${i}@x.org` } });
+      expect(created.isError).toBeFalsy();
+    }
+    const listed = await client.callTool({ name: "member_list", arguments: {} });
+    expect(JSON.stringify(listed.structuredContent ?? listed.content)).toContain("m3@x.org");
+    expect(new Set(seen)).toEqual(new Set(hosts));
+    // DELETE on one instance; the session is gone on both.
+    await transport.terminateSession();
+    for (const base of [a.url, b.url]) {
+      const r = await fetch(`${base}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }),
+      });
+      expect(r.status).toBe(404);
+    }
+    await client.close();
   });
 
   it("ledger: transfers from 50 clients spread over both instances conserve the money and never overdraw", async () => {

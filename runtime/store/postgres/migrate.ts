@@ -16,6 +16,9 @@ import { MigrationRefusedError, StoreOpenError, type MigrationReport } from "../
 import { quoteId } from "../ddl.js";
 import { pgColumnDefinition, pgCreateIndexSql, pgCreateTableSql, pgDropIndexSql, pgIndexedColumn } from "./ddl.js";
 
+/** 2025-era MCP sessions shared by the instances (store.ts); not part of the app's shape. */
+export const mcpSessionTable = "_wo_mcp_sessions";
+
 /** The advisory lock key every wo instance migrates under ("wo" in ASCII, then "migrate"). */
 export const migrationLockKey = 0x776f_6d69_6772n;
 
@@ -26,6 +29,7 @@ export async function migratePostgres(client: pg.ClientBase, where: string, next
     // Waits while another instance migrates; released by COMMIT or ROLLBACK.
     await client.query("SELECT pg_advisory_xact_lock($1)", [migrationLockKey.toString()]);
     const report = await planAndApply(client, where, next, options);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${quoteId(mcpSessionTable)} ("id" TEXT PRIMARY KEY, "protocol_version" TEXT NOT NULL, "created_at" TIMESTAMPTZ NOT NULL DEFAULT now())`);
     await client.query("COMMIT");
     return report;
   } catch (err) {

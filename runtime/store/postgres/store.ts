@@ -22,10 +22,10 @@
 import pg from "pg";
 import type { Catalog } from "../../../model/app.js";
 import { deriveShape } from "../../../model/storage-shape.js";
-import { StoreCancelledError, StoreOpenError, StoreUnavailableError, type MigrationReport, type Store, type StoreTx, type WriteOptions } from "../../../model/store.js";
+import { StoreCancelledError, StoreOpenError, StoreUnavailableError, type McpSessionDirectory, type MigrationReport, type Store, type StoreTx, type WriteOptions } from "../../../model/store.js";
 import { buildTableRegistry } from "../tables.js";
 import { assertPostgresNames } from "./ddl.js";
-import { migratePostgres } from "./migrate.js";
+import { mcpSessionTable, migratePostgres } from "./migrate.js";
 import { PostgresTx, StatementNames, type PgTxContext } from "./tx.js";
 
 export interface OpenPostgresStoreOptions {
@@ -165,6 +165,25 @@ export class PostgresStore implements Store {
         // A random pause that grows: two retrying writers should not collide again in step.
         await new Promise((r) => setTimeout(r, Math.random() * 5 * 2 ** Math.min(attempt, 6)));
       }
+    }
+  }
+
+  /** MCP sessions in the database: a client keeps its session on whichever instance it lands. */
+  readonly mcpSessions: McpSessionDirectory = {
+    record: async (id, protocolVersion) => {
+      await this.query(`INSERT INTO "${mcpSessionTable}" ("id", "protocol_version") VALUES ($1, $2)`, [id, protocolVersion]);
+    },
+    lookup: async (id) => (await this.query(`SELECT "protocol_version" AS v FROM "${mcpSessionTable}" WHERE "id" = $1`, [id])).rows[0]?.v as string | undefined,
+    end: async (id) => ((await this.query(`DELETE FROM "${mcpSessionTable}" WHERE "id" = $1`, [id])).rowCount ?? 0) > 0,
+  };
+
+  /** One statement on its own (autocommit, durable like any commit); a lost server is StoreUnavailableError. */
+  private async query(text: string, values: unknown[]): Promise<pg.QueryResult> {
+    if (this.isClosed) throw new Error("the store is closed");
+    try {
+      return await this.pool.query(text, values);
+    } catch (err) {
+      throw isConnectionFailure(err) ? this.unavailable(err) : err;
     }
   }
 
