@@ -1,0 +1,110 @@
+// PostgreSQL throughput bench. In one run, on one machine, against one small app (a `Note`
+// type served over REST and MCP), with PostgreSQL started by tools/postgres/server.mjs:
+//   - SQLite vs PostgreSQL, one `wo run` each: GET /api/notes/:id, durable POST /api/notes,
+//     MCP tools/call note_get (2026-07-28, stateless);
+//   - PostgreSQL with one instance vs two instances on one database (the load split evenly
+//     over both, as a load balancer would): the same three cases.
+// Prints req/s and p50/p99 per case and the ratios PostgreSQL / SQLite and two / one instance.
+// Cases run one after another (not paired), so ratios near 1 are within the machine's noise.
+//
+// usage: node bench/postgres/run.mjs [--duration 5 --connections 10]   (needs `npm run build`
+// and PostgreSQL's binaries, as the tests)
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import autocannon from "autocannon";
+import { startPostgres, postgresUnavailable } from "../../tools/postgres/server.mjs";
+import { pinCpus, startNode, stopNode } from "../node-process.mjs";
+
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const duration = arg("duration", 5);
+const connections = arg("connections", 10);
+if (postgresUnavailable) throw new Error(postgresUnavailable);
+const placement = pinCpus();
+
+const V = "2026-07-28";
+const json = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+const envelope = { "io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": {} };
+const mcpGet = (id) => ({
+  method: "POST",
+  headers: { ...json, "mcp-protocol-version": V, "mcp-method": "tools/call", "mcp-name": "note_get" },
+  body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "note_get", arguments: { id }, _meta: envelope } }),
+});
+
+const work = mkdtempSync(join(tmpdir(), "wo-bench-pg-"));
+/** Each instance gets its own copy of the app (its own build folder). */
+function app(name) {
+  const dir = join(work, name, "notes");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, "app.wo"),
+    `type Note {\n  id: Id\n  title: Text\n  body: Text\n  service rest "/api/notes" expose list, get, create\n  service mcp "/mcp" expose list, get, create\n}\n`,
+  );
+  return dir;
+}
+const serve = (dir, db) => startNode("bin/wo.js", ["run", dir, "--quiet", "--listen", "127.0.0.1:0", "--db", db], /serving at (http:\/\/\S+)/);
+
+/** Load spread evenly over `urls` (one autocannon per instance, together); summed req/s, the worst latencies. */
+async function load(urls, request) {
+  const results = await Promise.all(
+    urls.map((url) => autocannon({ url: url + request.path, connections: Math.max(1, Math.round(connections / urls.length)), duration, pipelining: 1, method: request.method ?? "GET", headers: request.headers, body: request.body })),
+  );
+  for (const r of results) if (r.non2xx > 0 || r.errors > 0 || r["2xx"] === 0) throw new Error(`${request.method ?? "GET"} ${request.path}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+  return {
+    rps: results.reduce((n, r) => n + r.requests.average, 0),
+    p50: Math.max(...results.map((r) => r.latency.p50)),
+    p99: Math.max(...results.map((r) => r.latency.p99)),
+  };
+}
+
+async function seed(url) {
+  let id;
+  for (let i = 0; i < 100; i++) {
+    const res = await fetch(`${url}/api/notes`, { method: "POST", headers: json, body: JSON.stringify({ title: `Note ${i}`, body: "Some text." }) });
+    id = (await res.json()).id;
+  }
+  return id;
+}
+
+const cases = (id) => [
+  ["REST GET /api/notes/:id", { path: `/api/notes/${id}` }],
+  ["REST POST /api/notes", { path: "/api/notes", method: "POST", headers: json, body: JSON.stringify({ title: "bench", body: "durable" }) }],
+  ["MCP tools/call note_get", { path: "/mcp", ...mcpGet(id) }],
+];
+
+const pg = await startPostgres();
+const started = [];
+try {
+  const sqlite = await serve(app("sqlite"), join(work, "sqlite-data"));
+  started.push(sqlite.child);
+  const pgUrl = await pg.createDatabase();
+  const a = await serve(app("pg-a"), pgUrl);
+  started.push(a.child);
+  const b = await serve(app("pg-b"), pgUrl);
+  started.push(b.child);
+  const sqliteId = await seed(sqlite.url);
+  const pgId = await seed(a.url);
+
+  const rows = [];
+  for (const [title, request] of cases(sqliteId)) rows.push({ title, setup: "SQLite, 1 instance", ...(await load([sqlite.url], request)) });
+  for (const [title, request] of cases(pgId)) {
+    rows.push({ title, setup: "PostgreSQL, 1 instance", ...(await load([a.url], request)) });
+    rows.push({ title, setup: "PostgreSQL, 2 instances", ...(await load([a.url, b.url], request)) });
+  }
+
+  console.log(`PostgreSQL bench: ${duration} s per case, ${connections} connections in all; ${placement}`);
+  for (const r of rows) console.log(`  ${r.title.padEnd(26)} ${r.setup.padEnd(24)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms`);
+  console.log("ratios");
+  for (const [title] of cases(0)) {
+    const of = (setup) => rows.find((r) => r.title === title && r.setup === setup).rps;
+    const one = of("PostgreSQL, 1 instance");
+    console.log(`  ${title.padEnd(26)} PostgreSQL/SQLite ${(one / of("SQLite, 1 instance")).toFixed(2)}   2 instances/1 ${(of("PostgreSQL, 2 instances") / one).toFixed(2)}`);
+  }
+} finally {
+  for (const child of started) await stopNode(child);
+  await pg.stop();
+  rmSync(work, { recursive: true, force: true });
+}
