@@ -97,7 +97,7 @@ describe("project files", () => {
       "wo.toml": [
         'name = "shop"', 'version = "2.1.0"', 'description = "A shop"',
         "[server]", 'listen = "0.0.0.0:9000"', "max_body_bytes = 2048", 'token_env = "SHOP_TOKEN"', "max_running = 8", "max_queued = 16", 'allowed_origins = ["https://shop.example.com"]',
-        "[database]", 'data_dir = "var"', 'url = "postgres://localhost/shop"', "max_bytes = 1073741824",
+        "[database]", 'data_dir = "var"', 'url = "postgres://localhost/shop"', "max_bytes = 1073741824", 'password_env = "SHOP_DB_PASSWORD"', "pool_size = 4", "statement_timeout_ms = 5000",
         "[mcp]", "sessions = false", 'allowed_origins = ["https://example.com"]',
         "[live]", "retention = 500", "",
       ].join("\n"),
@@ -107,7 +107,7 @@ describe("project files", () => {
     expect(catalog!.app).toEqual({ name: "shop", version: "2.1.0", description: "A shop" });
     expect(catalog!.config).toEqual({
       listen: "0.0.0.0:9000", maxBodyBytes: 2048, tokenEnv: "SHOP_TOKEN", dataDir: "var", concurrency: { running: 8, queued: 16 },
-      databaseUrl: "postgres://localhost/shop", databaseMaxBytes: 1073741824, liveRetention: 500, mcp: { sessions: false, allowedOrigins: ["https://example.com"] }, allowedOrigins: ["https://shop.example.com"],
+      databaseUrl: "postgres://localhost/shop", databaseMaxBytes: 1073741824, databasePasswordEnv: "SHOP_DB_PASSWORD", databasePoolSize: 4, databaseStatementTimeoutMs: 5000, liveRetention: 500, mcp: { sessions: false, allowedOrigins: ["https://example.com"] }, allowedOrigins: ["https://shop.example.com"],
     });
   });
 
