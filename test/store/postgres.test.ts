@@ -342,6 +342,17 @@ describe.skipIf(postgresUnavailable !== undefined)(`PostgreSQL store${postgresUn
       expect(await store.read((tx) => tx.get("author", 1))).toEqual({ id: 1, ...author(1) });
     });
 
+    it("migrate() while serving (wo run --watch): writes after it see the new shape; a refused change changes nothing", async () => {
+      await store.write((tx) => tx.insert("author", author(1)));
+      const withAge = blog();
+      withAge.types[0]!.fields.push(opt("age", scalar("Int")));
+      expect((await store.migrate(withAge, { allowDestructive: false })).applied).toEqual(["new optional field 'Author.age'"]);
+      expect(await store.write((tx) => tx.update("author", 1, { age: 40 }))).toEqual({ id: 1, ...author(1), age: 40 });
+      expect(await store.read((tx) => tx.list("author", { where: [{ column: "age", op: ">", value: 30 }] }))).toHaveLength(1);
+      await expect(store.migrate(blog(), { allowDestructive: false })).rejects.toBeInstanceOf(MigrationRefusedError);
+      expect(await store.read((tx) => tx.get("author", 1))).toMatchObject({ age: 40 });
+    });
+
     it("a new @unique over duplicates is blocked, and nothing changes", async () => {
       await store.write(async (tx) => {
         await tx.insert("author", author(1));

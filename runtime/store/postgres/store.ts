@@ -145,7 +145,7 @@ export class PostgresStore implements Store {
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly ctx: PgTxContext,
+    private ctx: PgTxContext,
     /** The database as messages name it (no password). */
     readonly where: string,
   ) {}
@@ -167,6 +167,38 @@ export class PostgresStore implements Store {
       }
     }
   }
+
+  /**
+   * `wo run --watch`: migrates to `catalog` while serving, by the rules of the migration at
+   * open, in this instance's writer queue (writes queued before commit on the old shape, those
+   * after see the new one). Other instances keep their own shape until they restart or migrate.
+   */
+  async migrate(catalog: Catalog, options: { allowDestructive: boolean }): Promise<MigrationReport> {
+    const shape = deriveShape(catalog);
+    assertPostgresNames(shape);
+    return this.writers.run(async () => {
+      let client: pg.PoolClient;
+      try {
+        client = await this.pool.connect();
+      } catch (err) {
+        throw this.unavailable(err);
+      }
+      let broken: Error | undefined;
+      try {
+        const report = await migratePostgres(client, this.where, shape, options);
+        this.ctx = { ...this.ctx, tables: buildTableRegistry(shape), statements: new StatementNames(++this.generation) };
+        return report;
+      } catch (err) {
+        if (!isConnectionFailure(err)) throw err;
+        broken = err as Error;
+        throw this.unavailable(err);
+      } finally {
+        client.release(broken);
+      }
+    });
+  }
+
+  private generation = 0;
 
   /** MCP sessions in the database: a client keeps its session on whichever instance it lands. */
   readonly mcpSessions: McpSessionDirectory = {

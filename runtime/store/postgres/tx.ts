@@ -24,10 +24,16 @@ const idColumn: ColumnShape = { name: "id", type: { kind: "scalar", scalar: "Id"
 export class StatementNames {
   private readonly names = new Map<string, { name: string; text: string }>();
 
+  /**
+   * `generation` tells the names of one shape from the next (a migration while serving): a
+   * connection keeps what it prepared, and a name must never come back with other SQL.
+   */
+  constructor(private readonly generation = 0) {}
+
   get(key: string, sql: () => string): { name: string; text: string } {
     let s = this.names.get(key);
     if (s === undefined) {
-      s = { name: `wo_${this.names.size + 1}`, text: sql() };
+      s = { name: `wo_${this.generation}_${this.names.size + 1}`, text: sql() };
       this.names.set(key, s);
     }
     return s;
