@@ -4,7 +4,7 @@
 
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { servesLiveStream, type Catalog, type WoConfig } from "../../model/app.js";
-import { defaultRetention } from "./change-log.js";
+import { defaultRetention, type ChangeLogOptions } from "./change-log.js";
 import { openSqliteStore } from "./sqlite.js";
 import { openPostgresStore, redactUrl } from "./postgres/store.js";
 import { StoreOpenError, type MigrationReport, type Store } from "../../model/store.js";
@@ -75,6 +75,7 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
       catalog: options.catalog,
       allowDestructiveMigration: options.allowDestructiveMigration ?? false,
       ...postgresSettings(location.url, options),
+      changeLog: changeLogOf(options),
     });
     return { store, migration, location, description: redactUrl(location.url) };
   }
@@ -84,11 +85,17 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
     catalog: options.catalog,
     allowDestructiveMigration: options.allowDestructiveMigration ?? false,
     ...(maxBytes !== undefined ? { maxBytes } : {}),
-    // Every writer (wo run, wo exec, wo test) keeps the change log of the types that expose
-    // `subscribe`, so a live stream resumes across them all (spec/live.md).
-    changeLog: { tables: options.catalog.types.filter(servesLiveStream).map((t) => t.table), retention: options.config.liveRetention ?? defaultRetention },
+    changeLog: changeLogOf(options),
   });
   return { store, migration, location, description: location.file };
+}
+
+/**
+ * Every writer (wo run, wo exec, wo test) keeps the change log of the types that expose
+ * `subscribe`, so a live stream resumes across them all (spec/live.md).
+ */
+function changeLogOf(options: OpenStoreOptions): ChangeLogOptions {
+  return { tables: options.catalog.types.filter(servesLiveStream).map((t) => t.table), retention: options.config.liveRetention ?? defaultRetention };
 }
 
 /** The password from `[database] password_env` (when the URL has none), pool size and timeout. */

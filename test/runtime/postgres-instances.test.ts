@@ -8,6 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { liveApp, openSse, patch, waitFor } from "../live/support.js";
 import { mcpClient, post } from "../methods/wo-process.js";
 import { postgresUnavailable, startPostgres, type PostgresServer } from "../support/postgres.js";
 import { copyApp, removeApp, runToExit, startWo, writeApp, type WoProcess } from "../support/wo-process.js";
@@ -116,6 +117,32 @@ describe.skipIf(postgresUnavailable !== undefined)(`two wo run instances on one 
       expect(r.status).toBe(404);
     }
     await client.close();
+  });
+
+  it("a REST live stream on B sees the writes made on A, in commit order, and resumes by Last-Event-ID from the shared change log", async () => {
+    const url = await server.createDatabase();
+    const [a, b] = await Promise.all([instance(() => writeApp("live", liveApp), url), instance(() => writeApp("live", liveApp), url)]);
+    const stream = await openSse(b.url, "/api/notes/live");
+    expect(stream.status).toBe(200);
+    const one = await post(a.url, "/api/notes", { title: "one" });
+    await patch(a.url, `/api/notes/${one.body.id}`, { title: "two" });
+    const other = await post(b.url, "/api/notes", { title: "on b" });
+    const changes = () => stream.events.filter((e) => e.event !== "reset");
+    await waitFor(() => changes().length >= 3, () => `wanted 3 events on B, got: ${stream.raw()}`);
+    const seen = changes().map((e) => [e.event, JSON.parse(e.data!).row.title, Number(e.id)] as const);
+    expect(seen.map(([op, title]) => [op, title])).toEqual([
+      ["create", "one"],
+      ["update", "two"],
+      ["create", "on b"],
+    ]);
+    expect(seen.map(([, , id]) => id)).toEqual([...seen.map(([, , id]) => id)].sort((x, y) => x - y));
+    stream.close();
+    // A client that saw only the first event resumes on A from it and gets the rest.
+    const resumed = await openSse(a.url, "/api/notes/live", { "last-event-id": String(seen[0]![2]) });
+    await waitFor(() => resumed.events.filter((e) => e.event !== "reset").length >= 2, () => resumed.raw());
+    expect(resumed.events.filter((e) => e.event !== "reset").map((e) => JSON.parse(e.data!).row.title)).toEqual(["two", "on b"]);
+    expect(other.status).toBe(201);
+    resumed.close();
   });
 
   it("ledger: transfers from 50 clients spread over both instances conserve the money and never overdraw", async () => {

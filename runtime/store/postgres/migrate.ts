@@ -14,6 +14,7 @@ import { diffShapes, type Change, type DataProbe, type Step } from "../../../mod
 import { metaTable, shapeFormat, valueKind, type ColumnShape, type StorageShape, type StoredDefault } from "../../../model/storage-shape.js";
 import { MigrationRefusedError, StoreOpenError, type MigrationReport } from "../../../model/store.js";
 import { quoteId } from "../ddl.js";
+import { createChangeLogSql } from "./change-log.js";
 import { pgColumnDefinition, pgCreateIndexSql, pgCreateTableSql, pgDropIndexSql, pgIndexedColumn } from "./ddl.js";
 
 /** 2025-era MCP sessions shared by the instances (store.ts); not part of the app's shape. */
@@ -29,6 +30,7 @@ export async function migratePostgres(client: pg.ClientBase, where: string, next
     // Waits while another instance migrates; released by COMMIT or ROLLBACK.
     await client.query("SELECT pg_advisory_xact_lock($1)", [migrationLockKey.toString()]);
     const report = await planAndApply(client, where, next, options);
+    for (const sql of createChangeLogSql) await client.query(sql);
     await client.query(`CREATE TABLE IF NOT EXISTS ${quoteId(mcpSessionTable)} ("id" TEXT PRIMARY KEY, "protocol_version" TEXT NOT NULL, "created_at" TIMESTAMPTZ NOT NULL DEFAULT now())`);
     await client.query("COMMIT");
     return report;

@@ -20,9 +20,12 @@
 // once the server is back.
 
 import pg from "pg";
-import type { Catalog } from "../../../model/app.js";
+import { servesLiveStream, type Catalog } from "../../../model/app.js";
 import { deriveShape } from "../../../model/storage-shape.js";
-import { StoreCancelledError, StoreOpenError, StoreUnavailableError, type McpSessionDirectory, type MigrationReport, type Store, type StoreTx, type WriteOptions } from "../../../model/store.js";
+import { StoreCancelledError, StoreOpenError, StoreUnavailableError, type ChangeLogRead, type CommitListener, type McpSessionDirectory, type MigrationReport, type RowChange, type Store, type StoreTx, type WriteOptions } from "../../../model/store.js";
+import { defaultRetention, type ChangeLogOptions } from "../change-log.js";
+import { PgChangeLog } from "./change-log.js";
+import { ChangeRelay, changeChannel, changePayloads } from "./change-relay.js";
 import { buildTableRegistry } from "../tables.js";
 import { assertPostgresNames } from "./ddl.js";
 import { mcpSessionTable, migratePostgres } from "./migrate.js";
@@ -39,6 +42,8 @@ export interface OpenPostgresStoreOptions {
   poolSize?: number;
   /** `[database] statement_timeout_ms`: a statement running longer is cancelled (503). Default 30 s. */
   statementTimeoutMs?: number;
+  /** The durable change log (spec/live.md): which tables it records and how many changes it keeps. */
+  changeLog?: ChangeLogOptions;
 }
 
 export const defaultPoolSize = 10;
@@ -75,7 +80,10 @@ export async function openPostgresStore(options: OpenPostgresStoreOptions): Prom
       client.release();
     }
     const ctx: PgTxContext = { tables: buildTableRegistry(shape), statements: new StatementNames(), foldCollation };
-    return { store: new PostgresStore(pool, ctx, where), migration };
+    if (options.changeLog && options.changeLog.tables.length > 0) ctx.log = new PgChangeLog(options.changeLog);
+    const store = new PostgresStore(pool, ctx, where, { connectionString: connectionString(options), application_name: "wo", types });
+    await store.startRelay();
+    return { store, migration };
   } catch (err) {
     await pool.end().catch(() => undefined);
     throw explainPostgresOpenFailure(err, where);
@@ -100,11 +108,16 @@ function parseJson(text: string): unknown {
   }
 }
 
-function createPool(options: OpenPostgresStoreOptions): pg.Pool {
+/** The URL with the password from password_env when it has none. */
+function connectionString(options: OpenPostgresStoreOptions): string {
   const url = new URL(options.url);
   if (!url.password && options.password !== undefined) url.password = encodeURIComponent(options.password);
+  return url.toString();
+}
+
+function createPool(options: OpenPostgresStoreOptions): pg.Pool {
   const pool = new pg.Pool({
-    connectionString: url.toString(),
+    connectionString: connectionString(options),
     max: options.poolSize ?? defaultPoolSize,
     connectionTimeoutMillis: connectTimeoutMs,
     idleTimeoutMillis: 30_000,
@@ -148,7 +161,17 @@ export class PostgresStore implements Store {
     private ctx: PgTxContext,
     /** The database as messages name it (no password). */
     readonly where: string,
-  ) {}
+    relayConfig: pg.ClientConfig,
+  ) {
+    this.relay = new ChangeRelay(relayConfig, (changes) => this.publish(changes), (table, id) => this.read(async (tx) => (await tx.get(table, id)) ?? null));
+  }
+
+  private readonly relay: ChangeRelay;
+
+  /** Starts hearing the other instances' changes (change-relay.ts). */
+  startRelay(): Promise<void> {
+    return this.relay.start();
+  }
 
   async read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
     return this.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", false, fn, undefined);
@@ -187,6 +210,10 @@ export class PostgresStore implements Store {
       try {
         const report = await migratePostgres(client, this.where, shape, options);
         this.ctx = { ...this.ctx, tables: buildTableRegistry(shape), statements: new StatementNames(++this.generation) };
+        // The new build may expose `subscribe` on other types: the log follows (spec/live.md).
+        const logged = { tables: catalog.types.filter(servesLiveStream).map((t) => t.table), retention: catalog.config.liveRetention ?? defaultRetention };
+        if (this.ctx.log) this.ctx.log.follow(logged);
+        else if (logged.tables.length > 0) this.ctx.log = new PgChangeLog(logged);
         return report;
       } catch (err) {
         if (!isConnectionFailure(err)) throw err;
@@ -199,6 +226,30 @@ export class PostgresStore implements Store {
   }
 
   private generation = 0;
+  private readonly listeners = new Set<CommitListener>();
+
+  onCommit(listener: CommitListener): () => void {
+    // Its own entry, so one listener added twice is two subscriptions, removed one at a time.
+    const entry: CommitListener = (changes) => listener(changes);
+    this.listeners.add(entry);
+    return () => this.listeners.delete(entry);
+  }
+
+  private publish(changes: readonly RowChange[]): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(changes);
+      } catch {
+        // A listener's failure is its own: the write is committed and the others still hear of it.
+      }
+    }
+  }
+
+  async changesAfter(table: string, after: number, limit: number): Promise<ChangeLogRead> {
+    const log = this.ctx.log;
+    if (!log?.logs(table)) throw new Error(`table '${table}' has no change log`);
+    return this.read(async (tx) => (tx as PostgresTx).readChangeLog(log, table, after, limit));
+  }
 
   /** MCP sessions in the database: a client keeps its session on whichever instance it lands. */
   readonly mcpSessions: McpSessionDirectory = {
@@ -245,7 +296,14 @@ export class PostgresStore implements Store {
       const result = await fn(tx);
       tx.finish();
       if (signal?.aborted) throw new StoreCancelledError();
+      if (isWritable) await this.ctx.log?.pruneIfDue(client);
+      // Sent by the COMMIT (and only if it commits), in commit order, to the other instances.
+      for (const payload of tx.changes.length > 0 ? changePayloads(this.relay.instanceId, tx.changes) : []) {
+        await client.query({ name: "wo_notify_changes", text: `SELECT pg_notify('${changeChannel}', $1)`, values: [payload] });
+      }
       await client.query("COMMIT");
+      // After the COMMIT, before the write resolves: a listener sees a change before its writer's answer.
+      if (tx.changes.length > 0) this.publish(tx.changes);
       return result;
     } catch (err) {
       tx.finish();
@@ -270,6 +328,7 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     if (this.isClosed) return;
     this.isClosed = true;
+    await this.relay.close();
     await this.pool.end();
   }
 }

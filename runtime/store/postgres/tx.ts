@@ -10,9 +10,10 @@
 import type pg from "pg";
 import { EACH, refPathLabel, type RefStep } from "../../../model/ref-paths.js";
 import { valueKind, type ColumnShape, type IndexShape } from "../../../model/storage-shape.js";
-import { StoreConstraintError, StoreQueryError, type Comparison, type ListQuery, type Row, type StoreTx } from "../../../model/store.js";
+import { StoreConstraintError, StoreQueryError, type ChangeOp, type Comparison, type ListQuery, type Row, type RowChange, type StoreTx } from "../../../model/store.js";
 import { quoteId } from "../ddl.js";
 import type { TableInfo, TableRegistry } from "../tables.js";
+import type { PgChangeLog } from "./change-log.js";
 import { pgCastType, pgIdentifier, pgIndexedColumn } from "./ddl.js";
 
 const sqlOperator: Partial<Record<Comparison, string>> = { "==": "=", "!=": "IS DISTINCT FROM", "<": "<", "<=": "<=", ">": ">", ">=": ">=" };
@@ -57,11 +58,15 @@ export interface PgTxContext {
    * (Unicode case, as JavaScript's toLowerCase), else the database's default.
    */
   foldCollation: string;
+  /** The durable change log, when some table is logged. */
+  log?: PgChangeLog;
 }
 
 export class PostgresTx implements StoreTx {
   private isOpen = true;
   private savepoints = 0;
+  /** What this transaction changed, in order (writable transactions only): published after the COMMIT. */
+  readonly changes: RowChange[] = [];
 
   constructor(
     private readonly client: pg.PoolClient,
@@ -76,6 +81,7 @@ export class PostgresTx implements StoreTx {
 
   async savepoint<T>(fn: () => Promise<T>): Promise<T> {
     const name = `wo_sp_${++this.savepoints}`;
+    const mark = this.changes.length;
     await this.client.query(`SAVEPOINT ${name}`);
     try {
       const result = await fn();
@@ -84,8 +90,22 @@ export class PostgresTx implements StoreTx {
     } catch (err) {
       await this.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
       await this.client.query(`RELEASE SAVEPOINT ${name}`);
+      // The undone writes were never committed: no event for them (their log rows went too).
+      this.changes.length = mark;
       throw err;
     }
+  }
+
+  private async record(table: string, op: ChangeOp, id: number, row: Row | null): Promise<void> {
+    // A copy: the caller owns the row it was handed and may change it before the commit.
+    const change: RowChange = { table, op, id, row: row === null ? null : { ...row } };
+    if (this.ctx.log?.logs(table)) change.seq = await this.ctx.log.append(this.client, table, op, id, row);
+    this.changes.push(change);
+  }
+
+  /** The change log's entries of `table` after `after`, as this snapshot sees them. */
+  readChangeLog(log: PgChangeLog, table: string, after: number, limit: number) {
+    return log.read(this.client, table, after, limit);
   }
 
   private async run(key: string, sql: () => string, values: unknown[]): Promise<pg.QueryResult<Row>> {
@@ -132,7 +152,11 @@ export class PostgresTx implements StoreTx {
     // The id is always minted here: a caller-supplied `id` is ignored.
     const params = columns.map((c) => t.codec.encode(c, values[c.name]));
     const uniques = t.shape.indexes.filter((ix) => ix.isUnique);
-    if (uniques.length === 0) return (await this.run(`insert:${table}`, sql, params)).rows[0]!;
+    if (uniques.length === 0) {
+      const row = (await this.run(`insert:${table}`, sql, params)).rows[0]!;
+      await this.record(table, "create", row.id as number, row);
+      return row;
+    }
     // A failed statement would abort the whole transaction, where on SQLite the caller may
     // catch the violation and go on. So a row whose unique values are taken is not inserted at
     // all (and mints no id, as on SQLite): NOT EXISTS per unique index, and DO NOTHING should a
@@ -151,7 +175,10 @@ export class PostgresTx implements StoreTx {
       },
       params,
     );
-    if (r.rows[0] !== undefined) return r.rows[0];
+    if (r.rows[0] !== undefined) {
+      await this.record(table, "create", r.rows[0].id as number, r.rows[0]);
+      return r.rows[0];
+    }
     throw new StoreConstraintError("unique", t.shape.table, await this.takenUnique(t, uniques, values));
   }
 
@@ -186,6 +213,7 @@ export class PostgresTx implements StoreTx {
     // savepoint, so a caught violation leaves the transaction usable (as on SQLite).
     const touchesUnique = t.shape.indexes.some((ix) => ix.isUnique && ix.columns.some((c) => patch[c] !== undefined));
     const r = touchesUnique ? await this.savepoint(update) : await update();
+    if (r.rows[0] !== undefined) await this.record(table, "update", id, r.rows[0]);
     return r.rows[0];
   }
 
@@ -195,10 +223,13 @@ export class PostgresTx implements StoreTx {
     // The row's links go with it (spec/storage.md, "Link tables"), in this transaction.
     for (const link of t.links) {
       const from = this.table(link.table);
-      await this.run(`unlink:${link.table}:${link.column}`, () => `DELETE FROM ${from.quoted} WHERE ${quoteId(link.column)} = $1`, [id]);
+      const gone = await this.run(`unlink:${link.table}:${link.column}`, () => `DELETE FROM ${from.quoted} WHERE ${quoteId(link.column)} = $1 RETURNING "id"`, [id]);
+      for (const l of gone.rows) await this.record(link.table, "delete", l.id as number, null);
     }
     const r = await this.run(`delete:${table}`, () => `DELETE FROM ${t.quoted} WHERE "id" = $1`, [id]);
-    return (r.rowCount ?? 0) > 0;
+    if ((r.rowCount ?? 0) === 0) return false;
+    await this.record(table, "delete", id, null);
+    return true;
   }
 
   async referrers(table: string, id: number): Promise<{ table: string; field: string; count: number }[]> {
