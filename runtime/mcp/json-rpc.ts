@@ -91,6 +91,8 @@ export class SerializedResult {
 /**
  * A response to `id`. `tail` is more members for the result object, as JSON text
  * (`"a":1,"b":2`): what an era adds to every result, written once rather than per call.
+ * Spliced as text, not JSON.stringify'd: every call's answer passes here, and its members and
+ * tail are JSON already (SerializedResult), so stringifying would serialize them again.
  */
 export function resultBody(id: JsonRpcId, result: object, tail = ""): string {
   const members = result instanceof SerializedResult ? result.members : JSON.stringify(result).slice(1, -1);
