@@ -13,7 +13,8 @@ import type { Operation } from "../model/build-contract.js";
 import type { LoadedBuild } from "./load-build.js";
 import { createExplorerRoutes, isTokenFree } from "./explorer/routes.js";
 import { addCorsHeaders, allowedOriginsOf, createHttpGuard, isPreflight } from "./http-guard.js";
-import { createMcpHandler, mcpRoutesFor, type McpBuild, type McpHandler } from "./mcp/index.js";
+import { createMcpHandler, type McpBuild, type McpHandler } from "./mcp/index.js";
+import { mcpRoutesFor, serveMcpFetch } from "./mcp/fetch.js";
 import { serveMcpNode } from "./mcp/node.js";
 import { bindOperations } from "./operations/bind.js";
 import { createConcurrencyLimit, type ConcurrencyLimiter } from "./operations/limit.js";
@@ -110,7 +111,7 @@ export function createApp(options: AppOptions): App {
     const isMcp = path === "/mcp" || path === "/mcp/";
     if (refused !== undefined) {
       // /mcp words refusals as JSON-RPC errors: its handler refuses the same request itself.
-      if (isMcp) return mcp.mcp.fetch(c.req.raw, incoming);
+      if (isMcp) return serveMcpFetch(mcpHandler, c.req.raw, incoming);
       return Promise.resolve(problemResponse(c, "forbidden", `${refused}.`));
     }
     // /mcp adds its own CORS headers.
@@ -161,7 +162,7 @@ export function createApp(options: AppOptions): App {
       res.end(unauthorized);
       return;
     }
-    serveMcpNode(mcp.mcp, incoming, res, log);
+    serveMcpNode(mcpHandler, incoming, res, log);
   };
   // The management endpoint: its own key (never the bearer token), the same Host/Origin guard.
   const management = options.management && { ...options.management, guard: (origin: string | undefined, host: string | undefined) => guard.refusal(origin, host) };
@@ -174,7 +175,7 @@ export function createApp(options: AppOptions): App {
     ...(management ? { serveManagement: (incoming: IncomingMessage, res: ServerResponse) => serveManagement(management, incoming, res) } : {}),
     close: () => {
       shutdown.abort();
-      mcp.mcp.close();
+      mcpHandler.close();
       live.closeAll();
     },
   };

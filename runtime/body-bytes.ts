@@ -1,20 +1,26 @@
-// Reading a request body up to a byte limit, for REST (rest/body.ts) and MCP (mcp/index.ts):
-// past the limit it stops at once, so a huge body is never buffered whole; and decoding it as
-// UTF-8 (strictly). Each caller checks Content-Length first and words its own 413 and 400.
+// The one reader of request bodies, for REST (rest/body.ts) and MCP (mcp/post.ts) alike, on
+// node:http and on the fetch API: up to a byte limit, past which it stops at once so a huge body
+// is never buffered whole; and decoding it as UTF-8 (strictly). Each caller checks
+// Content-Length first (declaresMoreThan) and words its own 413 and 400.
 
 import type { IncomingMessage } from "node:http";
 
 /**
- * The body's bytes, or "too_large" as soon as more than `maxBytes` have arrived. Given the Node
- * request (`incoming`, from @hono/node-server) it reads from that directly, skipping the
- * conversion to a web stream.
+ * The body's bytes, or "too_large" as soon as more than `maxBytes` have arrived. It reads node's
+ * request (`incoming`) when there is one — `wo run`, or hono on @hono/node-server — skipping any
+ * web stream; the fetch-API `request` only when there is no socket (an in-process fetch) or its
+ * body stream already took the bytes from `incoming`.
  */
-export async function readBodyBytes(request: Request, maxBytes: number, incoming?: IncomingMessage): Promise<Uint8Array | "too_large"> {
+export function readBody(incoming: IncomingMessage | undefined, request: Request | undefined, maxBytes: number): Promise<Uint8Array | "too_large"> {
   if (incoming && !incoming.readableEnded) return readIncomingBytes(incoming, maxBytes);
+  return readWebBody(request?.body ?? null, maxBytes);
+}
+
+async function readWebBody(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array | "too_large"> {
   const chunks: Uint8Array[] = [];
   let total = 0;
-  if (request.body) {
-    const reader = request.body.getReader();
+  if (body) {
+    const reader = body.getReader();
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
@@ -66,13 +72,21 @@ function takeReceivedBody(incoming: IncomingMessage, maxBytes: number): Uint8Arr
 }
 
 /**
- * The body's bytes, or "too_large" as soon as more than `maxBytes` have arrived. Plain
- * 'data'/'end' listeners rather than `for await`: an async iterator per request costs several
- * microtask hops and allocations, a measurable share of a small MCP call.
+ * node:http's body. Asked from within the 'request' event, before node has parsed the body: a
+ * small body arrives in the packet of its headers and lies parsed and whole by the event loop's
+ * next check phase, where it is taken in one read. A larger one is read as it arrives.
  */
-export function readIncomingBytes(incoming: IncomingMessage, maxBytes: number): Promise<Uint8Array | "too_large"> {
+function readIncomingBytes(incoming: IncomingMessage, maxBytes: number): Promise<Uint8Array | "too_large"> {
   const received = takeReceivedBody(incoming, maxBytes);
   if (received !== undefined) return Promise.resolve(received);
+  return new Promise((resolve) => setImmediate(resolve)).then(() => takeReceivedBody(incoming, maxBytes) ?? streamIncomingBytes(incoming, maxBytes));
+}
+
+/**
+ * Reads the rest of the body as it arrives, with plain 'data'/'end' listeners rather than
+ * `for await`, whose async iterator costs microtask hops and allocations on every request.
+ */
+function streamIncomingBytes(incoming: IncomingMessage, maxBytes: number): Promise<Uint8Array | "too_large"> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let total = 0;

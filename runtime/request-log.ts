@@ -39,8 +39,8 @@ export function createRequestLogger(format: RequestLogFormat, writeText: (text: 
 
 /**
  * Lines written together once the current burst of I/O is handled (and at exit): stderr on a
- * pipe or file is written synchronously, and one write per request cost a busy server a fifth
- * of its throughput.
+ * pipe or file is written synchronously, and a blocking write per request would take a large
+ * share of a busy server's time.
  */
 function batched(write: (text: string) => void): (line: string) => void {
   let pending: string[] = [];

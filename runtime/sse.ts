@@ -1,5 +1,5 @@
 // Server-sent-events bodies for every long-lived stream wo serves: the MCP session GET stream
-// and `subscriptions/listen` (mcp/index.ts), and REST live streams (rest/live.ts).
+// and `subscriptions/listen` (mcp/session-verbs.ts, mcp/listen.ts), and REST live streams (rest/live.ts).
 //
 // Each stream owns a bounded queue. A client that stops reading fills only its own queue;
 // when the queue is full the stream is closed (the client may reconnect) instead of buffering

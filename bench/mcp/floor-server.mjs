@@ -5,7 +5,7 @@
 //
 // usage: node bench/mcp/floor-server.mjs   (prints "listening http://127.0.0.1:PORT")
 import { createServer } from "node:http";
-import { readIncomingBytes } from "../../dist/runtime/body-bytes.js";
+import { readBody } from "../../dist/runtime/body-bytes.js";
 
 const row = JSON.stringify({ id: 1, message: "hello bench", from: null, created_at: "2026-11-29T00:00:00.000Z" });
 const result = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":${JSON.stringify(row)}}],"structuredContent":${row},"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"hello","version":"0.1.0"}}}}`;
@@ -17,10 +17,8 @@ const server = createServer((req, res) => {
     res.end(row);
     return;
   }
-  // The body as wo's /mcp reads it (runtime/mcp/node.ts): in the check phase, once the packet
-  // is parsed, through wo's own readIncomingBytes.
-  new Promise((r) => setImmediate(r))
-    .then(() => readIncomingBytes(req, Infinity))
+  // The body as wo reads it (runtime/body-bytes.ts).
+  readBody(req, undefined, Infinity)
     .then((bytes) => {
       JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
       res.writeHead(200, headers(result));

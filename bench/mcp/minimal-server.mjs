@@ -10,7 +10,7 @@
 import { createServer } from "node:http";
 import { join, resolve } from "node:path";
 import { createApp } from "../../dist/runtime/app.js";
-import { readIncomingBytes } from "../../dist/runtime/body-bytes.js";
+import { readBody } from "../../dist/runtime/body-bytes.js";
 import { loadBuild } from "../../dist/runtime/load-build.js";
 import { openSqliteStore } from "../../dist/runtime/store/sqlite.js";
 
@@ -33,9 +33,8 @@ const server = createServer((req, res) => {
     get({ id }, NONE).then((row) => answer(res, JSON.stringify(row)));
     return;
   }
-  // The body as wo's /mcp reads it (runtime/mcp/node.ts), then nothing but the call.
-  new Promise((r) => setImmediate(r))
-    .then(() => readIncomingBytes(req, Infinity))
+  // The body as wo reads it (runtime/body-bytes.ts), then nothing but the call.
+  readBody(req, undefined, Infinity)
     .then((bytes) => {
       const msg = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
       return get(msg.params.arguments, NONE).then((row) => {

@@ -1,6 +1,6 @@
 // JSON-RPC 2.0 for one POSTed MCP message: shape validation, the error codes both protocol
 // eras use, and serialization of responses. It knows nothing about HTTP statuses or eras;
-// `era.ts` and `index.ts` decide those.
+// `era.ts` and the HTTP modules (`post.ts`, `http.ts`) decide those.
 //
 // Batches are not accepted (T1: batching was removed in 2025-06-18 and never came back); the
 // caller rejects an array before it gets here.
@@ -91,6 +91,8 @@ export class SerializedResult {
 /**
  * A response to `id`. `tail` is more members for the result object, as JSON text
  * (`"a":1,"b":2`): what an era adds to every result, written once rather than per call.
+ * Spliced as text, not JSON.stringify'd: every call's answer passes here, and its members and
+ * tail are JSON already (SerializedResult), so stringifying would serialize them again.
  */
 export function resultBody(id: JsonRpcId, result: object, tail = ""): string {
   const members = result instanceof SerializedResult ? result.members : JSON.stringify(result).slice(1, -1);
@@ -101,6 +103,11 @@ export function resultBody(id: JsonRpcId, result: object, tail = ""): string {
 export function errorBody(id: JsonRpcId | null, code: number, message: string, data?: unknown): string {
   const error = data === undefined ? { code, message } : { code, message, data };
   return JSON.stringify({ jsonrpc: "2.0", id, error });
+}
+
+/** The answer to `id` for a thrown or returned RpcError. */
+export function rpcErrorBody(id: JsonRpcId, err: RpcError): string {
+  return errorBody(id, err.code, err.message, err.data);
 }
 
 export function notificationBody(method: string, params: unknown): string {

@@ -1,12 +1,12 @@
 // The MCP endpoint on node:http directly: `wo run` hands every request for /mcp here instead of
-// to hono. A tool call is a small POST whose cost is mostly per-request overhead, and building
-// fetch-API Request/Response objects around it (as @hono/node-server does for the rest of the
-// app) made up a measurable share of it (bench/mcp). The protocol itself lives in index.ts;
-// this module only moves bytes between the socket and McpRequest/McpReply.
+// to hono. A tool call is a small POST whose cost is mostly per-request overhead, so it skips
+// the fetch-API Request/Response objects @hono/node-server builds for the rest of the app. The
+// protocol lives in index.ts; this module only moves bytes between the socket and
+// McpRequest/McpReply.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable, pipeline } from "node:stream";
-import { discardUnread, readIncomingBytes } from "../body-bytes.js";
+import { discardUnread, readBody } from "../body-bytes.js";
 import type { HeaderView } from "./era.js";
 import type { McpHandler, McpReply, McpRequest } from "./index.js";
 import { ErrorCode, errorBody, type Message } from "./json-rpc.js";
@@ -69,11 +69,7 @@ class NodeMcpRequest implements McpRequest, HeaderView {
   }
 
   body(max: number): Promise<Uint8Array | "too_large"> {
-    // The handler asks from within the 'request' event, before node:http has parsed the body;
-    // a body in the same packet is parsed before the event loop's next check phase, where
-    // readIncomingBytes finds it whole.
-    const incoming = this.incoming;
-    return new Promise((resolve) => setImmediate(resolve)).then(() => readIncomingBytes(incoming, max));
+    return readBody(this.incoming, undefined, max);
   }
 
   get signal(): AbortSignal {
@@ -102,9 +98,8 @@ function writeReply(res: ServerResponse, reply: McpReply): void {
     return;
   }
   // One write with an exact Content-Length, never chunked framing. The headers go to node as
-  // a flat [name, value, …] list, which it walks by index. Handed an object, node enumerates
-  // it with for-in, and on the copy made per reply ({ ...headers, content-length }) that cost
-  // about 9% of a tools/call's whole server time (paired runs; spec/mcp.md, "Speed").
+  // a flat [name, value, …] list, which it walks by index: handed an object (a per-reply copy
+  // with content-length added), node enumerates it with for-in, which is slow on every reply.
   const list: string[] = [];
   for (const name in headers) list.push(name, headers[name]!);
   list.push("content-length", body === null ? "0" : String(Buffer.byteLength(body)));

@@ -18,7 +18,7 @@ export interface Session {
   getStream?: SseStream;
   /** Calls in flight, by JSON-RPC id, so notifications/cancelled can abort them. */
   pending: Map<JsonRpcId, AbortController>;
-  /** Row URIs this session subscribed to (resources/subscribe), each with its sink (index.ts). */
+  /** Row URIs this session subscribed to (resources/subscribe), each with its sink (legacy-subscriptions.ts). */
   rowSubscriptions?: Map<string, (uri: string) => void>;
   /** Called once when the session ends, however it ends. */
   onEnd?: () => void;

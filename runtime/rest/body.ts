@@ -4,7 +4,7 @@
 // Returns the object or a RestFailure; never throws for bad input.
 
 import type { IncomingMessage } from "node:http";
-import { declaresMoreThan, decodeUtf8, readBodyBytes } from "../body-bytes.js";
+import { declaresMoreThan, decodeUtf8, readBody } from "../body-bytes.js";
 import type { ErrorDetail } from "../../model/errors.js";
 import { mediaTypeOf } from "../media-type.js";
 import type { ProblemKind } from "./problem.js";
@@ -35,7 +35,7 @@ export async function readJsonObject(request: Request, maxBytes: number, incomin
   if (!isJsonType(contentType)) {
     return fail("unsupported_media_type", `Send the body as application/json, not '${contentType.slice(0, 100)}'.`);
   }
-  const bytes = await readBodyBytes(request, maxBytes, incoming);
+  const bytes = await readBody(incoming, request, maxBytes);
   if (bytes === "too_large") return fail("payload_too_large", `The body is larger than the limit of ${maxBytes} bytes.`);
   // An empty JSON-typed body is an empty object: a create with all defaults, a method with no arguments.
   if (bytes.length === 0) return { ok: true, value: {} };

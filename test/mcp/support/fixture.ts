@@ -15,7 +15,8 @@ import type { Catalog, CatalogField } from "../../../model/app.js";
 import type { AppContract, Manifest, Operation, OperationKind } from "../../../model/build-contract.js";
 import { OperationError } from "../../../model/errors.js";
 import type { ChangeLogRead, Row, Store, StoreTx } from "../../../model/store.js";
-import { createMcpRoutes, type McpHandler, type McpOptions } from "../../../runtime/mcp/index.js";
+import type { McpHandler, McpOptions } from "../../../runtime/mcp/index.js";
+import { createMcpRoutes } from "../../../runtime/mcp/fetch.js";
 import { serveMcpNode } from "../../../runtime/mcp/node.js";
 
 const loc = { file: "note.wo", line: 1, col: 1 };

@@ -1,0 +1,138 @@
+// The endpoint's state, shared by the modules that serve its verbs: the build serving now
+// (replaced by setBuild, read once per request so a call finishes on the build it started on),
+// and what outlives builds — sessions, row subscriptions, the list-change feed, the limits.
+
+import type { McpBuild, McpDeps } from "./index.js";
+import type { JsonRpcId } from "./json-rpc.js";
+import { createListChangeFeed, type ListChangeFeed } from "./list-changes.js";
+import { createMethods, type MethodTable } from "./methods.js";
+import { createRowSubscriptions, type RowSubscriptions } from "./row-subscriptions.js";
+import { createSessionTable, type Session, type SessionTable } from "./sessions.js";
+
+/** The per-build part of the endpoint: its methods and what 2026-07-28 adds to their results. */
+export interface BoundBuild {
+  methods: MethodTable;
+  serverInfoMeta: { "io.modelcontextprotocol/serverInfo": { name: string; version: string } };
+  /** What 2026-07-28 adds to every result, by kind, as JSON members written once per build. */
+  tail: string;
+  listTail: string;
+  rowTail: string;
+}
+
+export interface Endpoint {
+  current: BoundBuild;
+  readonly log: (line: string) => void;
+  /** `wo run --watch`: builds replace each other while serving. */
+  readonly listChanged: boolean;
+  /** wo.toml `[mcp] sessions`: 2025-era clients get sessions and GET streams. */
+  readonly sessionsOn: boolean;
+  readonly sessions: SessionTable;
+  /**
+   * The session `id` names, or undefined. With a shared session directory (several instances
+   * on one PostgreSQL database, Store.mcpSessions) the directory decides: a session another
+   * instance made is adopted here, and one ended on any instance ends here too.
+   */
+  findSession(id: string): Session | undefined | Promise<Session | undefined>;
+  /** Records a new session in the shared directory, if there is one. */
+  recordSession(session: Session): void | Promise<void>;
+  /** Ends a session here and in the shared directory; false when neither knew it. */
+  endSession(id: string): boolean | Promise<boolean>;
+  readonly rows: RowSubscriptions;
+  readonly lists: ListChangeFeed;
+  /** Sessionless 2025 mode: calls in flight by id, so notifications/cancelled still works. */
+  readonly sessionlessPending: Map<JsonRpcId, AbortController>;
+  readonly maxBody: number;
+  readonly keepAliveMs: number;
+  readonly maxQueuedFrames: number;
+  readonly maxRowSubscriptions: number;
+  bind(build: McpBuild): BoundBuild;
+}
+
+/**
+ * Cache hints (2026-07-28): lists change only when the build changes, which means a restart,
+ * except under `wo run --watch`, where any saved edit can change them: no caching then.
+ */
+const LIST_CACHE = { ttlMs: 60_000, cacheScope: "public" } as const;
+const WATCHED_LIST_CACHE = { ttlMs: 0, cacheScope: "public" } as const;
+const ROW_CACHE = { ttlMs: 0, cacheScope: "private" } as const;
+const cachedMethods = new Set(["tools/list", "resources/list", "resources/templates/list", "server/discover"]);
+
+/** The members 2026-07-28 appends to a result: resultType, the cache hints of lists and reads, serverInfo. */
+export function modernTailFor(b: BoundBuild, method: string, params: Record<string, unknown> | undefined): string {
+  if (cachedMethods.has(method)) return b.listTail;
+  if (method !== "resources/read") return b.tail;
+  return typeof params?.uri === "string" && params.uri.startsWith("wo://schema/") ? b.listTail : b.rowTail;
+}
+
+/**
+ * `WO_MCP_MAX_SESSIONS=<n>` sets both session pools' caps for a `wo run`: a test hook, so a
+ * flood test against the real server fills them with a few hundred requests instead of eleven
+ * thousand (spec/mcp.md, "Session limits"). Not a setting: wo.toml has no key for it.
+ */
+function sessionCapFromEnv(): number | undefined {
+  const raw = process.env.WO_MCP_MAX_SESSIONS;
+  const n = raw === undefined ? NaN : Number(raw);
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
+
+export function createEndpoint(deps: McpDeps): Endpoint {
+  const opts = deps.options ?? {};
+  const log = opts.log ?? ((line: string) => process.stderr.write(line + "\n"));
+  const listChanged = opts.listChanged ?? false;
+  const bind = (b: McpBuild): BoundBuild => {
+    const methods = createMethods({ catalog: b.catalog, operations: b.operations, store: b.store, serverInfo: b.serverInfo, pageSize: opts.pageSize ?? 100, log, listChanged, sessions: deps.config.mcp.sessions });
+    const serverInfoMeta = { "io.modelcontextprotocol/serverInfo": b.serverInfo };
+    const members = (cache?: { ttlMs: number; cacheScope: string }) => JSON.stringify({ resultType: "complete", ...cache, _meta: serverInfoMeta }).slice(1, -1);
+    return { methods, serverInfoMeta, tail: members(), listTail: members(listChanged ? WATCHED_LIST_CACHE : LIST_CACHE), rowTail: members(ROW_CACHE) };
+  };
+  const sessions = createSessionTable({
+    maxSessions: opts.maxSessions ?? sessionCapFromEnv() ?? 10_000,
+    maxUnusedSessions: opts.maxUnusedSessions ?? sessionCapFromEnv() ?? 1_000,
+    idleMs: opts.sessionIdleMs ?? 3_600_000,
+  });
+  const keepAliveMs = opts.keepAliveMs ?? 15_000;
+  const maxQueuedFrames = opts.maxQueuedFrames ?? 256;
+  const directory = deps.store.mcpSessions;
+  const endpoint: Endpoint = {
+    current: bind(deps),
+    log,
+    listChanged,
+    sessionsOn: deps.config.mcp.sessions,
+    sessions,
+    // Without a directory these stay synchronous: no promise on the single-instance path.
+    findSession: directory
+      ? async (id) => {
+          const protocolVersion = await directory.lookup(id);
+          if (protocolVersion === undefined) {
+            sessions.end(id);
+            return undefined;
+          }
+          return sessions.get(id) ?? sessions.adopt(id, protocolVersion);
+        }
+      : (id) => sessions.get(id),
+    recordSession: directory ? (s) => directory.record(s.id, s.protocolVersion) : () => {},
+    endSession: directory
+      ? async (id) => {
+          const endedHere = sessions.end(id);
+          const endedEverywhere = await directory.end(id);
+          return endedHere || endedEverywhere;
+        }
+      : (id) => sessions.end(id),
+    // Row subscriptions outlive builds like sessions do; a changed row is named by the build serving.
+    rows: createRowSubscriptions(deps.store, (table, id) => endpoint.current.methods.rowUri(table, id)),
+    lists: createListChangeFeed({
+      enabled: listChanged,
+      keepAliveMs,
+      maxQueuedFrames,
+      maxListeners: opts.maxSessions ?? sessionCapFromEnv() ?? 10_000,
+      legacyStreams: () => sessions.streams(),
+    }),
+    sessionlessPending: new Map(),
+    maxBody: deps.config.maxBodyBytes,
+    keepAliveMs,
+    maxQueuedFrames,
+    maxRowSubscriptions: opts.maxRowSubscriptions ?? 1000,
+    bind,
+  };
+  return endpoint;
+}
