@@ -8,6 +8,11 @@
 // It is plain JSON-able data: no classes, no cycles, no Maps. Order is meaningful and stable:
 // types in declaration order (file path order, then source order), fields in source order.
 
+import type { ScalarName } from "./scalars.js";
+
+// The scalars and everything known about each are one table (scalars.ts).
+export type { ScalarName };
+
 /** A literal as written in source: a default value, a union variant written bare. */
 export type LiteralValue = string | number | boolean | null;
 
@@ -170,20 +175,6 @@ export function inCreateInput(f: CatalogField): boolean {
 export function inUpdateInput(f: CatalogField): boolean {
   return f.isWritable && !f.isReadonly && !f.isImmutable;
 }
-
-export type ScalarName =
-  | "Id"
-  | "Int"
-  | "Float"
-  | "Text"
-  | "Bool"
-  | "Timestamp"
-  | "Url"
-  | "Email"
-  | "Markdown"
-  | "Money"
-  | "SKU"
-  | "Slug";
 
 export type FieldType =
   | { kind: "scalar"; scalar: ScalarName }

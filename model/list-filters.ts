@@ -5,6 +5,7 @@
 // lives in the runtime because the runtime may not import compiler code.
 
 import type { CatalogField, CatalogType, FieldType } from "./app.js";
+import { scalars, type JsonValueType } from "./scalars.js";
 
 /** Page size when the input names none, and the most a caller may ask for. */
 export const listLimit = { default: 50, maximum: 1000 } as const;
@@ -17,11 +18,6 @@ export type FilterOperator = (typeof filterOperators)[number];
 
 /** The most values one `in` takes: a list of ids an agent has at hand, not a table dump. */
 export const maxInValues = 100;
-
-/** String scalars whose text a person searches: `contains` applies to these. */
-const textScalars = new Set(["Text", "Markdown", "Email", "Url", "Slug", "SKU"]);
-/** Scalars whose order means something: numbers, instants and text (code-point order). */
-const orderedScalars = new Set(["Id", "Int", "Float", "Money", "Timestamp", ...textScalars]);
 
 /** `id` and the top-level stored scalar, union and ref fields: what `where` and `sort` may name. */
 export function listFilterFields(type: CatalogType): CatalogField[] {
@@ -38,13 +34,20 @@ export function fieldOperators(field: CatalogField): FilterOperator[] {
   const ops: FilterOperator[] = ["eq", "ne"];
   if (isOrdered(field.type)) ops.push("lt", "lte", "gt", "gte");
   ops.push("in");
-  if (field.type.kind === "scalar" && textScalars.has(field.type.scalar)) ops.push("contains");
+  if (field.type.kind === "scalar" && scalars[field.type.scalar].isSearchable) ops.push("contains");
   if (field.isOptional) ops.push("null");
   return ops;
 }
 
 function isOrdered(t: FieldType): boolean {
-  return t.kind === "scalar" && orderedScalars.has(t.scalar);
+  return t.kind === "scalar" && scalars[t.scalar].isOrdered;
+}
+
+/** How a filter field's values are written in JSON: a ref is an id, a union variant a string. */
+export function filterValueType(field: CatalogField): JsonValueType {
+  const t = field.type;
+  if (t.kind === "ref") return "integer";
+  return t.kind === "scalar" ? scalars[t.scalar].schema.type : "string";
 }
 
 /** Every accepted `sort` value: `field` ascending, `-field` descending, `id` first. */

@@ -8,6 +8,7 @@
 // model's, which carries source locations) so that a moved declaration is not a change.
 
 import type { Catalog, CatalogField, CatalogType, FieldDefault } from "./app.js";
+import { isScalarName, scalars, type StorageKind } from "./scalars.js";
 import { describeFieldTypeIn, type TypeDesc } from "./type-desc.js";
 
 /** Bumped when the layout rules change in a way old databases need converting for. */
@@ -17,7 +18,7 @@ export const shapeFormat = 1;
  * The kind of value a column holds, which every store maps to a column type of its own. Two
  * field types of one kind are stored alike, so changing between them keeps the stored values.
  */
-export type ValueKind = "integer" | "float" | "bool" | "text" | "json";
+export type ValueKind = StorageKind | "json";
 
 export interface ColumnShape {
   /** The field name as the user wrote it; also the column name. */
@@ -77,7 +78,7 @@ function deriveTable(type: CatalogType, byName: Map<string, CatalogType>): Table
   for (const c of columns) {
     if (c.isUnique) {
       const index: IndexShape = { sqlName: `${type.table}__${c.name}__unique`, columns: [c.name], isUnique: true };
-      if (c.type.kind === "scalar" && c.type.scalar === "Email") index.collation = "nocase";
+      if (c.type.kind === "scalar" && isScalarName(c.type.scalar) && scalars[c.type.scalar].uniqueIgnoresCase) index.collation = "nocase";
       indexes.push(index);
     }
   }
@@ -111,14 +112,12 @@ function storedDefault(def: FieldDefault | undefined): StoredDefault | undefined
   return { kind: "literal", value: def.value };
 }
 
-const scalarKinds: Record<string, ValueKind> = { Id: "integer", Int: "integer", Money: "integer", Float: "float", Bool: "bool" };
-
 /** What kind of value a column of this type holds. */
 export function valueKind(type: TypeDesc): ValueKind {
   switch (type.kind) {
     case "scalar":
-      // Text, Timestamp, Url, Email, Markdown, SKU, Slug: all text.
-      return scalarKinds[type.scalar] ?? "text";
+      // A shape read from an older database may name a scalar this version does not have.
+      return isScalarName(type.scalar) ? scalars[type.scalar].storage : "text";
     case "union":
       return "text";
     case "ref":

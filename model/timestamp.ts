@@ -1,8 +1,9 @@
 // The one stored form of a Timestamp: UTC with milliseconds, `2026-01-01T08:00:00.000Z` (what
 // `now()` and Date#toISOString write). Inputs may carry any RFC 3339 offset; one instant must
 // have one text, or an equality filter on the same instant written in UTC would miss the row
-// and text order would not be time order. Shared by the store's row codec (every write and
-// every filter operand) and the checker (literal defaults), so both agree (spec/storage.md).
+// and text order would not be time order. It is the Timestamp entry's canonical form in the
+// scalar table (scalars.ts), which the store's row codec (every write and every filter operand)
+// and the checker (literal defaults) both read, so they agree (spec/storage.md).
 
 /**
  * `value` as a UTC timestamp with milliseconds; finer fractions are truncated. Anything that

@@ -8,8 +8,8 @@
 
 import type { DefaultExpr, FieldDecl, Literal, Span, TypeDecl, TypeExpr } from "../ast.js";
 import type { CatalogField, FieldDefault, FieldType } from "../catalog.js";
-import { utcTimestamp } from "../../model/timestamp.js";
-import { type CheckContext, describeType, isScalarName, locationOf, scalarNames } from "./context.js";
+import { type CheckContext, describeType, locationOf } from "./context.js";
+import { isScalarName, scalarNames, scalars } from "../../model/scalars.js";
 import { didYouMean } from "./did-you-mean.js";
 import { linkEndpointFields } from "../../model/naming.js";
 
@@ -241,11 +241,6 @@ export function requireType(name: string, span: Span, ctx: CheckContext, orScala
 // ---------------------------------------------------------------------------------------------
 // Defaults
 
-const textScalars = new Set(["Text", "Url", "Email", "Markdown", "SKU", "Slug"]);
-const integerScalars = new Set(["Int", "Money"]);
-/** RFC 3339 date or date-time; a Timestamp default must be one (or `now()`). */
-const timestampPattern = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/;
-
 function checkDefault(expr: DefaultExpr, decl: FieldDecl, type: FieldType, ctx: CheckContext): FieldDefault | undefined {
   const field = decl.name.text;
   const typeText = describeType(type);
@@ -292,14 +287,12 @@ function checkDefault(expr: DefaultExpr, decl: FieldDecl, type: FieldType, ctx: 
       }
       switch (type.kind) {
         case "scalar": {
-          const s = type.scalar;
-          if (lit.literalType === "string" && textScalars.has(s)) return ok;
-          // Stored as every Timestamp is: in UTC (model/timestamp.ts).
-          if (lit.literalType === "string" && s === "Timestamp" && timestampPattern.test(String(lit.value))) return { kind: "literal", value: utcTimestamp(lit.value) as string };
-          if (lit.literalType === "int" && (integerScalars.has(s) || s === "Float")) return ok;
-          if (lit.literalType === "float" && s === "Float") return ok;
-          if (lit.literalType === "bool" && s === "Bool") return ok;
-          return misfit(shown);
+          const scalar = scalars[type.scalar];
+          if (!scalar.literals.includes(lit.literalType)) return misfit(shown);
+          if (!scalar.parseText) return ok;
+          // Stored in the scalar's one form, as every value of it is (a Timestamp in UTC).
+          const parsed = scalar.parseText(String(lit.value));
+          return parsed === undefined ? misfit(shown) : { kind: "literal", value: parsed };
         }
         case "union":
           if (lit.literalType === "string" && type.variants.includes(String(lit.value))) return ok;

@@ -8,7 +8,8 @@
 // integer arithmetic (spec/language.md, "Method language"), and mixing Money with an Int
 // literal (`amount * 2`) is the common case, not a mistake.
 
-import type { Catalog, CatalogField, CatalogType, FieldType, ScalarName } from "../catalog.js";
+import type { Catalog, CatalogField, CatalogType, FieldType } from "../catalog.js";
+import { scalars, type ScalarName } from "../../model/scalars.js";
 
 export type ValueType =
   | { k: "int"; name: string; nullable?: boolean }
@@ -28,14 +29,17 @@ export type ValueType =
 
 export const unknownType: ValueType = { k: "unknown" };
 
-const intScalars: ReadonlySet<ScalarName> = new Set(["Id", "Int", "Money"]);
-const textScalars: ReadonlySet<ScalarName> = new Set(["Text", "Url", "Email", "Markdown", "SKU", "Slug", "Timestamp"]);
-
+/** The scalar's family in the scalar table; int and text keep the scalar's name for messages. */
 export function scalarValueType(scalar: ScalarName, nullable = false): ValueType {
-  if (intScalars.has(scalar)) return { k: "int", name: scalar, nullable };
-  if (textScalars.has(scalar)) return { k: "text", name: scalar, nullable };
-  if (scalar === "Float") return { k: "float", nullable };
-  return { k: "bool", nullable };
+  const kind = scalars[scalar].method;
+  switch (kind) {
+    case "int":
+    case "text":
+      return { k: kind, name: scalar, nullable };
+    case "float":
+    case "bool":
+      return { k: kind, nullable };
+  }
 }
 
 export function findType(catalog: Catalog, name: string): CatalogType | undefined {

@@ -10,7 +10,8 @@
 
 import type { FnDecl, Name, TypeDecl } from "../ast.js";
 import { crudOps, type CatalogMethod, type FieldType } from "../catalog.js";
-import { type CheckContext, isScalarName, locationOf } from "./context.js";
+import { type CheckContext, locationOf } from "./context.js";
+import { isScalarName } from "../../model/scalars.js";
 import { requireType } from "./fields.js";
 
 /** Expose entries that are not CRUD ops but still mean something (REST only). */

@@ -5,7 +5,8 @@
 //
 // Schemas carry no `$schema`/`$id`: MCP clients compile tool schemas with a default ajv
 // instance (draft-07 dialect), and every keyword used here means the same in both dialects.
-import { inCreateInput, inUpdateInput, type Catalog, type CatalogField, type CatalogMethod, type CatalogType, type FieldType, type ScalarName } from "../catalog.js";
+import { inCreateInput, inUpdateInput, type Catalog, type CatalogField, type CatalogMethod, type CatalogType, type FieldType } from "../catalog.js";
+import { idSchema as rowIdSchema, scalars } from "../../model/scalars.js";
 import type { BuildSchemas, OperationEntry } from "../../model/build-contract.js";
 import { operationTable } from "./operation-table.js";
 import { methodOf } from "./exposed-ops.js";
@@ -26,32 +27,6 @@ type RelationOp = ModelRelationOp<Block>;
 
 export type JsonSchema = { [keyword: string]: unknown };
 
-
-/**
- * Integers are exact in JSON parsers (JavaScript's among them) and in wo's arithmetic only up to
- * ±(2^53 − 1). Beyond, `9007199254740993` arrives as …992 and `1e300` passes as an "integer", so
- * every integer schema bounds its values: a larger one is refused, never stored rounded.
- */
-export const maxExactInteger = Number.MAX_SAFE_INTEGER;
-const exactInteger = { type: "integer", minimum: -maxExactInteger, maximum: maxExactInteger } as const;
-
-// A Record over ScalarName: adding a scalar to the catalog fails compilation here until mapped.
-const scalarSchemas: Record<ScalarName, JsonSchema> = {
-  Id: { type: "integer", minimum: 1, maximum: maxExactInteger },
-  Int: { ...exactInteger },
-  Float: { type: "number" },
-  Text: { type: "string" },
-  Bool: { type: "boolean" },
-  Timestamp: { type: "string", format: "date-time" },
-  Url: { type: "string", format: "uri" },
-  Email: { type: "string", format: "email" },
-  Markdown: { type: "string", contentMediaType: "text/markdown" },
-  // Minor units (cents): integer arithmetic in methods, no float rounding on the wire.
-  Money: { ...exactInteger, description: "Amount in minor units (e.g. cents): 4999 means 49.99." },
-  // No reference pattern exists; this one keeps SKUs to the codes people print on labels.
-  SKU: { type: "string", pattern: "^[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)*$", maxLength: 64 },
-  Slug: { type: "string", pattern: "^[a-z0-9]+(?:-[a-z0-9]+)*$" },
-};
 
 /** Whether nested objects are inputs (writable fields, required rule, no unknown keys) or rows. */
 type Mode = "input" | "row";
@@ -312,7 +287,7 @@ export class SchemaBuilder {
   value(t: FieldType, mode: Mode, stack: string[]): JsonSchema {
     switch (t.kind) {
       case "scalar":
-        return { ...scalarSchemas[t.scalar] };
+        return { ...scalars[t.scalar].schema };
       case "union":
         return { type: "string", enum: [...t.variants] };
       case "ref":
@@ -395,7 +370,7 @@ function withoutTotal(page: JsonSchema): JsonSchema {
 }
 
 function idSchema(description: string): JsonSchema {
-  return { type: "integer", minimum: 1, maximum: maxExactInteger, description };
+  return { ...rowIdSchema, description };
 }
 
 function filterDoc(f: CatalogField): string {

@@ -9,8 +9,9 @@
 import { builtinFunctions } from "../builtins.js";
 import type { Expr, SelectExpr } from "../ast.js";
 import type { Catalog, CatalogField, CatalogType, FieldType } from "../catalog.js";
+import { scalars } from "../../model/scalars.js";
 import type { MethodTyping } from "../check/methods.js";
-import { fieldValueType, findType, isNullable, unknownType, type ValueType } from "../check/method-types.js";
+import { findType, isNullable, unknownType, type ValueType } from "../check/method-types.js";
 import { jsIdentifier, jsJson, jsString, objectKey, prop } from "./js-literal.js";
 
 export { objectKey, prop } from "./js-literal.js";
@@ -86,7 +87,7 @@ export function fieldTsType(catalog: Catalog, type: FieldType, isOptional: boole
   const q = isOptional ? " | null" : "";
   switch (type.kind) {
     case "scalar":
-      return (type.scalar === "Bool" ? "boolean" : fieldValueType(catalog, type).k === "text" ? "string" : "number") + q;
+      return scalars[type.scalar].ts + q;
     case "union":
       return type.variants.map((v) => jsString(v)).join(" | ") + q;
     case "ref":

@@ -5,7 +5,8 @@
 import { inCreateInput, inUpdateInput, type Catalog, type CatalogField, type CatalogType } from "../catalog.js";
 import { toolName } from "../../model/naming.js";
 import { listEqualityFields, listFilterFields } from "../../model/list-filters.js";
-import { SchemaBuilder, compareText, maxExactInteger, operationSchemas, type JsonSchema } from "./json-schema.js";
+import { SchemaBuilder, compareText, operationSchemas, type JsonSchema } from "./json-schema.js";
+import { idSchema } from "../../model/scalars.js";
 import { operationTable, runtimeRoutes } from "./operation-table.js";
 import { methodOf } from "./exposed-ops.js";
 import { maxErrorDetails } from "../../model/errors.js";
@@ -88,7 +89,7 @@ export function emitOpenApi(catalog: Catalog, b = new SchemaBuilder(catalog), ta
     ];
     const hasId = path.includes("{id}");
     const parameters: object[] = hasId
-      ? [{ name: "id", in: "path", required: true, description: `Id of the ${type.name}.`, schema: { type: "integer", minimum: 1, maximum: maxExactInteger } }]
+      ? [{ name: "id", in: "path", required: true, description: `Id of the ${type.name}.`, schema: { ...idSchema } }]
       : [];
     const io = relation ? undefined : operationSchemas(b, type, op);
 

@@ -14,7 +14,7 @@ import { tokenMatcher, type IToken, type TokenType } from "chevrotain";
 import { CompletionItemKind, type CompletionItem } from "vscode-languageserver/node";
 import type { SourceFileAst, TypeDecl } from "../ast.js";
 import { crudOps } from "../catalog.js";
-import { scalarNames } from "../check/context.js";
+import { scalarNames } from "../../model/scalars.js";
 import { restOnlyOps } from "../check/methods-catalog.js";
 import {
   AnyWord, Arrow, Backlink, Class, Colon, Comma, Expose, Fn, Identifier, LBracket, LCurly, Link, LParen, Multi, NL,

@@ -4,7 +4,7 @@
 // reads like the file and needs no second printer of the syntax.
 
 import type { FnDecl, Span, TypeDecl } from "../ast.js";
-import { isScalarName } from "../check/context.js";
+import { isScalarName } from "../../model/scalars.js";
 import type { AppAnalysis } from "./analysis.js";
 import { fieldsOf, methodsOf, type SymbolRef } from "./symbols.js";
 

@@ -4,8 +4,9 @@
 // arrive here with the same input object, so both page, sort and refuse alike.
 
 import type { Catalog, CatalogField } from "../../model/app.js";
+import { scalars } from "../../model/scalars.js";
 import { OperationError } from "../../model/errors.js";
-import { listLimit, listVocabulary, parseSort, type FilterOperator, type ListVocabulary } from "../../model/list-filters.js";
+import { filterValueType, listLimit, listVocabulary, parseSort, type FilterOperator, type ListVocabulary } from "../../model/list-filters.js";
 import type { Comparison, ListQuery, Row, Store } from "../../model/store.js";
 
 export interface ListPage {
@@ -85,21 +86,17 @@ export function listConditions(vocab: ListVocabulary, input: Row): NonNullable<L
         invalid(`'${op}' does not apply to ${name}; it takes ${[...filter.operators].join(", ")}.`, `/where/${name}/${op}`, "is not an operator of this field");
       }
       if (op === "null") where.push({ column: name, op: value === true ? "==" : "!=", value: null });
-      else if (ordering.has(op as FilterOperator) && isTimestamp(filter.field)) where.push({ column: name, op: comparisonOf[op as "lt"], value: utcText(value) });
+      else if (ordering.has(op as FilterOperator)) where.push({ column: name, op: comparisonOf[op as "lt"], value: canonical(filter.field, value) });
       else where.push({ column: name, op: comparisonOf[op as Exclude<FilterOperator, "null">], value });
     }
   }
   return where;
 }
 
-function isTimestamp(field: CatalogField): boolean {
-  return field.type.kind === "scalar" && field.type.scalar === "Timestamp";
-}
-
-/** Stored instants are ISO-8601 UTC with milliseconds, so a bound compares as the same text. */
-function utcText(value: unknown): unknown {
-  const time = typeof value === "string" ? Date.parse(value) : Number.NaN;
-  return Number.isNaN(time) ? value : new Date(time).toISOString();
+/** A bound in the field's stored form (a Timestamp in UTC), so it compares as stored values do. */
+function canonical(field: CatalogField, value: unknown): unknown {
+  const normalise = field.type.kind === "scalar" ? scalars[field.type.scalar].canonical : undefined;
+  return normalise ? normalise(value) : value;
 }
 
 // A cursor is the position of the page's last row, base64url-encoded: under the default order
@@ -140,11 +137,16 @@ function decodeCursor(cursor: unknown, sortText: string, sortField: CatalogField
 /** Whether a cursor's sort value is one the field can hold (JSON as rows show it). */
 function fitsField(value: unknown, field: CatalogField): boolean {
   if (value === null) return field.isOptional;
-  const t = field.type;
-  if (t.kind === "ref" || (t.kind === "scalar" && ["Id", "Int", "Money"].includes(t.scalar))) return Number.isSafeInteger(value);
-  if (t.kind === "scalar" && t.scalar === "Float") return typeof value === "number" && Number.isFinite(value);
-  if (t.kind === "scalar" && t.scalar === "Bool") return typeof value === "boolean";
-  return typeof value === "string";
+  switch (filterValueType(field)) {
+    case "integer":
+      return Number.isSafeInteger(value);
+    case "number":
+      return typeof value === "number" && Number.isFinite(value);
+    case "boolean":
+      return typeof value === "boolean";
+    case "string":
+      return typeof value === "string";
+  }
 }
 
 function foreignCursor(): never {

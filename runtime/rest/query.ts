@@ -6,7 +6,8 @@
 // (ranges, formats, union variants, sort names) with the same schema MCP calls pass.
 
 import type { CatalogField } from "../../model/app.js";
-import type { FilterOperator, ListVocabulary } from "../../model/list-filters.js";
+import type { JsonValueType } from "../../model/scalars.js";
+import { filterValueType, type FilterOperator, type ListVocabulary } from "../../model/list-filters.js";
 import type { RestFailure } from "./body.js";
 
 const integerText = /^-?(?:0|[1-9][0-9]{0,15})$/;
@@ -104,24 +105,25 @@ function splitList(raw: string): string[] {
 
 /** Query text → the JSON value the field stores; undefined when it cannot be one. */
 function coerce(field: CatalogField, raw: string): unknown {
-  const t = field.type;
-  if (t.kind === "ref" || (t.kind === "scalar" && (t.scalar === "Id" || t.scalar === "Int" || t.scalar === "Money"))) {
-    return integerText.test(raw) ? Number(raw) : undefined;
+  switch (filterValueType(field)) {
+    case "integer":
+      return integerText.test(raw) ? Number(raw) : undefined;
+    case "number":
+      return numberText.test(raw) ? Number(raw) : undefined;
+    case "boolean":
+      return raw === "true" ? true : raw === "false" ? false : undefined;
+    case "string":
+      return raw;
   }
-  if (t.kind === "scalar" && t.scalar === "Float") return numberText.test(raw) ? Number(raw) : undefined;
-  if (t.kind === "scalar" && t.scalar === "Bool") return raw === "true" ? true : raw === "false" ? false : undefined;
-  return raw;
 }
 
 /** What a field's value is, with its article: "an integer", "true or false". */
 function describe(field: CatalogField): string {
-  const t = field.type;
-  if (t.kind === "ref") return "an integer id";
-  if (t.kind === "scalar" && (t.scalar === "Id" || t.scalar === "Int" || t.scalar === "Money")) return "an integer";
-  if (t.kind === "scalar" && t.scalar === "Float") return "a number";
-  if (t.kind === "scalar" && t.scalar === "Bool") return "true or false";
-  return "a string";
+  if (field.type.kind === "ref") return "an integer id";
+  return valueWords[filterValueType(field)];
 }
+
+const valueWords: Record<JsonValueType, string> = { integer: "an integer", number: "a number", boolean: "true or false", string: "a string" };
 
 /** "an integer" → "integers", "true or false" → "true or false values". */
 function plural(description: string): string {

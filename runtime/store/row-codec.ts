@@ -3,7 +3,7 @@
 // built once per table and only touches the columns that need converting; key order comes
 // from the SELECT list (id first, then fields in declaration order).
 
-import { utcTimestamp } from "../../model/timestamp.js";
+import { isScalarName, scalars } from "../../model/scalars.js";
 import type { Row } from "../../model/store.js";
 import { valueKind, type ColumnShape, type TableShape } from "../../model/storage-shape.js";
 import type { TypeDesc } from "../../model/type-desc.js";
@@ -35,10 +35,10 @@ export function createRowCodec(table: TableShape): RowCodec {
           }
           return raw;
         };
-  // Timestamps are written in one form (model/timestamp.ts), top-level or nested in JSON.
+  // A scalar with one canonical form (a Timestamp: UTC) is written in it, top-level or nested in JSON.
   const normalisers = new Map<string, (value: unknown) => unknown>();
   for (const c of table.columns) {
-    const normalise = timestampNormaliser(c.type);
+    const normalise = canonicaliser(c.type);
     if (normalise) normalisers.set(c.name, normalise);
   }
   const encode = (column: ColumnShape, value: unknown): unknown => {
@@ -55,18 +55,19 @@ export function createRowCodec(table: TableShape): RowCodec {
   return { decode, encode, encodeOperand };
 }
 
-/** A copy of a value of `type` with every Timestamp in UTC; undefined when it holds none. */
-function timestampNormaliser(type: TypeDesc): ((value: unknown) => unknown) | undefined {
+/** A copy of a value of `type` with every scalar in its canonical form; undefined when none has one. */
+function canonicaliser(type: TypeDesc): ((value: unknown) => unknown) | undefined {
   switch (type.kind) {
     case "scalar":
-      return type.scalar === "Timestamp" ? utcTimestamp : undefined;
+      // A shape read from an older database may name a scalar this version does not have.
+      return isScalarName(type.scalar) ? scalars[type.scalar].canonical : undefined;
     case "array": {
-      const element = timestampNormaliser(type.element);
+      const element = canonicaliser(type.element);
       return element && ((v) => (Array.isArray(v) ? v.map((x) => (x === null ? x : element(x))) : v));
     }
     case "struct": {
       const fields = type.fields.flatMap((f) => {
-        const normalise = timestampNormaliser(f.type);
+        const normalise = canonicaliser(f.type);
         return normalise ? [[f.name, normalise] as const] : [];
       });
       if (fields.length === 0) return undefined;

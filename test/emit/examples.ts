@@ -1,6 +1,7 @@
 // Example values generated from the catalog (not from the schemas under test): a valid value
 // for every field type and, per field, values that must be rejected.
-import type { Catalog, CatalogField, CatalogType, FieldType, ScalarName } from "../../compiler/catalog.js";
+import type { Catalog, CatalogField, CatalogType, FieldType } from "../../compiler/catalog.js";
+import type { ScalarName } from "../../model/scalars.js";
 
 const validScalars: Record<ScalarName, unknown> = {
   Id: 7,
