@@ -4,12 +4,12 @@
 // warnings again without loading ts-morph, TypeScript or the parser: start-up of a built app
 // stays fast. buildApp uses the same functions, so the two can never disagree.
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { loadSources } from "./check/load.js";
 import { configFileName } from "./check/config.js";
 import { DiagnosticBag, type Diagnostic } from "./diagnostics/diagnostic.js";
 import { displayFile, displayPathOf } from "./display-path.js";
+import { readOptional } from "./read-optional.js";
 import { buildFormat, type BuildInfo, type RecordedWarning } from "../model/build-contract.js";
 import { woVersion } from "./emit/header.js";
 
@@ -83,12 +83,4 @@ export async function replayWarnings(info: BuildInfo, dir: string): Promise<{ di
     diagnostics.push({ code: w.code as Diagnostic["code"], severity: "warning", message: w.message, span: { ...w.span, file } });
   }
   return { diagnostics, sources };
-}
-
-async function readOptional(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, "utf8");
-  } catch {
-    return undefined;
-  }
 }

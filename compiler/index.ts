@@ -10,7 +10,6 @@
 // (`overlay`, used by the language server in compiler/lsp/), so the editor and `wo check`
 // never disagree about a saved program.
 
-import { readFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import type { SourceFileAst } from "./ast.js";
 import type { Catalog } from "./catalog.js";
@@ -19,6 +18,7 @@ import { loadSources } from "./check/load.js";
 import { checkProgram } from "./check/program.js";
 import { DiagnosticBag, type Diagnostic } from "./diagnostics/diagnostic.js";
 import { displayFile, displayPathOf } from "./display-path.js";
+import { readOptional } from "./read-optional.js";
 import { parseSource } from "./syntax/parse.js";
 
 export interface CheckResult {
@@ -83,14 +83,6 @@ export async function checkApp(dir: string, options: CheckOptions = {}): Promise
   };
   if (catalog && !diagnostics.some((d) => d.severity === "error")) result.catalog = catalog;
   return result;
-}
-
-async function readOptional(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, "utf8");
-  } catch {
-    return undefined;
-  }
 }
 
 export type { SourceFileAst } from "./ast.js";

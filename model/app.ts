@@ -142,6 +142,17 @@ export function servesLiveStream(type: Pick<CatalogType<unknown>, "rest">): bool
 export const crudOps = ["list", "get", "create", "update", "delete"] as const;
 export type CrudOp = (typeof crudOps)[number];
 
+/**
+ * Expose entries that are not CRUD ops but still mean something (REST only): routes the
+ * runtime answers itself (`subscribe` the live stream, `me` 501), never operations (spec/rest.md).
+ */
+export const restOnlyOps = ["subscribe", "me"] as const;
+export type RestOnlyOp = (typeof restOnlyOps)[number];
+
+export function isRestOnlyOp(op: string): op is RestOnlyOp {
+  return (restOnlyOps as readonly string[]).includes(op);
+}
+
 export interface CatalogField {
   name: string;
   type: FieldType;

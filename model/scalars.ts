@@ -52,7 +52,7 @@ export interface Scalar {
  * ±(2^53 − 1). Beyond, `9007199254740993` arrives as …992 and `1e300` passes as an "integer", so
  * every integer schema bounds its values: a larger one is refused, never stored rounded.
  */
-export const maxExactInteger = Number.MAX_SAFE_INTEGER;
+const maxExactInteger = Number.MAX_SAFE_INTEGER;
 
 /** The schema of a row id (`Id`, and every `ref T`). */
 export const idSchema = { type: "integer", minimum: 1, maximum: maxExactInteger } as const;

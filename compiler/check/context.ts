@@ -23,7 +23,3 @@ export function locationOf(span: Span): SourceLocation {
 export function describeType(type: FieldType): string {
   return fieldTypeText(type);
 }
-
-export function assertNever(x: never): never {
-  throw new Error(`internal error: unhandled kind ${JSON.stringify(x)}`);
-}

@@ -9,13 +9,11 @@
 // a `ref` (callers pass a row id), as a return type an `embedded` row.
 
 import type { FnDecl, Name, TypeDecl } from "../ast.js";
-import { crudOps, type CatalogMethod, type FieldType } from "../catalog.js";
+import { crudOps, restOnlyOps, type CatalogMethod, type FieldType } from "../catalog.js";
 import { type CheckContext, locationOf } from "./context.js";
 import { isScalarName } from "../../model/scalars.js";
 import { requireType } from "./fields.js";
 
-/** Expose entries that are not CRUD ops but still mean something (REST only). */
-export const restOnlyOps = ["subscribe", "me"] as const;
 const builtinOps = new Set<string>([...crudOps, ...restOnlyOps]);
 
 export function buildMethods(decl: TypeDecl, ctx: CheckContext): CatalogMethod[] {

@@ -7,13 +7,12 @@
 // program, and tool-name uniqueness (§6.3). Leaves tool schemas and routes to the emitters.
 
 import type { Name, ServiceDecl, Span, TypeDecl } from "../ast.js";
-import { crudOps, type CatalogMethod, type CatalogService, type CatalogType, type ExposedOp } from "../catalog.js";
+import { crudOps, isRestOnlyOp, restOnlyOps, type CatalogMethod, type CatalogService, type CatalogType, type ExposedOp } from "../catalog.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { toolName } from "../../model/naming.js";
 import { type CheckContext, locationOf } from "./context.js";
 import { didYouMean } from "./did-you-mean.js";
 import { restRoute } from "../../model/route-table.js";
-import { restOnlyOps } from "./methods-catalog.js";
 import { allRelationOps, relationOps } from "../../model/relations.js";
 
 const serviceKinds = new Set(["rest", "mcp", "graphql", "native"]);
@@ -60,7 +59,7 @@ export function buildServices(decl: TypeDecl, methods: CatalogMethod[], ctx: Che
   const governing = decls.some((s) => s.serviceKind.text === "mcp") ? mcpLists : restLists;
   for (const list of governing) {
     for (const entry of list) {
-      if ((restOnlyOps as readonly string[]).includes(entry.text) || out.mcpSpans.has(entry.text)) continue;
+      if (isRestOnlyOp(entry.text) || out.mcpSpans.has(entry.text)) continue;
       out.mcpSpans.set(entry.text, entry.span);
       out.mcp.push(entry.text);
     }
@@ -89,7 +88,7 @@ function checkExposeList(s: ServiceDecl, typeName: string, methods: Set<string>,
       continue;
     }
     seen.add(name);
-    if ((restOnlyOps as readonly string[]).includes(name)) {
+    if (isRestOnlyOp(name)) {
       if (kind !== "rest") {
         ctx.bag.report("WO3002", entry.span, { name, kind: `service ${kind}` });
         continue;
@@ -205,7 +204,7 @@ export function checkRelationNames(types: CatalogType[], decls: Map<string, Type
     const reported = new Set<string>();
     for (const r of allRelationOps(catalog, type)) {
       const field = r.relation.field.name;
-      const other = (crudOps as readonly string[]).includes(r.op) || (restOnlyOps as readonly string[]).includes(r.op) ? `the built-in operation '${r.op}'` : type.methods.some((m) => m.name === r.op) ? `the method '${r.op}'` : undefined;
+      const other = (crudOps as readonly string[]).includes(r.op) || isRestOnlyOp(r.op) ? `the built-in operation '${r.op}'` : type.methods.some((m) => m.name === r.op) ? `the method '${r.op}'` : undefined;
       if (other === undefined || reported.has(field)) continue;
       reported.add(field);
       bag.report("WO3009", fieldNameSpan(decls.get(type.name), field), { field, op: r.op, other });

@@ -2,7 +2,7 @@
 // exposure (catalog `rest` and `mcp`), first-mention order. Operation handlers, input schemas
 // and validators exist for exactly these; `subscribe`/`me` are routes answered by the runtime
 // (501), never operations, so they are left out here.
-import { crudOps, type CatalogMethod, type CatalogType, type CrudOp } from "../catalog.js";
+import { crudOps, isRestOnlyOp, type CatalogMethod, type CatalogType, type CrudOp } from "../catalog.js";
 
 export function isCrudOp(op: string): op is CrudOp {
   return (crudOps as readonly string[]).includes(op);
@@ -11,7 +11,7 @@ export function isCrudOp(op: string): op is CrudOp {
 export function exposedOps(type: CatalogType): string[] {
   const ops: string[] = [];
   const add = (op: string) => {
-    if (op !== "subscribe" && op !== "me" && !ops.includes(op)) ops.push(op);
+    if (!isRestOnlyOp(op) && !ops.includes(op)) ops.push(op);
   };
   for (const block of type.rest) block.ops.forEach(add);
   type.mcp.forEach(add);

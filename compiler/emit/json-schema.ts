@@ -360,7 +360,8 @@ export function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function sortKeys<T>(record: Record<string, T>): Record<string, T> {
+/** The record with its keys in code-unit order (compareText). */
+export function sortKeys<T>(record: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.entries(record).sort(([a], [b]) => compareText(a, b)));
 }
 

@@ -2,10 +2,10 @@
 // schemas from json-schema.ts (rows shared through `components.schemas`), list filters as
 // query parameters, and RFC 9457 problem-details error responses. OpenAPI 3.1 schema objects
 // are JSON Schema 2020-12, so the operation schemas are used as they are.
-import { inCreateInput, inUpdateInput, type Catalog, type CatalogField, type CatalogType } from "../catalog.js";
+import { inCreateInput, inUpdateInput, isRestOnlyOp, type Catalog, type CatalogField, type CatalogType } from "../catalog.js";
 import { toolName } from "../../model/naming.js";
 import { listEqualityFields, listFilterFields } from "../../model/list-filters.js";
-import { SchemaBuilder, compareText, operationSchemas, type JsonSchema } from "./json-schema.js";
+import { SchemaBuilder, compareText, operationSchemas, sortKeys, type JsonSchema } from "./json-schema.js";
 import { idSchema } from "../../model/scalars.js";
 import { operationTable, runtimeRoutes } from "./operation-table.js";
 import { methodOf } from "./exposed-ops.js";
@@ -76,7 +76,7 @@ export function emitOpenApi(catalog: Catalog, b = new SchemaBuilder(catalog), ta
     const operation: Record<string, unknown> = {
       operationId,
       summary: relation ? relationTitle(type, relation) : toolTitle(type, op),
-      ...(op === "subscribe" || op === "me" || relation ? {} : { description: operationDescription(catalog, type, op, method, "rest") }),
+      ...(isRestOnlyOp(op) || relation ? {} : { description: operationDescription(catalog, type, op, method, "rest") }),
       tags: [type.name],
     };
     const responses: Record<string, unknown> = {};
@@ -267,8 +267,4 @@ function withoutId(input: JsonSchema): JsonSchema {
   if (required.length > 0) out.required = required;
   else delete out.required;
   return out;
-}
-
-function sortKeys<T>(record: Record<string, T>): Record<string, T> {
-  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

@@ -3,7 +3,7 @@
 // schemas, title, description and annotations. This is the one place the compiler turns a
 // type and an op into a name; app.json carries the table to the runtime, and the manifest's
 // tools and routes, the validators and the OpenAPI document are all read off it.
-import type { Catalog } from "../catalog.js";
+import { isRestOnlyOp, type Catalog } from "../catalog.js";
 import type { OperationEntry, OperationKind, RuntimeRoute } from "../../model/build-contract.js";
 import { toolName } from "../../model/naming.js";
 import { restRoute } from "../../model/route-table.js";
@@ -67,7 +67,7 @@ export function runtimeRoutes(catalog: Catalog): RuntimeRoute[] {
   for (const type of catalog.types) {
     for (const block of type.rest) {
       for (const op of block.ops) {
-        if (op === "subscribe" || op === "me") out.push({ ...restRoute(block.path, op), base: block.path, op, type: type.name });
+        if (isRestOnlyOp(op)) out.push({ ...restRoute(block.path, op), base: block.path, op, type: type.name });
       }
     }
   }

@@ -13,9 +13,8 @@
 import { tokenMatcher, type IToken, type TokenType } from "chevrotain";
 import { CompletionItemKind, type CompletionItem } from "vscode-languageserver/node";
 import type { SourceFileAst, TypeDecl } from "../ast.js";
-import { crudOps } from "../catalog.js";
+import { crudOps, isRestOnlyOp, restOnlyOps } from "../catalog.js";
 import { scalarNames } from "../../model/scalars.js";
-import { restOnlyOps } from "../check/methods-catalog.js";
 import {
   AnyWord, Arrow, Backlink, Class, Colon, Comma, Expose, Fn, Identifier, LBracket, LCurly, Link, LParen, Multi, NL,
   RBracket, RCurly, Ref, RParen, Set as SetKeyword, StringLiteral, Type, UnterminatedString, Via, woLexer, Dot,
@@ -208,7 +207,7 @@ function exposeItems(decl: TypeDecl | undefined, written: string[]): CompletionI
   const builtins: CompletionItem[] = [...crudOps, ...restOnlyOps].map((op) => ({
     label: op,
     kind: CompletionItemKind.Keyword,
-    detail: (restOnlyOps as readonly string[]).includes(op) ? "built-in operation (REST only)" : "built-in operation",
+    detail: isRestOnlyOp(op) ? "built-in operation (REST only)" : "built-in operation",
   }));
   const methods: CompletionItem[] = (decl ? methodsOf(decl) : []).map((fn) => ({
     label: fn.name.text,

@@ -16,7 +16,7 @@ import { manifestTool, type AppContract, type ManifestTool, type Operation } fro
 import { OperationError, type OperationErrorKind } from "../../model/errors.js";
 import type { Store } from "../../model/store.js";
 import { paginate } from "./cursor.js";
-import { ErrorCode, RpcError, SerializedResult, type Params } from "./json-rpc.js";
+import { ErrorCode, isPlainObject, RpcError, SerializedResult, type Params } from "./json-rpc.js";
 import { LEGACY_VERSIONS, MODERN_VERSION } from "./era.js";
 
 export type Era = "legacy" | "modern";
@@ -66,10 +66,6 @@ const MIME = "application/json";
 /** The call context of a read-only tool: nothing to cancel, so no signal (and no allocation). */
 const READ_ONLY_CALL = Object.freeze({});
 const TEMPLATE_SUFFIX = "/{id}";
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 function invalidParams(message: string, data?: unknown): RpcError {
   return new RpcError(ErrorCode.InvalidParams, message, data);
@@ -141,6 +137,11 @@ function sentence(text: string): string {
   const trimmed = text.trimEnd();
   return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
 }
+
+/** Rows an id completion looks at: enough for a person typing, bounded so one call stays cheap. */
+const completionWindow = 1000;
+/** The most values one completion answer may carry (MCP's completion utility). */
+const maxCompletionValues = 100;
 
 export function createMethods(deps: MethodDeps): MethodTable {
   const { catalog, operations, store, serverInfo, pageSize } = deps;
@@ -316,9 +317,9 @@ export function createMethods(deps: MethodDeps): MethodTable {
     if (!type || arg.name !== "id") return none;
     const prefix = arg.value;
     // Ids are positive integers: scan a bounded window in id order, keep those with the prefix.
-    const rows = await store.read((tx) => tx.list(type.table, { limit: 1000 }));
+    const rows = await store.read((tx) => tx.list(type.table, { limit: completionWindow }));
     const matches = rows.map((r) => String(r.id)).filter((id) => id.startsWith(prefix));
-    return { completion: { values: matches.slice(0, 100), total: matches.length, hasMore: matches.length > 100 || rows.length === 1000 } };
+    return { completion: { values: matches.slice(0, maxCompletionValues), total: matches.length, hasMore: matches.length > maxCompletionValues || rows.length === completionWindow } };
   };
 
   // --- lifecycle ----------------------------------------------------------------------
