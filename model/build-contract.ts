@@ -4,7 +4,7 @@
 //
 //   app.json          AppContract below: the model without method bodies, the operations
 //                     table, routes and resource templates — the only JSON the runtime reads
-//   manifest.json     DESIGN.md's manifest: { tools, resourceTemplates, routes }, for clients
+//   manifest.json     { tools, resourceTemplates, routes } (spec/schemas.md), for clients
 //   schemas.json      BuildSchemas below, for clients
 //   openapi.json      OpenAPI 3.1 for /api
 //   types.d.ts        row and input types for clients

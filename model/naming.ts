@@ -1,4 +1,5 @@
-// The one place generated names come from (DESIGN.md, "Naming and mapping").
+// The one place generated names come from: tool names, schema keys, default table names
+// (spec/schemas.md, "MCP tools"; spec/language.md, "Storage").
 
 /**
  * `BlogPost` → `blog_post`, `HTTPRoute` → `http_route`, `StockItem2` → `stock_item2`.

@@ -1,5 +1,5 @@
-// `wo build [dir] [--out DIR] [--force]`: check, then generate the build folder (DESIGN.md
-// "Command line"). Diagnostics to stderr; a summary or "up to date" to stdout. Exit 0 on
+// `wo build [dir] [--out DIR] [--force]`: check, then generate the build folder (spec/schemas.md,
+// "The build folder"). Diagnostics to stderr; a summary or "up to date" to stdout. Exit 0 on
 // success, 1 on source errors or an unwritable output, 2 for a usage mistake or a bug in wo.
 import { relative } from "node:path";
 import { buildApp, type BuildResult } from "../../compiler/build.js";
@@ -13,7 +13,7 @@ export async function runBuildCommand(args: ParsedArgs): Promise<number> {
   try {
     result = await buildApp(args.first ?? ".", { ...(out !== undefined ? { out } : {}), force: args.has("--force") });
   } catch (error) {
-    // A throw here is a bug in wo, never the user's mistake (STYLE.md §5).
+    // A throw here is a bug in wo, never the user's mistake: exit 2 (spec/diagnostics.md).
     const detail = process.env.WO_DEBUG === "1" && error instanceof Error ? `\n${error.stack}` : "";
     process.stderr.write(`wo build: internal error: ${error instanceof Error ? error.message : String(error)} (this is a bug in wo)${detail}\n`);
     return 2;

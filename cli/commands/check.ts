@@ -14,7 +14,7 @@ export async function runCheckCommand(args: ParsedArgs): Promise<number> {
   try {
     result = await checkApp(dir);
   } catch (error) {
-    // A throw here is a bug in wo, never the user's mistake (STYLE.md §5).
+    // A throw here is a bug in wo, never the user's mistake: exit 2 (spec/diagnostics.md).
     const detail = process.env.WO_DEBUG === "1" && error instanceof Error ? `\n${error.stack}` : "";
     process.stderr.write(`wo check: internal error: ${error instanceof Error ? error.message : String(error)} (this is a bug in wo)${detail}\n`);
     return 2;

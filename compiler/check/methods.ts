@@ -8,7 +8,7 @@
 // The work is split by concept under body/: statements and scope, writes, returns,
 // expressions, calls, store reads (queries), literals and bare union variants.
 //
-// Scope follows the reference runtime (wo-language.md §5.8): one flat scope per call of
+// Scope (spec/language.md, "Scope and names"): one flat scope per call of
 // `self`, parameters and `let` bindings; a `let` may rebind a name, and a binding made inside
 // an `if` stays visible after it.
 

@@ -1,10 +1,10 @@
 // Services and exposure: `service rest|mcp|graphql|native "P" expose …` → CatalogService,
 // `rest` routes and `mcp` tools of each type, plus the program-wide clash checks.
 //
-// Owns: service kinds, path syntax (spec/language.md "Service paths"), expose entries (a
-// built-in op or a method of this class, else an error with a suggestion), `subscribe`/`me`
-// placement, the MCP governing list (§6.2), duplicate/overlapping REST paths across the
-// program, and tool-name uniqueness (§6.3). Leaves tool schemas and routes to the emitters.
+// Owns (spec/language.md, "Services and exposure"): service kinds, path syntax, expose entries
+// (a built-in op or a method of this class, else an error with a suggestion), `subscribe`/`me`
+// placement, the MCP governing list, duplicate/overlapping REST paths across the program, and
+// tool-name uniqueness. Leaves tool schemas and routes to the emitters.
 
 import type { Name, ServiceDecl, Span, TypeDecl } from "../ast.js";
 import { crudOps, isRestOnlyOp, restOnlyOps, type CatalogMethod, type CatalogService, type CatalogType, type ExposedOp } from "../catalog.js";
@@ -55,7 +55,7 @@ export function buildServices(decl: TypeDecl, methods: CatalogMethod[], ctx: Che
       ctx.bag.report("WO3102", s.serviceKind.span, { kind });
     }
   }
-  // §6.2: a `service mcp` block, when present, alone decides; else the rest lists do.
+  // A `service mcp` block, when present, alone decides; else the rest lists do.
   const governing = decls.some((s) => s.serviceKind.text === "mcp") ? mcpLists : restLists;
   for (const list of governing) {
     for (const entry of list) {
@@ -173,7 +173,7 @@ function properPrefixes(path: string): string[] {
 }
 
 /**
- * Program-wide: every generated tool name is unique (§6.3), reported at the later entry —
+ * Program-wide: every generated tool name is unique (WO3005), reported at the later entry —
  * relation tools (`post_tags`, `post_tags_add`) included, reported at their field.
  */
 export function checkToolNames(types: { type: CatalogType; exposure: TypeExposure }[], decls: Map<string, TypeDecl>, bag: DiagnosticBag): number {

@@ -1,4 +1,4 @@
-// formatDiagnostic: one diagnostic as a person reads it in a terminal (STYLE.md §5):
+// formatDiagnostic: one diagnostic as a person reads it in a terminal (spec/diagnostics.md):
 //
 //   samples/blog/post.wo:14:50: error WO3001: 'publsh' is not an operation or method of 'Post'.
 //     14 |   service rest "/api/posts" expose list, get, publsh

@@ -1,4 +1,4 @@
-// manifest.json exactly as DESIGN.md specifies: { tools, resourceTemplates, routes }, each
+// manifest.json as spec/schemas.md specifies: { tools, resourceTemplates, routes }, each
 // sorted (tools and templates by name, routes by path then method), read off the operations
 // table. A user-visible contract for clients; the runtime serves from app.json instead.
 import type { Catalog } from "../catalog.js";

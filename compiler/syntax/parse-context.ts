@@ -101,9 +101,9 @@ export class ParseContext {
 
   /**
    * A Name from a token. `what` names the role ("type", "field", …) of a declared name, which
-   * must not contain hyphens (reference §2.4 decision: `order-board` lexes as one word, but a
-   * field or type called that would not survive the JSON/SQL/tool-name mapping) nor be one of
-   * the reservedNames.
+   * must not contain hyphens (spec/language.md, "Identifiers": `order-board` lexes as one
+   * word, but a field or type called that would not survive the JSON/SQL/tool-name mapping)
+   * nor be one of the reservedNames.
    */
   name(tok: IToken | undefined, what?: string): Name {
     if (!isReal(tok)) this.holes++;

@@ -50,8 +50,8 @@ export function parseSource(file: string, text: string): { ast: SourceFileAst; d
   for (const t of lexed.tokens) {
     if (t.tokenType === Unexpected) continue;
     if (t.tokenType === UnterminatedString) {
-      // Reported at the opening quote (§8), then parsed as a string running to end of file so
-      // the parser does not add a confusing error in front of it.
+      // Reported at the opening quote (WO1002, spec/diagnostics.md), then parsed as a string
+      // running to end of file so the parser does not add a confusing error in front of it.
       ctx.diags.report("WO1002", ctx.spanAt(t.startOffset, t.startOffset + 1), {});
       kept.push({ ...t, tokenType: StringLiteral, tokenTypeIdx: StringLiteral.tokenTypeIdx!, image: t.image + t.image[0], realEnd: t.startOffset + t.image.length } as IToken);
     } else kept.push(t);

@@ -1,5 +1,5 @@
 // The `.wo` grammar (spec/language.md, "Grammar") as a chevrotain parser that builds the AST
-// (compiler/ast.ts) directly.
+// (compiler/ast.ts) directly. Quoted section names in comments are that chapter's subsections.
 //
 // Why EmbeddedActionsParser rather than CstParser + visitor: the AST is the only product, and
 // building it in the rules keeps each construct's grammar and its node side by side instead of
@@ -139,7 +139,7 @@ export class WoParser extends EmbeddedActionsParser {
     return cmpOps.some((op) => this.is(i, op));
   }
 
-  /** A member, field or statement ends here (§3.4 FieldEnd, §3.10 StmtEnd). */
+  /** A member, field or statement ends here ("Fields and type expressions", "Functions and blocks"). */
   private atLineEnd(): boolean {
     return this.is(1, T.NL) || this.is(1, T.Comma) || this.is(1, T.RCurly) || this.is(1, T.Semi) || this.LA(1).tokenType.name === "EOF";
   }
@@ -151,7 +151,7 @@ export class WoParser extends EmbeddedActionsParser {
    * Consumes a bracket-balanced run of tokens and returns it. Stops (without consuming) at a
    * closing bracket that would unbalance the run, and at a depth-0 token that ends `mode`:
    * default values end at NL, `,`, `}` or `@`; lines at NL; annotation arguments at `)`;
-   * triggers at a NL followed by something that starts the next member (§3.9).
+   * triggers at a NL followed by something that starts the next member ("Services, policies, triggers").
    */
   rawRun = this.RULE("rawRun", (mode: RawMode, startDepth: number) => {
     const tokens: IToken[] = [];
@@ -208,7 +208,7 @@ export class WoParser extends EmbeddedActionsParser {
   });
 
   // ------------------------------------------------------------------------------------------
-  // Types and members (§3.3)
+  // Types and members ("Types")
 
   typeDecl = this.RULE("typeDecl", (): TypeDecl | undefined => {
     const annotations: (Annotation | undefined)[] = [];
@@ -275,7 +275,7 @@ export class WoParser extends EmbeddedActionsParser {
     });
   });
 
-  /** `@name` or `@name(...)`; `@default(lit)` and `@table(...)` are read here (§2.8, §3.2). */
+  /** `@name` or `@name(...)`; `@default(lit)` and `@table(...)` are read here ("Types", "Fields and type expressions"). */
   annotation = this.innerRule("annotation", (): Annotation | undefined => {
     const at = this.CONSUME(T.At);
     const name = this.CONSUME(T.AnyWord);
@@ -304,7 +304,7 @@ export class WoParser extends EmbeddedActionsParser {
     });
   });
 
-  /** `name: TypeExpr [?] {@ann} [= default] {@ann}` (§3.4). */
+  /** `name: TypeExpr [?] {@ann} [= default] {@ann}` ("Fields and type expressions"). */
   fieldDecl = this.lineRule("fieldDecl", (): FieldDecl | undefined => {
     const holes = this.ACTION(() => this.ctx.holes);
     const name = this.CONSUME(T.AnyWord);
@@ -343,7 +343,7 @@ export class WoParser extends EmbeddedActionsParser {
     });
   });
 
-  /** §3.5: ref, multi, backlink, [T], { fields }, Name or A | B | C. */
+  /** ref, multi, backlink, [T], { fields }, Name or A | B | C ("Fields and type expressions"). */
   typeExpr = this.innerRule("typeExpr", (): TypeExpr | undefined =>
     this.OR({
       ERR_MSG: "a type (a type name, 'ref', 'multi', 'backlink', '[' or '{')",
@@ -440,7 +440,7 @@ export class WoParser extends EmbeddedActionsParser {
     });
   });
 
-  /** `{ a: T, b: U }`: fields separated by `,` or line breaks (§3.5, §9 item 1). */
+  /** `{ a: T, b: U }`: fields separated by `,` or line breaks ("Fields and type expressions"). */
   structType = this.innerRule("structType", (): TypeExpr | undefined => {
     const open = this.CONSUME(T.LCurly);
     const fields: (FieldDecl | undefined)[] = [];
@@ -461,7 +461,7 @@ export class WoParser extends EmbeddedActionsParser {
     return this.ACTION(() => ({ kind: "StructType" as const, fields: defined(fields), span: this.ctx.span(open, close) }));
   });
 
-  /** `service rest|mcp|graphql|native "P" expose a, b` (§3.7). */
+  /** `service rest|mcp|graphql|native "P" expose a, b` ("Services, policies, triggers"). */
   serviceDecl = this.lineRule("serviceDecl", (): ServiceDecl | undefined => {
     const holes = this.ACTION(() => this.ctx.holes);
     const kw = this.CONSUME(T.Service);
@@ -501,7 +501,7 @@ export class WoParser extends EmbeddedActionsParser {
   });
 
   // ------------------------------------------------------------------------------------------
-  // Functions and blocks (§3.10)
+  // Functions and blocks ("Functions and blocks")
 
   fnDecl = this.lineRule("fnDecl", (): FnDecl | undefined => {
     const kw = this.CONSUME(T.Fn);
@@ -556,7 +556,7 @@ export class WoParser extends EmbeddedActionsParser {
     });
   });
 
-  /** `name: Type` — one bare type name (§3.10). */
+  /** `name: Type` — one bare type name ("Functions and blocks"). */
   param = this.innerRule("param", (): Param | undefined => {
     const name = this.CONSUME(T.Identifier);
     this.CONSUME(T.Colon);
@@ -903,7 +903,7 @@ export class WoParser extends EmbeddedActionsParser {
   );
 
   // ------------------------------------------------------------------------------------------
-  // Expressions, lowest precedence first (§3.10; `not` binds tighter than comparisons)
+  // Expressions, lowest precedence first ("Expressions"; `not` binds tighter than comparisons)
 
   expr = this.innerRule("expr", (): Expr | undefined => {
     let left = this.SUBRULE(this.andExpr);

@@ -1,6 +1,7 @@
 // Readers for the constructs the grammar captures as a balanced run of raw tokens and
-// interprets by hand: defaults (§3.6), annotation arguments (`@default`, `@table`, §3.2),
-// policy lines (§3.8), triggers (§3.9), top-level `policy` blocks, `on startup` and `##app`.
+// interprets by hand: defaults, annotation arguments (`@default`, `@table`), policy lines,
+// triggers (spec/language.md, "Types", "Fields and type expressions", "Services, policies,
+// triggers"), top-level `policy` blocks, `on startup` and `##app`.
 //
 // Why by hand: these forms are either open-ended text the runtime does not execute (policy
 // conditions, trigger actions, computed defaults use `.*`, `Type{…}` and aggregates the method
@@ -21,7 +22,7 @@ const is = (t: IToken | undefined, type: TokenType) => t !== undefined && tokenM
 const opens = (t: IToken) => is(t, LCurly) || is(t, LParen) || is(t, LBracket);
 const closes = (t: IToken) => is(t, RCurly) || is(t, RParen) || is(t, RBracket);
 
-/** `"a\"b"` → `a"b`: `\n`, `\t` are control characters, any other `\c` is `c` (§2.6). */
+/** `"a\"b"` → `a"b`: `\n`, `\t` are control characters, any other `\c` is `c` (spec/language.md, "Literals"). */
 export function unquote(image: string): string {
   return image.slice(1, -1).replace(/\\([\s\S])/g, (_, c: string) => (c === "n" ? "\n" : c === "t" ? "\t" : c));
 }
@@ -44,7 +45,7 @@ export function literalFrom(ctx: ParseContext, tokens: IToken[]): Literal | unde
   return undefined;
 }
 
-/** Classifies the tokens after `=` (§3.6); anything but a literal, `now`, or a bare word is computed. */
+/** Classifies the tokens after `=` (spec/language.md, "Defaults"); anything but a literal, `now`, or a bare word is computed. */
 export function defaultFrom(ctx: ParseContext, eq: IToken, tokens: IToken[], next: IToken): DefaultExpr | undefined {
   const real = tokens.filter((t) => !is(t, NL));
   if (real.length === 0) {
@@ -80,7 +81,7 @@ function splitTopLevel(tokens: IToken[]): { part: IToken[]; comma?: IToken }[] {
   return parts;
 }
 
-/** `@table(name: "x", index: [a, b], index: [c])` (§3.2). `at` is the `@`, `close` the `)`. */
+/** `@table(name: "x", index: [a, b], index: [c])` (spec/language.md, "Types"). `at` is the `@`, `close` the `)`. */
 export function tableFrom(ctx: ParseContext, at: IToken, args: IToken[], last: IToken): TableAnnotation {
   const table: TableAnnotation = { kind: "TableAnnotation", indexes: [], unknownKeys: [], span: ctx.span(at, last) };
   const parts = splitTopLevel(args);
@@ -116,7 +117,7 @@ export function tableFrom(ctx: ParseContext, at: IToken, args: IToken[], last: I
   return table;
 }
 
-/** `[a, b]`: at least one column, no trailing comma (§3.2). */
+/** `[a, b]`: at least one column, no trailing comma (spec/language.md, "Types"). */
 function indexColumns(ctx: ParseContext, colon: IToken, value: IToken[]): { columns: Name[]; span: Span } | undefined {
   const expect = (tok: IToken | undefined, expected: string) => {
     ctx.diags.report("WO1003", ctx.span(tok ?? colon), { expected, found: ctx.describe(tok) });
@@ -138,7 +139,7 @@ function indexColumns(ctx: ParseContext, colon: IToken, value: IToken[]): { colu
   return { columns, span: ctx.span(value[0], value[i]) };
 }
 
-/** `policy <action> [anyone] [for role R] [when <text>]` (§3.8); `policy` itself is `kw`. */
+/** `policy <action> [anyone] [for role R] [when <text>]` (spec/language.md, "Services, policies, triggers"); `policy` itself is `kw`. */
 export function policyFrom(ctx: ParseContext, kw: IToken, tokens: IToken[]): PolicyLine | undefined {
   const [action] = tokens;
   if (!is(action, AnyWord)) {
@@ -176,7 +177,7 @@ export function policyFrom(ctx: ParseContext, kw: IToken, tokens: IToken[]): Pol
   return line;
 }
 
-/** `on <event> [when <text>] do <action> { do <action> }` (§3.9); `on` itself is `kw`. */
+/** `on <event> [when <text>] do <action> { do <action> }` (spec/language.md, "Services, policies, triggers"); `on` itself is `kw`. */
 export function triggerFrom(ctx: ParseContext, kw: IToken, tokens: IToken[]): Trigger | undefined {
   const real = tokens.filter((t) => !is(t, NL));
   const [event] = real;

@@ -16,7 +16,7 @@ export const AnyWord = createToken({ name: "AnyWord", pattern: Lexer.NA, label: 
 /** Every real token; raw "capture until" loops consume this. */
 export const AnyToken = createToken({ name: "AnyToken", pattern: Lexer.NA, label: "a token" });
 
-// The hyphen rule (reference §2.4 decision): `-` continues an identifier only before a letter,
+// The hyphen rule (spec/language.md, "Identifiers"): `-` continues an identifier only before a letter,
 // so `order-board` is one token while `A->B`, `x-1` and `a--b` lex as a reader expects.
 export const Identifier = createToken({
   name: "Identifier",
@@ -106,7 +106,7 @@ export const Question = plain("Question", /\?/, "'?'");
 export const At = plain("At", /@/, "'@'");
 export const Pipe = plain("Pipe", /\|/, "'|'");
 
-// Keywords are reserved everywhere except field-name position (reference §2.5). A few have an
+// Keywords are reserved everywhere except field-name position (spec/language.md, "Keywords"). A few have an
 // uppercase spelling that is the same token.
 const keyword = (word: string, upper = false) =>
   createToken({
@@ -197,7 +197,7 @@ export const allTokens: TokenType[] = [
 ];
 
 // Built once: building a chevrotain Lexer analyses every pattern.
-// Only LF ends a line (§2.2): chevrotain would otherwise also count the CR of CRLF as one.
+// Only LF ends a line (spec/language.md, "Lexical structure"): chevrotain would otherwise also count the CR of CRLF as one.
 export const woLexer = new Lexer(allTokens, {
   // Start positions only: ends are startOffset + image length, and 3.4 million tokens of a
   // 10 MB file are noticeably smaller without endLine/endColumn.
@@ -207,7 +207,7 @@ export const woLexer = new Lexer(allTokens, {
   lineTerminatorCharacters: ["\n"],
 });
 
-/** Runs of NL collapse into one (reference §2.2): blank and comment-only lines never add NLs. */
+/** Runs of NL collapse into one (spec/language.md, "Whitespace and newlines"): blank and comment-only lines never add NLs. */
 export function collapseNewlines(tokens: IToken[]): IToken[] {
   const out: IToken[] = [];
   for (const t of tokens) {

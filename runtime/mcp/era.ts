@@ -4,7 +4,7 @@
 // `io.modelcontextprotocol/protocolVersion` (the envelope claim) is 2026-07-28 traffic;
 // anything else is 2025-era. `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` only
 // cross-check the body. The order of the checks is the official SDK's "ladder"
-// (reference/mcp-2026-07-28.md §3), so a request that breaks several rules gets the same
+// (spec/mcp.md, "Era classification"), so a request that breaks several rules gets the same
 // answer from us as from the SDK. Session rules of the 2025 era live in sessions.ts.
 
 import { ErrorCode, type Message, type Params } from "./json-rpc.js";

@@ -7,7 +7,7 @@
 
 export type JsonRpcId = string | number;
 
-/** Protocol error codes, referred to by name (STYLE.md §8). */
+/** Protocol error codes, referred to by name so code and tests read as the protocol does. */
 export const ErrorCode = {
   ParseError: -32700,
   InvalidRequest: -32600,

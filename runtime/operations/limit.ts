@@ -1,9 +1,10 @@
-// Bounded concurrency (DESIGN.md, "Security defaults"): at most `running` operations execute at
-// once, up to `queued` more wait their turn in arrival order, and anything beyond that is
-// refused at once with OperationError("busy") — REST 503 with Retry-After, an MCP tool error —
-// instead of piling up memory and latency for everyone. One limiter serves every bound
-// operation (runtime/operations/bind.ts takes a slot after validation and the policy), so REST
-// and MCP share one budget; under `wo run --watch` the builds swapped in share it too.
+// Bounded concurrency (spec/security.md, "Limits and their defaults"): at most `running`
+// operations execute at once, up to `queued` more wait their turn in arrival order, and
+// anything beyond that is refused at once with OperationError("busy") — REST 503 with
+// Retry-After, an MCP tool error — instead of piling up memory and latency for everyone. One
+// limiter serves every bound operation (runtime/operations/bind.ts takes a slot after
+// validation and the policy), so REST and MCP share one budget; under `wo run --watch` the
+// builds swapped in share it too.
 //
 // At shutdown (`shutdown` aborted) calls still waiting have not started, so nothing of theirs
 // is committed: they are refused as busy ("shutting down"), as is every new call, while the

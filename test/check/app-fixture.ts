@@ -1,5 +1,5 @@
 // Test fixtures: write a small app into a fresh temp directory, and find the ┆ cursor that
-// marks where a diagnostic is expected (STYLE.md §9).
+// marks where a diagnostic is expected.
 
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,5 +1,5 @@
 // Broken programs → the first error's code, position (┆) and a message substring
-// (reference §8: the first diagnostic sits on the stated place and names the culprit).
+// (the first diagnostic sits on the stated place and names the culprit: spec/diagnostics.md).
 
 import { rmSync } from "node:fs";
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 // Test fixture: check `.wo` sources in memory (parse → checkProgram) without a temp folder,
-// and find the ┆ cursor that marks where a diagnostic is expected (STYLE.md §9).
+// and find the ┆ cursor that marks where a diagnostic is expected.
 
 import type { Catalog } from "../../compiler/catalog.js";
 import { readConfig } from "../../compiler/check/config.js";

@@ -1,5 +1,5 @@
-// Broken programs → the FIRST diagnostic's code, position and message (reference §8: "the first
-// diagnostic sits on the stated line and its message contains the phrase"). `┆` marks where the
+// Broken programs → the FIRST diagnostic's code, position and message: the first diagnostic
+// sits on the stated line and its message contains the phrase (spec/diagnostics.md). `┆` marks where the
 // diagnostic must start; it is removed before parsing.
 
 import { describe, expect, it } from "vitest";
