@@ -3,8 +3,9 @@
 // requests derived from the document itself (paths, parameters, request-body schemas) until it
 // has answered each status the document lists for it. Every answer is checked against the
 // document: its status must be listed for that operation, its declared headers present, its
-// body valid against the response schema. Objects in the document are validated closed (no
-// members beyond the documented ones), so a field the server adds or renames is drift too.
+// body valid against the response schema; a 405 or an unknown route's 404, which no operation
+// lists, must still be the document's wo.Problem. Objects in the document are validated closed
+// (no members beyond the documented ones), so a field the server adds or renames is drift too.
 // New operations and samples are covered without touching this file.
 
 import { readFileSync, writeFileSync } from "node:fs";
@@ -189,6 +190,20 @@ describe.each(samples)("the OpenAPI document of samples/%s matches its responses
         }
       }
     }
+    // Answers no operation documents, still problem details as the document's wo.Problem says:
+    // a method a documented path does not have (405, `Allow` naming the documented methods) and
+    // a path under /api that no route has (404).
+    for (const [path, item] of Object.entries(doc.paths) as [string, Schema][]) {
+      const documented = Object.keys(item).map((m) => m.toUpperCase());
+      const concrete = path.replace(/\{[A-Za-z_][A-Za-z0-9_]*\}/g, "1");
+      for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"].filter((m) => !documented.includes(m))) {
+        const reply = await rawRequest(open.url, method, concrete);
+        checker.checkProblem(`${method} ${concrete}`, reply, 405);
+        expect(reply.headers.allow, `${method} ${concrete}`).toBe([...documented].sort().join(", "));
+      }
+    }
+    checker.checkProblem("GET /api/no-such-route", await rawRequest(open.url, "GET", "/api/no-such-route"), 404);
+
     // Last, as they may remove rows the calls above use: row 1 of each type, which other rows
     // may still reference (409).
     for (const op of ops.filter((o) => o.kind === "delete")) await call(op, 1);
@@ -333,6 +348,14 @@ class ResponseChecker {
       return;
     }
     this.validate(`${what}: ${status} body`, response.content[mediaType].schema, reply.json ?? null);
+  }
+
+  /** An answer outside every operation: `status`, problem+json, and a body the document's wo.Problem admits. */
+  checkProblem(what: string, reply: RawReply, status: number): void {
+    if (reply.status !== status) this.failures.push(`${what}: ${reply.status}, expected ${status} (${reply.text.slice(0, 200)})`);
+    const mediaType = String(reply.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+    if (mediaType !== "application/problem+json") this.failures.push(`${what}: ${status} is ${mediaType || "untyped"}, not application/problem+json`);
+    this.validate(`${what}: ${status} body`, { $ref: "#/components/schemas/wo.Problem" }, reply.json ?? null);
   }
 
   private readonly compiled = new Map<string, ValidateFunction>();
