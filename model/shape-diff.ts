@@ -11,6 +11,7 @@
 import { fieldTypeText } from "./field-type-text.js";
 import { valueKind, type ColumnShape, type IndexShape, type StorageShape, type StoredDefault, type TableShape } from "./storage-shape.js";
 import type { TypeDesc } from "./type-desc.js";
+import { counted } from "./words.js";
 
 export type Severity = "additive" | "destructive" | "blocked";
 
@@ -58,7 +59,7 @@ export async function diffShapes(old: StorageShape, next: StorageShape, probe: D
       const rows = await probe.rowCount(before.table);
       changes.push({
         severity: rows > 0 ? "destructive" : "additive",
-        text: `type '${t.typeName}' moves from table '${before.table}' to table '${t.table}'` + (rows > 0 ? ` (${plural(rows, "row")} would move with it)` : ""),
+        text: `type '${t.typeName}' moves from table '${before.table}' to table '${t.table}'` + (rows > 0 ? ` (${counted(rows, "row")} would move with it)` : ""),
         steps: [...before.indexes.map((index) => ({ op: "dropIndex" as const, index })), { op: "renameTable", from: before.table, to: t.table }],
       });
     }
@@ -71,7 +72,7 @@ export async function diffShapes(old: StorageShape, next: StorageShape, probe: D
     const rows = await probe.rowCount(o.table);
     changes.push({
       severity: rows > 0 ? "destructive" : "additive",
-      text: rows > 0 ? `type '${o.typeName}' was removed: its table '${o.table}' holds ${plural(rows, "row")} that would be deleted` : `type '${o.typeName}' was removed (its table '${o.table}' is empty)`,
+      text: rows > 0 ? `type '${o.typeName}' was removed: its table '${o.table}' holds ${counted(rows, "row")} that would be deleted` : `type '${o.typeName}' was removed (its table '${o.table}' is empty)`,
       steps: [{ op: "dropTable", table: o.table }],
     });
   }
@@ -101,7 +102,7 @@ async function diffTable(before: TableShape, after: TableShape, probe: DataProbe
         changes.push(
           n === 0
             ? { severity: "additive", text: `new required field ${name(c)}`, steps: [add] }
-            : { severity: "destructive", text: `new required field ${name(c)} has no default, and the ${plural(n, "existing row")} would have no value for it`, steps: [add] },
+            : { severity: "destructive", text: `new required field ${name(c)} has no default, and the ${counted(n, "existing row")} would have no value for it`, steps: [add] },
         );
       }
       continue;
@@ -117,7 +118,7 @@ async function diffTable(before: TableShape, after: TableShape, probe: DataProbe
     changes.push(
       n === 0
         ? { severity: "additive", text: `${text} (no row had a value for it)`, steps: [{ op: "dropColumn", table, column: o.name }] }
-        : { severity: "destructive", text: `${text}: ${plural(n, "row")} hold a value for it that would be deleted`, steps: [{ op: "dropColumn", table, column: o.name }] },
+        : { severity: "destructive", text: `${text}: ${counted(n, "row")} hold a value for it that would be deleted`, steps: [{ op: "dropColumn", table, column: o.name }] },
     );
   }
 
@@ -140,7 +141,7 @@ async function diffColumn(o: ColumnShape, c: ColumnShape, name: string, probeTab
             ? { severity: "additive", text: `field ${name} no longer allows ${quoteList(removed)} (no row uses ${removed.length === 1 ? "it" : "them"})`, steps: [] }
             : {
                 severity: "destructive",
-                text: `field ${name} no longer allows ${quoteList(removed)}, but ${plural(n, "row")} use ${removed.length === 1 ? "it" : "them"} (they would be set to ${fill ? defaultText(fill) : "no value"})`,
+                text: `field ${name} no longer allows ${quoteList(removed)}, but ${counted(n, "row")} use ${removed.length === 1 ? "it" : "them"} (they would be set to ${fill ? defaultText(fill) : "no value"})`,
                 steps: [{ op: "replaceValues", table, column: c, values: removed, ...(fill ? { fill } : {}) }],
               },
         );
@@ -161,8 +162,8 @@ async function diffColumn(o: ColumnShape, c: ColumnShape, name: string, probeTab
           : {
               severity: "destructive",
               text: isSameStorage
-                ? `${what}: ${plural(n, "stored value")} would be kept unchecked and may not be valid ${fieldTypeText(c.type)}`
-                : `${what}: ${plural(n, "stored value")} would be discarded`,
+                ? `${what}: ${counted(n, "stored value")} would be kept unchecked and may not be valid ${fieldTypeText(c.type)}`
+                : `${what}: ${counted(n, "stored value")} would be discarded`,
               steps,
             },
       );
@@ -174,7 +175,7 @@ async function diffColumn(o: ColumnShape, c: ColumnShape, name: string, probeTab
     else
       changes.push({
         severity: "destructive",
-        text: `field ${name} became required, but ${plural(n, "row")} have no value for it` + (c.default ? ` (they would get the default ${defaultText(c.default)})` : " (they would stay empty)"),
+        text: `field ${name} became required, but ${counted(n, "row")} have no value for it` + (c.default ? ` (they would get the default ${defaultText(c.default)})` : " (they would stay empty)"),
         steps: c.default ? [{ op: "fillNulls", table, column: c, fill: c.default }] : [],
       });
   }
@@ -222,13 +223,13 @@ async function uniqueProblem(before: TableShape, after: TableShape, ix: IndexSha
     const c = after.columns.find((x) => x.name === column);
     const rows = await probe.rowCount(before.table);
     if (c?.default && !(c.default.kind === "literal" && c.default.value === null) && rows > 1) {
-      return `the ${plural(rows, "existing row")} would all get the same default ${defaultText(c.default)}`;
+      return `the ${counted(rows, "existing row")} would all get the same default ${defaultText(c.default)}`;
     }
     return undefined;
   }
   const dups = await probe.duplicateCount(before.table, column, ix.collation);
   const how = ix.collation === "nocase" ? " (ignoring case)" : "";
-  return dups > 0 ? `${plural(dups, "value")} occur more than once in the stored rows${how}` : undefined;
+  return dups > 0 ? `${counted(dups, "value")} occur more than once in the stored rows${how}` : undefined;
 }
 
 function sameIndex(a: IndexShape, b: IndexShape): boolean {
@@ -278,6 +279,3 @@ function quoteList(values: string[]): string {
   return values.map((v) => `'${v}'`).join(", ");
 }
 
-function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? "" : "s"}`;
-}

@@ -6,6 +6,7 @@
 import { checkApp, type CheckResult } from "../../compiler/index.js";
 import { formatWithSources } from "../../compiler/diagnostics/format.js";
 import { diagnosticsJson } from "../../compiler/diagnostics/json.js";
+import { counted } from "../../model/words.js";
 import type { ParsedArgs } from "./args.js";
 
 export async function runCheckCommand(args: ParsedArgs): Promise<number> {
@@ -33,13 +34,10 @@ export function summaryLine(dir: string, result: CheckResult): string {
   const errors = result.diagnostics.filter((d) => d.severity === "error").length;
   const warnings = result.diagnostics.length - errors;
   const name = dir.replace(/\/+$/, "") || dir;
-  const warned = warnings > 0 ? ` (${plural(warnings, "warning")})` : "";
-  if (!result.catalog) return `${name}: ${plural(errors, "error")}${warned} — not ok`;
+  const warned = warnings > 0 ? ` (${counted(warnings, "warning")})` : "";
+  if (!result.catalog) return `${name}: ${counted(errors, "error")}${warned} — not ok`;
   const s = result.summary;
-  const counts = [plural(s.types, "type"), plural(s.services, "service"), plural(s.methods, "method"), plural(s.tools, "tool")].join(", ");
+  const counts = [counted(s.types, "type"), counted(s.services, "service"), counted(s.methods, "method"), counted(s.tools, "tool")].join(", ");
   return `${name}: ${counts} — ok${warned}`;
 }
 
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}

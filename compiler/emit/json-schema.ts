@@ -10,7 +10,7 @@ import { idSchema as rowIdSchema, scalars } from "../../model/scalars.js";
 import type { BuildSchemas, OperationEntry } from "../../model/build-contract.js";
 import { operationTable } from "./operation-table.js";
 import { methodOf } from "./exposed-ops.js";
-import { article, sentence } from "./words.js";
+import { article, sentence } from "../../model/words.js";
 import {
   fieldOperators,
   listEqualityFields,

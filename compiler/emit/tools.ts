@@ -11,7 +11,7 @@ import { toolName } from "../../model/naming.js";
 import { listControlNames, listLimit } from "../../model/list-filters.js";
 import { sortedTypes, type JsonSchema } from "./json-schema.js";
 import { blockHas, writeStatements } from "./method-body.js";
-import { article, capitalize, pluralWords, sentence, words } from "./words.js";
+import { article, capitalize, pluralWords, sentence, words } from "../../model/words.js";
 import { fieldTypeText } from "../../model/field-type-text.js";
 import type { RelationAccess, RelationOp } from "../../model/relations.js";
 

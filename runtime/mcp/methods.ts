@@ -18,6 +18,7 @@ import type { Store } from "../../model/store.js";
 import { paginate } from "./cursor.js";
 import { ErrorCode, isPlainObject, RpcError, SerializedResult, type Params } from "./json-rpc.js";
 import { LEGACY_VERSIONS, MODERN_VERSION } from "./era.js";
+import { sentence } from "../../model/words.js";
 
 export type Era = "legacy" | "modern";
 
@@ -133,11 +134,6 @@ function instructionsFor(catalog: AppContract, exposed: CatalogType[], toolsOf: 
 }
 
 /** `text` ending in exactly one sentence mark: a description may already end with one. */
-function sentence(text: string): string {
-  const trimmed = text.trimEnd();
-  return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
-}
-
 /** Rows an id completion looks at: enough for a person typing, bounded so one call stays cheap. */
 const completionWindow = 1000;
 /** The most values one completion answer may carry (MCP's completion utility). */

@@ -15,6 +15,7 @@ import { describeFieldType } from "../../model/type-desc.js";
 import { checkedInt } from "./int-arithmetic.js";
 import { createBodyHelpers } from "./body-helpers.js";
 import { RepeatedFailureLog } from "../repeated-failure-log.js";
+import { counted } from "../../model/words.js";
 import {
   StoreBusyError,
   StoreCancelledError,
@@ -111,7 +112,7 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
       const referrers = (await tx.referrers(table, id)).filter((r) => r.count > 0);
       if (referrers.length === 0) return;
       const self = typeByTable.get(table)?.name ?? table;
-      const names = referrers.map((r) => `${r.count} ${typeByTable.get(r.table)?.name ?? r.table} row${r.count === 1 ? "" : "s"} (field '${r.field}')`);
+      const names = referrers.map((r) => `${counted(r.count, `${typeByTable.get(r.table)?.name ?? r.table} row`)} (field '${r.field}')`);
       throw new OperationError(
         "conflict",
         `${self} ${id} is still referenced by ${names.join(", ")}. Delete those rows or point them elsewhere first.`,
@@ -162,8 +163,8 @@ function pointerLabel(pointer: string): string {
  */
 function translateStoreErrors(store: Store, catalog: Catalog, log: (line: string) => void): Store {
   const fullLog = new RepeatedFailureLog(log, {
-    repeats: (n, seconds) => `the database is still full: ${n} more write${n === 1 ? "" : "s"} failed in the last ${seconds} s`,
-    over: (n) => `the database accepts writes again (${n} write${n === 1 ? "" : "s"} failed while it was full)`,
+    repeats: (n, seconds) => `the database is still full: ${counted(n, "more write")} failed in the last ${seconds} s`,
+    over: (n) => `the database accepts writes again (${counted(n, "write")} failed while it was full)`,
   });
   const unavailableLog = new RepeatedFailureLog(log, {
     repeats: (n, seconds) => `the database is still unreachable: ${n} more call${n === 1 ? "" : "s"} failed in the last ${seconds} s`,

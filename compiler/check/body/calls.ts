@@ -5,6 +5,7 @@
 import type { CallExpr, Expr, MethodCallExpr } from "../../ast.js";
 import type { CatalogMethod } from "../../catalog.js";
 import { builtinFunctions } from "../../builtins.js";
+import { counted } from "../../../model/words.js";
 import { didYouMean } from "../did-you-mean.js";
 import { describeType, fieldValueType, findType, isAssignable, isComparable, isNullable, returnValueType, unknownType, type ValueType } from "../method-types.js";
 import type { BodyCheck } from "./context.js";
@@ -66,7 +67,7 @@ export function call(check: BodyCheck, e: CallExpr): ValueType {
 /** `f(a, b)` of a free fn: arguments fit its parameters; its writes need this body's txn. */
 function callFunction(check: BodyCheck, e: CallExpr, fn: CatalogMethod, args: ValueType[]): ValueType {
   if (args.length !== fn.params.length) {
-    check.bag.report("WO5005", e.callee.span, { name: fn.name, expected: `${fn.params.length} argument${fn.params.length === 1 ? "" : "s"}`, found: `${args.length}` });
+    check.bag.report("WO5005", e.callee.span, { name: fn.name, expected: counted(fn.params.length, "argument"), found: `${args.length}` });
   } else {
     fitArguments(check, fn, e.args, args, fn.name);
   }
@@ -111,7 +112,7 @@ export function methodCall(check: BodyCheck, e: MethodCallExpr): ValueType {
   }
   const name = `${type.name}.${callee.name}`;
   if (args.length !== callee.params.length) {
-    bag.report("WO5005", e.method.span, { name, expected: `${callee.params.length} argument${callee.params.length === 1 ? "" : "s"}`, found: `${args.length}` });
+    bag.report("WO5005", e.method.span, { name, expected: counted(callee.params.length, "argument"), found: `${args.length}` });
   } else {
     fitArguments(check, callee, e.args, args, name);
   }

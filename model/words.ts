@@ -1,6 +1,7 @@
-// Type and method names as English words for tool titles and descriptions:
-// `BlogPost` → "blog post" / "blog posts", `set_price` → "set price".
-import { snakeCase } from "../../model/naming.js";
+// English for what wo writes to people: type and method names as words for tool titles and
+// descriptions (`BlogPost` → "blog post" / "blog posts", `set_price` → "set price"), counts
+// ("3 rows") and sentences. Shared by the emitters, the runtime's messages and the CLI.
+import { snakeCase } from "./naming.js";
 
 export function words(name: string): string {
   return snakeCase(name).replace(/_+/g, " ").trim();
@@ -28,4 +29,9 @@ export function article(word: string): string {
 export function sentence(doc: string): string {
   const text = doc.trim().replace(/\s*\n\s*/g, " ");
   return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
+/** `3 rows`, `1 row`: a count and its noun, plural unless the count is one. */
+export function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }
