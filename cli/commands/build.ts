@@ -4,6 +4,7 @@
 import { relative } from "node:path";
 import { buildApp, type BuildResult } from "../../compiler/build.js";
 import { formatWithSources } from "../../compiler/diagnostics/format.js";
+import { counted } from "../../model/words.js";
 import type { ParsedArgs } from "./args.js";
 
 export async function runBuildCommand(args: ParsedArgs): Promise<number> {
@@ -26,7 +27,7 @@ export async function runBuildCommand(args: ParsedArgs): Promise<number> {
   }
   if (!result.ok) {
     const errors = result.diagnostics.filter((d) => d.severity === "error").length;
-    process.stderr.write(`wo build: ${errors} error${errors === 1 ? "" : "s"}; nothing written (${where} unchanged)\n`);
+    process.stderr.write(`wo build: ${counted(errors, "error")}; nothing written (${where} unchanged)\n`);
     return 1;
   }
   if (result.skipped) {

@@ -167,12 +167,12 @@ function translateStoreErrors(store: Store, catalog: Catalog, log: (line: string
     over: (n) => `the database accepts writes again (${counted(n, "write")} failed while it was full)`,
   });
   const unavailableLog = new RepeatedFailureLog(log, {
-    repeats: (n, seconds) => `the database is still unreachable: ${n} more call${n === 1 ? "" : "s"} failed in the last ${seconds} s`,
-    over: (n) => `the database is reachable again (${n} call${n === 1 ? "" : "s"} failed while it was not)`,
+    repeats: (n, seconds) => `the database is still unreachable: ${counted(n, "more call")} failed in the last ${seconds} s`,
+    over: (n) => `the database is reachable again (${counted(n, "call")} failed while it was not)`,
   });
   const lockedLog = new RepeatedFailureLog(log, {
-    repeats: (n, seconds) => `the database is still locked from outside: ${n} more write${n === 1 ? "" : "s"} failed in the last ${seconds} s`,
-    over: (n) => `the database accepts writes again (${n} write${n === 1 ? "" : "s"} failed while it was locked)`,
+    repeats: (n, seconds) => `the database is still locked from outside: ${counted(n, "more write")} failed in the last ${seconds} s`,
+    over: (n) => `the database accepts writes again (${counted(n, "write")} failed while it was locked)`,
   });
   const translate = (err: unknown): never => {
     if (err instanceof OperationError) throw err;
