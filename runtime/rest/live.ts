@@ -10,7 +10,7 @@
 import type { CatalogType } from "../../model/app.js";
 import { createSseStream, type SseStream } from "../sse.js";
 import type { ListQuery, Row, RowChange, Store } from "../../model/store.js";
-import { rowFilter } from "../store/row-match.js";
+import { canonicalForms, rowFilter } from "../store/row-match.js";
 
 export interface LiveStreamOptions {
   /** Keep-alive comment interval. Default 15 s. */
@@ -93,8 +93,7 @@ export function createLiveStreams(store: Store, log: (line: string) => void, opt
 
   return {
     open(type, where, resumeAfter) {
-      const timestamps = new Set(type.fields.filter((f) => f.type.kind === "scalar" && f.type.scalar === "Timestamp").map((f) => f.name));
-      const passes = where.length === 0 ? () => true : rowFilter(where, timestamps);
+      const passes = where.length === 0 ? () => true : rowFilter(where, canonicalForms(type));
       let last = resumeAfter ?? 0;
       let replaying = resumeAfter !== undefined;
       const held: RowChange[] = [];

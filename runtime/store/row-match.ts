@@ -6,17 +6,30 @@
 //   - an ordering comparison with a row that has no value fails;
 //   - text orders by code point (SQLite compares UTF-8 bytes, which is the same order);
 //   - `contains`: Unicode lower case on both sides;
-//   - a Timestamp operand is compared in its stored UTC form (model/timestamp.ts).
+//   - an operand on a scalar with one stored form (a Timestamp: UTC) is compared in that form
+//     (model/scalars.ts, `canonical`).
 
+import type { CatalogType } from "../../model/app.js";
+import { scalars } from "../../model/scalars.js";
 import type { ListQuery, Row } from "../../model/store.js";
-import { utcTimestamp } from "../../model/timestamp.js";
 
 type Where = NonNullable<ListQuery["where"]>;
 
-/** A predicate for `where`; `timestampColumns` names the columns holding Timestamps. */
-export function rowFilter(where: Where, timestampColumns: ReadonlySet<string>): (row: Row) => boolean {
+/** The columns of `type` whose scalar has one stored form, with the function that gives it. */
+export function canonicalForms(type: Pick<CatalogType, "fields">): Map<string, (value: unknown) => unknown> {
+  const forms = new Map<string, (value: unknown) => unknown>();
+  for (const f of type.fields) {
+    const canonical = f.type.kind === "scalar" ? scalars[f.type.scalar].canonical : undefined;
+    if (canonical) forms.set(f.name, canonical);
+  }
+  return forms;
+}
+
+/** A predicate for `where`; `forms` (canonicalForms) puts operands in their columns' stored form. */
+export function rowFilter(where: Where, forms: ReadonlyMap<string, (value: unknown) => unknown>): (row: Row) => boolean {
   const tests = where.map(({ column, op, value }) => {
-    const operand = (v: unknown) => (v === undefined ? null : timestampColumns.has(column) ? utcTimestamp(v) : v);
+    const canonical = forms.get(column);
+    const operand = (v: unknown) => (v === undefined ? null : canonical ? canonical(v) : v);
     switch (op) {
       case "==":
       case "!=": {
