@@ -193,11 +193,13 @@ function writeStmt(w: CodeBlockWriter, ctx: ExprContext, s: Stmt): void {
       const where = `${s.span.file}:${s.span.line}`;
       w.write("").block(() => {
         w.writeLine("let aborted: string | undefined;");
-        w.write("try").block(() => {
-          w.write("await tx.savepoint(async () =>").inlineBlock(() => writeBlock(w, ctx, s.body));
+        // `} catch` on one line: the writer's block() ends its line after the brace.
+        w.writeLine("try {");
+        w.indent(() => {
+          w.write("await tx.savepoint(async () => ").inlineBlock(() => writeBlock(w, ctx, s.body));
           w.write(");").newLine();
         });
-        w.write("catch (err)").block(() => w.writeLine("aborted = (err as Error).message;"));
+        w.write("} catch (err)").block(() => w.writeLine("aborted = (err as Error).message;"));
         w.writeLine(`if (aborted === undefined) rt.abort(${jsString(`expect_abort at ${where}: the block did not abort`)});`);
         if (s.message) {
           const want = jsString(s.message.value);

@@ -92,7 +92,7 @@ export function emitOperations(catalog: Catalog, table: readonly OperationEntry[
 function writeEntryPoint(w: CodeBlockWriter, member: string, fns: string[], afterOthers: boolean): void {
   if (afterOthers) w.blankLine();
   w.write(`async ${jsString(member)}(_input: unknown, call: CallContext)`).block(() => {
-    w.write("return rt.store.write(async (tx) =>").inlineBlock(() => {
+    w.write("return rt.store.write(async (tx) => ").inlineBlock(() => {
       for (const name of fns) w.writeLine(`await ${name}(tx);`);
       w.writeLine("return null;");
     });
