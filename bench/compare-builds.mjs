@@ -17,7 +17,9 @@ import { pairedRatio, pairedRatios } from "./paired-load.mjs";
 
 const other = process.argv[2];
 if (!other || other.startsWith("--")) {
-  process.stderr.write("usage: node bench/compare-builds.mjs OTHER_CHECKOUT [--pairs N] [--duration S] [--connections N]\n");
+  process.stderr.write(
+    "usage: node bench/compare-builds.mjs OTHER_CHECKOUT [--pairs N] [--duration S] [--connections N]\n",
+  );
   process.exit(2);
 }
 const arg = (name, dflt) => {
@@ -30,7 +32,12 @@ const V = "2026-07-28";
 const json = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 const envelope = { "io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": {} };
 const mcpGet = (id) =>
-  JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "greeting_get", arguments: { id }, _meta: envelope } });
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "greeting_get", arguments: { id }, _meta: envelope },
+  });
 
 const placement = pinCpus();
 const dir = mkdtempSync(join(tmpdir(), "wo-bench-compare-"));
@@ -40,13 +47,26 @@ const servers = [];
 async function startWo(name, root, extra) {
   const app = join(dir, name);
   cpSync(join(repoRoot, "samples/hello"), app, { recursive: true });
-  const s = await startNode(resolve(root, "bin/wo.js"), ["run", app, "--listen", "127.0.0.1:0", ...extra], /serving at (http:\/\/\S+)\s/);
+  const s = await startNode(
+    resolve(root, "bin/wo.js"),
+    ["run", app, "--listen", "127.0.0.1:0", ...extra],
+    /serving at (http:\/\/\S+)\s/,
+  );
   servers.push(s);
-  const res = await fetch(`${s.url}/api/greetings`, { method: "POST", headers: json, body: JSON.stringify({ message: "hello bench" }) });
+  const res = await fetch(`${s.url}/api/greetings`, {
+    method: "POST",
+    headers: json,
+    body: JSON.stringify({ message: "hello bench" }),
+  });
   const { id } = await res.json();
   return {
     restGet: { url: `${s.url}/api/greetings/${id}` },
-    restCreate: { url: `${s.url}/api/greetings`, method: "POST", headers: json, body: JSON.stringify({ message: "bench" }) },
+    restCreate: {
+      url: `${s.url}/api/greetings`,
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ message: "bench" }),
+    },
     mcpGet: {
       url: `${s.url}/mcp`,
       method: "POST",
@@ -57,7 +77,9 @@ async function startWo(name, root, extra) {
 }
 
 try {
-  process.stdout.write(`new: ${repoRoot}\nold: ${resolve(other)}\n${placement}; ${options.rounds} rounds of ${options.duration} s per case\n\n`);
+  process.stdout.write(
+    `new: ${repoRoot}\nold: ${resolve(other)}\n${placement}; ${options.rounds} rounds of ${options.duration} s per case\n\n`,
+  );
   const words = (v) => (v ? v.split(" ").filter(Boolean) : []);
   const fresh = await startWo("new", repoRoot, words(process.env.WO_NEW_ARGS));
   const old = await startWo("old", other, words(process.env.WO_OLD_ARGS));

@@ -11,7 +11,8 @@ import autocannon from "autocannon";
 
 async function load(opts, duration, connections) {
   const r = await autocannon({ connections, duration, pipelining: 1, ...opts });
-  if (r.non2xx > 0 || r.errors > 0 || r.requests.total === 0) throw new Error(`${opts.method ?? "GET"} ${opts.url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+  if (r.non2xx > 0 || r.errors > 0 || r.requests.total === 0)
+    throw new Error(`${opts.method ?? "GET"} ${opts.url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
   return r.requests.total;
 }
 
@@ -42,6 +43,8 @@ export function median(values) {
  * that favours the other instead of deciding which half the median falls in.
  */
 export function pairedRatio(ratios, arrangementCount) {
-  const medians = Array.from({ length: arrangementCount }, (_, k) => median(ratios.filter((_, round) => round % arrangementCount === k)));
+  const medians = Array.from({ length: arrangementCount }, (_, k) =>
+    median(ratios.filter((_, round) => round % arrangementCount === k)),
+  );
   return Math.exp(medians.reduce((sum, m) => sum + Math.log(m), 0) / medians.length);
 }

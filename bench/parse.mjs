@@ -5,8 +5,18 @@
 
 import { parseSource } from "../dist/compiler/syntax/parse.js";
 
-const fieldTypes = ["SKU @unique", "Text", "Markdown?", "Int = 0", "Money", "Draft | Live | Gone = Draft",
-  "Timestamp = now()", "ref T0", "[Text]?", "{ source: Text?, weight: Float = 1.5 }?"];
+const fieldTypes = [
+  "SKU @unique",
+  "Text",
+  "Markdown?",
+  "Int = 0",
+  "Money",
+  "Draft | Live | Gone = Draft",
+  "Timestamp = now()",
+  "ref T0",
+  "[Text]?",
+  "{ source: Text?, weight: Float = 1.5 }?",
+];
 
 const files = [];
 for (let f = 0; f < 100; f++) {

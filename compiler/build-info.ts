@@ -41,7 +41,11 @@ export function buildInfoText(inputHash: string, warnings: RecordedWarning[]): s
 export function recordWarnings(diagnostics: readonly Diagnostic[], root: string): RecordedWarning[] {
   return diagnostics
     .filter((d) => d.severity === "warning")
-    .map((d) => ({ code: d.code, message: d.message, span: { ...d.span, file: relative(root, resolve(d.span.file)).split("\\").join("/") } }));
+    .map((d) => ({
+      code: d.code,
+      message: d.message,
+      span: { ...d.span, file: relative(root, resolve(d.span.file)).split("\\").join("/") },
+    }));
 }
 
 export async function isUpToDate(outDir: string, inputHash: string): Promise<boolean> {
@@ -55,7 +59,8 @@ export async function freshBuildInfo(outDir: string, inputHash: string): Promise
   let parsed: BuildInfo;
   try {
     parsed = JSON.parse(info) as BuildInfo;
-    if (parsed.inputHash !== inputHash || parsed.woVersion !== woVersion() || parsed.buildFormat !== buildFormat) return undefined;
+    if (parsed.inputHash !== inputHash || parsed.woVersion !== woVersion() || parsed.buildFormat !== buildFormat)
+      return undefined;
     // A build from before warnings were recorded is rebuilt once, so its warnings show.
     if (!Array.isArray(parsed.warnings)) return undefined;
   } catch {
@@ -69,7 +74,10 @@ export async function freshBuildInfo(outDir: string, inputHash: string): Promise
  * A fresh build's recorded warnings as diagnostics of the app at `dir`, with display paths and
  * the source texts to quote: what the check printed when it made the build.
  */
-export async function replayWarnings(info: BuildInfo, dir: string): Promise<{ diagnostics: Diagnostic[]; sources: Map<string, string> }> {
+export async function replayWarnings(
+  info: BuildInfo,
+  dir: string,
+): Promise<{ diagnostics: Diagnostic[]; sources: Map<string, string> }> {
   const root = resolve(dir);
   const displayDir = displayPathOf(dir, root);
   const sources = new Map<string, string>();
@@ -80,7 +88,12 @@ export async function replayWarnings(info: BuildInfo, dir: string): Promise<{ di
       const text = await readOptional(join(root, w.span.file));
       if (text !== undefined) sources.set(file, text);
     }
-    diagnostics.push({ code: w.code as Diagnostic["code"], severity: "warning", message: w.message, span: { ...w.span, file } });
+    diagnostics.push({
+      code: w.code as Diagnostic["code"],
+      severity: "warning",
+      message: w.message,
+      span: { ...w.span, file },
+    });
   }
   return { diagnostics, sources };
 }

@@ -13,7 +13,14 @@ import type { Diagnostic } from "./diagnostics/diagnostic.js";
 import type { EmittedFile } from "./emit/emitted-file.js";
 
 // The up-to-date check lives apart so `wo run` can make it without loading the compiler.
-import { buildInfoFileName, buildInfoText, freshBuildInfo, hashInputs, recordWarnings, replayWarnings } from "./build-info.js";
+import {
+  buildInfoFileName,
+  buildInfoText,
+  freshBuildInfo,
+  hashInputs,
+  recordWarnings,
+  replayWarnings,
+} from "./build-info.js";
 export { buildInfoFileName, hashInputs, isUpToDate } from "./build-info.js";
 
 export interface BuildOptions {
@@ -49,7 +56,11 @@ export async function buildApp(dir: string, options: BuildOptions = {}): Promise
 
   // Loaded only when something must be built: the checker, ajv and TypeScript take longer to
   // load than the whole up-to-date check (bench/compile/build.mjs, no-op rebuild).
-  const [{ checkApp }, { emitBuild }, { ts }] = await Promise.all([import("./index.js"), import("./emit/index.js"), import("ts-morph")]);
+  const [{ checkApp }, { emitBuild }, { ts }] = await Promise.all([
+    import("./index.js"),
+    import("./emit/index.js"),
+    import("ts-morph"),
+  ]);
   const checked = await checkApp(dir);
   const result = { ...base, diagnostics: checked.diagnostics, sources: checked.sources };
   if (!checked.catalog || inputHash === undefined) return { ...result, ok: false, skipped: false };
@@ -59,13 +70,24 @@ export async function buildApp(dir: string, options: BuildOptions = {}): Promise
   files.push({ path: buildInfoFileName, text: buildInfoText(inputHash, recordWarnings(checked.diagnostics, root)) });
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
-  const manifest = JSON.parse(emitted.find((f) => f.path === "manifest.json")!.text) as { tools: unknown[]; routes: unknown[] };
+  const manifest = JSON.parse(emitted.find((f) => f.path === "manifest.json")!.text) as {
+    tools: unknown[];
+    routes: unknown[];
+  };
   const summary = { tools: manifest.tools.length, routes: manifest.routes.length };
   try {
     await replaceFolder(outDir, files);
   } catch (error) {
     const why = reasonOf(error);
-    return { ...result, ok: false, skipped: false, error: error instanceof BuildFolderError ? `cannot write the build: ${why}` : `cannot write the build to ${outDir}: ${why}` };
+    return {
+      ...result,
+      ok: false,
+      skipped: false,
+      error:
+        error instanceof BuildFolderError
+          ? `cannot write the build: ${why}`
+          : `cannot write the build to ${outDir}: ${why}`,
+    };
   }
   return { ...result, ok: true, skipped: false, files: files.map((f) => f.path), summary };
 }
@@ -92,10 +114,16 @@ export function compileTypeScript(files: EmittedFile[], ts: typeof TypeScript): 
     const stem = f.path.slice(0, -".ts".length);
     // What an emitter already wrote (validators.js, operations.d.ts) is not derived again.
     if (!present.has(`${stem}.js`)) {
-      out.push({ path: `${stem}.js`, text: ts.transpileModule(f.text, { fileName: f.path, compilerOptions }).outputText });
+      out.push({
+        path: `${stem}.js`,
+        text: ts.transpileModule(f.text, { fileName: f.path, compilerOptions }).outputText,
+      });
     }
     if (!present.has(`${stem}.d.ts`)) {
-      out.push({ path: `${stem}.d.ts`, text: ts.transpileDeclaration(f.text, { fileName: f.path, compilerOptions }).outputText });
+      out.push({
+        path: `${stem}.d.ts`,
+        text: ts.transpileDeclaration(f.text, { fileName: f.path, compilerOptions }).outputText,
+      });
     }
   }
   return out;
@@ -149,7 +177,9 @@ async function assertReplaceable(outDir: string): Promise<void> {
     throw error;
   }
   if (entries.length > 0 && !entries.includes(buildInfoFileName)) {
-    throw new BuildFolderError(`${outDir} is not empty and holds no wo build (no ${buildInfoFileName}); choose another --out or empty it`);
+    throw new BuildFolderError(
+      `${outDir} is not empty and holds no wo build (no ${buildInfoFileName}); choose another --out or empty it`,
+    );
   }
 }
 

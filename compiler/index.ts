@@ -67,7 +67,9 @@ export async function checkApp(dir: string, options: CheckOptions = {}): Promise
   const program = loaded.length > 0 ? checkProgram(asts, config, bag) : undefined;
 
   const relativeFiles = new Set([...loaded.map((f) => f.path), configFileName]);
-  const diagnostics = bag.sorted().map((d) => (relativeFiles.has(d.span.file) ? { ...d, span: { ...d.span, file: toDisplay(d.span.file) } } : d));
+  const diagnostics = bag
+    .sorted()
+    .map((d) => (relativeFiles.has(d.span.file) ? { ...d, span: { ...d.span, file: toDisplay(d.span.file) } } : d));
   const catalog = program?.catalog;
   const result: CheckResult = {
     diagnostics,

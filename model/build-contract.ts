@@ -177,14 +177,24 @@ export interface OperationRuntime {
    * `/field` in what is reported: a method that stored its argument `person` in `assignee`
    * reports `/person`, the value the caller sent.
    */
-  checkRefs(tx: StoreTx, table: string, values: Row, pointers?: readonly (readonly [field: string, pointer: string])[]): Promise<void>;
+  checkRefs(
+    tx: StoreTx,
+    table: string,
+    values: Row,
+    pointers?: readonly (readonly [field: string, pointer: string])[],
+  ): Promise<void>;
   /** Throws OperationError("conflict") naming the tables/fields that still reference the row. */
   checkNotReferenced(tx: StoreTx, table: string, id: number): Promise<void>;
   /**
    * Adds the link row `row` of link table `table` whose endpoint columns hold `ends`, unless
    * that pair is linked already (then that link, created: false). runtime/operations/links.ts.
    */
-  link(tx: StoreTx, table: string, ends: Readonly<Record<string, number>>, row: Row): Promise<{ created: boolean; link: Row }>;
+  link(
+    tx: StoreTx,
+    table: string,
+    ends: Readonly<Record<string, number>>,
+    row: Row,
+  ): Promise<{ created: boolean; link: Row }>;
   /** Removes the link of that pair; false when there was none. runtime/operations/links.ts. */
   unlink(tx: StoreTx, table: string, ends: Readonly<Record<string, number>>): Promise<boolean>;
   /**

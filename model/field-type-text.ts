@@ -12,7 +12,10 @@ import type { FieldType } from "./app.js";
 import type { TypeDesc } from "./type-desc.js";
 
 /** `refText` words a ref's target; tool descriptions say `id of Author` instead of `ref Author`. */
-export function fieldTypeText(t: FieldType | TypeDesc, refText: (target: string) => string = (target) => `ref ${target}`): string {
+export function fieldTypeText(
+  t: FieldType | TypeDesc,
+  refText: (target: string) => string = (target) => `ref ${target}`,
+): string {
   switch (t.kind) {
     case "scalar":
       return t.scalar;

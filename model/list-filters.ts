@@ -21,7 +21,9 @@ export const maxInValues = 100;
 
 /** `id` and the top-level stored scalar, union and ref fields: what `where` and `sort` may name. */
 export function listFilterFields(type: CatalogType): CatalogField[] {
-  return type.fields.filter((f) => f.isStored && (f.type.kind === "scalar" || f.type.kind === "union" || f.type.kind === "ref"));
+  return type.fields.filter(
+    (f) => f.isStored && (f.type.kind === "scalar" || f.type.kind === "union" || f.type.kind === "ref"),
+  );
 }
 
 /** The filter fields that are also plain `field: value` equality arguments (not named like a control). */

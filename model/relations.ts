@@ -72,7 +72,11 @@ export function relationsOf<B>(catalog: Pick<Catalog<B>, "types">, type: Catalog
  * relation is readable where `get` is exposed; a `via` relation is linked and unlinked where
  * `update` is. Relation order, then read, add, remove.
  */
-export function relationOps<B>(catalog: Pick<Catalog<B>, "types">, type: CatalogType<B>, ops: readonly string[]): RelationOp<B>[] {
+export function relationOps<B>(
+  catalog: Pick<Catalog<B>, "types">,
+  type: CatalogType<B>,
+  ops: readonly string[],
+): RelationOp<B>[] {
   const readable = ops.includes("get");
   const writable = ops.includes("update");
   if (!readable && !writable) return [];

@@ -6,7 +6,19 @@
 
 import { utcTimestamp } from "./timestamp.js";
 
-export type ScalarName = "Id" | "Int" | "Float" | "Text" | "Bool" | "Timestamp" | "Url" | "Email" | "Markdown" | "Money" | "SKU" | "Slug";
+export type ScalarName =
+  | "Id"
+  | "Int"
+  | "Float"
+  | "Text"
+  | "Bool"
+  | "Timestamp"
+  | "Url"
+  | "Email"
+  | "Markdown"
+  | "Money"
+  | "SKU"
+  | "Slug";
 
 /** How a value is written in JSON: the `type` of its schema. */
 export type JsonValueType = "integer" | "number" | "boolean" | "string";
@@ -60,17 +72,47 @@ export const idSchema = { type: "integer", minimum: 1, maximum: maxExactInteger 
 /** RFC 3339 date or date-time: what a Timestamp default may be written as. */
 const timestampText = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/;
 
-const integer = { storage: "integer", ts: "number", method: "int", isOrdered: true, isSearchable: false, literals: ["int"] } as const;
-const searchableText = { storage: "text", ts: "string", method: "text", isOrdered: true, isSearchable: true, literals: ["string"] } as const;
+const integer = {
+  storage: "integer",
+  ts: "number",
+  method: "int",
+  isOrdered: true,
+  isSearchable: false,
+  literals: ["int"],
+} as const;
+const searchableText = {
+  storage: "text",
+  ts: "string",
+  method: "text",
+  isOrdered: true,
+  isSearchable: true,
+  literals: ["string"],
+} as const;
 const exactInteger = { type: "integer", minimum: -maxExactInteger, maximum: maxExactInteger } as const;
 
 export const scalars: Record<ScalarName, Scalar> = {
   // Ids are minted by the store: no default may name one (WO2016).
   Id: { ...integer, schema: { ...idSchema }, literals: [] },
   Int: { ...integer, schema: { ...exactInteger } },
-  Float: { schema: { type: "number" }, storage: "float", ts: "number", method: "float", isOrdered: true, isSearchable: false, literals: ["int", "float"] },
+  Float: {
+    schema: { type: "number" },
+    storage: "float",
+    ts: "number",
+    method: "float",
+    isOrdered: true,
+    isSearchable: false,
+    literals: ["int", "float"],
+  },
   Text: { ...searchableText, schema: { type: "string" } },
-  Bool: { schema: { type: "boolean" }, storage: "bool", ts: "boolean", method: "bool", isOrdered: false, isSearchable: false, literals: ["bool"] },
+  Bool: {
+    schema: { type: "boolean" },
+    storage: "bool",
+    ts: "boolean",
+    method: "bool",
+    isOrdered: false,
+    isSearchable: false,
+    literals: ["bool"],
+  },
   // Any RFC 3339 offset is accepted; one instant has one text, UTC with milliseconds, or an
   // equality filter written in another offset would miss the row and text order would not be
   // time order (spec/storage.md, "Timestamps").
@@ -89,9 +131,15 @@ export const scalars: Record<ScalarName, Scalar> = {
   Email: { ...searchableText, schema: { type: "string", format: "email" }, uniqueIgnoresCase: true },
   Markdown: { ...searchableText, schema: { type: "string", contentMediaType: "text/markdown" } },
   // Minor units (cents): integer arithmetic in methods, no float rounding on the wire.
-  Money: { ...integer, schema: { ...exactInteger, description: "Amount in minor units (e.g. cents): 4999 means 49.99." } },
+  Money: {
+    ...integer,
+    schema: { ...exactInteger, description: "Amount in minor units (e.g. cents): 4999 means 49.99." },
+  },
   // No reference pattern exists; this one keeps SKUs to the codes people print on labels.
-  SKU: { ...searchableText, schema: { type: "string", pattern: "^[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)*$", maxLength: 64 } },
+  SKU: {
+    ...searchableText,
+    schema: { type: "string", pattern: "^[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)*$", maxLength: 64 },
+  },
   Slug: { ...searchableText, schema: { type: "string", pattern: "^[a-z0-9]+(?:-[a-z0-9]+)*$" } },
 };
 

@@ -9,7 +9,14 @@
 // probe, so every store shares the same rules and the same words.
 
 import { fieldTypeText } from "./field-type-text.js";
-import { valueKind, type ColumnShape, type IndexShape, type StorageShape, type StoredDefault, type TableShape } from "./storage-shape.js";
+import {
+  valueKind,
+  type ColumnShape,
+  type IndexShape,
+  type StorageShape,
+  type StoredDefault,
+  type TableShape,
+} from "./storage-shape.js";
 import type { TypeDesc } from "./type-desc.js";
 import { counted } from "./words.js";
 
@@ -53,14 +60,24 @@ export async function diffShapes(old: StorageShape, next: StorageShape, probe: D
       // A type that keeps its name but moves to another table is a rename, not drop + create.
       before = old.tables.find((o) => o.typeName === t.typeName && !next.tables.some((n) => n.table === o.table));
       if (before === undefined) {
-        changes.push({ severity: "additive", text: `new type '${t.typeName}' (table '${t.table}')`, steps: [{ op: "createTable", table: t }, ...t.indexes.map((index) => ({ op: "createIndex" as const, table: t.table, index }))] });
+        changes.push({
+          severity: "additive",
+          text: `new type '${t.typeName}' (table '${t.table}')`,
+          steps: [
+            { op: "createTable", table: t },
+            ...t.indexes.map((index) => ({ op: "createIndex" as const, table: t.table, index })),
+          ],
+        });
         continue;
       }
       const rows = await probe.rowCount(before.table);
       changes.push({
         severity: rows > 0 ? "destructive" : "additive",
-        text: `type '${t.typeName}' moves from table '${before.table}' to table '${t.table}'` + (rows > 0 ? ` (${counted(rows, "row")} would move with it)` : ""),
-        steps: [...before.indexes.map((index) => ({ op: "dropIndex" as const, index })), { op: "renameTable", from: before.table, to: t.table }],
+        text: `type '${t.typeName}' moves from table '${before.table}' to table '${t.table}'${rows > 0 ? ` (${counted(rows, "row")} would move with it)` : ""}`,
+        steps: [
+          ...before.indexes.map((index) => ({ op: "dropIndex" as const, index })),
+          { op: "renameTable", from: before.table, to: t.table },
+        ],
       });
     }
     matched.add(before.table);
@@ -72,7 +89,10 @@ export async function diffShapes(old: StorageShape, next: StorageShape, probe: D
     const rows = await probe.rowCount(o.table);
     changes.push({
       severity: rows > 0 ? "destructive" : "additive",
-      text: rows > 0 ? `type '${o.typeName}' was removed: its table '${o.table}' holds ${counted(rows, "row")} that would be deleted` : `type '${o.typeName}' was removed (its table '${o.table}' is empty)`,
+      text:
+        rows > 0
+          ? `type '${o.typeName}' was removed: its table '${o.table}' holds ${counted(rows, "row")} that would be deleted`
+          : `type '${o.typeName}' was removed (its table '${o.table}' is empty)`,
       steps: [{ op: "dropTable", table: o.table }],
     });
   }
@@ -96,13 +116,22 @@ async function diffTable(before: TableShape, after: TableShape, probe: DataProbe
       rewritten.add(c.name);
       const add: Step = { op: "addColumn", table, column: c, ...(c.default ? { fill: c.default } : {}) };
       if (c.isOptional) changes.push({ severity: "additive", text: `new optional field ${name(c)}`, steps: [add] });
-      else if (c.default) changes.push({ severity: "additive", text: `new field ${name(c)}; existing rows get its default ${defaultText(c.default)}`, steps: [add] });
+      else if (c.default)
+        changes.push({
+          severity: "additive",
+          text: `new field ${name(c)}; existing rows get its default ${defaultText(c.default)}`,
+          steps: [add],
+        });
       else {
         const n = await rows();
         changes.push(
           n === 0
             ? { severity: "additive", text: `new required field ${name(c)}`, steps: [add] }
-            : { severity: "destructive", text: `new required field ${name(c)} has no default, and the ${counted(n, "existing row")} would have no value for it`, steps: [add] },
+            : {
+                severity: "destructive",
+                text: `new required field ${name(c)} has no default, and the ${counted(n, "existing row")} would have no value for it`,
+                steps: [add],
+              },
         );
       }
       continue;
@@ -117,8 +146,16 @@ async function diffTable(before: TableShape, after: TableShape, probe: DataProbe
     const text = `field '${after.typeName}.${o.name}' was removed`;
     changes.push(
       n === 0
-        ? { severity: "additive", text: `${text} (no row had a value for it)`, steps: [{ op: "dropColumn", table, column: o.name }] }
-        : { severity: "destructive", text: `${text}: ${counted(n, "row")} hold a value for it that would be deleted`, steps: [{ op: "dropColumn", table, column: o.name }] },
+        ? {
+            severity: "additive",
+            text: `${text} (no row had a value for it)`,
+            steps: [{ op: "dropColumn", table, column: o.name }],
+          }
+        : {
+            severity: "destructive",
+            text: `${text}: ${counted(n, "row")} hold a value for it that would be deleted`,
+            steps: [{ op: "dropColumn", table, column: o.name }],
+          },
     );
   }
 
@@ -126,19 +163,40 @@ async function diffTable(before: TableShape, after: TableShape, probe: DataProbe
   return changes;
 }
 
-async function diffColumn(o: ColumnShape, c: ColumnShape, name: string, probeTable: string, table: string, probe: DataProbe, rewritten: Set<string>): Promise<Change[]> {
+async function diffColumn(
+  o: ColumnShape,
+  c: ColumnShape,
+  name: string,
+  probeTable: string,
+  table: string,
+  probe: DataProbe,
+  rewritten: Set<string>,
+): Promise<Change[]> {
   const changes: Change[] = [];
   if (!sameType(o.type, c.type)) {
     if (o.type.kind === "union" && c.type.kind === "union") {
       const removed = o.type.variants.filter((v) => !(c.type as { variants: string[] }).variants.includes(v));
       if (removed.length === 0) {
-        changes.push({ severity: "additive", text: `field ${name} now also allows ${quoteList(c.type.variants.filter((v) => !(o.type as { variants: string[] }).variants.includes(v)))}`, steps: [] });
+        changes.push({
+          severity: "additive",
+          text: `field ${name} now also allows ${quoteList(c.type.variants.filter((v) => !(o.type as { variants: string[] }).variants.includes(v)))}`,
+          steps: [],
+        });
       } else {
         const n = await probe.countIn(probeTable, o.name, removed);
-        const fill = c.default?.kind === "literal" && typeof c.default.value === "string" && c.type.variants.includes(c.default.value) ? c.default : undefined;
+        const fill =
+          c.default?.kind === "literal" &&
+          typeof c.default.value === "string" &&
+          c.type.variants.includes(c.default.value)
+            ? c.default
+            : undefined;
         changes.push(
           n === 0
-            ? { severity: "additive", text: `field ${name} no longer allows ${quoteList(removed)} (no row uses ${removed.length === 1 ? "it" : "them"})`, steps: [] }
+            ? {
+                severity: "additive",
+                text: `field ${name} no longer allows ${quoteList(removed)} (no row uses ${removed.length === 1 ? "it" : "them"})`,
+                steps: [],
+              }
             : {
                 severity: "destructive",
                 text: `field ${name} no longer allows ${quoteList(removed)}, but ${counted(n, "row")} use ${removed.length === 1 ? "it" : "them"} (they would be set to ${fill ? defaultText(fill) : "no value"})`,
@@ -147,13 +205,22 @@ async function diffColumn(o: ColumnShape, c: ColumnShape, name: string, probeTab
         );
       }
     } else if (isWidening(o.type, c.type)) {
-      changes.push({ severity: "additive", text: `field ${name} widens from ${fieldTypeText(o.type)} to ${fieldTypeText(c.type)}`, steps: [] });
+      changes.push({
+        severity: "additive",
+        text: `field ${name} widens from ${fieldTypeText(o.type)} to ${fieldTypeText(c.type)}`,
+        steps: [],
+      });
     } else {
       const n = await probe.nonNullCount(probeTable, o.name);
       const isSameStorage = valueKind(o.type) === valueKind(c.type);
       // Same storage (Text → Slug, a narrowed struct): values stay as they are. Otherwise the
       // column is rebuilt and old values go (they would not decode as the new type).
-      const steps: Step[] = isSameStorage ? [] : [{ op: "dropColumn", table, column: o.name }, { op: "addColumn", table, column: c, ...(c.default ? { fill: c.default } : {}) }];
+      const steps: Step[] = isSameStorage
+        ? []
+        : [
+            { op: "dropColumn", table, column: o.name },
+            { op: "addColumn", table, column: c, ...(c.default ? { fill: c.default } : {}) },
+          ];
       if (!isSameStorage) rewritten.add(c.name);
       const what = `field ${name} changes type from ${fieldTypeText(o.type)} to ${fieldTypeText(c.type)}`;
       changes.push(
@@ -171,18 +238,24 @@ async function diffColumn(o: ColumnShape, c: ColumnShape, name: string, probeTab
   }
   if (o.isOptional && !c.isOptional && !rewritten.has(c.name)) {
     const n = await probe.nullCount(probeTable, o.name);
-    if (n === 0) changes.push({ severity: "additive", text: `field ${name} became required (every row has a value)`, steps: [] });
+    if (n === 0)
+      changes.push({ severity: "additive", text: `field ${name} became required (every row has a value)`, steps: [] });
     else
       changes.push({
         severity: "destructive",
-        text: `field ${name} became required, but ${counted(n, "row")} have no value for it` + (c.default ? ` (they would get the default ${defaultText(c.default)})` : " (they would stay empty)"),
+        text: `field ${name} became required, but ${counted(n, "row")} have no value for it${c.default ? ` (they would get the default ${defaultText(c.default)})` : " (they would stay empty)"}`,
         steps: c.default ? [{ op: "fillNulls", table, column: c, fill: c.default }] : [],
       });
   }
   return changes;
 }
 
-async function diffIndexes(before: TableShape, after: TableShape, probe: DataProbe, rewritten: Set<string>): Promise<Change[]> {
+async function diffIndexes(
+  before: TableShape,
+  after: TableShape,
+  probe: DataProbe,
+  rewritten: Set<string>,
+): Promise<Change[]> {
   const changes: Change[] = [];
   const isRenamed = before.table !== after.table;
   const oldByName = new Map(before.indexes.map((i) => [i.sqlName, i] as const));
@@ -199,24 +272,45 @@ async function diffIndexes(before: TableShape, after: TableShape, probe: DataPro
     if (o && !isRenamed) steps.push({ op: "dropIndex", index: o });
     if (o) kept.add(o.sqlName);
     steps.push({ op: "createIndex", table: after.table, index: ix });
-    const what = ix.isUnique ? `@unique on '${after.typeName}.${ix.columns[0]}'` : `index '${ix.sqlName}' on ${after.typeName}(${ix.columns.join(", ")})`;
+    const what = ix.isUnique
+      ? `@unique on '${after.typeName}.${ix.columns[0]}'`
+      : `index '${ix.sqlName}' on ${after.typeName}(${ix.columns.join(", ")})`;
     // Databases made before unique Emails ignored case get their index rebuilt with NOCASE.
     const recollated = o !== undefined && !isRebuild && sameIndex({ ...o, collation: ix.collation }, ix);
     const problem = ix.isUnique && !isRebuild ? await uniqueProblem(before, after, ix, probe, rewritten) : undefined;
-    const change = recollated ? `make ${what} ${ix.collation === "nocase" ? "ignore case" : "compare case"}` : `add ${what}`;
+    const change = recollated
+      ? `make ${what} ${ix.collation === "nocase" ? "ignore case" : "compare case"}`
+      : `add ${what}`;
     if (problem) changes.push({ severity: "blocked", text: `cannot ${change}: ${problem}`, steps });
-    else changes.push({ severity: "additive", text: isRebuild ? `rebuilt ${what}` : recollated ? `${what} now ${ix.collation === "nocase" ? "ignores case" : "compares case"}` : `new ${what}`, steps });
+    else
+      changes.push({
+        severity: "additive",
+        text: isRebuild
+          ? `rebuilt ${what}`
+          : recollated
+            ? `${what} now ${ix.collation === "nocase" ? "ignores case" : "compares case"}`
+            : `new ${what}`,
+        steps,
+      });
   }
   for (const o of before.indexes) {
     if (kept.has(o.sqlName)) continue;
-    const what = o.isUnique ? `@unique removed from '${after.typeName}.${o.columns[0]}'` : `index '${o.sqlName}' removed`;
+    const what = o.isUnique
+      ? `@unique removed from '${after.typeName}.${o.columns[0]}'`
+      : `index '${o.sqlName}' removed`;
     // A renamed table's indexes were dropped with the rename step already.
     changes.push({ severity: "additive", text: what, steps: isRenamed ? [] : [{ op: "dropIndex", index: o }] });
   }
   return changes;
 }
 
-async function uniqueProblem(before: TableShape, after: TableShape, ix: IndexShape, probe: DataProbe, rewritten: Set<string>): Promise<string | undefined> {
+async function uniqueProblem(
+  before: TableShape,
+  after: TableShape,
+  ix: IndexShape,
+  probe: DataProbe,
+  rewritten: Set<string>,
+): Promise<string | undefined> {
   const column = ix.columns[0]!;
   if (rewritten.has(column)) {
     // A new (or rebuilt) column is filled with one value for every row.
@@ -278,4 +372,3 @@ function defaultText(d: StoredDefault): string {
 function quoteList(values: string[]): string {
   return values.map((v) => `'${v}'`).join(", ");
 }
-

@@ -78,7 +78,8 @@ function deriveTable(type: CatalogType, byName: Map<string, CatalogType>): Table
   for (const c of columns) {
     if (c.isUnique) {
       const index: IndexShape = { sqlName: `${type.table}__${c.name}__unique`, columns: [c.name], isUnique: true };
-      if (c.type.kind === "scalar" && isScalarName(c.type.scalar) && scalars[c.type.scalar].uniqueIgnoresCase) index.collation = "nocase";
+      if (c.type.kind === "scalar" && isScalarName(c.type.scalar) && scalars[c.type.scalar].uniqueIgnoresCase)
+        index.collation = "nocase";
       indexes.push(index);
     }
   }

@@ -246,7 +246,9 @@ function refusalMessage(database: string, changes: string[], blocked: string[]):
     lines.push("To apply these changes anyway (this cannot be undone), run again with --allow-destructive-migration.");
   }
   if (blocked.length > 0) {
-    lines.push(`The database ${database} was not changed: these changes cannot be applied to the stored data, even with --allow-destructive-migration:`);
+    lines.push(
+      `The database ${database} was not changed: these changes cannot be applied to the stored data, even with --allow-destructive-migration:`,
+    );
     for (const c of blocked) lines.push(`  - ${c}`);
     lines.push("Fix the data (or the .wo files) and start again.");
   }

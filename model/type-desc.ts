@@ -20,7 +20,11 @@ export function describeFieldType(t: FieldType, catalog: Catalog): TypeDesc {
 }
 
 /** describeFieldType with the catalog's types already indexed by name. */
-export function describeFieldTypeIn(t: FieldType, byName: ReadonlyMap<string, CatalogType>, embedding: ReadonlySet<string> = new Set()): TypeDesc {
+export function describeFieldTypeIn(
+  t: FieldType,
+  byName: ReadonlyMap<string, CatalogType>,
+  embedding: ReadonlySet<string> = new Set(),
+): TypeDesc {
   switch (t.kind) {
     case "scalar":
       return { kind: "scalar", scalar: t.scalar };
@@ -33,7 +37,10 @@ export function describeFieldTypeIn(t: FieldType, byName: ReadonlyMap<string, Ca
     case "array":
       return { kind: "array", element: describeFieldTypeIn(t.element, byName, embedding) };
     case "struct":
-      return { kind: "struct", fields: t.fields.filter((f) => f.isStored).map((f) => describeField(f, byName, embedding)) };
+      return {
+        kind: "struct",
+        fields: t.fields.filter((f) => f.isStored).map((f) => describeField(f, byName, embedding)),
+      };
     case "embedded": {
       const target = byName.get(t.type);
       if (!target || embedding.has(t.type)) return { kind: "json" };

@@ -13,7 +13,7 @@ import { createApp, type App, type AppOptions } from "./app.js";
 import { buildChanges, type BuildChanges } from "./build-changes.js";
 import type { LoadedBuild } from "./load-build.js";
 import type { ListKind } from "./mcp/list-changes.js";
-import { MigrationRefusedError, type MigrationReport, type Store } from "../model/store.js";
+import { MigrationRefusedError, type MigrationReport } from "../model/store.js";
 
 export type SwapOutcome =
   | { swapped: true; changes: BuildChanges; migrated: string[]; notified: ListKind[] }
@@ -41,7 +41,11 @@ export function createAppHost(options: AppHostOptions): AppHost {
   const swapNow = async (build: LoadedBuild): Promise<SwapOutcome> => {
     // Made first (binding touches no data), so the swap follows the migration's commit at once.
     const next = createApp({ ...options, build, replacing: app });
-    if (!options.store.migrate) return { swapped: false, reason: "this store cannot change its shape while serving; restart wo run to serve the new build" };
+    if (!options.store.migrate)
+      return {
+        swapped: false,
+        reason: "this store cannot change its shape while serving; restart wo run to serve the new build",
+      };
     let report: MigrationReport;
     try {
       report = await options.store.migrate(build.catalog, { allowDestructive: options.allowDestructiveMigration });

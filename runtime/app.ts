@@ -86,12 +86,28 @@ export function createApp(options: AppOptions): App {
   const rt = createOperationRuntime({ catalog: build.catalog, store, validators: build.validators, log });
   const shutdown = options.replacing?.parts.shutdown ?? new AbortController();
   const limit = options.replacing?.parts.limit ?? createConcurrencyLimit(config.concurrency, shutdown.signal);
-  const operations = bindOperations({ app: build.catalog, rt, generated: build.operations, limiter: limit, policy: options.policy ?? admitEverything });
+  const operations = bindOperations({
+    app: build.catalog,
+    rt,
+    generated: build.operations,
+    limiter: limit,
+    policy: options.policy ?? admitEverything,
+  });
 
   // One Host/Origin policy for every route but /healthz, /mcp included (spec/security.md).
-  const guard = createHttpGuard({ allowedOrigins: allowedOriginsOf(config), ...(options.listenHost !== undefined ? { listenHost: options.listenHost } : {}) });
-  const mcpBuild: McpBuild = { catalog: build.catalog, operations, store, serverInfo: { name: build.catalog.app.name, version: build.catalog.app.version } };
-  const mcpHandler = options.replacing?.parts.mcp ?? createMcpHandler({ ...mcpBuild, config, guard, options: { log, listChanged: options.watching ?? false } });
+  const guard = createHttpGuard({
+    allowedOrigins: allowedOriginsOf(config),
+    ...(options.listenHost !== undefined ? { listenHost: options.listenHost } : {}),
+  });
+  const mcpBuild: McpBuild = {
+    catalog: build.catalog,
+    operations,
+    store,
+    serverInfo: { name: build.catalog.app.name, version: build.catalog.app.version },
+  };
+  const mcpHandler =
+    options.replacing?.parts.mcp ??
+    createMcpHandler({ ...mcpBuild, config, guard, options: { log, listChanged: options.watching ?? false } });
   const mcp = mcpRoutesFor(mcpHandler);
 
   const app = new Hono({ strict: false });
@@ -104,7 +120,10 @@ export function createApp(options: AppOptions): App {
     // makes @hono/node-server build a whole Headers object for every request.
     const origin = incoming ? incoming.headers.origin : c.req.header("origin");
     // A request made in process (no socket) has no Host header: its URL names the host.
-    const refused = guard.refusal(origin, incoming ? incoming.headers.host : (c.req.header("host") ?? new URL(c.req.url).host));
+    const refused = guard.refusal(
+      origin,
+      incoming ? incoming.headers.host : (c.req.header("host") ?? new URL(c.req.url).host),
+    );
     if (refused === undefined && !origin) return next();
     const path = c.req.path;
     if (path === "/healthz") return next();
@@ -126,7 +145,12 @@ export function createApp(options: AppOptions): App {
     const auth = bearerAuth(options.token);
     app.use("*", async (c, next) => {
       const path = c.req.path;
-      if (path === "/healthz" || isTokenFree(path) || isPreflight(c.req.method, c.req.header("origin"), c.req.header("access-control-request-method"))) return next();
+      if (
+        path === "/healthz" ||
+        isTokenFree(path) ||
+        isPreflight(c.req.method, c.req.header("origin"), c.req.header("access-control-request-method"))
+      )
+        return next();
       return auth(c, next);
     });
   }
@@ -143,12 +167,25 @@ export function createApp(options: AppOptions): App {
   app.route("/mcp", mcp);
 
   const live = createLiveStreams(store, log);
-  app.route("/", createRestRoutes({ catalog: build.catalog, operations, maxBodyBytes: config.maxBodyBytes, live, log }));
+  app.route(
+    "/",
+    createRestRoutes({ catalog: build.catalog, operations, maxBodyBytes: config.maxBodyBytes, live, log }),
+  );
 
-  app.notFound((c) => problemResponse(c, "route_not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}; GET / lists the endpoints.`));
+  app.notFound((c) =>
+    problemResponse(
+      c,
+      "route_not_found",
+      `No route for ${c.req.method} ${new URL(c.req.url).pathname}; GET / lists the endpoints.`,
+    ),
+  );
   app.onError((err, c) => {
     log(`${c.req.method} ${new URL(c.req.url).pathname}: unexpected ${err.name}: ${err.message}`);
-    return problemResponse(c, "internal", "The server failed to complete the request. Try again, and report it if it persists.");
+    return problemResponse(
+      c,
+      "internal",
+      "The server failed to complete the request. Try again, and report it if it persists.",
+    );
   });
   const allowed = options.token ? tokenCheck(options.token) : undefined;
   const unauthorized = JSON.stringify(problem("unauthorized", UNAUTHORIZED_DETAIL));
@@ -156,23 +193,40 @@ export function createApp(options: AppOptions): App {
     // Host/Origin before the token: a refused request (403) and an admitted preflight (204) are
     // the handler's to answer, with or without a token.
     const h = incoming.headers;
-    if (allowed && guard.refusal(h.origin, h.host) === undefined && !isPreflight(incoming.method, h.origin, h["access-control-request-method"]) && !allowed(h.authorization)) {
+    if (
+      allowed &&
+      guard.refusal(h.origin, h.host) === undefined &&
+      !isPreflight(incoming.method, h.origin, h["access-control-request-method"]) &&
+      !allowed(h.authorization)
+    ) {
       if (log) logWhenFinished(log, incoming, res);
-      res.writeHead(401, { "content-type": "application/problem+json", ...UNAUTHORIZED_HEADERS, "content-length": Buffer.byteLength(unauthorized) });
+      res.writeHead(401, {
+        "content-type": "application/problem+json",
+        ...UNAUTHORIZED_HEADERS,
+        "content-length": Buffer.byteLength(unauthorized),
+      });
       res.end(unauthorized);
       return;
     }
     serveMcpNode(mcpHandler, incoming, res, log);
   };
   // The management endpoint: its own key (never the bearer token), the same Host/Origin guard.
-  const management = options.management && { ...options.management, guard: (origin: string | undefined, host: string | undefined) => guard.refusal(origin, host) };
+  const management = options.management && {
+    ...options.management,
+    guard: (origin: string | undefined, host: string | undefined) => guard.refusal(origin, host),
+  };
   return {
     hono: app,
     serveMcp,
     operations,
     mcpBuild,
     parts: { mcp: mcpHandler, limit, shutdown },
-    ...(management ? { serveManagement: (incoming: IncomingMessage, res: ServerResponse) => serveManagement(management, incoming, res) } : {}),
+    ...(management
+      ? {
+          serveManagement: (incoming: IncomingMessage, res: ServerResponse) =>
+            serveManagement(management, incoming, res),
+        }
+      : {}),
     close: () => {
       shutdown.abort();
       mcpHandler.close();

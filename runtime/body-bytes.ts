@@ -11,12 +11,19 @@ import type { IncomingMessage } from "node:http";
  * web stream; the fetch-API `request` only when there is no socket (an in-process fetch) or its
  * body stream already took the bytes from `incoming`.
  */
-export function readBody(incoming: IncomingMessage | undefined, request: Request | undefined, maxBytes: number): Promise<Uint8Array | "too_large"> {
+export function readBody(
+  incoming: IncomingMessage | undefined,
+  request: Request | undefined,
+  maxBytes: number,
+): Promise<Uint8Array | "too_large"> {
   if (incoming && !incoming.readableEnded) return readIncomingBytes(incoming, maxBytes);
   return readWebBody(request?.body ?? null, maxBytes);
 }
 
-async function readWebBody(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array | "too_large"> {
+async function readWebBody(
+  body: ReadableStream<Uint8Array> | null,
+  maxBytes: number,
+): Promise<Uint8Array | "too_large"> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   if (body) {
@@ -79,7 +86,9 @@ function takeReceivedBody(incoming: IncomingMessage, maxBytes: number): Uint8Arr
 function readIncomingBytes(incoming: IncomingMessage, maxBytes: number): Promise<Uint8Array | "too_large"> {
   const received = takeReceivedBody(incoming, maxBytes);
   if (received !== undefined) return Promise.resolve(received);
-  return new Promise((resolve) => setImmediate(resolve)).then(() => takeReceivedBody(incoming, maxBytes) ?? streamIncomingBytes(incoming, maxBytes));
+  return new Promise((resolve) => setImmediate(resolve)).then(
+    () => takeReceivedBody(incoming, maxBytes) ?? streamIncomingBytes(incoming, maxBytes),
+  );
 }
 
 /**

@@ -22,7 +22,8 @@ export interface BuildChanges {
 }
 
 export function buildChanges(before: LoadedBuild, after: LoadedBuild): BuildChanges {
-  const tools = (b: LoadedBuild) => new Map(b.catalog.operations.filter((o) => o.mcp).map((o) => [o.name, JSON.stringify(manifestTool(o))]));
+  const tools = (b: LoadedBuild) =>
+    new Map(b.catalog.operations.filter((o) => o.mcp).map((o) => [o.name, JSON.stringify(manifestTool(o))]));
   const routes = (b: LoadedBuild) => new Map(restEndpoints(b.catalog).map((e) => [`${e.method} ${e.path}`, e.op]));
   const types = (b: LoadedBuild) => new Map(b.catalog.types.map((t) => [t.name, JSON.stringify(t)]));
   return {
@@ -44,7 +45,11 @@ function compare(before: Map<string, string>, after: Map<string, string>): NameC
 /** `tools +a -b ~c; routes +POST /x; types ~T`, or that none of them changed. */
 export function describeChanges(c: BuildChanges): string {
   const parts: string[] = [];
-  for (const [label, n] of [["tools", c.tools], ["routes", c.routes], ["types", c.types]] as const) {
+  for (const [label, n] of [
+    ["tools", c.tools],
+    ["routes", c.routes],
+    ["types", c.types],
+  ] as const) {
     const items = [...n.added.map((x) => `+${x}`), ...n.removed.map((x) => `-${x}`), ...n.changed.map((x) => `~${x}`)];
     if (items.length > 0) parts.push(`${label} ${items.join(", ")}`);
   }

@@ -28,7 +28,7 @@ const originForm = /^(https?):\/\/(.*)$/i;
 
 /** The name of a Host header value (`localhost:8080` → `localhost`), or undefined when malformed. */
 function hostName(value: string): string | undefined {
-  return authority.exec(value.trim())?.[1]!.toLowerCase();
+  return authority.exec(value.trim())?.[1]?.toLowerCase();
 }
 
 /** The host name of an Origin value `http(s)://name[:port]`, or undefined for anything else (`null`, paths, other schemes). */
@@ -84,12 +84,14 @@ export function createHttpGuard(options: GuardOptions): HttpGuard {
     refusal(origin, host) {
       if (origin !== null && origin !== undefined && origin !== "" && !origins.has(normalizeOrigin(origin))) {
         const name = originHostName(origin);
-        if (name === undefined || !isLoopbackName(name)) return `Origin '${shown(origin)}' is not allowed; local origins and those in allowed_origins (wo.toml) are`;
+        if (name === undefined || !isLoopbackName(name))
+          return `Origin '${shown(origin)}' is not allowed; local origins and those in allowed_origins (wo.toml) are`;
       }
       if (checkHost && host !== admittedHost) {
         if (host === null || host === undefined || host === "") return `Host header is required; ${loopbackHint}`;
         const name = hostName(host);
-        if (name === undefined || (!isLoopbackName(name) && !originHosts.has(name))) return `Host '${shown(host)}' is not allowed; ${loopbackHint}`;
+        if (name === undefined || (!isLoopbackName(name) && !originHosts.has(name)))
+          return `Host '${shown(host)}' is not allowed; ${loopbackHint}`;
         admittedHost = host;
       }
       return undefined;
@@ -106,7 +108,11 @@ function shown(value: string): string {
 }
 
 /** A CORS preflight: OPTIONS from a page (Origin) asking whether it may send a method. */
-export function isPreflight(method: string | undefined, origin: string | null | undefined, requestMethod: string | null | undefined): boolean {
+export function isPreflight(
+  method: string | undefined,
+  origin: string | null | undefined,
+  requestMethod: string | null | undefined,
+): boolean {
   return method === "OPTIONS" && !!origin && !!requestMethod;
 }
 

@@ -9,7 +9,14 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { buildFormat, type AppContract, type BuildInfo, type OperationsModule, type Validator, type ValidatorsModule } from "../model/build-contract.js";
+import {
+  buildFormat,
+  type AppContract,
+  type BuildInfo,
+  type OperationsModule,
+  type Validator,
+  type ValidatorsModule,
+} from "../model/build-contract.js";
 
 export interface LoadedBuild {
   dir: string;
@@ -35,18 +42,28 @@ let loads = 0;
 export async function loadBuild(dir: string): Promise<LoadedBuild> {
   const info = await readJson<Partial<BuildInfo>>(dir, "build-info.json");
   if (info.buildFormat !== buildFormat) {
-    throw new BuildLoadError(`${dir} was built by another wo (build format ${String(info.buildFormat ?? 1)}; this wo runs format ${buildFormat}); run \`wo build\` again.`);
+    throw new BuildLoadError(
+      `${dir} was built by another wo (build format ${String(info.buildFormat ?? 1)}; this wo runs format ${buildFormat}); run \`wo build\` again.`,
+    );
   }
   const catalog = await readJson<AppContract>(dir, "app.json");
   const load = ++loads;
   const validatorsModule = await importModule<ValidatorsModule>(dir, "validators.js", load);
   const operations = await importModule<OperationsModule>(dir, "operations.js", load);
-  if (typeof validatorsModule.createValidators !== "function") throw new BuildLoadError(`${join(dir, "validators.js")} does not export createValidators; run \`wo build\` again.`);
-  if (typeof operations.createOperations !== "function") throw new BuildLoadError(`${join(dir, "operations.js")} does not export createOperations; run \`wo build\` again.`);
+  if (typeof validatorsModule.createValidators !== "function")
+    throw new BuildLoadError(`${join(dir, "validators.js")} does not export createValidators; run \`wo build\` again.`);
+  if (typeof operations.createOperations !== "function")
+    throw new BuildLoadError(`${join(dir, "operations.js")} does not export createOperations; run \`wo build\` again.`);
   // Validators need ajv's runtime helpers (ajv-formats, ucs2length, …), resolved from wo's own
   // install: the app folder has no node_modules.
   const validators = validatorsModule.createValidators(createRequire(import.meta.url));
-  return { dir, catalog, validators, operations, ...(typeof info.inputHash === "string" ? { inputHash: info.inputHash } : {}) };
+  return {
+    dir,
+    catalog,
+    validators,
+    operations,
+    ...(typeof info.inputHash === "string" ? { inputHash: info.inputHash } : {}),
+  };
 }
 
 async function readJson<T>(dir: string, name: string): Promise<T> {

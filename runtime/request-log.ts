@@ -16,9 +16,19 @@ export type RequestLogFormat = "off" | "text" | "json";
  * Logs one request; `started` is a performance.now() reading, `cut` says the connection closed
  * before the whole answer was written (a client that went away, an SSE stream it ended).
  */
-export type RequestLogger = (method: string | undefined, url: string | undefined, status: number, started: number, message: Message | undefined, cut: boolean) => void;
+export type RequestLogger = (
+  method: string | undefined,
+  url: string | undefined,
+  status: number,
+  started: number,
+  message: Message | undefined,
+  cut: boolean,
+) => void;
 
-export function createRequestLogger(format: RequestLogFormat, writeText: (text: string) => void = (text) => process.stderr.write(text)): RequestLogger | undefined {
+export function createRequestLogger(
+  format: RequestLogFormat,
+  writeText: (text: string) => void = (text) => process.stderr.write(text),
+): RequestLogger | undefined {
   if (format === "off") return undefined;
   const write = batched(writeText);
   return (method, url, status, started, message, cut) => {
@@ -29,10 +39,21 @@ export function createRequestLogger(format: RequestLogFormat, writeText: (text: 
     const toolName = rpc === "tools/call" ? call!.params?.name : undefined;
     const tool = typeof toolName === "string" && isName(toolName) ? toolName : undefined;
     if (format === "json") {
-      const entry = { time: new Date().toISOString(), method, path, ...(rpc ? { rpc } : {}), ...(tool ? { tool } : {}), status, ms, ...(cut ? { cut: true } : {}) };
+      const entry = {
+        time: new Date().toISOString(),
+        method,
+        path,
+        ...(rpc ? { rpc } : {}),
+        ...(tool ? { tool } : {}),
+        status,
+        ms,
+        ...(cut ? { cut: true } : {}),
+      };
       write(`${JSON.stringify(entry)}\n`);
     } else {
-      write(`wo: ${method} ${path}${rpc ? ` ${rpc}` : ""}${tool ? ` ${tool}` : ""} ${status} ${ms} ms${cut ? " (connection closed before the answer was complete)" : ""}\n`);
+      write(
+        `wo: ${method} ${path}${rpc ? ` ${rpc}` : ""}${tool ? ` ${tool}` : ""} ${status} ${ms} ms${cut ? " (connection closed before the answer was complete)" : ""}\n`,
+      );
     }
   };
 }
@@ -61,7 +82,12 @@ function batched(write: (text: string) => void): (line: string) => void {
  * client gone. `call` is the MCP request, read at the end: the JSON-RPC message is known only
  * after the body is parsed.
  */
-export function logWhenFinished(log: RequestLogger, req: IncomingMessage, res: ServerResponse, call?: { readonly message?: Message | undefined }): void {
+export function logWhenFinished(
+  log: RequestLogger,
+  req: IncomingMessage,
+  res: ServerResponse,
+  call?: { readonly message?: Message | undefined },
+): void {
   const started = performance.now();
   res.once("close", () => log(req.method, req.url, res.statusCode, started, call?.message, !res.writableFinished));
 }

@@ -89,19 +89,31 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     throw err;
   }
   const fileConfig = build.catalog.config;
-  const config = options.mcpSessions === undefined ? fileConfig : { ...fileConfig, mcp: { ...fileConfig.mcp, sessions: options.mcpSessions } };
+  const config =
+    options.mcpSessions === undefined
+      ? fileConfig
+      : { ...fileConfig, mcp: { ...fileConfig.mcp, sessions: options.mcpSessions } };
   const { host, port } = parseListen(options.listen ?? config.listen ?? "127.0.0.1:8080");
 
   const automatic = options.background || config.token === "auto";
-  if (automatic && options.runtimeDir === undefined) throw new ServerStartError("The automatic agent token needs a runtime directory.");
+  if (automatic && options.runtimeDir === undefined)
+    throw new ServerStartError("The automatic agent token needs a runtime directory.");
   let token: string | undefined;
   let managementKey: Buffer | undefined;
   try {
     if (automatic) ensurePrivateDir(options.runtimeDir!);
-    token = resolveAgentToken({ config, env: process.env, ...(options.tokenFile !== undefined ? { tokenFile: options.tokenFile } : {}), ...(automatic ? { automaticIn: options.runtimeDir } : {}) })?.token;
+    token = resolveAgentToken({
+      config,
+      env: process.env,
+      ...(options.tokenFile !== undefined ? { tokenFile: options.tokenFile } : {}),
+      ...(automatic ? { automaticIn: options.runtimeDir } : {}),
+    })?.token;
     if (options.background) {
       managementKey = readManagementKey(options.runtimeDir!);
-      if (!managementKey) throw new ServerStartError(`No management key in ${options.runtimeDir}; start background instances with \`wo run --background\`.`);
+      if (!managementKey)
+        throw new ServerStartError(
+          `No management key in ${options.runtimeDir}; start background instances with \`wo run --background\`.`,
+        );
     }
   } catch (err) {
     if (err instanceof TokenError || err instanceof PrivateFileError) throw new ServerStartError(err.message);
@@ -193,8 +205,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   } catch (err) {
     await store.close();
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === "EADDRINUSE" ? "the port is in use" : code === "EACCES" ? "permission denied" : (err as Error).message;
-    throw new ServerStartError(`Cannot listen on ${host}:${port}: ${why}. Pick another with --listen HOST:PORT (port 0 picks a free one).`);
+    const why =
+      code === "EADDRINUSE" ? "the port is in use" : code === "EACCES" ? "permission denied" : (err as Error).message;
+    throw new ServerStartError(
+      `Cannot listen on ${host}:${port}: ${why}. Pick another with --listen HOST:PORT (port 0 picks a free one).`,
+    );
   }
 
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
@@ -242,8 +257,19 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   for (const change of migrated) out(`wo: migrated: ${change}\n`);
   // Off loopback the Host check is off too (spec/security.md): without a token, anyone who can
   // reach the address reads and writes everything.
-  if (!token && !isLoopbackName(host)) out(`wo: warning: listening on ${host} without a bearer token: anyone who can reach ${url} can read and change every row. Set [server] token_env (or token = "auto") in wo.toml.\n`);
-  out(startupBanner(build.catalog.app, url, database, restEndpoints(build.catalog), build.catalog.operations.filter((o) => o.mcp).map((o) => o.name)));
+  if (!token && !isLoopbackName(host))
+    out(
+      `wo: warning: listening on ${host} without a bearer token: anyone who can reach ${url} can read and change every row. Set [server] token_env (or token = "auto") in wo.toml.\n`,
+    );
+  out(
+    startupBanner(
+      build.catalog.app,
+      url,
+      database,
+      restEndpoints(build.catalog),
+      build.catalog.operations.filter((o) => o.mcp).map((o) => o.name),
+    ),
+  );
   const reload = async (buildDir: string): Promise<boolean> => {
     if (stopping) return false;
     let next;
@@ -314,7 +340,10 @@ function closeServer(server: Server): Promise<void> {
 export function parseListen(text: string): { host: string; port: number } {
   const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s]*)):(\d{1,5})$/.exec(text.trim());
   const port = m ? Number(m[3]) : NaN;
-  if (!m || port > 65535) throw new ServerStartError(`'${text}' is not a listen address; write HOST:PORT, e.g. 127.0.0.1:8080 (port 0 picks a free port).`);
+  if (!m || port > 65535)
+    throw new ServerStartError(
+      `'${text}' is not a listen address; write HOST:PORT, e.g. 127.0.0.1:8080 (port 0 picks a free port).`,
+    );
   return { host: m[1] ?? (m[2] || "127.0.0.1"), port };
 }
 

@@ -24,7 +24,15 @@ if (process.argv[2] === "--one") {
   const ms = performance.now(); // since process start: includes loading wo
   const cpu = process.cpuUsage();
   const cpuMs = (cpu.user + cpu.system) / 1000; // what the build costs regardless of other load
-  console.log(JSON.stringify({ ms, cpuMs, skipped: r.skipped, tools: r.summary?.tools, rssMb: process.resourceUsage().maxRSS / 1024 }));
+  console.log(
+    JSON.stringify({
+      ms,
+      cpuMs,
+      skipped: r.skipped,
+      tools: r.summary?.tools,
+      rssMb: process.resourceUsage().maxRSS / 1024,
+    }),
+  );
   process.exit(0);
 }
 
@@ -46,9 +54,17 @@ try {
   const sizes = readdirSync(out).map((f) => [f, statSync(join(out, f)).size]);
   const med = (xs, k = "ms") => xs.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   console.log(`build bench: ${TYPES} types × ${FIELDS} fields in ${FILES} files, ${last.tools} tools`);
-  console.log(`  full build (fresh process): median ${med(full).toFixed(0)} ms, best ${Math.min(...full.map((r) => r.ms)).toFixed(0)} ms (target < 10000 ms), CPU median ${med(full, "cpuMs").toFixed(0)} ms, peak RSS ${Math.max(...full.map((r) => r.rssMb)).toFixed(0)} MB`);
-  console.log(`  no-op rebuild (fresh process): median ${med(noop).toFixed(0)} ms, best ${Math.min(...noop.map((r) => r.ms)).toFixed(0)} ms (target < 500 ms), CPU median ${med(noop, "cpuMs").toFixed(0)} ms`);
-  console.log(`  load average at the end: ${loadavg().map((x) => x.toFixed(1)).join(" ")} on ${cpus().length} cores`);
+  console.log(
+    `  full build (fresh process): median ${med(full).toFixed(0)} ms, best ${Math.min(...full.map((r) => r.ms)).toFixed(0)} ms (target < 10000 ms), CPU median ${med(full, "cpuMs").toFixed(0)} ms, peak RSS ${Math.max(...full.map((r) => r.rssMb)).toFixed(0)} MB`,
+  );
+  console.log(
+    `  no-op rebuild (fresh process): median ${med(noop).toFixed(0)} ms, best ${Math.min(...noop.map((r) => r.ms)).toFixed(0)} ms (target < 500 ms), CPU median ${med(noop, "cpuMs").toFixed(0)} ms`,
+  );
+  console.log(
+    `  load average at the end: ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(" ")} on ${cpus().length} cores`,
+  );
   console.log(`  output: ${sizes.map(([f, s]) => `${f} ${(s / 1024).toFixed(0)} KiB`).join(", ")}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -32,7 +32,9 @@ try {
   times.sort((a, b) => a - b);
   const peakMb = process.resourceUsage().maxRSS / 1024;
   console.log(`compile bench: ${TYPES} types × ${FIELDS} fields in ${FILES} files`);
-  console.log(`  checkApp: best ${times[0].toFixed(0)} ms, median ${times[Math.floor(RUNS / 2)].toFixed(0)} ms (target < 1000 ms)`);
+  console.log(
+    `  checkApp: best ${times[0].toFixed(0)} ms, median ${times[Math.floor(RUNS / 2)].toFixed(0)} ms (target < 1000 ms)`,
+  );
   console.log(`  peak RSS: ${peakMb.toFixed(0)} MB (target < 200 MB)`);
   console.log(`  catalog: ${warm.catalog.types.length} types, ${warm.summary.tools} tools`);
 } finally {

@@ -44,18 +44,32 @@ writeFileSync(
 `,
 );
 
-const { child, url: base } = await startNode("bin/wo.js", ["run", app, "--quiet", "--listen", "127.0.0.1:0"], /serving at (http:\/\/127\.0\.0\.1:\d+)/);
+const { child, url: base } = await startNode(
+  "bin/wo.js",
+  ["run", app, "--quiet", "--listen", "127.0.0.1:0"],
+  /serving at (http:\/\/127\.0\.0\.1:\d+)/,
+);
 const writes = new Agent({ keepAlive: true, maxSockets: C });
 
 function send(method, path, body) {
   return new Promise((resolve, reject) => {
     const text = JSON.stringify(body);
-    const req = request(base + path, { method, agent: writes, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(text) } }, (res) => {
-      let out = "";
-      res.setEncoding("utf8");
-      res.on("data", (d) => (out += d));
-      res.on("end", () => (res.statusCode < 300 ? resolve(out) : reject(new Error(`${method} ${path} ${res.statusCode} ${out}`))));
-    });
+    const req = request(
+      base + path,
+      {
+        method,
+        agent: writes,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(text) },
+      },
+      (res) => {
+        let out = "";
+        res.setEncoding("utf8");
+        res.on("data", (d) => (out += d));
+        res.on("end", () =>
+          res.statusCode < 300 ? resolve(out) : reject(new Error(`${method} ${path} ${res.statusCode} ${out}`)),
+        );
+      },
+    );
     req.on("error", reject);
     req.end(text);
   });
@@ -63,7 +77,9 @@ function send(method, path, body) {
 
 /** S live streams in a child process (bench/live/subscribers.mjs); resolves once all are open. */
 async function subscribers() {
-  const child = fork(join(import.meta.dirname, "subscribers.mjs"), [base, String(S)], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child = fork(join(import.meta.dirname, "subscribers.mjs"), [base, String(S)], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
   const ask = (question, key) =>
     new Promise((resolve) => {
       const onMessage = (msg) => {
@@ -131,14 +147,21 @@ try {
   }
   let latencies = [];
   const deadline = Date.now() + 10_000;
-  while ((latencies = await subs.latencies()).length < writesForLatency * S && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  while ((latencies = await subs.latencies()).length < writesForLatency * S && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50));
   await subs.stop();
   latencies.sort((a, b) => a - b);
   roundTrips.sort((a, b) => a - b);
 
-  console.log(`bench/live: ${pinned}; ${N} creates per round, ${C} in flight, ${ROUNDS} rounds, ${S} subscribers (in a second process)`);
-  console.log(`  writes/s, no subscriber:      ${without.map((x) => x.toFixed(0)).join(", ")} (median ${median(without).toFixed(0)})`);
-  console.log(`  writes/s, ${S} subscribers:    ${withSubs.map((x) => x.toFixed(0)).join(", ")} (median ${median(withSubs).toFixed(0)}); events received ${received} of ${N * ROUNDS * S}`);
+  console.log(
+    `bench/live: ${pinned}; ${N} creates per round, ${C} in flight, ${ROUNDS} rounds, ${S} subscribers (in a second process)`,
+  );
+  console.log(
+    `  writes/s, no subscriber:      ${without.map((x) => x.toFixed(0)).join(", ")} (median ${median(without).toFixed(0)})`,
+  );
+  console.log(
+    `  writes/s, ${S} subscribers:    ${withSubs.map((x) => x.toFixed(0)).join(", ")} (median ${median(withSubs).toFixed(0)}); events received ${received} of ${N * ROUNDS * S}`,
+  );
   console.log(`  throughput ratio (with/without): ${(median(withSubs) / median(without)).toFixed(2)} (target ≥ 0.9)`);
   console.log(
     `  write → notification, ${S} subscribers: p50 ${pct(latencies, 50)?.toFixed(2)} ms, p99 ${pct(latencies, 99)?.toFixed(2)} ms over ${latencies.length} of ${writesForLatency * S} (write round trip p50 ${pct(roundTrips, 50).toFixed(2)} ms, p99 ${pct(roundTrips, 99).toFixed(2)} ms)`,

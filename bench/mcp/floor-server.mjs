@@ -18,12 +18,11 @@ const server = createServer((req, res) => {
     return;
   }
   // The body as wo reads it (runtime/body-bytes.ts).
-  readBody(req, undefined, Infinity)
-    .then((bytes) => {
-      JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
-      res.writeHead(200, headers(result));
-      res.end(result);
-    });
+  readBody(req, undefined, Infinity).then((bytes) => {
+    JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
+    res.writeHead(200, headers(result));
+    res.end(result);
+  });
 });
 server.listen(0, "127.0.0.1", () => console.log(`listening http://127.0.0.1:${server.address().port}`));
 process.on("SIGTERM", () => server.close(() => process.exit(0)));

@@ -16,10 +16,16 @@ import { openSqliteStore } from "../../dist/runtime/store/sqlite.js";
 
 const appDir = resolve(process.argv[2]);
 const build = await loadBuild(join(appDir, ".wo/build"));
-const { store } = await openSqliteStore({ file: join(appDir, build.catalog.config.dataDir, "app.sqlite"), catalog: build.catalog, lock: false });
+const { store } = await openSqliteStore({
+  file: join(appDir, build.catalog.config.dataDir, "app.sqlite"),
+  catalog: build.catalog,
+  lock: false,
+});
 // createApp's operations: the same concurrency-limited handlers wo's REST and MCP call.
 const get = createApp({ build, store, log: () => {} }).operations.greeting_get;
-const meta = JSON.stringify({ "io.modelcontextprotocol/serverInfo": { name: build.catalog.app.name, version: build.catalog.app.version } });
+const meta = JSON.stringify({
+  "io.modelcontextprotocol/serverInfo": { name: build.catalog.app.name, version: build.catalog.app.version },
+});
 const NONE = {};
 
 const answer = (res, body) => {
@@ -34,14 +40,16 @@ const server = createServer((req, res) => {
     return;
   }
   // The body as wo reads it (runtime/body-bytes.ts), then nothing but the call.
-  readBody(req, undefined, Infinity)
-    .then((bytes) => {
-      const msg = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
-      return get(msg.params.arguments, NONE).then((row) => {
-        const text = JSON.stringify(row);
-        answer(res, `{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text},"resultType":"complete","_meta":${meta}}}`);
-      });
+  readBody(req, undefined, Infinity).then((bytes) => {
+    const msg = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
+    return get(msg.params.arguments, NONE).then((row) => {
+      const text = JSON.stringify(row);
+      answer(
+        res,
+        `{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text},"resultType":"complete","_meta":${meta}}}`,
+      );
     });
+  });
 });
 server.listen(0, "127.0.0.1", () => console.log(`listening http://127.0.0.1:${server.address().port}`));
 process.on("SIGTERM", () => server.close(() => process.exit(0)));

@@ -22,10 +22,20 @@ import { admitEverything } from "../../dist/runtime/operations/policy.js";
 
 const appDir = resolve(process.argv[2]);
 const build = await loadBuild(join(appDir, ".wo/build"));
-const { store } = await openSqliteStore({ file: join(appDir, build.catalog.config.dataDir, "app.sqlite"), catalog: build.catalog, lock: false });
+const { store } = await openSqliteStore({
+  file: join(appDir, build.catalog.config.dataDir, "app.sqlite"),
+  catalog: build.catalog,
+  lock: false,
+});
 const rt = createOperationRuntime({ catalog: build.catalog, store, validators: build.validators, log: () => {} });
 // The operations as wo binds them (validation, policy, a slot), without wo's HTTP and MCP layers.
-const ops = bindOperations({ app: build.catalog, rt, generated: build.operations, limiter: createConcurrencyLimit(build.catalog.config.concurrency), policy: admitEverything });
+const ops = bindOperations({
+  app: build.catalog,
+  rt,
+  generated: build.operations,
+  limiter: createConcurrencyLimit(build.catalog.config.concurrency),
+  policy: admitEverything,
+});
 
 const toResult = async (name, args) => {
   try {
@@ -38,14 +48,25 @@ const toResult = async (name, args) => {
 
 function createServer() {
   const server = new McpServer({ name: "sdk-baseline", version: "1.0.0" });
-  server.registerTool("greeting_get", { description: "Get a greeting", inputSchema: { id: z.number().int() } }, (args) => toResult("greeting_get", args));
-  server.registerTool("greeting_create", { description: "Create a greeting", inputSchema: { message: z.string(), from: z.string().optional() } }, (args) => toResult("greeting_create", args));
+  server.registerTool(
+    "greeting_get",
+    { description: "Get a greeting", inputSchema: { id: z.number().int() } },
+    (args) => toResult("greeting_get", args),
+  );
+  server.registerTool(
+    "greeting_create",
+    { description: "Create a greeting", inputSchema: { message: z.string(), from: z.string().optional() } },
+    (args) => toResult("greeting_create", args),
+  );
   return server;
 }
 
 const sessions = new Map();
 const httpServer = http.createServer(async (req, res) => {
-  if (req.method !== "POST" || (req.url !== "/mcp" && req.url !== "/mcp-session")) { res.writeHead(405).end(); return; }
+  if (req.method !== "POST" || (req.url !== "/mcp" && req.url !== "/mcp-session")) {
+    res.writeHead(405).end();
+    return;
+  }
   const chunks = [];
   for await (const c of req) chunks.push(c);
   const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
@@ -53,7 +74,11 @@ const httpServer = http.createServer(async (req, res) => {
     const sid = req.headers["mcp-session-id"];
     let transport = sid ? sessions.get(sid) : undefined;
     if (!transport) {
-      transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), enableJsonResponse: true, onsessioninitialized: (id) => sessions.set(id, transport) });
+      transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        enableJsonResponse: true,
+        onsessioninitialized: (id) => sessions.set(id, transport),
+      });
       await createServer().connect(transport);
     }
     await transport.handleRequest(req, res, body);
@@ -61,9 +86,15 @@ const httpServer = http.createServer(async (req, res) => {
   }
   const server = createServer();
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  res.on("close", () => { transport.close(); server.close(); });
+  res.on("close", () => {
+    transport.close();
+    server.close();
+  });
   await server.connect(transport);
   await transport.handleRequest(req, res, body);
 });
 httpServer.listen(0, "127.0.0.1", () => console.log(`listening http://127.0.0.1:${httpServer.address().port}/mcp`));
-process.on("SIGTERM", () => { httpServer.close(); store.close().finally(() => process.exit(0)); });
+process.on("SIGTERM", () => {
+  httpServer.close();
+  store.close().finally(() => process.exit(0));
+});

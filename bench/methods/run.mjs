@@ -15,9 +15,17 @@ const dir = mkdtempSync(join(tmpdir(), "wo-bench-methods-"));
 const app = join(dir, "ledger");
 cpSync(join(root, "samples/ledger"), app, { recursive: true });
 
-const { child, url: base } = await startNode("bin/wo.js", ["run", app, "--quiet", "--listen", "127.0.0.1:0"], /serving at (http:\/\/127\.0\.0\.1:\d+)/);
+const { child, url: base } = await startNode(
+  "bin/wo.js",
+  ["run", app, "--quiet", "--listen", "127.0.0.1:0"],
+  /serving at (http:\/\/127\.0\.0\.1:\d+)/,
+);
 const post = (path, body) =>
-  fetch(base + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+  fetch(base + path, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  }).then(async (r) => ({ status: r.status, body: await r.json() }));
 
 try {
   for (const owner of ["a", "b"]) await post("/api/accounts", { owner });
@@ -41,7 +49,9 @@ try {
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))].toFixed(2);
-  console.log(`transfer: ${N} calls, ${C} in flight: ${(N / seconds).toFixed(0)} calls/s, p50 ${pct(50)} ms, p99 ${pct(99)} ms, failed ${failed}`);
+  console.log(
+    `transfer: ${N} calls, ${C} in flight: ${(N / seconds).toFixed(0)} calls/s, p50 ${pct(50)} ms, p99 ${pct(99)} ms, failed ${failed}`,
+  );
 } finally {
   await stopNode(child);
   rmSync(dir, { recursive: true, force: true });

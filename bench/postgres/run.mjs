@@ -31,7 +31,12 @@ const envelope = { "io.modelcontextprotocol/protocolVersion": V, "io.modelcontex
 const mcpGet = (id) => ({
   method: "POST",
   headers: { ...json, "mcp-protocol-version": V, "mcp-method": "tools/call", "mcp-name": "note_get" },
-  body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "note_get", arguments: { id }, _meta: envelope } }),
+  body: JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "note_get", arguments: { id }, _meta: envelope },
+  }),
 });
 
 const work = mkdtempSync(join(tmpdir(), "wo-bench-pg-"));
@@ -45,14 +50,27 @@ function app(name) {
   );
   return dir;
 }
-const serve = (dir, db) => startNode("bin/wo.js", ["run", dir, "--quiet", "--listen", "127.0.0.1:0", "--db", db], /serving at (http:\/\/\S+)/);
+const serve = (dir, db) =>
+  startNode("bin/wo.js", ["run", dir, "--quiet", "--listen", "127.0.0.1:0", "--db", db], /serving at (http:\/\/\S+)/);
 
 /** Load spread evenly over `urls` (one autocannon per instance, together); summed req/s, the worst latencies. */
 async function load(urls, request) {
   const results = await Promise.all(
-    urls.map((url) => autocannon({ url: url + request.path, connections: Math.max(1, Math.round(connections / urls.length)), duration, pipelining: 1, method: request.method ?? "GET", headers: request.headers, body: request.body })),
+    urls.map((url) =>
+      autocannon({
+        url: url + request.path,
+        connections: Math.max(1, Math.round(connections / urls.length)),
+        duration,
+        pipelining: 1,
+        method: request.method ?? "GET",
+        headers: request.headers,
+        body: request.body,
+      }),
+    ),
   );
-  for (const r of results) if (r.non2xx > 0 || r.errors > 0 || r["2xx"] === 0) throw new Error(`${request.method ?? "GET"} ${request.path}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+  for (const r of results)
+    if (r.non2xx > 0 || r.errors > 0 || r["2xx"] === 0)
+      throw new Error(`${request.method ?? "GET"} ${request.path}: ${r.non2xx} non-2xx, ${r.errors} errors`);
   return {
     rps: results.reduce((n, r) => n + r.requests.average, 0),
     p50: Math.max(...results.map((r) => r.latency.p50)),
@@ -63,7 +81,11 @@ async function load(urls, request) {
 async function seed(url) {
   let id;
   for (let i = 0; i < 100; i++) {
-    const res = await fetch(`${url}/api/notes`, { method: "POST", headers: json, body: JSON.stringify({ title: `Note ${i}`, body: "Some text." }) });
+    const res = await fetch(`${url}/api/notes`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ title: `Note ${i}`, body: "Some text." }),
+    });
     id = (await res.json()).id;
   }
   return id;
@@ -71,7 +93,10 @@ async function seed(url) {
 
 const cases = (id) => [
   ["REST GET /api/notes/:id", { path: `/api/notes/${id}` }],
-  ["REST POST /api/notes", { path: "/api/notes", method: "POST", headers: json, body: JSON.stringify({ title: "bench", body: "durable" }) }],
+  [
+    "REST POST /api/notes",
+    { path: "/api/notes", method: "POST", headers: json, body: JSON.stringify({ title: "bench", body: "durable" }) },
+  ],
   ["MCP tools/call note_get", { path: "/mcp", ...mcpGet(id) }],
 ];
 
@@ -89,19 +114,25 @@ try {
   const pgId = await seed(a.url);
 
   const rows = [];
-  for (const [title, request] of cases(sqliteId)) rows.push({ title, setup: "SQLite, 1 instance", ...(await load([sqlite.url], request)) });
+  for (const [title, request] of cases(sqliteId))
+    rows.push({ title, setup: "SQLite, 1 instance", ...(await load([sqlite.url], request)) });
   for (const [title, request] of cases(pgId)) {
     rows.push({ title, setup: "PostgreSQL, 1 instance", ...(await load([a.url], request)) });
     rows.push({ title, setup: "PostgreSQL, 2 instances", ...(await load([a.url, b.url], request)) });
   }
 
   console.log(`PostgreSQL bench: ${duration} s per case, ${connections} connections in all; ${placement}`);
-  for (const r of rows) console.log(`  ${r.title.padEnd(26)} ${r.setup.padEnd(24)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms`);
+  for (const r of rows)
+    console.log(
+      `  ${r.title.padEnd(26)} ${r.setup.padEnd(24)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms`,
+    );
   console.log("ratios");
   for (const [title] of cases(0)) {
     const of = (setup) => rows.find((r) => r.title === title && r.setup === setup).rps;
     const one = of("PostgreSQL, 1 instance");
-    console.log(`  ${title.padEnd(26)} PostgreSQL/SQLite ${(one / of("SQLite, 1 instance")).toFixed(2)}   2 instances/1 ${(of("PostgreSQL, 2 instances") / one).toFixed(2)}`);
+    console.log(
+      `  ${title.padEnd(26)} PostgreSQL/SQLite ${(one / of("SQLite, 1 instance")).toFixed(2)}   2 instances/1 ${(of("PostgreSQL, 2 instances") / one).toFixed(2)}`,
+    );
   }
 } finally {
   for (const child of started) await stopNode(child);

@@ -30,7 +30,10 @@ const bin = join(root, "bin/wo.js");
 /** Spawn → first 200 from /healthz, polling every 5 ms; the port is fixed so no output parsing is needed. */
 async function startupMillis(app, db, port) {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [bin, "run", app, "--quiet", "--listen", `127.0.0.1:${port}`, "--db", db], { cwd: root, stdio: "ignore" });
+  const child = spawn(process.execPath, [bin, "run", app, "--quiet", "--listen", `127.0.0.1:${port}`, "--db", db], {
+    cwd: root,
+    stdio: "ignore",
+  });
   for (;;) {
     try {
       const res = await fetch(`http://127.0.0.1:${port}/healthz`);
@@ -68,16 +71,31 @@ const port = 20000 + Math.floor(Math.random() * 20000);
 const startups = [];
 for (let i = 0; i < 3; i++) startups.push(await startupMillis(app, db, port));
 
-const wo = await startNode("bin/wo.js", ["run", app, "--quiet", "--listen", "127.0.0.1:0", "--db", db], /serving at (http:\/\/\S+)/);
+const wo = await startNode(
+  "bin/wo.js",
+  ["run", app, "--quiet", "--listen", "127.0.0.1:0", "--db", db],
+  /serving at (http:\/\/\S+)/,
+);
 const json = { "content-type": "application/json" };
-const post = (path, body) => fetch(wo.url + path, { method: "POST", headers: json, body: JSON.stringify(body) }).then((r) => r.json());
+const post = (path, body) =>
+  fetch(wo.url + path, { method: "POST", headers: json, body: JSON.stringify(body) }).then((r) => r.json());
 const author = await post("/api/authors", { name: "Bench", email: "bench@example.com" });
 const statuses = ["Draft", "Published", "Archived"];
 for (let i = 0; i < 300; i++) {
-  await post("/api/posts", { title: `Post ${i}`, slug: `post-${i}`, body: "Some *markdown*.", status: statuses[i % 3], author: author.id });
+  await post("/api/posts", {
+    title: `Post ${i}`,
+    slug: `post-${i}`,
+    body: "Some *markdown*.",
+    status: statuses[i % 3],
+    author: author.id,
+  });
 }
 
-const baseline = await startNode("bench/rest/baseline.mjs", [join(db, "app.sqlite"), "posts"], /serving at (http:\/\/\S+)/);
+const baseline = await startNode(
+  "bench/rest/baseline.mjs",
+  [join(db, "app.sqlite"), "posts"],
+  /serving at (http:\/\/\S+)/,
+);
 
 // Warm-up: JIT, statement caches, connection pools.
 await autocannon({ url: `${wo.url}/api/posts/1`, connections, duration: 2 });
@@ -87,10 +105,18 @@ await autocannon({ url: `${baseline.url}/api/posts/1`, connections, duration: 2 
 // (bench/paired-load.mjs): one after the other, a ratio near 1 drifted by ±20% per round on a
 // shared VM, and the load generator's own ceiling held back the faster server.
 const pairRounds = 8;
-const perRound = await pairedRatios([[{ url: `${baseline.url}/api/posts/1` }, { url: `${wo.url}/api/posts/1` }]], { rounds: pairRounds, duration: 2, connections });
+const perRound = await pairedRatios([[{ url: `${baseline.url}/api/posts/1` }, { url: `${wo.url}/api/posts/1` }]], {
+  rounds: pairRounds,
+  duration: 2,
+  connections,
+});
 const woGet = await load("wo      GET  /api/posts/:id", { url: `${wo.url}/api/posts/1` });
 const results = [woGet];
-results.push(await load("wo      GET  /api/posts?status=Published&limit=20", { url: `${wo.url}/api/posts?status=Published&limit=20` }));
+results.push(
+  await load("wo      GET  /api/posts?status=Published&limit=20", {
+    url: `${wo.url}/api/posts?status=Published&limit=20`,
+  }),
+);
 results.push(
   await load("wo      POST /api/comments (durable)", {
     url: `${wo.url}/api/comments`,
@@ -106,12 +132,22 @@ await stopNode(wo.child);
 rmSync(work, { recursive: true, force: true });
 
 const startupMedian = median(startups);
-console.log(`\nbench:rest  samples/blog, ${connections} connections, ${duration} s per case (GET by id pairs: 2 s), node ${process.version}, ${placement}\n`);
-console.log(`${"case".padEnd(52)} ${"req/s".padStart(9)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"non-2xx/err".padStart(11)}`);
+console.log(
+  `\nbench:rest  samples/blog, ${connections} connections, ${duration} s per case (GET by id pairs: 2 s), node ${process.version}, ${placement}\n`,
+);
+console.log(
+  `${"case".padEnd(52)} ${"req/s".padStart(9)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"non-2xx/err".padStart(11)}`,
+);
 for (const r of results) {
-  console.log(`${r.title.padEnd(52)} ${r.rps.toFixed(0).padStart(9)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${String(r.bad).padStart(11)}`);
+  console.log(
+    `${r.title.padEnd(52)} ${r.rps.toFixed(0).padStart(9)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${String(r.bad).padStart(11)}`,
+  );
 }
 const ratio = median(perRound);
-console.log(`\nwo GET by id / baseline, loaded together (median of ${pairRounds} rounds): ${ratio.toFixed(2)}x (target >= 0.80)   (rounds: ${perRound.map((x) => x.toFixed(2)).join(", ")})`);
-console.log(`start-up of wo run samples/blog (built) to first answered request: ${startups.map((t) => t.toFixed(0)).join(", ")} ms; median ${startupMedian.toFixed(0)} ms (target < 1000)`);
+console.log(
+  `\nwo GET by id / baseline, loaded together (median of ${pairRounds} rounds): ${ratio.toFixed(2)}x (target >= 0.80)   (rounds: ${perRound.map((x) => x.toFixed(2)).join(", ")})`,
+);
+console.log(
+  `start-up of wo run samples/blog (built) to first answered request: ${startups.map((t) => t.toFixed(0)).join(", ")} ms; median ${startupMedian.toFixed(0)} ms (target < 1000)`,
+);
 console.log(`wo RSS after the load: ${rss.toFixed(1)} MiB`);

@@ -41,7 +41,10 @@ export function resolveCommand(argv: readonly string[]): Resolved {
   const typed = argv[0] ?? "";
   const subcommands = commands.filter((c) => c.name.startsWith(`${typed} `)).map((c) => `'${c.name}'`);
   if (subcommands.length > 0) return { error: `'${typed}' needs a subcommand: ${subcommands.join(", ")}` };
-  const near = closestMatch(typed, commands.map((c) => c.name.split(" ")[0]!));
+  const near = closestMatch(
+    typed,
+    commands.map((c) => c.name.split(" ")[0]!),
+  );
   return { error: `unknown command '${typed}'${near ? `; did you mean '${near}'?` : ""}` };
 }
 
@@ -69,7 +72,10 @@ export function parseArgs(command: Command, args: readonly string[]): ParsedArgs
     const typed = eq < 0 ? arg : arg.slice(0, eq);
     const flag = byName.get(typed);
     if (!flag) {
-      const near = closestMatch(typed, flags.map((f) => f.name));
+      const near = closestMatch(
+        typed,
+        flags.map((f) => f.name),
+      );
       return { error: `unknown option '${typed}'${near ? `; did you mean '${near}'?` : ""}` };
     }
     if (flag === helpFlag) return "help";
@@ -89,7 +95,10 @@ export function parseArgs(command: Command, args: readonly string[]): ParsedArgs
   if (missing) return { error: `needs <${missing.name}> (${missing.help})` };
   if (positionals.length > command.positionals.length && !command.positionals.at(-1)?.rest) {
     const extra = positionals[command.positionals.length]!;
-    const expected = command.positionals.length === 0 ? "no arguments" : `at most ${command.positionals.map((p) => p.name).join(", ")}`;
+    const expected =
+      command.positionals.length === 0
+        ? "no arguments"
+        : `at most ${command.positionals.map((p) => p.name).join(", ")}`;
     return { error: `unexpected argument '${extra}' (${command.name} takes ${expected})` };
   }
   return new ParsedArgs(positionals, values);

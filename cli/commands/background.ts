@@ -21,7 +21,15 @@ import { fileURLToPath } from "node:url";
 import type { AppContract } from "../../model/build-contract.js";
 import { formatWithSources } from "../../compiler/diagnostics/format.js";
 import { resolveAgentToken, TokenError } from "../../runtime/ops/agent-token.js";
-import { claimInstance, logFileName, readInstanceState, readManagementKey, removeInstance, renewClaim, writeNewManagementKey } from "../../runtime/ops/instance-state.js";
+import {
+  claimInstance,
+  logFileName,
+  readInstanceState,
+  readManagementKey,
+  removeInstance,
+  renewClaim,
+  writeNewManagementKey,
+} from "../../runtime/ops/instance-state.js";
 import { callManagement } from "../../runtime/ops/management.js";
 import { ensurePrivateDir, PrivateFileError, readPrivateFile, runtimeDirFor } from "../../runtime/ops/private-files.js";
 import { describeStatus, probeInstance, sleep, startTimeoutMs } from "./instance.js";
@@ -66,17 +74,27 @@ async function claim(appDir: string, runtimeDir: string, explicitDir: string | u
         continue;
       case "running":
         if (probe.status.state === "stopping") {
-          process.stderr.write(`wo run: ${appDir} is stopping; start it again once \`wo status\` says it is not running.\n`);
+          process.stderr.write(
+            `wo run: ${appDir} is stopping; start it again once \`wo status\` says it is not running.\n`,
+          );
           return 1;
         }
-        process.stdout.write(`wo: ${appDir} is already running in the background at ${probe.status.url}\n${describeStatus(probe.status)}`);
-        process.stdout.write(`  stop      wo stop ${quote(appDir)}${explicitDir !== undefined ? ` --runtime-dir ${quote(runtimeDir)}` : ""}\n`);
+        process.stdout.write(
+          `wo: ${appDir} is already running in the background at ${probe.status.url}\n${describeStatus(probe.status)}`,
+        );
+        process.stdout.write(
+          `  stop      wo stop ${quote(appDir)}${explicitDir !== undefined ? ` --runtime-dir ${quote(runtimeDir)}` : ""}\n`,
+        );
         return 0;
       case "starting":
-        process.stderr.write(`wo run: ${appDir} is already being started (since ${probe.state.startedAt}); check \`wo status\` in a moment.\n`);
+        process.stderr.write(
+          `wo run: ${appDir} is already being started (since ${probe.state.startedAt}); check \`wo status\` in a moment.\n`,
+        );
         return 1;
       case "no_answer":
-        process.stderr.write(`wo run: an instance of ${appDir} is recorded at ${probe.state.url} but does not answer (${probe.why}); check \`wo status\`.\n`);
+        process.stderr.write(
+          `wo run: an instance of ${appDir} is recorded at ${probe.state.url} but does not answer (${probe.why}); check \`wo status\`.\n`,
+        );
         return 1;
     }
   }
@@ -94,7 +112,12 @@ async function startChild(appDir: string, runtimeDir: string, args: RunArgs): Pr
   }
   renewClaim(runtimeDir);
   const catalog = JSON.parse(readFileSync(join(built.outDir, "app.json"), "utf8")) as AppContract;
-  const token = resolveAgentToken({ config: catalog.config, env: process.env, ...(args.tokenFile !== undefined ? { tokenFile: resolve(args.tokenFile) } : {}), automaticIn: runtimeDir });
+  const token = resolveAgentToken({
+    config: catalog.config,
+    env: process.env,
+    ...(args.tokenFile !== undefined ? { tokenFile: resolve(args.tokenFile) } : {}),
+    automaticIn: runtimeDir,
+  });
   writeNewManagementKey(runtimeDir);
 
   const logFile = join(runtimeDir, logFileName);
@@ -121,7 +144,9 @@ async function startChild(appDir: string, runtimeDir: string, args: RunArgs): Pr
     if (exited !== undefined) {
       removeInstance(runtimeDir);
       const said = newLogText(logFile, logStart).trim();
-      process.stderr.write(`wo run: the background instance exited (${exited}) before serving${said ? `:\n${said}\n` : `; see ${logFile}.\n`}`);
+      process.stderr.write(
+        `wo run: the background instance exited (${exited}) before serving${said ? `:\n${said}\n` : `; see ${logFile}.\n`}`,
+      );
       return 1;
     }
     const read = readInstanceState(runtimeDir);
@@ -130,9 +155,15 @@ async function startChild(appDir: string, runtimeDir: string, args: RunArgs): Pr
       const answer = key ? await callManagement(read.state.url!, key, "status") : undefined;
       if (answer?.kind === "ok" && answer.status.pid === child.pid) {
         child.unref();
-        const tokenLine = token?.file ? `  token     ${token.file}\n` : token ? `  token     from $${catalog.config.tokenEnv}\n` : "";
+        const tokenLine = token?.file
+          ? `  token     ${token.file}\n`
+          : token
+            ? `  token     from $${catalog.config.tokenEnv}\n`
+            : "";
         process.stdout.write(`wo: ${catalog.app.name} running in the background at ${answer.status.url}\n`);
-        process.stdout.write(`  mcp       ${answer.status.url}/mcp\n${tokenLine}  pid       ${child.pid} (for inspection)\n  log       ${logFile}\n  stop      wo stop ${quote(appDir)}${args.runtimeDir !== undefined ? ` --runtime-dir ${quote(runtimeDir)}` : ""}\n`);
+        process.stdout.write(
+          `  mcp       ${answer.status.url}/mcp\n${tokenLine}  pid       ${child.pid} (for inspection)\n  log       ${logFile}\n  stop      wo stop ${quote(appDir)}${args.runtimeDir !== undefined ? ` --runtime-dir ${quote(runtimeDir)}` : ""}\n`,
+        );
         return 0;
       }
     }
@@ -141,7 +172,9 @@ async function startChild(appDir: string, runtimeDir: string, args: RunArgs): Pr
   // Never left running unverified: it is ours (we spawned it), so we may end it.
   child.kill("SIGTERM");
   removeInstance(runtimeDir);
-  process.stderr.write(`wo run: the background instance did not become ready within ${startTimeoutMs / 1000} s; stopped it. See ${logFile}.\n`);
+  process.stderr.write(
+    `wo run: the background instance did not become ready within ${startTimeoutMs / 1000} s; stopped it. See ${logFile}.\n`,
+  );
   return 1;
 }
 

@@ -16,10 +16,12 @@ export async function runBuildCommand(args: ParsedArgs): Promise<number> {
   } catch (error) {
     // A throw here is a bug in wo, never the user's mistake: exit 2 (spec/diagnostics.md).
     const detail = process.env.WO_DEBUG === "1" && error instanceof Error ? `\n${error.stack}` : "";
-    process.stderr.write(`wo build: internal error: ${error instanceof Error ? error.message : String(error)} (this is a bug in wo)${detail}\n`);
+    process.stderr.write(
+      `wo build: internal error: ${error instanceof Error ? error.message : String(error)} (this is a bug in wo)${detail}\n`,
+    );
     return 2;
   }
-  for (const d of result.diagnostics) process.stderr.write(formatWithSources(d, result.sources) + "\n");
+  for (const d of result.diagnostics) process.stderr.write(`${formatWithSources(d, result.sources)}\n`);
   const where = displayPath(result.outDir);
   if (result.error) {
     process.stderr.write(`wo build: ${result.error}\n`);
@@ -36,7 +38,9 @@ export async function runBuildCommand(args: ParsedArgs): Promise<number> {
   }
   const ms = Math.round(performance.now() - started);
   const s = result.summary ?? { tools: 0, routes: 0 };
-  process.stdout.write(`${where}: ${s.tools} tools, ${s.routes} routes, ${result.files.length} files written in ${ms} ms\n`);
+  process.stdout.write(
+    `${where}: ${s.tools} tools, ${s.routes} routes, ${result.files.length} files written in ${ms} ms\n`,
+  );
   return 0;
 }
 

@@ -17,14 +17,16 @@ export async function runCheckCommand(args: ParsedArgs): Promise<number> {
   } catch (error) {
     // A throw here is a bug in wo, never the user's mistake: exit 2 (spec/diagnostics.md).
     const detail = process.env.WO_DEBUG === "1" && error instanceof Error ? `\n${error.stack}` : "";
-    process.stderr.write(`wo check: internal error: ${error instanceof Error ? error.message : String(error)} (this is a bug in wo)${detail}\n`);
+    process.stderr.write(
+      `wo check: internal error: ${error instanceof Error ? error.message : String(error)} (this is a bug in wo)${detail}\n`,
+    );
     return 2;
   }
   if (args.value("--format") === "json") {
-    process.stdout.write(JSON.stringify(diagnosticsJson(result.diagnostics, result.sources)) + "\n");
+    process.stdout.write(`${JSON.stringify(diagnosticsJson(result.diagnostics, result.sources))}\n`);
   } else {
-    for (const d of result.diagnostics) process.stderr.write(formatWithSources(d, result.sources) + "\n");
-    process.stdout.write(summaryLine(dir, result) + "\n");
+    for (const d of result.diagnostics) process.stderr.write(`${formatWithSources(d, result.sources)}\n`);
+    process.stdout.write(`${summaryLine(dir, result)}\n`);
   }
   return result.catalog ? 0 : 1;
 }
@@ -37,7 +39,11 @@ export function summaryLine(dir: string, result: CheckResult): string {
   const warned = warnings > 0 ? ` (${counted(warnings, "warning")})` : "";
   if (!result.catalog) return `${name}: ${counted(errors, "error")}${warned} — not ok`;
   const s = result.summary;
-  const counts = [counted(s.types, "type"), counted(s.services, "service"), counted(s.methods, "method"), counted(s.tools, "tool")].join(", ");
+  const counts = [
+    counted(s.types, "type"),
+    counted(s.services, "service"),
+    counted(s.methods, "method"),
+    counted(s.tools, "tool"),
+  ].join(", ");
   return `${name}: ${counts} — ok${warned}`;
 }
-

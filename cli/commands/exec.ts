@@ -20,7 +20,8 @@ export async function runExecCommand(args: ParsedArgs): Promise<number> {
   const dir = args.first ?? ".";
 
   const built = await buildIfStale(dir);
-  for (const d of built.diagnostics.filter((d) => d.severity === "error")) process.stderr.write(`${formatWithSources(d, built.sources)}\n`);
+  for (const d of built.diagnostics.filter((d) => d.severity === "error"))
+    process.stderr.write(`${formatWithSources(d, built.sources)}\n`);
   if (!built.ok) return fail(`${built.error ?? "the app has errors; fix them and run again"}.`, 1);
 
   let build;
@@ -35,7 +36,14 @@ export async function runExecCommand(args: ParsedArgs): Promise<number> {
   }
   let store;
   try {
-    store = (await openStore({ appDir: resolve(dir), ...(db !== undefined ? { db } : {}), config: build.catalog.config, catalog: build.catalog })).store;
+    store = (
+      await openStore({
+        appDir: resolve(dir),
+        ...(db !== undefined ? { db } : {}),
+        config: build.catalog.config,
+        catalog: build.catalog,
+      })
+    ).store;
   } catch (err) {
     if (err instanceof StoreOpenError) return fail(err.message, 1);
     throw err;

@@ -21,7 +21,11 @@ export function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length + positionalText(c).length + 1));
   const lines = ["usage: wo <command> [dir] [options]", "", "commands:"];
   for (const c of commands) lines.push(`  ${`${c.name} ${positionalText(c)}`.padEnd(width)}  ${c.summary}`);
-  lines.push("", "wo help <command> (or wo <command> --help) lists a command's flags. wo --version prints the version.", "");
+  lines.push(
+    "",
+    "wo help <command> (or wo <command> --help) lists a command's flags. wo --version prints the version.",
+    "",
+  );
   return lines.join("\n");
 }
 
@@ -30,7 +34,10 @@ export function commandHelp(command: Command): string {
   const lines = [`usage: ${synopsis(command)}`, "", command.summary, ""];
   const rows: [string, string][] = [
     ...command.positionals.map((p): [string, string] => [p.name, p.help]),
-    ...[...shownFlags(command), helpFlag].map((f): [string, string] => [(f.short ? `${f.short}, ` : "") + flagText(f), f.help]),
+    ...[...shownFlags(command), helpFlag].map((f): [string, string] => [
+      (f.short ? `${f.short}, ` : "") + flagText(f),
+      f.help,
+    ]),
   ];
   const width = Math.max(...rows.map(([left]) => left.length));
   if (command.positionals.length > 0) lines.push("arguments:");

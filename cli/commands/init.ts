@@ -43,7 +43,9 @@ export async function runInitCommand(args: ParsedArgs): Promise<number> {
     return 0;
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    process.stderr.write(`wo init: cannot write to ${dir}: ${e.code === "EACCES" || e.code === "EPERM" ? "permission denied" : e.code === "EEXIST" ? `${relative(root, e.path ?? "") || "a file"} already exists` : e.message}\n`);
+    process.stderr.write(
+      `wo init: cannot write to ${dir}: ${e.code === "EACCES" || e.code === "EPERM" ? "permission denied" : e.code === "EEXIST" ? `${relative(root, e.path ?? "") || "a file"} already exists` : e.message}\n`,
+    );
     return 1;
   }
 }
@@ -55,9 +57,11 @@ async function whyNot(root: string, dir: string): Promise<string | undefined> {
   } catch {
     return undefined; // a new folder
   }
-  if (await exists(join(root, configFileName))) return `${dir} already has a ${configFileName}; it is an app already (wo check ${dir})`;
+  if (await exists(join(root, configFileName)))
+    return `${dir} already has a ${configFileName}; it is an app already (wo check ${dir})`;
   const found = await loadSources(root, dir, new DiagnosticBag());
-  if (found.length > 0) return `${dir} already has .wo files (${found[0]!.path}${found.length > 1 ? `, +${found.length - 1} more` : ""}); run wo init in a new or empty folder`;
+  if (found.length > 0)
+    return `${dir} already has .wo files (${found[0]!.path}${found.length > 1 ? `, +${found.length - 1} more` : ""}); run wo init in a new or empty folder`;
   return undefined;
 }
 

@@ -42,7 +42,8 @@ export async function probeInstance(runtimeDir: string): Promise<Probe> {
   const answer = await callManagement(state.url!, key, "status");
   if (answer.kind === "ok") return { kind: "running", state, status: answer.status };
   if (answer.kind === "unreachable") return { kind: "stale", state, why: `nothing answers at ${state.url}` };
-  if (answer.kind === "foreign") return { kind: "stale", state, why: `${state.url} is not this instance (${answer.why})` };
+  if (answer.kind === "foreign")
+    return { kind: "stale", state, why: `${state.url} is not this instance (${answer.why})` };
   return { kind: "no_answer", state, why: answer.why };
 }
 
@@ -68,16 +69,22 @@ export async function runStatusCommand(args: ParsedArgs): Promise<number> {
         process.stdout.write(`wo: ${appDir} is not running (no instance in ${runtimeDir}).\n`);
         return 3;
       case "starting":
-        process.stdout.write(`wo: ${appDir} is starting (claimed at ${probe.state.startedAt} by pid ${probe.state.pid}).\n`);
+        process.stdout.write(
+          `wo: ${appDir} is starting (claimed at ${probe.state.startedAt} by pid ${probe.state.pid}).\n`,
+        );
         return 0;
       case "running":
         process.stdout.write(`wo: ${appDir} is ${probe.status.state}\n${describeStatus(probe.status)}`);
         return 0;
       case "stale":
-        process.stdout.write(`wo: ${appDir} is not running: stale instance state in ${runtimeDir} (${probe.why}${probe.state ? `; last pid ${probe.state.pid}` : ""}). \`wo run --background\` replaces it.\n`);
+        process.stdout.write(
+          `wo: ${appDir} is not running: stale instance state in ${runtimeDir} (${probe.why}${probe.state ? `; last pid ${probe.state.pid}` : ""}). \`wo run --background\` replaces it.\n`,
+        );
         return 3;
       case "no_answer":
-        process.stdout.write(`wo: ${appDir}: the instance at ${probe.state.url} (pid ${probe.state.pid}) does not answer (${probe.why}); it may be busy. Try again.\n`);
+        process.stdout.write(
+          `wo: ${appDir}: the instance at ${probe.state.url} (pid ${probe.state.pid}) does not answer (${probe.why}); it may be busy. Try again.\n`,
+        );
         return 1;
     }
   });
@@ -93,13 +100,19 @@ export async function runStopCommand(args: ParsedArgs): Promise<number> {
       case "stale":
         // Left in place: a wrong key must not make a live instance unmanageable. A new start
         // replaces stale state (and meets the data folder's lock if an instance does live on).
-        process.stdout.write(`wo: ${appDir} is not running: ${probe.why}. Nothing was stopped; \`wo run --background\` replaces the stale state.\n`);
+        process.stdout.write(
+          `wo: ${appDir} is not running: ${probe.why}. Nothing was stopped; \`wo run --background\` replaces the stale state.\n`,
+        );
         return 0;
       case "starting":
-        process.stderr.write(`wo stop: ${appDir} is still starting (since ${probe.state.startedAt}); try again in a moment.\n`);
+        process.stderr.write(
+          `wo stop: ${appDir} is still starting (since ${probe.state.startedAt}); try again in a moment.\n`,
+        );
         return 1;
       case "no_answer":
-        process.stderr.write(`wo stop: the instance at ${probe.state.url} does not answer (${probe.why}); it was not asked to stop. Try again.\n`);
+        process.stderr.write(
+          `wo stop: the instance at ${probe.state.url} does not answer (${probe.why}); it was not asked to stop. Try again.\n`,
+        );
         return 1;
       case "running":
         break;
@@ -121,18 +134,26 @@ export async function runStopCommand(args: ParsedArgs): Promise<number> {
     while (Date.now() < deadline) {
       const read = readInstanceState(runtimeDir);
       if (read.kind === "none" || (read.kind === "state" && read.state.pid !== probe.state.pid)) {
-        process.stdout.write(`wo: ${appDir} stopped (pid ${probe.status.pid}, served ${probe.status.requests} requests).\n`);
+        process.stdout.write(
+          `wo: ${appDir} stopped (pid ${probe.status.pid}, served ${probe.status.requests} requests).\n`,
+        );
         return 0;
       }
       await sleep(100);
     }
-    process.stderr.write(`wo stop: asked ${probe.state.url} to stop; it is still stopping after ${stopWaitMs / 1000} s. Check with \`wo status\`.\n`);
+    process.stderr.write(
+      `wo stop: asked ${probe.state.url} to stop; it is still stopping after ${stopWaitMs / 1000} s. Check with \`wo status\`.\n`,
+    );
     return 1;
   });
 }
 
 /** `[dir] [--runtime-dir DIR]`: resolves the runtime directory and reports its errors. */
-async function withInstanceArgs(name: string, args: ParsedArgs, body: (appDir: string, runtimeDir: string) => Promise<number>): Promise<number> {
+async function withInstanceArgs(
+  name: string,
+  args: ParsedArgs,
+  body: (appDir: string, runtimeDir: string) => Promise<number>,
+): Promise<number> {
   try {
     const appDir = resolve(args.first ?? ".");
     return await body(appDir, runtimeDirFor(appDir, args.value("--runtime-dir")));

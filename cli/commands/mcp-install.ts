@@ -42,7 +42,10 @@ export async function runMcpInstallCommand(args: ParsedArgs): Promise<number> {
   if (!clients.includes(client as Client)) {
     const { usageError } = await import("./help.js");
     const { findCommand } = await import("./table.js");
-    return usageError(findCommand("mcp install"), `${client === undefined ? "name the client" : `unknown client '${client}'`}; one of ${clients.join(", ")}`);
+    return usageError(
+      findCommand("mcp install"),
+      `${client === undefined ? "name the client" : `unknown client '${client}'`}; one of ${clients.join(", ")}`,
+    );
   }
   const name = args.value("--name");
   const tokenFile = args.value("--token-file");
@@ -56,12 +59,26 @@ export async function runMcpInstallCommand(args: ParsedArgs): Promise<number> {
     let auth: Auth | undefined;
     if (!noToken) {
       if (tokenFile === undefined && !config.tokenEnv) ensurePrivateDir(runtimeDir);
-      const found = resolveAgentToken({ config, env: process.env, ...(tokenFile !== undefined ? { tokenFile: resolve(tokenFile) } : {}), automaticIn: runtimeDir })!;
-      auth = { token: found.token, ...(found.file ? { file: found.file } : {}), envVar: config.tokenEnv ?? `${serverName.toUpperCase().replace(/-/g, "_")}_WO_TOKEN` };
+      const found = resolveAgentToken({
+        config,
+        env: process.env,
+        ...(tokenFile !== undefined ? { tokenFile: resolve(tokenFile) } : {}),
+        automaticIn: runtimeDir,
+      })!;
+      auth = {
+        token: found.token,
+        ...(found.file ? { file: found.file } : {}),
+        envVar: config.tokenEnv ?? `${serverName.toUpperCase().replace(/-/g, "_")}_WO_TOKEN`,
+      };
     }
     return install(client as Client, serverName, url, auth);
   } catch (err) {
-    if (err instanceof PrivateFileError || err instanceof TokenError || err instanceof ServerStartError || err instanceof ConfigError) {
+    if (
+      err instanceof PrivateFileError ||
+      err instanceof TokenError ||
+      err instanceof ServerStartError ||
+      err instanceof ConfigError
+    ) {
       process.stderr.write(`wo mcp install: ${err.message}\n`);
       return 1;
     }
@@ -75,10 +92,20 @@ function install(client: Client, name: string, url: string, auth: Auth | undefin
   const fromFile = `"${tokenRef}"`;
   switch (client) {
     case "claude": {
-      const args = ["mcp", "add", "--transport", "http", name, url, ...(auth ? ["--header", `Authorization: Bearer ${auth.token}`] : [])];
+      const args = [
+        "mcp",
+        "add",
+        "--transport",
+        "http",
+        name,
+        url,
+        ...(auth ? ["--header", `Authorization: Bearer ${auth.token}`] : []),
+      ];
       const exe = findOnPath("claude");
       if (!exe) {
-        process.stdout.write(`wo: claude is not on PATH. Once Claude Code is installed, run:\n\n  claude mcp add --transport http ${name} ${url}${auth ? ` --header "Authorization: Bearer ${tokenRef}"` : ""}\n`);
+        process.stdout.write(
+          `wo: claude is not on PATH. Once Claude Code is installed, run:\n\n  claude mcp add --transport http ${name} ${url}${auth ? ` --header "Authorization: Bearer ${tokenRef}"` : ""}\n`,
+        );
         return 1;
       }
       return runClient(exe, args, auth, `registered ${url} with Claude Code as '${name}'`);
@@ -86,9 +113,13 @@ function install(client: Client, name: string, url: string, auth: Auth | undefin
     case "codex": {
       const args = ["mcp", "add", name, "--url", url, ...(auth ? ["--bearer-token-env-var", auth.envVar] : [])];
       const exe = findOnPath("codex");
-      const envNote = auth ? `Codex reads the token from $${auth.envVar} when it starts; set it there, e.g. export ${auth.envVar}=${fromFile}\n` : "";
+      const envNote = auth
+        ? `Codex reads the token from $${auth.envVar} when it starts; set it there, e.g. export ${auth.envVar}=${fromFile}\n`
+        : "";
       if (!exe) {
-        process.stdout.write(`wo: codex is not on PATH. Add this to ~/.codex/config.toml (or run \`codex ${args.join(" ")}\` once it is installed):\n\n[mcp_servers.${name}]\nurl = "${url}"\n${auth ? `bearer_token_env_var = "${auth.envVar}"\n` : ""}\n${envNote}`);
+        process.stdout.write(
+          `wo: codex is not on PATH. Add this to ~/.codex/config.toml (or run \`codex ${args.join(" ")}\` once it is installed):\n\n[mcp_servers.${name}]\nurl = "${url}"\n${auth ? `bearer_token_env_var = "${auth.envVar}"\n` : ""}\n${envNote}`,
+        );
         return 1;
       }
       const code = runClient(exe, args, auth, `registered ${url} with Codex as '${name}'`);
@@ -97,17 +128,37 @@ function install(client: Client, name: string, url: string, auth: Auth | undefin
     }
     case "cursor": {
       const server = { url, ...(auth ? { headers: { Authorization: `Bearer \${env:${auth.envVar}}` } } : {}) };
-      process.stdout.write(`Put this in .cursor/mcp.json (or ~/.cursor/mcp.json):\n\n${JSON.stringify({ mcpServers: { [name]: server } }, null, 2)}\n\n`);
-      if (auth) process.stdout.write(`Cursor reads the token from $${auth.envVar}; set it where Cursor starts, e.g. export ${auth.envVar}=${fromFile}\n`);
+      process.stdout.write(
+        `Put this in .cursor/mcp.json (or ~/.cursor/mcp.json):\n\n${JSON.stringify({ mcpServers: { [name]: server } }, null, 2)}\n\n`,
+      );
+      if (auth)
+        process.stdout.write(
+          `Cursor reads the token from $${auth.envVar}; set it where Cursor starts, e.g. export ${auth.envVar}=${fromFile}\n`,
+        );
       return 0;
     }
     case "vscode": {
       const input = `${name}-token`;
       const config = {
-        ...(auth ? { inputs: [{ type: "promptString", id: input, description: `wo agent token for ${name}${auth.file ? ` (the contents of ${auth.file})` : ` ($${auth.envVar})`}`, password: true }] } : {}),
-        servers: { [name]: { type: "http", url, ...(auth ? { headers: { Authorization: `Bearer \${input:${input}}` } } : {}) } },
+        ...(auth
+          ? {
+              inputs: [
+                {
+                  type: "promptString",
+                  id: input,
+                  description: `wo agent token for ${name}${auth.file ? ` (the contents of ${auth.file})` : ` ($${auth.envVar})`}`,
+                  password: true,
+                },
+              ],
+            }
+          : {}),
+        servers: {
+          [name]: { type: "http", url, ...(auth ? { headers: { Authorization: `Bearer \${input:${input}}` } } : {}) },
+        },
       };
-      process.stdout.write(`Put this in .vscode/mcp.json; VS Code asks for the token once and stores it encrypted:\n\n${JSON.stringify(config, null, 2)}\n`);
+      process.stdout.write(
+        `Put this in .vscode/mcp.json; VS Code asks for the token once and stores it encrypted:\n\n${JSON.stringify(config, null, 2)}\n`,
+      );
       return 0;
     }
   }
@@ -136,8 +187,12 @@ async function endpointBase(runtimeDir: string, listen: string | undefined): Pro
   const probe = await probeInstance(runtimeDir);
   if (probe.kind === "running") return probe.status.url;
   const { host, port } = parseListen(listen ?? "127.0.0.1:8080");
-  if (port === 0) throw new ConfigError("wo.toml listens on port 0 (a free port picked at each start); start the app with `wo run --background` first, then install.");
-  const shown = host === "0.0.0.0" || host === "" ? "127.0.0.1" : host === "::" ? "[::1]" : host.includes(":") ? `[${host}]` : host;
+  if (port === 0)
+    throw new ConfigError(
+      "wo.toml listens on port 0 (a free port picked at each start); start the app with `wo run --background` first, then install.",
+    );
+  const shown =
+    host === "0.0.0.0" || host === "" ? "127.0.0.1" : host === "::" ? "[::1]" : host.includes(":") ? `[${host}]` : host;
   return `http://${shown}:${port}`;
 }
 

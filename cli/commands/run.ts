@@ -37,7 +37,8 @@ export interface RunArgs {
 
 /** The flags of `wo run` as the server and background.ts take them. */
 export function runArgsOf(args: ParsedArgs): RunArgs | string {
-  const optional = <K extends string, V>(key: K, value: V | undefined) => (value !== undefined ? ({ [key]: value } as Record<K, V>) : {});
+  const optional = <K extends string, V>(key: K, value: V | undefined) =>
+    value !== undefined ? ({ [key]: value } as Record<K, V>) : {};
   const mcpSessions = args.has("--no-mcp-sessions") ? false : args.has("--mcp-sessions") ? true : undefined;
   const out: RunArgs = {
     dir: args.first ?? ".",
@@ -72,7 +73,10 @@ export async function runRunCommand(args: ParsedArgs): Promise<number> {
     // Where the automatic token lives if wo.toml asks for it (`token = "auto"`); created only then.
     if (existsSync(parsed.dir)) runtimeDir = runtimeDirFor(resolve(parsed.dir), parsed.runtimeDir);
     if (parsed.backgroundChild) {
-      if (checkPrivateDir(runtimeDir!) === "missing") throw new PrivateFileError(`${runtimeDir} does not exist; start background instances with \`wo run --background\`.`);
+      if (checkPrivateDir(runtimeDir!) === "missing")
+        throw new PrivateFileError(
+          `${runtimeDir} does not exist; start background instances with \`wo run --background\`.`,
+        );
       const log = openLogFile(join(runtimeDir!, logFileName));
       write = out = (text) => log.write(text);
       process.on("uncaughtException", (err) => {
@@ -117,7 +121,9 @@ export async function runRunCommand(args: ParsedArgs): Promise<number> {
       return 1;
     }
     const detail = process.env.WO_DEBUG === "1" && err instanceof Error ? `\n${err.stack}` : "";
-    write(`wo run: internal error: ${err instanceof Error ? err.message : String(err)} (this is a bug in wo)${detail}\n`);
+    write(
+      `wo run: internal error: ${err instanceof Error ? err.message : String(err)} (this is a bug in wo)${detail}\n`,
+    );
     return 2;
   }
 }

@@ -44,14 +44,27 @@ export interface Command {
 export const helpFlag: Flag = { name: "--help", short: "-h", help: "show this command's usage and flags" };
 
 const dir: Positional = { name: "dir", help: "the app folder (default: the current folder)" };
-const runtimeDir: Flag = { name: "--runtime-dir", value: "DIR", help: "the app's private runtime directory: background state, automatic token (default: ~/.cache/wo/<app-id>; spec/operations.md)" };
-const tokenFile: Flag = { name: "--token-file", value: "FILE", help: "read the agent bearer token from this owner-private file" };
+const runtimeDir: Flag = {
+  name: "--runtime-dir",
+  value: "DIR",
+  help: "the app's private runtime directory: background state, automatic token (default: ~/.cache/wo/<app-id>; spec/operations.md)",
+};
+const tokenFile: Flag = {
+  name: "--token-file",
+  value: "FILE",
+  help: "read the agent bearer token from this owner-private file",
+};
 
 export const commands: readonly Command[] = [
   {
     name: "init",
     summary: "scaffold a new app (wo.toml, a type served over REST and MCP, a README) in dir",
-    positionals: [{ name: "dir", help: "a new or empty folder, or one with neither .wo files nor wo.toml (default: the current folder)" }],
+    positionals: [
+      {
+        name: "dir",
+        help: "a new or empty folder, or one with neither .wo files nor wo.toml (default: the current folder)",
+      },
+    ],
     flags: [],
     run: async (args) => (await import("./init.js")).runInitCommand(args),
   },
@@ -59,7 +72,14 @@ export const commands: readonly Command[] = [
     name: "check",
     summary: "parse and check the .wo files in dir",
     positionals: [dir],
-    flags: [{ name: "--format", value: "text|json", choices: ["text", "json"], help: "text (default: file:line:col with the source line, on stderr) or json (an array on stdout; spec/diagnostics.md)" }],
+    flags: [
+      {
+        name: "--format",
+        value: "text|json",
+        choices: ["text", "json"],
+        help: "text (default: file:line:col with the source line, on stderr) or json (an array on stdout; spec/diagnostics.md)",
+      },
+    ],
     run: async (args) => (await import("./check.js")).runCheckCommand(args),
   },
   {
@@ -77,16 +97,41 @@ export const commands: readonly Command[] = [
     summary: "build if stale, open the store, serve /api and /mcp",
     positionals: [dir],
     flags: [
-      { name: "--listen", value: "HOST:PORT", help: "where to listen (default: wo.toml [server] listen, else 127.0.0.1:8080; port 0 picks a free port)" },
-      { name: "--db", value: "PATH", help: "a data folder (the database is PATH/app.sqlite), a .sqlite/.db file, or a postgres:// URL" },
-      { name: "--allow-destructive-migration", help: "apply schema changes that lose stored data (dropped tables or columns, discarded values; spec/storage.md)" },
-      { name: "--watch", help: "rebuild on every change to a .wo file or wo.toml and swap the new build in while serving (spec/live.md)" },
-      { name: "--no-mcp-sessions", help: "serve 2025-era MCP clients without Mcp-Session-Id (overrides wo.toml [mcp] sessions)" },
+      {
+        name: "--listen",
+        value: "HOST:PORT",
+        help: "where to listen (default: wo.toml [server] listen, else 127.0.0.1:8080; port 0 picks a free port)",
+      },
+      {
+        name: "--db",
+        value: "PATH",
+        help: "a data folder (the database is PATH/app.sqlite), a .sqlite/.db file, or a postgres:// URL",
+      },
+      {
+        name: "--allow-destructive-migration",
+        help: "apply schema changes that lose stored data (dropped tables or columns, discarded values; spec/storage.md)",
+      },
+      {
+        name: "--watch",
+        help: "rebuild on every change to a .wo file or wo.toml and swap the new build in while serving (spec/live.md)",
+      },
+      {
+        name: "--no-mcp-sessions",
+        help: "serve 2025-era MCP clients without Mcp-Session-Id (overrides wo.toml [mcp] sessions)",
+      },
       { name: "--mcp-sessions", help: "give 2025-era MCP clients sessions (overrides wo.toml [mcp] sessions)" },
       { name: "--quiet", short: "-q", help: "no request log on stderr" },
-      { name: "--log", value: "text|json", choices: ["text", "json"], help: "request log format on stderr: text (default) or json (one object per line)" },
+      {
+        name: "--log",
+        value: "text|json",
+        choices: ["text", "json"],
+        help: "request log format on stderr: text (default) or json (one object per line)",
+      },
       tokenFile,
-      { name: "--background", help: "serve from a detached process; return once it serves, printing its URL, token file and PID" },
+      {
+        name: "--background",
+        help: "serve from a detached process; return once it serves, printing its URL, token file and PID",
+      },
       runtimeDir,
       { name: "--background-child", help: "the detached process --background starts", internal: true },
     ],
@@ -94,7 +139,7 @@ export const commands: readonly Command[] = [
   },
   {
     name: "test",
-    summary: "run every test \"name\" { … } block, each on a fresh store",
+    summary: 'run every test "name" { … } block, each on a fresh store',
     positionals: [dir],
     flags: [],
     run: async (args) => (await import("./test.js")).runTestCommand(args),
@@ -103,7 +148,13 @@ export const commands: readonly Command[] = [
     name: "exec",
     summary: "run the app's main { … } block once against its store (print(…) writes to stdout)",
     positionals: [dir],
-    flags: [{ name: "--db", value: "PATH", help: "a data folder, a .sqlite/.db file or a postgres:// URL, as for wo run; a SQLite one is refused while wo run holds it" }],
+    flags: [
+      {
+        name: "--db",
+        value: "PATH",
+        help: "a data folder, a .sqlite/.db file or a postgres:// URL, as for wo run; a SQLite one is refused while wo run holds it",
+      },
+    ],
     run: async (args) => (await import("./exec.js")).runExecCommand(args),
   },
   {

@@ -20,7 +20,8 @@ import { buildIfStale } from "./run.js";
 
 export async function runTestCommand(args: ParsedArgs): Promise<number> {
   const built = await buildIfStale(args.first ?? ".");
-  for (const d of built.diagnostics.filter((d) => d.severity === "error")) process.stderr.write(`${formatWithSources(d, built.sources)}\n`);
+  for (const d of built.diagnostics.filter((d) => d.severity === "error"))
+    process.stderr.write(`${formatWithSources(d, built.sources)}\n`);
   if (!built.ok) {
     process.stderr.write(`wo test: ${built.error ?? "the app has errors; fix them and run again"}.\n`);
     return 1;
@@ -58,12 +59,20 @@ export async function runTestCommand(args: ParsedArgs): Promise<number> {
 }
 
 /** One test on a store of its own; the message is undefined when it passed. */
-async function runOne(build: Awaited<ReturnType<typeof loadBuild>>, index: number): Promise<{ ms: number; message?: string }> {
+async function runOne(
+  build: Awaited<ReturnType<typeof loadBuild>>,
+  index: number,
+): Promise<{ ms: number; message?: string }> {
   const dir = mkdtempSync(join(tmpdir(), "wo-test-"));
   const started = performance.now();
   try {
     // A fresh SQLite file per test, whatever wo.toml's [database] says.
-    const { store } = await openStore({ appDir: dir, db: join(dir, "test.sqlite"), config: { dataDir: dir }, catalog: build.catalog });
+    const { store } = await openStore({
+      appDir: dir,
+      db: join(dir, "test.sqlite"),
+      config: { dataDir: dir },
+      catalog: build.catalog,
+    });
     try {
       const log = (line: string) => void process.stderr.write(`wo: ${line}\n`);
       const rt = createOperationRuntime({ catalog: build.catalog, store, validators: build.validators, log });

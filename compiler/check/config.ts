@@ -9,7 +9,7 @@
 import { parse, TomlError } from "smol-toml";
 import type { Span } from "../ast.js";
 import type { Catalog, WoConfig } from "../catalog.js";
-import { DiagnosticBag } from "../diagnostics/diagnostic.js";
+import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { didYouMean } from "./did-you-mean.js";
 
 export const configFileName = "wo.toml";
@@ -20,7 +20,13 @@ export interface ConfigResult {
 }
 
 export function defaultConfig(): WoConfig {
-  return { dataDir: ".wo/data", mcp: { sessions: true, allowedOrigins: [] }, allowedOrigins: [], maxBodyBytes: 1024 * 1024, concurrency: { running: 64, queued: 1024 } };
+  return {
+    dataDir: ".wo/data",
+    mcp: { sessions: true, allowedOrigins: [] },
+    allowedOrigins: [],
+    maxBodyBytes: 1024 * 1024,
+    concurrency: { running: 64, queued: 1024 },
+  };
 }
 
 /**
@@ -64,7 +70,15 @@ export function readConfig(text: string | undefined, file: string, dirName: stri
   if (tokenEnv !== undefined) config.tokenEnv = tokenEnv;
   config.allowedOrigins = read.stringList("server", "allowed_origins") ?? config.allowedOrigins;
   // Only the word "auto": a token written into wo.toml would be a secret in the repository.
-  if (read.typed("server", "token", '"auto" (the automatic agent token; put real tokens in token_env)', (v): v is "auto" => v === "auto")) config.token = "auto";
+  if (
+    read.typed(
+      "server",
+      "token",
+      '"auto" (the automatic agent token; put real tokens in token_env)',
+      (v): v is "auto" => v === "auto",
+    )
+  )
+    config.token = "auto";
   config.dataDir = read.string("database", "data_dir") ?? config.dataDir;
   const url = read.postgresUrl("database", "url");
   if (url !== undefined) config.databaseUrl = url;
@@ -102,11 +116,21 @@ class KeyReader {
   }
 
   positiveInt(table: string, key: string): number | undefined {
-    return this.typed(table, key, "a positive integer", (v): v is number => typeof v === "number" && Number.isSafeInteger(v) && v > 0);
+    return this.typed(
+      table,
+      key,
+      "a positive integer",
+      (v): v is number => typeof v === "number" && Number.isSafeInteger(v) && v > 0,
+    );
   }
 
   stringList(table: string, key: string): string[] | undefined {
-    return this.typed(table, key, "an array of strings", (v): v is string[] => Array.isArray(v) && v.every((x) => typeof x === "string"));
+    return this.typed(
+      table,
+      key,
+      "an array of strings",
+      (v): v is string[] => Array.isArray(v) && v.every((x) => typeof x === "string"),
+    );
   }
 
   /**
@@ -160,13 +184,22 @@ class KeyReader {
 }
 
 /** WO4101 for each key wo does not read: `runtime.wo`, `database.isolation`, an unknown table with no keys. */
-function warnUnknownKeys(doc: Record<string, unknown>, knownKeys: Map<string, Set<string>>, text: string, file: string, bag: DiagnosticBag): void {
+function warnUnknownKeys(
+  doc: Record<string, unknown>,
+  knownKeys: Map<string, Set<string>>,
+  text: string,
+  file: string,
+  bag: DiagnosticBag,
+): void {
   const topLevel = [...knownKeys.get("")!, ...[...knownKeys.keys()].filter((t) => t !== "")];
   // (table, "") is a table header, ("", key) a top-level key, (table, key) a key in a table.
   const report = (table: string, key: string) => {
     const shown = table === "" ? key : key === "" ? table : `${table}.${key}`;
     // A misspelt table (`[sever]`) is suggested by its name, a misspelt key within its table.
-    const hint = table !== "" && key !== "" && knownKeys.has(table) ? didYouMean(key, knownKeys.get(table)!) : didYouMean(table || key, topLevel);
+    const hint =
+      table !== "" && key !== "" && knownKeys.has(table)
+        ? didYouMean(key, knownKeys.get(table)!)
+        : didYouMean(table || key, topLevel);
     const { line, col } = locateKey(text, table, key);
     bag.report("WO4101", spanAt(text, file, line, col), { key: shown, hint });
   };
@@ -187,7 +220,13 @@ function warnUnknownKeys(doc: Record<string, unknown>, knownKeys: Map<string, Se
 }
 
 /** The key of each table that reports "must be a table" (so it is reported only once). */
-const firstKeyOf: Record<string, string> = { server: "listen", app: "listen", database: "data_dir", mcp: "sessions", live: "retention" };
+const firstKeyOf: Record<string, string> = {
+  server: "listen",
+  app: "listen",
+  database: "data_dir",
+  mcp: "sessions",
+  live: "retention",
+};
 
 /**
  * Where `key` is written inside `[table]` (or at the top when table is ""); smol-toml does not

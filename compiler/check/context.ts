@@ -6,7 +6,7 @@
 
 import type { Span, TypeDecl } from "../ast.js";
 import type { FieldType, SourceLocation } from "../catalog.js";
-import { DiagnosticBag } from "../diagnostics/diagnostic.js";
+import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { fieldTypeText } from "../../model/field-type-text.js";
 
 export interface CheckContext {

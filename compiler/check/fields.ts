@@ -47,7 +47,9 @@ function linkEndpoints(decl: TypeDecl, declared: CatalogField[], ctx: CheckConte
   for (const end of ends) {
     const clash = declared.find((f) => f.name === end.name);
     if (clash) {
-      const span = decl.members.find((m): m is FieldDecl => m.kind === "FieldDecl" && m.name.text === end.name)?.name.span ?? decl.name.span;
+      const span =
+        decl.members.find((m): m is FieldDecl => m.kind === "FieldDecl" && m.name.text === end.name)?.name.span ??
+        decl.name.span;
       ctx.bag.report("WO2029", span, { name: end.name, link: decl.name.text, target: end.target.text });
     }
   }
@@ -234,14 +236,22 @@ export function fieldType(expr: TypeExpr, ctx: CheckContext, isTopLevel: boolean
  */
 export function requireType(name: string, span: Span, ctx: CheckContext, orScalar = false): boolean {
   if (ctx.types.has(name)) return true;
-  ctx.bag.report("WO2001", span, { name, hint: didYouMean(name, orScalar ? [...scalarNames, ...ctx.types.keys()] : ctx.types.keys()) });
+  ctx.bag.report("WO2001", span, {
+    name,
+    hint: didYouMean(name, orScalar ? [...scalarNames, ...ctx.types.keys()] : ctx.types.keys()),
+  });
   return false;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Defaults
 
-function checkDefault(expr: DefaultExpr, decl: FieldDecl, type: FieldType, ctx: CheckContext): FieldDefault | undefined {
+function checkDefault(
+  expr: DefaultExpr,
+  decl: FieldDecl,
+  type: FieldType,
+  ctx: CheckContext,
+): FieldDefault | undefined {
   const field = decl.name.text;
   const typeText = describeType(type);
   if (type.kind === "multi" || type.kind === "backlink") {

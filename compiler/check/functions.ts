@@ -22,7 +22,12 @@ import { typeMethod } from "./methods.js";
 export type SkippedFunctions = Map<string, string>;
 
 /** `skipped` starts with the class methods that are not executed; the free fns left out join it. */
-export function checkFunctions(files: SourceFileAst[], catalog: Catalog, ctx: CheckContext, skipped: SkippedFunctions = new Map()): SkippedFunctions {
+export function checkFunctions(
+  files: SourceFileAst[],
+  catalog: Catalog,
+  ctx: CheckContext,
+  skipped: SkippedFunctions = new Map(),
+): SkippedFunctions {
   const decls = files.flatMap((f) => f.items.filter((i): i is FnDecl => i.kind === "FnDecl"));
   const candidates: CatalogMethod[] = [];
   const seen = new Set<string>();
@@ -48,7 +53,11 @@ export function checkFunctions(files: SourceFileAst[], catalog: Catalog, ctx: Ch
         continue;
       }
       skipped.set(fn.name, `${first.message} at ${first.span.file}:${first.span.line}:${first.span.col}`);
-      ctx.bag.report("WO2111", spanOf(decls, fn), { name: fn.name, reason: first.message, at: `${first.span.file}:${first.span.line}:${first.span.col}` });
+      ctx.bag.report("WO2111", spanOf(decls, fn), {
+        name: fn.name,
+        reason: first.message,
+        at: `${first.span.file}:${first.span.line}:${first.span.col}`,
+      });
     }
     if (next.length === callable.length) break;
     callable = next;
@@ -66,7 +75,12 @@ function spanOf(decls: FnDecl[], fn: CatalogMethod) {
  * `on startup do: f()` hooks → `catalog.startup`. A hook wo cannot run (another form, an
  * unknown fn, a fn that is not executed or takes parameters) is a warning with the reason.
  */
-export function checkStartupHooks(files: SourceFileAst[], catalog: Catalog, skipped: SkippedFunctions, ctx: CheckContext): void {
+export function checkStartupHooks(
+  files: SourceFileAst[],
+  catalog: Catalog,
+  skipped: SkippedFunctions,
+  ctx: CheckContext,
+): void {
   const names: string[] = [];
   for (const hook of files.flatMap((f) => f.items.filter((i): i is StartupHook => i.kind === "StartupHook"))) {
     const m = /^do\s*:\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*\)\s*;?$/.exec(hook.text.trim());
@@ -84,16 +98,26 @@ export function checkStartupHooks(files: SourceFileAst[], catalog: Catalog, skip
 }
 
 /** The first `main` block → `catalog.main` (what `wo exec` runs), or a warning saying why not. */
-export function checkMain(files: SourceFileAst[], catalog: Catalog, skipped: SkippedFunctions, ctx: CheckContext): void {
+export function checkMain(
+  files: SourceFileAst[],
+  catalog: Catalog,
+  skipped: SkippedFunctions,
+  ctx: CheckContext,
+): void {
   const blocks = files.flatMap((f) => f.items.filter((i): i is MainBlock => i.kind === "MainBlock"));
-  blocks.slice(1).forEach((b) => ctx.bag.report("WO2113", b.span, { reason: "only the first 'main' block of the program runs" }));
+  blocks
+    .slice(1)
+    .forEach((b) => ctx.bag.report("WO2113", b.span, { reason: "only the first 'main' block of the program runs" }));
   const block = blocks[0];
   if (!block) return;
   const main: CatalogMethod = { name: "main", params: [], body: block.body, source: locationOf(block.span) };
   const scratch = new DiagnosticBag();
   typeMethod(catalog, undefined, main, scratch, skipped);
   const first = scratch.sorted().find((d) => d.severity === "error");
-  if (first) ctx.bag.report("WO2113", block.span, { reason: `${first.message} (${first.span.file}:${first.span.line}:${first.span.col})` });
+  if (first)
+    ctx.bag.report("WO2113", block.span, {
+      reason: `${first.message} (${first.span.file}:${first.span.line}:${first.span.col})`,
+    });
   else catalog.main = main;
 }
 
@@ -110,7 +134,12 @@ export function checkTests(files: SourceFileAst[], catalog: Catalog, skipped: Sk
     const scratch = new DiagnosticBag();
     typeMethod(catalog, undefined, fn, scratch, skipped);
     const first = scratch.sorted().find((d) => d.severity === "error");
-    if (first) tests.push({ name: fn.name, source, skipped: `${first.message} (${first.span.file}:${first.span.line}:${first.span.col})` });
+    if (first)
+      tests.push({
+        name: fn.name,
+        source,
+        skipped: `${first.message} (${first.span.file}:${first.span.line}:${first.span.col})`,
+      });
     else tests.push({ name: fn.name, source, fn });
   }
   if (tests.length > 0) catalog.tests = tests;

@@ -10,7 +10,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Span } from "../ast.js";
-import { DiagnosticBag } from "../diagnostics/diagnostic.js";
+import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { escapeUnsafeChars, hasUnsafeChars } from "../unsafe-chars.js";
 
 export interface LoadedFile {
@@ -41,7 +41,12 @@ export function wholeFileSpan(file: string): Span {
  * diagnostics about the directory itself (as the user typed it). `overlay` (app-relative path
  * → text) wins over the disk and may add files the disk does not have yet.
  */
-export async function loadSources(rootDir: string, displayDir: string, bag: DiagnosticBag, overlay?: ReadonlyMap<string, string>): Promise<LoadedFile[]> {
+export async function loadSources(
+  rootDir: string,
+  displayDir: string,
+  bag: DiagnosticBag,
+  overlay?: ReadonlyMap<string, string>,
+): Promise<LoadedFile[]> {
   let isDirectory = false;
   try {
     isDirectory = (await stat(rootDir)).isDirectory();
@@ -61,7 +66,8 @@ export async function loadSources(rootDir: string, displayDir: string, bag: Diag
   paths.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   if (paths.length === 0) {
     // Every file refused (WO4006) is already said; "no .wo files" would contradict it.
-    if (!bag.items.some((d) => d.code === "WO4006")) bag.report("WO4001", wholeFileSpan(displayDir), { dir: displayDir });
+    if (!bag.items.some((d) => d.code === "WO4006"))
+      bag.report("WO4001", wholeFileSpan(displayDir), { dir: displayDir });
     return [];
   }
   const files: LoadedFile[] = [];
@@ -80,7 +86,13 @@ export async function loadSources(rootDir: string, displayDir: string, bag: Diag
   return files;
 }
 
-async function collect(rootDir: string, relDir: string, displayDir: string, out: string[], bag: DiagnosticBag): Promise<void> {
+async function collect(
+  rootDir: string,
+  relDir: string,
+  displayDir: string,
+  out: string[],
+  bag: DiagnosticBag,
+): Promise<void> {
   let entries;
   try {
     entries = await readdir(join(rootDir, relDir), { withFileTypes: true });

@@ -91,9 +91,9 @@ export function describeType(t: ValueType): string {
     case "text":
       return t.name + q;
     case "float":
-      return "Float" + q;
+      return `Float${q}`;
     case "bool":
-      return "Bool" + q;
+      return `Bool${q}`;
     case "union":
       return t.variants.join(" | ") + q;
     case "null":
@@ -163,7 +163,8 @@ export function isAssignable(value: ValueType, target: ValueType): boolean {
     case "rows":
       return value.k === "rows" && value.type === target.type && value.projection === undefined;
     case "array":
-      if (value.k === "rows") return target.element.k === "row" && target.element.type === value.type && !value.projection;
+      if (value.k === "rows")
+        return target.element.k === "row" && target.element.type === value.type && !value.projection;
       return value.k === "array" && isAssignable(value.element, target.element);
     case "struct":
       return value.k === "struct" || value.k === "row";

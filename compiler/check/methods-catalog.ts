@@ -45,7 +45,12 @@ export function buildMethod(fn: FnDecl, ctx: CheckContext): CatalogMethod {
     if (p.name.text === "id") ctx.bag.report("WO3006", p.name.span, {});
     else if (seen.has(p.name.text)) ctx.bag.report("WO2021", p.name.span, { name: p.name.text, method: fn.name.text });
     seen.add(p.name.text);
-    params.push({ name: p.name.text, type: signatureType(p.type, "param", ctx), ...(p.doc ? { doc: p.doc } : {}), source: locationOf(p.name.span) });
+    params.push({
+      name: p.name.text,
+      type: signatureType(p.type, "param", ctx),
+      ...(p.doc ? { doc: p.doc } : {}),
+      source: locationOf(p.name.span),
+    });
   }
   const method: CatalogMethod = { name: fn.name.text, params, body: fn.body, source: locationOf(fn.name.span) };
   if (fn.returnType) {

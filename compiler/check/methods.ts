@@ -42,7 +42,13 @@ export function checkMethodBodies(catalog: Catalog, bag: DiagnosticBag, skipped:
  * undefined). `skipped` names the free fns and methods that are not executed, for WO5028 at
  * their calls.
  */
-export function typeMethod(catalog: Catalog, owner: CatalogType | undefined, method: CatalogMethod, bag: DiagnosticBag, skipped: SkippedFunctions = new Map()): MethodTyping {
+export function typeMethod(
+  catalog: Catalog,
+  owner: CatalogType | undefined,
+  method: CatalogMethod,
+  bag: DiagnosticBag,
+  skipped: SkippedFunctions = new Map(),
+): MethodTyping {
   const check: BodyCheck = {
     catalog,
     owner,

@@ -21,7 +21,14 @@ import { buildMethods } from "./methods-catalog.js";
 import { checkFunctions, checkMain, checkStartupHooks, checkTests, type SkippedFunctions } from "./functions.js";
 import { checkMethodBodies } from "./methods.js";
 import { checkEmbeddingCycles, checkLinkEndpoints, checkRelations, declareTypes } from "./resolve.js";
-import { buildServices, checkRelationNames, checkRestPathClashes, checkToolNames, warnUnexposedMethods, type TypeExposure } from "./services.js";
+import {
+  buildServices,
+  checkRelationNames,
+  checkRestPathClashes,
+  checkToolNames,
+  warnUnexposedMethods,
+  type TypeExposure,
+} from "./services.js";
 import { buildIndexes, checkStorageNames, tableNameOf } from "./storage.js";
 import { skipUnexecutedMethods, warnTopLevel, warnTypeMembers } from "./unexecuted.js";
 
@@ -61,7 +68,12 @@ export function checkProgram(files: SourceFileAst[], config: ConfigResult, bag: 
       mcp: exposure.mcp,
       source: locationOf(decl.name.span),
     };
-    if (decl.link) type.link = { from: decl.link.from.text, to: decl.link.to.text, ...linkEndpointFields(decl.link.from.text, decl.link.to.text) };
+    if (decl.link)
+      type.link = {
+        from: decl.link.from.text,
+        to: decl.link.to.text,
+        ...linkEndpointFields(decl.link.from.text, decl.link.to.text),
+      };
     if (decl.doc) type.doc = decl.doc;
     built.push({ type, exposure });
   }

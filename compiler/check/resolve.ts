@@ -51,7 +51,14 @@ export function checkRelations(decl: TypeDecl, ctx: CheckContext): void {
       if (!target) continue; // reported by fields.ts
       const back = fieldsOf(target).find((f) => f.name.text === t.field.text);
       if (!back) {
-        ctx.bag.report("WO2004", t.field.span, { target: t.target.text, field: t.field.text, hint: didYouMean(t.field.text, fieldsOf(target).map((f) => f.name.text)) });
+        ctx.bag.report("WO2004", t.field.span, {
+          target: t.target.text,
+          field: t.field.text,
+          hint: didYouMean(
+            t.field.text,
+            fieldsOf(target).map((f) => f.name.text),
+          ),
+        });
       } else if (!(back.type.kind === "RefType" && back.type.target.text === self)) {
         ctx.bag.report("WO2005", t.field.span, { target: t.target.text, field: t.field.text, type: self });
       }
@@ -66,14 +73,22 @@ export function checkRelations(decl: TypeDecl, ctx: CheckContext): void {
           continue;
         }
         const ends = [link.link.from.text, link.link.to.text];
-        const connects = (ends[0] === self && ends[1] === t.target.text) || (ends[1] === self && ends[0] === t.target.text);
+        const connects =
+          (ends[0] === self && ends[1] === t.target.text) || (ends[1] === self && ends[0] === t.target.text);
         if (!connects) {
-          ctx.bag.report("WO2007", t.via.span, { target: t.target.text, via: t.via.text, from: ends[0]!, to: ends[1]!, type: self });
+          ctx.bag.report("WO2007", t.via.span, {
+            target: t.target.text,
+            via: t.via.text,
+            from: ends[0]!,
+            to: ends[1]!,
+            type: self,
+          });
         }
       } else {
         // Without `via`, `self.rel` is resolved through the one `ref Self` column of the target.
         const count = fieldsOf(target).filter((f) => f.type.kind === "RefType" && f.type.target.text === self).length;
-        if (count !== 1) ctx.bag.report("WO2110", t.target.span, { target: t.target.text, count: String(count), type: self });
+        if (count !== 1)
+          ctx.bag.report("WO2110", t.target.span, { target: t.target.text, count: String(count), type: self });
       }
     }
   }

@@ -7,7 +7,15 @@
 // tool-name uniqueness. Leaves tool schemas and routes to the emitters.
 
 import type { Name, ServiceDecl, Span, TypeDecl } from "../ast.js";
-import { crudOps, isRestOnlyOp, restOnlyOps, type CatalogMethod, type CatalogService, type CatalogType, type ExposedOp } from "../catalog.js";
+import {
+  crudOps,
+  isRestOnlyOp,
+  restOnlyOps,
+  type CatalogMethod,
+  type CatalogService,
+  type CatalogType,
+  type ExposedOp,
+} from "../catalog.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { toolName } from "../../model/naming.js";
 import { type CheckContext, locationOf } from "./context.js";
@@ -31,7 +39,10 @@ export interface TypeExposure {
 export function buildServices(decl: TypeDecl, methods: CatalogMethod[], ctx: CheckContext): TypeExposure {
   const out: TypeExposure = { services: [], rest: [], mcp: [], restPathSpans: [], mcpSpans: new Map() };
   const methodNames = new Set(methods.map((m) => m.name));
-  const plainFns = decl.keyword === "class" ? new Set<string>() : new Set(decl.members.flatMap((m) => (m.kind === "FnDecl" ? [m.name.text] : [])));
+  const plainFns =
+    decl.keyword === "class"
+      ? new Set<string>()
+      : new Set(decl.members.flatMap((m) => (m.kind === "FnDecl" ? [m.name.text] : [])));
   const decls = decl.members.filter((m): m is ServiceDecl => m.kind === "ServiceDecl");
   const mcpLists: Name[][] = [];
   const restLists: Name[][] = [];
@@ -43,7 +54,12 @@ export function buildServices(decl: TypeDecl, methods: CatalogMethod[], ctx: Che
     }
     checkPath(s, ctx.bag);
     const expose = checkExposeList(s, decl.name.text, methodNames, plainFns, ctx);
-    const service: CatalogService = { kind: kind as CatalogService["kind"], path: s.path.value, expose: expose.map((n) => n.text), source: locationOf(s.span) };
+    const service: CatalogService = {
+      kind: kind as CatalogService["kind"],
+      path: s.path.value,
+      expose: expose.map((n) => n.text),
+      source: locationOf(s.span),
+    };
     out.services.push(service);
     if (kind === "rest") {
       out.rest.push({ path: s.path.value, ops: service.expose });
@@ -77,7 +93,13 @@ export function warnUnexposedMethods(decl: TypeDecl, exposure: TypeExposure, bag
 }
 
 /** Valid, de-duplicated entries of one expose list (in order). */
-function checkExposeList(s: ServiceDecl, typeName: string, methods: Set<string>, plainFns: Set<string>, ctx: CheckContext): Name[] {
+function checkExposeList(
+  s: ServiceDecl,
+  typeName: string,
+  methods: Set<string>,
+  plainFns: Set<string>,
+  ctx: CheckContext,
+): Name[] {
   const kind = s.serviceKind.text;
   const seen = new Set<string>();
   const valid: Name[] = [];
@@ -117,7 +139,7 @@ export function restPathProblem(path: string): string | undefined {
   }
   if (path.length > 1 && path.endsWith("/")) return "remove the trailing '/'";
   if (path.includes("//")) return "empty path segment '//'";
-  const bad = /[^A-Za-z0-9._~\/-]/.exec(path);
+  const bad = /[^A-Za-z0-9._~/-]/.exec(path);
   if (bad) return `'${bad[0]}' is not allowed; use letters, digits, '-', '_', '.', '~' and '/'`;
   if (path === "/mcp" || path.startsWith("/mcp/")) return "'/mcp' is the MCP endpoint";
   if (!path.startsWith("/api/")) return "REST paths live under '/api/', e.g. '/api/posts'";
@@ -176,13 +198,21 @@ function properPrefixes(path: string): string[] {
  * Program-wide: every generated tool name is unique (WO3005), reported at the later entry —
  * relation tools (`post_tags`, `post_tags_add`) included, reported at their field.
  */
-export function checkToolNames(types: { type: CatalogType; exposure: TypeExposure }[], decls: Map<string, TypeDecl>, bag: DiagnosticBag): number {
+export function checkToolNames(
+  types: { type: CatalogType; exposure: TypeExposure }[],
+  decls: Map<string, TypeDecl>,
+  bag: DiagnosticBag,
+): number {
   const owners = new Map<string, string>();
   const catalog = { types: types.map((t) => t.type) };
   for (const { type, exposure } of types) {
     const entries = [
       ...type.mcp.map((op) => ({ op, span: exposure.mcpSpans.get(op)!, what: `'${op}' of '${type.name}'` })),
-      ...relationOps(catalog, type, type.mcp).map((r) => ({ op: r.op, span: fieldNameSpan(decls.get(type.name), r.relation.field.name), what: `relation '${r.relation.field.name}' of '${type.name}'` })),
+      ...relationOps(catalog, type, type.mcp).map((r) => ({
+        op: r.op,
+        span: fieldNameSpan(decls.get(type.name), r.relation.field.name),
+        what: `relation '${r.relation.field.name}' of '${type.name}'`,
+      })),
     ];
     for (const { op, span, what } of entries) {
       const name = toolName(type.name, op);
@@ -204,7 +234,12 @@ export function checkRelationNames(types: CatalogType[], decls: Map<string, Type
     const reported = new Set<string>();
     for (const r of allRelationOps(catalog, type)) {
       const field = r.relation.field.name;
-      const other = (crudOps as readonly string[]).includes(r.op) || isRestOnlyOp(r.op) ? `the built-in operation '${r.op}'` : type.methods.some((m) => m.name === r.op) ? `the method '${r.op}'` : undefined;
+      const other =
+        (crudOps as readonly string[]).includes(r.op) || isRestOnlyOp(r.op)
+          ? `the built-in operation '${r.op}'`
+          : type.methods.some((m) => m.name === r.op)
+            ? `the method '${r.op}'`
+            : undefined;
       if (other === undefined || reported.has(field)) continue;
       reported.add(field);
       bag.report("WO3009", fieldNameSpan(decls.get(type.name), field), { field, op: r.op, other });

@@ -20,11 +20,23 @@ export function tableNameOf(decl: TypeDecl, bag: DiagnosticBag): string {
   if (!explicit) return snakeCase(decl.name.text);
   const name = explicit.value;
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-    bag.report("WO2022", explicit.span, { name, what: "a storage name", why: "use letters, digits and '_', not starting with a digit" });
+    bag.report("WO2022", explicit.span, {
+      name,
+      what: "a storage name",
+      why: "use letters, digits and '_', not starting with a digit",
+    });
   } else if (name.toLowerCase().startsWith("sqlite_")) {
-    bag.report("WO2022", explicit.span, { name, what: "a storage name", why: "names starting with 'sqlite_' are reserved by SQLite" });
+    bag.report("WO2022", explicit.span, {
+      name,
+      what: "a storage name",
+      why: "names starting with 'sqlite_' are reserved by SQLite",
+    });
   } else if (reservedNames.has(name)) {
-    bag.report("WO2022", explicit.span, { name, what: "a storage name", why: "JavaScript objects have a built-in member of that name, and tables are looked up by name" });
+    bag.report("WO2022", explicit.span, {
+      name,
+      what: "a storage name",
+      why: "JavaScript objects have a built-in member of that name, and tables are looked up by name",
+    });
   }
   return name;
 }
@@ -45,14 +57,26 @@ export function checkStorageNames(types: CatalogType[], decls: Map<string, TypeD
 }
 
 /** `@table(index: [a, b])` → one composite index each; identical column lists kept once. */
-export function buildIndexes(decl: TypeDecl, table: string, fields: CatalogField[], bag: DiagnosticBag): CatalogType["indexes"] {
+export function buildIndexes(
+  decl: TypeDecl,
+  table: string,
+  fields: CatalogField[],
+  bag: DiagnosticBag,
+): CatalogType["indexes"] {
   const out: CatalogType["indexes"] = [];
   for (const index of decl.table?.indexes ?? []) {
     let ok = true;
     for (const column of index.columns) {
       const field = fields.find((f) => f.name === column.text);
       if (!field) {
-        bag.report("WO2009", column.span, { name: column.text, type: decl.name.text, hint: didYouMean(column.text, fields.map((f) => f.name)) });
+        bag.report("WO2009", column.span, {
+          name: column.text,
+          type: decl.name.text,
+          hint: didYouMean(
+            column.text,
+            fields.map((f) => f.name),
+          ),
+        });
         ok = false;
         continue;
       }

@@ -47,7 +47,12 @@ export function warnTypeMembers(decl: TypeDecl, bag: DiagnosticBag): void {
       // Inert, but a misspelt event would never fire even once triggers run: an error now.
       const event = m.event.text;
       if (triggerEvents.includes(event)) bag.report("WO2102", m.span, { event });
-      else bag.report("WO2030", m.event.span, { event, known: triggerEvents.join(", "), hint: didYouMean(event, triggerEvents) });
+      else
+        bag.report("WO2030", m.event.span, {
+          event,
+          known: triggerEvents.join(", "),
+          hint: didYouMean(event, triggerEvents),
+        });
     }
   }
 }
@@ -70,9 +75,17 @@ export interface UnexecutedConstruct {
 export function unexecutedConstruct(node: Stmt | Expr): UnexecutedConstruct | undefined {
   switch (node.kind) {
     case "LiveExpr":
-      return { span: node.span, what: "A live query", why: "wo has no subscriptions inside programs; select takes a snapshot" };
+      return {
+        span: node.span,
+        what: "A live query",
+        why: "wo has no subscriptions inside programs; select takes a snapshot",
+      };
     case "AsSessionStmt":
-      return { span: node.span, what: "'as session'", why: "wo has no session identities yet (policies are not enforced)" };
+      return {
+        span: node.span,
+        what: "'as session'",
+        why: "wo has no session identities yet (policies are not enforced)",
+      };
     case "LinkStmt":
       if (!node.isLabel) return undefined;
       return {

@@ -10,7 +10,7 @@ import { SourceFile } from "../source.js";
 import type { Diagnostic } from "./diagnostic.js";
 
 export function formatDiagnostic(d: Diagnostic, sourceText: string): string {
-  const { file, line, col, offset, end } = d.span;
+  const { file, line, col, end } = d.span;
   const header = `${file}:${line}:${col}: ${d.severity} ${d.code}: ${d.message}`;
   const source = new SourceFile(file, sourceText);
   if (line < 1 || line > source.lineStarts.length) return header;

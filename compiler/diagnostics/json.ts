@@ -18,7 +18,10 @@ export interface JsonDiagnostic {
 }
 
 /** `sources`: display path → text, to turn each span's end offset into a line and column. */
-export function diagnosticsJson(diagnostics: readonly Diagnostic[], sources: ReadonlyMap<string, string>): JsonDiagnostic[] {
+export function diagnosticsJson(
+  diagnostics: readonly Diagnostic[],
+  sources: ReadonlyMap<string, string>,
+): JsonDiagnostic[] {
   const files = new Map<string, SourceFile>();
   return diagnostics.map((d) => {
     const { file, line, col, end } = d.span;

@@ -19,7 +19,15 @@ export function emitAppContract(catalog: Catalog, table: readonly OperationEntry
     resourceTemplates: emitResourceTemplates(catalog),
     ...(catalog.startup ? { startup: catalog.startup } : {}),
     ...(catalog.main ? { main: signature(catalog.main) } : {}),
-    ...(catalog.tests ? { tests: catalog.tests.map(({ name, source, skipped }) => ({ name, source, ...(skipped !== undefined ? { skipped } : {}) })) } : {}),
+    ...(catalog.tests
+      ? {
+          tests: catalog.tests.map(({ name, source, skipped }) => ({
+            name,
+            source,
+            ...(skipped !== undefined ? { skipped } : {}),
+          })),
+        }
+      : {}),
   };
 }
 

@@ -5,7 +5,15 @@
 //
 // Schemas carry no `$schema`/`$id`: MCP clients compile tool schemas with a default ajv
 // instance (draft-07 dialect), and every keyword used here means the same in both dialects.
-import { inCreateInput, inUpdateInput, type Catalog, type CatalogField, type CatalogMethod, type CatalogType, type FieldType } from "../catalog.js";
+import {
+  inCreateInput,
+  inUpdateInput,
+  type Catalog,
+  type CatalogField,
+  type CatalogMethod,
+  type CatalogType,
+  type FieldType,
+} from "../catalog.js";
 import { idSchema as rowIdSchema, scalars } from "../../model/scalars.js";
 import type { BuildSchemas, OperationEntry } from "../../model/build-contract.js";
 import { operationTable } from "./operation-table.js";
@@ -26,7 +34,6 @@ import type { Block } from "../ast.js";
 type RelationOp = ModelRelationOp<Block>;
 
 export type JsonSchema = { [keyword: string]: unknown };
-
 
 /** Whether nested objects are inputs (writable fields, required rule, no unknown keys) or rows. */
 type Mode = "input" | "row";
@@ -75,7 +82,8 @@ export class SchemaBuilder {
     for (const f of type.fields) {
       if (!properties[f.name] || !f.default) continue;
       if (f.default.kind === "literal") properties[f.name] = { ...properties[f.name], default: f.default.value };
-      else if (f.default.kind === "now") properties[f.name] = withNote(properties[f.name]!, "Defaults to the time of creation.");
+      else if (f.default.kind === "now")
+        properties[f.name] = withNote(properties[f.name]!, "Defaults to the time of creation.");
     }
     return schema;
   }
@@ -119,7 +127,7 @@ export class SchemaBuilder {
           type: "object",
           description:
             "Conditions that must all hold, per field: { field: { operator: value } }, e.g. " +
-            "{ \"id\": { \"gte\": 10, \"lt\": 20 } }. Each field lists the operators it takes: " +
+            '{ "id": { "gte": 10, "lt": 20 } }. Each field lists the operators it takes: ' +
             "eq, ne (rows whose value is null match too), lt, lte, gt, gte, in (one of a list), " +
             "contains (text, ignoring case), null (true: is null; false: has a value).",
           properties: Object.fromEntries(listFilterFields(type).map((f) => [f.name, this.operators(f, stack)])),
@@ -129,7 +137,8 @@ export class SchemaBuilder {
           type: "string",
           enum: sortValues(type),
           default: "id",
-          description: "Order of the rows: a field name for ascending, '-' and the name for descending; ties go by id. A cursor only continues the sort it came from.",
+          description:
+            "Order of the rows: a field name for ascending, '-' and the name for descending; ties go by id. A cursor only continues the sort it came from.",
         },
         count: {
           type: "boolean",
@@ -159,7 +168,9 @@ export class SchemaBuilder {
       else if (op === "null") properties.null = { type: "boolean" };
       else properties[op] = operand;
     }
-    const about = [f.doc ? sentence(f.doc) : "", typeof description === "string" ? description : ""].filter(Boolean).join(" ");
+    const about = [f.doc ? sentence(f.doc) : "", typeof description === "string" ? description : ""]
+      .filter(Boolean)
+      .join(" ");
     return withDoc({ type: "object", properties, additionalProperties: false, minProperties: 1 }, about || undefined);
   }
 
@@ -169,7 +180,9 @@ export class SchemaBuilder {
       type: "object",
       properties: {
         id: idSchema(`Id of the ${type.name} to call ${method.name} on.`),
-        ...Object.fromEntries(method.params.map((p) => [p.name, withDoc(this.value(p.type, "input", [type.name]), p.doc)])),
+        ...Object.fromEntries(
+          method.params.map((p) => [p.name, withDoc(this.value(p.type, "input", [type.name]), p.doc)]),
+        ),
       },
       required: ["id", ...method.params.map((p) => p.name)],
       additionalProperties: false,
@@ -188,7 +201,11 @@ export class SchemaBuilder {
     const projection = method.returnsProjection;
     if (projection) {
       const properties = one.properties as Record<string, JsonSchema>;
-      one = { ...one, properties: Object.fromEntries(projection.fields.map((f) => [f, properties[f]!])), required: projection.required };
+      one = {
+        ...one,
+        properties: Object.fromEntries(projection.fields.map((f) => [f, properties[f]!])),
+        required: projection.required,
+      };
     }
     return method.returns.isArray ? nullable({ type: "array", items: one }) : nullable(one);
   }
@@ -200,7 +217,11 @@ export class SchemaBuilder {
       properties: {
         items: { type: "array", items: this.row(type) },
         nextCursor: { type: "string", description: "Pass as `cursor` to get the next page; absent on the last page." },
-        total: { type: "integer", minimum: 0, description: "Rows matching the filters across all pages; present when the input asked for count." },
+        total: {
+          type: "integer",
+          minimum: 0,
+          description: "Rows matching the filters across all pages; present when the input asked for count.",
+        },
       },
       required: ["items"],
     };
@@ -209,9 +230,11 @@ export class SchemaBuilder {
   /** The input and output of a relation op (spec/rest.md "Relations"). */
   relation(type: CatalogType, r: RelationOp): { input: JsonSchema; output: JsonSchema } {
     const { field, target, path } = r.relation;
-    const id = idSchema(`Id of the ${type.name} whose ${field.name} to ${r.access === "read" ? "list" : r.access === "add" ? "add to" : "remove from"}.`);
+    const id = idSchema(
+      `Id of the ${type.name} whose ${field.name} to ${r.access === "read" ? "list" : r.access === "add" ? "add to" : "remove from"}.`,
+    );
     if (r.access === "read") {
-      const { limit, cursor } = (this.list(target).properties as Record<string, JsonSchema>);
+      const { limit, cursor } = this.list(target).properties as Record<string, JsonSchema>;
       return {
         input: { type: "object", properties: { id, limit, cursor }, required: ["id"], additionalProperties: false },
         // A relation read takes no `count`, so its page never has a total.
@@ -223,13 +246,28 @@ export class SchemaBuilder {
     const targetId = idSchema(`Id of the ${target.name} to ${r.access === "add" ? "link" : "unlink"}.`);
     if (r.access === "remove") {
       return {
-        input: { type: "object", properties: { id, [column]: targetId }, required: ["id", column], additionalProperties: false },
-        output: { type: "object", properties: { removed: { type: "boolean", description: "False when there was no such link (nothing changed)." } }, required: ["removed"] },
+        input: {
+          type: "object",
+          properties: { id, [column]: targetId },
+          required: ["id", column],
+          additionalProperties: false,
+        },
+        output: {
+          type: "object",
+          properties: {
+            removed: { type: "boolean", description: "False when there was no such link (nothing changed)." },
+          },
+          required: ["removed"],
+        },
       };
     }
     // The link's own fields, as its create takes them; the endpoints come from id and the target.
     const ends = [link.link!.fromField, link.link!.toField];
-    const own = this.objectOf(link.fields.filter((f) => inCreateInput(f) && !ends.includes(f.name)), "input", [link.name]);
+    const own = this.objectOf(
+      link.fields.filter((f) => inCreateInput(f) && !ends.includes(f.name)),
+      "input",
+      [link.name],
+    );
     return {
       input: {
         type: "object",
@@ -240,7 +278,10 @@ export class SchemaBuilder {
       output: {
         type: "object",
         properties: {
-          created: { type: "boolean", description: "False when the rows were already linked (the existing link is returned unchanged)." },
+          created: {
+            type: "boolean",
+            description: "False when the rows were already linked (the existing link is returned unchanged).",
+          },
           link: this.row(link),
         },
         required: ["created", "link"],
@@ -255,8 +296,6 @@ export class SchemaBuilder {
       required: ["deleted", "id"],
     };
   }
-
-
 
   private returnValue(t: FieldType): JsonSchema {
     // A declared type returned by value is a row of that type (with its id), not an embedded copy.
@@ -315,7 +354,11 @@ export class SchemaBuilder {
 }
 
 /** Every schema of the build: rows for all types, inputs/outputs for every operation of the table. */
-export function emitSchemas(catalog: Catalog, b = new SchemaBuilder(catalog), table: readonly OperationEntry[] = operationTable(catalog, b)): BuildSchemas {
+export function emitSchemas(
+  catalog: Catalog,
+  b = new SchemaBuilder(catalog),
+  table: readonly OperationEntry[] = operationTable(catalog, b),
+): BuildSchemas {
   const rows: Record<string, object> = {};
   const inputs: Record<string, object> = {};
   const outputs: Record<string, object> = {};
@@ -323,7 +366,8 @@ export function emitSchemas(catalog: Catalog, b = new SchemaBuilder(catalog), ta
   for (const e of table) {
     inputs[e.name] = e.inputSchema;
     // The table holds the tool's output; a method's own result is what it wraps as `result`.
-    outputs[e.name] = e.kind === "method" ? (e.outputSchema as { properties: { result: object } }).properties.result : e.outputSchema;
+    outputs[e.name] =
+      e.kind === "method" ? (e.outputSchema as { properties: { result: object } }).properties.result : e.outputSchema;
   }
   return { rows: sortKeys(rows), inputs: sortKeys(inputs), outputs: sortKeys(outputs) };
 }

@@ -8,7 +8,11 @@ import { operationTable, runtimeRoutes } from "./operation-table.js";
 import { emitResourceTemplates, emitTools } from "./tools.js";
 import { emitRoutes } from "./routes.js";
 
-export function emitManifest(catalog: Catalog, b = new SchemaBuilder(catalog), table: readonly OperationEntry[] = operationTable(catalog, b)): Manifest {
+export function emitManifest(
+  catalog: Catalog,
+  b = new SchemaBuilder(catalog),
+  table: readonly OperationEntry[] = operationTable(catalog, b),
+): Manifest {
   return {
     tools: emitTools(table),
     resourceTemplates: emitResourceTemplates(catalog),

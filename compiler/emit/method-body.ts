@@ -16,7 +16,12 @@ export function blockHas(block: Block | undefined, kinds: Stmt["kind"][], catalo
   return walk(block, kinds, catalog, new Set());
 }
 
-function walk(block: Block | undefined, kinds: Stmt["kind"][], catalog: Catalog | undefined, visiting: Set<Block>): boolean {
+function walk(
+  block: Block | undefined,
+  kinds: Stmt["kind"][],
+  catalog: Catalog | undefined,
+  visiting: Set<Block>,
+): boolean {
   if (!block || visiting.has(block)) return false;
   visiting.add(block);
   const calls = (e: Expr | undefined): boolean => {
@@ -39,7 +44,9 @@ function walk(block: Block | undefined, kinds: Stmt["kind"][], catalog: Catalog 
     if (kinds.includes(s.kind)) return true;
     switch (s.kind) {
       case "LetStmt":
-        return s.value.kind === "InsertStmt" ? kinds.includes("InsertStmt") || s.value.entries.some((x) => calls(x.value)) : calls(s.value);
+        return s.value.kind === "InsertStmt"
+          ? kinds.includes("InsertStmt") || s.value.entries.some((x) => calls(x.value))
+          : calls(s.value);
       case "InsertStmt":
         return s.entries.some((x) => calls(x.value));
       case "UpdateStmt":
@@ -49,7 +56,11 @@ function walk(block: Block | undefined, kinds: Stmt["kind"][], catalog: Catalog 
       case "AssertStmt":
         return calls(s.condition) || calls(s.abortExpr);
       case "IfStmt":
-        return calls(s.condition) || s.then.statements.some(stmt) || (s.else ? (s.else.kind === "Block" ? s.else.statements.some(stmt) : stmt(s.else)) : false);
+        return (
+          calls(s.condition) ||
+          s.then.statements.some(stmt) ||
+          (s.else ? (s.else.kind === "Block" ? s.else.statements.some(stmt) : stmt(s.else)) : false)
+        );
       case "ForStmt":
         return calls(s.iterable) || s.body.statements.some(stmt);
       case "ExpectAbortStmt":

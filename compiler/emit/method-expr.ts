@@ -58,21 +58,27 @@ export function tsType(t: ValueType, ctx: ExprContext): string {
   switch (t.k) {
     case "int":
     case "float":
-      return "number" + q;
+      return `number${q}`;
     case "text":
-      return "string" + q;
+      return `string${q}`;
     case "bool":
-      return "boolean" + q;
+      return `boolean${q}`;
     case "union":
       return t.variants.map((v) => jsString(v)).join(" | ") + q;
     case "null":
       return "null";
     case "row":
       ctx.rowTypes.add(t.type);
-      return (t.projection ? `Pick<${rowAlias(t.type)}, ${t.projection.map((p) => jsString(p)).join(" | ")}>` : rowAlias(t.type)) + q;
+      return (
+        (t.projection
+          ? `Pick<${rowAlias(t.type)}, ${t.projection.map((p) => jsString(p)).join(" | ")}>`
+          : rowAlias(t.type)) + q
+      );
     case "rows":
       ctx.rowTypes.add(t.type);
-      return t.projection ? `Pick<${rowAlias(t.type)}, ${t.projection.map((p) => jsString(p)).join(" | ")}>[]` : `${rowAlias(t.type)}[]`;
+      return t.projection
+        ? `Pick<${rowAlias(t.type)}, ${t.projection.map((p) => jsString(p)).join(" | ")}>[]`
+        : `${rowAlias(t.type)}[]`;
     case "array":
       return `${wrapUnion(tsType(t.element, ctx))}[]${q}`;
     case "struct":
@@ -91,7 +97,7 @@ export function fieldTsType(catalog: Catalog, type: FieldType, isOptional: boole
     case "union":
       return type.variants.map((v) => jsString(v)).join(" | ") + q;
     case "ref":
-      return "number" + q;
+      return `number${q}`;
     case "array":
       return `${wrapUnion(fieldTsType(catalog, type.element, false))}[]${q}`;
     case "struct":
@@ -111,7 +117,6 @@ function wrapUnion(t: string): string {
   return t.includes("|") ? `(${t})` : t;
 }
 
-
 /**
  * A class method called from a body (`o.m()`), in generated code: `m_Type$name` (`$` is in no
  * wo name, so two type/method pairs never meet; nothing else generated starts with `m_`).
@@ -128,7 +133,20 @@ export function functionName(name: string): string {
 // ---------------------------------------------------------------------------------------------
 // Helpers: taken from rt.helpers at the top of a handler only when one of its expressions uses them.
 
-const helperNames = ["deref", "intDiv", "intMod", "floatDiv", "truthy", "latest", "present", "sameJson", "variant", "contains", "item", "text"] as const;
+const helperNames = [
+  "deref",
+  "intDiv",
+  "intMod",
+  "floatDiv",
+  "truthy",
+  "latest",
+  "present",
+  "sameJson",
+  "variant",
+  "contains",
+  "item",
+  "text",
+] as const;
 export type HelperName = (typeof helperNames)[number];
 
 /**
@@ -214,7 +232,10 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       if (name === "print") {
         // One line on stdout: text as it is, anything else as JSON, separated by spaces.
         ctx.helpers.add("text");
-        return { code: `(process.stdout.write([${e.args.map((a) => expr(ctx, a).code).join(", ")}].map(text).join(" ") + "\\n"), null)`, prec: 8 };
+        return {
+          code: `(process.stdout.write([${e.args.map((a) => expr(ctx, a).code).join(", ")}].map(text).join(" ") + "\\n"), null)`,
+          prec: 8,
+        };
       }
       if (!builtinFunctions.has(name)) {
         // A free fn: runs in this call's transaction (compiler/emit/methods.ts emitFunction).
@@ -268,6 +289,7 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       const inner = operand(ctx, e.operand, 7);
       return { code: inner.startsWith("-") ? `-(${inner})` : `-${inner}`, prec: 7 };
     }
+    // biome-ignore lint/suspicious/noFallthroughSwitchClause: every path of the case above returns
     case "BinaryExpr": {
       const lt = typeOf(ctx, e.left);
       const rt = typeOf(ctx, e.right);
@@ -299,9 +321,15 @@ function expr(ctx: ExprContext, e: Expr): Printed {
             ctx.helpers.add("text");
             return { code: `text(${expr(ctx, e.left).code}) + text(${expr(ctx, e.right).code})`, prec: 5 };
           }
-          return integerChecked(ctx, e, { code: `${operand(ctx, e.left, 5)} ${e.op} ${operand(ctx, e.right, 6)}`, prec: 5 });
+          return integerChecked(ctx, e, {
+            code: `${operand(ctx, e.left, 5)} ${e.op} ${operand(ctx, e.right, 6)}`,
+            prec: 5,
+          });
         case "-":
-          return integerChecked(ctx, e, { code: `${operand(ctx, e.left, 5)} ${e.op} ${operand(ctx, e.right, 6)}`, prec: 5 });
+          return integerChecked(ctx, e, {
+            code: `${operand(ctx, e.left, 5)} ${e.op} ${operand(ctx, e.right, 6)}`,
+            prec: 5,
+          });
         case "*":
           return integerChecked(ctx, e, { code: `${operand(ctx, e.left, 6)} * ${operand(ctx, e.right, 7)}`, prec: 6 });
         case "/":
@@ -351,7 +379,10 @@ function member(ctx: ExprContext, e: import("../ast.js").MemberExpr): Printed {
     ctx.rowTypes.add(rel.type);
     const links = `(await tx.list(${relationQuery(ctx, e)}))`;
     const rows = `(await Promise.all(${links}.map((link) => tx.get(${jsString(rel.table)}, link[${jsString(rel.column)}] as number))))`;
-    return { code: `(${rows}.filter((row) => row !== undefined) as ${rowAlias(rel.type)}[]).sort((a, b) => (a.id as number) - (b.id as number))`, prec: 8 };
+    return {
+      code: `(${rows}.filter((row) => row !== undefined) as ${rowAlias(rel.type)}[]).sort((a, b) => (a.id as number) - (b.id as number))`,
+      prec: 8,
+    };
   }
   if (rel) {
     ctx.rowTypes.add(rel.type);

@@ -43,7 +43,14 @@ import {
 /** `name`: the operation's tool name, from the operations table. */
 export function emitMethodHandler(catalog: Catalog, type: CatalogType, method: CatalogMethod, name: string): string {
   const typing = typeMethod(catalog, type, method, new DiagnosticBag());
-  const ctx: ExprContext = { catalog, owner: type, typing, rowTypes: new Set([type.name]), helpers: new Set(), params: new Set(method.params.map((p) => p.name)) };
+  const ctx: ExprContext = {
+    catalog,
+    owner: type,
+    typing,
+    rowTypes: new Set([type.name]),
+    helpers: new Set(),
+    params: new Set(method.params.map((p) => p.name)),
+  };
 
   // The body is written first so the row types and helpers it uses are known for the preamble.
   const body = writer();
@@ -52,13 +59,20 @@ export function emitMethodHandler(catalog: Catalog, type: CatalogType, method: C
   const w = writer();
   w.write(`async ${jsIdentifier(name)}(input: unknown, call: CallContext)`).block(() => {
     const txn = method.txn ? ` in txn${method.txn === "default" ? "" : ` ${method.txn}`}` : "";
-    const returns = method.returns ? ` -> ${method.returns.isArray ? `[${signatureName(method.returns.type)}]` : signatureName(method.returns.type)}` : "";
+    const returns = method.returns
+      ? ` -> ${method.returns.isArray ? `[${signatureName(method.returns.type)}]` : signatureName(method.returns.type)}`
+      : "";
     const params = method.params.map((p) => `${p.name}: ${signatureName(p.type)}`).join(", ");
-    w.writeLine(`// ${jsComment(`${method.source.file}:${method.source.line}: ${type.name}.${method.name}(${params})${returns}${txn}`)}`);
+    w.writeLine(
+      `// ${jsComment(`${method.source.file}:${method.source.line}: ${type.name}.${method.name}(${params})${returns}${txn}`)}`,
+    );
     for (const t of [...ctx.rowTypes].sort()) writeRowType(w, catalog, t);
     const helpers = helpersLine(ctx.helpers);
     if (helpers) w.writeLine(helpers);
-    const argType = [`id: number`, ...method.params.map((p) => `${objectKey(p.name)}: ${tsType(fieldValueType(catalog, p.type), ctx)}`)];
+    const argType = [
+      `id: number`,
+      ...method.params.map((p) => `${objectKey(p.name)}: ${tsType(fieldValueType(catalog, p.type), ctx)}`),
+    ];
     // The runtime validated the input against the tool's schema before the call (runtime/operations/bind.ts).
     w.writeLine(`const args = input as { ${argType.join("; ")} };`);
     for (const p of method.params) {
@@ -94,9 +108,23 @@ function signatureName(t: FieldType): string {
  * it sees `rt`; it runs in the transaction its caller passes. `rowTypes` collects the row
  * aliases its signature and body use (declared beside it by the operations emitter).
  */
-export function emitFunction(catalog: Catalog, fn: CatalogMethod, rowTypes: Set<string>, name = functionName(fn.name), owner?: CatalogType): string {
+export function emitFunction(
+  catalog: Catalog,
+  fn: CatalogMethod,
+  rowTypes: Set<string>,
+  name = functionName(fn.name),
+  owner?: CatalogType,
+): string {
   const typing = typeMethod(catalog, owner, fn, new DiagnosticBag());
-  const ctx: ExprContext = { catalog, owner, typing, rowTypes, helpers: new Set(), params: new Set(fn.params.map((p) => p.name)), isTest: fn.isTest === true };
+  const ctx: ExprContext = {
+    catalog,
+    owner,
+    typing,
+    rowTypes,
+    helpers: new Set(),
+    params: new Set(fn.params.map((p) => p.name)),
+    isTest: fn.isTest === true,
+  };
   const body = writer();
   writeBody(body, ctx, fn);
   const w = writer();
@@ -113,7 +141,9 @@ export function emitFunction(catalog: Catalog, fn: CatalogMethod, rowTypes: Set<
       rowTypes.add(owner.name);
       const kw = typing.reassigned.has("self") ? "let" : "const";
       const missing = `rt.abort(${jsString(`${owner.name} `)} + selfId + ${jsString(`, which ${owner.name}.${fn.name}() was called on, does not exist`)})`;
-      w.writeLine(`${kw} self = ((await tx.get(${jsString(owner.table)}, selfId)) as ${rowAlias(owner.name)} | undefined) ?? ${missing};`);
+      w.writeLine(
+        `${kw} self = ((await tx.get(${jsString(owner.table)}, selfId)) as ${rowAlias(owner.name)} | undefined) ?? ${missing};`,
+      );
     }
     w.write(body.toString());
   });
@@ -147,7 +177,7 @@ function writeBody(w: CodeBlockWriter, ctx: ExprContext, method: CatalogMethod):
   }
   writeBlock(w, ctx, method.body);
   const last = method.body.statements[method.body.statements.length - 1];
-  if (!last || last.kind !== "ReturnStmt") w.writeLine("return null;");
+  if (last?.kind !== "ReturnStmt") w.writeLine("return null;");
 }
 
 function isHoisted(ctx: ExprContext, name: string): boolean {
@@ -200,10 +230,14 @@ function writeStmt(w: CodeBlockWriter, ctx: ExprContext, s: Stmt): void {
           w.write(");").newLine();
         });
         w.write("} catch (err)").block(() => w.writeLine("aborted = (err as Error).message;"));
-        w.writeLine(`if (aborted === undefined) rt.abort(${jsString(`expect_abort at ${where}: the block did not abort`)});`);
+        w.writeLine(
+          `if (aborted === undefined) rt.abort(${jsString(`expect_abort at ${where}: the block did not abort`)});`,
+        );
         if (s.message) {
           const want = jsString(s.message.value);
-          w.writeLine(`if (!aborted.includes(${want})) rt.abort(${jsString(`expect_abort at ${where}: the block aborted with `)} + JSON.stringify(aborted) + ${jsString(`, which does not contain ${JSON.stringify(s.message.value)}`)});`);
+          w.writeLine(
+            `if (!aborted.includes(${want})) rt.abort(${jsString(`expect_abort at ${where}: the block aborted with `)} + JSON.stringify(aborted) + ${jsString(`, which does not contain ${JSON.stringify(s.message.value)}`)});`,
+          );
         }
       });
       return;
@@ -217,7 +251,13 @@ function writeStmt(w: CodeBlockWriter, ctx: ExprContext, s: Stmt): void {
       w.writeLine(s.value ? `return ${printExpr(ctx, s.value)};` : "return null;");
       return;
     case "AssertStmt": {
-      const message = s.abortExpr ? printExpr(ctx, s.abortExpr) : s.abortMessage ? jsString(s.abortMessage.value) : ctx.isTest ? failedAssert(ctx, s) : jsString("assertion failed");
+      const message = s.abortExpr
+        ? printExpr(ctx, s.abortExpr)
+        : s.abortMessage
+          ? jsString(s.abortMessage.value)
+          : ctx.isTest
+            ? failedAssert(ctx, s)
+            : jsString("assertion failed");
       w.writeLine(`if (!${condition(ctx, s.condition, 7)}) rt.abort(${message});`);
       return;
     }
@@ -264,7 +304,8 @@ function argumentPointers(ctx: ExprContext, writes: [string, Expr][]): Record<st
   const out: Record<string, string> = {};
   if (ctx.owner === undefined) return out;
   for (const [field, value] of writes) {
-    if (value.kind === "NameExpr" && ctx.params.has(value.name.text) && !ctx.typing.reassigned.has(value.name.text)) out[field] = `/${value.name.text}`;
+    if (value.kind === "NameExpr" && ctx.params.has(value.name.text) && !ctx.typing.reassigned.has(value.name.text))
+      out[field] = `/${value.name.text}`;
   }
   return out;
 }
@@ -295,7 +336,12 @@ function failedAssert(ctx: ExprContext, s: Extract<Stmt, { kind: "AssertStmt" }>
 
 /** Whether evaluating `e` again could do more than read: a fn call, `print`, or a method called on a row. */
 function callsFunction(e: Expr): boolean {
-  return someExpression(e, (x) => x.kind === "MethodCallExpr" || (x.kind === "CallExpr" && (!builtinFunctions.has(x.callee.text) || x.callee.text === "print")));
+  return someExpression(
+    e,
+    (x) =>
+      x.kind === "MethodCallExpr" ||
+      (x.kind === "CallExpr" && (!builtinFunctions.has(x.callee.text) || x.callee.text === "print")),
+  );
 }
 
 /** The row an insert stores: the given values, else the defaults of the create operation. */
@@ -309,8 +355,15 @@ function insertRow(ctx: ExprContext, s: InsertStmt): { target: CatalogType; row:
     const code = value ? storedValue(ctx, f, value) : omittedFieldValue(f);
     if (code !== undefined) members.push(`${objectKey(f.name)}: ${code}`);
   }
-  const pointers = argumentPointers(ctx, s.entries.map((e) => [e.name.text, e.value]));
-  return { target, row: `{ ${members.join(", ")} }`, check: refCheckLine(ctx.catalog, target, [...given.keys()], "row", pointers) };
+  const pointers = argumentPointers(
+    ctx,
+    s.entries.map((e) => [e.name.text, e.value]),
+  );
+  return {
+    target,
+    row: `{ ${members.join(", ")} }`,
+    check: refCheckLine(ctx.catalog, target, [...given.keys()], "row", pointers),
+  };
 }
 
 function writeInsert(w: CodeBlockWriter, ctx: ExprContext, s: InsertStmt): void {
@@ -363,7 +416,11 @@ function writeLink(w: CodeBlockWriter, ctx: ExprContext, s: LinkStmt): void {
     w.writeLine(`const ends = ${ends};`);
     w.writeLine(`const row = { ${["...ends", ...members].join(", ")} };`);
     // Both ends (and any ref among the link's own fields) must name existing rows.
-    const pointers = argumentPointers(ctx, [[fromField, s.from], [toField, s.to], ...s.entries.map((e): [string, Expr] => [e.name.text, e.value])]);
+    const pointers = argumentPointers(ctx, [
+      [fromField, s.from],
+      [toField, s.to],
+      ...s.entries.map((e): [string, Expr] => [e.name.text, e.value]),
+    ]);
     w.writeLine(refCheckLine(ctx.catalog, target, [fromField, toField, ...given.keys()], "row", pointers)!);
     w.writeLine(`await rt.link(tx, ${table}, ends, row);`);
   });
@@ -376,7 +433,16 @@ function writeUpdate(w: CodeBlockWriter, ctx: ExprContext, s: UpdateStmt): void 
     const f = target.fields.find((x) => x.name === a.field.text)!;
     return `${objectKey(a.field.text)}: ${storedValue(ctx, f, a.value)}`;
   });
-  const check = refCheckLine(ctx.catalog, target, s.assignments.map((a) => a.field.text), "patch", argumentPointers(ctx, s.assignments.map((a) => [a.field.text, a.value])));
+  const check = refCheckLine(
+    ctx.catalog,
+    target,
+    s.assignments.map((a) => a.field.text),
+    "patch",
+    argumentPointers(
+      ctx,
+      s.assignments.map((a) => [a.field.text, a.value]),
+    ),
+  );
   const table = jsString(target.table);
   const typeName = jsString(target.name);
   const refreshed = (v: string, patch: string) =>
@@ -413,7 +479,9 @@ function writeDelete(w: CodeBlockWriter, ctx: ExprContext, targetExpr: SelectExp
     w.writeLine(`await tx.delete(${table}, ${id});`);
   };
   if (targetExpr.kind === "SelectExpr") {
-    w.write(`for (const row of await tx.list(${selectTargetQuery(ctx, targetExpr)}))`).block(() => one("row.id as number"));
+    w.write(`for (const row of await tx.list(${selectTargetQuery(ctx, targetExpr)}))`).block(() =>
+      one("row.id as number"),
+    );
   } else if (targetType.isSet) {
     w.write(`for (const row of ${printExpr(ctx, targetExpr)})`).block(() => one("row.id"));
   } else {

@@ -2,7 +2,14 @@
 // schemas from json-schema.ts (rows shared through `components.schemas`), list filters as
 // query parameters, and RFC 9457 problem-details error responses. OpenAPI 3.1 schema objects
 // are JSON Schema 2020-12, so the operation schemas are used as they are.
-import { inCreateInput, inUpdateInput, isRestOnlyOp, type Catalog, type CatalogField, type CatalogType } from "../catalog.js";
+import {
+  inCreateInput,
+  inUpdateInput,
+  isRestOnlyOp,
+  type Catalog,
+  type CatalogField,
+  type CatalogType,
+} from "../catalog.js";
 import { toolName } from "../../model/naming.js";
 import { listEqualityFields, listFilterFields } from "../../model/list-filters.js";
 import { SchemaBuilder, compareText, operationSchemas, sortKeys, type JsonSchema } from "./json-schema.js";
@@ -24,23 +31,41 @@ type ErrorStatus = "400" | "401" | "403" | "404" | "409" | "413" | "415" | "422"
 
 /** Every error is a problem-details body; some statuses also carry a header the client acts on. */
 const errorResponses: Record<ErrorStatus, { name: string; description: string; headers?: Record<string, object> }> = {
-  "400": { name: "BadRequest", description: "Malformed request: invalid JSON, an invalid id, a bad filter, limit or cursor, or input that does not match the schema." },
+  "400": {
+    name: "BadRequest",
+    description:
+      "Malformed request: invalid JSON, an invalid id, a bad filter, limit or cursor, or input that does not match the schema.",
+  },
   "401": {
     name: "Unauthorized",
     description: "The server requires a bearer token and the request lacks it or carries another.",
-    headers: { "WWW-Authenticate": { description: "The scheme to use: Bearer.", required: true, schema: { type: "string" } } },
+    headers: {
+      "WWW-Authenticate": { description: "The scheme to use: Bearer.", required: true, schema: { type: "string" } },
+    },
   },
   "403": { name: "Forbidden", description: "A Host or Origin the server does not answer to; nothing ran." },
   "404": { name: "NotFound", description: "No row with that id." },
-  "409": { name: "Conflict", description: "A unique value is taken, the row is still referenced, or a method aborted." },
+  "409": {
+    name: "Conflict",
+    description: "A unique value is taken, the row is still referenced, or a method aborted.",
+  },
   "413": { name: "PayloadTooLarge", description: "The request body exceeds the server's size limit." },
   "415": { name: "UnsupportedMediaType", description: "The request body is not application/json." },
-  "422": { name: "UnprocessableContent", description: "The input names rows that do not exist (a dangling reference)." },
+  "422": {
+    name: "UnprocessableContent",
+    description: "The input names rows that do not exist (a dangling reference).",
+  },
   "501": { name: "NotImplemented", description: "Declared but not served by this runtime yet." },
   "503": {
     name: "ServiceUnavailable",
-    description: "Busy (more calls running and waiting than the server allows, shutting down, or the database locked by another program), the database unavailable, or, for a write, storage full; nothing was done.",
-    headers: { "Retry-After": { description: "Seconds to wait before trying again; sent when busy or when the database is unavailable.", schema: { type: "string" } } },
+    description:
+      "Busy (more calls running and waiting than the server allows, shutting down, or the database locked by another program), the database unavailable, or, for a write, storage full; nothing was done.",
+    headers: {
+      "Retry-After": {
+        description: "Seconds to wait before trying again; sent when busy or when the database is unavailable.",
+        schema: { type: "string" },
+      },
+    },
   },
 };
 
@@ -49,15 +74,35 @@ const guardErrors: ErrorStatus[] = ["401", "403"];
 /** What a body is refused for before the operation runs. */
 const bodyErrors: ErrorStatus[] = ["400", "413", "415"];
 
-export function emitOpenApi(catalog: Catalog, b = new SchemaBuilder(catalog), table: readonly OperationEntry[] = operationTable(catalog, b)): object {
+export function emitOpenApi(
+  catalog: Catalog,
+  b = new SchemaBuilder(catalog),
+  table: readonly OperationEntry[] = operationTable(catalog, b),
+): object {
   const schemas: Record<string, JsonSchema> = {};
   const paths: Record<string, Record<string, object>> = {};
   const usedIds = new Set<string>();
   const typeNamed = new Map(catalog.types.map((t) => [t.name, t]));
   // Every route with the operation it runs (none for subscribe and me), in the manifest's order.
   const routes = [
-    ...table.flatMap((entry) => entry.routes.map((r) => ({ method: r.method, path: r.path, name: entry.name, type: entry.type, op: entry.op, entry }))),
-    ...runtimeRoutes(catalog).map((r) => ({ method: r.method, path: r.path, name: toolName(r.type, r.op), type: r.type, op: r.op, entry: undefined })),
+    ...table.flatMap((entry) =>
+      entry.routes.map((r) => ({
+        method: r.method,
+        path: r.path,
+        name: entry.name,
+        type: entry.type,
+        op: entry.op,
+        entry,
+      })),
+    ),
+    ...runtimeRoutes(catalog).map((r) => ({
+      method: r.method,
+      path: r.path,
+      name: toolName(r.type, r.op),
+      type: r.type,
+      op: r.op,
+      entry: undefined,
+    })),
   ].sort((x, y) => compareText(x.path, y.path) || compareText(x.method, y.method));
 
   for (const route of routes) {
@@ -84,7 +129,13 @@ export function emitOpenApi(catalog: Catalog, b = new SchemaBuilder(catalog), ta
     // Statuses an operation can meet only when the type allows them: a write of ref-holding
     // fields may name a missing row; a @unique field may be taken; a referenced row stays.
     const rowWrites = (fields: CatalogField[]): ErrorStatus[] => [
-      ...(canHoldRef(catalog, type, fields.map((f) => f.name)) ? ["422" as const] : []),
+      ...(canHoldRef(
+        catalog,
+        type,
+        fields.map((f) => f.name),
+      )
+        ? ["422" as const]
+        : []),
       ...(type.fields.some((f) => f.isUnique) ? ["409" as const] : []),
     ];
     const hasId = path.includes("{id}");
@@ -103,19 +154,43 @@ export function emitOpenApi(catalog: Catalog, b = new SchemaBuilder(catalog), ta
         errors.push("400", "404", "503");
       } else {
         const column = (relation.relation.path as { targetColumn: string }).targetColumn;
-        parameters.push({ name: column, in: "path", required: true, description: `Id of the ${relation.relation.target.name}.`, schema: input[column] });
+        parameters.push({
+          name: column,
+          in: "path",
+          required: true,
+          description: `Id of the ${relation.relation.target.name}.`,
+          schema: input[column],
+        });
         if (relation.access === "add") {
           const { id: _id, [column]: _target, ...bodySchema } = input;
           const required = ((rio.input.required as string[]) ?? []).filter((r) => r !== "id" && r !== column);
           operation.requestBody = {
             required: required.length > 0,
-            content: { "application/json": { schema: { type: "object", properties: bodySchema, ...(required.length ? { required } : {}), additionalProperties: false } } },
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                  properties: bodySchema,
+                  ...(required.length ? { required } : {}),
+                  additionalProperties: false,
+                },
+              },
+            },
           };
           responses["201"] = json("The new link.", (rio.output.properties as Record<string, JsonSchema>).link!);
-          responses["200"] = json("The rows were linked already: the existing link, unchanged.", (rio.output.properties as Record<string, JsonSchema>).link!);
+          responses["200"] = json(
+            "The rows were linked already: the existing link, unchanged.",
+            (rio.output.properties as Record<string, JsonSchema>).link!,
+          );
           // The target may not exist (422); a @unique field of the link's own may be taken (409).
           const link = (relation.relation.path as Extract<RelationOp["relation"]["path"], { kind: "link" }>).link;
-          errors.push(...bodyErrors, "404", "422", "503", ...(link.fields.some((f) => f.isUnique) ? ["409" as const] : []));
+          errors.push(
+            ...bodyErrors,
+            "404",
+            "422",
+            "503",
+            ...(link.fields.some((f) => f.isUnique) ? ["409" as const] : []),
+          );
         } else {
           const link = (relation.relation.path as Extract<RelationOp["relation"]["path"], { kind: "link" }>).link;
           responses["204"] = { description: "Unlinked (or they were not linked)." };
@@ -134,7 +209,10 @@ export function emitOpenApi(catalog: Catalog, b = new SchemaBuilder(catalog), ta
     switch (op) {
       case "list": {
         parameters.push(...listParameters(type, io!.input));
-        const page = { ...io!.output, properties: { ...(io!.output.properties as object), items: { type: "array", items: rowRef } } };
+        const page = {
+          ...io!.output,
+          properties: { ...(io!.output.properties as object), items: { type: "array", items: rowRef } },
+        };
         responses["200"] = json("One page of rows, ascending id.", page);
         errors.push("400", "503");
         break;
@@ -178,7 +256,13 @@ export function emitOpenApi(catalog: Catalog, b = new SchemaBuilder(catalog), ta
         // A write may name a missing row (422); a write, an assert or integer arithmetic may fail (409).
         const writes = blockHas(method.body, writeStatements, catalog);
         const conflicts = writes || blockHas(method.body, ["AssertStmt"], catalog) || usesArithmetic(method.body);
-        errors.push(...bodyErrors, "404", "503", ...(writes ? ["422" as const] : []), ...(conflicts ? ["409" as const] : []));
+        errors.push(
+          ...bodyErrors,
+          "404",
+          "503",
+          ...(writes ? ["422" as const] : []),
+          ...(conflicts ? ["409" as const] : []),
+        );
       }
     }
     for (const status of [...new Set(errors)].sort()) {
@@ -200,11 +284,18 @@ export function emitOpenApi(catalog: Catalog, b = new SchemaBuilder(catalog), ta
   }
   const info: Record<string, string> = { title: catalog.app.name, version: catalog.app.version };
   if (catalog.app.description) info.description = catalog.app.description;
-  const components: Record<string, unknown> = { schemas: { ...sortKeys(schemas), "wo.Problem": problemSchema }, responses };
+  const components: Record<string, unknown> = {
+    schemas: { ...sortKeys(schemas), "wo.Problem": problemSchema },
+    responses,
+  };
   if (!catalog.config.tokenEnv) return { openapi: "3.1.0", info, paths, components };
   // `[server] token_env`: every /api route needs the bearer token (spec/rest.md "Limits and auth").
   components.securitySchemes = {
-    bearer: { type: "http", scheme: "bearer", description: `The token the server reads from the environment variable ${catalog.config.tokenEnv}.` },
+    bearer: {
+      type: "http",
+      scheme: "bearer",
+      description: `The token the server reads from the environment variable ${catalog.config.tokenEnv}.`,
+    },
   };
   return { openapi: "3.1.0", info, paths, components, security: [{ bearer: [] }] };
 }
@@ -224,7 +315,13 @@ function listParameters(type: CatalogType, input: JsonSchema): object[] {
   for (const f of listFilterFields(type)) {
     for (const [op, operand] of Object.entries(where[f.name]!.properties as Record<string, JsonSchema>)) {
       // `in` arrives as one comma-separated text (a `\` escapes a comma in a value).
-      const schema = op === "in" ? { type: "string", description: `${String(operand.description)} Comma-separated; write \\, for a comma inside a value.` } : operand;
+      const schema =
+        op === "in"
+          ? {
+              type: "string",
+              description: `${String(operand.description)} Comma-separated; write \\, for a comma inside a value.`,
+            }
+          : operand;
       parameters.push(query(`${f.name}[${op}]`, schema));
     }
   }
@@ -243,7 +340,11 @@ const problemSchema: JsonSchema = {
     errors: {
       type: "array",
       description: `At most ${maxErrorDetails} entries; \`truncated\` counts the problems not listed.`,
-      items: { type: "object", properties: { path: { type: "string" }, message: { type: "string" } }, required: ["path", "message"] },
+      items: {
+        type: "object",
+        properties: { path: { type: "string" }, message: { type: "string" } },
+        required: ["path", "message"],
+      },
     },
     truncated: { type: "integer", minimum: 1, description: "How many more problems were found than errors lists." },
   },

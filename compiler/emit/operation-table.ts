@@ -10,7 +10,16 @@ import { restRoute } from "../../model/route-table.js";
 import { allRelationOps, relationOps, relationRoute, type RelationAccess } from "../../model/relations.js";
 import { SchemaBuilder, compareText, operationSchemas } from "./json-schema.js";
 import { exposedOps, isCrudOp, methodOf } from "./exposed-ops.js";
-import { crudAnnotations, methodAnnotations, methodOutput, operationDescription, relationAnnotations, relationDescription, relationTitle, toolTitle } from "./tools.js";
+import {
+  crudAnnotations,
+  methodAnnotations,
+  methodOutput,
+  operationDescription,
+  relationAnnotations,
+  relationDescription,
+  relationTitle,
+  toolTitle,
+} from "./tools.js";
 
 const relationKinds: Record<RelationAccess, OperationKind> = { read: "relation", add: "link", remove: "unlink" };
 
@@ -28,7 +37,9 @@ export function operationTable(catalog: Catalog, b = new SchemaBuilder(catalog))
         kind: isCrudOp(op) ? op : "method",
         op,
         mcp: type.mcp.includes(op),
-        routes: type.rest.filter((block) => block.ops.includes(op)).map((block) => ({ ...restRoute(block.path, op), base: block.path })),
+        routes: type.rest
+          .filter((block) => block.ops.includes(op))
+          .map((block) => ({ ...restRoute(block.path, op), base: block.path })),
         title: toolTitle(type, op),
         description: operationDescription(catalog, type, op, method, "mcp"),
         inputSchema: io.input,
@@ -39,7 +50,8 @@ export function operationTable(catalog: Catalog, b = new SchemaBuilder(catalog))
     const onMcp = relationOps(catalog, type, type.mcp);
     for (const r of allRelationOps(catalog, type)) {
       const io = b.relation(type, r);
-      const targetParam = r.access === "read" || r.relation.path.kind !== "link" ? undefined : r.relation.path.targetColumn;
+      const targetParam =
+        r.access === "read" || r.relation.path.kind !== "link" ? undefined : r.relation.path.targetColumn;
       entries.push({
         name: toolName(type.name, r.op),
         type: type.name,

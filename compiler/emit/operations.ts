@@ -28,7 +28,10 @@ interface Handler {
   text: string;
 }
 
-export function emitOperations(catalog: Catalog, table: readonly OperationEntry[] = operationTable(catalog)): EmittedFile {
+export function emitOperations(
+  catalog: Catalog,
+  table: readonly OperationEntry[] = operationTable(catalog),
+): EmittedFile {
   // Only methods: the runtime runs CRUD and relation operations from the table itself.
   const handlers: Handler[] = [];
   for (const entry of table) {
@@ -54,7 +57,8 @@ export function emitOperations(catalog: Catalog, table: readonly OperationEntry[
       const rowTypes = new Set<string>();
       const fns = functions.map((fn) => emitFunction(catalog, fn, rowTypes));
       // Methods some body calls as `o.m()`, as m_Type$m.
-      for (const { type, method } of called) fns.push(emitFunction(catalog, method, rowTypes, methodFunctionName(type.name, method.name), type));
+      for (const { type, method } of called)
+        fns.push(emitFunction(catalog, method, rowTypes, methodFunctionName(type.name, method.name), type));
       // Tests as t_0, t_1, …: no fn name starts with `t_` once prefixed `f_`.
       (catalog.tests ?? []).forEach((t, i) => {
         if (t.fn) fns.push(emitFunction(catalog, t.fn, rowTypes, `t_${i}`));
@@ -64,25 +68,39 @@ export function emitOperations(catalog: Catalog, table: readonly OperationEntry[
       w.writeLine("const { nested } = rt.helpers;");
       for (const text of fns) w.writeLine(dedentTail(text)).blankLine();
     }
-    const hasMembers = handlers.length > 0 || catalog.startup !== undefined || catalog.main !== undefined || (catalog.tests ?? []).some((t) => t.fn);
+    const hasMembers =
+      handlers.length > 0 ||
+      catalog.startup !== undefined ||
+      catalog.main !== undefined ||
+      (catalog.tests ?? []).some((t) => t.fn);
     if (!hasMembers) {
       w.writeLine("return {};");
       return;
     }
-    w.write("return ").inlineBlock(() => {
-      handlers.forEach((h, i) => {
-        if (i > 0) w.blankLine();
-        w.writeLine(`${dedentTail(h.text)},`);
-      });
-      // `on startup` hooks: once per start, before serving, all in one transaction.
-      if (catalog.startup) writeEntryPoint(w, startupOperation, catalog.startup.map(functionName), handlers.length > 0);
-      // `main { … }`: what `wo exec` runs, in one transaction.
-      if (catalog.main) writeEntryPoint(w, mainOperation, [functionName("main")], handlers.length > 0 || catalog.startup !== undefined);
-      // `test "…" { … }`: what `wo test` runs, each in its own transaction on a fresh store.
-      (catalog.tests ?? []).forEach((t, i) => {
-        if (t.fn) writeEntryPoint(w, testOperation(i), [`t_${i}`], true);
-      });
-    }).write(";").newLine();
+    w.write("return ")
+      .inlineBlock(() => {
+        handlers.forEach((h, i) => {
+          if (i > 0) w.blankLine();
+          w.writeLine(`${dedentTail(h.text)},`);
+        });
+        // `on startup` hooks: once per start, before serving, all in one transaction.
+        if (catalog.startup)
+          writeEntryPoint(w, startupOperation, catalog.startup.map(functionName), handlers.length > 0);
+        // `main { … }`: what `wo exec` runs, in one transaction.
+        if (catalog.main)
+          writeEntryPoint(
+            w,
+            mainOperation,
+            [functionName("main")],
+            handlers.length > 0 || catalog.startup !== undefined,
+          );
+        // `test "…" { … }`: what `wo test` runs, each in its own transaction on a fresh store.
+        (catalog.tests ?? []).forEach((t, i) => {
+          if (t.fn) writeEntryPoint(w, testOperation(i), [`t_${i}`], true);
+        });
+      })
+      .write(";")
+      .newLine();
   });
   w.newLineIfLastNot();
   return { path: "operations.ts", text: w.toString() };
@@ -112,20 +130,27 @@ function newWriter(): CodeBlockWriter {
 function dedentTail(text: string): string {
   const lines = text.trimEnd().split("\n");
   const base = /^[ \t]*/.exec(lines[lines.length - 1]!)![0].length;
-  return lines.map((line, i) => (i === 0 ? line : line.slice(Math.min(base, /^[ \t]*/.exec(line)![0].length)))).join("\n");
+  return lines
+    .map((line, i) => (i === 0 ? line : line.slice(Math.min(base, /^[ \t]*/.exec(line)![0].length))))
+    .join("\n");
 }
 
 /** The class methods some body calls as `o.m()`: each is also emitted as a function taking tx. */
 function calledMethods(catalog: Catalog): { type: CatalogType; method: CatalogMethod }[] {
   const bodies: [CatalogType | undefined, CatalogMethod][] = [
     ...catalog.types.flatMap((t) => t.methods.map((m): [CatalogType, CatalogMethod] => [t, m])),
-    ...[...(catalog.functions ?? []), ...(catalog.main ? [catalog.main] : []), ...(catalog.tests ?? []).flatMap((t) => (t.fn ? [t.fn] : []))].map(
-      (f): [undefined, CatalogMethod] => [undefined, f],
-    ),
+    ...[
+      ...(catalog.functions ?? []),
+      ...(catalog.main ? [catalog.main] : []),
+      ...(catalog.tests ?? []).flatMap((t) => (t.fn ? [t.fn] : [])),
+    ].map((f): [undefined, CatalogMethod] => [undefined, f]),
   ];
   const names = new Set<string>();
   for (const [owner, body] of bodies) {
-    for (const [e, call] of typeMethod(catalog, owner, body, new DiagnosticBag()).methodCalls) names.add(`${call.type}.${e.method.text}`);
+    for (const [e, call] of typeMethod(catalog, owner, body, new DiagnosticBag()).methodCalls)
+      names.add(`${call.type}.${e.method.text}`);
   }
-  return catalog.types.flatMap((type) => type.methods.filter((m) => names.has(`${type.name}.${m.name}`)).map((method) => ({ type, method })));
+  return catalog.types.flatMap((type) =>
+    type.methods.filter((m) => names.has(`${type.name}.${m.name}`)).map((method) => ({ type, method })),
+  );
 }

@@ -43,7 +43,8 @@ export function isReferable(catalog: Catalog, type: CatalogType, seen: Set<strin
   seen.add(type.name);
   return catalog.types.some((t) =>
     t.fields.some((f) => {
-      if (!f.isStored || !refPaths(describeFieldType(f.type, catalog)).some((p) => p.table === type.table)) return false;
+      if (!f.isStored || !refPaths(describeFieldType(f.type, catalog)).some((p) => p.table === type.table))
+        return false;
       const isEndpoint = t.link !== undefined && (f.name === t.link.fromField || f.name === t.link.toField);
       return !isEndpoint || isReferable(catalog, t, seen);
     }),

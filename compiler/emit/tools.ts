@@ -5,7 +5,16 @@
 //
 // Output schemas follow spec/schemas.md: the operation's result for CRUD tools, and
 // `{ result }` around a method's return value (MCP structured content must be an object).
-import { inCreateInput, inUpdateInput, readsRowsOverMcp, type Catalog, type CatalogField, type CatalogMethod, type CatalogType, type FieldType } from "../catalog.js";
+import {
+  inCreateInput,
+  inUpdateInput,
+  readsRowsOverMcp,
+  type Catalog,
+  type CatalogField,
+  type CatalogMethod,
+  type CatalogType,
+  type FieldType,
+} from "../catalog.js";
 import { manifestTool, type ManifestTool, type Manifest, type OperationEntry } from "../../model/build-contract.js";
 import { toolName } from "../../model/naming.js";
 import { listControlNames, listLimit } from "../../model/list-filters.js";
@@ -47,7 +56,12 @@ export const crudAnnotations = {
 export function methodAnnotations(catalog: Catalog, method: CatalogMethod): ManifestTool["annotations"] {
   const writes = blockHas(method.body, writeStatements, catalog);
   if (!writes) return { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-  return { readOnlyHint: false, destructiveHint: blockHas(method.body, ["UpdateStmt", "DeleteStmt"], catalog), idempotentHint: false, openWorldHint: false };
+  return {
+    readOnlyHint: false,
+    destructiveHint: blockHas(method.body, ["UpdateStmt", "DeleteStmt"], catalog),
+    idempotentHint: false,
+    openWorldHint: false,
+  };
 }
 
 export const relationAnnotations = {
@@ -79,7 +93,7 @@ export function relationDescription(type: CatalogType, r: RelationOp): string {
       `Returns { items, nextCursor }: at most \`limit\` rows (default ${listLimit.default}, max ${listLimit.maximum}); pass nextCursor back as \`cursor\` for the next page.`
     );
   }
-  const link = (path as Extract<RelationOp["relation"]["path"], { kind: "link" }>);
+  const link = path as Extract<RelationOp["relation"]["path"], { kind: "link" }>;
   if (r.access === "remove") {
     return `${lead}Removes the ${words(target.name)} given by ${link.targetColumn} from ${field.name} of the ${one} with the given id (both rows stay). Returns { removed }; removing a link that does not exist changes nothing.`;
   }
@@ -91,7 +105,6 @@ export function relationDescription(type: CatalogType, r: RelationOp): string {
     `. Returns { created, link }: adding a link that exists already returns it unchanged with created: false.`
   );
 }
-
 
 /**
  * CRUD tools read as an action on the type ("List blog posts", "Create blog post"); a method
@@ -117,7 +130,13 @@ export function toolTitle(type: CatalogType, op: string): string {
  * What an operation does, for an MCP tool or (`rest`) an OpenAPI operation: the same text but
  * for how a list is queried, and for the related tools, which only MCP callers have.
  */
-export function operationDescription(catalog: Catalog, type: CatalogType, op: string, method: CatalogMethod | undefined, surface: "mcp" | "rest"): string {
+export function operationDescription(
+  catalog: Catalog,
+  type: CatalogType,
+  op: string,
+  method: CatalogMethod | undefined,
+  surface: "mcp" | "rest",
+): string {
   const one = words(type.name);
   const a = `${article(one)} ${one}`;
   const lead = (doc: string | undefined) => (doc ? `${sentence(doc)} ` : "");
@@ -157,14 +176,15 @@ export function operationDescription(catalog: Catalog, type: CatalogType, op: st
       if (!method) return `${lead(type.doc)}Calls ${op} on ${a}.`;
       const params = method.params.map((p) => `${p.name} (${typeText(p.type)})`);
       const returns = method.returns
-        ? ` Returns { result }: ${method.returns.isArray ? "a list of " : ""}${typeText(method.returns.type)}` +
-          "."
+        ? ` Returns { result }: ${method.returns.isArray ? "a list of " : ""}${typeText(method.returns.type)}` + "."
         : " Returns { result: null }.";
       return (
         `${lead(method.doc)}Calls ${method.name} on the ${one} with the given id` +
         (params.length ? `, with ${params.join(", ")}` : "") +
         `.${returns}` +
-        (methodAnnotations(catalog, method).readOnlyHint ? " Changes nothing." : " Runs in one transaction: all of its writes happen, or none.")
+        (methodAnnotations(catalog, method).readOnlyHint
+          ? " Changes nothing."
+          : " Runs in one transaction: all of its writes happen, or none.")
       );
     }
   }
@@ -200,8 +220,12 @@ function related(catalog: Catalog, type: CatalogType): string {
     if (!other.mcp.includes("list")) continue;
     for (const f of other.fields) {
       if (!f.isStored || f.type.kind !== "ref" || f.type.target !== type.name) continue;
-      const filter = (listControlNames as readonly string[]).includes(f.name) ? `{ where: { ${f.name}: { eq: <id> } } }` : `{ ${f.name}: <id> }`;
-      parts.push(`${toolName(other.name, "list")} with ${filter} lists the ${pluralWords(other.name)} whose ${f.name} it is`);
+      const filter = (listControlNames as readonly string[]).includes(f.name)
+        ? `{ where: { ${f.name}: { eq: <id> } } }`
+        : `{ ${f.name}: <id> }`;
+      parts.push(
+        `${toolName(other.name, "list")} with ${filter} lists the ${pluralWords(other.name)} whose ${f.name} it is`,
+      );
     }
   }
   return parts.length > 0 ? ` Related: ${parts.join("; ")}.` : "";
@@ -215,4 +239,3 @@ function fieldList(fields: CatalogField[]): string {
 export function typeText(t: FieldType): string {
   return fieldTypeText(t, (target) => `id of ${target}`);
 }
-

@@ -23,9 +23,12 @@ export function emitTypesText(schemas: BuildSchemas, rowNames: Record<string, st
     lines.push("");
     writeDeclaration(lines, name, schema);
   };
-  for (const [snake, schema] of Object.entries(schemas.rows)) declare(rowNames[snake] ?? pascalCase(snake), schema as JsonSchema);
-  for (const [tool, schema] of Object.entries(schemas.inputs)) declare(`${pascalCase(tool)}Input`, schema as JsonSchema);
-  for (const [tool, schema] of Object.entries(schemas.outputs)) declare(`${pascalCase(tool)}Output`, schema as JsonSchema);
+  for (const [snake, schema] of Object.entries(schemas.rows))
+    declare(rowNames[snake] ?? pascalCase(snake), schema as JsonSchema);
+  for (const [tool, schema] of Object.entries(schemas.inputs))
+    declare(`${pascalCase(tool)}Input`, schema as JsonSchema);
+  for (const [tool, schema] of Object.entries(schemas.outputs))
+    declare(`${pascalCase(tool)}Output`, schema as JsonSchema);
   return `${lines.join("\n")}\n`;
 }
 
@@ -58,7 +61,8 @@ export function tsType(schema: JsonSchema): string {
   if (schema.const !== undefined) return jsJson(schema.const);
   if (Array.isArray(schema.anyOf)) return (schema.anyOf as JsonSchema[]).map((s) => wrap(tsType(s))).join(" | ");
   if (Array.isArray(schema.enum)) return (schema.enum as unknown[]).map((v) => jsJson(v)).join(" | ");
-  const types = schema.type === undefined ? [] : Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];
+  const types =
+    schema.type === undefined ? [] : Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];
   if (types.length === 0) return "unknown";
   return types.map((t) => wrap(oneType(t, schema))).join(" | ");
 }

@@ -15,7 +15,9 @@ import { objectKey } from "./js-literal.js";
 // CommonJS interop under NodeNext: the default import is `module.exports`, the class is `.default`.
 type AjvClass = new (options: Record<string, unknown>) => AjvInstance;
 const Ajv2020 = ((Ajv2020Module as unknown as { default?: unknown }).default ?? Ajv2020Module) as AjvClass;
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: AjvInstance) => void;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: AjvInstance,
+) => void;
 const standaloneCode = ((standaloneModule as unknown as { default?: unknown }).default ?? standaloneModule) as (
   ajv: AjvInstance,
   refs: Record<string, string>,
@@ -76,12 +78,29 @@ export function emitValidators(schemas: BuildSchemas, header: string): EmittedFi
   return [
     {
       path: "validators.ts",
-      text: [header, "// @ts-nocheck — the body is ajv's standalone JavaScript, checked by ajv's own tests.", "", validatorType, "", doc, ...body(true)].join("\n"),
+      text: [
+        header,
+        "// @ts-nocheck — the body is ajv's standalone JavaScript, checked by ajv's own tests.",
+        "",
+        validatorType,
+        "",
+        doc,
+        ...body(true),
+      ].join("\n"),
     },
     { path: "validators.js", text: [header, "", doc, ...body(false)].join("\n") },
     {
       path: "validators.d.ts",
-      text: [header, "", validatorType, "", doc, "export declare function createValidators(require: (id: string) => unknown): Record<string, Validator>;", "export {};", ""].join("\n"),
+      text: [
+        header,
+        "",
+        validatorType,
+        "",
+        doc,
+        "export declare function createValidators(require: (id: string) => unknown): Record<string, Validator>;",
+        "export {};",
+        "",
+      ].join("\n"),
     },
   ];
 }
@@ -92,7 +111,9 @@ function withoutAnnotations(schema: object): object {
   for (const [keyword, value] of Object.entries(schema)) {
     if (keyword === "description" || keyword === "title") continue;
     if (keyword === "properties") {
-      out.properties = Object.fromEntries(Object.entries(value as Record<string, object>).map(([k, v]) => [k, withoutAnnotations(v)]));
+      out.properties = Object.fromEntries(
+        Object.entries(value as Record<string, object>).map(([k, v]) => [k, withoutAnnotations(v)]),
+      );
     } else if (keyword === "items") {
       out.items = withoutAnnotations(value as object);
     } else if (keyword === "anyOf") {

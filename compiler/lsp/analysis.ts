@@ -38,9 +38,7 @@ export interface AppAnalysis {
  * file's own folder (a file opened outside any workspace).
  */
 export function appRootOf(file: string, workspaceFolders: readonly string[]): string {
-  const workspace = workspaceFolders
-    .filter((w) => isInside(file, w))
-    .sort((a, b) => b.length - a.length)[0];
+  const workspace = workspaceFolders.filter((w) => isInside(file, w)).sort((a, b) => b.length - a.length)[0];
   for (let dir = dirname(file); ; dir = dirname(dir)) {
     if (existsSync(join(dir, configFileName))) return dir;
     if (workspace === undefined || dir === workspace || dirname(dir) === dir) break;
@@ -79,7 +77,10 @@ export function displayPathToFile(displayPath: string): string {
 export function rangeOf(span: Span, source: SourceFile): Range {
   const start = source.positionAt(span.offset);
   const end = source.positionAt(Math.max(span.offset, span.end));
-  return { start: { line: start.line - 1, character: start.col - 1 }, end: { line: end.line - 1, character: end.col - 1 } };
+  return {
+    start: { line: start.line - 1, character: start.col - 1 },
+    end: { line: end.line - 1, character: end.col - 1 },
+  };
 }
 
 /** A `file:` URI → absolute path, or undefined for other schemes (untitled buffers, …). */

@@ -16,8 +16,32 @@ import type { SourceFileAst, TypeDecl } from "../ast.js";
 import { crudOps, isRestOnlyOp, restOnlyOps } from "../catalog.js";
 import { scalarNames } from "../../model/scalars.js";
 import {
-  AnyWord, Arrow, Backlink, Class, Colon, Comma, Expose, Fn, Identifier, LBracket, LCurly, Link, LParen, Multi, NL,
-  RBracket, RCurly, Ref, RParen, Set as SetKeyword, StringLiteral, Type, UnterminatedString, Via, woLexer, Dot,
+  AnyWord,
+  Arrow,
+  Backlink,
+  Class,
+  Colon,
+  Comma,
+  Expose,
+  Fn,
+  Identifier,
+  LBracket,
+  LCurly,
+  Link,
+  LParen,
+  Multi,
+  NL,
+  RBracket,
+  RCurly,
+  Ref,
+  RParen,
+  Set as SetKeyword,
+  StringLiteral,
+  Type,
+  UnterminatedString,
+  Via,
+  woLexer,
+  Dot,
 } from "../syntax/tokens.js";
 import type { AppAnalysis } from "./analysis.js";
 import { fieldsOf, methodsOf } from "./symbols.js";
@@ -26,7 +50,7 @@ import { fieldsOf, methodsOf } from "./symbols.js";
 export function completionsAt(text: string, offset: number, file: string, analysis: AppAnalysis): CompletionItem[] {
   const before = text.slice(0, offset);
   const lexed = woLexer.tokenize(before);
-  const lastComment = (lexed.groups["comments"] ?? []).at(-1);
+  const lastComment = (lexed.groups.comments ?? []).at(-1);
   if (lastComment && endOf(lastComment) === offset) return [];
   const tokens = lexed.tokens;
   const last = tokens.at(-1);
@@ -126,13 +150,15 @@ class TokenContext {
     if (open && is(open, LBracket) && entryStart && this.t[this.open - 1] && is(this.t[this.open - 1]!, Colon)) {
       const key = this.t[this.open - 2];
       const paren = this.t[this.open - 3];
-      if (key?.image === "index" && paren && is(paren, LParen) && this.t[this.open - 4]?.image === "table") return "next-type";
+      if (key?.image === "index" && paren && is(paren, LParen) && this.t[this.open - 4]?.image === "table")
+        return "next-type";
     }
     // `insert T { |`, `select T { a == 1, |`
     if (open && is(open, LCurly) && entryStart) {
       const type = this.t[this.open - 1];
       const verb = this.t[this.open - 2];
-      if (type && is(type, Identifier) && verb && ["insert", "select", "update", "delete"].includes(verb.image)) return type.image;
+      if (type && is(type, Identifier) && verb && ["insert", "select", "update", "delete"].includes(verb.image))
+        return type.image;
     }
     // `update self set a = 1, |` / `update T { … } set |`
     for (let i = 1; ; i++) {
@@ -157,7 +183,10 @@ class TokenContext {
     if (is(a, Colon)) return true;
     if (!is(a, Identifier)) return false;
     const b = this.t[j - 1];
-    return (b !== undefined && (is(b, Type) || is(b, Class))) || (b !== undefined && is(b, Arrow) && this.t[j - 3] !== undefined && is(this.t[j - 3]!, Link));
+    return (
+      (b !== undefined && (is(b, Type) || is(b, Class))) ||
+      (b !== undefined && is(b, Arrow) && this.t[j - 3] !== undefined && is(this.t[j - 3]!, Link))
+    );
   }
 
   /** `fn name(` */
@@ -186,7 +215,9 @@ function typeItems(analysis: AppAnalysis): CompletionItem[] {
     ...[...analysis.types.values()].map((decl) => ({
       label: decl.name.text,
       kind: CompletionItemKind.Class,
-      detail: decl.link ? `${decl.keyword} ${decl.name.text} link ${decl.link.from.text} -> ${decl.link.to.text}` : `${decl.keyword} ${decl.name.text}`,
+      detail: decl.link
+        ? `${decl.keyword} ${decl.name.text} link ${decl.link.from.text} -> ${decl.link.to.text}`
+        : `${decl.keyword} ${decl.name.text}`,
       ...(decl.doc ? { documentation: decl.doc } : {}),
     })),
     ...scalarNames.map((name) => ({ label: name, kind: CompletionItemKind.TypeParameter, detail: "scalar" })),

@@ -9,9 +9,10 @@ import type { AppAnalysis } from "./analysis.js";
 import { fieldsOf, methodsOf, type SymbolRef } from "./symbols.js";
 
 export function hoverMarkdown(symbol: SymbolRef, analysis: AppAnalysis): string | undefined {
-  const text = (span: Span) => (analysis.files.get(span.file)?.source.text.slice(span.offset, span.end) ?? "").replace(/\s+/g, " ").trim();
+  const text = (span: Span) =>
+    (analysis.files.get(span.file)?.source.text.slice(span.offset, span.end) ?? "").replace(/\s+/g, " ").trim();
   const signature = (fn: FnDecl) => text({ ...fn.span, end: fn.body.span.offset });
-  const withDoc = (code: string, doc: string | undefined) => "```wo\n" + code + "\n```" + (doc ? `\n\n${doc}` : "");
+  const withDoc = (code: string, doc: string | undefined) => `\`\`\`wo\n${code}\n\`\`\`${doc ? `\n\n${doc}` : ""}`;
 
   switch (symbol.kind) {
     case "type": {
@@ -19,9 +20,15 @@ export function hoverMarkdown(symbol: SymbolRef, analysis: AppAnalysis): string 
       return withDoc(typeOutline(symbol.decl, text, signature), symbol.decl.doc);
     }
     case "field":
-      return withDoc(`${[symbol.owner.name.text, ...symbol.parents].join(".")}.${text(symbol.field.span)}`, symbol.field.doc);
+      return withDoc(
+        `${[symbol.owner.name.text, ...symbol.parents].join(".")}.${text(symbol.field.span)}`,
+        symbol.field.doc,
+      );
     case "method":
-      return withDoc(signature(symbol.fn), [`Method of \`${symbol.owner.name.text}\`.`, symbol.fn.doc].filter(Boolean).join("\n\n"));
+      return withDoc(
+        signature(symbol.fn),
+        [`Method of \`${symbol.owner.name.text}\`.`, symbol.fn.doc].filter(Boolean).join("\n\n"),
+      );
   }
 }
 

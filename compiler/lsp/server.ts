@@ -9,14 +9,29 @@
 
 import { join } from "node:path";
 import {
-  createConnection, DiagnosticSeverity, TextDocuments, TextDocumentSyncKind,
-  type Connection, type Diagnostic as LspDiagnostic, type Location,
+  createConnection,
+  DiagnosticSeverity,
+  TextDocuments,
+  TextDocumentSyncKind,
+  type Connection,
+  type Diagnostic as LspDiagnostic,
+  type Location,
 } from "vscode-languageserver/node";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import { configFileName } from "../check/config.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { SourceFile } from "../source.js";
-import { analyseApp, appRelative, appRootOf, displayPathToFile, fileToUri, isInside, rangeOf, uriToFile, type AppAnalysis } from "./analysis.js";
+import {
+  analyseApp,
+  appRelative,
+  appRootOf,
+  displayPathToFile,
+  fileToUri,
+  isInside,
+  rangeOf,
+  uriToFile,
+  type AppAnalysis,
+} from "./analysis.js";
 import { completionsAt } from "./completion.js";
 import { hoverMarkdown } from "./hover.js";
 import { symbolAt } from "./symbols.js";
@@ -46,7 +61,7 @@ export function startLanguageServer(input: NodeJS.ReadableStream, output: NodeJS
     const map = new Map<string, string>();
     for (const doc of documents.all()) {
       const file = uriToFile(doc.uri);
-      if (file !== undefined && file.endsWith(".wo")) map.set(file, doc.getText());
+      if (file?.endsWith(".wo")) map.set(file, doc.getText());
     }
     return map;
   };
@@ -71,7 +86,9 @@ export function startLanguageServer(input: NodeJS.ReadableStream, output: NodeJS
           publish(state);
         } catch (error) {
           // A throw is a bug in wo: report it in the client's log and keep serving.
-          connection.console.error(`wo lsp: internal error checking ${root}: ${error instanceof Error ? error.stack : String(error)}`);
+          connection.console.error(
+            `wo lsp: internal error checking ${root}: ${error instanceof Error ? error.stack : String(error)}`,
+          );
         }
       } while (state.again);
       state.running = undefined;
@@ -102,7 +119,10 @@ export function startLanguageServer(input: NodeJS.ReadableStream, output: NodeJS
     }
     // A folder with its own wo.toml inside this app is another app: its files get their
     // diagnostics from that app's check, never two conflicting sets.
-    const ownFiles = [...byFile].filter(([display]) => display.endsWith(configFileName) || appRootOf(displayPathToFile(display), workspaceFolders) === analysis.root);
+    const ownFiles = [...byFile].filter(
+      ([display]) =>
+        display.endsWith(configFileName) || appRootOf(displayPathToFile(display), workspaceFolders) === analysis.root,
+    );
     const byUri = new Map(ownFiles.map(([display, entry]) => [uriOf(displayPathToFile(display)), entry.diagnostics]));
     for (const uri of state.published) if (!byUri.has(uri)) connection.sendDiagnostics({ uri, diagnostics: [] });
     for (const [uri, diagnostics] of byUri) connection.sendDiagnostics({ uri, diagnostics });
@@ -127,7 +147,9 @@ export function startLanguageServer(input: NodeJS.ReadableStream, output: NodeJS
   }
 
   connection.onInitialize((params) => {
-    workspaceFolders = (params.workspaceFolders ?? []).map((w) => uriToFile(w.uri)).filter((f): f is string => f !== undefined);
+    workspaceFolders = (params.workspaceFolders ?? [])
+      .map((w) => uriToFile(w.uri))
+      .filter((f): f is string => f !== undefined);
     const rootUri = params.rootUri ? uriToFile(params.rootUri) : undefined;
     if (workspaceFolders.length === 0 && rootUri) workspaceFolders = [rootUri];
     return {
@@ -145,7 +167,10 @@ export function startLanguageServer(input: NodeJS.ReadableStream, output: NodeJS
   const recheck = (uri: string, onlyWo: boolean) => {
     const file = uriToFile(uri);
     if (file === undefined || (onlyWo && !file.endsWith(".wo"))) return;
-    const roots = new Set([appRootOf(file, workspaceFolders), ...[...apps.keys()].filter((root) => isInside(file, root))]);
+    const roots = new Set([
+      appRootOf(file, workspaceFolders),
+      ...[...apps.keys()].filter((root) => isInside(file, root)),
+    ]);
     for (const root of roots) void requestCheck(root);
   };
   // Fired on open as well as on every edit.
@@ -171,7 +196,8 @@ export function startLanguageServer(input: NodeJS.ReadableStream, output: NodeJS
     const ctx = await contextOf(params.textDocument.uri);
     if (!ctx) return null;
     const symbol = symbolAt(ctx.analysed.ast, offsetIn(ctx.analysed.source, params.position), ctx.analysis.types);
-    const target = symbol?.kind === "type" ? symbol.decl?.name : symbol?.kind === "field" ? symbol.field.name : symbol?.fn.name;
+    const target =
+      symbol?.kind === "type" ? symbol.decl?.name : symbol?.kind === "field" ? symbol.field.name : symbol?.fn.name;
     const targetFile = target && ctx.analysis.files.get(target.span.file);
     if (!target || !targetFile) return null;
     return { uri: uriOf(join(ctx.analysis.root, target.span.file)), range: rangeOf(target.span, targetFile.source) };

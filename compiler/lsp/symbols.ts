@@ -20,7 +20,8 @@ type Found = SymbolRef | undefined;
 
 export function symbolAt(ast: SourceFileAst, offset: number, types: ReadonlyMap<string, TypeDecl>): Found {
   const on = (name: Name | undefined) => name !== undefined && name.span.offset <= offset && offset <= name.span.end;
-  const typeRef = (name: Name): Found => (on(name) ? { kind: "type", name: name.text, decl: types.get(name.text), at: name } : undefined);
+  const typeRef = (name: Name): Found =>
+    on(name) ? { kind: "type", name: name.text, decl: types.get(name.text), at: name } : undefined;
   const fieldOf = (owner: TypeDecl | undefined, name: Name): Found => {
     if (!owner || !on(name)) return undefined;
     const field = fieldsOf(owner).find((f) => f.name.text === name.text);
@@ -104,7 +105,11 @@ export function symbolAt(ast: SourceFileAst, offset: number, types: ReadonlyMap<
       case "AssertStmt":
         return inExpr(s.condition, self);
       case "IfStmt":
-        return inExpr(s.condition, self) ?? inBlock(s.then, self) ?? (s.else ? (s.else.kind === "Block" ? inBlock(s.else, self) : inStmt(s.else, self)) : undefined);
+        return (
+          inExpr(s.condition, self) ??
+          inBlock(s.then, self) ??
+          (s.else ? (s.else.kind === "Block" ? inBlock(s.else, self) : inStmt(s.else, self)) : undefined)
+        );
       case "UpdateStmt": {
         const t = s.target;
         const target = t.kind === "SelectExpr" ? types.get(t.type.text) : t.name.text === "self" ? self : undefined;
@@ -130,13 +135,17 @@ export function symbolAt(ast: SourceFileAst, offset: number, types: ReadonlyMap<
 
   function inFn(fn: FnDecl, owner: TypeDecl): Found {
     if (on(fn.name)) return { kind: "method", owner, fn, at: fn.name };
-    return firstOf(fn.params, (p) => typeRef(p.type)) ?? (fn.returnType ? typeRef(fn.returnType.name) : undefined) ?? inBlock(fn.body, owner);
+    return (
+      firstOf(fn.params, (p) => typeRef(p.type)) ??
+      (fn.returnType ? typeRef(fn.returnType.name) : undefined) ??
+      inBlock(fn.body, owner)
+    );
   }
 
   function inType(decl: TypeDecl): Found {
     const found =
       typeRef(decl.name) ??
-      (decl.link ? typeRef(decl.link.from) ?? typeRef(decl.link.to) : undefined) ??
+      (decl.link ? (typeRef(decl.link.from) ?? typeRef(decl.link.to)) : undefined) ??
       firstOf(decl.table?.indexes ?? [], (index) => firstOf(index.columns, (c) => fieldOf(decl, c)));
     if (found) return found;
     return firstOf(decl.members, (m): Found => {

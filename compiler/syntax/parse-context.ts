@@ -21,8 +21,19 @@ import { LCurly, NL, RCurly } from "./tokens.js";
  * parameter called one of them would break the API rather than name a value.
  */
 export const reservedNames: ReadonlySet<string> = new Set([
-  "__proto__", "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__", "constructor",
-  "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "prototype", "toLocaleString", "toString", "valueOf",
+  "__proto__",
+  "__defineGetter__",
+  "__defineSetter__",
+  "__lookupGetter__",
+  "__lookupSetter__",
+  "constructor",
+  "hasOwnProperty",
+  "isPrototypeOf",
+  "propertyIsEnumerable",
+  "prototype",
+  "toLocaleString",
+  "toString",
+  "valueOf",
 ]);
 
 export class ParseContext {
@@ -40,7 +51,10 @@ export class ParseContext {
   /** The first token after the chunk being parsed (undefined at end of file). */
   chunkNext: IToken | undefined;
 
-  constructor(readonly file: string, text: string) {
+  constructor(
+    readonly file: string,
+    text: string,
+  ) {
     this.source = new SourceFile(file, text);
   }
 
@@ -94,7 +108,13 @@ export class ParseContext {
     const start = isReal(first) ? first!.startOffset : this.fallbackOffset;
     const end = isReal(last) ? tokenEnd(last!) : isReal(first) ? tokenEnd(first!) : start;
     if (isReal(first)) {
-      return { file: this.file, offset: start, end: Math.max(end, start), line: first!.startLine!, col: first!.startColumn! };
+      return {
+        file: this.file,
+        offset: start,
+        end: Math.max(end, start),
+        line: first!.startLine!,
+        col: first!.startColumn!,
+      };
     }
     return this.spanAt(start, Math.max(end, start));
   }
@@ -114,7 +134,11 @@ export class ParseContext {
     } else if (what !== undefined) {
       // A type's snake_case form is a key too (tool names, schemas.rows, the default table):
       // `__Proto__` becomes `__proto__`.
-      const reserved = reservedNames.has(text) ? text : what === "type" && reservedNames.has(snakeCase(text)) ? snakeCase(text) : undefined;
+      const reserved = reservedNames.has(text)
+        ? text
+        : what === "type" && reservedNames.has(snakeCase(text))
+          ? snakeCase(text)
+          : undefined;
       if (reserved !== undefined) {
         const why = `JavaScript objects have a built-in member named '${reserved}', which JSON keys and generated code cannot use as a plain name`;
         this.diags.report("WO2022", span, { name: text, what: `${/^[aeio]/.test(what) ? "an" : "a"} ${what}`, why });

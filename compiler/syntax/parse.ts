@@ -38,9 +38,11 @@ export function parseSource(file: string, text: string): { ast: SourceFileAst; d
     ...lexed.tokens.filter((t) => t.tokenType === Unexpected).map((t) => t.startOffset),
   ].sort((a, b) => a - b);
   for (const offset of unexpected.slice(0, MAX_DIAGNOSTICS_PER_FILE + 1)) {
-    ctx.diags.report("WO1001", ctx.spanAt(offset, offset + 1), { char: printable(String.fromCodePoint(text.codePointAt(offset) ?? 0)) });
+    ctx.diags.report("WO1001", ctx.spanAt(offset, offset + 1), {
+      char: printable(String.fromCodePoint(text.codePointAt(offset) ?? 0)),
+    });
   }
-  for (const c of (lexed.groups["comments"] ?? []) as IToken[]) {
+  for (const c of (lexed.groups.comments ?? []) as IToken[]) {
     const comment: Comment = { text: c.image.slice(2).trim(), span: ctx.span(c) };
     ast.comments.push(comment);
     const lineStart = ctx.source.lineStarts[c.startLine! - 1] ?? 0;
@@ -53,7 +55,13 @@ export function parseSource(file: string, text: string): { ast: SourceFileAst; d
       // Reported at the opening quote (WO1002, spec/diagnostics.md), then parsed as a string
       // running to end of file so the parser does not add a confusing error in front of it.
       ctx.diags.report("WO1002", ctx.spanAt(t.startOffset, t.startOffset + 1), {});
-      kept.push({ ...t, tokenType: StringLiteral, tokenTypeIdx: StringLiteral.tokenTypeIdx!, image: t.image + t.image[0], realEnd: t.startOffset + t.image.length } as IToken);
+      kept.push({
+        ...t,
+        tokenType: StringLiteral,
+        tokenTypeIdx: StringLiteral.tokenTypeIdx!,
+        image: t.image + t.image[0],
+        realEnd: t.startOffset + t.image.length,
+      } as IToken);
     } else kept.push(t);
   }
   const tokens: (IToken | undefined)[] = collapseNewlines(kept);
@@ -104,7 +112,11 @@ function readChunk(chunk: Chunk, ctx: ParseContext): TopItem | undefined {
         });
         return undefined;
       }
-      return { kind: "StartupHook", text: ctx.textOf(chunk.tokens.slice(2)), span: ctx.span(first, lastReal(chunk.tokens)) };
+      return {
+        kind: "StartupHook",
+        text: ctx.textOf(chunk.tokens.slice(2)),
+        span: ctx.span(first, lastReal(chunk.tokens)),
+      };
     }
     case "stray":
       ctx.diags.report("WO1003", ctx.span(first), {
@@ -157,7 +169,10 @@ function parseChunk(chunk: Chunk, ctx: ParseContext): TopItem | undefined {
   const own = ctx.diags.items.splice(before);
   ctx.diags.items.push(...own.filter((d) => d.code !== "WO1003" || !taken.has(d.span.offset)));
   for (const { err, found, span } of spans) {
-    ctx.diags.report("WO1003", span, { expected: ctx.expectedText(err.message, chunk.tokens, span.offset), found: ctx.describe(found) });
+    ctx.diags.report("WO1003", span, {
+      expected: ctx.expectedText(err.message, chunk.tokens, span.offset),
+      found: ctx.describe(found),
+    });
   }
   // Leftovers after a complete declaration (only possible after recovery): report once.
   const rest = chunk.tokens.slice(parser.nextTokenIndex()).filter((t) => t.tokenType !== NL);
@@ -174,5 +189,7 @@ function lastReal(tokens: IToken[]): IToken | undefined {
 
 function printable(ch: string): string {
   const code = ch.codePointAt(0) ?? 0;
-  return code < 0x20 || code === 0x7f || (code >= 0x80 && code < 0xa0) ? `\\u${code.toString(16).padStart(4, "0")}` : ch;
+  return code < 0x20 || code === 0x7f || (code >= 0x80 && code < 0xa0)
+    ? `\\u${code.toString(16).padStart(4, "0")}`
+    : ch;
 }

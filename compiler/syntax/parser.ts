@@ -18,9 +18,38 @@
 
 import { EmbeddedActionsParser, isRecognitionException, tokenMatcher, type IToken, type TokenType } from "chevrotain";
 import type {
-  Annotation, Block, DefaultExpr, DeleteStmt, Expr, FieldDecl, FnDecl, IfStmt, InsertStmt, MainBlock,
-  Member, Name, NameExpr, Param, ReturnType, SelectExpr, ServiceDecl, Stmt, TestBlock, TypeDecl, TypeExpr,
-  UpdateStmt, BinaryOp, AssertStmt, AsSessionStmt, AssignStmt, ExpectAbortStmt, ExprStmt, ForStmt, LinkStmt, LiveExpr, ObjectExpr,
+  Annotation,
+  Block,
+  DefaultExpr,
+  DeleteStmt,
+  Expr,
+  FieldDecl,
+  FnDecl,
+  IfStmt,
+  InsertStmt,
+  MainBlock,
+  Member,
+  Name,
+  NameExpr,
+  Param,
+  ReturnType,
+  SelectExpr,
+  ServiceDecl,
+  Stmt,
+  TestBlock,
+  TypeDecl,
+  TypeExpr,
+  UpdateStmt,
+  BinaryOp,
+  AssertStmt,
+  AsSessionStmt,
+  AssignStmt,
+  ExpectAbortStmt,
+  ExprStmt,
+  ForStmt,
+  LinkStmt,
+  LiveExpr,
+  ObjectExpr,
 } from "../ast.js";
 import { isReal, tokenEnd, type ParseContext } from "./parse-context.js";
 import { defaultFrom, literalFrom, policyFrom, tableFrom, triggerFrom, unquote } from "./raw-forms.js";
@@ -91,7 +120,10 @@ export class WoParser extends EmbeddedActionsParser {
     const next = this.LA(1);
     const found = next.tokenType.name === "EOF" ? this.ctx.chunkNext : next;
     const span = found ? this.ctx.span(found) : this.ctx.spanAt(this.ctx.text.length, this.ctx.text.length);
-    this.ctx.diags.report("WO1003", span, { expected: this.ctx.expectedText(expected, this.input, span.offset), found: this.ctx.describe(found) });
+    this.ctx.diags.report("WO1003", span, {
+      expected: this.ctx.expectedText(expected, this.input, span.offset),
+      found: this.ctx.describe(found),
+    });
   }
 
   /**
@@ -99,6 +131,7 @@ export class WoParser extends EmbeddedActionsParser {
    * field, service or fn, which skip to the next line. (Re-syncing here would stop at once,
    * because the catch-all alternatives put every token in every follow set.)
    */
+  // biome-ignore lint/suspicious/noExplicitAny: any function type, as chevrotain's RULE takes it
   private innerRule<F extends (...args: any[]) => any>(name: string, impl: F) {
     return this.RULE(name, impl, { resyncEnabled: false });
   }
@@ -112,6 +145,7 @@ export class WoParser extends EmbeddedActionsParser {
    * its public API (the error is already in `errors` when it is thrown). When the rule is the
    * chunk's own (a top-level `fn`), parse.ts drops the "not all input parsed" that follows.
    */
+  // biome-ignore lint/suspicious/noExplicitAny: any function type, as chevrotain's RULE takes it
   private lineRule<F extends (...args: any[]) => any>(name: string, impl: F) {
     const stopsHere = (...args: Parameters<F>): unknown => {
       try {
@@ -141,7 +175,13 @@ export class WoParser extends EmbeddedActionsParser {
 
   /** A member, field or statement ends here ("Fields and type expressions", "Functions and blocks"). */
   private atLineEnd(): boolean {
-    return this.is(1, T.NL) || this.is(1, T.Comma) || this.is(1, T.RCurly) || this.is(1, T.Semi) || this.LA(1).tokenType.name === "EOF";
+    return (
+      this.is(1, T.NL) ||
+      this.is(1, T.Comma) ||
+      this.is(1, T.RCurly) ||
+      this.is(1, T.Semi) ||
+      this.LA(1).tokenType.name === "EOF"
+    );
   }
 
   // ------------------------------------------------------------------------------------------
@@ -199,7 +239,9 @@ export class WoParser extends EmbeddedActionsParser {
   skipLine = this.RULE("skipLine", (expected: string) => {
     const first = this.CONSUME(T.AnyToken);
     this.SUBRULE(this.rawRun, { ARGS: ["line", isOpen(first) ? 1 : 0] });
-    this.ACTION(() => this.ctx.diags.report("WO1003", this.ctx.span(first), { expected, found: this.ctx.describe(first) }));
+    this.ACTION(() =>
+      this.ctx.diags.report("WO1003", this.ctx.span(first), { expected, found: this.ctx.describe(first) }),
+    );
   });
 
   /** Stray tokens after a complete member or statement. */
@@ -243,7 +285,9 @@ export class WoParser extends EmbeddedActionsParser {
             { ALT: () => members.push(this.SUBRULE(this.fnDecl)) },
             {
               ALT: () =>
-                this.SUBRULE(this.skipLine, { ARGS: ["a member (a field 'name: Type', 'service', 'policy', 'on' or 'fn')"] }),
+                this.SUBRULE(this.skipLine, {
+                  ARGS: ["a member (a field 'name: Type', 'service', 'policy', 'on' or 'fn')"],
+                }),
             },
           ],
         });
@@ -292,12 +336,24 @@ export class WoParser extends EmbeddedActionsParser {
     return this.ACTION(() => {
       const ctx = this.ctx;
       const last = args?.close ?? args?.tokens[args.tokens.length - 1] ?? args?.open ?? name;
-      const ann: Annotation & { table?: TypeDecl["table"] } = { kind: "Annotation", name: ctx.name(name), span: ctx.span(at, last) };
-      if (args) ann.argsText = ctx.text.slice(tokenEnd(args.open), args.close ? args.close.startOffset : tokenEnd(last));
+      const ann: Annotation & { table?: TypeDecl["table"] } = {
+        kind: "Annotation",
+        name: ctx.name(name),
+        span: ctx.span(at, last),
+      };
+      if (args)
+        ann.argsText = ctx.text.slice(tokenEnd(args.open), args.close ? args.close.startOffset : tokenEnd(last));
       if (name.image === "default") {
-        const literal = literalFrom(ctx, (args?.tokens ?? []).filter((t) => t.tokenType !== T.NL));
+        const literal = literalFrom(
+          ctx,
+          (args?.tokens ?? []).filter((t) => t.tokenType !== T.NL),
+        );
         if (literal) ann.defaultValue = literal;
-        else ctx.diags.report("WO1003", ctx.span(args?.tokens[0] ?? last), { expected: "one literal in @default(…)", found: ctx.describe(args?.tokens[0] ?? args?.close) });
+        else
+          ctx.diags.report("WO1003", ctx.span(args?.tokens[0] ?? last), {
+            expected: "one literal in @default(…)",
+            found: ctx.describe(args?.tokens[0] ?? args?.close),
+          });
       }
       if (name.image === "table") ann.table = tableFrom(ctx, at, args?.tokens ?? [], last);
       return ann;
@@ -335,7 +391,8 @@ export class WoParser extends EmbeddedActionsParser {
       let defaultExpr: DefaultExpr | undefined = def;
       const annDefault = anns.find((a) => a.name.text === "default" && a.defaultValue);
       if (annDefault && defaultExpr) ctx.diags.report("WO1009", annDefault.span, { name: name.image });
-      else if (annDefault) defaultExpr = { kind: "LiteralDefault", value: annDefault.defaultValue!, span: annDefault.span };
+      else if (annDefault)
+        defaultExpr = { kind: "LiteralDefault", value: annDefault.defaultValue!, span: annDefault.span };
       if (defaultExpr) field.default = defaultExpr;
       const doc = ctx.docAbove(field.span);
       if (doc !== undefined) field.doc = doc;
@@ -352,7 +409,11 @@ export class WoParser extends EmbeddedActionsParser {
           ALT: () => {
             const kw = this.CONSUME(T.Ref);
             const target = this.CONSUME(T.Identifier);
-            return this.ACTION(() => ({ kind: "RefType" as const, target: this.ctx.name(target), span: this.ctx.span(kw, target) }));
+            return this.ACTION(() => ({
+              kind: "RefType" as const,
+              target: this.ctx.name(target),
+              span: this.ctx.span(kw, target),
+            }));
           },
         },
         { ALT: () => this.SUBRULE(this.multiType) },
@@ -458,7 +519,11 @@ export class WoParser extends EmbeddedActionsParser {
         }),
     });
     const close = this.CONSUME(T.RCurly);
-    return this.ACTION(() => ({ kind: "StructType" as const, fields: defined(fields), span: this.ctx.span(open, close) }));
+    return this.ACTION(() => ({
+      kind: "StructType" as const,
+      fields: defined(fields),
+      span: this.ctx.span(open, close),
+    }));
   });
 
   /** `service rest|mcp|graphql|native "P" expose a, b` ("Services, policies, triggers"). */
@@ -514,12 +579,21 @@ export class WoParser extends EmbeddedActionsParser {
       DEF: () =>
         this.OR([
           { ALT: () => this.CONSUME(T.NL) },
-          { ALT: () => { this.CONSUME(T.Comma); this.ACTION(() => (state.needComma = false)); } },
+          {
+            ALT: () => {
+              this.CONSUME(T.Comma);
+              this.ACTION(() => (state.needComma = false));
+            },
+          },
           {
             ALT: () => {
               const p = this.SUBRULE(this.param);
               this.ACTION(() => {
-                if (state.needComma && p) this.ctx.diags.report("WO1003", p.span, { expected: "',' between parameters", found: `'${p.name.text}'` });
+                if (state.needComma && p)
+                  this.ctx.diags.report("WO1003", p.span, {
+                    expected: "',' between parameters",
+                    found: `'${p.name.text}'`,
+                  });
                 state.needComma = true;
                 params.push(p);
               });
@@ -535,7 +609,9 @@ export class WoParser extends EmbeddedActionsParser {
     const txn = this.OPTION2(() => {
       const inKw = this.CONSUME(T.In);
       const txnKw = this.CONSUME(T.Txn);
-      const mode = this.OPTION3(() => this.OR2([{ ALT: () => this.CONSUME(T.Snapshot) }, { ALT: () => this.CONSUME(T.Serializable) }]));
+      const mode = this.OPTION3(() =>
+        this.OR2([{ ALT: () => this.CONSUME(T.Snapshot) }, { ALT: () => this.CONSUME(T.Serializable) }]),
+      );
       return this.ACTION(() => ({
         mode: (mode?.image ?? "default") as "default" | "snapshot" | "serializable",
         span: this.ctx.span(inKw, mode ?? txnKw),
@@ -547,7 +623,13 @@ export class WoParser extends EmbeddedActionsParser {
       if (!body) return undefined;
       const ctx = this.ctx;
       if (!isReal(name)) return undefined;
-      const fn: FnDecl = { kind: "FnDecl", name: ctx.name(name, "method"), params: defined(params), body, span: ctx.span(kw, this.LA(0)) };
+      const fn: FnDecl = {
+        kind: "FnDecl",
+        name: ctx.name(name, "method"),
+        params: defined(params),
+        body,
+        span: ctx.span(kw, this.LA(0)),
+      };
       if (returnType) fn.returnType = returnType;
       if (txn) fn.txn = txn;
       const doc = ctx.docAbove(fn.span);
@@ -564,7 +646,12 @@ export class WoParser extends EmbeddedActionsParser {
     const type = this.CONSUME2(T.Identifier);
     return this.ACTION(() => {
       const holes = this.ctx.holes;
-      const param: Param = { kind: "Param", name: this.ctx.name(name, "parameter"), type: this.ctx.name(type), span: this.ctx.span(name, type) };
+      const param: Param = {
+        kind: "Param",
+        name: this.ctx.name(name, "parameter"),
+        type: this.ctx.name(type),
+        span: this.ctx.span(name, type),
+      };
       // Only a parameter that starts its own line has a doc (docAbove): on the `fn` line, the
       // comment above is the method's.
       const doc = this.ctx.docAbove(param.span);
@@ -576,7 +663,12 @@ export class WoParser extends EmbeddedActionsParser {
 
   returnType = this.innerRule("returnType", (): ReturnType | undefined =>
     this.OR([
-      { ALT: () => { const t = this.CONSUME(T.Identifier); return this.ACTION(() => ({ name: this.ctx.name(t), isArray: false, span: this.ctx.span(t) })); } },
+      {
+        ALT: () => {
+          const t = this.CONSUME(T.Identifier);
+          return this.ACTION(() => ({ name: this.ctx.name(t), isArray: false, span: this.ctx.span(t) }));
+        },
+      },
       {
         ALT: () => {
           const open = this.CONSUME(T.LBracket);
@@ -605,7 +697,11 @@ export class WoParser extends EmbeddedActionsParser {
         }),
     });
     this.closeBrace();
-    return this.ACTION(() => ({ kind: "Block" as const, statements: defined(statements), span: this.ctx.span(open, this.LA(0)) }));
+    return this.ACTION(() => ({
+      kind: "Block" as const,
+      statements: defined(statements),
+      span: this.ctx.span(open, this.LA(0)),
+    }));
   });
 
   statement = this.lineRule("statement", (): Stmt | undefined => {
@@ -617,15 +713,27 @@ export class WoParser extends EmbeddedActionsParser {
       IGNORE_AMBIGUITIES: true,
       DEF: [
         { ALT: () => this.SUBRULE(this.letStmt) },
-        { GATE: () => this.LA(1).image === "insert" && this.is(2, T.Identifier), ALT: () => this.SUBRULE(this.insertStmt) },
+        {
+          GATE: () => this.LA(1).image === "insert" && this.is(2, T.Identifier),
+          ALT: () => this.SUBRULE(this.insertStmt),
+        },
         { ALT: () => this.SUBRULE(this.returnStmt) },
         { ALT: () => this.SUBRULE(this.assertStmt) },
         { ALT: () => this.SUBRULE(this.ifStmt) },
-        { GATE: () => this.LA(1).image === "update" && this.is(2, T.Identifier), ALT: () => this.SUBRULE(this.updateStmt) },
-        { GATE: () => this.LA(1).image === "delete" && this.is(2, T.Identifier), ALT: () => this.SUBRULE(this.deleteStmt) },
+        {
+          GATE: () => this.LA(1).image === "update" && this.is(2, T.Identifier),
+          ALT: () => this.SUBRULE(this.updateStmt),
+        },
+        {
+          GATE: () => this.LA(1).image === "delete" && this.is(2, T.Identifier),
+          ALT: () => this.SUBRULE(this.deleteStmt),
+        },
         { ALT: () => this.SUBRULE(this.forStmt) },
         { GATE: () => this.is(1, T.Link), ALT: () => this.SUBRULE(this.linkStmt) },
-        { GATE: () => this.LA(1).image === "unlink" && this.is(2, T.Identifier), ALT: () => this.SUBRULE2(this.linkStmt) },
+        {
+          GATE: () => this.LA(1).image === "unlink" && this.is(2, T.Identifier),
+          ALT: () => this.SUBRULE2(this.linkStmt),
+        },
         { GATE: () => this.LA(1).image === "expect_abort", ALT: () => this.SUBRULE(this.expectAbortStmt) },
         { ALT: () => this.SUBRULE(this.asSessionStmt) },
         { GATE: () => this.is(1, T.Identifier) || this.is(1, T.Contains), ALT: () => this.SUBRULE(this.exprStmt) },
@@ -650,11 +758,22 @@ export class WoParser extends EmbeddedActionsParser {
       ERR_MSG: "an expression",
       IGNORE_AMBIGUITIES: true,
       DEF: [
-        { GATE: () => this.LA(1).image === "insert" && this.is(2, T.Identifier), ALT: () => this.SUBRULE(this.insertStmt) },
+        {
+          GATE: () => this.LA(1).image === "insert" && this.is(2, T.Identifier),
+          ALT: () => this.SUBRULE(this.insertStmt),
+        },
         { ALT: () => this.SUBRULE(this.expr) },
       ],
     });
-    return this.ACTION(() => value && { kind: "LetStmt" as const, name: this.ctx.name(name, "variable"), value, span: this.ctx.span(kw, this.LA(0)) });
+    return this.ACTION(
+      () =>
+        value && {
+          kind: "LetStmt" as const,
+          name: this.ctx.name(name, "variable"),
+          value,
+          span: this.ctx.span(kw, this.LA(0)),
+        },
+    );
   });
 
   /** `for x in e { … }`. */
@@ -667,7 +786,13 @@ export class WoParser extends EmbeddedActionsParser {
     const body = this.SUBRULE(this.block);
     return this.ACTION(() => {
       if (!iterable || !body) return undefined;
-      return { kind: "ForStmt" as const, variable: this.ctx.name(variable, "variable"), iterable, body, span: this.ctx.span(kw, this.LA(0)) };
+      return {
+        kind: "ForStmt" as const,
+        variable: this.ctx.name(variable, "variable"),
+        iterable,
+        body,
+        span: this.ctx.span(kw, this.LA(0)),
+      };
     });
   });
 
@@ -675,7 +800,11 @@ export class WoParser extends EmbeddedActionsParser {
   exprStmt = this.innerRule("exprStmt", (): AssignStmt | ExprStmt | undefined => {
     const target = this.SUBRULE(this.postfix);
     const assign = this.OPTION(() => {
-      const op = this.OR([{ ALT: () => this.CONSUME(T.Eq) }, { ALT: () => this.CONSUME(T.PlusEq) }, { ALT: () => this.CONSUME(T.MinusEq) }]);
+      const op = this.OR([
+        { ALT: () => this.CONSUME(T.Eq) },
+        { ALT: () => this.CONSUME(T.PlusEq) },
+        { ALT: () => this.CONSUME(T.MinusEq) },
+      ]);
       this.MANY(() => this.CONSUME(T.NL));
       const value = this.SUBRULE(this.expr);
       return { op, value };
@@ -683,7 +812,16 @@ export class WoParser extends EmbeddedActionsParser {
     return this.ACTION(() => {
       if (!target) return undefined;
       const span = this.ctx.spanAt(target.span.offset, this.ctx.span(this.LA(0)).end);
-      if (assign) return assign.value && { kind: "AssignStmt" as const, target, op: assign.op.image as AssignStmt["op"], value: assign.value, span };
+      if (assign)
+        return (
+          assign.value && {
+            kind: "AssignStmt" as const,
+            target,
+            op: assign.op.image as AssignStmt["op"],
+            value: assign.value,
+            span,
+          }
+        );
       return { kind: "ExprStmt" as const, expr: target, span };
     });
   });
@@ -740,8 +878,17 @@ export class WoParser extends EmbeddedActionsParser {
     const body = this.SUBRULE(this.block);
     return this.ACTION(() => {
       if (!body) return undefined;
-      if (session.image !== "session") this.ctx.diags.report("WO1003", this.ctx.span(session), { expected: "'session'", found: this.ctx.describe(session) });
-      return { kind: "AsSessionStmt" as const, identity: { text: who.image, span: this.ctx.span(who) }, body, span: this.ctx.span(kw, this.LA(0)) };
+      if (session.image !== "session")
+        this.ctx.diags.report("WO1003", this.ctx.span(session), {
+          expected: "'session'",
+          found: this.ctx.describe(session),
+        });
+      return {
+        kind: "AsSessionStmt" as const,
+        identity: { text: who.image, span: this.ctx.span(who) },
+        body,
+        span: this.ctx.span(kw, this.LA(0)),
+      };
     });
   });
 
@@ -764,7 +911,9 @@ export class WoParser extends EmbeddedActionsParser {
                 const field = this.CONSUME(T.AnyWord);
                 this.CONSUME(T.Colon);
                 const value = this.SUBRULE(this.expr);
-                this.ACTION(() => entries.push(value && { name: this.ctx.name(field), value, span: this.ctx.span(field, this.LA(0)) }));
+                this.ACTION(() =>
+                  entries.push(value && { name: this.ctx.name(field), value, span: this.ctx.span(field, this.LA(0)) }),
+                );
               },
             },
             { ALT: () => this.SUBRULE(this.skipLine, { ARGS: ["an entry 'field: value'"] }) },
@@ -772,7 +921,12 @@ export class WoParser extends EmbeddedActionsParser {
         }),
     });
     this.CONSUME(T.RCurly);
-    return this.ACTION(() => ({ kind: "InsertStmt" as const, type: this.ctx.name(type), entries: defined(entries), span: this.ctx.span(kw, this.LA(0)) }));
+    return this.ACTION(() => ({
+      kind: "InsertStmt" as const,
+      type: this.ctx.name(type),
+      entries: defined(entries),
+      span: this.ctx.span(kw, this.LA(0)),
+    }));
   });
 
   returnStmt = this.innerRule("returnStmt", () => {
@@ -859,7 +1013,12 @@ export class WoParser extends EmbeddedActionsParser {
     ]);
     return this.ACTION(() => {
       if (!target) return undefined;
-      return { kind: "UpdateStmt" as const, target, assignments: defined(assignments ?? []), span: this.ctx.span(kw, this.LA(0)) };
+      return {
+        kind: "UpdateStmt" as const,
+        target,
+        assignments: defined(assignments ?? []),
+        span: this.ctx.span(kw, this.LA(0)),
+      };
     });
   });
 
@@ -874,7 +1033,11 @@ export class WoParser extends EmbeddedActionsParser {
     const value = this.SUBRULE(this.expr);
     return this.ACTION(() => {
       if (!value) return undefined;
-      const a: UpdateStmt["assignments"][number] = { field: this.ctx.name(field), value, span: this.ctx.span(field, this.LA(0)) };
+      const a: UpdateStmt["assignments"][number] = {
+        field: this.ctx.name(field),
+        value,
+        span: this.ctx.span(field, this.LA(0)),
+      };
       if (path.length > 0) a.path = path.map((t) => this.ctx.name(t));
       return a;
     });
@@ -946,9 +1109,7 @@ export class WoParser extends EmbeddedActionsParser {
     return left;
   });
 
-  cmpOp = this.innerRule("cmpOp", (): IToken =>
-    this.OR(cmpOps.map((op) => ({ ALT: () => this.CONSUME(op) }))),
-  );
+  cmpOp = this.innerRule("cmpOp", (): IToken => this.OR(cmpOps.map((op) => ({ ALT: () => this.CONSUME(op) }))));
 
   addExpr = this.innerRule("addExpr", (): Expr | undefined => {
     let left = this.SUBRULE(this.mulExpr);
@@ -964,7 +1125,11 @@ export class WoParser extends EmbeddedActionsParser {
   mulExpr = this.innerRule("mulExpr", (): Expr | undefined => {
     let left = this.SUBRULE(this.unary);
     this.MANY(() => {
-      const op = this.OR([{ ALT: () => this.CONSUME(T.Star) }, { ALT: () => this.CONSUME(T.Slash) }, { ALT: () => this.CONSUME(T.Percent) }]);
+      const op = this.OR([
+        { ALT: () => this.CONSUME(T.Star) },
+        { ALT: () => this.CONSUME(T.Slash) },
+        { ALT: () => this.CONSUME(T.Percent) },
+      ]);
       this.MANY2(() => this.CONSUME(T.NL));
       const right = this.SUBRULE2(this.unary);
       left = this.ACTION(() => this.binary(op.image as BinaryOp, left, right));
@@ -973,20 +1138,26 @@ export class WoParser extends EmbeddedActionsParser {
   });
 
   unary = this.innerRule("unary", (): Expr | undefined =>
-    this.OR({ ERR_MSG: "an expression", DEF: [
-      {
-        ALT: () => {
-          const op = this.OR2([{ ALT: () => this.CONSUME(T.Minus) }, { ALT: () => this.CONSUME(T.Not) }]);
-          const operand = this.SUBRULE(this.unary);
-          return this.ACTION(() => {
-            if (!operand) return undefined;
-            const span = this.ctx.spanAt(this.ctx.span(op).offset, operand.span.end);
-            return this.nested({ kind: "UnaryExpr" as const, op: op.image === "-" ? ("-" as const) : ("not" as const), operand, span }, [operand]);
-          });
+    this.OR({
+      ERR_MSG: "an expression",
+      DEF: [
+        {
+          ALT: () => {
+            const op = this.OR2([{ ALT: () => this.CONSUME(T.Minus) }, { ALT: () => this.CONSUME(T.Not) }]);
+            const operand = this.SUBRULE(this.unary);
+            return this.ACTION(() => {
+              if (!operand) return undefined;
+              const span = this.ctx.spanAt(this.ctx.span(op).offset, operand.span.end);
+              return this.nested(
+                { kind: "UnaryExpr" as const, op: op.image === "-" ? ("-" as const) : ("not" as const), operand, span },
+                [operand],
+              );
+            });
+          },
         },
-      },
-      { ALT: () => this.SUBRULE(this.postfix) },
-    ] }),
+        { ALT: () => this.SUBRULE(this.postfix) },
+      ],
+    }),
   );
 
   /** `.field`, `.method(args)` and `[index]` after a primary. */
@@ -1002,8 +1173,14 @@ export class WoParser extends EmbeddedActionsParser {
             object = this.ACTION(() => {
               if (!object) return undefined;
               const span = this.ctx.spanAt(object.span.offset, this.ctx.span(this.LA(0)).end);
-              if (args) return this.nested({ kind: "MethodCallExpr" as const, object, method: this.ctx.name(member), args, span }, [object, ...args]);
-              return this.nested({ kind: "MemberExpr" as const, object, member: this.ctx.name(member), span }, [object]);
+              if (args)
+                return this.nested(
+                  { kind: "MethodCallExpr" as const, object, method: this.ctx.name(member), args, span },
+                  [object, ...args],
+                );
+              return this.nested({ kind: "MemberExpr" as const, object, member: this.ctx.name(member), span }, [
+                object,
+              ]);
             });
           },
         },
@@ -1058,14 +1235,24 @@ export class WoParser extends EmbeddedActionsParser {
               this.MANY2(() => this.CONSUME2(T.NL));
               const value = this.SUBRULE(this.expr);
               this.ACTION(() => {
-                if (value) entries.push({ name: this.ctx.name(field), value, span: this.ctx.spanAt(this.ctx.span(field).offset, value.span.end) });
+                if (value)
+                  entries.push({
+                    name: this.ctx.name(field),
+                    value,
+                    span: this.ctx.spanAt(this.ctx.span(field).offset, value.span.end),
+                  });
               });
             },
           },
         ]),
     });
     const close = this.CONSUME(T.RCurly);
-    return this.ACTION(() => this.nested({ kind: "ObjectExpr" as const, entries, span: this.ctx.span(open, close) }, entries.map((e) => e.value)));
+    return this.ACTION(() =>
+      this.nested(
+        { kind: "ObjectExpr" as const, entries, span: this.ctx.span(open, close) },
+        entries.map((e) => e.value),
+      ),
+    );
   });
 
   /** `[e, …]`; items are separated by commas or line breaks. */
@@ -1092,7 +1279,9 @@ export class WoParser extends EmbeddedActionsParser {
   private atBareQuery(): boolean {
     const type = this.LA(1);
     const brace = this.LA(2);
-    return this.is(1, T.Identifier) && this.is(2, T.LCurly) && brace.startOffset === type.startOffset + type.image.length;
+    return (
+      this.is(1, T.Identifier) && this.is(2, T.LCurly) && brace.startOffset === type.startOffset + type.image.length
+    );
   }
 
   primary = this.innerRule("primary", (): Expr | undefined =>
@@ -1119,7 +1308,9 @@ export class WoParser extends EmbeddedActionsParser {
           ALT: () => {
             const kw = this.CONSUME(T.Identifier);
             const select = this.SUBRULE(this.selectBody);
-            return this.ACTION(() => select && { ...select, span: this.ctx.spanAt(this.ctx.span(kw).offset, select.span.end) });
+            return this.ACTION(
+              () => select && { ...select, span: this.ctx.spanAt(this.ctx.span(kw).offset, select.span.end) },
+            );
           },
         },
         { GATE: () => this.is(2, T.LParen), ALT: () => this.SUBRULE(this.call) },
@@ -1128,7 +1319,9 @@ export class WoParser extends EmbeddedActionsParser {
         { ALT: () => this.SUBRULE(this.listLiteral) },
         {
           // `LIVE select T{…}` / `subscribe live T{…}`
-          GATE: () => (this.is(1, T.Live) && this.LA(2).image === "select") || (this.LA(1).image === "subscribe" && this.is(2, T.Live)),
+          GATE: () =>
+            (this.is(1, T.Live) && this.LA(2).image === "select") ||
+            (this.LA(1).image === "subscribe" && this.is(2, T.Live)),
           ALT: () => {
             const first = this.OR2([{ ALT: () => this.CONSUME(T.Live) }, { ALT: () => this.CONSUME3(T.Identifier) }]);
             this.OPTION({ GATE: () => this.is(1, T.Live), DEF: () => this.CONSUME2(T.Live) });
@@ -1136,7 +1329,15 @@ export class WoParser extends EmbeddedActionsParser {
             return this.ACTION(() => {
               if (!query) return undefined;
               const form: LiveExpr["form"] = first.image === "subscribe" ? "subscribe live" : "LIVE";
-              return this.nested({ kind: "LiveExpr" as const, form, query, span: this.ctx.spanAt(this.ctx.span(first).offset, query.span.end) }, [query]);
+              return this.nested(
+                {
+                  kind: "LiveExpr" as const,
+                  form,
+                  query,
+                  span: this.ctx.spanAt(this.ctx.span(first).offset, query.span.end),
+                },
+                [query],
+              );
             });
           },
         },
@@ -1162,7 +1363,15 @@ export class WoParser extends EmbeddedActionsParser {
     const args = this.SUBRULE(this.argList);
     return this.ACTION(() => {
       const given = args ?? [];
-      return this.nested({ kind: "CallExpr" as const, callee: this.ctx.name(callee), args: given, span: this.ctx.span(callee, this.LA(0)) }, given);
+      return this.nested(
+        {
+          kind: "CallExpr" as const,
+          callee: this.ctx.name(callee),
+          args: given,
+          span: this.ctx.span(callee, this.LA(0)),
+        },
+        given,
+      );
     });
   });
 
@@ -1190,7 +1399,12 @@ export class WoParser extends EmbeddedActionsParser {
                 const name = this.ctx.name(column);
                 if (!pred) projection.push(name);
                 else if (pred.value) {
-                  predicates.push({ column: name, op: pred.op.image as CmpOp, value: pred.value, span: this.ctx.spanAt(name.span.offset, pred.value.span.end) });
+                  predicates.push({
+                    column: name,
+                    op: pred.op.image as CmpOp,
+                    value: pred.value,
+                    span: this.ctx.spanAt(name.span.offset, pred.value.span.end),
+                  });
                 }
               });
             },
@@ -1200,7 +1414,13 @@ export class WoParser extends EmbeddedActionsParser {
     const close = this.CONSUME(T.RCurly);
     return this.ACTION(() =>
       this.nested(
-        { kind: "SelectExpr" as const, type: this.ctx.name(type), predicates, projection, span: this.ctx.span(type, close) },
+        {
+          kind: "SelectExpr" as const,
+          type: this.ctx.name(type),
+          predicates,
+          projection,
+          span: this.ctx.span(type, close),
+        },
         predicates.map((p) => p.value),
       ),
     );
@@ -1208,7 +1428,10 @@ export class WoParser extends EmbeddedActionsParser {
 
   private binary(op: BinaryOp, left: Expr | undefined, right: Expr | undefined): Expr | undefined {
     if (!left || !right) return undefined;
-    return this.nested({ kind: "BinaryExpr", op, left, right, span: this.ctx.spanAt(left.span.offset, right.span.end) }, [left, right]);
+    return this.nested(
+      { kind: "BinaryExpr", op, left, right, span: this.ctx.spanAt(left.span.offset, right.span.end) },
+      [left, right],
+    );
   }
 
   /** How many operators, members, calls and selects each expression node holds inside one another. */
@@ -1249,7 +1472,12 @@ export class WoParser extends EmbeddedActionsParser {
     const body = this.SUBRULE(this.block);
     return this.ACTION(() => {
       if (!body) return undefined;
-      return { kind: "TestBlock" as const, title: { value: unquote(title.image), span: this.ctx.span(title) }, body, span: this.ctx.span(kw, this.LA(0)) };
+      return {
+        kind: "TestBlock" as const,
+        title: { value: unquote(title.image), span: this.ctx.span(title) },
+        body,
+        span: this.ctx.span(kw, this.LA(0)),
+      };
     });
   });
 }
@@ -1261,10 +1489,29 @@ export class WoParser extends EmbeddedActionsParser {
 const expectedOnlyMessages = {
   buildMismatchTokenMessage: ({ expected }: { expected: TokenType }) => labelOf(expected),
   buildNotAllInputParsedMessage: () => "end of declaration",
-  buildNoViableAltMessage: ({ expectedPathsPerAlt, customUserDescription }: { expectedPathsPerAlt: TokenType[][][]; customUserDescription?: string }) =>
-    customUserDescription ?? oneOf(expectedPathsPerAlt.flat().map((path) => path[0]).filter((t): t is TokenType => t !== undefined)),
-  buildEarlyExitMessage: ({ expectedIterationPaths, customUserDescription }: { expectedIterationPaths: TokenType[][]; customUserDescription?: string }) =>
-    customUserDescription ?? oneOf(expectedIterationPaths.map((path) => path[0]).filter((t): t is TokenType => t !== undefined)),
+  buildNoViableAltMessage: ({
+    expectedPathsPerAlt,
+    customUserDescription,
+  }: {
+    expectedPathsPerAlt: TokenType[][][];
+    customUserDescription?: string;
+  }) =>
+    customUserDescription ??
+    oneOf(
+      expectedPathsPerAlt
+        .flat()
+        .map((path) => path[0])
+        .filter((t): t is TokenType => t !== undefined),
+    ),
+  buildEarlyExitMessage: ({
+    expectedIterationPaths,
+    customUserDescription,
+  }: {
+    expectedIterationPaths: TokenType[][];
+    customUserDescription?: string;
+  }) =>
+    customUserDescription ??
+    oneOf(expectedIterationPaths.map((path) => path[0]).filter((t): t is TokenType => t !== undefined)),
 };
 
 function labelOf(t: TokenType): string {

@@ -10,12 +10,41 @@
 
 import { tokenMatcher, type IToken, type TokenType } from "chevrotain";
 import type {
-  AppManifest, DefaultExpr, Literal, Name, PolicyLine, Span, TableAnnotation, TopPolicy, Trigger,
+  AppManifest,
+  DefaultExpr,
+  Literal,
+  Name,
+  PolicyLine,
+  Span,
+  TableAnnotation,
+  TopPolicy,
+  Trigger,
 } from "../ast.js";
 import type { ParseContext } from "./parse-context.js";
 import {
-  AnyWord, Anyone, Colon, Comma, Do, False, FloatLiteral, For, Identifier, IntLiteral, LBracket, LCurly,
-  LParen, Minus, NL, Null, RBracket, RCurly, Role, RParen, StringLiteral, True, When,
+  AnyWord,
+  Anyone,
+  Colon,
+  Comma,
+  Do,
+  False,
+  FloatLiteral,
+  For,
+  Identifier,
+  IntLiteral,
+  LBracket,
+  LCurly,
+  LParen,
+  Minus,
+  NL,
+  Null,
+  RBracket,
+  RCurly,
+  Role,
+  RParen,
+  StringLiteral,
+  True,
+  When,
 } from "./tokens.js";
 
 const is = (t: IToken | undefined, type: TokenType) => t !== undefined && tokenMatcher(t, type);
@@ -89,19 +118,28 @@ export function tableFrom(ctx: ParseContext, at: IToken, args: IToken[], last: I
     // A trailing comma leaves one empty part at the end, which is allowed.
     if (part.length === 0) {
       if (i < parts.length - 1) {
-        ctx.diags.report("WO1003", ctx.span(parts[i]!.comma), { expected: "a @table argument (name: or index:)", found: "','" });
+        ctx.diags.report("WO1003", ctx.span(parts[i]!.comma), {
+          expected: "a @table argument (name: or index:)",
+          found: "','",
+        });
       }
       return;
     }
     const [key, colon, ...value] = part;
     if (!is(key, AnyWord) || !is(colon, Colon)) {
       const bad = (is(key, AnyWord) ? colon : key) ?? last;
-      ctx.diags.report("WO1003", ctx.span(bad), { expected: is(key, AnyWord) ? "':'" : "a @table argument (name: or index:)", found: ctx.describe(bad) });
+      ctx.diags.report("WO1003", ctx.span(bad), {
+        expected: is(key, AnyWord) ? "':'" : "a @table argument (name: or index:)",
+        found: ctx.describe(bad),
+      });
       return;
     }
     if (key!.image === "name") {
       if (value.length !== 1 || !is(value[0], StringLiteral)) {
-        ctx.diags.report("WO1003", ctx.span(value[0] ?? colon), { expected: "a string after 'name:'", found: ctx.describe(value[0]) });
+        ctx.diags.report("WO1003", ctx.span(value[0] ?? colon), {
+          expected: "a string after 'name:'",
+          found: ctx.describe(value[0]),
+        });
       } else if (table.storageName) {
         ctx.diags.report("WO1007", ctx.span(key), {});
       } else {
@@ -143,10 +181,18 @@ function indexColumns(ctx: ParseContext, colon: IToken, value: IToken[]): { colu
 export function policyFrom(ctx: ParseContext, kw: IToken, tokens: IToken[]): PolicyLine | undefined {
   const [action] = tokens;
   if (!is(action, AnyWord)) {
-    ctx.diags.report("WO1003", ctx.span(action ?? kw), { expected: "a policy action (read, write, delete)", found: ctx.describe(action) });
+    ctx.diags.report("WO1003", ctx.span(action ?? kw), {
+      expected: "a policy action (read, write, delete)",
+      found: ctx.describe(action),
+    });
     return undefined;
   }
-  const line: PolicyLine = { kind: "PolicyLine", action: ctx.name(action), isAnyone: false, span: ctx.span(kw, tokens[tokens.length - 1]) };
+  const line: PolicyLine = {
+    kind: "PolicyLine",
+    action: ctx.name(action),
+    isAnyone: false,
+    span: ctx.span(kw, tokens[tokens.length - 1]),
+  };
   let i = 1;
   if (is(tokens[i], Anyone)) {
     line.isAnyone = true;
@@ -155,7 +201,10 @@ export function policyFrom(ctx: ParseContext, kw: IToken, tokens: IToken[]): Pol
   if (is(tokens[i], For)) {
     if (!is(tokens[i + 1], Role) || !is(tokens[i + 2], Identifier)) {
       const bad = is(tokens[i + 1], Role) ? tokens[i + 2] : tokens[i + 1];
-      ctx.diags.report("WO1003", ctx.span(bad ?? tokens[i]), { expected: is(tokens[i + 1], Role) ? "a role name" : "'role'", found: ctx.describe(bad) });
+      ctx.diags.report("WO1003", ctx.span(bad ?? tokens[i]), {
+        expected: is(tokens[i + 1], Role) ? "a role name" : "'role'",
+        found: ctx.describe(bad),
+      });
       return undefined;
     }
     line.role = ctx.name(tokens[i + 2]);
@@ -164,14 +213,20 @@ export function policyFrom(ctx: ParseContext, kw: IToken, tokens: IToken[]): Pol
   if (is(tokens[i], When)) {
     const text = ctx.textOf(tokens.slice(i + 1));
     if (text === "") {
-      ctx.diags.report("WO1003", ctx.span(tokens[i]), { expected: "a condition after 'when'", found: ctx.describe(tokens[i + 1]) });
+      ctx.diags.report("WO1003", ctx.span(tokens[i]), {
+        expected: "a condition after 'when'",
+        found: ctx.describe(tokens[i + 1]),
+      });
       return undefined;
     }
     line.whenText = text;
     i = tokens.length;
   }
   if (i < tokens.length) {
-    ctx.diags.report("WO1003", ctx.span(tokens[i]), { expected: "'anyone', 'for role …', 'when …' or end of line", found: ctx.describe(tokens[i]) });
+    ctx.diags.report("WO1003", ctx.span(tokens[i]), {
+      expected: "'anyone', 'for role …', 'when …' or end of line",
+      found: ctx.describe(tokens[i]),
+    });
     return undefined;
   }
   return line;
@@ -182,10 +237,18 @@ export function triggerFrom(ctx: ParseContext, kw: IToken, tokens: IToken[]): Tr
   const real = tokens.filter((t) => !is(t, NL));
   const [event] = real;
   if (!is(event, AnyWord)) {
-    ctx.diags.report("WO1003", ctx.span(event ?? kw), { expected: "a trigger event (create, update, delete)", found: ctx.describe(event) });
+    ctx.diags.report("WO1003", ctx.span(event ?? kw), {
+      expected: "a trigger event (create, update, delete)",
+      found: ctx.describe(event),
+    });
     return undefined;
   }
-  const trigger: Trigger = { kind: "Trigger", event: ctx.name(event), actions: [], span: ctx.span(kw, real[real.length - 1]) };
+  const trigger: Trigger = {
+    kind: "Trigger",
+    event: ctx.name(event),
+    actions: [],
+    span: ctx.span(kw, real[real.length - 1]),
+  };
   // Cut the rest at depth-0 `when` / `do`.
   const pieces: { head: IToken; body: IToken[] }[] = [];
   let depth = 0;
@@ -237,7 +300,11 @@ function entriesFrom(ctx: ParseContext, tokens: IToken[], continuation: boolean)
   for (const line of linesOf(tokens)) {
     const [key, colon] = line;
     if (is(key, AnyWord) && is(colon, Colon)) {
-      entries.push({ key: ctx.name(key), valueText: ctx.textOf(line.slice(2)), span: ctx.span(key, line[line.length - 1]) });
+      entries.push({
+        key: ctx.name(key),
+        valueText: ctx.textOf(line.slice(2)),
+        span: ctx.span(key, line[line.length - 1]),
+      });
     } else if (continuation && entries.length > 0) {
       const entry = entries[entries.length - 1]!;
       const text = ctx.textOf(line);
@@ -260,10 +327,19 @@ export function topPolicyFrom(ctx: ParseContext, tokens: IToken[]): TopPolicy | 
     ctx.diags.report("WO1003", ctx.span(name ?? kw), { expected: "a policy name", found: ctx.describe(name) });
     return undefined;
   }
-  return { kind: "TopPolicy", name: ctx.name(name), entries: entriesFrom(ctx, tokens.slice(2), false), span: ctx.span(kw, tokens[tokens.length - 1]) };
+  return {
+    kind: "TopPolicy",
+    name: ctx.name(name),
+    entries: entriesFrom(ctx, tokens.slice(2), false),
+    span: ctx.span(kw, tokens[tokens.length - 1]),
+  };
 }
 
 /** `##app` followed by `key: value` lines; other lines continue the previous entry. */
 export function manifestFrom(ctx: ParseContext, tokens: IToken[]): AppManifest {
-  return { kind: "AppManifest", entries: entriesFrom(ctx, tokens.slice(1), true), span: ctx.span(tokens[0], tokens[tokens.length - 1]) };
+  return {
+    kind: "AppManifest",
+    entries: entriesFrom(ctx, tokens.slice(1), true),
+    span: ctx.span(tokens[0], tokens[tokens.length - 1]),
+  };
 }

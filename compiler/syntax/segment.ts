@@ -103,7 +103,8 @@ export function* segment(tokens: (IToken | undefined)[], ctx: ParseContext): Gen
       const t = tokens[i]!;
       const bracketed = kind === "type" || kind === "fn" || kind === "main" || kind === "test";
       if (bracketed ? startsItem(i, hardStops) : depth === 0 && startsItem(i, itemStarts)) break;
-      if (kind === "policy" && depth === 0 && atLineStart(i) && !(is(t, T.AnyWord) && is(tokens[i + 1], T.Colon))) break;
+      if (kind === "policy" && depth === 0 && atLineStart(i) && !(is(t, T.AnyWord) && is(tokens[i + 1], T.Colon)))
+        break;
       const d = delta(t);
       depth += d;
       if (depth > MAX_DEPTH && !isTooDeep) {

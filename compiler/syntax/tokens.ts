@@ -57,7 +57,7 @@ export const UnterminatedString = createToken({
 // parse.ts reports it as WO1001 naming its first character and drops it.
 export const Unexpected = createToken({
   name: "Unexpected",
-  pattern: /[^A-Za-z0-9_ \t\r\n"'{}()[\],;:.?@|+*\/%=<>#$!-]+/,
+  pattern: /[^A-Za-z0-9_ \t\r\n"'{}()[\],;:.?@|+*/%=<>#$!-]+/,
   // chevrotain cannot analyse a complement set; it buckets char codes above 255 by their high
   // byte, so one code per 256-block covers them.
   start_chars_hint: unexpectedStartChars(),
@@ -65,7 +65,7 @@ export const Unexpected = createToken({
 });
 
 function unexpectedStartChars(): number[] {
-  const allowed = /[A-Za-z0-9_ \t\r\n"'{}()[\],;:.?@|+*\/%=<>#$!-]/;
+  const allowed = /[A-Za-z0-9_ \t\r\n"'{}()[\],;:.?@|+*/%=<>#$!-]/;
   const codes: number[] = [];
   for (let c = 0; c < 256; c++) if (!allowed.test(String.fromCharCode(c))) codes.push(c);
   for (let c = 256; c < 0x10000; c += 256) codes.push(c);
@@ -157,6 +157,7 @@ export const Returning = keyword("returning", true);
 export const Role = keyword("role");
 export const Serializable = keyword("serializable");
 export const Service = keyword("service");
+// biome-ignore lint/suspicious/noShadowRestrictedNames: token names are the keywords they match; this module uses no global Set
 export const Set = keyword("set", true);
 export const Snapshot = keyword("snapshot");
 export const Startup = keyword("startup");
@@ -178,22 +179,106 @@ export const QueryKeyword = createToken({
 const keywordLength = (t: TokenType) => (t === QueryKeyword ? 0 : String(t.LABEL).length);
 
 const keywords: TokenType[] = [
-  Abort, And, Anyone, As, Assert, Backlink, Call, Class, Contains, Do, Each, Else, Emit, Enqueue,
-  Expose, False, Fn, For, Graphql, If, In, Let, Link, Live, Main, Multi, Native, Not, Null, On, Or,
-  Otherwise, Policy, Ref, Rest, Return, Returning, Role, Serializable, Service, Set, Snapshot,
-  Startup, Test, True, Txn, Type, Via, When, QueryKeyword,
+  Abort,
+  And,
+  Anyone,
+  As,
+  Assert,
+  Backlink,
+  Call,
+  Class,
+  Contains,
+  Do,
+  Each,
+  Else,
+  Emit,
+  Enqueue,
+  Expose,
+  False,
+  Fn,
+  For,
+  Graphql,
+  If,
+  In,
+  Let,
+  Link,
+  Live,
+  Main,
+  Multi,
+  Native,
+  Not,
+  Null,
+  On,
+  Or,
+  Otherwise,
+  Policy,
+  Ref,
+  Rest,
+  Return,
+  Returning,
+  Role,
+  Serializable,
+  Service,
+  Set,
+  Snapshot,
+  Startup,
+  Test,
+  True,
+  Txn,
+  Type,
+  Via,
+  When,
+  QueryKeyword,
 ];
 
 export const allTokens: TokenType[] = [
-  Comment, WhiteSpace, NL, BlockMarker, HashMarker, Param, StringLiteral, UnterminatedString,
-  FloatLiteral, IntLiteral, Unexpected,
-  Arrow, MinusEq, Minus, EqEq, FatArrow, Eq, NotEq, LtEq, Lt, GtEq, Gt, PlusEq, Plus, Star, Slash,
-  Percent, DotDot, DotStar, Dot, LCurly, RCurly, LParen, RParen, LBracket, RBracket, Comma, Semi,
-  Colon, Question, At, Pipe,
+  Comment,
+  WhiteSpace,
+  NL,
+  BlockMarker,
+  HashMarker,
+  Param,
+  StringLiteral,
+  UnterminatedString,
+  FloatLiteral,
+  IntLiteral,
+  Unexpected,
+  Arrow,
+  MinusEq,
+  Minus,
+  EqEq,
+  FatArrow,
+  Eq,
+  NotEq,
+  LtEq,
+  Lt,
+  GtEq,
+  Gt,
+  PlusEq,
+  Plus,
+  Star,
+  Slash,
+  Percent,
+  DotDot,
+  DotStar,
+  Dot,
+  LCurly,
+  RCurly,
+  LParen,
+  RParen,
+  LBracket,
+  RBracket,
+  Comma,
+  Semi,
+  Colon,
+  Question,
+  At,
+  Pipe,
   // Longer keywords first: `as` must not win over `assert`, nor `return` over `returning`.
   ...[...keywords].sort((a, b) => keywordLength(b) - keywordLength(a)),
   Identifier,
-  AnyWord, AnyToken,
+  AnyWord,
+  AnyToken,
 ];
 
 // Built once: building a chevrotain Lexer analyses every pattern.

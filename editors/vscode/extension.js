@@ -8,11 +8,16 @@ let client;
 function activate(context) {
   const [command, ...args] = vscode.workspace.getConfiguration("wo").get("command", ["wo"]);
   const run = { command, args: [...args, "lsp"], transport: TransportKind.stdio };
-  client = new LanguageClient("wo", "wo", { run, debug: run }, {
-    documentSelector: [{ scheme: "file", language: "wo" }],
-    synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher("**/{*.wo,wo.toml}") },
-  });
-  context.subscriptions.push({ dispose: () => client && client.stop() });
+  client = new LanguageClient(
+    "wo",
+    "wo",
+    { run, debug: run },
+    {
+      documentSelector: [{ scheme: "file", language: "wo" }],
+      synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher("**/{*.wo,wo.toml}") },
+    },
+  );
+  context.subscriptions.push({ dispose: () => client?.stop() });
   return client.start();
 }
 

@@ -56,7 +56,10 @@ function load(entry: { from: "wo" | "swagger"; name: string; contentType: string
   let asset = cache.get(file);
   if (!asset) {
     const bytes = readFileSync(file);
-    asset = { body: new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength), contentType: entry.contentType };
+    asset = {
+      body: new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength),
+      contentType: entry.contentType,
+    };
     cache.set(file, asset);
   }
   return asset;

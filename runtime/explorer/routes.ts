@@ -55,12 +55,18 @@ export function createExplorerRoutes(deps: ExplorerDeps): Hono {
     return c.json(deps.info, 200, securityHeaders);
   });
   app.get("/docs", (c) => send(c, page("docs")));
-  app.get("/explorer/app.json", (c) => c.body(model, 200, { "content-type": "application/json", "cache-control": "no-store", ...securityHeaders }));
+  app.get("/explorer/app.json", (c) =>
+    c.body(model, 200, { "content-type": "application/json", "cache-control": "no-store", ...securityHeaders }),
+  );
   app.get("/openapi.json", async (c) => {
     // The file as the build wrote it, byte for byte; read once.
     openapi ??= readFile(join(deps.build.dir, "openapi.json"));
     try {
-      return c.body(new Uint8Array(await openapi), 200, { "content-type": "application/json", "cache-control": "no-store", ...securityHeaders });
+      return c.body(new Uint8Array(await openapi), 200, {
+        "content-type": "application/json",
+        "cache-control": "no-store",
+        ...securityHeaders,
+      });
     } catch {
       openapi = undefined;
       return problemResponse(c, "route_not_found", "The build has no openapi.json; run `wo build`.");
@@ -71,7 +77,11 @@ export function createExplorerRoutes(deps: ExplorerDeps): Hono {
 }
 
 function send(c: Context, asset: Asset): Response {
-  return c.body(asset.body, 200, { "content-type": asset.contentType, "cache-control": "no-cache", ...securityHeaders });
+  return c.body(asset.body, 200, {
+    "content-type": asset.contentType,
+    "cache-control": "no-cache",
+    ...securityHeaders,
+  });
 }
 
 /**

@@ -8,7 +8,12 @@ import type { Handler, MethodContext } from "./methods.js";
 export type RequestMessage = Extract<Message, { kind: "request" }>;
 
 /** Runs a handler: its result (an object), or the RpcError to answer; anything else thrown is a -32603. */
-export async function runCall(handler: Handler, msg: RequestMessage, ctx: MethodContext, log: (line: string) => void): Promise<object> {
+export async function runCall(
+  handler: Handler,
+  msg: RequestMessage,
+  ctx: MethodContext,
+  log: (line: string) => void,
+): Promise<object> {
   try {
     return (await handler(msg.params ?? {}, ctx)) as object;
   } catch (err) {

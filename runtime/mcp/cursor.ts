@@ -11,7 +11,13 @@ export interface Page<T> {
   nextCursor?: string;
 }
 
-export function paginate<T>(all: readonly T[], list: string, fingerprint: string, pageSize: number, cursor: unknown): Page<T> {
+export function paginate<T>(
+  all: readonly T[],
+  list: string,
+  fingerprint: string,
+  pageSize: number,
+  cursor: unknown,
+): Page<T> {
   let start = 0;
   if (cursor !== undefined && cursor !== null) {
     start = decodeCursor(cursor, list, fingerprint, all.length);
@@ -27,7 +33,8 @@ function encodeCursor(list: string, fingerprint: string, offset: number): string
 }
 
 function decodeCursor(cursor: unknown, list: string, fingerprint: string, length: number): number {
-  const invalid = () => new RpcError(ErrorCode.InvalidParams, "Invalid cursor: start the listing again without a cursor");
+  const invalid = () =>
+    new RpcError(ErrorCode.InvalidParams, "Invalid cursor: start the listing again without a cursor");
   if (typeof cursor !== "string" || cursor.length > 512) throw invalid();
   const parts = Buffer.from(cursor, "base64url").toString("utf8").split("|");
   if (parts.length !== 3 || parts[0] !== list || parts[1] !== fingerprint) throw invalid();

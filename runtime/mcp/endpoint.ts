@@ -77,13 +77,29 @@ function sessionCapFromEnv(): number | undefined {
 
 export function createEndpoint(deps: McpDeps): Endpoint {
   const opts = deps.options ?? {};
-  const log = opts.log ?? ((line: string) => process.stderr.write(line + "\n"));
+  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const listChanged = opts.listChanged ?? false;
   const bind = (b: McpBuild): BoundBuild => {
-    const methods = createMethods({ catalog: b.catalog, operations: b.operations, store: b.store, serverInfo: b.serverInfo, pageSize: opts.pageSize ?? 100, log, listChanged, sessions: deps.config.mcp.sessions });
+    const methods = createMethods({
+      catalog: b.catalog,
+      operations: b.operations,
+      store: b.store,
+      serverInfo: b.serverInfo,
+      pageSize: opts.pageSize ?? 100,
+      log,
+      listChanged,
+      sessions: deps.config.mcp.sessions,
+    });
     const serverInfoMeta = { "io.modelcontextprotocol/serverInfo": b.serverInfo };
-    const members = (cache?: { ttlMs: number; cacheScope: string }) => JSON.stringify({ resultType: "complete", ...cache, _meta: serverInfoMeta }).slice(1, -1);
-    return { methods, serverInfoMeta, tail: members(), listTail: members(listChanged ? WATCHED_LIST_CACHE : LIST_CACHE), rowTail: members(ROW_CACHE) };
+    const members = (cache?: { ttlMs: number; cacheScope: string }) =>
+      JSON.stringify({ resultType: "complete", ...cache, _meta: serverInfoMeta }).slice(1, -1);
+    return {
+      methods,
+      serverInfoMeta,
+      tail: members(),
+      listTail: members(listChanged ? WATCHED_LIST_CACHE : LIST_CACHE),
+      rowTail: members(ROW_CACHE),
+    };
   };
   const sessions = createSessionTable({
     maxSessions: opts.maxSessions ?? sessionCapFromEnv() ?? 10_000,

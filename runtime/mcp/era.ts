@@ -30,7 +30,10 @@ export interface Rejection {
   data?: unknown;
 }
 
-export type Classified = { era: "modern" } | { era: "legacy"; version: string } | { era: "rejected"; rejection: Rejection };
+export type Classified =
+  | { era: "modern" }
+  | { era: "legacy"; version: string }
+  | { era: "rejected"; rejection: Rejection };
 
 const MODERN: Classified = { era: "modern" };
 
@@ -72,7 +75,8 @@ function nameParam(method: string): "name" | "uri" | undefined {
 }
 
 export function classify(msg: Message, headers: HeaderView): Classified {
-  if (msg.kind === "response") return { era: "legacy", version: headers.get("mcp-protocol-version")?.trim() || DEFAULT_LEGACY_HEADER_VERSION };
+  if (msg.kind === "response")
+    return { era: "legacy", version: headers.get("mcp-protocol-version")?.trim() || DEFAULT_LEGACY_HEADER_VERSION };
   const headerVersion = headers.get("mcp-protocol-version")?.trim() || undefined;
   const m = meta(msg.params);
   const hasClaim = m !== undefined && CLAIM in m;
@@ -83,7 +87,15 @@ export function classify(msg: Message, headers: HeaderView): Classified {
       return headerIsModern ? MODERN : { era: "legacy", version: headerVersion ?? DEFAULT_LEGACY_HEADER_VERSION };
     }
     if (msg.method === "initialize" && headerIsModern) {
-      return { era: "rejected", rejection: mismatch("MCP-Protocol-Version", headerVersion, null, "initialize is not part of protocol revision " + headerVersion) };
+      return {
+        era: "rejected",
+        rejection: mismatch(
+          "MCP-Protocol-Version",
+          headerVersion,
+          null,
+          `initialize is not part of protocol revision ${headerVersion}`,
+        ),
+      };
     }
     if (headerIsModern) {
       return {
@@ -108,7 +120,8 @@ export function classify(msg: Message, headers: HeaderView): Classified {
   else if (typeof m[CAPS] !== "object" || m[CAPS] === null || Array.isArray(m[CAPS])) invalid.push(CAPS);
   if (CLIENT_INFO in m) {
     const ci = m[CLIENT_INFO] as Record<string, unknown> | null;
-    if (typeof ci !== "object" || ci === null || typeof ci.name !== "string" || typeof ci.version !== "string") invalid.push(CLIENT_INFO);
+    if (typeof ci !== "object" || ci === null || typeof ci.name !== "string" || typeof ci.version !== "string")
+      invalid.push(CLIENT_INFO);
   }
   if (msg.kind === "request" && (missing.length > 0 || invalid.length > 0)) {
     return {
@@ -116,17 +129,33 @@ export function classify(msg: Message, headers: HeaderView): Classified {
       rejection: {
         status: 400,
         code: ErrorCode.InvalidParams,
-        message: `Invalid params: the request _meta envelope is ${missing.length > 0 ? "missing " + missing.join(", ") : "malformed at " + invalid.join(", ")}`,
+        message: `Invalid params: the request _meta envelope is ${missing.length > 0 ? `missing ${missing.join(", ")}` : `malformed at ${invalid.join(", ")}`}`,
         data: { envelope: { missing, invalid } },
       },
     };
   }
   if (headerVersion !== undefined && headerVersion !== claim) {
-    return { era: "rejected", rejection: mismatch("MCP-Protocol-Version", headerVersion, claim, "MCP-Protocol-Version header does not match params._meta protocolVersion") };
+    return {
+      era: "rejected",
+      rejection: mismatch(
+        "MCP-Protocol-Version",
+        headerVersion,
+        claim,
+        "MCP-Protocol-Version header does not match params._meta protocolVersion",
+      ),
+    };
   }
   const methodHeader = headers.get("mcp-method");
-  if (msg.kind === "request" && methodHeader !== null && methodHeader !== undefined && methodHeader.trim() !== msg.method) {
-    return { era: "rejected", rejection: mismatch("Mcp-Method", methodHeader, msg.method, "Mcp-Method header does not match the body's method") };
+  if (
+    msg.kind === "request" &&
+    methodHeader !== null &&
+    methodHeader !== undefined &&
+    methodHeader.trim() !== msg.method
+  ) {
+    return {
+      era: "rejected",
+      rejection: mismatch("Mcp-Method", methodHeader, msg.method, "Mcp-Method header does not match the body's method"),
+    };
   }
   if (claim !== MODERN_VERSION) {
     return {
@@ -142,7 +171,10 @@ export function classify(msg: Message, headers: HeaderView): Classified {
   // Notifications are exempt from the presence checks (the SDK client sends no Mcp-Method).
   if (msg.kind === "notification") return MODERN;
   if (headerVersion === undefined) {
-    return { era: "rejected", rejection: mismatch("MCP-Protocol-Version", null, claim, "MCP-Protocol-Version header is required") };
+    return {
+      era: "rejected",
+      rejection: mismatch("MCP-Protocol-Version", null, claim, "MCP-Protocol-Version header is required"),
+    };
   }
   if (methodHeader === null || methodHeader === undefined) {
     return { era: "rejected", rejection: mismatch("Mcp-Method", null, msg.method, "Mcp-Method header is required") };
@@ -152,12 +184,18 @@ export function classify(msg: Message, headers: HeaderView): Classified {
     const bodyValue = msg.params?.[param];
     const raw = headers.get("mcp-name");
     if (raw === null || raw === undefined) {
-      return { era: "rejected", rejection: mismatch("Mcp-Name", null, bodyValue, `Mcp-Name header is required for ${msg.method}`) };
+      return {
+        era: "rejected",
+        rejection: mismatch("Mcp-Name", null, bodyValue, `Mcp-Name header is required for ${msg.method}`),
+      };
     }
     const decoded = decodeHeaderValue(raw);
     // A body without the parameter is an in-band -32602 from the method, not a header problem.
     if (decoded === undefined || (typeof bodyValue === "string" && decoded !== bodyValue)) {
-      return { era: "rejected", rejection: mismatch("Mcp-Name", raw, bodyValue, `Mcp-Name header does not match params.${param}`) };
+      return {
+        era: "rejected",
+        rejection: mismatch("Mcp-Name", raw, bodyValue, `Mcp-Name header does not match params.${param}`),
+      };
     }
   }
   return MODERN;

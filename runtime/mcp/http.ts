@@ -29,7 +29,11 @@ export interface McpReply {
 
 const JSON_HEADERS = { "content-type": "application/json" } as const;
 const NO_HEADERS = {} as const;
-export const SSE_HEADERS = { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" } as const;
+export const SSE_HEADERS = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache, no-transform",
+  "x-accel-buffering": "no",
+} as const;
 
 export function jsonReply(status: number, body: string, extra?: Record<string, string>): McpReply {
   return { status, headers: extra ? { ...JSON_HEADERS, ...extra } : JSON_HEADERS, body };
@@ -48,8 +52,17 @@ export function rejection(r: Rejection, id: JsonRpcId | null, extra?: Record<str
 }
 
 /** A refusal of the HTTP request itself; a 404 is a lost session (-32001), all else -32000. */
-export function transportError(status: number, message: string, id: JsonRpcId | null = null, extra?: Record<string, string>): McpReply {
-  return jsonReply(status, errorBody(id, status === 404 ? ErrorCode.SessionNotFound : ErrorCode.ServerError, message), extra);
+export function transportError(
+  status: number,
+  message: string,
+  id: JsonRpcId | null = null,
+  extra?: Record<string, string>,
+): McpReply {
+  return jsonReply(
+    status,
+    errorBody(id, status === 404 ? ErrorCode.SessionNotFound : ErrorCode.ServerError, message),
+    extra,
+  );
 }
 
 /** Accept negotiation for a POSTed request: JSON when allowed (cheapest), else SSE, else 406. */

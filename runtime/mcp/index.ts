@@ -79,7 +79,8 @@ export interface McpHandler {
 }
 
 const ALLOW = "GET, POST, DELETE";
-const PREFLIGHT_HEADERS = "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name, last-event-id";
+const PREFLIGHT_HEADERS =
+  "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name, last-event-id";
 
 function dispatch(ep: Endpoint, req: McpRequest): McpReply | Promise<McpReply> {
   switch (req.method) {
@@ -91,7 +92,15 @@ function dispatch(ep: Endpoint, req: McpRequest): McpReply | Promise<McpReply> {
       return endSession(ep, req);
     case "OPTIONS":
       // CORS preflight from an allowed Origin (the guard already ran).
-      return { status: 204, headers: { "access-control-allow-methods": ep.sessionsOn ? ALLOW : "POST", "access-control-allow-headers": PREFLIGHT_HEADERS, "access-control-max-age": "600" }, body: null };
+      return {
+        status: 204,
+        headers: {
+          "access-control-allow-methods": ep.sessionsOn ? ALLOW : "POST",
+          "access-control-allow-headers": PREFLIGHT_HEADERS,
+          "access-control-max-age": "600",
+        },
+        body: null,
+      };
     default:
       return transportError(405, `Method Not Allowed: ${req.method}`, null, { allow: ep.sessionsOn ? ALLOW : "POST" });
   }
@@ -99,7 +108,12 @@ function dispatch(ep: Endpoint, req: McpRequest): McpReply | Promise<McpReply> {
 
 export function createMcpHandler(deps: McpDeps): McpHandler {
   const ep = createEndpoint(deps);
-  const guard = deps.guard ?? createHttpGuard({ allowedOrigins: allowedOriginsOf(deps.config), ...(deps.listenHost !== undefined ? { listenHost: deps.listenHost } : {}) });
+  const guard =
+    deps.guard ??
+    createHttpGuard({
+      allowedOrigins: allowedOriginsOf(deps.config),
+      ...(deps.listenHost !== undefined ? { listenHost: deps.listenHost } : {}),
+    });
   return {
     async handle(req) {
       // T8: Origin (and Host on loopback) before anything else, for every verb.
@@ -111,7 +125,13 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
         return origin ? withCors(reply, origin) : reply;
       } catch (err) {
         // The shared session directory (PostgreSQL) is out of reach: as any call then, 503.
-        if (err instanceof StoreUnavailableError) return transportError(503, "Service Unavailable: the database cannot be reached right now; retry shortly", null, { "retry-after": "1" });
+        if (err instanceof StoreUnavailableError)
+          return transportError(
+            503,
+            "Service Unavailable: the database cannot be reached right now; retry shortly",
+            null,
+            { "retry-after": "1" },
+          );
         ep.log(`mcp: request failed: ${err instanceof Error ? err.message : String(err)}`);
         return jsonReply(500, errorBody(null, ErrorCode.InternalError, "Internal error"));
       }

@@ -9,15 +9,23 @@ import type { Session } from "./sessions.js";
 import { sseFrame } from "../sse.js";
 
 /** Subscribing needs what reading needs; unsubscribing from a URI not subscribed is fine. */
-export async function subscription(ep: Endpoint, msg: RequestMessage, session: Session | undefined): Promise<object | RpcError> {
+export async function subscription(
+  ep: Endpoint,
+  msg: RequestMessage,
+  session: Session | undefined,
+): Promise<object | RpcError> {
   if (session === undefined) {
-    return new RpcError(ErrorCode.MethodNotFound, `Method not found: ${msg.method} (this server runs without MCP sessions, so it has no stream to notify on; use subscriptions/listen of 2026-07-28)`);
+    return new RpcError(
+      ErrorCode.MethodNotFound,
+      `Method not found: ${msg.method} (this server runs without MCP sessions, so it has no stream to notify on; use subscriptions/listen of 2026-07-28)`,
+    );
   }
   const rows = ep.rows;
   const uri = msg.params?.uri;
   const subscribed = (session.rowSubscriptions ??= new Map());
   if (msg.method === "resources/unsubscribe") {
-    if (typeof uri !== "string") return new RpcError(ErrorCode.InvalidParams, "Invalid params: resources/unsubscribe needs params.uri (a string)");
+    if (typeof uri !== "string")
+      return new RpcError(ErrorCode.InvalidParams, "Invalid params: resources/unsubscribe needs params.uri (a string)");
     const sink = subscribed.get(uri);
     if (sink) rows.remove(uri, sink);
     subscribed.delete(uri);
@@ -32,9 +40,13 @@ export async function subscription(ep: Endpoint, msg: RequestMessage, session: S
   }
   if (subscribed.has(readable)) return {};
   if (subscribed.size >= ep.maxRowSubscriptions) {
-    return new RpcError(ErrorCode.InvalidParams, `Invalid params: this session already subscribes to ${ep.maxRowSubscriptions} resources; unsubscribe from some first`);
+    return new RpcError(
+      ErrorCode.InvalidParams,
+      `Invalid params: this session already subscribes to ${ep.maxRowSubscriptions} resources; unsubscribe from some first`,
+    );
   }
-  const sink: RowSink = (changed) => session.getStream?.send(sseFrame(notificationBody("notifications/resources/updated", { uri: changed })));
+  const sink: RowSink = (changed) =>
+    session.getStream?.send(sseFrame(notificationBody("notifications/resources/updated", { uri: changed })));
   subscribed.set(readable, sink);
   rows.add(readable, sink);
   // Ending the session (DELETE, eviction, shutdown) ends its subscriptions.

@@ -15,14 +15,24 @@ export async function serveLegacy(ep: Endpoint, msg: Message, version: string, r
   const isInitialize = msg.kind === "request" && msg.method === "initialize";
   // T6: after initialize an unsupported MCP-Protocol-Version is refused.
   if (!isInitialize && !(LEGACY_VERSIONS as readonly string[]).includes(version)) {
-    return transportError(400, `Bad Request: unsupported MCP-Protocol-Version '${version}' (supported: ${LEGACY_VERSIONS.join(", ")})`, readableId(msg));
+    return transportError(
+      400,
+      `Bad Request: unsupported MCP-Protocol-Version '${version}' (supported: ${LEGACY_VERSIONS.join(", ")})`,
+      readableId(msg),
+    );
   }
   let session: Session | undefined;
   if (ep.sessionsOn && !isInitialize) {
     const sid = h.get("mcp-session-id");
-    if (!sid) return transportError(400, "Bad Request: Mcp-Session-Id header is required (initialize first)", readableId(msg));
+    if (!sid)
+      return transportError(400, "Bad Request: Mcp-Session-Id header is required (initialize first)", readableId(msg));
     session = await ep.findSession(sid);
-    if (!session) return transportError(404, "Session not found: it ended or never existed; initialize a new session", readableId(msg));
+    if (!session)
+      return transportError(
+        404,
+        "Session not found: it ended or never existed; initialize a new session",
+        readableId(msg),
+      );
   }
   const pending = session ? session.pending : ep.sessionlessPending;
   if (msg.kind === "notification") {
@@ -35,7 +45,8 @@ export async function serveLegacy(ep: Endpoint, msg: Message, version: string, r
   if (msg.kind === "response") return emptyReply(202);
 
   const mode = responseMode(h.get("accept") ?? null);
-  if (!mode) return transportError(406, "Not Acceptable: Accept must allow application/json or text/event-stream", msg.id);
+  if (!mode)
+    return transportError(406, "Not Acceptable: Accept must allow application/json or text/event-stream", msg.id);
   if (msg.method === "resources/subscribe" || msg.method === "resources/unsubscribe") {
     const out = await subscription(ep, msg, session);
     return answer(mode, out instanceof RpcError ? rpcErrorBody(msg.id, out) : resultBody(msg.id, out));

@@ -61,7 +61,9 @@ export interface ListChangeFeedOptions {
 export function createListChangeFeed(opts: ListChangeFeedOptions): ListChangeFeed {
   const listeners = new Set<Listener>();
   // 2025 frames carry nothing per client: written once.
-  const legacyFrame = Object.fromEntries(kinds.map((k) => [k, sseFrame(notificationBody(notificationOf[k], {}))])) as Record<ListKind, string>;
+  const legacyFrame = Object.fromEntries(
+    kinds.map((k) => [k, sseFrame(notificationBody(notificationOf[k], {}))]),
+  ) as Record<ListKind, string>;
   return {
     enabled: opts.enabled,
     honoured(filter) {
@@ -92,7 +94,8 @@ export function createListChangeFeed(opts: ListChangeFeedOptions): ListChangeFee
       if (!opts.enabled || changed.length === 0) return;
       for (const stream of opts.legacyStreams()) for (const k of changed) stream.send(legacyFrame[k]);
       for (const l of [...listeners]) {
-        for (const k of changed) if (l.kinds.has(k)) l.stream.send(sseFrame(notificationBody(notificationOf[k], { _meta: l.meta })));
+        for (const k of changed)
+          if (l.kinds.has(k)) l.stream.send(sseFrame(notificationBody(notificationOf[k], { _meta: l.meta })));
       }
     },
     get listenerCount() {

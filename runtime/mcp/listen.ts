@@ -19,15 +19,32 @@ import { sseFrame } from "../sse.js";
 export async function listen(ep: Endpoint, msg: RequestMessage, b: BoundBuild): Promise<McpReply> {
   const filter = msg.params?.notifications;
   if (typeof filter !== "object" || filter === null || Array.isArray(filter)) {
-    return jsonReply(200, errorBody(msg.id, ErrorCode.InvalidParams, "Invalid params: subscriptions/listen needs params.notifications"));
+    return jsonReply(
+      200,
+      errorBody(msg.id, ErrorCode.InvalidParams, "Invalid params: subscriptions/listen needs params.notifications"),
+    );
   }
   const asked = (filter as Record<string, unknown>).resourceSubscriptions;
   if (asked !== undefined && !(Array.isArray(asked) && asked.every((u) => typeof u === "string"))) {
-    return jsonReply(200, errorBody(msg.id, ErrorCode.InvalidParams, "Invalid params: notifications.resourceSubscriptions must be an array of resource URIs (strings)"));
+    return jsonReply(
+      200,
+      errorBody(
+        msg.id,
+        ErrorCode.InvalidParams,
+        "Invalid params: notifications.resourceSubscriptions must be an array of resource URIs (strings)",
+      ),
+    );
   }
   const uris = [...new Set((asked ?? []) as string[])];
   if (uris.length > ep.maxRowSubscriptions) {
-    return jsonReply(200, errorBody(msg.id, ErrorCode.InvalidParams, `Invalid params: at most ${ep.maxRowSubscriptions} resourceSubscriptions per stream`));
+    return jsonReply(
+      200,
+      errorBody(
+        msg.id,
+        ErrorCode.InvalidParams,
+        `Invalid params: at most ${ep.maxRowSubscriptions} resourceSubscriptions per stream`,
+      ),
+    );
   }
   const honoured: string[] = [];
   for (const uri of uris) {
@@ -41,15 +58,22 @@ export async function listen(ep: Endpoint, msg: RequestMessage, b: BoundBuild): 
   const subMeta = { "io.modelcontextprotocol/subscriptionId": msg.id };
   const listKinds = ep.lists.honoured(filter as Record<string, unknown>);
   const honouredFilter = honoured.length > 0 ? { ...listKinds, resourceSubscriptions: honoured } : listKinds;
-  const ack = sseFrame(notificationBody("notifications/subscriptions/acknowledged", { notifications: honouredFilter, _meta: subMeta }));
+  const ack = sseFrame(
+    notificationBody("notifications/subscriptions/acknowledged", { notifications: honouredFilter, _meta: subMeta }),
+  );
   const done = sseFrame(resultBody(msg.id, { resultType: "complete", _meta: { ...subMeta, ...b.serverInfoMeta } }));
   if (Object.keys(honouredFilter).length === 0) return sseReply(ack + done);
   const rows = ep.rows;
-  const sink: RowSink = (uri) => stream?.send(sseFrame(notificationBody("notifications/resources/updated", { uri, _meta: subMeta })));
+  const sink: RowSink = (uri) =>
+    stream?.send(sseFrame(notificationBody("notifications/resources/updated", { uri, _meta: subMeta })));
   const stream = ep.lists.open(msg.id, listKinds, done, () => {
     for (const uri of honoured) rows.remove(uri, sink);
   });
-  if (!stream) return jsonReply(200, errorBody(msg.id, ErrorCode.ServerError, "Too many open subscriptions/listen streams; close one and retry"));
+  if (!stream)
+    return jsonReply(
+      200,
+      errorBody(msg.id, ErrorCode.ServerError, "Too many open subscriptions/listen streams; close one and retry"),
+    );
   stream.send(ack);
   for (const uri of honoured) rows.add(uri, sink);
   return sseReply(stream.response);

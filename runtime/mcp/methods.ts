@@ -79,7 +79,12 @@ function legacyTool(tool: ManifestTool): ManifestTool {
   const { $schema, ...inner } = schema;
   return {
     ...tool,
-    outputSchema: { ...($schema ? { $schema } : {}), type: "object", properties: { result: inner }, required: ["result"] },
+    outputSchema: {
+      ...($schema ? { $schema } : {}),
+      type: "object",
+      properties: { result: inner },
+      required: ["result"],
+    },
   };
 }
 
@@ -120,16 +125,22 @@ function schemaDocument(type: CatalogType, tools: string[]): string {
 }
 
 function instructionsFor(catalog: AppContract, exposed: CatalogType[], toolsOf: (t: CatalogType) => string[]): string {
-  const head = sentence(`${catalog.app.name} ${catalog.app.version}${catalog.app.description ? `: ${catalog.app.description}` : ""}`);
+  const head = sentence(
+    `${catalog.app.name} ${catalog.app.version}${catalog.app.description ? `: ${catalog.app.description}` : ""}`,
+  );
   const lines = [
     head,
     "A wo app: typed records in an embedded database. Every tool validates its input against inputSchema and returns the stored row as structuredContent; failures come back as tool results with isError and a message naming the field to fix.",
   ];
   for (const t of exposed) {
     const rows = readsRowsOverMcp(t) ? ` rows are resources wo://${t.snake}/{id},` : "";
-    lines.push(`- ${t.name}${t.doc ? ` (${t.doc})` : ""}: tools ${toolsOf(t).join(", ")};${rows} fields in wo://schema/${t.snake}.`);
+    lines.push(
+      `- ${t.name}${t.doc ? ` (${t.doc})` : ""}: tools ${toolsOf(t).join(", ")};${rows} fields in wo://schema/${t.snake}.`,
+    );
   }
-  lines.push("List tools filter with field: value or `where: { field: { op: value } }`, order with `sort`, page with `cursor`/`nextCursor`, and count with `count: true`.");
+  lines.push(
+    "List tools filter with field: value or `where: { field: { op: value } }`, order with `sort`, page with `cursor`/`nextCursor`, and count with `count: true`.",
+  );
   return lines.join("\n");
 }
 
@@ -201,7 +212,13 @@ export function createMethods(deps: MethodDeps): MethodTable {
   // --- tools --------------------------------------------------------------------------
 
   const toolsList: Handler = (params, ctx) => {
-    const page = paginate(ctx.era === "modern" ? toolsModern : toolsLegacy, "tools", fingerprint, pageSize, params.cursor);
+    const page = paginate(
+      ctx.era === "modern" ? toolsModern : toolsLegacy,
+      "tools",
+      fingerprint,
+      pageSize,
+      params.cursor,
+    );
     return page.nextCursor ? { tools: page.items, nextCursor: page.nextCursor } : { tools: page.items };
   };
 
@@ -221,15 +238,26 @@ export function createMethods(deps: MethodDeps): MethodTable {
       value = await op(args, canWrite ? { signal: ctx.signal } : READ_ONLY_CALL);
     } catch (err) {
       if (err instanceof OperationError) return { content: [{ type: "text", text: errorText(err) }], isError: true };
-      if (canWrite && ctx.signal.aborted) return { content: [{ type: "text", text: "Cancelled: the call was cancelled before it committed; nothing changed" }], isError: true };
+      if (canWrite && ctx.signal.aborted)
+        return {
+          content: [{ type: "text", text: "Cancelled: the call was cancelled before it committed; nothing changed" }],
+          isError: true,
+        };
       deps.log(`mcp: tools/call ${name} failed: ${err instanceof Error ? err.message : String(err)}`);
-      return { content: [{ type: "text", text: `Internal error: ${name} failed unexpectedly; the server log has details` }], isError: true };
+      return {
+        content: [{ type: "text", text: `Internal error: ${name} failed unexpectedly; the server log has details` }],
+        isError: true,
+      };
     }
     // The value is serialized once: the text rendering is that JSON, and structuredContent is
     // the same JSON written into the answer directly (spec/mcp.md, "tools/call").
     const text = JSON.stringify(value) ?? "null";
     const wrapped = methodTools.has(name) || (ctx.era === "legacy" && !hasObjectOutput(tool));
-    const structured = wrapped ? `,"structuredContent":{"result":${text}}` : value === undefined ? "" : `,"structuredContent":${text}`;
+    const structured = wrapped
+      ? `,"structuredContent":{"result":${text}}`
+      : value === undefined
+        ? ""
+        : `,"structuredContent":${text}`;
     return new SerializedResult(`"content":[{"type":"text","text":${JSON.stringify(text)}}]${structured}`);
   };
 
@@ -242,12 +270,18 @@ export function createMethods(deps: MethodDeps): MethodTable {
 
   const templatesList: Handler = (params) => {
     const page = paginate(templates, "templates", fingerprint, pageSize, params.cursor);
-    return page.nextCursor ? { resourceTemplates: page.items, nextCursor: page.nextCursor } : { resourceTemplates: page.items };
+    return page.nextCursor
+      ? { resourceTemplates: page.items, nextCursor: page.nextCursor }
+      : { resourceTemplates: page.items };
   };
 
   const notFound = (era: Era, uri: string) =>
     // SEP-2164: 2026-07-28 answers -32602 with data.uri; the 2025 revisions define -32002.
-    new RpcError(era === "modern" ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
+    new RpcError(
+      era === "modern" ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound,
+      `Resource not found: ${uri}`,
+      { uri },
+    );
 
   /**
    * The row as GET /api/…/:id returns it, through the type's get operation (it has one: `get` is
@@ -308,25 +342,38 @@ export function createMethods(deps: MethodDeps): MethodTable {
     // Only template `id` arguments have suggestions; any other ref (wo has no prompts) gets
     // none, which the completion utility allows.
     const none = { completion: { values: [], total: 0, hasMore: false } };
-    const m = ref.type === "ref/resource" && typeof ref.uri === "string" ? /^wo:\/\/([a-z0-9_]+)\/\{id\}$/.exec(ref.uri) : null;
+    const m =
+      ref.type === "ref/resource" && typeof ref.uri === "string" ? /^wo:\/\/([a-z0-9_]+)\/\{id\}$/.exec(ref.uri) : null;
     const type = m ? templateTypes.get(m[1]!) : undefined;
     if (!type || arg.name !== "id") return none;
     const prefix = arg.value;
     // Ids are positive integers: scan a bounded window in id order, keep those with the prefix.
     const rows = await store.read((tx) => tx.list(type.table, { limit: completionWindow }));
     const matches = rows.map((r) => String(r.id)).filter((id) => id.startsWith(prefix));
-    return { completion: { values: matches.slice(0, maxCompletionValues), total: matches.length, hasMore: matches.length > maxCompletionValues || rows.length === completionWindow } };
+    return {
+      completion: {
+        values: matches.slice(0, maxCompletionValues),
+        total: matches.length,
+        hasMore: matches.length > maxCompletionValues || rows.length === completionWindow,
+      },
+    };
   };
 
   // --- lifecycle ----------------------------------------------------------------------
 
   const initialize: Handler = (params) => {
     const requested = params.protocolVersion;
-    const version = (LEGACY_VERSIONS as readonly unknown[]).includes(requested) ? (requested as string) : LEGACY_VERSIONS[0];
+    const version = (LEGACY_VERSIONS as readonly unknown[]).includes(requested)
+      ? (requested as string)
+      : LEGACY_VERSIONS[0];
     return { protocolVersion: version, capabilities: legacyCapabilities, serverInfo, instructions };
   };
 
-  const discover: Handler = () => ({ supportedVersions: [MODERN_VERSION], capabilities: modernCapabilities, instructions });
+  const discover: Handler = () => ({
+    supportedVersions: [MODERN_VERSION],
+    capabilities: modernCapabilities,
+    instructions,
+  });
 
   const shared: [string, Handler][] = [
     ["tools/list", toolsList],
@@ -338,7 +385,10 @@ export function createMethods(deps: MethodDeps): MethodTable {
   ];
   return {
     instructions,
-    listings: () => ({ tools: JSON.stringify(toolsModern), resources: JSON.stringify([schemaResources, templates, [...schemaTexts]]) }),
+    listings: () => ({
+      tools: JSON.stringify(toolsModern),
+      resources: JSON.stringify([schemaResources, templates, [...schemaTexts]]),
+    }),
     readableRow: async (uri, era) => (await rowAt("resources/subscribe", uri, era)).uri,
     rowUri: (table, id) => {
       const snake = tableToSnake.get(table);

@@ -23,7 +23,12 @@ const INTERNAL_ERROR: McpReply = {
  * Answers one request for /mcp. Never throws: a failure becomes a 500 or a closed socket.
  * `log` (absent with `--quiet`) gets the request when its answer is written.
  */
-export function serveMcpNode(handler: McpHandler, incoming: IncomingMessage, res: ServerResponse, log?: RequestLogger): void {
+export function serveMcpNode(
+  handler: McpHandler,
+  incoming: IncomingMessage,
+  res: ServerResponse,
+  log?: RequestLogger,
+): void {
   const request = new NodeMcpRequest(incoming, res);
   if (log) logWhenFinished(log, incoming, res, request);
   const done = (reply: McpReply) => {

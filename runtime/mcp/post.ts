@@ -20,7 +20,8 @@ export async function post(ep: Endpoint, req: McpRequest): Promise<McpReply> {
   const bytes = declaresMoreThan(h.get("content-length"), maxBody) ? "too_large" : await req.body(maxBody);
   if (bytes === "too_large") return transportError(413, `Payload Too Large: the body exceeds ${maxBody} bytes`);
   const text = decodeUtf8(bytes);
-  if (text === undefined) return jsonReply(400, errorBody(null, ErrorCode.ParseError, "Parse error: the body is not valid UTF-8"));
+  if (text === undefined)
+    return jsonReply(400, errorBody(null, ErrorCode.ParseError, "Parse error: the body is not valid UTF-8"));
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -28,7 +29,14 @@ export async function post(ep: Endpoint, req: McpRequest): Promise<McpReply> {
     return jsonReply(400, errorBody(null, ErrorCode.ParseError, "Parse error: the body is not valid JSON"));
   }
   if (Array.isArray(parsed)) {
-    return jsonReply(400, errorBody(null, ErrorCode.InvalidRequest, "Invalid Request: JSON-RPC batches are not supported; send one message per POST"));
+    return jsonReply(
+      400,
+      errorBody(
+        null,
+        ErrorCode.InvalidRequest,
+        "Invalid Request: JSON-RPC batches are not supported; send one message per POST",
+      ),
+    );
   }
   let msg: Message;
   try {

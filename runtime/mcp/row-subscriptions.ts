@@ -23,7 +23,10 @@ export interface RowSubscriptions {
  * `uriOf` names the resource of a changed row: undefined for rows that are not resources
  * (types without `get` over MCP), which no one can have subscribed to.
  */
-export function createRowSubscriptions(store: Store, uriOf: (table: string, id: number) => string | undefined): RowSubscriptions {
+export function createRowSubscriptions(
+  store: Store,
+  uriOf: (table: string, id: number) => string | undefined,
+): RowSubscriptions {
   const byUri = new Map<string, Set<RowSink>>();
   const onCommit = (changes: readonly RowChange[]) => {
     // A row written twice in one commit is one notification: the client reads it once anyway.

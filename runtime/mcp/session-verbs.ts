@@ -8,8 +8,12 @@ import { createSseStream } from "../sse.js";
 /** GET: opens the session's one stream (409 while one is open); it carries row updates and list changes. */
 export async function openSessionStream(ep: Endpoint, req: McpRequest): Promise<McpReply> {
   const h = req.headers;
-  if (!ep.sessionsOn) return transportError(405, "Method Not Allowed: this server has no server-to-client stream; POST requests", null, { allow: "POST" });
-  if (!acceptsEventStream(h.get("accept") ?? null)) return transportError(406, "Not Acceptable: GET /mcp needs Accept: text/event-stream");
+  if (!ep.sessionsOn)
+    return transportError(405, "Method Not Allowed: this server has no server-to-client stream; POST requests", null, {
+      allow: "POST",
+    });
+  if (!acceptsEventStream(h.get("accept") ?? null))
+    return transportError(406, "Not Acceptable: GET /mcp needs Accept: text/event-stream");
   const sid = h.get("mcp-session-id");
   if (!sid) return transportError(400, "Bad Request: Mcp-Session-Id header is required");
   const session = await ep.findSession(sid);
@@ -32,7 +36,8 @@ export async function openSessionStream(ep: Endpoint, req: McpRequest): Promise<
 
 /** DELETE: ends the session, its stream and its subscriptions. */
 export async function endSession(ep: Endpoint, req: McpRequest): Promise<McpReply> {
-  if (!ep.sessionsOn) return transportError(405, "Method Not Allowed: this server has no sessions to end", null, { allow: "POST" });
+  if (!ep.sessionsOn)
+    return transportError(405, "Method Not Allowed: this server has no sessions to end", null, { allow: "POST" });
   const sid = req.headers.get("mcp-session-id");
   if (!sid) return transportError(400, "Bad Request: Mcp-Session-Id header is required");
   if (!(await ep.endSession(sid))) return transportError(404, "Session not found: it ended or never existed");

@@ -10,7 +10,14 @@
 // The members of operations.js that are not operations (`(startup)`, `(main)`, tests) take no
 // input: they only wait for a slot. Everything is bound once here, so a call looks nothing up.
 
-import type { AppContract, CallContext, Operation, OperationEntry, OperationRuntime, OperationsModule } from "../../model/build-contract.js";
+import type {
+  AppContract,
+  CallContext,
+  Operation,
+  OperationEntry,
+  OperationRuntime,
+  OperationsModule,
+} from "../../model/build-contract.js";
 import type { Row } from "../../model/store.js";
 import { refColumnsByTable } from "./runtime.js";
 import { withSlot, type ConcurrencyLimiter } from "./limit.js";
@@ -33,16 +40,25 @@ export function bindOperations(deps: BindDeps): Record<string, Operation> {
   const hasRefs = (table: string) => refTables.has(table);
   const bound: Record<string, Operation> = {};
   for (const entry of app.operations) {
-    const body: OperationBody | undefined = isTableDriven(entry) ? tableOperationBody(app, entry, rt, hasRefs) : generated[entry.name];
+    const body: OperationBody | undefined = isTableDriven(entry)
+      ? tableOperationBody(app, entry, rt, hasRefs)
+      : generated[entry.name];
     // A method the build lists but operations.js lacks: REST and MCP answer that it is not served.
     if (body) bound[entry.name] = admitted(entry, body, rt, policy, limiter);
   }
   const listed = new Set(app.operations.map((e) => e.name));
-  for (const [name, member] of Object.entries(generated)) if (!listed.has(name)) bound[name] = withSlot(limiter, member);
+  for (const [name, member] of Object.entries(generated))
+    if (!listed.has(name)) bound[name] = withSlot(limiter, member);
   return bound;
 }
 
-function admitted(entry: OperationEntry, body: OperationBody, rt: OperationRuntime, policy: OperationPolicy, limiter: ConcurrencyLimiter): Operation {
+function admitted(
+  entry: OperationEntry,
+  body: OperationBody,
+  rt: OperationRuntime,
+  policy: OperationPolicy,
+  limiter: ConcurrencyLimiter,
+): Operation {
   const { name } = entry;
   return async (input: unknown, call: CallContext) => {
     const data = rt.validate<Row>(name, input);

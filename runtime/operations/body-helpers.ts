@@ -19,9 +19,19 @@ export function createBodyHelpers(rt: Pick<OperationRuntime, "abort" | "invalid"
   const callDepth = new WeakMap<StoreTx, number>();
   return {
     // o.f on a ref T id: the row it names, read in this transaction; an id that names no row ends the call.
-    async deref<T>(tx: StoreTx, table: string, id: number | null, type: string, what: string, at: string): Promise<T | null> {
+    async deref<T>(
+      tx: StoreTx,
+      table: string,
+      id: number | null,
+      type: string,
+      what: string,
+      at: string,
+    ): Promise<T | null> {
       if (id === null) return null;
-      return ((await tx.get(table, id)) as T | undefined) ?? rt.abort(`${what} refers to ${type} ${id}, which does not exist (at ${at})`);
+      return (
+        ((await tx.get(table, id)) as T | undefined) ??
+        rt.abort(`${what} refers to ${type} ${id}, which does not exist (at ${at})`)
+      );
     },
     // Int and Money division truncates toward zero; dividing by zero ends the call, it never crashes.
     intDiv: (a, b, at) => (b === 0 ? rt.abort(`division by zero at ${at}`) : Math.trunc(a / b)),
@@ -30,19 +40,25 @@ export function createBodyHelpers(rt: Pick<OperationRuntime, "abort" | "invalid"
     // wo truthiness: only false and null are false (0, "" and [] are true).
     truthy: (v) => v !== false && v !== null && v !== undefined,
     // Sets are in ascending id order, so the latest row is the last one.
-    latest: <T>(set: readonly T[], at: string): T => (set.length > 0 ? set[set.length - 1]! : rt.abort(`latest() of an empty set at ${at}`)),
+    latest: <T>(set: readonly T[], at: string): T =>
+      set.length > 0 ? set[set.length - 1]! : rt.abort(`latest() of an empty set at ${at}`),
     // Arithmetic and ordering need a value: an optional field that is null ends the call.
-    present: <T>(v: T | null | undefined, what: string, at: string): T => (v === null || v === undefined ? rt.abort(`${what} has no value at ${at}`) : v),
+    present: <T>(v: T | null | undefined, what: string, at: string): T =>
+      v === null || v === undefined ? rt.abort(`${what} has no value at ${at}`) : v,
     sameJson: (a, b) => JSON.stringify(a) === JSON.stringify(b),
     text: (v) => (typeof v === "string" ? v : JSON.stringify(v ?? null)),
     // contains(set, x) compares values the way == does: structurally.
     contains: (set, v) => set.some((e) => JSON.stringify(e) === JSON.stringify(v)),
     // a[i]: an index outside the list ends the call, like latest() of an empty set.
     item: <T>(list: readonly T[], i: number, at: string): T =>
-      Number.isInteger(i) && i >= 0 && i < list.length ? list[i]! : rt.abort(`index ${i} is outside a list of ${list.length} at ${at}`),
+      Number.isInteger(i) && i >= 0 && i < list.length
+        ? list[i]!
+        : rt.abort(`index ${i} is outside a list of ${list.length} at ${at}`),
     // A Text value stored in a union field must name one of its variants.
     variant: <T extends string>(v: string, variants: readonly T[], field: string, at: string): T =>
-      (variants as readonly string[]).includes(v) ? (v as T) : rt.invalid(`'${v}' is not one of ${variants.join(", ")} (field '${field}' at ${at})`),
+      (variants as readonly string[]).includes(v)
+        ? (v as T)
+        : rt.invalid(`'${v}' is not one of ${variants.join(", ")} (field '${field}' at ${at})`),
     async nested<T>(tx: StoreTx, at: string, run: () => Promise<T>): Promise<T> {
       const depth = (callDepth.get(tx) ?? 0) + 1;
       if (depth > maxCallDepth) rt.abort(`calls nested more than ${maxCallDepth} deep at ${at}`);

@@ -8,7 +8,6 @@
 // Type-only: the model arrives as app.json; nothing from compiler/ is loaded at run time.
 import type { Catalog } from "../../model/app.js";
 import type { OperationEntry } from "../../model/build-contract.js";
-import type { ErrorDetail } from "../../model/errors.js";
 import { fieldOperators, filterOperators, listFilterFields } from "../../model/list-filters.js";
 
 /** Per operation, the top-level property names its input schema accepts. */
@@ -55,7 +54,8 @@ export function loneSurrogates(value: unknown): string[] {
   return found;
 }
 
-export const loneSurrogateMessage = "contains a lone UTF-16 surrogate (an unpaired \\ud800–\\udfff escape); send well-formed Unicode text";
+export const loneSurrogateMessage =
+  "contains a lone UTF-16 surrogate (an unpaired \\ud800–\\udfff escape); send well-formed Unicode text";
 
 /**
  * Per operation, the input properties it leaves out on purpose, by JSON pointer, with why: the
@@ -63,8 +63,14 @@ export const loneSurrogateMessage = "contains a lone UTF-16 surrogate (an unpair
  * Create and update: `@readonly` and `@immutable` fields. List: each `where` operator a
  * field's type does not take (`/where/size/lt`), answered with the ones it does take.
  */
-export function refusedFieldMessages(catalog: Catalog, operations: readonly OperationEntry[]): Map<string, Map<string, string>> {
-  const byType = new Map<string, { create?: Map<string, string>; update?: Map<string, string>; list?: Map<string, string> }>();
+export function refusedFieldMessages(
+  catalog: Catalog,
+  operations: readonly OperationEntry[],
+): Map<string, Map<string, string>> {
+  const byType = new Map<
+    string,
+    { create?: Map<string, string>; update?: Map<string, string>; list?: Map<string, string> }
+  >();
   for (const t of catalog.types) {
     const create = new Map<string, string>();
     const update = new Map<string, string>();
@@ -81,7 +87,8 @@ export function refusedFieldMessages(catalog: Catalog, operations: readonly Oper
     for (const f of listFilterFields(t)) {
       const takes = fieldOperators(f);
       for (const op of filterOperators) {
-        if (!takes.includes(op)) list.set(`/where/${f.name}/${op}`, `is not an operator of ${f.name}; it takes ${takes.join(", ")}`);
+        if (!takes.includes(op))
+          list.set(`/where/${f.name}/${op}`, `is not an operator of ${f.name}; it takes ${takes.join(", ")}`);
       }
     }
     byType.set(t.name, { create, update, list });
@@ -89,7 +96,8 @@ export function refusedFieldMessages(catalog: Catalog, operations: readonly Oper
   // Keyed by the operations' names as the table gives them.
   const out = new Map<string, Map<string, string>>();
   for (const e of operations) {
-    const refused = e.kind === "create" || e.kind === "update" || e.kind === "list" ? byType.get(e.type)?.[e.kind] : undefined;
+    const refused =
+      e.kind === "create" || e.kind === "update" || e.kind === "list" ? byType.get(e.type)?.[e.kind] : undefined;
     if (refused && refused.size > 0) out.set(e.name, refused);
   }
   return out;

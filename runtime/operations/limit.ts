@@ -18,7 +18,8 @@ export interface ConcurrencyLimit {
   queued: number;
 }
 
-const shuttingDown = () => new OperationError("busy", "The server is shutting down; the call was not started and nothing changed.");
+const shuttingDown = () =>
+  new OperationError("busy", "The server is shutting down; the call was not started and nothing changed.");
 
 /**
  * A slot per running call: `acquire` takes one (a promise only when the call has to wait; it
@@ -43,7 +44,8 @@ export function createConcurrencyLimit(limit: ConcurrencyLimit, shutdown?: Abort
 
   const release = () => {
     const next = waiting.shift();
-    if (next) next(); // the slot passes straight to the next caller: `active` is unchanged
+    if (next)
+      next(); // the slot passes straight to the next caller: `active` is unchanged
     else active--;
   };
 
@@ -54,7 +56,10 @@ export function createConcurrencyLimit(limit: ConcurrencyLimit, shutdown?: Abort
       return undefined;
     }
     if (waiting.length >= limit.queued) {
-      throw new OperationError("busy", `The server is at its limit of ${limit.running} running and ${limit.queued} waiting calls; retry shortly.`);
+      throw new OperationError(
+        "busy",
+        `The server is at its limit of ${limit.running} running and ${limit.queued} waiting calls; retry shortly.`,
+      );
     }
     return new Promise<void>((resolve, reject) => {
       const grant = () => {
@@ -96,7 +101,11 @@ export function withSlot(limiter: ConcurrencyLimiter, operation: Operation): Ope
 }
 
 /** Every operation of `operations` under one limiter. */
-export function limitConcurrency(operations: Record<string, Operation>, limit: ConcurrencyLimit, shutdown?: AbortSignal): Record<string, Operation> {
+export function limitConcurrency(
+  operations: Record<string, Operation>,
+  limit: ConcurrencyLimit,
+  shutdown?: AbortSignal,
+): Record<string, Operation> {
   const limiter = createConcurrencyLimit(limit, shutdown);
   const limited: Record<string, Operation> = {};
   for (const [name, operation] of Object.entries(operations)) limited[name] = withSlot(limiter, operation);

@@ -14,14 +14,24 @@ function pairFilter(ends: LinkEnds) {
 }
 
 /** Inserts `row` (whose endpoint columns hold `ends`) unless that pair is already linked. */
-export async function addLink(tx: StoreTx, table: string, ends: LinkEnds, row: Row): Promise<{ created: boolean; link: Row }> {
+export async function addLink(
+  tx: StoreTx,
+  table: string,
+  ends: LinkEnds,
+  row: Row,
+): Promise<{ created: boolean; link: Row }> {
   const [existing] = await tx.list(table, { where: pairFilter(ends), limit: 1 });
   if (existing) return { created: false, link: existing };
   return { created: true, link: await tx.insert(table, { ...row, ...ends }) };
 }
 
 /** Deletes the link of that pair if there is one (a 409 if other rows still refer to it). */
-export async function removeLink(rt: Pick<OperationRuntime, "checkNotReferenced">, tx: StoreTx, table: string, ends: LinkEnds): Promise<boolean> {
+export async function removeLink(
+  rt: Pick<OperationRuntime, "checkNotReferenced">,
+  tx: StoreTx,
+  table: string,
+  ends: LinkEnds,
+): Promise<boolean> {
   const [existing] = await tx.list(table, { where: pairFilter(ends), limit: 1 });
   if (!existing) return false;
   await rt.checkNotReferenced(tx, table, existing.id as number);

@@ -6,7 +6,14 @@
 import type { Catalog, CatalogField } from "../../model/app.js";
 import { scalars } from "../../model/scalars.js";
 import { OperationError } from "../../model/errors.js";
-import { filterValueType, listLimit, listVocabulary, parseSort, type FilterOperator, type ListVocabulary } from "../../model/list-filters.js";
+import {
+  filterValueType,
+  listLimit,
+  listVocabulary,
+  parseSort,
+  type FilterOperator,
+  type ListVocabulary,
+} from "../../model/list-filters.js";
 import type { Comparison, ListQuery, Row, Store } from "../../model/store.js";
 
 export interface ListPage {
@@ -39,7 +46,12 @@ export function createListPager(catalog: Catalog, store: Store): (table: string,
     const sortText = input.sort === undefined || input.sort === null ? "id" : String(input.sort);
     const sort = parseSort(sortText);
     const sortField = vocab.filters.get(sort.field)?.field;
-    if (!sortField) invalid(`'${sortText}' is not a sort of ${vocab.type.name}.`, "/sort", "must be a field name, or - and a field name for descending order");
+    if (!sortField)
+      invalid(
+        `'${sortText}' is not a sort of ${vocab.type.name}.`,
+        "/sort",
+        "must be a field name, or - and a field name for descending order",
+      );
     const where = listConditions(vocab, input);
     const query: ListQuery = { where, limit: limit + 1 };
     if (sort.field !== "id" || sort.descending) query.sort = { column: sort.field, descending: sort.descending };
@@ -80,13 +92,23 @@ export function listConditions(vocab: ListVocabulary, input: Row): NonNullable<L
   if (given === undefined || given === null) return where;
   for (const [name, ops] of Object.entries(given as Record<string, Record<string, unknown>>)) {
     const filter = vocab.filters.get(name);
-    if (!filter) invalid(`'${name}' is not a field ${vocab.type.name} can be filtered by.`, `/where/${name}`, "is not a filter field");
+    if (!filter)
+      invalid(
+        `'${name}' is not a field ${vocab.type.name} can be filtered by.`,
+        `/where/${name}`,
+        "is not a filter field",
+      );
     for (const [op, value] of Object.entries(ops)) {
       if (!filter.operators.has(op as FilterOperator)) {
-        invalid(`'${op}' does not apply to ${name}; it takes ${[...filter.operators].join(", ")}.`, `/where/${name}/${op}`, "is not an operator of this field");
+        invalid(
+          `'${op}' does not apply to ${name}; it takes ${[...filter.operators].join(", ")}.`,
+          `/where/${name}/${op}`,
+          "is not an operator of this field",
+        );
       }
       if (op === "null") where.push({ column: name, op: value === true ? "==" : "!=", value: null });
-      else if (ordering.has(op as FilterOperator)) where.push({ column: name, op: comparisonOf[op as "lt"], value: canonical(filter.field, value) });
+      else if (ordering.has(op as FilterOperator))
+        where.push({ column: name, op: comparisonOf[op as "lt"], value: canonical(filter.field, value) });
       else where.push({ column: name, op: comparisonOf[op as Exclude<FilterOperator, "null">], value });
     }
   }
@@ -105,13 +127,19 @@ function canonical(field: CatalogField, value: unknown): unknown {
 // sort that issued it: its position means nothing in another order.
 
 function encodeCursor(sortText: string, sortField: string, last: Row): string {
-  const text = sortText === "id" ? String(last.id) : JSON.stringify([sortText, sortField === "id" ? null : (last[sortField] ?? null), last.id]);
+  const text =
+    sortText === "id"
+      ? String(last.id)
+      : JSON.stringify([sortText, sortField === "id" ? null : (last[sortField] ?? null), last.id]);
   return Buffer.from(text, "utf8").toString("base64url");
 }
 
 function decodeCursor(cursor: unknown, sortText: string, sortField: CatalogField): ListQuery["after"] {
   if (cursor === undefined || cursor === null) return undefined;
-  const text = typeof cursor === "string" && /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, "base64url").toString("utf8") : "";
+  const text =
+    typeof cursor === "string" && /^[A-Za-z0-9_-]+$/.test(cursor)
+      ? Buffer.from(cursor, "base64url").toString("utf8")
+      : "";
   let issuedUnder: string;
   let after: NonNullable<ListQuery["after"]>;
   if (/^[1-9][0-9]{0,15}$/.test(text)) {
@@ -119,7 +147,14 @@ function decodeCursor(cursor: unknown, sortText: string, sortField: CatalogField
     after = { id: Number(text) };
   } else {
     const parsed = parseJson(text);
-    if (!Array.isArray(parsed) || parsed.length !== 3 || typeof parsed[0] !== "string" || !Number.isSafeInteger(parsed[2]) || parsed[2] < 1) return foreignCursor();
+    if (
+      !Array.isArray(parsed) ||
+      parsed.length !== 3 ||
+      typeof parsed[0] !== "string" ||
+      !Number.isSafeInteger(parsed[2]) ||
+      parsed[2] < 1
+    )
+      return foreignCursor();
     issuedUnder = parsed[0];
     after = { id: parsed[2], value: parsed[1] };
   }
@@ -150,7 +185,11 @@ function fitsField(value: unknown, field: CatalogField): boolean {
 }
 
 function foreignCursor(): never {
-  invalid("The cursor is not one this server issued.", "/cursor", "pass the nextCursor of the previous page unchanged, or omit it to start from the first row");
+  invalid(
+    "The cursor is not one this server issued.",
+    "/cursor",
+    "pass the nextCursor of the previous page unchanged, or omit it to start from the first row",
+  );
 }
 
 function parseJson(text: string): unknown {

@@ -7,7 +7,13 @@
 import type { Catalog } from "../../model/app.js";
 import type { AppContract, OperationRuntime, Validator } from "../../model/build-contract.js";
 import { OperationError, maxErrorDetails, type ErrorDetail } from "../../model/errors.js";
-import { acceptedNames, loneSurrogateMessage, loneSurrogates, refusedFieldMessages, unknownKeys } from "./input-checks.js";
+import {
+  acceptedNames,
+  loneSurrogateMessage,
+  loneSurrogates,
+  refusedFieldMessages,
+  unknownKeys,
+} from "./input-checks.js";
 import { createListPager } from "./list-page.js";
 import { addLink, removeLink } from "./links.js";
 import { idsAlong, refPaths, type RefPath } from "../../model/ref-paths.js";
@@ -64,59 +70,104 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
       const names = accepted.get(name);
       const unknown = names ? unknownKeys(input, names) : [];
       if (unknown.length > maxErrorDetails) {
-        const details = unknown.slice(0, maxErrorDetails).map((key) => ({ path: `/${key}`, message: unknownFieldMessage }));
-        throw new OperationError("invalid_input", `The input does not match ${name}: ${unknown.length} fields are not accepted.`, details, unknown.length - maxErrorDetails);
+        const details = unknown
+          .slice(0, maxErrorDetails)
+          .map((key) => ({ path: `/${key}`, message: unknownFieldMessage }));
+        throw new OperationError(
+          "invalid_input",
+          `The input does not match ${name}: ${unknown.length} fields are not accepted.`,
+          details,
+          unknown.length - maxErrorDetails,
+        );
       }
       if (!validator(input)) {
         const all = describeAjvErrors(validator.errors ?? [], refusedFields.get(name));
         const details = all.slice(0, maxErrorDetails);
         const summary = all.length === 1 ? `${all[0]!.path || "input"} ${all[0]!.message}` : `${all.length} problems`;
-        throw new OperationError("invalid_input", `The input does not match ${name}: ${summary}.`, details, all.length - details.length);
+        throw new OperationError(
+          "invalid_input",
+          `The input does not match ${name}: ${summary}.`,
+          details,
+          all.length - details.length,
+        );
       }
       // Well-formed text only: SQLite would store a lone surrogate as U+FFFD, and two such
       // values could then read the same yet pass @unique as different.
       const broken = loneSurrogates(input);
       if (broken.length > 0) {
         const details = broken.slice(0, maxErrorDetails).map((path) => ({ path, message: loneSurrogateMessage }));
-        const summary = broken.length === 1 ? `${broken[0] || "input"} ${loneSurrogateMessage}` : `${broken.length} texts contain lone UTF-16 surrogates`;
-        throw new OperationError("invalid_input", `The input does not match ${name}: ${summary}.`, details, broken.length - details.length);
+        const summary =
+          broken.length === 1
+            ? `${broken[0] || "input"} ${loneSurrogateMessage}`
+            : `${broken.length} texts contain lone UTF-16 surrogates`;
+        throw new OperationError(
+          "invalid_input",
+          `The input does not match ${name}: ${summary}.`,
+          details,
+          broken.length - details.length,
+        );
       }
       return input as T;
     },
     now: deps.now ?? (() => new Date().toISOString()),
-    async checkRefs(tx: StoreTx, table: string, values: Row, pointers?: readonly (readonly [field: string, pointer: string])[]) {
+    async checkRefs(
+      tx: StoreTx,
+      table: string,
+      values: Row,
+      pointers?: readonly (readonly [field: string, pointer: string])[],
+    ) {
       const missing: ErrorDetail[] = [];
       // The same id named twice (tags: [3, 3]) is looked up once.
       const exists = new Map<string, boolean>();
       for (const { column, paths } of refColumns.get(table) ?? []) {
         for (const { table: target, steps } of paths) {
-          for (const { pointer, id } of idsAlong(values[column], steps, pointers?.find(([field]) => field === column)?.[1] ?? `/${column}`)) {
+          for (const { pointer, id } of idsAlong(
+            values[column],
+            steps,
+            pointers?.find(([field]) => field === column)?.[1] ?? `/${column}`,
+          )) {
             const key = `${target}:${String(id)}`;
             let found = exists.get(key);
             if (found === undefined) {
               found = typeof id === "number" && (await tx.get(target, id)) !== undefined;
               exists.set(key, found);
             }
-            if (!found) missing.push({ path: pointer, message: `no ${typeByTable.get(target)?.name ?? target} with id ${JSON.stringify(id)} exists` });
+            if (!found)
+              missing.push({
+                path: pointer,
+                message: `no ${typeByTable.get(target)?.name ?? target} with id ${JSON.stringify(id)} exists`,
+              });
           }
         }
       }
       if (missing.length > 0) {
         const listed = missing.slice(0, maxErrorDetails);
         const more = missing.length - listed.length;
-        const list = listed.map((m) => `${pointerLabel(m.path)}: ${m.message}`).join("; ") + (more > 0 ? `; and ${more} more` : "");
-        throw new OperationError("unprocessable", `The input refers to rows that do not exist (${list}). Create them first or pass an existing id.`, listed, more);
+        const list =
+          listed.map((m) => `${pointerLabel(m.path)}: ${m.message}`).join("; ") +
+          (more > 0 ? `; and ${more} more` : "");
+        throw new OperationError(
+          "unprocessable",
+          `The input refers to rows that do not exist (${list}). Create them first or pass an existing id.`,
+          listed,
+          more,
+        );
       }
     },
     async checkNotReferenced(tx: StoreTx, table: string, id: number) {
       const referrers = (await tx.referrers(table, id)).filter((r) => r.count > 0);
       if (referrers.length === 0) return;
       const self = typeByTable.get(table)?.name ?? table;
-      const names = referrers.map((r) => `${counted(r.count, `${typeByTable.get(r.table)?.name ?? r.table} row`)} (field '${r.field}')`);
+      const names = referrers.map(
+        (r) => `${counted(r.count, `${typeByTable.get(r.table)?.name ?? r.table} row`)} (field '${r.field}')`,
+      );
       throw new OperationError(
         "conflict",
         `${self} ${id} is still referenced by ${names.join(", ")}. Delete those rows or point them elsewhere first.`,
-        referrers.map((r) => ({ path: `/${r.table}/${r.field.replaceAll(".", "/")}`, message: `${r.count} row${r.count === 1 ? " refers" : "s refer"} to ${self} ${id}` })),
+        referrers.map((r) => ({
+          path: `/${r.table}/${r.field.replaceAll(".", "/")}`,
+          message: `${r.count} row${r.count === 1 ? " refers" : "s refer"} to ${self} ${id}`,
+        })),
       );
     },
     link: addLink,
@@ -167,18 +218,23 @@ function translateStoreErrors(store: Store, catalog: Catalog, log: (line: string
     over: (n) => `the database accepts writes again (${counted(n, "write")} failed while it was full)`,
   });
   const unavailableLog = new RepeatedFailureLog(log, {
-    repeats: (n, seconds) => `the database is still unreachable: ${counted(n, "more call")} failed in the last ${seconds} s`,
+    repeats: (n, seconds) =>
+      `the database is still unreachable: ${counted(n, "more call")} failed in the last ${seconds} s`,
     over: (n) => `the database is reachable again (${counted(n, "call")} failed while it was not)`,
   });
   const lockedLog = new RepeatedFailureLog(log, {
-    repeats: (n, seconds) => `the database is still locked from outside: ${counted(n, "more write")} failed in the last ${seconds} s`,
+    repeats: (n, seconds) =>
+      `the database is still locked from outside: ${counted(n, "more write")} failed in the last ${seconds} s`,
     over: (n) => `the database accepts writes again (${counted(n, "write")} failed while it was locked)`,
   });
   const translate = (err: unknown): never => {
     if (err instanceof OperationError) throw err;
     if (err instanceof StoreFullError) {
       fullLog.failed(`the database is full; writes fail until space is freed, reads still work: ${err.message}`);
-      throw new OperationError("storage_full", "The database is full, so nothing was written. Reads still work; writes succeed again once space is freed on the server.");
+      throw new OperationError(
+        "storage_full",
+        "The database is full, so nothing was written. Reads still work; writes succeed again once space is freed on the server.",
+      );
     }
     if (err instanceof StoreConstraintError || (err as { constraint?: unknown })?.constraint === "unique") {
       const e = err as StoreConstraintError;
@@ -194,15 +250,23 @@ function translateStoreErrors(store: Store, catalog: Catalog, log: (line: string
       throw new OperationError("cancelled", "The call was cancelled before it committed; nothing was changed.");
     }
     if (err instanceof StoreQueryError) {
-      throw new OperationError("invalid_input", err.message, [{ path: `/${err.column}`, message: "not a filterable field" }]);
+      throw new OperationError("invalid_input", err.message, [
+        { path: `/${err.column}`, message: "not a filterable field" },
+      ]);
     }
     if (err instanceof StoreUnavailableError) {
       unavailableLog.failed(`the database cannot be reached: ${err.message}`);
-      throw new OperationError("unavailable", "The database cannot be reached right now, so the call was not carried out; retry shortly.");
+      throw new OperationError(
+        "unavailable",
+        "The database cannot be reached right now, so the call was not carried out; retry shortly.",
+      );
     }
     if (err instanceof StoreBusyError) {
       lockedLog.failed(`the database is locked from outside: ${err.message}`);
-      throw new OperationError("busy", "The database is locked by another program right now; nothing was changed. Retry shortly.");
+      throw new OperationError(
+        "busy",
+        "The database is locked by another program right now; nothing was changed. Retry shortly.",
+      );
     }
     throw err;
   };
@@ -263,7 +327,10 @@ function describeAjvError(e: AjvError, refused: Map<string, string> | undefined)
       // The integer bounds (±(2^53 − 1)) need their reason; id minimums (1) read plainly.
       if (Math.abs(Number(p.limit)) === Number.MAX_SAFE_INTEGER) {
         const bound = e.keyword === "maximum" ? "at most" : "at least";
-        return { path: e.instancePath, message: `must be ${bound} ${String(p.limit)}: integers beyond ±(2^53 − 1) cannot be stored exactly` };
+        return {
+          path: e.instancePath,
+          message: `must be ${bound} ${String(p.limit)}: integers beyond ±(2^53 − 1) cannot be stored exactly`,
+        };
       }
       return { path: e.instancePath, message: e.message ?? `fails the '${e.keyword}' rule` };
     case "unevaluatedProperties":
@@ -271,7 +338,10 @@ function describeAjvError(e: AjvError, refused: Map<string, string> | undefined)
     case "type":
       return { path: e.instancePath, message: `must be ${article(String(p.type).replace(/,/g, " or "))}` };
     case "enum":
-      return { path: e.instancePath, message: `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}` };
+      return {
+        path: e.instancePath,
+        message: `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`,
+      };
     case "format":
       return { path: e.instancePath, message: `must be a valid ${String(p.format)}` };
     case "anyOf":

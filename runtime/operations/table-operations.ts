@@ -25,7 +25,12 @@ export function isTableDriven(entry: OperationEntry): boolean {
  * The body of a table-driven entry. `hasRefs(table)` tells whether a write to `table` can name
  * a missing row, so writes to ref-free types skip the check entirely.
  */
-export function tableOperationBody(app: AppContract, entry: OperationEntry, rt: OperationRuntime, hasRefs: (table: string) => boolean): OperationBody {
+export function tableOperationBody(
+  app: AppContract,
+  entry: OperationEntry,
+  rt: OperationRuntime,
+  hasRefs: (table: string) => boolean,
+): OperationBody {
   const type = app.types.find((t) => t.name === entry.type);
   if (!type) throw new Error(`internal error: operation ${entry.name} names no type ${entry.type}`);
   const { table, name: typeName } = type;
@@ -40,7 +45,10 @@ export function tableOperationBody(app: AppContract, entry: OperationEntry, rt: 
         return row ?? rt.notFound(typeName, id);
       };
     case "create": {
-      const values = createValues(type.fields.filter((f) => f.isWritable), rt);
+      const values = createValues(
+        type.fields.filter((f) => f.isWritable),
+        rt,
+      );
       const checkRefs = hasRefs(table);
       return (data, call) => {
         const row = values(data);
@@ -102,7 +110,11 @@ function relationBody(app: AppContract, type: CatalogType, entry: OperationEntry
     return async (data) => {
       const id = data.id as number;
       if (!(await store.read((tx) => tx.get(table, id)))) rt.notFound(typeName, id);
-      const page = await rt.listPage(listed, { limit: data.limit, cursor: data.cursor, where: { [column]: { eq: id } } });
+      const page = await rt.listPage(listed, {
+        limit: data.limit,
+        cursor: data.cursor,
+        where: { [column]: { eq: id } },
+      });
       if (path.kind === "ref") return page;
       const items = await store.read(async (tx) => {
         const rows: Row[] = [];
@@ -123,7 +135,10 @@ function relationBody(app: AppContract, type: CatalogType, entry: OperationEntry
   };
   if (entry.kind === "link") {
     const endFields = [link.link!.fromField, link.link!.toField];
-    const own = createValues(link.fields.filter((f) => f.isWritable && !endFields.includes(f.name)), rt);
+    const own = createValues(
+      link.fields.filter((f) => f.isWritable && !endFields.includes(f.name)),
+      rt,
+    );
     return (data, call) =>
       store.write(async (tx) => {
         await ownerMustExist(tx, data.id as number);

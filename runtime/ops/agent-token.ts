@@ -41,7 +41,10 @@ export function resolveAgentToken(sources: TokenSources): AgentToken | undefined
   const { tokenEnv } = sources.config;
   if (tokenEnv) {
     const value = sources.env[tokenEnv];
-    if (!value) throw new TokenError(`wo.toml sets token_env = "${tokenEnv}" but that environment variable is empty; set it to the bearer token clients must send.`);
+    if (!value)
+      throw new TokenError(
+        `wo.toml sets token_env = "${tokenEnv}" but that environment variable is empty; set it to the bearer token clients must send.`,
+      );
     return { token: checkToken(value, `the environment variable ${tokenEnv}`) };
   }
   if (sources.automaticIn !== undefined) return automaticToken(sources.automaticIn);
@@ -50,12 +53,20 @@ export function resolveAgentToken(sources: TokenSources): AgentToken | undefined
 
 /** Throws unless `token` is usable as a bearer token; `source` names where it came from. */
 export function checkToken(token: string, source: string): string {
-  if (token === "") throw new TokenError(`The token in ${source} is empty; a token must be at least one printable ASCII character.`);
+  if (token === "")
+    throw new TokenError(`The token in ${source} is empty; a token must be at least one printable ASCII character.`);
   for (let i = 0; i < token.length; i++) {
     const code = token.charCodeAt(i);
     if (code < 0x21 || code > 0x7e) {
-      const what = code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d ? "whitespace" : code > 0x7e ? "a non-ASCII character" : "a control character";
-      throw new TokenError(`The token in ${source} contains ${what} at position ${i + 1}; a token must be printable ASCII (0x21–0x7E) without whitespace.`);
+      const what =
+        code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d
+          ? "whitespace"
+          : code > 0x7e
+            ? "a non-ASCII character"
+            : "a control character";
+      throw new TokenError(
+        `The token in ${source} contains ${what} at position ${i + 1}; a token must be printable ASCII (0x21–0x7E) without whitespace.`,
+      );
     }
   }
   return token;

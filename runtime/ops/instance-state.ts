@@ -39,11 +39,20 @@ export function readInstanceState(runtimeDir: string): StateRead {
   } catch {
     return { kind: "invalid", why: "it is not JSON" };
   }
-  if (value?.schema !== schema) return { kind: "invalid", why: `schema ${String(value?.schema)} is not ${schema} (written by another wo version?)` };
-  if ((value.state !== "starting" && value.state !== "running") || !Number.isSafeInteger(value.pid) || typeof value.startedAt !== "string") {
+  if (value?.schema !== schema)
+    return {
+      kind: "invalid",
+      why: `schema ${String(value?.schema)} is not ${schema} (written by another wo version?)`,
+    };
+  if (
+    (value.state !== "starting" && value.state !== "running") ||
+    !Number.isSafeInteger(value.pid) ||
+    typeof value.startedAt !== "string"
+  ) {
     return { kind: "invalid", why: "it lacks state, pid or startedAt" };
   }
-  if (value.state === "running" && typeof value.url !== "string") return { kind: "invalid", why: "a running state without a url" };
+  if (value.state === "running" && typeof value.url !== "string")
+    return { kind: "invalid", why: "a running state without a url" };
   return { kind: "state", state: value as InstanceState };
 }
 
@@ -63,7 +72,14 @@ function startingState(): string {
 }
 
 export function writeRunningState(runtimeDir: string, fields: { url: string; startedAt: Date; build?: string }): void {
-  const state: InstanceState = { schema, state: "running", pid: process.pid, startedAt: fields.startedAt.toISOString(), url: fields.url, ...(fields.build ? { build: fields.build } : {}) };
+  const state: InstanceState = {
+    schema,
+    state: "running",
+    pid: process.pid,
+    startedAt: fields.startedAt.toISOString(),
+    url: fields.url,
+    ...(fields.build ? { build: fields.build } : {}),
+  };
   writePrivateFile(join(runtimeDir, stateFileName), `${JSON.stringify(state)}\n`);
 }
 

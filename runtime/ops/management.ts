@@ -61,7 +61,12 @@ function sameProof(expected: Buffer, hex: string | undefined): boolean {
 export function serveManagement(options: ManagementOptions, req: IncomingMessage, res: ServerResponse): void {
   const answer = (status: number, body: unknown, proof?: Buffer) => {
     const text = JSON.stringify(body);
-    res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store", "content-length": Buffer.byteLength(text), ...(proof ? { "x-wo-proof": proof.toString("hex") } : {}) });
+    res.writeHead(status, {
+      "content-type": "application/json",
+      "cache-control": "no-store",
+      "content-length": Buffer.byteLength(text),
+      ...(proof ? { "x-wo-proof": proof.toString("hex") } : {}),
+    });
     res.end(text);
     if (!req.complete) discardUnread(req);
   };
@@ -78,7 +83,11 @@ export function serveManagement(options: ManagementOptions, req: IncomingMessage
     return answer(405, { error: "Management requests are POST" });
   }
   const nonce = header("x-wo-nonce");
-  if (nonce === undefined || !/^[0-9a-f]{64}$/.test(nonce) || !sameProof(requestProof(options.key, "POST", path, nonce), header("x-wo-proof"))) {
+  if (
+    nonce === undefined ||
+    !/^[0-9a-f]{64}$/.test(nonce) ||
+    !sameProof(requestProof(options.key, "POST", path, nonce), header("x-wo-proof"))
+  ) {
     return answer(401, { error: "Management requests need this instance's management key (wo status / wo stop)." });
   }
   const status = options.status();
@@ -98,7 +107,12 @@ export type ManagementResult =
   | { kind: "no_answer"; why: string };
 
 /** One authenticated management call to `baseUrl` (http://host:port). Follows no redirects. */
-export function callManagement(baseUrl: string, key: Buffer, action: "status" | "stop", timeoutMs = 5_000): Promise<ManagementResult> {
+export function callManagement(
+  baseUrl: string,
+  key: Buffer,
+  action: "status" | "stop",
+  timeoutMs = 5_000,
+): Promise<ManagementResult> {
   const path = `/_wo/${action}`;
   const nonce = randomBytes(32).toString("hex");
   const url = new URL(path, baseUrl);
@@ -107,7 +121,11 @@ export function callManagement(baseUrl: string, key: Buffer, action: "status" | 
       url,
       {
         method: "POST",
-        headers: { "x-wo-nonce": nonce, "x-wo-proof": requestProof(key, "POST", path, nonce).toString("hex"), "content-length": "0" },
+        headers: {
+          "x-wo-nonce": nonce,
+          "x-wo-proof": requestProof(key, "POST", path, nonce).toString("hex"),
+          "content-length": "0",
+        },
         timeout: timeoutMs,
         agent: false,
       },
@@ -123,7 +141,11 @@ export function callManagement(baseUrl: string, key: Buffer, action: "status" | 
         res.on("end", () => {
           const body = Buffer.concat(chunks).toString("utf8");
           const proof = res.headers["x-wo-proof"];
-          if (res.statusCode !== 200 || typeof proof !== "string" || !sameProof(replyProof(key, "POST", path, nonce, body), proof)) {
+          if (
+            res.statusCode !== 200 ||
+            typeof proof !== "string" ||
+            !sameProof(replyProof(key, "POST", path, nonce, body), proof)
+          ) {
             resolve({ kind: "foreign", why: `it answered HTTP ${res.statusCode} without this instance's proof` });
             return;
           }

@@ -9,7 +9,19 @@
 // can open anything, and wo must refuse an unsafe file even then.
 
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, writeFileSync, type Stats } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  writeFileSync,
+  type Stats,
+} from "node:fs";
 import { homedir } from "node:os";
 import { basename, isAbsolute, join, resolve } from "node:path";
 import { createWhole, unlinkQuietly } from "../store/create-whole.js";
@@ -35,7 +47,10 @@ export function appId(appDir: string): string {
   } catch {
     throw new PrivateFileError(`The app folder ${resolve(appDir)} does not exist.`);
   }
-  const name = basename(real).replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 40) || "app";
+  const name =
+    basename(real)
+      .replace(/[^A-Za-z0-9._-]/g, "_")
+      .slice(0, 40) || "app";
   return `${name}-${createHash("sha256").update(real).digest("hex").slice(0, 16)}`;
 }
 
@@ -110,7 +125,9 @@ export function createPrivateFile(file: string, text: string): boolean {
   try {
     return createWhole(file, text, 0o600);
   } catch (err) {
-    throw new PrivateFileError(`Cannot create ${file} (${(err as NodeJS.ErrnoException).code}); the runtime directory must be on a local disk with hard links.`);
+    throw new PrivateFileError(
+      `Cannot create ${file} (${(err as NodeJS.ErrnoException).code}); the runtime directory must be on a local disk with hard links.`,
+    );
   }
 }
 
@@ -121,7 +138,11 @@ function checkOwnerAndMode(path: string, stats: Stats, wanted: number): void {
   }
   const mode = stats.mode & 0o777;
   if ((mode & 0o077) !== 0) {
-    throw refuse(path, `has permissions ${octal(mode)}, open to group or others`, `it must be ${octal(wanted)}; check nobody else used it, then chmod ${octal(wanted)} it yourself`);
+    throw refuse(
+      path,
+      `has permissions ${octal(mode)}, open to group or others`,
+      `it must be ${octal(wanted)}; check nobody else used it, then chmod ${octal(wanted)} it yourself`,
+    );
   }
 }
 

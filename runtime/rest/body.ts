@@ -20,10 +20,16 @@ export type BodyResult = { ok: true; value: Record<string, unknown> } | { ok: fa
 /** application/json, or an `application/…+json` structured-syntax type (merge-patch and the like). */
 function isJsonType(contentType: string): boolean {
   const type = mediaTypeOf(contentType);
-  return type === "application/json" || (type !== undefined && type.startsWith("application/") && type.endsWith("+json"));
+  return (
+    type === "application/json" || (type !== undefined && type.startsWith("application/") && type.endsWith("+json"))
+  );
 }
 
-export async function readJsonObject(request: Request, maxBytes: number, incoming?: IncomingMessage): Promise<BodyResult> {
+export async function readJsonObject(
+  request: Request,
+  maxBytes: number,
+  incoming?: IncomingMessage,
+): Promise<BodyResult> {
   const contentType = request.headers.get("content-type");
   const declared = request.headers.get("content-length");
   if (declaresMoreThan(declared, maxBytes)) {
@@ -31,12 +37,14 @@ export async function readJsonObject(request: Request, maxBytes: number, incomin
   }
   // A Content-Type is required even for an empty body: a page can POST cross-site without a
   // preflight only with no type or a form type, never with a JSON one (spec/security.md, CSRF).
-  if (contentType === null) return fail("unsupported_media_type", "Send the body with Content-Type: application/json, even an empty one.");
+  if (contentType === null)
+    return fail("unsupported_media_type", "Send the body with Content-Type: application/json, even an empty one.");
   if (!isJsonType(contentType)) {
     return fail("unsupported_media_type", `Send the body as application/json, not '${contentType.slice(0, 100)}'.`);
   }
   const bytes = await readBody(incoming, request, maxBytes);
-  if (bytes === "too_large") return fail("payload_too_large", `The body is larger than the limit of ${maxBytes} bytes.`);
+  if (bytes === "too_large")
+    return fail("payload_too_large", `The body is larger than the limit of ${maxBytes} bytes.`);
   // An empty JSON-typed body is an empty object: a create with all defaults, a method with no arguments.
   if (bytes.length === 0) return { ok: true, value: {} };
   const text = decodeUtf8(bytes);

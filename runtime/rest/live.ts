@@ -23,7 +23,11 @@ export interface LiveStreamOptions {
 
 export interface LiveStreams {
   /** A stream of `type`'s changes passing `where`; `resumeAfter`: the client's Last-Event-ID. */
-  open(type: CatalogType, where: NonNullable<ListQuery["where"]>, resumeAfter: number | undefined): ReadableStream<Uint8Array>;
+  open(
+    type: CatalogType,
+    where: NonNullable<ListQuery["where"]>,
+    resumeAfter: number | undefined,
+  ): ReadableStream<Uint8Array>;
   /** Server shutdown: every open stream ends. */
   closeAll(): void;
   readonly openCount: number;
@@ -52,9 +56,15 @@ const encoder = new TextEncoder();
  * commit and shared by all those streams, so a commit costs each of them one queued chunk and
  * one socket write, however many streams listen and however many writes it grouped.
  */
-const commitFrames = new WeakMap<readonly RowChange[], Map<string, { bytes: Uint8Array; lastSeq: number | undefined }>>();
+const commitFrames = new WeakMap<
+  readonly RowChange[],
+  Map<string, { bytes: Uint8Array; lastSeq: number | undefined }>
+>();
 
-function framesOfCommit(changes: readonly RowChange[], table: string): { bytes: Uint8Array; lastSeq: number | undefined } {
+function framesOfCommit(
+  changes: readonly RowChange[],
+  table: string,
+): { bytes: Uint8Array; lastSeq: number | undefined } {
   let byTable = commitFrames.get(changes);
   if (byTable === undefined) commitFrames.set(changes, (byTable = new Map()));
   let frames = byTable.get(table);
@@ -85,7 +95,11 @@ function resetFrame(reason: "retention" | "overflow", newest?: number): string {
   return `event: reset\n${newest !== undefined ? `id: ${newest}\n` : ""}data: ${JSON.stringify({ reason, detail })}\n\n`;
 }
 
-export function createLiveStreams(store: Store, log: (line: string) => void, options: LiveStreamOptions = {}): LiveStreams {
+export function createLiveStreams(
+  store: Store,
+  log: (line: string) => void,
+  options: LiveStreamOptions = {},
+): LiveStreams {
   const keepAliveMs = options.keepAliveMs ?? 15_000;
   const maxQueuedBytes = options.maxQueuedBytes ?? 4 * 1024 * 1024;
   const maxHeld = options.maxHeldChanges ?? 4096;

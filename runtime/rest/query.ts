@@ -22,7 +22,12 @@ export function listInput(vocab: ListVocabulary, params: URLSearchParams): Query
   const where: Record<string, Record<string, unknown>> = {};
   const seen = new Set<string>();
   for (const [key, raw] of params) {
-    if (seen.has(key)) return fail(`/${key}`, `'${clip(key)}' is given more than once; give each parameter once.`, "appears more than once");
+    if (seen.has(key))
+      return fail(
+        `/${key}`,
+        `'${clip(key)}' is given more than once; give each parameter once.`,
+        "appears more than once",
+      );
     seen.add(key);
     switch (key) {
       case "cursor":
@@ -31,11 +36,13 @@ export function listInput(vocab: ListVocabulary, params: URLSearchParams): Query
         input[key] = raw;
         continue;
       case "limit":
-        if (!integerText.test(raw)) return fail("/limit", `limit must be an integer from 1 to 1000, not '${clip(raw)}'.`, "must be an integer");
+        if (!integerText.test(raw))
+          return fail("/limit", `limit must be an integer from 1 to 1000, not '${clip(raw)}'.`, "must be an integer");
         input.limit = Number(raw);
         continue;
       case "count":
-        if (raw !== "true" && raw !== "false") return fail("/count", `count must be true or false, not '${clip(raw)}'.`, "must be true or false");
+        if (raw !== "true" && raw !== "false")
+          return fail("/count", `count must be true or false, not '${clip(raw)}'.`, "must be true or false");
         input.count = raw === "true";
         continue;
     }
@@ -44,22 +51,37 @@ export function listInput(vocab: ListVocabulary, params: URLSearchParams): Query
       const [, name, operator] = op as unknown as [string, string, string];
       const path = `/where/${name}/${operator}`;
       const filter = vocab.filters.get(name);
-      if (!filter) return fail(`/where/${name}`, `'${clip(name)}' is not a field ${vocab.type.name} can be filtered by; use one of: ${[...vocab.filters.keys()].join(", ")}.`, "is not a filter field");
+      if (!filter)
+        return fail(
+          `/where/${name}`,
+          `'${clip(name)}' is not a field ${vocab.type.name} can be filtered by; use one of: ${[...vocab.filters.keys()].join(", ")}.`,
+          "is not a filter field",
+        );
       if (!filter.operators.has(operator as FilterOperator)) {
-        return fail(path, `'${clip(operator)}' does not apply to ${name} in '${clip(key)}'; ${name} takes ${[...filter.operators].join(", ")}.`, "is not an operator of this field");
+        return fail(
+          path,
+          `'${clip(operator)}' does not apply to ${name} in '${clip(key)}'; ${name} takes ${[...filter.operators].join(", ")}.`,
+          "is not an operator of this field",
+        );
       }
       const value = operand(filter.field, operator as FilterOperator, raw);
-      if (!value.ok) return fail(path, `'${clip(key)}' must be ${value.expected}, not '${clip(raw)}'.`, `must be ${value.expected}`);
+      if (!value.ok)
+        return fail(path, `'${clip(key)}' must be ${value.expected}, not '${clip(raw)}'.`, `must be ${value.expected}`);
       (where[name] ??= {})[operator] = value.value;
       continue;
     }
     const field = vocab.equalities.find((f) => f.name === key);
     if (!field) {
       const names = ["limit", "cursor", "sort", "count", ...vocab.equalities.map((f) => f.name)].join(", ");
-      return fail(`/${key}`, `'${clip(key)}' is not a parameter of ${vocab.type.name} lists; use one of: ${names}, or field[operator].`, "is not a filter field");
+      return fail(
+        `/${key}`,
+        `'${clip(key)}' is not a parameter of ${vocab.type.name} lists; use one of: ${names}, or field[operator].`,
+        "is not a filter field",
+      );
     }
     const value = coerce(field, raw);
-    if (value === undefined) return fail(`/${key}`, `'${key}' must be ${describe(field)}, not '${clip(raw)}'.`, `must be ${describe(field)}`);
+    if (value === undefined)
+      return fail(`/${key}`, `'${key}' must be ${describe(field)}, not '${clip(raw)}'.`, `must be ${describe(field)}`);
     input[key] = value;
   }
   if (Object.keys(where).length > 0) input.where = where;
@@ -72,12 +94,15 @@ type Operand = { ok: true; value: unknown } | { ok: false; expected: string };
 function operand(field: CatalogField, operator: FilterOperator, raw: string): Operand {
   switch (operator) {
     case "null":
-      return raw === "true" || raw === "false" ? { ok: true, value: raw === "true" } : { ok: false, expected: "true or false" };
+      return raw === "true" || raw === "false"
+        ? { ok: true, value: raw === "true" }
+        : { ok: false, expected: "true or false" };
     case "contains":
       return { ok: true, value: raw };
     case "in": {
       const values = splitList(raw).map((item) => coerce(field, item));
-      if (values.some((v) => v === undefined)) return { ok: false, expected: `a comma-separated list of ${plural(describe(field))}` };
+      if (values.some((v) => v === undefined))
+        return { ok: false, expected: `a comma-separated list of ${plural(describe(field))}` };
       return { ok: true, value: values };
     }
     default: {
@@ -123,7 +148,12 @@ function describe(field: CatalogField): string {
   return valueWords[filterValueType(field)];
 }
 
-const valueWords: Record<JsonValueType, string> = { integer: "an integer", number: "a number", boolean: "true or false", string: "a string" };
+const valueWords: Record<JsonValueType, string> = {
+  integer: "an integer",
+  number: "a number",
+  boolean: "true or false",
+  string: "a string",
+};
 
 /** "an integer" → "integers", "true or false" → "true or false values". */
 function plural(description: string): string {

@@ -54,13 +54,27 @@ function routesOf(app: AppContract): Route[] {
   const routes: Route[] = [];
   for (const entry of app.operations) {
     for (const r of entry.routes) {
-      const route: Route = { method: r.method, path: r.path, op: entry.name, kind: entry.kind, type: typeNamed.get(entry.type)!, base: r.base };
+      const route: Route = {
+        method: r.method,
+        path: r.path,
+        op: entry.name,
+        kind: entry.kind,
+        type: typeNamed.get(entry.type)!,
+        base: r.base,
+      };
       if (entry.relation?.targetParam !== undefined) route.targetParam = entry.relation.targetParam;
       routes.push(route);
     }
   }
   for (const r of app.runtimeRoutes) {
-    routes.push({ method: r.method, path: r.path, op: r.op, kind: r.op === "subscribe" ? "live" : "stub", type: typeNamed.get(r.type)!, base: r.base });
+    routes.push({
+      method: r.method,
+      path: r.path,
+      op: r.op,
+      kind: r.op === "subscribe" ? "live" : "stub",
+      type: typeNamed.get(r.type)!,
+      base: r.base,
+    });
   }
   return routes.sort((a, b) => compare(a.path, b.path) || compare(a.method, b.method));
 }
@@ -99,7 +113,9 @@ export function createRestRoutes(deps: RestDeps): Hono {
         if (isPreflight(c.req.method, c.req.header("origin"), c.req.header("access-control-request-method"))) {
           return c.body(null, 204, restPreflightHeaders(allow));
         }
-        return problemResponse(c, "method_not_allowed", `${c.req.method} is not allowed here; allowed: ${allow}.`, [], { allow });
+        return problemResponse(c, "method_not_allowed", `${c.req.method} is not allowed here; allowed: ${allow}.`, [], {
+          allow,
+        });
       }
       return handle(c, route, deps, vocabularies);
     });
@@ -122,18 +138,30 @@ function isUtf8Query(search: string): boolean {
   }
 }
 
-async function handle(c: Context, route: Route, deps: RestDeps, vocabularies: Map<string, ListVocabulary>): Promise<Response> {
+async function handle(
+  c: Context,
+  route: Route,
+  deps: RestDeps,
+  vocabularies: Map<string, ListVocabulary>,
+): Promise<Response> {
   if (route.kind === "stub") {
-    return problemResponse(c, "not_implemented", `'${route.op}' is declared for ${route.type.name} but not served by this version of wo.`);
+    return problemResponse(
+      c,
+      "not_implemented",
+      `'${route.op}' is declared for ${route.type.name} but not served by this version of wo.`,
+    );
   }
   let id: number | undefined;
   if (route.path.includes("/:id")) {
     const raw = c.req.param("id") ?? "";
     if (!idText.test(raw) || !Number.isSafeInteger(Number(raw))) {
       const shown = raw.length > 40 ? `${raw.slice(0, 40)}…` : raw;
-      return problemResponse(c, "invalid_input", `'${shown}' is not a valid ${route.type.name} id; ids are positive integers.`, [
-        { path: "/id", message: "must be a positive integer" },
-      ]);
+      return problemResponse(
+        c,
+        "invalid_input",
+        `'${shown}' is not a valid ${route.type.name} id; ids are positive integers.`,
+        [{ path: "/id", message: "must be a positive integer" }],
+      );
     }
     id = Number(raw);
   }
@@ -142,9 +170,12 @@ async function handle(c: Context, route: Route, deps: RestDeps, vocabularies: Ma
     const raw = c.req.param(route.targetParam) ?? "";
     if (!idText.test(raw) || !Number.isSafeInteger(Number(raw))) {
       const shown = raw.length > 40 ? `${raw.slice(0, 40)}…` : raw;
-      return problemResponse(c, "invalid_input", `'${shown}' is not a valid ${route.targetParam} id; ids are positive integers.`, [
-        { path: `/${route.targetParam}`, message: "must be a positive integer" },
-      ]);
+      return problemResponse(
+        c,
+        "invalid_input",
+        `'${shown}' is not a valid ${route.targetParam} id; ids are positive integers.`,
+        [{ path: `/${route.targetParam}`, message: "must be a positive integer" }],
+      );
     }
     targetId = Number(raw);
   }
@@ -157,10 +188,17 @@ async function handle(c: Context, route: Route, deps: RestDeps, vocabularies: Ma
     case "relation": {
       const url = new URL(c.req.url);
       if (!isUtf8Query(url.search)) {
-        return problemResponse(c, "invalid_input", "The query string is not valid UTF-8 once percent-decoded; encode filter values as UTF-8.");
+        return problemResponse(
+          c,
+          "invalid_input",
+          "The query string is not valid UTF-8 once percent-decoded; encode filter values as UTF-8.",
+        );
       }
       // A relation pages like a list (limit, cursor) but has no filters.
-      const vocab = route.kind === "list" ? vocabularies.get(route.type.name)! : { type: route.type, filters: new Map(), equalities: [] };
+      const vocab =
+        route.kind === "list"
+          ? vocabularies.get(route.type.name)!
+          : { type: route.type, filters: new Map(), equalities: [] };
       const q = listInput(vocab, url.searchParams);
       if (!q.ok) return failure(c, q.failure);
       input = route.kind === "list" ? q.input : { ...q.input, id };
@@ -198,20 +236,35 @@ async function handle(c: Context, route: Route, deps: RestDeps, vocabularies: Ma
   }
 
   const operation = deps.operations[route.op];
-  if (!operation) return problemResponse(c, "not_implemented", `The build has no handler for '${route.op}'; run \`wo build\`.`);
+  if (!operation)
+    return problemResponse(c, "not_implemented", `The build has no handler for '${route.op}'; run \`wo build\`.`);
   let result: unknown;
   try {
     // Reads have nothing to roll back; creating the request's AbortSignal costs a few percent
     // of a GET, so only calls that may write get one.
-    const call = route.kind === "get" || route.kind === "list" || route.kind === "relation" ? {} : { signal: c.req.raw.signal };
+    const call =
+      route.kind === "get" || route.kind === "list" || route.kind === "relation" ? {} : { signal: c.req.raw.signal };
     result = await operation(input, call);
   } catch (err) {
     if (err instanceof OperationError) {
       if (err.kind === "internal") deps.log(`${route.method} ${route.path}: ${err.message}`);
-      return problemResponse(c, err.kind, err.message, err.details, err.kind === "busy" || err.kind === "unavailable" ? { "retry-after": "1" } : {}, err.truncated);
+      return problemResponse(
+        c,
+        err.kind,
+        err.message,
+        err.details,
+        err.kind === "busy" || err.kind === "unavailable" ? { "retry-after": "1" } : {},
+        err.truncated,
+      );
     }
-    deps.log(`${route.method} ${route.path}: unexpected ${(err as Error)?.name ?? "error"}: ${(err as Error)?.message ?? String(err)}`);
-    return problemResponse(c, "internal", "The server failed to complete the request; nothing was changed. Try again, and report it if it persists.");
+    deps.log(
+      `${route.method} ${route.path}: unexpected ${(err as Error)?.name ?? "error"}: ${(err as Error)?.message ?? String(err)}`,
+    );
+    return problemResponse(
+      c,
+      "internal",
+      "The server failed to complete the request; nothing was changed. Try again, and report it if it persists.",
+    );
   }
 
   switch (route.kind) {
@@ -240,20 +293,30 @@ const seqText = /^(?:0|[1-9][0-9]{0,15})$/;
 function live(c: Context, route: Route, deps: RestDeps, vocab: ListVocabulary): Response {
   const url = new URL(c.req.url);
   if (!isUtf8Query(url.search)) {
-    return problemResponse(c, "invalid_input", "The query string is not valid UTF-8 once percent-decoded; encode filter values as UTF-8.");
+    return problemResponse(
+      c,
+      "invalid_input",
+      "The query string is not valid UTF-8 once percent-decoded; encode filter values as UTF-8.",
+    );
   }
   const refused = notForLive.find((name) => url.searchParams.has(name));
   if (refused !== undefined) {
-    return problemResponse(c, "invalid_input", `'${refused}' does not apply to a live stream: it sends every change as it commits. Filters (field=value, field[op]=value) do.`, [
-      { path: `/${refused}`, message: "is not a parameter of live streams" },
-    ]);
+    return problemResponse(
+      c,
+      "invalid_input",
+      `'${refused}' does not apply to a live stream: it sends every change as it commits. Filters (field=value, field[op]=value) do.`,
+      [{ path: `/${refused}`, message: "is not a parameter of live streams" }],
+    );
   }
   const q = listInput(vocab, url.searchParams);
   if (!q.ok) return failure(c, q.failure);
   // A list checks its input against the list schema; a stream has none, so the one value the
   // query text alone cannot rule out, a union variant, is checked here.
   const notVariant = offVariant(vocab, q.input);
-  if (notVariant) return problemResponse(c, "invalid_input", notVariant.detail, [{ path: notVariant.path, message: notVariant.message }]);
+  if (notVariant)
+    return problemResponse(c, "invalid_input", notVariant.detail, [
+      { path: notVariant.path, message: notVariant.message },
+    ]);
   let where;
   try {
     where = listConditions(vocab, q.input);
@@ -263,11 +326,18 @@ function live(c: Context, route: Route, deps: RestDeps, vocab: ListVocabulary): 
   }
   const lastEventId = c.req.header("last-event-id");
   if (lastEventId !== undefined && !seqText.test(lastEventId.trim())) {
-    return problemResponse(c, "invalid_input", `Last-Event-ID must be the id of an event this stream sent (a non-negative integer), not '${lastEventId.slice(0, 40)}'.`, [
-      { path: "/Last-Event-ID", message: "must be a non-negative integer" },
-    ]);
+    return problemResponse(
+      c,
+      "invalid_input",
+      `Last-Event-ID must be the id of an event this stream sent (a non-negative integer), not '${lastEventId.slice(0, 40)}'.`,
+      [{ path: "/Last-Event-ID", message: "must be a non-negative integer" }],
+    );
   }
-  const headers = { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" };
+  const headers = {
+    "content-type": "text/event-stream",
+    "cache-control": "no-cache, no-transform",
+    "x-accel-buffering": "no",
+  };
   // HEAD: the answer a GET would start with, and no stream left open behind it.
   if (c.req.method === "HEAD") return new Response(null, { status: 200, headers });
   const body = deps.live.open(route.type, where, lastEventId === undefined ? undefined : Number(lastEventId.trim()));
@@ -275,7 +345,10 @@ function live(c: Context, route: Route, deps: RestDeps, vocab: ListVocabulary): 
 }
 
 /** The first union filter value that is not one of its field's variants. */
-function offVariant(vocab: ListVocabulary, input: Record<string, unknown>): { path: string; detail: string; message: string } | undefined {
+function offVariant(
+  vocab: ListVocabulary,
+  input: Record<string, unknown>,
+): { path: string; detail: string; message: string } | undefined {
   const check = (name: string, path: string, values: unknown[]) => {
     const t = vocab.filters.get(name)?.field.type;
     if (t?.kind !== "union") return undefined;
@@ -304,4 +377,3 @@ function failure(c: Context, f: RestFailure): Response {
   // after the response (bounded in bytes and time) and then closes if the client goes on.
   return problemResponse(c, f.kind, f.detail, f.errors ?? []);
 }
-

@@ -60,7 +60,10 @@ export class ChangeLog {
 
   /** Writes one change inside the caller's transaction; returns its seq. */
   append(conn: Connection, table: string, op: ChangeOp, id: number, row: Row | null): number {
-    const stmt = conn.statement("changelog:append", () => `INSERT INTO "${changeLogTable}" ("table", "op", "row_id", "row") VALUES (?, ?, ?, ?) RETURNING "seq"`);
+    const stmt = conn.statement(
+      "changelog:append",
+      () => `INSERT INTO "${changeLogTable}" ("table", "op", "row_id", "row") VALUES (?, ?, ?, ?) RETURNING "seq"`,
+    );
     const { seq } = stmt.get(table, op, id, row === null ? null : JSON.stringify(row)) as { seq: number };
     this.sincePrune++;
     return seq;
@@ -73,29 +76,47 @@ export class ChangeLog {
 
   private prune(conn: Connection): void {
     const newest = newestSeq(conn);
-    conn.statement("changelog:prune", () => `DELETE FROM "${changeLogTable}" WHERE "seq" <= ?`).run(newest - this.retention);
+    conn
+      .statement("changelog:prune", () => `DELETE FROM "${changeLogTable}" WHERE "seq" <= ?`)
+      .run(newest - this.retention);
     this.sincePrune = 0;
   }
 
   /** Reads on a connection inside a snapshot (a reader's). */
   read(conn: Connection, table: string, after: number, limit: number): ChangeLogRead {
     const newest = newestSeq(conn);
-    const oldest = (conn.statement("changelog:oldest", () => `SELECT MIN("seq") AS seq FROM "${changeLogTable}"`).get() as { seq: number | null }).seq;
+    const oldest = (
+      conn.statement("changelog:oldest", () => `SELECT MIN("seq") AS seq FROM "${changeLogTable}"`).get() as {
+        seq: number | null;
+      }
+    ).seq;
     // Everything after `after` is still here only if the oldest kept change is at most one
     // past it (or nothing was logged since); a position beyond the newest is not ours.
     const complete = after <= newest && (oldest === null ? after === newest : oldest <= after + 1);
     if (!complete) return { gone: true, newest };
     const rows = conn
-      .statement("changelog:after", () => `SELECT "seq", "table", "op", "row_id", "row" FROM "${changeLogTable}" WHERE "table" = ? AND "seq" > ? ORDER BY "seq" LIMIT ?`)
+      .statement(
+        "changelog:after",
+        () =>
+          `SELECT "seq", "table", "op", "row_id", "row" FROM "${changeLogTable}" WHERE "table" = ? AND "seq" > ? ORDER BY "seq" LIMIT ?`,
+      )
       .all(table, after, limit + 1) as LoggedRow[];
     const more = rows.length > limit;
-    const changes: RowChange[] = rows.slice(0, limit).map((r) => ({ table: r.table, op: r.op, id: r.row_id, row: r.row === null ? null : (JSON.parse(r.row) as Row), seq: r.seq }));
+    const changes: RowChange[] = rows.slice(0, limit).map((r) => ({
+      table: r.table,
+      op: r.op,
+      id: r.row_id,
+      row: r.row === null ? null : (JSON.parse(r.row) as Row),
+      seq: r.seq,
+    }));
     return { gone: false, changes, more };
   }
 }
 
 /** The highest seq ever handed out (kept by SQLite for AUTOINCREMENT even after a prune); 0 if none. */
 function newestSeq(conn: Connection): number {
-  const row = conn.statement("changelog:newest", () => `SELECT "seq" FROM sqlite_sequence WHERE "name" = '${changeLogTable}'`).get() as { seq: number } | undefined;
+  const row = conn
+    .statement("changelog:newest", () => `SELECT "seq" FROM sqlite_sequence WHERE "name" = '${changeLogTable}'`)
+    .get() as { seq: number } | undefined;
   return row?.seq ?? 0;
 }

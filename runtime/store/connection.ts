@@ -76,12 +76,16 @@ export function openConnection(file: string, options: ConnectionOptions = {}): C
     // Waits instead of failing when another connection holds the lock briefly (a checkpoint,
     // or an external reader such as the sqlite3 shell).
     db.pragma("busy_timeout = 5000");
-    db.function(caseFold, { deterministic: true }, (value: unknown) => (typeof value === "string" ? value.toLowerCase() : value));
+    db.function(caseFold, { deterministic: true }, (value: unknown) =>
+      typeof value === "string" ? value.toLowerCase() : value,
+    );
     if (!options.readonly) {
       // WAL: readers never block the writer and see only committed transactions.
       const mode = db.pragma("journal_mode = WAL", { simple: true });
       if (String(mode).toLowerCase() !== "wal") {
-        throw new StoreOpenError(`${file}: SQLite cannot use its write-ahead log here (journal mode stays '${String(mode)}'); put the data folder on a local disk.`);
+        throw new StoreOpenError(
+          `${file}: SQLite cannot use its write-ahead log here (journal mode stays '${String(mode)}'); put the data folder on a local disk.`,
+        );
       }
       // FULL: COMMIT returns only after the WAL is fsynced, so a resolved write() is on disk.
       // (NORMAL would be faster but can lose the last commits on power loss.)

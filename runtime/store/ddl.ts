@@ -4,12 +4,26 @@
 
 import { changeLogTable } from "./change-log.js";
 import { StoreOpenError } from "../../model/store.js";
-import { metaTable, valueKind, type ColumnShape, type IndexShape, type StorageShape, type TableShape, type ValueKind } from "../../model/storage-shape.js";
+import {
+  metaTable,
+  valueKind,
+  type ColumnShape,
+  type IndexShape,
+  type StorageShape,
+  type TableShape,
+  type ValueKind,
+} from "../../model/storage-shape.js";
 
 export type SqlType = "INTEGER" | "REAL" | "TEXT";
 
 /** Bools as 0/1; structs and arrays as JSON text (row-codec.ts converts). */
-const sqlTypes: Record<ValueKind, SqlType> = { integer: "INTEGER", float: "REAL", bool: "INTEGER", text: "TEXT", json: "TEXT" };
+const sqlTypes: Record<ValueKind, SqlType> = {
+  integer: "INTEGER",
+  float: "REAL",
+  bool: "INTEGER",
+  text: "TEXT",
+  json: "TEXT",
+};
 
 export function sqlTypeOf(column: ColumnShape): SqlType {
   return sqlTypes[valueKind(column.type)];
@@ -28,13 +42,21 @@ export function isReservedTable(name: string): boolean {
 export function assertSqliteNames(shape: StorageShape): void {
   for (const t of shape.tables) {
     if (isReservedTable(t.table)) {
-      throw new StoreOpenError(`type '${t.typeName}' uses the table name '${t.table}', which is reserved; choose another with @table(name: ...)`);
+      throw new StoreOpenError(
+        `type '${t.typeName}' uses the table name '${t.table}', which is reserved; choose another with @table(name: ...)`,
+      );
     }
     const clash = firstCaseClash(["id", ...t.columns.map((c) => c.name)]);
-    if (clash) throw new StoreOpenError(`the fields '${t.typeName}.${clash[0]}' and '${t.typeName}.${clash[1]}' differ only in case, which SQLite cannot tell apart as columns; rename one`);
+    if (clash)
+      throw new StoreOpenError(
+        `the fields '${t.typeName}.${clash[0]}' and '${t.typeName}.${clash[1]}' differ only in case, which SQLite cannot tell apart as columns; rename one`,
+      );
   }
   const clash = firstCaseClash(shape.tables.map((t) => t.table));
-  if (clash) throw new StoreOpenError(`the tables '${clash[0]}' and '${clash[1]}' differ only in case, which SQLite cannot tell apart; rename one with @table(name: ...)`);
+  if (clash)
+    throw new StoreOpenError(
+      `the tables '${clash[0]}' and '${clash[1]}' differ only in case, which SQLite cannot tell apart; rename one with @table(name: ...)`,
+    );
 }
 
 function firstCaseClash(names: string[]): [string, string] | undefined {
@@ -59,7 +81,7 @@ export function columnDefinition(column: ColumnShape): string {
 // AUTOINCREMENT: ids are never reused, even after the newest row is deleted, so an id an
 // agent remembers can never silently point at a different row later.
 export function createTableSql(table: TableShape): string {
-  const columns = ["\"id\" INTEGER PRIMARY KEY AUTOINCREMENT", ...table.columns.map(columnDefinition)];
+  const columns = ['"id" INTEGER PRIMARY KEY AUTOINCREMENT', ...table.columns.map(columnDefinition)];
   return `CREATE TABLE ${quoteId(table.table)} (${columns.join(", ")})`;
 }
 

@@ -54,7 +54,11 @@ export function acquireDataLock(dir: string): DataLock {
     }
     if (!removeStale(file, content)) sleep(2 + Math.random() * 8); // another starter is removing it
   }
-  throw new DataLockError(`Could not lock the data folder ${dir}: ${file} keeps reappearing (another wo process starting?).`, file, -1);
+  throw new DataLockError(
+    `Could not lock the data folder ${dir}: ${file} keeps reappearing (another wo process starting?).`,
+    file,
+    -1,
+  );
 }
 
 /** Creates the lock `file` holding `text`, atomically and only if it does not exist; false if it does. */
@@ -67,7 +71,9 @@ function createLockFile(file: string, text: string): boolean {
     if (code === "EACCES" || code === "EPERM" || code === "EROFS") throw folderNotWritable(dirname(file), code);
     // Otherwise link() failed after the temp file was written: most likely a file system
     // without hard links.
-    throw new StoreOpenError(`Could not lock the data folder ${dirname(file)}: creating ${file} failed (${code}); put the data folder on a local disk.`);
+    throw new StoreOpenError(
+      `Could not lock the data folder ${dirname(file)}: creating ${file} failed (${code}); put the data folder on a local disk.`,
+    );
   }
 }
 

@@ -9,9 +9,21 @@ import type Database from "better-sqlite3";
 import { createIndexSql, createTableSql, dropIndexSql, quoteId, columnDefinition } from "./ddl.js";
 import { MigrationRefusedError, StoreOpenError, type MigrationReport } from "../../model/store.js";
 import { diffShapes, type Change, type DataProbe, type Step } from "../../model/shape-diff.js";
-import { metaTable, shapeFormat, valueKind, type ColumnShape, type StorageShape, type StoredDefault } from "../../model/storage-shape.js";
+import {
+  metaTable,
+  shapeFormat,
+  valueKind,
+  type ColumnShape,
+  type StorageShape,
+  type StoredDefault,
+} from "../../model/storage-shape.js";
 
-export async function migrate(db: Database.Database, file: string, next: StorageShape, options: { allowDestructive: boolean }): Promise<MigrationReport> {
+export async function migrate(
+  db: Database.Database,
+  file: string,
+  next: StorageShape,
+  options: { allowDestructive: boolean },
+): Promise<MigrationReport> {
   // IMMEDIATE: take the write lock before reading the old shape, so nothing changes under us.
   // The store is not serving yet, so nothing else uses the connection while the diff awaits.
   db.prepare("BEGIN IMMEDIATE").run();
@@ -25,14 +37,22 @@ export async function migrate(db: Database.Database, file: string, next: Storage
   }
 }
 
-async function planAndApply(db: Database.Database, file: string, next: StorageShape, options: { allowDestructive: boolean }): Promise<MigrationReport> {
+async function planAndApply(
+  db: Database.Database,
+  file: string,
+  next: StorageShape,
+  options: { allowDestructive: boolean },
+): Promise<MigrationReport> {
   const stored = readStoredShape(db, file);
   const changes: Change[] =
     stored === undefined
       ? next.tables.map((t) => ({
           severity: "additive" as const,
           text: `created table '${t.table}' for type '${t.typeName}'`,
-          steps: [{ op: "createTable" as const, table: t }, ...t.indexes.map((index) => ({ op: "createIndex" as const, table: t.table, index }))],
+          steps: [
+            { op: "createTable" as const, table: t },
+            ...t.indexes.map((index) => ({ op: "createIndex" as const, table: t.table, index })),
+          ],
         }))
       : await diffShapes(stored, next, createProbe(db));
 
@@ -42,23 +62,40 @@ async function planAndApply(db: Database.Database, file: string, next: StorageSh
     throw new MigrationRefusedError(file, options.allowDestructive ? [] : destructive, blocked);
   }
 
-  if (stored === undefined) db.exec(`CREATE TABLE ${quoteId(metaTable)} ("key" TEXT PRIMARY KEY, "value" TEXT NOT NULL)`);
-  applySteps(db, changes.flatMap((c) => c.steps));
+  if (stored === undefined)
+    db.exec(`CREATE TABLE ${quoteId(metaTable)} ("key" TEXT PRIMARY KEY, "value" TEXT NOT NULL)`);
+  applySteps(
+    db,
+    changes.flatMap((c) => c.steps),
+  );
   if (stored === undefined || changes.length > 0 || JSON.stringify(stored) !== JSON.stringify(next)) {
-    db.prepare(`INSERT OR REPLACE INTO ${quoteId(metaTable)} ("key", "value") VALUES ('shape', ?)`).run(JSON.stringify(next));
+    db.prepare(`INSERT OR REPLACE INTO ${quoteId(metaTable)} ("key", "value") VALUES ('shape', ?)`).run(
+      JSON.stringify(next),
+    );
   }
-  return { applied: changes.map((c) => (c.severity === "destructive" ? `${c.text} (applied: --allow-destructive-migration)` : c.text)), refused: [] };
+  return {
+    applied: changes.map((c) =>
+      c.severity === "destructive" ? `${c.text} (applied: --allow-destructive-migration)` : c.text,
+    ),
+    refused: [],
+  };
 }
 
 function readStoredShape(db: Database.Database, file: string): StorageShape | undefined {
-  const tables = db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).all() as { name: string }[];
+  const tables = db
+    .prepare(`SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
+    .all() as { name: string }[];
   if (!tables.some((t) => t.name === metaTable)) {
     if (tables.length > 0) {
-      throw new StoreOpenError(`${file} already holds tables that wo did not create (${tables.map((t) => t.name).join(", ")}); point the data folder somewhere else.`);
+      throw new StoreOpenError(
+        `${file} already holds tables that wo did not create (${tables.map((t) => t.name).join(", ")}); point the data folder somewhere else.`,
+      );
     }
     return undefined;
   }
-  const row = db.prepare(`SELECT "value" FROM ${quoteId(metaTable)} WHERE "key" = 'shape'`).get() as { value: string } | undefined;
+  const row = db.prepare(`SELECT "value" FROM ${quoteId(metaTable)} WHERE "key" = 'shape'`).get() as
+    | { value: string }
+    | undefined;
   let shape: StorageShape | undefined;
   try {
     shape = row === undefined ? undefined : (JSON.parse(row.value) as StorageShape);
@@ -69,7 +106,9 @@ function readStoredShape(db: Database.Database, file: string): StorageShape | un
     throw new StoreOpenError(`${file} has a damaged storage description (${metaTable}); restore it from a backup.`);
   }
   if (shape.format > shapeFormat) {
-    throw new StoreOpenError(`${file} was written by a newer wo (storage format ${shape.format}); upgrade wo to open it.`);
+    throw new StoreOpenError(
+      `${file} was written by a newer wo (storage format ${shape.format}); upgrade wo to open it.`,
+    );
   }
   return shape;
 }
@@ -110,15 +149,23 @@ function applySteps(db: Database.Database, steps: Step[]): void {
         break;
       case "addColumn":
         db.exec(`ALTER TABLE ${quoteId(s.table)} ADD COLUMN ${columnDefinition(s.column)}`);
-        if (s.fill) db.prepare(`UPDATE ${quoteId(s.table)} SET ${quoteId(s.column.name)} = ?`).run(fillValue(s.column, s.fill, now));
+        if (s.fill)
+          db.prepare(`UPDATE ${quoteId(s.table)} SET ${quoteId(s.column.name)} = ?`).run(
+            fillValue(s.column, s.fill, now),
+          );
         break;
       case "fillNulls":
-        db.prepare(`UPDATE ${quoteId(s.table)} SET ${quoteId(s.column.name)} = ? WHERE ${quoteId(s.column.name)} IS NULL`).run(fillValue(s.column, s.fill, now));
+        db.prepare(
+          `UPDATE ${quoteId(s.table)} SET ${quoteId(s.column.name)} = ? WHERE ${quoteId(s.column.name)} IS NULL`,
+        ).run(fillValue(s.column, s.fill, now));
         break;
       case "replaceValues": {
         const col = quoteId(s.column.name);
         const value = s.fill ? fillValue(s.column, s.fill, now) : null;
-        db.prepare(`UPDATE ${quoteId(s.table)} SET ${col} = ? WHERE ${col} IN (SELECT value FROM json_each(?))`).run(value, JSON.stringify(s.values));
+        db.prepare(`UPDATE ${quoteId(s.table)} SET ${col} = ? WHERE ${col} IN (SELECT value FROM json_each(?))`).run(
+          value,
+          JSON.stringify(s.values),
+        );
         break;
       }
       case "createIndex":
@@ -144,7 +191,11 @@ function createProbe(db: Database.Database): DataProbe {
     rowCount: (t) => one(`SELECT COUNT(*) AS n FROM ${quoteId(t)}`),
     nonNullCount: (t, c) => one(`SELECT COUNT(*) AS n FROM ${quoteId(t)} WHERE ${quoteId(c)} IS NOT NULL`),
     nullCount: (t, c) => one(`SELECT COUNT(*) AS n FROM ${quoteId(t)} WHERE ${quoteId(c)} IS NULL`),
-    countIn: (t, c, values) => one(`SELECT COUNT(*) AS n FROM ${quoteId(t)} WHERE ${quoteId(c)} IN (SELECT value FROM json_each(?))`, JSON.stringify(values)),
+    countIn: (t, c, values) =>
+      one(
+        `SELECT COUNT(*) AS n FROM ${quoteId(t)} WHERE ${quoteId(c)} IN (SELECT value FROM json_each(?))`,
+        JSON.stringify(values),
+      ),
     duplicateCount: (t, c, collation) =>
       one(
         `SELECT COUNT(*) AS n FROM (SELECT ${quoteId(c)} FROM ${quoteId(t)} WHERE ${quoteId(c)} IS NOT NULL GROUP BY ${quoteId(c)}${collation === "nocase" ? " COLLATE NOCASE" : ""} HAVING COUNT(*) > 1)`,

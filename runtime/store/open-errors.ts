@@ -16,16 +16,25 @@ export function explainOpenFailure(err: unknown, file: string): unknown {
   const dir = dirname(file);
   if (code === "EACCES" || code === "EPERM" || code === "EROFS") return folderNotWritable(dir, code);
   if (code === "SQLITE_NOTADB" || code.startsWith("SQLITE_CORRUPT")) return databaseDamaged(file, detail);
-  if (code.startsWith("SQLITE_READONLY") || code.startsWith("SQLITE_CANTOPEN") || code.startsWith("SQLITE_PERM") || code.startsWith("SQLITE_AUTH")) {
+  if (
+    code.startsWith("SQLITE_READONLY") ||
+    code.startsWith("SQLITE_CANTOPEN") ||
+    code.startsWith("SQLITE_PERM") ||
+    code.startsWith("SQLITE_AUTH")
+  ) {
     return new StoreOpenError(
       `Cannot open the database ${file} for reading and writing (SQLite: ${detail}). The user running wo must be able to write the file and to create files next to it: e.g. \`chmod u+w ${file}\` and \`chmod u+w ${dir}\`.`,
     );
   }
   if (code.startsWith("SQLITE_FULL")) {
-    return new StoreOpenError(`The database ${file} could not be opened: the disk is full (SQLite: ${detail}). Free some space and start again.`);
+    return new StoreOpenError(
+      `The database ${file} could not be opened: the disk is full (SQLite: ${detail}). Free some space and start again.`,
+    );
   }
   if (code.startsWith("SQLITE_IOERR")) {
-    return new StoreOpenError(`Reading or writing the database ${file} failed (SQLite: ${detail}, ${code}). Check the disk it is on.`);
+    return new StoreOpenError(
+      `Reading or writing the database ${file} failed (SQLite: ${detail}, ${code}). Check the disk it is on.`,
+    );
   }
   return err;
 }

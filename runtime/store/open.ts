@@ -25,7 +25,16 @@ export interface StoreSelection {
   appDir: string;
   /** `--db`: a data folder (the database is `<db>/app.sqlite`), a `.sqlite`/`.db` file, or a URL. */
   db?: string;
-  config: Pick<WoConfig, "dataDir" | "databaseUrl" | "databaseMaxBytes" | "liveRetention" | "databasePasswordEnv" | "databasePoolSize" | "databaseStatementTimeoutMs">;
+  config: Pick<
+    WoConfig,
+    | "dataDir"
+    | "databaseUrl"
+    | "databaseMaxBytes"
+    | "liveRetention"
+    | "databasePasswordEnv"
+    | "databasePoolSize"
+    | "databaseStatementTimeoutMs"
+  >;
   /** Where `[database] password_env` is looked up; default process.env. */
   env?: NodeJS.ProcessEnv;
 }
@@ -95,18 +104,26 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
  * `subscribe`, so a live stream resumes across them all (spec/live.md).
  */
 function changeLogOf(options: OpenStoreOptions): ChangeLogOptions {
-  return { tables: options.catalog.types.filter(servesLiveStream).map((t) => t.table), retention: options.config.liveRetention ?? defaultRetention };
+  return {
+    tables: options.catalog.types.filter(servesLiveStream).map((t) => t.table),
+    retention: options.config.liveRetention ?? defaultRetention,
+  };
 }
 
 /** The password from `[database] password_env` (when the URL has none), pool size and timeout. */
-function postgresSettings(url: string, options: OpenStoreOptions): { password?: string; poolSize?: number; statementTimeoutMs?: number } {
+function postgresSettings(
+  url: string,
+  options: OpenStoreOptions,
+): { password?: string; poolSize?: number; statementTimeoutMs?: number } {
   const { config } = options;
   const settings: { password?: string; poolSize?: number; statementTimeoutMs?: number } = {};
   if (config.databasePasswordEnv !== undefined) {
     const password = (options.env ?? process.env)[config.databasePasswordEnv];
     if (password !== undefined) settings.password = password;
     else if (!new URL(url).password) {
-      throw new StoreOpenError(`[database] password_env names ${config.databasePasswordEnv}, which is not set; set it to the password of ${redactUrl(url)}.`);
+      throw new StoreOpenError(
+        `[database] password_env names ${config.databasePasswordEnv}, which is not set; set it to the password of ${redactUrl(url)}.`,
+      );
     }
   }
   if (config.databasePoolSize !== undefined) settings.poolSize = config.databasePoolSize;

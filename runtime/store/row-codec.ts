@@ -74,7 +74,8 @@ function canonicaliser(type: TypeDesc): ((value: unknown) => unknown) | undefine
       return (v) => {
         if (typeof v !== "object" || v === null || Array.isArray(v)) return v;
         const out: Record<string, unknown> = { ...(v as Record<string, unknown>) };
-        for (const [name, normalise] of fields) if (out[name] !== undefined && out[name] !== null) out[name] = normalise(out[name]);
+        for (const [name, normalise] of fields)
+          if (out[name] !== undefined && out[name] !== null) out[name] = normalise(out[name]);
         return out;
       };
     }

@@ -26,7 +26,10 @@ export function canonicalForms(type: Pick<CatalogType, "fields">): Map<string, (
 }
 
 /** A predicate for `where`; `forms` (canonicalForms) puts operands in their columns' stored form. */
-export function rowFilter(where: Where, forms: ReadonlyMap<string, (value: unknown) => unknown>): (row: Row) => boolean {
+export function rowFilter(
+  where: Where,
+  forms: ReadonlyMap<string, (value: unknown) => unknown>,
+): (row: Row) => boolean {
   const tests = where.map(({ column, op, value }) => {
     const canonical = forms.get(column);
     const operand = (v: unknown) => (v === undefined ? null : canonical ? canonical(v) : v);
@@ -50,7 +53,12 @@ export function rowFilter(where: Where, forms: ReadonlyMap<string, (value: unkno
       }
       default: {
         const bound = operand(value);
-        const sign = { "<": (c: number) => c < 0, "<=": (c: number) => c <= 0, ">": (c: number) => c > 0, ">=": (c: number) => c >= 0 }[op];
+        const sign = {
+          "<": (c: number) => c < 0,
+          "<=": (c: number) => c <= 0,
+          ">": (c: number) => c > 0,
+          ">=": (c: number) => c >= 0,
+        }[op];
         return (row: Row) => {
           const v = row[column];
           return v !== null && v !== undefined && bound !== null && sign(compare(v, bound));

@@ -11,10 +11,27 @@ import { caseFold } from "./connection.js";
 import { quoteId } from "./ddl.js";
 import { EACH, refPathLabel, type RefStep } from "../../model/ref-paths.js";
 import { valueKind, type ColumnShape } from "../../model/storage-shape.js";
-import { StoreConstraintError, StoreQueryError, type ChangeLogRead, type ChangeOp, type Comparison, type ListQuery, type Row, type RowChange, type StoreTx } from "../../model/store.js";
+import {
+  StoreConstraintError,
+  StoreQueryError,
+  type ChangeLogRead,
+  type ChangeOp,
+  type Comparison,
+  type ListQuery,
+  type Row,
+  type RowChange,
+  type StoreTx,
+} from "../../model/store.js";
 import type { TableInfo, TableRegistry } from "./tables.js";
 
-const sqlOperator: Partial<Record<Comparison, string>> = { "==": "=", "!=": "IS NOT", "<": "<", "<=": "<=", ">": ">", ">=": ">=" };
+const sqlOperator: Partial<Record<Comparison, string>> = {
+  "==": "=",
+  "!=": "IS NOT",
+  "<": "<",
+  "<=": "<=",
+  ">": ">",
+  ">=": ">=",
+};
 
 /** A `where` on `id` is allowed too; it is not among the table's columns. */
 const idColumn: ColumnShape = { name: "id", type: { kind: "scalar", scalar: "Id" }, isOptional: false, isUnique: true };
@@ -98,7 +115,10 @@ export class SqliteTx implements StoreTx {
   async count(table: string, query: ListQuery = {}): Promise<number> {
     const t = this.table(table);
     const { key, where, params } = this.compileWhere(t, query);
-    const stmt = this.conn.statement(`count:${table}:${key}`, () => `SELECT COUNT(*) AS n FROM ${t.quoted}${whereClause(where)}`);
+    const stmt = this.conn.statement(
+      `count:${table}:${key}`,
+      () => `SELECT COUNT(*) AS n FROM ${t.quoted}${whereClause(where)}`,
+    );
     return (stmt.get(...params) as { n: number }).n;
   }
 
@@ -143,7 +163,10 @@ export class SqliteTx implements StoreTx {
     for (const link of t.links) {
       const from = this.table(link.table);
       const gone = this.conn
-        .statement(`unlink:${link.table}:${link.column}`, () => `DELETE FROM ${from.quoted} WHERE ${quoteId(link.column)} = ? RETURNING "id"`)
+        .statement(
+          `unlink:${link.table}:${link.column}`,
+          () => `DELETE FROM ${from.quoted} WHERE ${quoteId(link.column)} = ? RETURNING "id"`,
+        )
         .all(id) as { id: number }[];
       for (const l of gone) this.record(link.table, "delete", l.id, null);
     }
@@ -175,11 +198,17 @@ export class SqliteTx implements StoreTx {
       const ofRow = `IN (SELECT "id" FROM ${l.quoted} WHERE ${quoteId(link.column)} = ?)`;
       for (const r of l.referrers) {
         const from = this.table(r.table);
-        const stmt = this.conn.statement(`link-referrers:${link.table}:${link.column}:${r.table}:${r.column}:${r.steps.join("\u0000")}`, () => {
-          const col = quoteId(r.column);
-          const holds = r.steps.length === 0 ? `${col} ${ofRow}` : `json_valid(${col}) AND ${jsonHoldsId(col, r.steps, 0, ofRow)}`;
-          return `SELECT COUNT(*) AS n FROM ${from.quoted} WHERE ${holds}`;
-        });
+        const stmt = this.conn.statement(
+          `link-referrers:${link.table}:${link.column}:${r.table}:${r.column}:${r.steps.join("\u0000")}`,
+          () => {
+            const col = quoteId(r.column);
+            const holds =
+              r.steps.length === 0
+                ? `${col} ${ofRow}`
+                : `json_valid(${col}) AND ${jsonHoldsId(col, r.steps, 0, ofRow)}`;
+            return `SELECT COUNT(*) AS n FROM ${from.quoted} WHERE ${holds}`;
+          },
+        );
         const n = (stmt.get(id) as { n: number }).n;
         if (n > 0) found.push({ table: r.table, field: refPathLabel(r.column, r.steps), count: n });
       }
@@ -203,7 +232,11 @@ export class SqliteTx implements StoreTx {
   private queryColumn(t: TableInfo, name: string): ColumnShape {
     const column = name === "id" ? idColumn : t.columns.get(name);
     if (column === undefined || valueKind(column.type) === "json") {
-      throw new StoreQueryError(t.shape.table, name, `'${name}' is not a field you can filter or sort ${t.shape.typeName} by.`);
+      throw new StoreQueryError(
+        t.shape.table,
+        name,
+        `'${name}' is not a field you can filter or sort ${t.shape.typeName} by.`,
+      );
     }
     return column;
   }
@@ -216,18 +249,21 @@ export class SqliteTx implements StoreTx {
       const column = this.queryColumn(t, w.column);
       const col = quoteId(column.name);
       if (w.op === "in") {
-        if (!Array.isArray(w.value) || w.value.length === 0) throw new StoreQueryError(t.shape.table, w.column, `'in' on '${w.column}' needs a non-empty array`);
+        if (!Array.isArray(w.value) || w.value.length === 0)
+          throw new StoreQueryError(t.shape.table, w.column, `'in' on '${w.column}' needs a non-empty array`);
         conds.push(`${col} IN (${w.value.map(() => "?").join(", ")})`);
         keyParts.push(`${column.name}in${w.value.length}`);
         for (const v of w.value) params.push(t.codec.encodeOperand(column, v));
       } else if (w.op === "contains") {
-        if (typeof w.value !== "string") throw new StoreQueryError(t.shape.table, w.column, `'contains' on '${w.column}' needs a string`);
+        if (typeof w.value !== "string")
+          throw new StoreQueryError(t.shape.table, w.column, `'contains' on '${w.column}' needs a string`);
         conds.push(`instr(${caseFold}(${col}), ?) > 0`);
         keyParts.push(`${column.name}contains`);
         params.push(w.value.toLowerCase());
       } else {
         const op = sqlOperator[w.op];
-        if (op === undefined) throw new StoreQueryError(t.shape.table, w.column, `unknown comparison '${String(w.op)}'`);
+        if (op === undefined)
+          throw new StoreQueryError(t.shape.table, w.column, `unknown comparison '${String(w.op)}'`);
         const value = t.codec.encodeOperand(column, w.value);
         if (value === null && (w.op === "==" || w.op === "!=")) {
           conds.push(`${col} ${w.op === "==" ? "IS NULL" : "IS NOT NULL"}`);
@@ -248,7 +284,10 @@ export class SqliteTx implements StoreTx {
    * is one row's position: rows inserted or changed elsewhere never shift a later page.
    * SQLite puts nulls first ascending and last descending; the condition follows that order.
    */
-  private compileOrder(t: TableInfo, query: ListQuery): { key: string; orderBy: string; after: string[]; params: unknown[] } {
+  private compileOrder(
+    t: TableInfo,
+    query: ListQuery,
+  ): { key: string; orderBy: string; after: string[]; params: unknown[] } {
     const sort = query.sort ?? { column: "id", descending: false };
     const column = this.queryColumn(t, sort.column);
     const dir = sort.descending ? "DESC" : "ASC";

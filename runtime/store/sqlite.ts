@@ -21,7 +21,17 @@ import { databaseDamaged, databaseReadOnly, explainOpenFailure } from "./open-er
 import { deriveShape } from "../../model/storage-shape.js";
 import { assertSqliteNames } from "./ddl.js";
 import { SqliteTx } from "./sqlite-tx.js";
-import { StoreBusyError, StoreFullError, type ChangeLogRead, type CommitListener, type MigrationReport, type RowChange, type Store, type StoreTx, type WriteOptions } from "../../model/store.js";
+import {
+  StoreBusyError,
+  StoreFullError,
+  type ChangeLogRead,
+  type CommitListener,
+  type MigrationReport,
+  type RowChange,
+  type Store,
+  type StoreTx,
+  type WriteOptions,
+} from "../../model/store.js";
 import { buildTableRegistry, type TableRegistry } from "./tables.js";
 import { WriteQueue } from "./write-queue.js";
 
@@ -51,7 +61,9 @@ export interface OpenSqliteStoreOptions {
 /** Idle read connections kept open; busier moments open more and close them afterwards. */
 const maxIdleReaders = 4;
 
-export async function openSqliteStore(options: OpenSqliteStoreOptions): Promise<{ store: SqliteStore; migration: MigrationReport }> {
+export async function openSqliteStore(
+  options: OpenSqliteStoreOptions,
+): Promise<{ store: SqliteStore; migration: MigrationReport }> {
   const file = resolve(options.file);
   const shape = deriveShape(options.catalog);
   assertSqliteNames(shape);
@@ -63,9 +75,12 @@ export async function openSqliteStore(options: OpenSqliteStoreOptions): Promise<
     assertWritable(file);
     writer = openConnection(file);
     checkIntegrity(writer, file);
-    const migration = await migrate(writer.db, file, shape, { allowDestructive: options.allowDestructiveMigration ?? false });
+    const migration = await migrate(writer.db, file, shape, {
+      allowDestructive: options.allowDestructiveMigration ?? false,
+    });
     if (options.maxBytes !== undefined) limitSize(writer, options.maxBytes);
-    const changeLog = options.changeLog && options.changeLog.tables.length > 0 ? new ChangeLog(writer, options.changeLog) : undefined;
+    const changeLog =
+      options.changeLog && options.changeLog.tables.length > 0 ? new ChangeLog(writer, options.changeLog) : undefined;
     const store = new SqliteStore(file, writer, buildTableRegistry(shape), lock, options.maxBytes, changeLog);
     return { store, migration };
   } catch (err) {
@@ -215,8 +230,12 @@ export class SqliteStore implements Store {
       free = "the free space on its disk is unknown";
     }
     if (this.maxBytes === undefined) return new StoreFullError(`the database ${this.file} cannot grow: ${free}`);
-    const size = Number(this.writer.db.pragma("page_count", { simple: true })) * Number(this.writer.db.pragma("page_size", { simple: true }));
-    return new StoreFullError(`the database ${this.file} cannot grow: it holds ${size} bytes of its [database] max_bytes = ${this.maxBytes}; ${free}`);
+    const size =
+      Number(this.writer.db.pragma("page_count", { simple: true })) *
+      Number(this.writer.db.pragma("page_size", { simple: true }));
+    return new StoreFullError(
+      `the database ${this.file} cannot grow: it holds ${size} bytes of its [database] max_bytes = ${this.maxBytes}; ${free}`,
+    );
   }
 
   /**
@@ -260,12 +279,14 @@ export class SqliteStore implements Store {
 }
 
 function sqliteCode(err: unknown): unknown {
-  return (err as { code?: unknown })?.code ?? ((err as { cause?: { code?: unknown } })?.cause)?.code;
+  return (err as { code?: unknown })?.code ?? (err as { cause?: { code?: unknown } })?.cause?.code;
 }
 
 /** busy_timeout (connection.ts) ran out: someone outside this store holds the database's lock. */
 function busy(file: string): StoreBusyError {
-  return new StoreBusyError(`the database ${file} stayed locked by another process (a backup, the sqlite3 shell) for longer than the store waits`);
+  return new StoreBusyError(
+    `the database ${file} stayed locked by another process (a backup, the sqlite3 shell) for longer than the store waits`,
+  );
 }
 
 function endSnapshot(conn: Connection): void {

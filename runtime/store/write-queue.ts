@@ -66,7 +66,14 @@ export class WriteQueue {
   submit<T>(fn: (tx: SqliteTx) => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (signal?.aborted) return reject(cancelled());
-      const job: Job = { fn, signal, resolve: resolve as (v: unknown) => void, reject, hasStarted: false, isSettled: false };
+      const job: Job = {
+        fn,
+        signal,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        hasStarted: false,
+        isSettled: false,
+      };
       if (signal) {
         // Cancelled while still queued: answer now, not after every write ahead of it.
         const onAbort = () => !job.hasStarted && settle(job, "reject", cancelled());
@@ -89,7 +96,15 @@ export class WriteQueue {
    */
   exclusive<T>(fn: (conn: Connection) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.jobs.push({ fn: async () => undefined, exclusive: fn, signal: undefined, resolve: resolve as (v: unknown) => void, reject, hasStarted: false, isSettled: false });
+      this.jobs.push({
+        fn: async () => undefined,
+        exclusive: fn,
+        signal: undefined,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        hasStarted: false,
+        isSettled: false,
+      });
       if (!this.isRunning) {
         this.isRunning = true;
         setImmediate(() => void this.drain());
@@ -173,7 +188,9 @@ export class WriteQueue {
         // Some errors (disk full, I/O) make SQLite roll back the whole transaction: the
         // writes of the earlier callbacks are gone too, so they fail rather than lie.
         const why = failure.err instanceof Error ? failure.err.message : String(failure.err);
-        const rolledBack = new Error(`the write was rolled back together with a later one that failed: ${why}`, { cause: failure.err });
+        const rolledBack = new Error(`the write was rolled back together with a later one that failed: ${why}`, {
+          cause: failure.err,
+        });
         for (const j of this.batch.splice(0)) settle(j, "reject", rolledBack);
         this.batchChanges.length = 0;
         this.conn.beginImmediate.run();

@@ -26,7 +26,8 @@ const allowed: Record<Layer, readonly Layer[]> = {
  */
 export function specifiers(text: string): string[] {
   const out: string[] = [];
-  const statement = /^\s*(?:import|export)\s[\w\s{},*$]*?\bfrom\s*["']([^"']+)["']|^\s*import\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']/gm;
+  const statement =
+    /^\s*(?:import|export)\s[\w\s{},*$]*?\bfrom\s*["']([^"']+)["']|^\s*import\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']/gm;
   for (const m of text.matchAll(statement)) out.push((m[1] ?? m[2] ?? m[3])!);
   return out;
 }
@@ -49,7 +50,8 @@ export function violations(file: string, text: string): string[] {
     if (to === "outside" || !allowed[from].includes(to)) out.push(`${relative(root, file)} → ${s}`);
   }
   // The model is data and rules: no package, not even node's, so any program can load it.
-  if (from === "model") for (const s of specifiers(text)) if (!s.startsWith(".")) out.push(`${relative(root, file)} → ${s}`);
+  if (from === "model")
+    for (const s of specifiers(text)) if (!s.startsWith(".")) out.push(`${relative(root, file)} → ${s}`);
   return out;
 }
 
@@ -63,7 +65,11 @@ describe("layer import rules", () => {
   const files = layers.flatMap((l) => sources(join(root, l)));
 
   it("finds the sources of every layer", () => {
-    for (const l of layers) expect(files.some((f) => relative(root, f).startsWith(`${l}/`)), l).toBe(true);
+    for (const l of layers)
+      expect(
+        files.some((f) => relative(root, f).startsWith(`${l}/`)),
+        l,
+      ).toBe(true);
   });
 
   it("no file imports across the rules", () => {
@@ -72,15 +78,26 @@ describe("layer import rules", () => {
 
   it("catches each kind of import that breaks them", () => {
     const runtimeFile = join(root, "runtime/x.ts");
-    expect(violations(runtimeFile, `import type { Catalog } from "../compiler/catalog.js";`)).toEqual(["runtime/x.ts → ../compiler/catalog.js"]);
-    expect(violations(runtimeFile, `const m = await import("../cli/main.js");`)).toEqual(["runtime/x.ts → ../cli/main.js"]);
+    expect(violations(runtimeFile, `import type { Catalog } from "../compiler/catalog.js";`)).toEqual([
+      "runtime/x.ts → ../compiler/catalog.js",
+    ]);
+    expect(violations(runtimeFile, `const m = await import("../cli/main.js");`)).toEqual([
+      "runtime/x.ts → ../cli/main.js",
+    ]);
     expect(violations(join(root, "compiler/emit/x.ts"), `import { a } from "../../runtime/app.js";`)).toHaveLength(1);
     expect(violations(join(root, "model/x.ts"), `import { Hono } from "hono";`)).toHaveLength(1);
     expect(violations(join(root, "model/x.ts"), `import { toolName } from "./naming.js";`)).toEqual([]);
     expect(violations(join(root, "cli/x.ts"), `import { startServer } from "../runtime/server.js";`)).toEqual([]);
-    expect(violations(runtimeFile, `import {\n  a,\n  b,\n} from "../compiler/x.js";\nexport { c } from "../cli/y.js";\nimport "../compiler/z.js";`)).toHaveLength(3);
+    expect(
+      violations(
+        runtimeFile,
+        `import {\n  a,\n  b,\n} from "../compiler/x.js";\nexport { c } from "../cli/y.js";\nimport "../compiler/z.js";`,
+      ),
+    ).toHaveLength(3);
     // Words in a message are not an import.
     expect(violations(join(root, "model/x.ts"), "const text = `@unique removed from '${name}'`;")).toEqual([]);
-    expect(violations(join(root, "model/x.ts"), "export function f(n: string) {\n  return `moved from '${n}'`;\n}")).toEqual([]);
+    expect(
+      violations(join(root, "model/x.ts"), "export function f(n: string) {\n  return `moved from '${n}'`;\n}"),
+    ).toEqual([]);
   });
 });

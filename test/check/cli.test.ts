@@ -42,12 +42,16 @@ describe("wo check", () => {
   });
 
   it("a broken file: exit 1, path:line:col and a caret on stderr", () => {
-    const dir = writeApp({ "shop.wo": "type Item {\n  name: Text\n  price: Mony\n  service rest \"/api/items\" expose list, lsit\n}\n" });
+    const dir = writeApp({
+      "shop.wo": 'type Item {\n  name: Text\n  price: Mony\n  service rest "/api/items" expose list, lsit\n}\n',
+    });
     dirs.push(dir);
     const r = wo("check", dir);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain(`${dir}/shop.wo:3:10: error WO2001: Unknown type 'Mony'.`);
-    expect(r.stderr).toContain(`${dir}/shop.wo:4:42: error WO3001: 'lsit' is not an operation or method of 'Item'. Did you mean 'list'?`);
+    expect(r.stderr).toContain(
+      `${dir}/shop.wo:4:42: error WO3001: 'lsit' is not an operation or method of 'Item'. Did you mean 'list'?`,
+    );
     expect(r.stderr).toMatch(/\^/);
     expect(r.stdout).toMatch(/: 2 errors — not ok\n$/);
     expect(r.stderr).not.toMatch(/\bat .*\.js:\d+/); // no stack trace
@@ -65,12 +69,14 @@ describe("wo check", () => {
   });
 
   it("defaults to the current directory", () => {
-    const r = spawnSync(process.execPath, [join(root, "bin/wo.js"), "check"], { cwd: join(root, "samples", "hello"), encoding: "utf8" });
+    const r = spawnSync(process.execPath, [join(root, "bin/wo.js"), "check"], {
+      cwd: join(root, "samples", "hello"),
+      encoding: "utf8",
+    });
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(".: 1 type, 1 service, 0 methods, 5 tools — ok\n");
   });
 });
-
 
 describe("wo check --format json", () => {
   it("errors: an array of { file, line, column, endLine, endColumn, severity, code, message } on stdout, exit 1", () => {
@@ -80,7 +86,16 @@ describe("wo check --format json", () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toBe("");
     expect(JSON.parse(r.stdout)).toEqual([
-      { file: `${dir}/shop.wo`, line: 3, column: 10, endLine: 3, endColumn: 14, severity: "error", code: "WO2001", message: "Unknown type 'Mony'. Did you mean 'Money'?" },
+      {
+        file: `${dir}/shop.wo`,
+        line: 3,
+        column: 10,
+        endLine: 3,
+        endColumn: 14,
+        severity: "error",
+        code: "WO2001",
+        message: "Unknown type 'Mony'. Did you mean 'Money'?",
+      },
     ]);
   });
 
@@ -97,7 +112,16 @@ describe("wo check --format json", () => {
   it("a directory that does not exist: the diagnostic has no end position", () => {
     const r = wo("check", "no/such/app", "--format", "json");
     expect(r.status).toBe(1);
-    expect(JSON.parse(r.stdout)).toEqual([{ file: "no/such/app", line: 1, column: 1, severity: "error", code: "WO4002", message: "App directory 'no/such/app' does not exist." }]);
+    expect(JSON.parse(r.stdout)).toEqual([
+      {
+        file: "no/such/app",
+        line: 1,
+        column: 1,
+        severity: "error",
+        code: "WO4002",
+        message: "App directory 'no/such/app' does not exist.",
+      },
+    ]);
   });
 });
 
@@ -131,9 +155,18 @@ describe("wo help, --help, --version and usage mistakes", () => {
     expect(r.stderr).toContain("wo run: unknown option '--lisen'; did you mean '--listen'?");
     expect(r.stderr).toContain("usage: wo run [dir] [--listen HOST:PORT]");
     expect(wo("build", "--froce").stderr).toContain("unknown option '--froce'; did you mean '--force'?");
-    expect(wo("check", "--format", "xml")).toMatchObject({ status: 2, stderr: expect.stringContaining("--format must be 'text' or 'json', not 'xml'") });
-    expect(wo("check", "--format")).toMatchObject({ status: 2, stderr: expect.stringContaining("--format needs text|json") });
-    expect(wo("build", "--force=yes")).toMatchObject({ status: 2, stderr: expect.stringContaining("--force takes no value") });
+    expect(wo("check", "--format", "xml")).toMatchObject({
+      status: 2,
+      stderr: expect.stringContaining("--format must be 'text' or 'json', not 'xml'"),
+    });
+    expect(wo("check", "--format")).toMatchObject({
+      status: 2,
+      stderr: expect.stringContaining("--format needs text|json"),
+    });
+    expect(wo("build", "--force=yes")).toMatchObject({
+      status: 2,
+      stderr: expect.stringContaining("--force takes no value"),
+    });
     const cmd = wo("chek", "samples/hello");
     expect(cmd.status).toBe(2);
     expect(cmd.stderr).toContain("wo: unknown command 'chek'; did you mean 'check'?");
@@ -141,7 +174,10 @@ describe("wo help, --help, --version and usage mistakes", () => {
 
   it("the README's command table names every command and flag of the table", () => {
     const readme = readFileSync(join(root, "README.md"), "utf8");
-    const section = readme.slice(readme.indexOf("## Commands"), readme.indexOf("\n## ", readme.indexOf("## Commands") + 1));
+    const section = readme.slice(
+      readme.indexOf("## Commands"),
+      readme.indexOf("\n## ", readme.indexOf("## Commands") + 1),
+    );
     for (const c of commands) {
       expect(section, c.name).toContain(`\`wo ${c.name}`);
       for (const f of shownFlags(c)) expect(section, `${c.name} ${f.name}`).toContain(f.name);

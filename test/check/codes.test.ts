@@ -9,7 +9,12 @@ import { codes } from "../../compiler/diagnostics/codes.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const spec = readFileSync(join(root, "spec", "diagnostics.md"), "utf8");
-const documented = new Map([...spec.matchAll(/^### (WO\d{4}) — (error|warning)( \(retired\))?/gm)].map((m) => [m[1]!, { severity: m[2]!, retired: !!m[3] }]));
+const documented = new Map(
+  [...spec.matchAll(/^### (WO\d{4}) — (error|warning)( \(retired\))?/gm)].map((m) => [
+    m[1]!,
+    { severity: m[2]!, retired: !!m[3] },
+  ]),
+);
 
 /** Error codes no test can provoke on this machine, with the reason. */
 const notExercisable: Record<string, string> = {

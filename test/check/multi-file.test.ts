@@ -88,54 +88,122 @@ describe("project files", () => {
     const dir = app({ "a.wo": "type A {\n  x: Int\n}\n" });
     const { catalog } = await checkApp(dir);
     expect(catalog!.app).toEqual({ name: dir.split("/").pop(), version: "0.0.0" });
-    expect(catalog!.config).toEqual({ dataDir: ".wo/data", mcp: { sessions: true, allowedOrigins: [] }, allowedOrigins: [], maxBodyBytes: 1048576, concurrency: { running: 64, queued: 1024 } });
+    expect(catalog!.config).toEqual({
+      dataDir: ".wo/data",
+      mcp: { sessions: true, allowedOrigins: [] },
+      allowedOrigins: [],
+      maxBodyBytes: 1048576,
+      concurrency: { running: 64, queued: 1024 },
+    });
   });
 
   it("wo.toml: every key wo reads", async () => {
     const dir = app({
       "a.wo": "type A {\n  x: Int\n}\n",
       "wo.toml": [
-        'name = "shop"', 'version = "2.1.0"', 'description = "A shop"',
-        "[server]", 'listen = "0.0.0.0:9000"', "max_body_bytes = 2048", 'token_env = "SHOP_TOKEN"', "max_running = 8", "max_queued = 16", 'allowed_origins = ["https://shop.example.com"]',
-        "[database]", 'data_dir = "var"', 'url = "postgres://localhost/shop"', "max_bytes = 1073741824", 'password_env = "SHOP_DB_PASSWORD"', "pool_size = 4", "statement_timeout_ms = 5000",
-        "[mcp]", "sessions = false", 'allowed_origins = ["https://example.com"]',
-        "[live]", "retention = 500", "",
+        'name = "shop"',
+        'version = "2.1.0"',
+        'description = "A shop"',
+        "[server]",
+        'listen = "0.0.0.0:9000"',
+        "max_body_bytes = 2048",
+        'token_env = "SHOP_TOKEN"',
+        "max_running = 8",
+        "max_queued = 16",
+        'allowed_origins = ["https://shop.example.com"]',
+        "[database]",
+        'data_dir = "var"',
+        'url = "postgres://localhost/shop"',
+        "max_bytes = 1073741824",
+        'password_env = "SHOP_DB_PASSWORD"',
+        "pool_size = 4",
+        "statement_timeout_ms = 5000",
+        "[mcp]",
+        "sessions = false",
+        'allowed_origins = ["https://example.com"]',
+        "[live]",
+        "retention = 500",
+        "",
       ].join("\n"),
     });
     const { catalog, diagnostics } = await checkApp(dir);
     expect(diagnostics).toEqual([]);
     expect(catalog!.app).toEqual({ name: "shop", version: "2.1.0", description: "A shop" });
     expect(catalog!.config).toEqual({
-      listen: "0.0.0.0:9000", maxBodyBytes: 2048, tokenEnv: "SHOP_TOKEN", dataDir: "var", concurrency: { running: 8, queued: 16 },
-      databaseUrl: "postgres://localhost/shop", databaseMaxBytes: 1073741824, databasePasswordEnv: "SHOP_DB_PASSWORD", databasePoolSize: 4, databaseStatementTimeoutMs: 5000, liveRetention: 500, mcp: { sessions: false, allowedOrigins: ["https://example.com"] }, allowedOrigins: ["https://shop.example.com"],
+      listen: "0.0.0.0:9000",
+      maxBodyBytes: 2048,
+      tokenEnv: "SHOP_TOKEN",
+      dataDir: "var",
+      concurrency: { running: 8, queued: 16 },
+      databaseUrl: "postgres://localhost/shop",
+      databaseMaxBytes: 1073741824,
+      databasePasswordEnv: "SHOP_DB_PASSWORD",
+      databasePoolSize: 4,
+      databaseStatementTimeoutMs: 5000,
+      liveRetention: 500,
+      mcp: { sessions: false, allowedOrigins: ["https://example.com"] },
+      allowedOrigins: ["https://shop.example.com"],
     });
   });
 
   it("wo.toml: keys wo does not read are warnings naming each key at its line:col, with a suggestion", async () => {
     const dir = app({
       "a.wo": "type A {\n  x: Int\n}\n",
-      "wo.toml": ['name = "blog"', "kind = \"app\"", "[runtime]", 'wo = ">= 0.1"', "[sever]", 'listen = ":1"', "[database]", 'data_dir = "d"', '  isolation = "snapshot"', "[dependencies]", "# none yet", "[test]", "parallel = true", ""].join("\n"),
+      "wo.toml": [
+        'name = "blog"',
+        'kind = "app"',
+        "[runtime]",
+        'wo = ">= 0.1"',
+        "[sever]",
+        'listen = ":1"',
+        "[database]",
+        'data_dir = "d"',
+        '  isolation = "snapshot"',
+        "[dependencies]",
+        "# none yet",
+        "[test]",
+        "parallel = true",
+        "",
+      ].join("\n"),
     });
     const { catalog, diagnostics } = await checkApp(dir);
     expect(catalog).toBeDefined();
     expect(diagnostics.map((d) => [d.code, d.severity, `${d.span.line}:${d.span.col}`, d.message])).toEqual([
       ["WO4101", "warning", "2:1", "wo.toml key 'kind' is not used by wo and is ignored."],
       ["WO4101", "warning", "4:1", "wo.toml key 'runtime.wo' is not used by wo and is ignored."],
-      ["WO4101", "warning", "6:1", "wo.toml key 'sever.listen' is not used by wo and is ignored. Did you mean 'server'?"],
+      [
+        "WO4101",
+        "warning",
+        "6:1",
+        "wo.toml key 'sever.listen' is not used by wo and is ignored. Did you mean 'server'?",
+      ],
       ["WO4101", "warning", "9:3", "wo.toml key 'database.isolation' is not used by wo and is ignored."],
       ["WO4101", "warning", "10:1", "wo.toml key 'dependencies' is not used by wo and is ignored."],
       ["WO4101", "warning", "13:1", "wo.toml key 'test.parallel' is not used by wo and is ignored."],
     ]);
     expect(diagnostics[0]!.span.file).toBe(join(dir, "wo.toml"));
-    const typo = app({ "a.wo": "type A {\n  x: Int\n}\n", "wo.toml": "[server]\nlisten = \"127.0.0.1:1\"\nmax_runing = 2\n" });
-    expect((await checkApp(typo)).diagnostics.map((d) => d.message)).toEqual(["wo.toml key 'server.max_runing' is not used by wo and is ignored. Did you mean 'max_running'?"]);
+    const typo = app({
+      "a.wo": "type A {\n  x: Int\n}\n",
+      "wo.toml": '[server]\nlisten = "127.0.0.1:1"\nmax_runing = 2\n',
+    });
+    expect((await checkApp(typo)).diagnostics.map((d) => d.message)).toEqual([
+      "wo.toml key 'server.max_runing' is not used by wo and is ignored. Did you mean 'max_running'?",
+    ]);
   });
 
   it("wo.toml: a [database] url that is not PostgreSQL (a writeonce engine's wo://…) is a warning, and the embedded store is used", async () => {
-    const dir = app({ "a.wo": "type A {\n  x: Int\n}\n", "wo.toml": '[database]\ndata_dir = "d"\nurl = "wo://127.0.0.1:5555"\n' });
+    const dir = app({
+      "a.wo": "type A {\n  x: Int\n}\n",
+      "wo.toml": '[database]\ndata_dir = "d"\nurl = "wo://127.0.0.1:5555"\n',
+    });
     const { catalog, diagnostics } = await checkApp(dir);
     expect(diagnostics.map((d) => [d.code, d.severity, `${d.span.line}:${d.span.col}`, d.message])).toEqual([
-      ["WO4102", "warning", "3:1", 'wo.toml key \'database.url\' = "wo://127.0.0.1:5555" is not a PostgreSQL URL ("postgres://…"); wo ignores it and keeps its embedded database in [database] data_dir.'],
+      [
+        "WO4102",
+        "warning",
+        "3:1",
+        'wo.toml key \'database.url\' = "wo://127.0.0.1:5555" is not a PostgreSQL URL ("postgres://…"); wo ignores it and keeps its embedded database in [database] data_dir.',
+      ],
     ]);
     expect(catalog!.config.databaseUrl).toBeUndefined();
     expect(catalog!.config.dataDir).toBe("d");
@@ -160,6 +228,8 @@ describe("project files", () => {
     expect((await checkApp(auto)).catalog!.config.token).toBe("auto");
     const secret = app({ "a.wo": "type A {\n  x: Int\n}\n", "wo.toml": '[server]\ntoken = "hunter2"\n' });
     const { diagnostics } = await checkApp(secret);
-    expect(diagnostics.map((d) => [d.code, d.span.line, d.message])).toEqual([["WO4005", 2, expect.stringContaining('"auto"')]]);
+    expect(diagnostics.map((d) => [d.code, d.span.line, d.message])).toEqual([
+      ["WO4005", 2, expect.stringContaining('"auto"')],
+    ]);
   });
 });

@@ -11,9 +11,14 @@ const app = appsDeletedAfterEach();
 
 describe("checkApp overlay", () => {
   it("an overlaid text replaces the file on disk, for the whole program", async () => {
-    const dir = app({ "author.wo": "type Author {\n  name: Text\n}\n", "post.wo": "type Post {\n  author: ref Author\n}\n" });
+    const dir = app({
+      "author.wo": "type Author {\n  name: Text\n}\n",
+      "post.wo": "type Post {\n  author: ref Author\n}\n",
+    });
     const result = await checkApp(dir, { overlay: new Map([["author.wo", "type Writer {\n  name: Text\n}\n"]]) });
-    expect(result.diagnostics.map((d) => [d.code, d.span.file.slice(dir.length + 1), d.span.line, d.span.col])).toEqual([["WO2001", "post.wo", 2, 15]]);
+    expect(result.diagnostics.map((d) => [d.code, d.span.file.slice(dir.length + 1), d.span.line, d.span.col])).toEqual(
+      [["WO2001", "post.wo", 2, 15]],
+    );
     expect(result.sources.get(`${dir}/author.wo`)).toBe("type Writer {\n  name: Text\n}\n");
     expect(readFileSync(join(dir, "author.wo"), "utf8")).toBe("type Author {\n  name: Text\n}\n");
   });
@@ -29,7 +34,13 @@ describe("checkApp overlay", () => {
   it("ignores overlaid paths the loader would skip", async () => {
     const dir = app({ "a.wo": "type A {\n  x: Int\n}\n" });
     const broken = "type A {\n";
-    const overlay = new Map([["node_modules/x.wo", broken], [".wo/build/y.wo", broken], ["data/z.wo", broken], ["../outside.wo", broken], ["notes.txt", broken]]);
+    const overlay = new Map([
+      ["node_modules/x.wo", broken],
+      [".wo/build/y.wo", broken],
+      ["data/z.wo", broken],
+      ["../outside.wo", broken],
+      ["notes.txt", broken],
+    ]);
     const result = await checkApp(dir, { overlay });
     expect(result.diagnostics).toEqual([]);
     expect(result.asts.map((a) => a.file)).toEqual(["a.wo"]);

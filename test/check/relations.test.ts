@@ -79,6 +79,8 @@ type Bundle {
 }
 `);
     const product = catalog.types.find((t) => t.name === "Product")!;
-    expect(allRelationOps(catalog, product).map((r) => [r.op, r.relation.path])).toEqual([["prices", { kind: "ref", column: "product" }]]);
+    expect(allRelationOps(catalog, product).map((r) => [r.op, r.relation.path])).toEqual([
+      ["prices", { kind: "ref", column: "product" }],
+    ]);
   });
 });

@@ -19,7 +19,7 @@ describe("samples", () => {
     expect(problems.map((d) => `${d.span.file}:${d.span.line}:${d.span.col} ${d.code} ${d.message}`)).toEqual([]);
     expect(result.catalog).toBeDefined();
     const golden = join(root, "test", "golden", "catalog", `${name}.json`);
-    const actual = JSON.stringify(result.catalog, null, 2) + "\n";
+    const actual = `${JSON.stringify(result.catalog, null, 2)}\n`;
     if (process.env.WO_UPDATE_GOLDEN === "1" || !existsSync(golden)) {
       mkdirSync(dirname(golden), { recursive: true });
       writeFileSync(golden, actual);
@@ -32,11 +32,22 @@ describe("samples", () => {
     const post = catalog!.types.find((t) => t.name === "Post")!;
     expect(post.fields[0]).toMatchObject({ name: "id", isSynthetic: true, isWritable: false });
     const byName = Object.fromEntries(post.fields.map((f) => [f.name, f]));
-    expect(byName.status).toMatchObject({ type: { kind: "union", variants: ["Draft", "Published", "Archived"] }, default: { kind: "literal", value: "Draft" }, isRequiredOnCreate: false });
+    expect(byName.status).toMatchObject({
+      type: { kind: "union", variants: ["Draft", "Published", "Archived"] },
+      default: { kind: "literal", value: "Draft" },
+      isRequiredOnCreate: false,
+    });
     expect(byName.title).toMatchObject({ isRequiredOnCreate: true, isStored: true, isWritable: true });
     expect(byName.author).toMatchObject({ type: { kind: "ref", target: "Author" }, isRequiredOnCreate: true });
-    expect(byName.tags).toMatchObject({ type: { kind: "multi", target: "Tag", via: "Tagging" }, isStored: false, isRequiredOnCreate: false });
-    expect(byName.comments).toMatchObject({ type: { kind: "backlink", target: "Comment", field: "post" }, isStored: false });
+    expect(byName.tags).toMatchObject({
+      type: { kind: "multi", target: "Tag", via: "Tagging" },
+      isStored: false,
+      isRequiredOnCreate: false,
+    });
+    expect(byName.comments).toMatchObject({
+      type: { kind: "backlink", target: "Comment", field: "post" },
+      isStored: false,
+    });
     expect(byName.slug!.isUnique).toBe(true);
     expect(post.table).toBe("posts");
     expect(post.indexes).toEqual([
@@ -52,7 +63,12 @@ describe("samples", () => {
     expect(tagging.link).toEqual({ from: "Post", to: "Tag", fromField: "post", toField: "tag" });
     // The endpoints are stored refs, required on create and never updated; then the link's own fields.
     expect(tagging.fields.map((f) => f.name)).toEqual(["id", "post", "tag", "added_at"]);
-    expect(tagging.fields[1]).toMatchObject({ type: { kind: "ref", target: "Post" }, isStored: true, isRequiredOnCreate: true, isImmutable: true });
+    expect(tagging.fields[1]).toMatchObject({
+      type: { kind: "ref", target: "Post" },
+      isStored: true,
+      isRequiredOnCreate: true,
+      isImmutable: true,
+    });
     expect(catalog!.app).toMatchObject({ name: "blog", version: "0.1.0" });
   });
 
@@ -64,7 +80,10 @@ describe("samples", () => {
     expect(setPrice.returns).toEqual({ type: { kind: "embedded", type: "Price" }, isArray: false });
     expect(setPrice.txn).toBe("default");
     expect(setPrice.body.statements.length).toBe(4);
-    expect(product.methods.find((m) => m.name === "history")).toMatchObject({ txn: "snapshot", returns: { isArray: true } });
+    expect(product.methods.find((m) => m.name === "history")).toMatchObject({
+      txn: "snapshot",
+      returns: { isArray: true },
+    });
     expect(product.mcp).toEqual(["list", "get", "create", "set_price", "current_price", "history"]);
     expect(catalog!.config.maxBodyBytes).toBe(65536);
   });

@@ -15,12 +15,16 @@ const cases: [string, string, string][] = [
   ["WO2107", "computed default", "type A {\n  x: Int\n  y: Int = ┆x * 2\n}\n"],
   ["WO2108", "@check", "type A {\n  x: Int ┆@check(>= 0)\n}\n"],
   ["WO2110", "multi without a ref back", "type A {\n  bs: multi ┆B\n}\ntype B {\n  x: Int\n}\n"],
-  ["WO3101", "service mcp on another path", "type A {\n  x: Int\n  service mcp ┆\"/tools\" expose list\n}\n"],
-  ["WO3102", "graphql service", "type A {\n  x: Int\n  service ┆graphql \"/graphql\" expose list\n}\n"],
-  ["WO3103", "op exposed twice", "type A {\n  x: Int\n  service rest \"/api/a\" expose list, ┆list\n}\n"],
-  ["WO3105", "method in no expose list", "class A {\n  x: Int\n  fn ┆m() -> Int {\n    return 1\n  }\n  service rest \"/api/a\" expose list\n}\n"],
+  ["WO3101", "service mcp on another path", 'type A {\n  x: Int\n  service mcp ┆"/tools" expose list\n}\n'],
+  ["WO3102", "graphql service", 'type A {\n  x: Int\n  service ┆graphql "/graphql" expose list\n}\n'],
+  ["WO3103", "op exposed twice", 'type A {\n  x: Int\n  service rest "/api/a" expose list, ┆list\n}\n'],
+  [
+    "WO3105",
+    "method in no expose list",
+    'class A {\n  x: Int\n  fn ┆m() -> Int {\n    return 1\n  }\n  service rest "/api/a" expose list\n}\n',
+  ],
   ["WO2102", "trigger on a known event", "type A {\n  x: Int\n  ┆on delete do set x = 1\n}\n"],
-  ["WO3104", "me is not served", "type A {\n  x: Int\n  service rest \"/api/a\" expose list, ┆me\n}\n"],
+  ["WO3104", "me is not served", 'type A {\n  x: Int\n  service rest "/api/a" expose list, ┆me\n}\n'],
 ];
 
 describe("warnings for inert constructs", () => {

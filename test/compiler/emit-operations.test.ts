@@ -16,7 +16,7 @@ describe("emitOperations", () => {
   });
 
   it("generates no CRUD handler, and types no input as any: the runtime runs CRUD from the operations table", () => {
-    const names = [...text.matchAll(/^    async (\w+)\(/gm)].map((m) => m[1]);
+    const names = [...text.matchAll(/^ {4}async (\w+)\(/gm)].map((m) => m[1]);
     expect(names).toEqual([]);
     expect(text).toContain("return {};");
     expect(text).not.toMatch(/\bany\b/);

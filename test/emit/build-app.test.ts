@@ -1,6 +1,16 @@
 // buildApp and `wo build` over the real samples, in temp copies: golden manifests and schemas,
 // byte-identical rebuilds, the up-to-date skip, all-or-nothing output, unwritable --out.
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -21,7 +31,9 @@ vi.setConfig({ testTimeout: 120_000 });
 const repo = process.cwd();
 const temp = mkdtempSync(join(tmpdir(), "wo-build-"));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
-const samples = readdirSync(join(repo, "samples")).filter((n) => existsSync(join(repo, "samples", n, "wo.toml"))).sort();
+const samples = readdirSync(join(repo, "samples"))
+  .filter((n) => existsSync(join(repo, "samples", n, "wo.toml")))
+  .sort();
 const goldenRoot = join(repo, "test", "golden", "build");
 const updating = process.env.WO_UPDATE_GOLDEN === "1";
 
@@ -43,8 +55,14 @@ async function wo(args: string[]): Promise<{ code: number; stdout: string; stder
   let stderr = "";
   const out = process.stdout.write.bind(process.stdout);
   const err = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((chunk: string) => ((stdout += chunk), true)) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string) => ((stderr += chunk), true)) as typeof process.stderr.write;
+  process.stdout.write = ((chunk: string) => {
+    stdout += chunk;
+    return true;
+  }) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: string) => {
+    stderr += chunk;
+    return true;
+  }) as typeof process.stderr.write;
   try {
     return { code: await main(["build", ...args]), stdout, stderr };
   } finally {
@@ -64,8 +82,18 @@ describe.each(samples)("samples/%s", (sample) => {
     expect(first.outDir).toBe(outDir);
     const files = snapshot(outDir);
     expect(Object.keys(files)).toEqual([
-      "app.json", "build-info.json", "manifest.json", "openapi.json", "operations.d.ts", "operations.js",
-      "operations.ts", "schemas.json", "types.d.ts", "validators.d.ts", "validators.js", "validators.ts",
+      "app.json",
+      "build-info.json",
+      "manifest.json",
+      "openapi.json",
+      "operations.d.ts",
+      "operations.js",
+      "operations.ts",
+      "schemas.json",
+      "types.d.ts",
+      "validators.d.ts",
+      "validators.js",
+      "validators.ts",
     ]);
     for (const golden of ["manifest.json", "schemas.json"]) {
       const path = join(goldenRoot, sample, golden);
@@ -74,7 +102,9 @@ describe.each(samples)("samples/%s", (sample) => {
         writeFileSync(path, files[golden]!);
       }
       expect(existsSync(path), `missing golden ${path} (WO_UPDATE_GOLDEN=1 writes it)`).toBe(true);
-      expect(files[golden], `${golden} differs from ${path} (WO_UPDATE_GOLDEN=1 rewrites it)`).toBe(readFileSync(path, "utf8"));
+      expect(files[golden], `${golden} differs from ${path} (WO_UPDATE_GOLDEN=1 rewrites it)`).toBe(
+        readFileSync(path, "utf8"),
+      );
     }
     const again = await buildApp(dir, { force: true });
     expect(again.ok && !again.skipped).toBe(true);
@@ -89,10 +119,18 @@ describe.each(samples)("samples/%s", (sample) => {
     // Every schema compiles in strict mode; the OpenAPI document validates; types.d.ts type-checks.
     const ajv = createInputAjv({ standalone: false });
     const all = JSON.parse(files["schemas.json"]!) as BuildSchemas;
-    for (const group of [all.rows, all.inputs, all.outputs]) for (const schema of Object.values(group)) ajv.compile(schema);
+    for (const group of [all.rows, all.inputs, all.outputs])
+      for (const schema of Object.values(group)) ajv.compile(schema);
     await SwaggerParser.validate(JSON.parse(files["openapi.json"]!));
-    const program = ts.createProgram([join(outDir, "types.d.ts")], { strict: true, noEmit: true, lib: ["lib.es5.d.ts"], types: [] });
-    expect(ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"))).toEqual([]);
+    const program = ts.createProgram([join(outDir, "types.d.ts")], {
+      strict: true,
+      noEmit: true,
+      lib: ["lib.es5.d.ts"],
+      types: [],
+    });
+    expect(ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"))).toEqual(
+      [],
+    );
     await import(pathToFileURL(join(outDir, "operations.js")).href);
   });
 });
@@ -115,7 +153,7 @@ describe("up to date, failures and the CLI", () => {
     expect(statSync(join(out, "manifest.json")).mtimeMs).toBe(mtime);
 
     const wo0 = readdirSync(dir).find((f) => f.endsWith(".wo"))!;
-    writeFileSync(join(dir, wo0), readFileSync(join(dir, wo0), "utf8") + "\n-- a comment changes the hash\n");
+    writeFileSync(join(dir, wo0), `${readFileSync(join(dir, wo0), "utf8")}\n-- a comment changes the hash\n`);
     const third = await wo([dir, "--out", out]);
     expect(third.code).toBe(0);
     expect(third.stdout).toMatch(/\d+ tools, \d+ routes, 12 files written/);
@@ -141,7 +179,9 @@ describe("up to date, failures and the CLI", () => {
     const infoFile = join(out, "build-info.json");
     const { buildFormat: _, ...older } = JSON.parse(readFileSync(infoFile, "utf8"));
     writeFileSync(infoFile, JSON.stringify(older));
-    await expect(loadBuild(out)).rejects.toThrow(/built by another wo \(build format 1; this wo runs format \d+\); run `wo build` again/);
+    await expect(loadBuild(out)).rejects.toThrow(
+      /built by another wo \(build format 1; this wo runs format \d+\); run `wo build` again/,
+    );
     const again = await wo([dir, "--out", out]);
     expect(again.code).toBe(0);
     expect(again.stdout).not.toMatch(/up to date/);

@@ -31,10 +31,20 @@ describe("manifest.json", () => {
     const names = manifest.tools.map((t) => t.name);
     expect(names).toEqual([...names].sort());
     expect(names).toEqual([
-      "blog_post_create", "blog_post_get", "blog_post_list", "blog_post_publish", "blog_post_retitle",
-      "blog_post_summary", "blog_post_update", "comment_create", "comment_delete", "comment_get", "comment_list",
+      "blog_post_create",
+      "blog_post_get",
+      "blog_post_list",
+      "blog_post_publish",
+      "blog_post_retitle",
+      "blog_post_summary",
+      "blog_post_update",
+      "comment_create",
+      "comment_delete",
+      "comment_get",
+      "comment_list",
     ]);
-    for (const t of manifest.tools) expect(Object.keys(t)).toEqual(["name", "title", "description", "inputSchema", "outputSchema", "annotations"]);
+    for (const t of manifest.tools)
+      expect(Object.keys(t)).toEqual(["name", "title", "description", "inputSchema", "outputSchema", "annotations"]);
   });
   it("service mcp alone decides MCP exposure; a REST-only type has no tools", () => {
     expect(manifest.tools.some((t) => t.name.startsWith("author_"))).toBe(false);
@@ -58,18 +68,25 @@ describe("manifest.json", () => {
     expect((tool("blog_post_update").inputSchema as any).properties.status.default).toBeUndefined();
 
     const documented = structuredClone(catalog);
-    documented.types.find((t) => t.name === "BlogPost")!.methods.find((m) => m.name === "retitle")!.params[0]!.doc = "The new title, as readers see it.";
+    documented.types.find((t) => t.name === "BlogPost")!.methods.find((m) => m.name === "retitle")!.params[0]!.doc =
+      "The new title, as readers see it.";
     const schemas = emitSchemas(documented);
-    expect((schemas.inputs.blog_post_retitle as any).properties.title.description).toBe("The new title, as readers see it.");
+    expect((schemas.inputs.blog_post_retitle as any).properties.title.description).toBe(
+      "The new title, as readers see it.",
+    );
 
     expect(tool("blog_post_get").description).toMatch(/Related: author is the id of an author\b/);
     expect(tool("comment_get").description).toContain("post is the id of a blog post (blog_post_get reads it)");
-    expect(tool("blog_post_get").description).toContain("comment_list with { post: <id> } lists the comments whose post it is");
+    expect(tool("blog_post_get").description).toContain(
+      "comment_list with { post: <id> } lists the comments whose post it is",
+    );
   });
   it("descriptions carry the docs and the required fields", () => {
     const d = (n: string) => manifest.tools.find((t) => t.name === n)!.description;
     expect(d("blog_post_create")).toMatch(/^A blog post\. Creates a blog post/);
-    expect(d("blog_post_create")).toContain("Required: title (Text), slug (Slug), body (Markdown), author (id of Author)");
+    expect(d("blog_post_create")).toContain(
+      "Required: title (Text), slug (Slug), body (Markdown), author (id of Author)",
+    );
     expect(d("blog_post_create")).not.toMatch(/word_count|reviewers/);
     expect(d("blog_post_publish")).toMatch(/^Publish the post now\. Calls publish on the blog post with the given id/);
     expect(d("blog_post_list")).toContain("limit");
@@ -77,7 +94,12 @@ describe("manifest.json", () => {
   });
   it("annotations follow spec/schemas.md", () => {
     const a = (n: string) => manifest.tools.find((t) => t.name === n)!.annotations;
-    expect(a("blog_post_list")).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    expect(a("blog_post_list")).toEqual({
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
     expect(a("comment_delete")).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
     expect(a("comment_create")).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
     expect(a("blog_post_update")).toMatchObject({ destructiveHint: false, idempotentHint: true });
@@ -132,18 +154,47 @@ describe("openapi.json", () => {
     expect(Object.keys(doc.paths)).toContain("/api/posts/{id}/publish");
     const list = doc.paths["/api/posts"].get;
     const names = list.parameters.map((p: { name: string }) => p.name);
-    const equality = ["id", "title", "slug", "body", "status", "author", "editor", "rating", "price", "sku", "views", "featured", "published_at", "created_at"];
+    const equality = [
+      "id",
+      "title",
+      "slug",
+      "body",
+      "status",
+      "author",
+      "editor",
+      "rating",
+      "price",
+      "sku",
+      "views",
+      "featured",
+      "published_at",
+      "created_at",
+    ];
     expect(names.slice(0, equality.length)).toEqual(equality);
     expect(names.slice(-4)).toEqual(["sort", "count", "limit", "cursor"]);
     // Operators as `field[op]`, only those the field's type takes.
-    expect(names).toEqual(expect.arrayContaining(["views[gte]", "views[in]", "title[contains]", "status[in]", "published_at[lt]"]));
+    expect(names).toEqual(
+      expect.arrayContaining(["views[gte]", "views[in]", "title[contains]", "status[in]", "published_at[lt]"]),
+    );
     expect(names).not.toContain("status[lt]");
     expect(names).not.toContain("views[contains]");
     expect(list.summary).toBe("List blog posts");
     expect(list.description).toMatch(/field\[op\]=value/);
-    expect(Object.keys(doc.paths["/api/posts"].post.responses)).toEqual(["201", "400", "401", "403", "409", "413", "415", "422", "503"]);
+    expect(Object.keys(doc.paths["/api/posts"].post.responses)).toEqual([
+      "201",
+      "400",
+      "401",
+      "403",
+      "409",
+      "413",
+      "415",
+      "422",
+      "503",
+    ]);
     expect(doc.paths["/api/posts/me"].get.responses["501"]).toBeDefined();
-    expect(doc.paths["/api/posts/{id}"].patch.requestBody.content["application/json"].schema.$ref).toBe("#/components/schemas/blog_post_update_body");
+    expect(doc.paths["/api/posts/{id}"].patch.requestBody.content["application/json"].schema.$ref).toBe(
+      "#/components/schemas/blog_post_update_body",
+    );
     expect(doc.components.schemas.blog_post_update_body.properties.id).toBeUndefined();
   });
   it("declares the bearer scheme only when wo.toml sets token_env; 401 either way (--token-file gives a token at run time)", async () => {
@@ -185,9 +236,17 @@ describe("types.d.ts", () => {
       ].join("\n"),
     );
     const program = ts.createProgram([join(dir, "types.d.ts"), join(dir, "client.ts")], {
-      strict: true, noEmit: true, lib: ["lib.es5.d.ts"], module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, types: [],
+      strict: true,
+      noEmit: true,
+      lib: ["lib.es5.d.ts"],
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      types: [],
     });
-    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+    const diagnostics = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
     expect(diagnostics).toEqual([]);
   });
 });
@@ -217,7 +276,9 @@ describe("determinism", () => {
   it("emitting twice is byte-identical, and every TypeScript file starts with the header", () => {
     expect(emitBuild(blogCatalog())).toEqual(files);
     for (const f of files.filter((f) => f.path.endsWith(".ts") && f.path !== "operations.ts")) {
-      expect(f.text.split("\n")[0]).toBe("// Generated by wo 0.1.0 from app/blog.wo. Do not edit: change the .wo files and run `wo build`.");
+      expect(f.text.split("\n")[0]).toBe(
+        "// Generated by wo 0.1.0 from app/blog.wo. Do not edit: change the .wo files and run `wo build`.",
+      );
     }
   });
 });

@@ -48,7 +48,10 @@ export function validValue(catalog: Catalog, t: FieldType): unknown {
       return validObject(catalog, t.fields);
     case "embedded": {
       const target = catalog.types.find((x) => x.name === t.type)!;
-      return validObject(catalog, target.fields.filter((f) => f.name !== "id"));
+      return validObject(
+        catalog,
+        target.fields.filter((f) => f.name !== "id"),
+      );
     }
     default:
       return undefined;
@@ -80,6 +83,8 @@ export function validObject(catalog: Catalog, fields: CatalogField[]): Record<st
 
 export function validRow(catalog: Catalog, type: CatalogType): Record<string, unknown> {
   return Object.fromEntries(
-    type.fields.filter((f) => f.isStored).map((f) => [f.name, f.name === "id" ? 1 : f.isOptional ? null : validValue(catalog, f.type)]),
+    type.fields
+      .filter((f) => f.isStored)
+      .map((f) => [f.name, f.name === "id" ? 1 : f.isOptional ? null : validValue(catalog, f.type)]),
   );
 }

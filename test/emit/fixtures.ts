@@ -1,6 +1,13 @@
 // Hand-built catalogs for the emitter tests: every field kind, scalar and exposure shape the
 // emitters must handle, without depending on the parser or checker.
-import type { Catalog, CatalogField, CatalogMethod, CatalogType, FieldDefault, FieldType } from "../../compiler/catalog.js";
+import type {
+  Catalog,
+  CatalogField,
+  CatalogMethod,
+  CatalogType,
+  FieldDefault,
+  FieldType,
+} from "../../compiler/catalog.js";
 import type { Block, Stmt } from "../../compiler/ast.js";
 import { snakeCase } from "../../model/naming.js";
 
@@ -33,14 +40,23 @@ export function field(name: string, type: FieldType, o: FieldOptions = {}): Cata
   return f;
 }
 
-export const scalar = (s: Extract<FieldType, { kind: "scalar" }>["scalar"]): FieldType => ({ kind: "scalar", scalar: s });
+export const scalar = (s: Extract<FieldType, { kind: "scalar" }>["scalar"]): FieldType => ({
+  kind: "scalar",
+  scalar: s,
+});
 
 const idField = (): CatalogField => ({ ...field("id", scalar("Id")), isSynthetic: true });
 
 export function type(
   name: string,
   fields: CatalogField[],
-  o: { doc?: string; rest?: { path: string; ops: string[] }[]; mcp?: string[]; methods?: CatalogMethod[]; keyword?: "type" | "class" } = {},
+  o: {
+    doc?: string;
+    rest?: { path: string; ops: string[] }[];
+    mcp?: string[];
+    methods?: CatalogMethod[];
+    keyword?: "type" | "class";
+  } = {},
 ): CatalogType {
   const t: CatalogType = {
     name,
@@ -65,7 +81,12 @@ export function method(
   o: { returns?: { type: FieldType; isArray: boolean }; txn?: "default"; doc?: string; statements?: Stmt[] } = {},
 ): CatalogMethod {
   const body: Block = { kind: "Block", statements: o.statements ?? [], span };
-  const m: CatalogMethod = { name, params: params.map(([n, t]) => ({ name: n, type: t, source: at() })), body, source: at() };
+  const m: CatalogMethod = {
+    name,
+    params: params.map(([n, t]) => ({ name: n, type: t, source: at() })),
+    body,
+    source: at(),
+  };
   if (o.returns) m.returns = o.returns;
   if (o.txn) m.txn = o.txn;
   if (o.doc) m.doc = o.doc;
@@ -82,25 +103,44 @@ export function blogCatalog(): Catalog {
       field("name", scalar("Text"), { doc: "Display name." }),
       field("email", scalar("Email"), { unique: true }),
       field("website", scalar("Url"), { optional: true }),
-      field("role", { kind: "union", variants: ["Writer", "Editor"] }, { default: { kind: "literal", value: "Writer" } }),
+      field(
+        "role",
+        { kind: "union", variants: ["Writer", "Editor"] },
+        { default: { kind: "literal", value: "Writer" } },
+      ),
       field("posts", { kind: "backlink", target: "BlogPost", field: "author" }),
     ],
-    { doc: "A person who writes posts.", rest: [{ path: "/api/authors", ops: ["list", "get", "create", "update", "delete"] }] },
+    {
+      doc: "A person who writes posts.",
+      rest: [{ path: "/api/authors", ops: ["list", "get", "create", "update", "delete"] }],
+    },
   );
-  const address = type("Address", [field("street", scalar("Text")), field("city", scalar("Text")), field("zip", scalar("Text"), { optional: true })]);
+  const address = type("Address", [
+    field("street", scalar("Text")),
+    field("city", scalar("Text")),
+    field("zip", scalar("Text"), { optional: true }),
+  ]);
   const post = type(
     "BlogPost",
     [
       field("title", scalar("Text"), { doc: "Headline shown in lists." }),
       field("slug", scalar("Slug"), { unique: true }),
       field("body", scalar("Markdown")),
-      field("status", { kind: "union", variants: ["Draft", "Published", "Archived"] }, { default: { kind: "literal", value: "Draft" } }),
+      field(
+        "status",
+        { kind: "union", variants: ["Draft", "Published", "Archived"] },
+        { default: { kind: "literal", value: "Draft" } },
+      ),
       field("author", { kind: "ref", target: "Author" }),
       field("editor", { kind: "ref", target: "Author" }, { optional: true }),
       field("tags", { kind: "array", element: scalar("Text") }),
       field("meta", {
         kind: "struct",
-        fields: [field("words", scalar("Int")), field("lang", scalar("Text"), { optional: true }), field("draft", scalar("Bool"), { default: { kind: "literal", value: true } })],
+        fields: [
+          field("words", scalar("Int")),
+          field("lang", scalar("Text"), { optional: true }),
+          field("draft", scalar("Bool"), { default: { kind: "literal", value: true } }),
+        ],
       }),
       field("shipping", { kind: "embedded", type: "Address" }, { optional: true }),
       field("rating", scalar("Float"), { optional: true }),
@@ -116,9 +156,7 @@ export function blogCatalog(): Catalog {
     {
       doc: "A blog post.",
       keyword: "class",
-      rest: [
-        { path: "/api/posts", ops: ["list", "get", "create", "update", "delete", "publish", "subscribe", "me"] },
-      ],
+      rest: [{ path: "/api/posts", ops: ["list", "get", "create", "update", "delete", "publish", "subscribe", "me"] }],
       mcp: ["list", "get", "create", "update", "publish", "summary", "retitle"],
       methods: [
         method("publish", [], {
@@ -135,10 +173,29 @@ export function blogCatalog(): Catalog {
           ],
         }),
         method("summary", [["max", scalar("Int")]], { returns: { type: scalar("Text"), isArray: false } }),
-        method("retitle", [["title", scalar("Text")], ["at", scalar("Timestamp")]], {
-          txn: "default",
-          statements: [{ kind: "IfStmt", condition: { kind: "NameExpr", name: name("x"), span } as never, then: { kind: "Block", statements: [], span }, else: { kind: "Block", statements: [{ kind: "InsertStmt", type: name("Comment"), entries: [], span }], span }, span } as Stmt],
-        }),
+        method(
+          "retitle",
+          [
+            ["title", scalar("Text")],
+            ["at", scalar("Timestamp")],
+          ],
+          {
+            txn: "default",
+            statements: [
+              {
+                kind: "IfStmt",
+                condition: { kind: "NameExpr", name: name("x"), span } as never, // biome-ignore lint/suspicious/noThenProperty: the AST's if-statement branch, never awaited
+                then: { kind: "Block", statements: [], span },
+                else: {
+                  kind: "Block",
+                  statements: [{ kind: "InsertStmt", type: name("Comment"), entries: [], span }],
+                  span,
+                },
+                span,
+              } as Stmt,
+            ],
+          },
+        ),
         method("tag_counts", [], { returns: { type: scalar("Int"), isArray: true } }),
       ],
     },
@@ -148,14 +205,26 @@ export function blogCatalog(): Catalog {
     [
       field("post", { kind: "ref", target: "BlogPost" }),
       field("text", scalar("Text")),
-      field("votes", { kind: "array", element: { kind: "struct", fields: [field("who", scalar("Text")), field("up", scalar("Bool"))] } }),
+      field("votes", {
+        kind: "array",
+        element: { kind: "struct", fields: [field("who", scalar("Text")), field("up", scalar("Bool"))] },
+      }),
     ],
-    { rest: [{ path: "/api/comments", ops: ["list", "get", "create", "delete", "subscribe"] }], mcp: ["list", "get", "create", "delete"] },
+    {
+      rest: [{ path: "/api/comments", ops: ["list", "get", "create", "delete", "subscribe"] }],
+      mcp: ["list", "get", "create", "delete"],
+    },
   );
   const hidden = type("AuditEntry", [field("what", scalar("Text"))]);
   return {
     app: { name: "blog", version: "1.2.3", description: "A small blog." },
-    config: { dataDir: ".wo/data", mcp: { sessions: true, allowedOrigins: [] }, allowedOrigins: [], maxBodyBytes: 1048576, concurrency: { running: 64, queued: 1024 } },
+    config: {
+      dataDir: ".wo/data",
+      mcp: { sessions: true, allowedOrigins: [] },
+      allowedOrigins: [],
+      maxBodyBytes: 1048576,
+      concurrency: { running: 64, queued: 1024 },
+    },
     types: [author, address, post, comment, hidden],
   };
 }

@@ -38,8 +38,12 @@ describe("read-only fields in the build", () => {
 
   it("MCP tools say which fields are not accepted", () => {
     const tools = json("manifest.json").tools as { name: string; description: string }[];
-    expect(tools.find((t) => t.name === "member_create")!.description).toContain("Read-only (set by the app, not accepted): score, badges.");
-    expect(tools.find((t) => t.name === "member_update")!.description).toContain("Not accepted: score (read-only), badges (read-only), handle (fixed at creation).");
+    expect(tools.find((t) => t.name === "member_create")!.description).toContain(
+      "Read-only (set by the app, not accepted): score, badges.",
+    );
+    expect(tools.find((t) => t.name === "member_update")!.description).toContain(
+      "Not accepted: score (read-only), badges (read-only), handle (fixed at creation).",
+    );
   });
 
   it("OpenAPI bodies and types.d.ts follow", () => {

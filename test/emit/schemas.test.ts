@@ -25,7 +25,9 @@ describe("create inputs", () => {
   for (const type of catalog.types.filter((t) => exposedOps(t).includes("create"))) {
     const validate = compile(schemas.inputs[toolName(type.name, "create")]!);
     const valid = validObject(catalog, type.fields);
-    const minimal = Object.fromEntries(type.fields.filter((f) => f.isRequiredOnCreate).map((f) => [f.name, validValue(catalog, f.type)]));
+    const minimal = Object.fromEntries(
+      type.fields.filter((f) => f.isRequiredOnCreate).map((f) => [f.name, validValue(catalog, f.type)]),
+    );
 
     it(`${type.name}: accepts a full and a minimal valid example`, () => {
       expect(validate(valid), JSON.stringify(validate.errors)).toBe(true);
@@ -34,11 +36,13 @@ describe("create inputs", () => {
     it(`${type.name}: rejects an unknown property, id, computed and relation fields`, () => {
       expect(validate({ ...valid, nonsense: 1 })).toBe(false);
       expect(validate({ ...valid, id: 5 })).toBe(false);
-      for (const f of type.fields.filter((f) => !f.isWritable && f.name !== "id")) expect(validate({ ...valid, [f.name]: 1 })).toBe(false);
+      for (const f of type.fields.filter((f) => !f.isWritable && f.name !== "id"))
+        expect(validate({ ...valid, [f.name]: 1 })).toBe(false);
     });
     for (const f of type.fields.filter((f) => f.isWritable)) {
       it(`${type.name}.${f.name}: wrong-typed values are rejected`, () => {
-        for (const bad of invalidValues(f.type)) expect(validate({ ...valid, [f.name]: bad }), JSON.stringify(bad)).toBe(false);
+        for (const bad of invalidValues(f.type))
+          expect(validate({ ...valid, [f.name]: bad }), JSON.stringify(bad)).toBe(false);
       });
       it(`${type.name}.${f.name}: null ${f.isOptional ? "accepted (optional)" : "rejected"}`, () => {
         expect(validate({ ...valid, [f.name]: null })).toBe(f.isOptional);
@@ -140,13 +144,13 @@ describe("doc comments in schemas", () => {
         "  address: { street: Text, city: Text }",
         "  -- Past names",
         "  aliases: [{ name: Text }]",
-        "  service rest \"/api/people\" expose create",
+        '  service rest "/api/people" expose create',
         "}",
         "",
       ].join("\n"),
     });
     const { catalog } = await checkApp(dir);
-    const input = emitSchemas(catalog!).inputs["person_create"] as any;
+    const input = emitSchemas(catalog!).inputs.person_create as any;
     expect(input.properties.address.description).toBe("Where they live");
     expect(input.properties.address.properties.street.description).toBeUndefined();
     expect(input.properties.address.properties.city.description).toBeUndefined();
@@ -175,7 +179,7 @@ describe("a method returning projected rows", () => {
         "    }",
         "    return latest(select Price { item == self.id, id, amount })",
         "  }",
-        "  service mcp \"/mcp\" expose recent, latest_or_whole",
+        '  service mcp "/mcp" expose recent, latest_or_whole',
         "}",
         "class Price {",
         "  item: ref Item",

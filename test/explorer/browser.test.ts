@@ -32,7 +32,16 @@ beforeAll(async () => {
     startWo([guardedDir, "--listen", "127.0.0.1:0"], { env: { WO_EXPLORER_BROWSER_TOKEN: token } }),
     chromium.launch({
       executablePath: "/usr/bin/chromium",
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
     }),
   ]);
   blog = { wo: a, appDir: blogDir };
@@ -67,7 +76,9 @@ describe("explorer", () => {
     const { page, errors } = await openPage();
     await page.goto(`${blog.wo.url}/`);
     await page.locator("#app-name", { hasText: "blog" }).waitFor();
-    expect(await text(page, "#app-description")).toBe("A small blog: authors write posts, readers comment, posts carry tags.");
+    expect(await text(page, "#app-description")).toBe(
+      "A small blog: authors write posts, readers comment, posts carry tags.",
+    );
     expect(await text(page, ".card h3")).toBe(["Author", "Comment", "Post", "Tag", "Tagging"].join("\n"));
 
     // Browse a type: its fields, then its (empty) rows.
@@ -78,14 +89,19 @@ describe("explorer", () => {
 
     // Create two rows through the generated form.
     await page.locator("button.op", { hasText: "POST /api/authors" }).first().click();
-    for (const [name, email, level] of [["Ada Lovelace", "ada@example.com", "Editor"], ["Grace Hopper", "grace@example.com", "Admin"]]) {
+    for (const [name, email, level] of [
+      ["Ada Lovelace", "ada@example.com", "Editor"],
+      ["Grace Hopper", "grace@example.com", "Admin"],
+    ]) {
       await page.locator(".call-box input[name=name]").fill(name!);
       await page.locator(".call-box input[name=email]").fill(email!);
       await page.locator(".call-box select[name=level]").selectOption({ label: level! });
       await page.locator(".call-box button[type=submit]").click();
       await page.locator(".call-box pre.status", { hasText: "HTTP/1.1 201 Created" }).waitFor();
       const exchange = await text(page, ".call-box pre.http");
-      expect(exchange).toContain("POST /api/authors HTTP/1.1\naccept: application/json\ncontent-type: application/json");
+      expect(exchange).toContain(
+        "POST /api/authors HTTP/1.1\naccept: application/json\ncontent-type: application/json",
+      );
       expect(exchange).toContain(`{"name":"${name}","email":"${email}","level":"${level}"}`);
       expect(exchange).toMatch(/location: \/api\/authors\/\d+/);
       // The rows reload after a write: the new row is listed.
@@ -130,7 +146,11 @@ describe("explorer", () => {
 
   it("links a tag to a post through the relation's form: both path parameters come from the form", async () => {
     const json = (path: string, body: unknown) =>
-      fetch(blog.wo.url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<{ id: number }>);
+      fetch(blog.wo.url + path, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      }).then((r) => r.json() as Promise<{ id: number }>);
     const author = await json("/api/authors", { name: "Linus", email: "linus@example.com" });
     const post = await json("/api/posts", { title: "Tagged", slug: "tagged", body: "b", author: author.id });
     const tag = await json("/api/tags", { label: "explorer" });

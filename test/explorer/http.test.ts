@@ -33,21 +33,41 @@ afterAll(async () => {
   }
 });
 
-const get = (s: { wo: WoProcess }, path: string, headers: Record<string, string> = {}) => rawRequest(s.wo.url, "GET", path, headers);
+const get = (s: { wo: WoProcess }, path: string, headers: Record<string, string> = {}) =>
+  rawRequest(s.wo.url, "GET", path, headers);
 const browserAccept = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8";
 const bearer = { authorization: `Bearer ${token}` };
 
 const pages = ["/", "/docs"];
-const assets = ["/explorer/explorer.js", "/explorer/schema-form.js", "/explorer/explorer.css", "/docs/docs.js", "/docs/docs.css", "/docs/swagger-ui.css", "/docs/swagger-ui-bundle.js"];
+const assets = [
+  "/explorer/explorer.js",
+  "/explorer/schema-form.js",
+  "/explorer/explorer.css",
+  "/docs/docs.js",
+  "/docs/docs.css",
+  "/docs/swagger-ui.css",
+  "/docs/swagger-ui-bundle.js",
+];
 const dataEndpoints = ["/explorer/app.json", "/openapi.json"];
 
 describe("GET / negotiates", () => {
   it("JSON for Accept: application/json, */* or no Accept, exactly as before", async () => {
-    for (const headers of [{ accept: "application/json" }, { accept: "*/*" }, {}, { accept: "text/html, application/json" }, { accept: "text/html;q=0.5, application/json" }]) {
+    for (const headers of [
+      { accept: "application/json" },
+      { accept: "*/*" },
+      {},
+      { accept: "text/html, application/json" },
+      { accept: "text/html;q=0.5, application/json" },
+    ]) {
       const r = await get(open, "/", headers);
       expect(r.status).toBe(200);
       expect(r.headers["content-type"]).toBe("application/json");
-      expect(r.json).toMatchObject({ app: "hello", version: "0.1.0", types: ["Greeting"], mcp: { path: "/mcp", tools: 5 } });
+      expect(r.json).toMatchObject({
+        app: "hello",
+        version: "0.1.0",
+        types: ["Greeting"],
+        mcp: { path: "/mcp", tools: 5 },
+      });
       expect(r.headers.vary).toMatch(/accept/i);
     }
   });
@@ -78,11 +98,34 @@ describe("endpoints", () => {
     expect(r.status).toBe(200);
     expect(r.json.app).toMatchObject({ name: "hello", version: "0.1.0" });
     expect(r.json.types[0]).toMatchObject({ name: "Greeting", snake: "greeting", rest: ["/api/greetings"] });
-    expect(r.json.types[0].fields.map((f: { name: string }) => f.name)).toEqual(["id", "message", "from", "created_at"]);
-    expect(r.json.types[0].fields[1]).toEqual({ name: "message", type: "Text", optional: false, unique: false, writable: true, updatable: true, requiredOnCreate: true });
+    expect(r.json.types[0].fields.map((f: { name: string }) => f.name)).toEqual([
+      "id",
+      "message",
+      "from",
+      "created_at",
+    ]);
+    expect(r.json.types[0].fields[1]).toEqual({
+      name: "message",
+      type: "Text",
+      optional: false,
+      unique: false,
+      writable: true,
+      updatable: true,
+      requiredOnCreate: true,
+    });
     const create = r.json.endpoints.find((e: { op: string }) => e.op === "greeting_create");
-    expect(create).toMatchObject({ method: "POST", path: "/api/greetings", inputSchema: { type: "object", required: ["message"] } });
-    expect(r.json.mcp.tools.map((t: { name: string }) => t.name)).toEqual(["greeting_create", "greeting_delete", "greeting_get", "greeting_list", "greeting_update"]);
+    expect(create).toMatchObject({
+      method: "POST",
+      path: "/api/greetings",
+      inputSchema: { type: "object", required: ["message"] },
+    });
+    expect(r.json.mcp.tools.map((t: { name: string }) => t.name)).toEqual([
+      "greeting_create",
+      "greeting_delete",
+      "greeting_get",
+      "greeting_list",
+      "greeting_update",
+    ]);
     expect(r.json.mcp.tools[0].inputSchema).toMatchObject({ type: "object" });
   });
 
@@ -95,7 +138,9 @@ describe("endpoints", () => {
     const bundle = await get(open, "/docs/swagger-ui-bundle.js");
     expect(bundle.status).toBe(200);
     expect(bundle.headers["content-type"]).toBe("text/javascript; charset=utf-8");
-    expect(bundle.text).toBe(readFileSync(join(import.meta.dirname, "../../node_modules/swagger-ui-dist/swagger-ui-bundle.js"), "utf8"));
+    expect(bundle.text).toBe(
+      readFileSync(join(import.meta.dirname, "../../node_modules/swagger-ui-dist/swagger-ui-bundle.js"), "utf8"),
+    );
     expect((await get(open, "/docs/docs.js")).text).toContain('url: "/openapi.json"');
   });
 });
@@ -116,7 +161,12 @@ describe("security", () => {
 
   it("a foreign Host or Origin is refused (403) on every page, file and endpoint", async () => {
     for (const path of [...pages, ...assets, ...dataEndpoints]) {
-      for (const headers of [{ host: "evil.example" }, { host: `127.0.0.1.nip.io:${new URL(open.wo.url).port}` }, { origin: "http://evil.example" }, { origin: "null" }]) {
+      for (const headers of [
+        { host: "evil.example" },
+        { host: `127.0.0.1.nip.io:${new URL(open.wo.url).port}` },
+        { origin: "http://evil.example" },
+        { origin: "null" },
+      ]) {
         const r = await get(open, path, { accept: browserAccept, ...headers });
         expect(r.status, `${path} ${JSON.stringify(headers)}`).toBe(403);
         expect(r.json).toMatchObject({ type: "urn:wo:problem:forbidden" });
@@ -128,7 +178,8 @@ describe("security", () => {
   });
 
   it("with a token: pages and static files load without it, data endpoints need it", async () => {
-    for (const path of [...pages, ...assets]) expect((await get(guarded, path, { accept: browserAccept })).status, path).toBe(200);
+    for (const path of [...pages, ...assets])
+      expect((await get(guarded, path, { accept: browserAccept })).status, path).toBe(200);
     for (const path of dataEndpoints) {
       const refused = await get(guarded, path);
       expect(refused.status, path).toBe(401);

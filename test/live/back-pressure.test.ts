@@ -12,7 +12,11 @@ let store: SqliteStore;
 
 beforeEach(async () => {
   tmp = tempDir();
-  ({ store } = await openSqliteStore({ file: tmp.file, catalog: catalog(note), changeLog: { tables: ["note"], retention: 100 } }));
+  ({ store } = await openSqliteStore({
+    file: tmp.file,
+    catalog: catalog(note),
+    changeLog: { tables: ["note"], retention: 100 },
+  }));
 });
 afterEach(async () => {
   await store.close();

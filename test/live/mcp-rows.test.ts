@@ -33,7 +33,10 @@ async function fence(seen: string[], id: number): Promise<void> {
   const uri = `wo://note/${id}`;
   const before = count(seen, uri);
   await patch(srv.base, `/api/notes/${id}`, { title: `fence ${before}` });
-  await waitFor(() => count(seen, uri) > before, () => `no notification for the fence ${uri}: ${JSON.stringify(seen)}`);
+  await waitFor(
+    () => count(seen, uri) > before,
+    () => `no notification for the fence ${uri}: ${JSON.stringify(seen)}`,
+  );
 }
 
 describe("SDK v1 client (2025-11-25): resources/subscribe on the session", () => {
@@ -68,7 +71,10 @@ describe("SDK v1 client (2025-11-25): resources/subscribe on the session", () =>
     const otherTransport = new TransportV1(new URL(srv.url));
     await other.connect(otherTransport);
     await other.callTool({ name: "note_update", arguments: { id: a, title: "a3" } });
-    await waitFor(() => count(seen, `wo://note/${a}`) === 2, () => JSON.stringify(seen));
+    await waitFor(
+      () => count(seen, `wo://note/${a}`) === 2,
+      () => JSON.stringify(seen),
+    );
 
     expect(await client.unsubscribeResource({ uri: `wo://note/${a}` })).toEqual({});
     await patch(srv.base, `/api/notes/${a}`, { title: "a4" });
@@ -77,7 +83,10 @@ describe("SDK v1 client (2025-11-25): resources/subscribe on the session", () =>
 
     const fences = count(seen, `wo://note/${c}`);
     await other.callTool({ name: "note_delete", arguments: { id: c } });
-    await waitFor(() => count(seen, `wo://note/${c}`) === fences + 1, () => JSON.stringify(seen));
+    await waitFor(
+      () => count(seen, `wo://note/${c}`) === fences + 1,
+      () => JSON.stringify(seen),
+    );
 
     await otherTransport.terminateSession();
     await other.close();
@@ -104,11 +113,19 @@ describe("v2 client (2026-07-28): subscriptions/listen with resourceSubscription
     const a = (await post(srv.base, "/api/notes", { title: "a" })).id as number;
     const b = (await post(srv.base, "/api/notes", { title: "b" })).id as number;
     const c = (await post(srv.base, "/api/notes", { title: "fence" })).id as number;
-    const client = new ClientV2({ name: "listen", version: "1" }, { capabilities: {}, versionNegotiation: { mode: "auto" } } as never);
+    const client = new ClientV2({ name: "listen", version: "1" }, {
+      capabilities: {},
+      versionNegotiation: { mode: "auto" },
+    } as never);
     await client.connect(new TransportV2(new URL(srv.url)));
     const seen: string[] = [];
-    client.setNotificationHandler("notifications/resources/updated", (n: { params: { uri: string } }) => void seen.push(n.params.uri));
-    const sub = await client.listen({ resourceSubscriptions: [`wo://note/${a}`, `wo://note/${c}`, "wo://note/999999", "wo://nothing/1"] });
+    client.setNotificationHandler(
+      "notifications/resources/updated",
+      (n: { params: { uri: string } }) => void seen.push(n.params.uri),
+    );
+    const sub = await client.listen({
+      resourceSubscriptions: [`wo://note/${a}`, `wo://note/${c}`, "wo://note/999999", "wo://nothing/1"],
+    });
     expect(sub.honoredFilter).toEqual({ resourceSubscriptions: [`wo://note/${a}`, `wo://note/${c}`] });
 
     await patch(srv.base, `/api/notes/${a}`, { title: "a2" });
@@ -122,7 +139,10 @@ describe("v2 client (2026-07-28): subscriptions/listen with resourceSubscription
   });
 
   it("a listen whose filter names nothing readable is acknowledged empty and ends gracefully", async () => {
-    const client = new ClientV2({ name: "listen", version: "1" }, { capabilities: {}, versionNegotiation: { mode: "auto" } } as never);
+    const client = new ClientV2({ name: "listen", version: "1" }, {
+      capabilities: {},
+      versionNegotiation: { mode: "auto" },
+    } as never);
     await client.connect(new TransportV2(new URL(srv.url)));
     const sub = await client.listen({ resourceSubscriptions: ["wo://note/999999"] });
     expect(sub.honoredFilter).toEqual({});
@@ -134,7 +154,11 @@ describe("v2 client (2026-07-28): subscriptions/listen with resourceSubscription
 describe("bad input and sessionless mode", () => {
   it("subscriptions/listen with resourceSubscriptions that is not an array of strings: -32602, no stream", async () => {
     for (const bad of ["wo://note/1", [1], { uri: "wo://note/1" }]) {
-      const r = await rawPost(srv.url, req("subscriptions/listen", { _meta: env, notifications: { resourceSubscriptions: bad } }), modernHeaders("subscriptions/listen"));
+      const r = await rawPost(
+        srv.url,
+        req("subscriptions/listen", { _meta: env, notifications: { resourceSubscriptions: bad } }),
+        modernHeaders("subscriptions/listen"),
+      );
       expect([r.status, r.json?.error?.code]).toEqual([200, -32602]);
     }
   });
@@ -155,7 +179,11 @@ describe("bad input and sessionless mode", () => {
       const r = await rawPost(sessionless.url, req("resources/subscribe", { uri: "wo://note/1" }));
       expect(r.json.error.code).toBe(-32601);
       // 2026-07-28 still offers it: its stream needs no session.
-      const d = await rawPost(sessionless.url, req("server/discover", { _meta: env }), modernHeaders("server/discover"));
+      const d = await rawPost(
+        sessionless.url,
+        req("server/discover", { _meta: env }),
+        modernHeaders("server/discover"),
+      );
       expect(d.json.result.capabilities.resources).toEqual({ subscribe: true, listChanged: false });
     } finally {
       await sessionless.stop();

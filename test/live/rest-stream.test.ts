@@ -13,7 +13,10 @@ const data = (e: SseEvent) => JSON.parse(e.data!) as { op: string; id: number; r
 const changes = (s: SseConnection) => s.events.filter((e) => e.event !== "reset");
 
 async function eventsAfter(s: SseConnection, n: number): Promise<SseEvent[]> {
-  await waitFor(() => changes(s).length >= n, () => `wanted ${n} events, got: ${s.raw()}`);
+  await waitFor(
+    () => changes(s).length >= n,
+    () => `wanted ${n} events, got: ${s.raw()}`,
+  );
   return changes(s);
 }
 
@@ -124,17 +127,26 @@ describe("retention", () => {
     try {
       for (let i = 0; i < 8; i++) await post(wo.url, "/api/notes", { title: `n${i}` });
       const s = await openSse(wo.url, "/api/notes/live", { "last-event-id": "1" });
-      await waitFor(() => s.events.length >= 1, () => s.raw());
+      await waitFor(
+        () => s.events.length >= 1,
+        () => s.raw(),
+      );
       expect(s.events[0]!.event).toBe("reset");
       expect(s.events[0]!.id).toBe("8");
       expect(JSON.parse(s.events[0]!.data!)).toMatchObject({ reason: "retention" });
       await post(wo.url, "/api/notes", { title: "next" });
-      await waitFor(() => s.events.length >= 2, () => s.raw());
+      await waitFor(
+        () => s.events.length >= 2,
+        () => s.raw(),
+      );
       expect([s.events[1]!.event, s.events[1]!.id]).toEqual(["create", "9"]);
       s.close();
       // Within retention, the same server replays.
       const within = await openSse(wo.url, "/api/notes/live", { "last-event-id": "7" });
-      await waitFor(() => within.events.length >= 2, () => within.raw());
+      await waitFor(
+        () => within.events.length >= 2,
+        () => within.raw(),
+      );
       expect(within.events.map((e) => e.id)).toEqual(["8", "9"]);
       within.close();
     } finally {

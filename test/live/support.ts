@@ -24,8 +24,17 @@ type Secret {
 `,
 };
 
-async function send(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
-  const res = await fetch(base + path, { method, headers: { "content-type": "application/json" }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+async function send(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: any }> {
+  const res = await fetch(base + path, {
+    method,
+    headers: { "content-type": "application/json" },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
   const text = await res.text();
   if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status} ${text}`);
   return { status: res.status, json: text ? JSON.parse(text) : undefined };
@@ -91,7 +100,14 @@ export function openSse(base: string, path: string, headers: Record<string, stri
       });
       res.on("end", () => (isEnded = true));
       res.on("close", () => (isEnded = true));
-      resolve({ status: res.statusCode ?? 0, headers: res.headers, events, raw: () => text, ended: () => isEnded, close: () => req.destroy() });
+      resolve({
+        status: res.statusCode ?? 0,
+        headers: res.headers,
+        events,
+        raw: () => text,
+        ended: () => isEnded,
+        close: () => req.destroy(),
+      });
     });
     req.on("error", reject);
     req.end();

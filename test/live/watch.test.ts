@@ -8,7 +8,10 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ResourceListChangedNotificationSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ResourceListChangedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
 import { dumpDb, removeApp, startWo, writeApp, type WoProcess } from "../support/wo-process.js";
 
@@ -60,7 +63,13 @@ let v2Client: ClientV2;
 
 describe("wo run --watch", () => {
   it("an edit that exposes update: the SDK v1 session is notified on its GET stream and lists the new tool; the v2 listener is notified; rows stay", async () => {
-    const created = await (await fetch(`${wo.url}/api/notes`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: "kept" }) })).json();
+    const created = await (
+      await fetch(`${wo.url}/api/notes`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ title: "kept" }),
+      })
+    ).json();
     expect(created).toEqual({ id: 1, title: "kept" });
 
     // SDK v1 (2025-11-25): a session whose GET stream is open before the edit.
@@ -74,14 +83,20 @@ describe("wo run --watch", () => {
     v1Client = new ClientV1({ name: "watch-v1", version: "1" });
     const v1Transport = new TransportV1(new URL(`${wo.url}/mcp`), { fetch: fetchSeeingGet });
     await v1Client.connect(v1Transport);
-    expect(v1Client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true }, resources: { listChanged: true } });
+    expect(v1Client.getServerCapabilities()).toMatchObject({
+      tools: { listChanged: true },
+      resources: { listChanged: true },
+    });
     expect(toolNames((await v1Client.listTools()).tools)).toEqual(["note_create", "note_get", "note_list"]);
     const v1Tools = first((h) => v1Client.setNotificationHandler(ToolListChangedNotificationSchema, h));
     const v1Resources = first((h) => v1Client.setNotificationHandler(ResourceListChangedNotificationSchema, h));
     await streamOpen;
 
     // v2 client (2026-07-28): listens for tools only; prompts are asked for and not honoured.
-    v2Client = new ClientV2({ name: "watch-v2", version: "1" }, { capabilities: {}, versionNegotiation: { mode: "auto" } } as never);
+    v2Client = new ClientV2({ name: "watch-v2", version: "1" }, {
+      capabilities: {},
+      versionNegotiation: { mode: "auto" },
+    } as never);
     await v2Client.connect(new TransportV2(new URL(`${wo.url}/mcp`)));
     const v2Tools = first((h) => v2Client.setNotificationHandler("notifications/tools/list_changed", h));
     const v2Resources: unknown[] = [];
@@ -92,11 +107,18 @@ describe("wo run --watch", () => {
     edit(v2);
     const out = await printed(/wo: reloaded: /);
     expect(out).toContain("wo: migrated: new optional field 'Note.body'");
-    expect(out).toMatch(/wo: reloaded: tools \+note_update, ~note_create, ~note_get, ~note_list; routes \+PATCH \/api\/notes\/:id; types ~Note\n/);
+    expect(out).toMatch(
+      /wo: reloaded: tools \+note_update, ~note_create, ~note_get, ~note_list; routes \+PATCH \/api\/notes\/:id; types ~Note\n/,
+    );
 
     await v1Tools;
     await v1Resources;
-    expect(toolNames((await v1Client.listTools()).tools)).toEqual(["note_create", "note_get", "note_list", "note_update"]);
+    expect(toolNames((await v1Client.listTools()).tools)).toEqual([
+      "note_create",
+      "note_get",
+      "note_list",
+      "note_update",
+    ]);
     const updated = await v1Client.callTool({ name: "note_update", arguments: { id: 1, body: "added" } });
     expect(updated.structuredContent).toEqual({ id: 1, title: "kept", body: "added" });
 
@@ -116,7 +138,11 @@ describe("wo run --watch", () => {
     let swapped = false;
     const writer = async () => {
       while (!swapped) {
-        const res = await fetch(`${wo.url}/api/notes`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: "during" }) });
+        const res = await fetch(`${wo.url}/api/notes`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ title: "during" }),
+        });
         if (res.status === 201) acknowledged.push(((await res.json()) as { id: number }).id);
         else failures.push(`${res.status} ${await res.text()}`);
       }
@@ -139,7 +165,12 @@ describe("wo run --watch", () => {
     edit(`${v2}\ntype Broken {\n`);
     const out = await printed(/not reloaded, the previous build keeps serving: the app has errors/);
     expect(out).toMatch(/note\.wo:\d+:\d+: error WO\d{4}: /);
-    expect(toolNames((await v1Client.listTools()).tools)).toEqual(["note_create", "note_get", "note_list", "note_update"]);
+    expect(toolNames((await v1Client.listTools()).tools)).toEqual([
+      "note_create",
+      "note_get",
+      "note_list",
+      "note_update",
+    ]);
     expect(dumpDb(appDir)).toEqual(rows);
     expect((await fetch(`${wo.url}/api/notes/1`)).status).toBe(200);
   });
@@ -151,10 +182,17 @@ describe("wo run --watch", () => {
     expect(out).toContain("field 'Note.body' was removed: 1 row hold a value for it that would be deleted");
     expect(out).toContain("--allow-destructive-migration");
     expect(dumpDb(appDir)).toEqual(rows);
-    expect(await (await fetch(`${wo.url}/api/notes/1`)).json()).toEqual({ id: 1, title: "kept", body: "added", tag: null });
+    expect(await (await fetch(`${wo.url}/api/notes/1`)).json()).toEqual({
+      id: 1,
+      title: "kept",
+      body: "added",
+      tag: null,
+    });
     // The session made before every swap still works.
     const listed = await v1Client.callTool({ name: "note_list", arguments: { limit: 1 } });
-    expect((listed.structuredContent as { items: unknown[] }).items).toEqual([{ id: 1, title: "kept", body: "added", tag: null }]);
+    expect((listed.structuredContent as { items: unknown[] }).items).toEqual([
+      { id: 1, title: "kept", body: "added", tag: null },
+    ]);
     await v1Client.close();
   });
 
@@ -162,11 +200,24 @@ describe("wo run --watch", () => {
     // The refused edit is undone in the same save: v3 is what serves.
     edit(v3);
     mkdirSync(join(appDir, "tags"));
-    writeFileSync(join(appDir, "tags", "tag.wo"), `type Tag {\n  id: Id\n  label: Text\n  service rest "/api/tags" expose list, create\n}\n`);
+    writeFileSync(
+      join(appDir, "tags", "tag.wo"),
+      `type Tag {\n  id: Id\n  label: Text\n  service rest "/api/tags" expose list, create\n}\n`,
+    );
     const out = await printed(/wo: reloaded: /, 3);
     expect(out).toContain("wo: migrated: new type 'Tag' (table 'tag')");
-    expect(out).toContain("wo: reloaded: tools +tag_create, +tag_list; routes +GET /api/tags, +POST /api/tags; types +Tag\n");
-    expect((await fetch(`${wo.url}/api/tags`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ label: "new" }) })).status).toBe(201);
+    expect(out).toContain(
+      "wo: reloaded: tools +tag_create, +tag_list; routes +GET /api/tags, +POST /api/tags; types +Tag\n",
+    );
+    expect(
+      (
+        await fetch(`${wo.url}/api/tags`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ label: "new" }),
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it("when the server stops, a listen stream gets the graceful end", async () => {

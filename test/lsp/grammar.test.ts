@@ -18,7 +18,11 @@ interface Rule {
 }
 
 const grammarPath = join(repoRoot, "editors/vscode/syntaxes/wo.tmLanguage.json");
-const grammar = JSON.parse(readFileSync(grammarPath, "utf8")) as { scopeName: string; patterns: Rule[]; repository: Record<string, Rule> };
+const grammar = JSON.parse(readFileSync(grammarPath, "utf8")) as {
+  scopeName: string;
+  patterns: Rule[];
+  repository: Record<string, Rule>;
+};
 
 function rules(node: unknown, out: Rule[] = []): Rule[] {
   if (Array.isArray(node)) for (const n of node) rules(n, out);
@@ -35,7 +39,9 @@ const lexerKeywords = allTokens
   .filter((t) => (t as { LONGER_ALT?: unknown }).LONGER_ALT === Identifier)
   .flatMap((t) => (t.PATTERN as RegExp).source.split("|"));
 
-const keywordRules = rules(grammar).filter((r) => r.match !== undefined && /^(keyword|storage|constant\.language)\./.test(r.name ?? ""));
+const keywordRules = rules(grammar).filter(
+  (r) => r.match !== undefined && /^(keyword|storage|constant\.language)\./.test(r.name ?? ""),
+);
 const highlights = (rule: Rule, text: string, word: string) => {
   const m = new RegExp(rule.match!, "g");
   return [...text.matchAll(m)].some((found) => found[0] === word);
@@ -52,16 +58,25 @@ describe("the TextMate grammar", () => {
       }
     }
     // Every #name a rule includes exists.
-    for (const include of JSON.stringify(grammar).matchAll(/"include": ?"#([^"]+)"/g)) expect(grammar.repository).toHaveProperty(include[1]!);
+    for (const include of JSON.stringify(grammar).matchAll(/"include": ?"#([^"]+)"/g))
+      expect(grammar.repository).toHaveProperty(include[1]!);
   });
 
   it("highlights every keyword of the lexer, and none inside a longer or hyphenated name", () => {
-    expect(lexerKeywords).toEqual(expect.arrayContaining(["abort", "type", "class", "expose", "AND", "RETURNING", "SELECT", "WHERE"]));
+    expect(lexerKeywords).toEqual(
+      expect.arrayContaining(["abort", "type", "class", "expose", "AND", "RETURNING", "SELECT", "WHERE"]),
+    );
     expect(lexerKeywords.length).toBeGreaterThanOrEqual(49 + 7 + 15);
     for (const word of lexerKeywords) {
-      expect(keywordRules.some((r) => highlights(r, ` ${word} `, word)), word).toBe(true);
+      expect(
+        keywordRules.some((r) => highlights(r, ` ${word} `, word)),
+        word,
+      ).toBe(true);
       for (const longer of [`${word}s`, `order-${word}`, `${word}-x`]) {
-        expect(keywordRules.some((r) => highlights(r, ` ${longer} `, word)), longer).toBe(false);
+        expect(
+          keywordRules.some((r) => highlights(r, ` ${longer} `, word)),
+          longer,
+        ).toBe(false);
       }
     }
   });
@@ -69,15 +84,23 @@ describe("the TextMate grammar", () => {
   it("gives strings with escapes, numbers, annotations and service lines their scopes", () => {
     const byName = (name: string) => rules(grammar).find((r) => r.name === name || (r.begin && r.name === name))!;
     expect(byName("string.quoted.double.wo").begin).toBe('"');
-    expect("\\n \\t \\\"".match(new RegExp(byName("constant.character.escape.wo").match!, "g"))).toEqual(["\\n", "\\t"]);
+    expect('\\n \\t \\"'.match(new RegExp(byName("constant.character.escape.wo").match!, "g"))).toEqual(["\\n", "\\t"]);
     expect("1.5 x1 42".match(new RegExp(byName("constant.numeric.float.wo").match!, "g"))).toEqual(["1.5"]);
     expect("1.5 x1 42".match(new RegExp(byName("constant.numeric.integer.wo").match!, "g"))).toEqual(["42"]);
 
     const service = rules(grammar).find((r) => r.match?.includes("(service)"))!;
-    expect(' service rest "/api/posts" expose list'.match(new RegExp(service.match!))!.slice(1, 4)).toEqual(["service", "rest", '"/api/posts"']);
+    expect(' service rest "/api/posts" expose list'.match(new RegExp(service.match!))!.slice(1, 4)).toEqual([
+      "service",
+      "rest",
+      '"/api/posts"',
+    ]);
     const annotation = rules(grammar).find((r) => r.begin?.startsWith("(@)"))!;
     expect('@table(name: "posts")'.match(new RegExp(annotation.begin!))![2]).toBe("table");
     const typeDecl = rules(grammar).find((r) => r.match?.includes("(type|class)"))!;
-    expect("type Enrolment link Student -> Course {".match(new RegExp(typeDecl.match!))!.filter((_, i) => [2, 4, 6].includes(i))).toEqual(["Enrolment", "Student", "Course"]);
+    expect(
+      "type Enrolment link Student -> Course {"
+        .match(new RegExp(typeDecl.match!))!
+        .filter((_, i) => [2, 4, 6].includes(i)),
+    ).toEqual(["Enrolment", "Student", "Course"]);
   });
 });

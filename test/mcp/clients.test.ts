@@ -12,8 +12,12 @@ import { startWoRun, type WoRun } from "./support/wo-run.js";
 vi.setConfig({ hookTimeout: 120_000 });
 
 let srv: WoRun;
-beforeAll(async () => { srv = await startWoRun("hello"); });
-afterAll(async () => { await srv?.stop(); });
+beforeAll(async () => {
+  srv = await startWoRun("hello");
+});
+afterAll(async () => {
+  await srv?.stop();
+});
 
 const exposed = ["greeting_create", "greeting_delete", "greeting_get", "greeting_list", "greeting_update"];
 
@@ -50,10 +54,15 @@ describe("official SDK v1 client (2025-11-25)", () => {
 
 describe("official v2 client, versionNegotiation auto (2026-07-28)", () => {
   it("negotiates 2026-07-28 and runs the same flow statelessly", async () => {
-    const client = new ClientV2({ name: "t2", version: "1" }, { capabilities: {}, versionNegotiation: { mode: "auto" } } as never);
+    const client = new ClientV2({ name: "t2", version: "1" }, {
+      capabilities: {},
+      versionNegotiation: { mode: "auto" },
+    } as never);
     const transport = new TransportV2(new URL(srv.url));
     await client.connect(transport);
-    expect((client as unknown as { getNegotiatedProtocolVersion(): string }).getNegotiatedProtocolVersion()).toBe("2026-07-28");
+    expect((client as unknown as { getNegotiatedProtocolVersion(): string }).getNegotiatedProtocolVersion()).toBe(
+      "2026-07-28",
+    );
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(exposed);
     const created = await client.callTool({ name: "greeting_create", arguments: { message: "from v2" } });
@@ -65,7 +74,9 @@ describe("official v2 client, versionNegotiation auto (2026-07-28)", () => {
     const rest = await (await fetch(`${srv.base}/api/greetings/${row.id}`)).text();
     expect((read.contents[0] as { text: string }).text).toBe(rest);
     const schema = await client.readResource({ uri: "wo://schema/greeting" });
-    expect(JSON.parse((schema.contents[0] as { text: string }).text).fields.map((f: { name: string }) => f.name)).toEqual(["id", "message", "from", "created_at"]);
+    expect(
+      JSON.parse((schema.contents[0] as { text: string }).text).fields.map((f: { name: string }) => f.name),
+    ).toEqual(["id", "message", "from", "created_at"]);
     await expect(client.readResource({ uri: "wo://greeting/999999" })).rejects.toMatchObject({ code: -32602 });
     await client.close();
   });

@@ -22,7 +22,11 @@ const suites = {
   "0.2": join(root, "tools/mcp-conformance/node_modules/conformance-0-2/dist/index.js"),
 };
 
-interface Check { id: string; status: string; errorMessage?: string }
+interface Check {
+  id: string;
+  status: string;
+  errorMessage?: string;
+}
 
 function collectChecks(dir: string): Check[] {
   const out: Check[] = [];
@@ -37,7 +41,12 @@ function collectChecks(dir: string): Check[] {
   return out;
 }
 
-async function runScenario(suite: keyof typeof suites, url: string, scenario: string, specVersion?: string): Promise<{ code: number | null; checks: Check[]; output: string }> {
+async function runScenario(
+  suite: keyof typeof suites,
+  url: string,
+  scenario: string,
+  specVersion?: string,
+): Promise<{ code: number | null; checks: Check[]; output: string }> {
   const outDir = mkdtempSync(join(tmpdir(), "wo-conf-"));
   const args = [suites[suite], "server", "--url", url, "--scenario", scenario, "-o", outDir];
   if (specVersion) args.push("--spec-version", specVersion);
@@ -107,7 +116,8 @@ describe("MCP conformance suites (Node 22)", () => {
     const { checks, output } = await runScenario(suite, srv.url, scenario, spec);
     expect(checks.length, output).toBeGreaterThan(0);
     const failed = checks.filter((c) => c.status === "FAILURE" && !inapplicable.has(`${scenario}:${c.id}`));
-    if (process.env.WO_CONF_VERBOSE) console.log(scenario, spec ?? "", JSON.stringify(checks.map((c) => [c.id, c.status, c.errorMessage])));
+    if (process.env.WO_CONF_VERBOSE)
+      console.log(scenario, spec ?? "", JSON.stringify(checks.map((c) => [c.id, c.status, c.errorMessage])));
     expect(failed, output).toEqual([]);
   });
 
@@ -118,7 +128,11 @@ describe("MCP conformance suites (Node 22)", () => {
     expect(failed, output).toEqual([]);
     // Under --watch, subscriptions/listen acknowledges toolsListChanged and tags its frames.
     if (scenario === "server-stateless") {
-      for (const id of ["sep-2575-server-sends-subscription-ack", "sep-2575-server-tags-subscription-id", "sep-2575-server-honors-notification-filter"]) {
+      for (const id of [
+        "sep-2575-server-sends-subscription-ack",
+        "sep-2575-server-tags-subscription-id",
+        "sep-2575-server-honors-notification-filter",
+      ]) {
         expect(checks.find((c) => c.id === id)?.status, id).toBe("SUCCESS");
       }
     }

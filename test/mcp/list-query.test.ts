@@ -13,7 +13,8 @@ let wo: WoProcess;
 let client: Client;
 let tools: { name: string; title?: string; description?: string; inputSchema: any }[];
 
-const call = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }) as Promise<any>;
+const call = (name: string, args: Record<string, unknown>) =>
+  client.callTool({ name, arguments: args }) as Promise<any>;
 const list = async (args: Record<string, unknown>) => {
   const r = await call("item_list", args);
   expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
@@ -48,7 +49,17 @@ describe("tools/list tells an agent how to query", () => {
     const where = schema.properties.where.properties;
     expect(Object.keys(where.qty.properties)).toEqual(["eq", "ne", "lt", "lte", "gt", "gte", "in"]);
     expect(Object.keys(where.name.properties)).toEqual(["eq", "ne", "lt", "lte", "gt", "gte", "in", "contains"]);
-    expect(Object.keys(where.note.properties)).toEqual(["eq", "ne", "lt", "lte", "gt", "gte", "in", "contains", "null"]);
+    expect(Object.keys(where.note.properties)).toEqual([
+      "eq",
+      "ne",
+      "lt",
+      "lte",
+      "gt",
+      "gte",
+      "in",
+      "contains",
+      "null",
+    ]);
     expect(Object.keys(where.size.properties)).toEqual(["eq", "ne", "in"]);
     expect(where.size.properties.in.items).toEqual({ type: "string", enum: ["Small", "Large"] });
     expect(where.count).toBeDefined();
@@ -58,7 +69,11 @@ describe("tools/list tells an agent how to query", () => {
     expect(schema.properties.count).toMatchObject({ type: "boolean", default: false });
     // `count` is the control; the field named count filters through where only.
     expect(schema.properties.count.type).toBe("boolean");
-    expect(schema.properties.size).toEqual({ type: "string", enum: ["Small", "Large"], description: expect.any(String) });
+    expect(schema.properties.size).toEqual({
+      type: "string",
+      enum: ["Small", "Large"],
+      description: expect.any(String),
+    });
   });
 
   it("the server's instructions say how list tools query", () => {
@@ -72,8 +87,12 @@ describe("tools/list tells an agent how to query", () => {
     expect(create.inputSchema.properties.size.default).toBe("Small");
     expect(create.title).toBe("Create item");
     expect(tools.find((t) => t.name === "item_list")!.title).toBe("List items");
-    expect(tools.find((t) => t.name === "item_get")!.description).toContain("keeper is the id of a keeper (keeper_get reads it)");
-    expect(tools.find((t) => t.name === "keeper_get")!.description).toContain("item_list with { keeper: <id> } lists the items whose keeper it is");
+    expect(tools.find((t) => t.name === "item_get")!.description).toContain(
+      "keeper is the id of a keeper (keeper_get reads it)",
+    );
+    expect(tools.find((t) => t.name === "keeper_get")!.description).toContain(
+      "item_list with { keeper: <id> } lists the items whose keeper it is",
+    );
   });
 });
 
@@ -127,6 +146,8 @@ describe("tools/call item_list", () => {
     const r = await call("item_list", { where: { size: { lt: "Large" }, name: { null: true } } });
     expect(r.isError).toBe(true);
     expect(r.content[0].text).toContain("- /where/size/lt: is not an operator of size; it takes eq, ne, in");
-    expect(r.content[0].text).toContain("- /where/name/null: is not an operator of name; it takes eq, ne, lt, lte, gt, gte, in, contains");
+    expect(r.content[0].text).toContain(
+      "- /where/name/null: is not an operator of name; it takes eq, ne, lt, lte, gt, gte, in, contains",
+    );
   });
 });

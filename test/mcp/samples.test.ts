@@ -14,7 +14,9 @@ import { sampleArgs, startWoRun, type WoRun } from "./support/wo-run.js";
 // Starting `wo run` builds the app first: allow for a busy two-core machine.
 vi.setConfig({ hookTimeout: 120_000 });
 
-const samples = readdirSync(join(repoRoot, "samples")).filter((s) => !s.startsWith(".")).sort();
+const samples = readdirSync(join(repoRoot, "samples"))
+  .filter((s) => !s.startsWith("."))
+  .sort();
 
 interface Peer {
   listTools(): Promise<{ tools: { name: string; inputSchema: any }[] }>;
@@ -52,8 +54,12 @@ async function exercise(peer: Peer, run: WoRun) {
 
 describe.each(samples)("wo run samples/%s", (sample) => {
   let run: WoRun;
-  beforeAll(async () => { run = await startWoRun(sample); });
-  afterAll(async () => { await run?.stop(); });
+  beforeAll(async () => {
+    run = await startWoRun(sample);
+  });
+  afterAll(async () => {
+    await run?.stop();
+  });
 
   it("SDK v1 client (2025-11-25, session): tools, create, list, read", async () => {
     const client = new ClientV1({ name: "wo-test", version: "1" });
@@ -70,9 +76,14 @@ describe.each(samples)("wo run samples/%s", (sample) => {
   });
 
   it("v2 client, versionNegotiation auto (2026-07-28): tools, create, list, read", async () => {
-    const client = new ClientV2({ name: "wo-test", version: "1" }, { capabilities: {}, versionNegotiation: { mode: "auto" } } as never);
+    const client = new ClientV2({ name: "wo-test", version: "1" }, {
+      capabilities: {},
+      versionNegotiation: { mode: "auto" },
+    } as never);
     await client.connect(new TransportV2(new URL(run.url)));
-    expect((client as unknown as { getNegotiatedProtocolVersion(): string }).getNegotiatedProtocolVersion()).toBe("2026-07-28");
+    expect((client as unknown as { getNegotiatedProtocolVersion(): string }).getNegotiatedProtocolVersion()).toBe(
+      "2026-07-28",
+    );
     await exercise(client as unknown as Peer, run);
     await client.close();
   });

@@ -38,7 +38,11 @@ const broken: [title: string, fn: string, code: string][] = [
   ["unknown type in select", `  fn m() -> Int {\n    return count(select ┆Nope { a == 1 })\n  }`, "WO5002"],
   ["call to a method", `  fn m() -> Int {\n    return ┆m()\n  }`, "WO5022"],
   ["integer literal beyond the safe range", `  fn m() -> Int {\n    return 1 + ┆99999999999999999999\n  }`, "WO5024"],
-  ["let bound only in one branch", `  fn m(amount: Money) -> Int {\n    if amount > 0 {\n      let x = 1\n    }\n    return ┆x\n  }`, "WO5023"],
+  [
+    "let bound only in one branch",
+    `  fn m(amount: Money) -> Int {\n    if amount > 0 {\n      let x = 1\n    }\n    return ┆x\n  }`,
+    "WO5023",
+  ],
   ["unknown function", `  fn m() -> Int {\n    return ┆sum(self.prices)\n  }`, "WO5004"],
   ["builtin argument count", `  fn m() -> Int {\n    return ┆count(self.prices, 2)\n  }`, "WO5005"],
   ["builtin argument type", `  fn m(amount: Money) -> Int {\n    return count(┆amount)\n  }`, "WO5006"],
@@ -48,9 +52,17 @@ const broken: [title: string, fn: string, code: string][] = [
   ["-= on text", `  fn m() in txn {\n    let x = "a"\n    ┆x -= 1\n  }`, "WO5012"],
   ["= of another type", `  fn m() in txn {\n    let x = 1\n    x = ┆"a"\n  }`, "WO5027"],
   ["assignment to a field", `  fn m() in txn {\n    ┆self.title = "a"\n  }`, "WO5025"],
-  ["loop variable read after the loop", `  fn m() -> Int {\n    for p in self.prices { }\n    return ┆p.amount\n  }`, "WO5023"],
+  [
+    "loop variable read after the loop",
+    `  fn m() -> Int {\n    for p in self.prices { }\n    return ┆p.amount\n  }`,
+    "WO5023",
+  ],
   ["index that is not an integer", `  fn m() -> Price {\n    return self.prices[┆"a"]\n  }`, "WO5026"],
-  ["contains with an incomparable value", `  fn m() -> Bool {\n    return contains(self.prices.amount, ┆"a")\n  }`, "WO5006"],
+  [
+    "contains with an incomparable value",
+    `  fn m() -> Bool {\n    return contains(self.prices.amount, ┆"a")\n  }`,
+    "WO5006",
+  ],
   ["abort message that is not text", `  fn m() in txn {\n    assert false otherwise abort ┆1\n  }`, "WO5026"],
   ["text joined with a row", `  fn m() -> Text {\n    return ┆"a" + self\n  }`, "WO5012"],
   ["set of a path inside a struct", `  fn m() in txn {\n    update self set ┆title.x = 1\n  }`, "WO5025"],
@@ -67,11 +79,27 @@ const broken: [title: string, fn: string, code: string][] = [
   ["order Bool values", `  fn m() -> Bool {\n    return ┆true < false\n  }`, "WO5011"],
   ["arithmetic on text", `  fn m() -> Int {\n    return ┆self.title - 1\n  }`, "WO5012"],
   ["negate text", `  fn m() -> Int {\n    return -┆self.sku\n  }`, "WO5012"],
-  ["select on an unknown column", `  fn m() -> Int {\n    return count(select Price { ┆price == self.id })\n  }`, "WO5013"],
-  ["select predicate of the wrong type", `  fn m() -> Int {\n    return count(select Price { ┆amount == "ten" })\n  }`, "WO5011"],
-  ["insert a value of the wrong type", `  fn m() in txn {\n    insert Price { product: self.id, amount: ┆"ten" }\n  }`, "WO5014"],
+  [
+    "select on an unknown column",
+    `  fn m() -> Int {\n    return count(select Price { ┆price == self.id })\n  }`,
+    "WO5013",
+  ],
+  [
+    "select predicate of the wrong type",
+    `  fn m() -> Int {\n    return count(select Price { ┆amount == "ten" })\n  }`,
+    "WO5011",
+  ],
+  [
+    "insert a value of the wrong type",
+    `  fn m() in txn {\n    insert Price { product: self.id, amount: ┆"ten" }\n  }`,
+    "WO5014",
+  ],
   ["insert without a required field", `  fn m() in txn {\n    insert ┆Price { product: self.id }\n  }`, "WO5015"],
-  ["field given twice", `  fn m() in txn {\n    insert Price { product: self.id, amount: 1, ┆amount: 2 }\n  }`, "WO5016"],
+  [
+    "field given twice",
+    `  fn m() in txn {\n    insert Price { product: self.id, amount: 1, ┆amount: 2 }\n  }`,
+    "WO5016",
+  ],
   ["field of a scalar", `  fn m() -> Text {\n    return self.title.┆length\n  }`, "WO5017"],
   ["delete a number", `  fn m(amount: Money) in txn {\n    delete ┆amount\n  }`, "WO5019"],
   ["union literal not a variant", `  fn m() -> Bool {\n    return self.status == ┆"Gone"\n  }`, "WO5020"],
@@ -90,11 +118,31 @@ describe("method bodies: compile errors at line:col", () => {
   });
 
   it.each([
-    ["a field of self", `  fn m() -> Text {\n    return self.titel\n  }`, "'Product' has no field 'titel'. Did you mean 'title'?"],
-    ["a field in set", `  fn m() in txn {\n    update self set stauts = "Active"\n  }`, "'Product' has no field 'stauts'. Did you mean 'status'?"],
-    ["a field in insert", `  fn m() in txn {\n    insert Price { product: self.id, amout: 1 }\n  }`, "'Price' has no field 'amout'. Did you mean 'amount'?"],
-    ["a type in select", `  fn m() -> Int {\n    return count(select Prices { amount == 1 })\n  }`, "Unknown type 'Prices' in a method body. Did you mean 'Price'?"],
-    ["a parameter", `  fn m(amount: Money) -> Money {\n    return amuont\n  }`, "Unknown name 'amuont'. Did you mean 'amount'?"],
+    [
+      "a field of self",
+      `  fn m() -> Text {\n    return self.titel\n  }`,
+      "'Product' has no field 'titel'. Did you mean 'title'?",
+    ],
+    [
+      "a field in set",
+      `  fn m() in txn {\n    update self set stauts = "Active"\n  }`,
+      "'Product' has no field 'stauts'. Did you mean 'status'?",
+    ],
+    [
+      "a field in insert",
+      `  fn m() in txn {\n    insert Price { product: self.id, amout: 1 }\n  }`,
+      "'Price' has no field 'amout'. Did you mean 'amount'?",
+    ],
+    [
+      "a type in select",
+      `  fn m() -> Int {\n    return count(select Prices { amount == 1 })\n  }`,
+      "Unknown type 'Prices' in a method body. Did you mean 'Price'?",
+    ],
+    [
+      "a parameter",
+      `  fn m(amount: Money) -> Money {\n    return amuont\n  }`,
+      "Unknown name 'amuont'. Did you mean 'amount'?",
+    ],
   ])("a misspelt name suggests the nearest: %s", (_what, fn, message) => {
     const { diagnostics } = compileSources({ "app.wo": app(fn) });
     expect(diagnostics.filter((d) => d.severity === "error").map((d) => d.message)).toContain(message);
@@ -165,7 +213,10 @@ describe("method bodies: compile errors at line:col", () => {
     const fn = `  fn m() -> [Price] {\n    return select Price{ product == self.id, amount }\n  }`;
     const { catalog, diagnostics } = compileSources({ "app.wo": app(fn) });
     expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
-    const result = emitSchemas(catalog!).outputs["product_m"] as { type: string[]; items: { properties: object; required: string[] } };
+    const result = emitSchemas(catalog!).outputs.product_m as {
+      type: string[];
+      items: { properties: object; required: string[] };
+    };
     expect(result.type).toEqual(["array", "null"]);
     expect(Object.keys(result.items.properties)).toEqual(["amount"]);
     expect(result.items.required).toEqual(["amount"]);

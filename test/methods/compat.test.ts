@@ -104,7 +104,8 @@ describe("a pricing-shaped app: set_price without in txn, history returning a pr
 
     // REST: the OpenAPI response of the method route (JSON Schema 2020-12) says the same.
     const openapi = await fetch(`${wo.url}/openapi.json`).then((r) => r.json());
-    const response = openapi.paths["/api/products/{id}/history"].post.responses["200"].content["application/json"].schema;
+    const response =
+      openapi.paths["/api/products/{id}/history"].post.responses["200"].content["application/json"].schema;
     expect(Object.keys(response.items.properties)).toEqual(["amount", "at", "note"]);
     expect(response.items.required).toEqual(["amount", "at", "note"]);
     expect(problems(new Ajv2020({ strict: false }), response, rest.body)).toBe("");
@@ -153,12 +154,21 @@ type Tagging link Post -> Tag {
 
   it("count(self.tags) and self.tags see the links, the rows in id order", async () => {
     const p = (await post(wo.url, "/api/posts", { title: "T" })).body.id;
-    const [b, a] = [(await post(wo.url, "/api/tags", { label: "b" })).body.id, (await post(wo.url, "/api/tags", { label: "a" })).body.id];
+    const [b, a] = [
+      (await post(wo.url, "/api/tags", { label: "b" })).body.id,
+      (await post(wo.url, "/api/tags", { label: "a" })).body.id,
+    ];
     for (const t of [a, b]) {
-      const r = await fetch(`${wo.url}/api/posts/${p}/tags/${t}`, { method: "PUT", headers: { "content-type": "application/json" } });
+      const r = await fetch(`${wo.url}/api/posts/${p}/tags/${t}`, {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+      });
       expect(r.status).toBe(201);
     }
     expect((await post(wo.url, `/api/posts/${p}/tag_count`, {})).body).toBe(2);
-    expect((await post(wo.url, `/api/posts/${p}/tag_list`, {})).body.map((t: { label: string }) => t.label)).toEqual(["b", "a"]);
+    expect((await post(wo.url, `/api/posts/${p}/tag_list`, {})).body.map((t: { label: string }) => t.label)).toEqual([
+      "b",
+      "a",
+    ]);
   });
 });

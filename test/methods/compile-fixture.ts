@@ -37,7 +37,10 @@ export function compileSources(files: Record<string, string>, name = "app"): Com
 export function sampleSources(sample: string): Record<string, string> {
   const dir = join(import.meta.dirname, "../../samples", sample);
   const out: Record<string, string> = {};
-  for (const f of readdirSync(dir).filter((f) => f.endsWith(".wo")).sort()) out[f] = readFileSync(join(dir, f), "utf8");
+  for (const f of readdirSync(dir)
+    .filter((f) => f.endsWith(".wo"))
+    .sort())
+    out[f] = readFileSync(join(dir, f), "utf8");
   return out;
 }
 

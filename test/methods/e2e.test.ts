@@ -185,9 +185,10 @@ describe("samples/ledger: transfer under concurrency", () => {
       // Every tenth call asks for more than exists in total: it must be refused whatever the order.
       const amount = i % 10 === 9 ? 10_000 : 37 + ((i * 53) % 150);
       if (i % 2 === 0) return post(wo.url, `/api/accounts/${from}/transfer`, { to, amount }).then((r) => r.status);
-      return clients[i % 4 === 1 ? 0 : 1]!.callTool({ name: "account_transfer", arguments: { id: from, to, amount } }).then((r) =>
-        r.isError ? (text(r).includes("insufficient funds") ? 409 : 500) : 200,
-      );
+      return clients[i % 4 === 1 ? 0 : 1]!.callTool({
+        name: "account_transfer",
+        arguments: { id: from, to, amount },
+      }).then((r) => (r.isError ? (text(r).includes("insufficient funds") ? 409 : 500) : 200));
     });
     const statuses = await Promise.all(calls);
     await Promise.all(clients.map((c) => c.close()));
@@ -233,7 +234,10 @@ describe("samples/ledger: SIGKILL during a method load", () => {
         const from = (w + i) % 2 === 0 ? 1 : 2;
         sent++;
         try {
-          const r = await post(base, `/api/accounts/${from}/transfer`, { to: 3 - from, amount: 1 + ((w * 31 + i) % 97) });
+          const r = await post(base, `/api/accounts/${from}/transfer`, {
+            to: 3 - from,
+            amount: 1 + ((w * 31 + i) % 97),
+          });
           if (r.status === 200) acked++;
           else throw new Error(`unexpected ${r.status}: ${JSON.stringify(r.body)}`);
         } catch (err) {

@@ -74,7 +74,7 @@ describe("free fns: checking", () => {
   ];
   for (const [title, fn, code] of broken) {
     it(`${title} → ${code}`, () => {
-      const app = classes.replace("  service rest \"/api/accounts\"", `${fn}\n\n  service rest "/api/accounts"`);
+      const app = classes.replace('  service rest "/api/accounts"', `${fn}\n\n  service rest "/api/accounts"`);
       const { diagnostics } = compileSources({ "app.wo": app, "fns.wo": functions });
       const errors = diagnostics.filter((d) => d.severity === "error");
       expect(errors.map((d) => `${d.code} ${d.span.line}:${d.span.col}`)[0]).toBe(`${code} ${cursorAt(app)}`);
@@ -146,11 +146,18 @@ describe("on startup", () => {
   it("names the free fn it runs; a hook wo cannot run is a warning with the reason", () => {
     const { catalog, diagnostics } = compileSources({ "app.wo": seeded });
     expect(catalog!.startup).toEqual(["seed"]);
-    const hooks = (text: string) => compileSources({ "app.wo": `${classes}\non startup\n  do: ${text}\n${functions}` }).diagnostics.filter((d) => d.code === "WO2112").map((d) => d.message);
+    const hooks = (text: string) =>
+      compileSources({ "app.wo": `${classes}\non startup\n  do: ${text}\n${functions}` })
+        .diagnostics.filter((d) => d.code === "WO2112")
+        .map((d) => d.message);
     expect(hooks("nope()")).toEqual(["'on startup' hook is not run: there is no top-level fn 'nope'."]);
-    expect(hooks("half()")).toEqual(["'on startup' hook is not run: fn 'half' takes parameters, and a hook passes none."]);
+    expect(hooks("half()")).toEqual([
+      "'on startup' hook is not run: fn 'half' takes parameters, and a hook passes none.",
+    ]);
     expect(hooks("seed(1)")).toEqual(["'on startup' hook is not run: write it as 'do: f()', naming a top-level fn."]);
-    expect(hooks("not_yet()")[0]).toMatch(/^'on startup' hook is not run: fn 'not_yet' is not executed \('link' with an edge label ':OWNS' is not supported/);
+    expect(hooks("not_yet()")[0]).toMatch(
+      /^'on startup' hook is not run: fn 'not_yet' is not executed \('link' with an edge label ':OWNS' is not supported/,
+    );
     expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
   });
 

@@ -22,7 +22,10 @@ const update = process.env.WO_UPDATE_GOLDEN === "1";
 
 function catalogOf(files: Record<string, string>, name: string): Catalog {
   const { catalog, diagnostics } = compileSources(files, name);
-  if (!catalog) throw new Error(diagnostics.map((d) => `${d.span.file}:${d.span.line}:${d.span.col} ${d.code} ${d.message}`).join("\n"));
+  if (!catalog)
+    throw new Error(
+      diagnostics.map((d) => `${d.span.file}:${d.span.line}:${d.span.col} ${d.code} ${d.message}`).join("\n"),
+    );
   return catalog;
 }
 
@@ -39,7 +42,7 @@ for (const [name, files] of apps) {
   for (const type of catalog.types) {
     for (const method of type.methods) {
       const tool = toolName(type.name, method.name);
-      emitted.set(`${tool}.ts`, emitMethodHandler(catalog, type, method, tool) + "\n");
+      emitted.set(`${tool}.ts`, `${emitMethodHandler(catalog, type, method, tool)}\n`);
     }
   }
 }
@@ -65,7 +68,9 @@ describe("generated method code (golden)", () => {
     const [name, files] = apps[1]!;
     const again = catalogOf(files, name);
     const t = again.types.find((x) => x.name === "Account")!;
-    expect(emitMethodHandler(again, t, t.methods.find((m) => m.name === "transfer")!, "account_transfer") + "\n").toBe(emitted.get("account_transfer.ts"));
+    expect(`${emitMethodHandler(again, t, t.methods.find((m) => m.name === "transfer")!, "account_transfer")}\n`).toBe(
+      emitted.get("account_transfer.ts"),
+    );
   });
 
   it("maps every statement back to its .wo line", () => {
@@ -74,27 +79,36 @@ describe("generated method code (golden)", () => {
     for (const line of lines) expect(text).toContain(`// account.wo:${line}\n`);
   });
 
-  it.each(apps.map(([name]) => name))("operations.ts of %s type-checks strictly against model/build-contract.ts", (name) => {
-    const files = apps.find((a) => a[0] === name)![1];
-    const operations = emitOperations(catalogOf(files, name));
-    const root = resolve(import.meta.dirname, "../..");
-    const project = new Project({
-      compilerOptions: {
-        strict: true,
-        target: 9 /* ES2022 */,
-        module: 199 /* NodeNext */,
-        moduleResolution: 99 /* NodeNext */,
-        skipLibCheck: true,
-        noEmit: true,
-        types: ["node"],
-        paths: { "wo/model/build-contract": [join(root, "model/build-contract.ts")] },
-      },
-      skipAddingFilesFromTsConfig: true,
-    });
-    const file = project.createSourceFile(join(root, "test/methods/.generated", `${name}-operations.ts`), operations.text, { overwrite: true });
-    const problems = file.getPreEmitDiagnostics().map((d) => `${d.getLineNumber()}: ${project.formatDiagnosticsWithColorAndContext([d])}`);
-    expect(problems).toEqual([]);
-  });
+  it.each(apps.map(([name]) => name))(
+    "operations.ts of %s type-checks strictly against model/build-contract.ts",
+    (name) => {
+      const files = apps.find((a) => a[0] === name)![1];
+      const operations = emitOperations(catalogOf(files, name));
+      const root = resolve(import.meta.dirname, "../..");
+      const project = new Project({
+        compilerOptions: {
+          strict: true,
+          target: 9 /* ES2022 */,
+          module: 199 /* NodeNext */,
+          moduleResolution: 99 /* NodeNext */,
+          skipLibCheck: true,
+          noEmit: true,
+          types: ["node"],
+          paths: { "wo/model/build-contract": [join(root, "model/build-contract.ts")] },
+        },
+        skipAddingFilesFromTsConfig: true,
+      });
+      const file = project.createSourceFile(
+        join(root, "test/methods/.generated", `${name}-operations.ts`),
+        operations.text,
+        { overwrite: true },
+      );
+      const problems = file
+        .getPreEmitDiagnostics()
+        .map((d) => `${d.getLineNumber()}: ${project.formatDiagnosticsWithColorAndContext([d])}`);
+      expect(problems).toEqual([]);
+    },
+  );
 });
 
 /** Line numbers of statement lines in `text` from the line containing `from` up to `to`. */

@@ -83,7 +83,11 @@ describe("link/unlink: checking", () => {
     ["fields in unlink", `  fn m(t: ref Tag) {\n    unlink self -[Tagging { ┆note: "x" }]-> t\n  }`, "WO5025"],
     ["an endpoint given as a field", `  fn m(t: ref Tag) {\n    link self -[Tagging { ┆tag: t }]-> t\n  }`, "WO5016"],
     ["unknown field of the link", `  fn m(t: ref Tag) {\n    link self -[Tagging { ┆nope: 1 }]-> t\n  }`, "WO5003"],
-    ["field value of the wrong type", `  fn m(t: ref Tag) {\n    link self -[Tagging { weight: ┆"heavy" }]-> t\n  }`, "WO5014"],
+    [
+      "field value of the wrong type",
+      `  fn m(t: ref Tag) {\n    link self -[Tagging { weight: ┆"heavy" }]-> t\n  }`,
+      "WO5014",
+    ],
   ];
   for (const [title, fn, code] of broken) {
     it(`${title} → ${code}`, () => {
@@ -93,7 +97,10 @@ describe("link/unlink: checking", () => {
   }
 
   it("says which end is wrong, what it needs and what it got", () => {
-    const messages = (fn: string) => compileSources({ "app.wo": blog(fn) }).diagnostics.filter((d) => d.severity === "error").map((d) => d.message);
+    const messages = (fn: string) =>
+      compileSources({ "app.wo": blog(fn) })
+        .diagnostics.filter((d) => d.severity === "error")
+        .map((d) => d.message);
     expect(messages(`  fn m(t: ref Tag) {\n    link t -[Tagging]-> self\n  }`)).toEqual([
       "The source of 'link … -[Tagging]->' needs a Post row or its id but was given ref Tag.",
       "The target of 'link … -[Tagging]->' needs a Tag row or its id but was given a Post row.",
@@ -107,9 +114,15 @@ describe("link/unlink: checking", () => {
     const app = blog().replace("weight: Int?", "weight: Int");
     const { diagnostics } = compileSources({ "app.wo": app });
     const errors = diagnostics.filter((d) => d.severity === "error");
-    const missing = "'link … -[Tagging]->' does not fit Tagging: required field 'weight' is not given (-[Tagging { weight: … }]->).";
+    const missing =
+      "'link … -[Tagging]->' does not fit Tagging: required field 'weight' is not given (-[Tagging { weight: … }]->).";
     // Three methods; the free fn is not executed (a warning), so its caller cannot call it.
-    expect(errors.map((d) => d.message)).toEqual([missing, missing, missing, `fn 'attach' cannot be called: it is not executed (${missing} at app.wo:52:12).`]);
+    expect(errors.map((d) => d.message)).toEqual([
+      missing,
+      missing,
+      missing,
+      `fn 'attach' cannot be called: it is not executed (${missing} at app.wo:52:12).`,
+    ]);
   });
 });
 
@@ -173,7 +186,11 @@ describe("link/unlink: wo run", () => {
     const other = await make("/api/tags", { label: "other" });
     expect((await post(wo.url, `/api/posts/${p}/tag_by_fn`, { t: other })).status).toBe(200);
     expect(await tagsOf(p)).toEqual(["fresh", "other"]);
-    expect(links().filter((l) => l.post === p).map((l) => l.note)).toEqual(["none", "none"]);
+    expect(
+      links()
+        .filter((l) => l.post === p)
+        .map((l) => l.note),
+    ).toEqual(["none", "none"]);
   });
 
   it("an abort after the link rolls it back; a missing tag is a 422 and links nothing", async () => {

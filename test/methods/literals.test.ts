@@ -36,7 +36,6 @@ const app = `class Shop {
 }
 `;
 
-
 describe("literals: checking", () => {
   it("the app checks with no errors", () => {
     expect(errorsOf(app)).toEqual([]);
@@ -47,9 +46,9 @@ describe("literals: checking", () => {
     ["a struct member left out", "address = ┆{ street: street }", "WO5029"],
     ["a member the struct lacks", "address = { street: street, city: city, ┆country: city }", "WO5029"],
     ["a member given twice", "address = { street: street, city: city, ┆city: city }", "WO5016"],
-    ["a list element of the wrong type", "tags = [\"a\", ┆2]", "WO5026"],
+    ["a list element of the wrong type", 'tags = ["a", ┆2]', "WO5026"],
     ["a list element that does not fit the field", "tags = [┆2]", "WO5029"],
-    ["a variant of no union in a nested literal", "hours = [{ day: street, open: 1, kind: ┆\"Gone\" }]", "WO5020"],
+    ["a variant of no union in a nested literal", 'hours = [{ day: street, open: 1, kind: ┆"Gone" }]', "WO5020"],
     ["an object where a list goes", "tags = ┆{ a: 1 }", "WO5029"],
     ["a list where a struct goes", "address = ┆[street]", "WO5029"],
   ];
@@ -88,7 +87,11 @@ describe("literals: wo run", () => {
     const shop = await post(wo.url, "/api/shops", { name: "corner", tags: [], hours: [] });
     const moved = await post(wo.url, `/api/shops/${shop.body.id}/move`, { street: "1 Main St", city: "Oslo" });
     expect(moved).toMatchObject({ status: 200, body: { address: { street: "1 Main St", city: "Oslo", zip: null } } });
-    expect(JSON.parse(dumpDb(dir).shop!.find((s: any) => s.id === shop.body.id).address)).toEqual({ street: "1 Main St", city: "Oslo", zip: null });
+    expect(JSON.parse(dumpDb(dir).shop!.find((s: any) => s.id === shop.body.id).address)).toEqual({
+      street: "1 Main St",
+      city: "Oslo",
+      zip: null,
+    });
   });
 
   it("stores list literals, with nested objects and their defaults, over MCP", async () => {
@@ -110,6 +113,8 @@ describe("literals: wo run", () => {
     const res = await post(wo.url, `/api/shops/${shop.body.id}/empty`, {});
     expect(res.status).toBe(409);
     expect(JSON.stringify(res.body)).toContain("no 0");
-    expect((await post(wo.url, `/api/shops/${shop.body.id}/move`, { street: "s", city: "c" })).body.tags).toEqual(["x"]);
+    expect((await post(wo.url, `/api/shops/${shop.body.id}/move`, { street: "s", city: "c" })).body.tags).toEqual([
+      "x",
+    ]);
   });
 });

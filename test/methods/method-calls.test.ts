@@ -61,7 +61,6 @@ fn book(account: ref Account, amount: Money) {
 }
 `;
 
-
 describe("method calls: checking", () => {
   it("the app checks with no errors", () => {
     expect(errorsOf(app)).toEqual([]);
@@ -70,7 +69,7 @@ describe("method calls: checking", () => {
   const broken: [string, string, string][] = [
     ["a method the class lacks", "let left = self.┆nope(amount)", "WO5003"],
     ["wrong argument count", "let left = self.┆withdraw()", "WO5005"],
-    ["wrong argument type", "let left = self.withdraw(┆\"ten\")", "WO5006"],
+    ["wrong argument type", 'let left = self.withdraw(┆"ten")', "WO5006"],
     ["a call on a value that is no row", "let left = ┆amount.withdraw(1)", "WO5026"],
     ["a row of another type for a ref parameter", "let left = book(┆latest(Entry{ amount == 1 }), 1)", "WO5006"],
   ];

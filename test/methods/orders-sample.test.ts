@@ -16,11 +16,26 @@ describe("samples/orders: wo run", () => {
       try {
         const customers = await (await fetch(`${wo.url}/api/customers`)).json();
         expect(customers.items).toEqual([
-          { id: 1, name: "Demo", email: "demo@example.com", tier: "Gold", address: { street: "1 Main St", city: "Springfield", zip: null } },
+          {
+            id: 1,
+            name: "Demo",
+            email: "demo@example.com",
+            tier: "Gold",
+            address: { street: "1 Main St", city: "Springfield", zip: null },
+          },
         ]);
         const orders = await (await fetch(`${wo.url}/api/orders`)).json();
         expect(orders.items).toEqual([
-          { id: 1, customer: 1, status: "Open", total: 0, items: [{ sku: "TEA-1", qty: 2 }, { sku: "CUP-4", qty: 1 }] },
+          {
+            id: 1,
+            customer: 1,
+            status: "Open",
+            total: 0,
+            items: [
+              { sku: "TEA-1", qty: 2 },
+              { sku: "CUP-4", qty: 1 },
+            ],
+          },
         ]);
       } finally {
         await wo.stop();
@@ -34,11 +49,19 @@ describe("samples/orders: wo run", () => {
     const mcp = await mcpClient(wo.url);
     try {
       // The seeded customer is Gold: paying its order adds no shipping.
-      expect(await post(wo.url, "/api/orders/1/pay", {})).toMatchObject({ status: 200, body: { status: "Paid", total: 0 } });
+      expect(await post(wo.url, "/api/orders/1/pay", {})).toMatchObject({
+        status: 200,
+        body: { status: "Paid", total: 0 },
+      });
       const bo = await post(wo.url, "/api/customers", { name: "Bo", email: "bo@example.com" });
       const order = await post(wo.url, "/api/orders", { customer: bo.body.id, items: [] });
-      expect((await mcp.callTool({ name: "order_buyer", arguments: { id: order.body.id } })).structuredContent).toMatchObject({ result: "Bo" });
-      expect(await post(wo.url, `/api/orders/${order.body.id}/pay`, {})).toMatchObject({ status: 200, body: { total: 500 } });
+      expect(
+        (await mcp.callTool({ name: "order_buyer", arguments: { id: order.body.id } })).structuredContent,
+      ).toMatchObject({ result: "Bo" });
+      expect(await post(wo.url, `/api/orders/${order.body.id}/pay`, {})).toMatchObject({
+        status: 200,
+        body: { total: 500 },
+      });
       await post(wo.url, "/api/orders", { customer: bo.body.id, items: [] });
       const cancelled = await mcp.callTool({ name: "customer_cancel_open", arguments: { id: bo.body.id } });
       expect(cancelled.structuredContent).toMatchObject({ result: 1 });

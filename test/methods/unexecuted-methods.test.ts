@@ -67,14 +67,22 @@ describe("class methods wo does not run: checking", () => {
   });
 
   it("a call of such a method from code that runs is WO5028, with the reason", () => {
-    const app = source.replace("  fn rename(to: Text) -> Post {\n", "  fn rename(to: Text) -> Post {\n    self.┆label(1)\n");
+    const app = source.replace(
+      "  fn rename(to: Text) -> Post {\n",
+      "  fn rename(to: Text) -> Post {\n    self.┆label(1)\n",
+    );
     expect(errorsOf(app)).toEqual([`WO5028 ${cursorAt(app)}`]);
     const error = compileSources({ "app.wo": app }).diagnostics.find((d) => d.code === "WO5028")!;
-    expect(error.message).toContain("'Post.label' cannot be called: it is not executed ('link' with an edge label ':TAGGED' is not supported yet");
+    expect(error.message).toContain(
+      "'Post.label' cannot be called: it is not executed ('link' with an edge label ':TAGGED' is not supported yet",
+    );
   });
 
   it("its other mistakes are not reported: the method is not checked further, like a fn that is not executed", () => {
-    const app = source.replace("    let feed = LIVE select Tag { label == self.title }\n", "    let feed = LIVE select Tag { label == self.nope }\n");
+    const app = source.replace(
+      "    let feed = LIVE select Tag { label == self.title }\n",
+      "    let feed = LIVE select Tag { label == self.nope }\n",
+    );
     expect(errorsOf(app)).toEqual([]);
   });
 });
@@ -102,7 +110,12 @@ describe("class methods wo does not run: wo run", () => {
     }
     expect((await post(wo.url, `/api/posts/${id}/rename`, { to: "b" })).body).toMatchObject({ id, title: "b" });
     const { tools } = await mcp.listTools();
-    expect(tools.map((t) => t.name).filter((n) => n.startsWith("post_")).sort()).toEqual(["post_create", "post_get", "post_rename", "post_tags"]);
+    expect(
+      tools
+        .map((t) => t.name)
+        .filter((n) => n.startsWith("post_"))
+        .sort(),
+    ).toEqual(["post_create", "post_get", "post_rename", "post_tags"]);
     const called = await mcp.callTool({ name: "post_rename", arguments: { id, to: "c" } });
     expect(called.isError).toBeFalsy();
   });

@@ -43,7 +43,6 @@ class Order {
 }
 `;
 
-
 describe("bare variants and ref reads: checking", () => {
   it("the app checks with no errors", () => {
     expect(errorsOf(app)).toEqual([]);
@@ -51,10 +50,10 @@ describe("bare variants and ref reads: checking", () => {
 
   const broken: [string, string, string][] = [
     ["a variant of another union stored in a field", "update self set status = ┆Gold", "WO5020"],
-    ["a variant of another union compared", "assert self.status != ┆Basic otherwise abort \"x\"", "WO5020"],
+    ["a variant of another union compared", 'assert self.status != ┆Basic otherwise abort "x"', "WO5020"],
     ["a name that is no variant", "update self set status = ┆Shipped", "WO5001"],
-    ["a field the referenced type lacks", "assert self.customer.┆nope otherwise abort \"x\"", "WO5003"],
-    ["a ref field read from an id that is no ref", "assert self.id.┆name otherwise abort \"x\"", "WO5017"],
+    ["a field the referenced type lacks", 'assert self.customer.┆nope otherwise abort "x"', "WO5003"],
+    ["a ref field read from an id that is no ref", 'assert self.id.┆name otherwise abort "x"', "WO5017"],
   ];
   for (const [title, line, code] of broken) {
     it(`${title} → ${code}`, () => {
@@ -100,7 +99,10 @@ describe("bare variants and ref reads: wo run", () => {
   it("a ref to no row aborts the call with a clear message and keeps nothing", async () => {
     const customer = await post(wo.url, "/api/customers", { name: "cy" });
     const order = await post(wo.url, "/api/orders", { customer: customer.body.id });
-    expect(await post(wo.url, `/api/orders/${order.body.id}/rename`, { c: customer.body.id })).toMatchObject({ status: 200, body: "cy" });
+    expect(await post(wo.url, `/api/orders/${order.body.id}/rename`, { c: customer.body.id })).toMatchObject({
+      status: 200,
+      body: "cy",
+    });
     const before = dumpDb(dir);
     const res = await post(wo.url, `/api/orders/${order.body.id}/rename`, { c: 999 });
     expect(res.status).toBe(409);

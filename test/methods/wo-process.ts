@@ -6,7 +6,11 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 
 /** POST a JSON body; the parsed answer and its status. */
 export async function post(base: string, path: string, body: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(base + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(base + path, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }

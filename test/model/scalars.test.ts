@@ -19,7 +19,12 @@ function tableUnder(text: string, heading: string): string[][] {
   for (const line of text.slice(start).split("\n").slice(1)) {
     if (rows.length > 0 && !line.startsWith("|")) break;
     if (!line.startsWith("|") || /^\|\s*-/.test(line)) continue;
-    rows.push(line.slice(1, -1).split(/(?<!\\)\|/).map((cell) => cell.trim()));
+    rows.push(
+      line
+        .slice(1, -1)
+        .split(/(?<!\\)\|/)
+        .map((cell) => cell.trim()),
+    );
   }
   return rows.slice(1);
 }
@@ -32,7 +37,9 @@ function namedScalars(cell: string): string[] {
 describe("the scalar table and what is written about it", () => {
   it("spec/schemas.md gives each scalar the JSON Schema the table gives it", () => {
     const rows = tableUnder(read("spec/schemas.md"), "## Scalars → JSON Schema");
-    const documented = new Map(rows.filter((r) => namedScalars(r[0]!).length === 1).map((r) => [namedScalars(r[0]!)[0]!, r[1]!]));
+    const documented = new Map(
+      rows.filter((r) => namedScalars(r[0]!).length === 1).map((r) => [namedScalars(r[0]!)[0]!, r[1]!]),
+    );
     expect([...documented.keys()].sort()).toEqual([...scalarNames].sort());
     for (const name of scalarNames) {
       const cell = documented.get(name)!;
@@ -48,14 +55,19 @@ describe("the scalar table and what is written about it", () => {
     const columnOf = new Map<string, string>();
     for (const [types, column] of rows) for (const name of namedScalars(types!)) columnOf.set(name, column!);
     expect([...columnOf.keys()].sort()).toEqual([...scalarNames].sort());
-    for (const name of scalarNames) expect(columnOf.get(name), name).toContain(`\`${sqlTypeOf({ name, type: { kind: "scalar", scalar: name }, isOptional: false, isUnique: false })}\``);
+    for (const name of scalarNames)
+      expect(columnOf.get(name), name).toContain(
+        `\`${sqlTypeOf({ name, type: { kind: "scalar", scalar: name }, isOptional: false, isUnique: false })}\``,
+      );
   });
 
   it("spec/language.md and the editor grammar list exactly the scalars", () => {
     const listed = /must be a scalar \(([^)]*)\)/.exec(read("spec/language.md").replace(/\s+/g, " "))![1]!;
     expect(listed.replace(/`/g, "").split(" ").sort()).toEqual([...scalarNames].sort());
     const grammar = JSON.parse(read("editors/vscode/syntaxes/wo.tmLanguage.json"));
-    const primitive = grammar.repository["type-name"].patterns.find((p: { name: string }) => p.name === "support.type.primitive.wo").match as string;
+    const primitive = grammar.repository["type-name"].patterns.find(
+      (p: { name: string }) => p.name === "support.type.primitive.wo",
+    ).match as string;
     expect(/\(\?:([A-Za-z|]+)\)/.exec(primitive)![1]!.split("|").sort()).toEqual([...scalarNames].sort());
   });
 });

@@ -52,15 +52,21 @@ describe("wo exec", () => {
       const r = await runWoCommand(["exec", dir]);
       expect(r.code).toBe(1);
       expect(r.stdout).toBe("");
-      expect(r.stderr).toMatch(/^wo exec: The data folder .* is in use by another wo process \(pid \d+\)\. Stop it first/);
+      expect(r.stderr).toMatch(
+        /^wo exec: The data folder .* is in use by another wo process \(pid \d+\)\. Stop it first/,
+      );
     } finally {
       await wo.stop();
     }
   });
 
   it("wo exec and wo run choose the store alike: a postgres:// database that is not there gets the same words, nothing created", async () => {
-    const dir = writeApp("exec-pg", { "app.wo": app, "wo.toml": '[database]\nurl = "postgres://wo@127.0.0.1:1/notes"\n' });
-    const refusal = "Cannot reach the PostgreSQL server at postgres://wo@127.0.0.1:1/notes: the server refuses connections (is it running, on this host and port?).";
+    const dir = writeApp("exec-pg", {
+      "app.wo": app,
+      "wo.toml": '[database]\nurl = "postgres://wo@127.0.0.1:1/notes"\n',
+    });
+    const refusal =
+      "Cannot reach the PostgreSQL server at postgres://wo@127.0.0.1:1/notes: the server refuses connections (is it running, on this host and port?).";
     const exec = await runWoCommand(["exec", dir]);
     expect(exec).toMatchObject({ code: 1, stdout: "", stderr: `wo exec: ${refusal}\n` });
     const run = await runWoCommand(["run", dir, "--listen", "127.0.0.1:0", "--db", "postgres://wo@127.0.0.1:1/notes"]);
@@ -72,7 +78,9 @@ describe("wo exec", () => {
   it("an app without a main that runs says why", async () => {
     const dir = writeApp("exec-none", { "app.wo": app.replace(/main \{[\s\S]*$/, "main {\n  link 1 -[:E]-> 2\n}\n") });
     const check = await runWoCommand(["check", dir]);
-    expect(check.stdout + check.stderr).toContain("warning WO2113: 'main' is not run: 'link' with an edge label ':E' is not supported in a method yet");
+    expect(check.stdout + check.stderr).toContain(
+      "warning WO2113: 'main' is not run: 'link' with an edge label ':E' is not supported in a method yet",
+    );
     const r = await runWoCommand(["exec", dir]);
     expect(r).toMatchObject({ code: 1, stdout: "" });
     expect(r.stderr).toContain("wo exec: the app has no 'main' block that runs (wo check says why when there is one).");

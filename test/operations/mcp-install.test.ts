@@ -35,7 +35,14 @@ describe("wo mcp install", () => {
     const token = readFileSync(join(runtimeDir, "agent.token"), "utf8").trim();
     expect(token).toMatch(/^[0-9a-f]{64}$/);
     expect(readFileSync(argvFile, "utf8").split("\n").slice(0, -1)).toEqual([
-      "mcp", "add", "--transport", "http", "hello", "http://127.0.0.1:8931/mcp", "--header", `Authorization: Bearer ${token}`,
+      "mcp",
+      "add",
+      "--transport",
+      "http",
+      "hello",
+      "http://127.0.0.1:8931/mcp",
+      "--header",
+      `Authorization: Bearer ${token}`,
     ]);
     expect(run.stdout + run.stderr).not.toContain(token);
     expect(run.stdout).toContain("registered http://127.0.0.1:8931/mcp with Claude Code as 'hello'");
@@ -43,10 +50,21 @@ describe("wo mcp install", () => {
 
   it("codex: runs `codex mcp add` naming an environment variable, so the token passes nowhere", async () => {
     const { appDir, runtimeDir, argvFile, env } = setup("codex");
-    const run = await runWoCommand(["mcp", "install", "codex", appDir, "--runtime-dir", runtimeDir, "--name", "notes"], { env });
+    const run = await runWoCommand(
+      ["mcp", "install", "codex", appDir, "--runtime-dir", runtimeDir, "--name", "notes"],
+      { env },
+    );
     expect(run.code, run.stderr).toBe(0);
     const token = readFileSync(join(runtimeDir, "agent.token"), "utf8").trim();
-    expect(readFileSync(argvFile, "utf8").split("\n").slice(0, -1)).toEqual(["mcp", "add", "notes", "--url", "http://127.0.0.1:8931/mcp", "--bearer-token-env-var", "NOTES_WO_TOKEN"]);
+    expect(readFileSync(argvFile, "utf8").split("\n").slice(0, -1)).toEqual([
+      "mcp",
+      "add",
+      "notes",
+      "--url",
+      "http://127.0.0.1:8931/mcp",
+      "--bearer-token-env-var",
+      "NOTES_WO_TOKEN",
+    ]);
     expect(run.stdout).toContain(`export NOTES_WO_TOKEN="$(cat ${join(runtimeDir, "agent.token")})"`);
     expect(run.stdout + run.stderr).not.toContain(token);
   });
@@ -56,7 +74,11 @@ describe("wo mcp install", () => {
     const run = await runWoCommand(["mcp", "install", "vscode", appDir, "--runtime-dir", runtimeDir], { env });
     expect(run.code, run.stderr).toBe(0);
     const json = JSON.parse(run.stdout.slice(run.stdout.indexOf("{")));
-    expect(json.servers.hello).toEqual({ type: "http", url: "http://127.0.0.1:8931/mcp", headers: { Authorization: "Bearer ${input:hello-token}" } });
+    expect(json.servers.hello).toEqual({
+      type: "http",
+      url: "http://127.0.0.1:8931/mcp",
+      headers: { Authorization: "Bearer ${input:hello-token}" },
+    });
     expect(json.inputs[0]).toMatchObject({ type: "promptString", id: "hello-token", password: true });
     expect(run.stdout).not.toContain(readFileSync(join(runtimeDir, "agent.token"), "utf8").trim());
   });

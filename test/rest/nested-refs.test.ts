@@ -42,7 +42,11 @@ describe("writes check every ref, however deep", () => {
       title: "Dangling",
       tags: [real, 9001],
       meta: { editor: 9002, also: [real, 9003] },
-      parts: [{ title: "ok", tag: real }, { title: "bad", tag: 9004 }, { title: "none", tag: null }],
+      parts: [
+        { title: "ok", tag: real },
+        { title: "bad", tag: 9004 },
+        { title: "none", tag: null },
+      ],
       credit: { role: "author", person: 9005 },
       shelves: [[real], [real, 9006]],
     });
@@ -72,12 +76,25 @@ describe("writes check every ref, however deep", () => {
 
   it("the same check answers an MCP tools/call as a tool error", async () => {
     const r = await send(base, "POST", "/mcp", {
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "book_create" },
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "book_create",
+      },
       body: JSON.stringify({
         jsonrpc: "2.0",
         id: 1,
         method: "tools/call",
-        params: { name: "book_create", arguments: { title: "M", tags: [], parts: [], shelves: [], credit: { role: "r", person: 9200 } }, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } },
+        params: {
+          name: "book_create",
+          arguments: { title: "M", tags: [], parts: [], shelves: [], credit: { role: "r", person: 9200 } },
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
+        },
       }),
     });
     expect(r.status, r.text).toBe(200);
@@ -102,7 +119,10 @@ describe("a delete is refused while any nested ref still names the row", () => {
 
     // Let go one place at a time: each delete attempt names only what still holds the id.
     const other = await tag("other");
-    const patched = await sendJson(base, "PATCH", `/api/books/${book.json.id}`, { ...bookReferring(other), shelves: [[other], [other, held]] });
+    const patched = await sendJson(base, "PATCH", `/api/books/${book.json.id}`, {
+      ...bookReferring(other),
+      shelves: [[other], [other, held]],
+    });
     expect(patched.status, patched.text).toBe(200);
     const still = await send(base, "DELETE", `/api/tags/${held}`);
     expect(still.status).toBe(409);
@@ -117,7 +137,11 @@ describe("a delete is refused while any nested ref still names the row", () => {
     const first = await sendJson(base, "POST", "/api/books", { ...bookReferring(t), title: "first" });
     const self = await sendJson(base, "PATCH", `/api/books/${first.json.id}`, { sequel: first.json.id });
     expect(self.status, self.text).toBe(200);
-    const second = await sendJson(base, "POST", "/api/books", { ...bookReferring(t), title: "second", sequel: first.json.id });
+    const second = await sendJson(base, "POST", "/api/books", {
+      ...bookReferring(t),
+      title: "second",
+      sequel: first.json.id,
+    });
     expect((await send(base, "DELETE", `/api/books/${first.json.id}`)).status).toBe(409);
     expect((await send(base, "DELETE", `/api/books/${second.json.id}`)).status).toBe(204);
     expect((await send(base, "DELETE", `/api/books/${first.json.id}`)).status).toBe(204);

@@ -66,7 +66,15 @@ describe.each(samples)("the OpenAPI document of samples/%s matches its responses
     writeFileSync(tokenFile, token, { mode: 0o600 });
     const open = await startWo([app, "--listen", "127.0.0.1:0", "--db", join(dirname(app), "data-open")]);
     running.push(open);
-    const guarded = await startWo([app, "--listen", "127.0.0.1:0", "--db", join(dirname(app), "data-token"), "--token-file", tokenFile]);
+    const guarded = await startWo([
+      app,
+      "--listen",
+      "127.0.0.1:0",
+      "--db",
+      join(dirname(app), "data-token"),
+      "--token-file",
+      tokenFile,
+    ]);
     running.push(guarded);
 
     const served = await rawRequest(open.url, "GET", "/openapi.json");
@@ -77,10 +85,20 @@ describe.each(samples)("the OpenAPI document of samples/%s matches its responses
     const checker = new ResponseChecker(doc);
     const ops = operationsOf(doc);
     expect(ops.length).toBeGreaterThan(0);
-    const call = async (op: Operation, id: number | string | undefined, init: Request = {}, base = open.url): Promise<RawReply> => {
+    const call = async (
+      op: Operation,
+      id: number | string | undefined,
+      init: Request = {},
+      base = open.url,
+    ): Promise<RawReply> => {
       // A relation's link routes name a second row: `{tag}` in `/api/posts/{id}/tags/{tag}`.
-      const path = op.path.replace("{id}", String(id)).replace(/\{[A-Za-z_][A-Za-z0-9_]*\}/, String(init.target ?? 1)) + (init.query ?? "");
-      const headers: Record<string, string> = { ...(op.doc.requestBody && init.body !== undefined ? { "content-type": "application/json" } : {}), ...init.headers };
+      const path =
+        op.path.replace("{id}", String(id)).replace(/\{[A-Za-z_][A-Za-z0-9_]*\}/, String(init.target ?? 1)) +
+        (init.query ?? "");
+      const headers: Record<string, string> = {
+        ...(op.doc.requestBody && init.body !== undefined ? { "content-type": "application/json" } : {}),
+        ...init.headers,
+      };
       const reply = await rawRequest(base, op.method, path, headers, init.body);
       checker.check(op, `${op.method} ${path}${init.note ? ` (${init.note})` : ""}`, reply);
       return reply;
@@ -107,12 +125,15 @@ describe.each(samples)("the OpenAPI document of samples/%s matches its responses
     const seeds = await seed(open.url, 2);
     for (let pass = 0; pass < 2; pass++) {
       for (const op of ops.filter((o) => o.kind === "method")) {
-        for (const body of methodBodies(checker.bodySchema(op), checker)) await call(op, 1, { body: JSON.stringify(body) });
+        for (const body of methodBodies(checker.bodySchema(op), checker))
+          await call(op, 1, { body: JSON.stringify(body) });
       }
     }
 
     for (const op of ops) {
-      const body = op.doc.requestBody ? JSON.stringify(example(checker.bodySchema(op), "e", checker, false)) : undefined;
+      const body = op.doc.requestBody
+        ? JSON.stringify(example(checker.bodySchema(op), "e", checker, false))
+        : undefined;
       const hasId = op.path.includes("{id}");
       const valid: Request = body === undefined ? {} : { body };
       // 401 and 403: the same request without the token, and from a foreign Host.
@@ -137,15 +158,21 @@ describe.each(samples)("the OpenAPI document of samples/%s matches its responses
         // Row 1 owns what a list under `{id}` would list.
         await call(op, 1);
         const page = await call(op, 1, { query: "?limit=1" });
-        if (page.json?.nextCursor) await call(op, 1, { query: `?limit=1&cursor=${encodeURIComponent(page.json.nextCursor)}` });
+        if (page.json?.nextCursor)
+          await call(op, 1, { query: `?limit=1&cursor=${encodeURIComponent(page.json.nextCursor)}` });
         const parameters = ((op.doc.parameters ?? []) as Schema[]).filter((p) => p.in === "query");
         for (const p of parameters) {
           if (p.name === "limit" || p.name === "cursor") continue;
           // `field[in]` is a comma-separated text of the field's values: one value is a list.
           const of = /^(.+)\[in\]$/.exec(p.name)?.[1];
           const schema = (of && parameters.find((q) => q.name === of)?.schema) || p.schema;
-          const page = await call(op, 1, { query: `?${p.name}=${encodeURIComponent(String(example(schema, "f", checker)))}&limit=1` });
-          if (page.json?.nextCursor) await call(op, 1, { query: `?${p.name}=${encodeURIComponent(String(example(schema, "f", checker)))}&limit=1&cursor=${encodeURIComponent(page.json.nextCursor)}` });
+          const page = await call(op, 1, {
+            query: `?${p.name}=${encodeURIComponent(String(example(schema, "f", checker)))}&limit=1`,
+          });
+          if (page.json?.nextCursor)
+            await call(op, 1, {
+              query: `?${p.name}=${encodeURIComponent(String(example(schema, "f", checker)))}&limit=1&cursor=${encodeURIComponent(page.json.nextCursor)}`,
+            });
         }
         await call(op, 1, { query: "?no_such_field=1" });
         await call(op, 1, { query: "?limit=0" });
@@ -165,16 +192,27 @@ describe.each(samples)("the OpenAPI document of samples/%s matches its responses
         await call(op, 1, { body: " ", headers: { "content-length": String(oversized) }, note: "oversized" });
         await call(op, 1, { body, headers: { "content-type": "text/plain" }, note: "wrong content type" });
         // Each top-level id-like integer pointed at a missing row: a ref answers 422.
-        for (const [name, schema] of Object.entries(checker.resolve(checker.bodySchema(op)).properties ?? {}) as [string, Schema][]) {
+        for (const [name, schema] of Object.entries(checker.resolve(checker.bodySchema(op)).properties ?? {}) as [
+          string,
+          Schema,
+        ][]) {
           const s = checker.resolve(schema);
-          if (typeOf(s) === "integer" && s.minimum === 1) await call(op, 1, { body: JSON.stringify({ ...JSON.parse(body), [name]: missingId }), note: `dangling ${name}` });
+          if (typeOf(s) === "integer" && s.minimum === 1)
+            await call(op, 1, {
+              body: JSON.stringify({ ...JSON.parse(body), [name]: missingId }),
+              note: `dangling ${name}`,
+            });
         }
       }
       if (op.kind === "update") {
         await call(op, 1, { body: "{}" });
         // Row 2 takes row 1's values: a @unique field answers 409.
         const first = seeds.get(createOf(ops, op)?.id ?? "")?.[0];
-        if (first) await call(op, 2, { body: JSON.stringify(pick(first, checker.resolve(checker.bodySchema(op)).properties ?? {})), note: "row 1's values" });
+        if (first)
+          await call(op, 2, {
+            body: JSON.stringify(pick(first, checker.resolve(checker.bodySchema(op)).properties ?? {})),
+            note: "row 1's values",
+          });
       }
       if (op.kind === "create") {
         const first = seeds.get(op.id)?.[0];
@@ -185,7 +223,9 @@ describe.each(samples)("the OpenAPI document of samples/%s matches its responses
         // A fresh row is referenced by nothing: 204.
         const create = createOf(ops, op);
         if (create) {
-          const r = await call(create, undefined, { body: JSON.stringify(example(checker.bodySchema(create), "fresh", checker)) });
+          const r = await call(create, undefined, {
+            body: JSON.stringify(example(checker.bodySchema(create), "fresh", checker)),
+          });
           if (r.status === 201) await call(op, r.json.id);
         }
       }
@@ -213,7 +253,12 @@ describe.each(samples)("the OpenAPI document of samples/%s matches its responses
     fullApps.push(fullApp);
     const toml = join(fullApp, "wo.toml");
     const text = readFileSync(toml, "utf8");
-    writeFileSync(toml, text.includes("[database]") ? text.replace("[database]", `[database]\nmax_bytes = ${fullBytes}`) : `${text}\n[database]\nmax_bytes = ${fullBytes}\n`);
+    writeFileSync(
+      toml,
+      text.includes("[database]")
+        ? text.replace("[database]", `[database]\nmax_bytes = ${fullBytes}`)
+        : `${text}\n[database]\nmax_bytes = ${fullBytes}\n`,
+    );
     const full = await startWo([fullApp, "--listen", "127.0.0.1:0"]);
     running.push(full);
     // One row of each type first, so a create whose refs need them is refused for room, not for refs.
@@ -221,17 +266,37 @@ describe.each(samples)("the OpenAPI document of samples/%s matches its responses
     let fullAnswers = 0;
     for (const op of creates) {
       for (let i = 0; i < 400; i++) {
-        const r = await call(op, undefined, { body: JSON.stringify(example(checker.bodySchema(op), `full${i}`, checker, false, padding)), note: "filling" }, full.url);
+        const r = await call(
+          op,
+          undefined,
+          {
+            body: JSON.stringify(example(checker.bodySchema(op), `full${i}`, checker, false, padding)),
+            note: "filling",
+          },
+          full.url,
+        );
         if (r.status === 503) fullAnswers++;
         if (r.status !== 201) break;
       }
     }
     for (const op of ops.filter((o) => o.doc.requestBody && o.kind !== "create")) {
-      await call(op, 1, { body: JSON.stringify(example(checker.bodySchema(op), "fullw", checker, true, padding)), note: "full database" }, full.url);
+      await call(
+        op,
+        1,
+        {
+          body: JSON.stringify(example(checker.bodySchema(op), "fullw", checker, true, padding)),
+          note: "full database",
+        },
+        full.url,
+      );
     }
     expect(fullAnswers, "every create on a full database answered 503").toBe(creates.length);
 
-    const unproduced = ops.flatMap((op) => Object.keys(op.doc.responses).filter((s) => !unproducible(op, s) && !checker.seen(op, s)).map((s) => `${op.id} ${s}`));
+    const unproduced = ops.flatMap((op) =>
+      Object.keys(op.doc.responses)
+        .filter((s) => !unproducible(op, s) && !checker.seen(op, s))
+        .map((s) => `${op.id} ${s}`),
+    );
     expect({ drift: checker.failures, unproduced }).toEqual({ drift: [], unproduced: [] });
   });
 });
@@ -258,20 +323,20 @@ function operationsOf(doc: Json): Operation[] {
           ? "link"
           : "unlink"
         : r["201"]
-        ? "create"
-        : r["204"]
-          ? "delete"
-          : method === "patch"
-            ? "update"
-            : method === "post"
-              ? "method"
-              : !r["200"]
-                ? "stub"
-                : r["200"].content?.["text/event-stream"]
-                  ? "live"
-                  : paged
-                  ? "list"
-                  : "get";
+          ? "create"
+          : r["204"]
+            ? "delete"
+            : method === "patch"
+              ? "update"
+              : method === "post"
+                ? "method"
+                : !r["200"]
+                  ? "stub"
+                  : r["200"].content?.["text/event-stream"]
+                    ? "live"
+                    : paged
+                      ? "list"
+                      : "get";
       out.push({ id: opDoc.operationId, method: method.toUpperCase(), path, doc: opDoc, kind });
     }
   }
@@ -303,7 +368,11 @@ class ResponseChecker {
 
   resolve(schema: Schema): Schema {
     let s = schema;
-    while (s && typeof s.$ref === "string") s = s.$ref.slice(2).split("/").reduce((node: Json, key: string) => node[key.replace(/~1/g, "/").replace(/~0/g, "~")], this.doc);
+    while (s && typeof s.$ref === "string")
+      s = s.$ref
+        .slice(2)
+        .split("/")
+        .reduce((node: Json, key: string) => node[key.replace(/~1/g, "/").replace(/~0/g, "~")], this.doc);
     return s;
   }
 
@@ -332,13 +401,18 @@ class ResponseChecker {
       }
       this.validate(`${what}: header ${name}`, header.schema, value);
     }
-    const mediaType = String(reply.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+    const mediaType = String(reply.headers["content-type"] ?? "")
+      .split(";")[0]!
+      .trim()
+      .toLowerCase();
     if (!response.content) {
       if (reply.text !== "") this.failures.push(`${what}: ${status} is documented without a body but has one`);
       return;
     }
     if (!response.content[mediaType]) {
-      this.failures.push(`${what}: ${status} is ${mediaType || "untyped"}; documented: ${Object.keys(response.content).join(", ")}`);
+      this.failures.push(
+        `${what}: ${status} is ${mediaType || "untyped"}; documented: ${Object.keys(response.content).join(", ")}`,
+      );
       return;
     }
     // A live stream is documented as text; its events are spec/live.md's, not a JSON body.
@@ -352,9 +426,14 @@ class ResponseChecker {
 
   /** An answer outside every operation: `status`, problem+json, and a body the document's wo.Problem admits. */
   checkProblem(what: string, reply: RawReply, status: number): void {
-    if (reply.status !== status) this.failures.push(`${what}: ${reply.status}, expected ${status} (${reply.text.slice(0, 200)})`);
-    const mediaType = String(reply.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
-    if (mediaType !== "application/problem+json") this.failures.push(`${what}: ${status} is ${mediaType || "untyped"}, not application/problem+json`);
+    if (reply.status !== status)
+      this.failures.push(`${what}: ${reply.status}, expected ${status} (${reply.text.slice(0, 200)})`);
+    const mediaType = String(reply.headers["content-type"] ?? "")
+      .split(";")[0]!
+      .trim()
+      .toLowerCase();
+    if (mediaType !== "application/problem+json")
+      this.failures.push(`${what}: ${status} is ${mediaType || "untyped"}, not application/problem+json`);
     this.validate(`${what}: ${status} body`, { $ref: "#/components/schemas/wo.Problem" }, reply.json ?? null);
   }
 
@@ -363,8 +442,15 @@ class ResponseChecker {
   private validate(what: string, schema: Schema, value: unknown): void {
     const key = JSON.stringify(schema);
     let validate = this.compiled.get(key);
-    if (!validate) this.compiled.set(key, (validate = this.ajv.compile({ ...closeObjects(structuredClone(schema)), components: this.closed.components })));
-    if (!validate(value)) this.failures.push(`${what} does not match the document: ${this.ajv.errorsText(validate.errors)} in ${JSON.stringify(value).slice(0, 300)}`);
+    if (!validate)
+      this.compiled.set(
+        key,
+        (validate = this.ajv.compile({ ...closeObjects(structuredClone(schema)), components: this.closed.components })),
+      );
+    if (!validate(value))
+      this.failures.push(
+        `${what} does not match the document: ${this.ajv.errorsText(validate.errors)} in ${JSON.stringify(value).slice(0, 300)}`,
+      );
   }
 }
 
@@ -372,7 +458,8 @@ class ResponseChecker {
 function closeObjects(node: Json): Json {
   if (Array.isArray(node)) node.forEach(closeObjects);
   else if (node && typeof node === "object") {
-    if (node.properties && typeof node.properties === "object" && node.additionalProperties === undefined) node.additionalProperties = false;
+    if (node.properties && typeof node.properties === "object" && node.additionalProperties === undefined)
+      node.additionalProperties = false;
     for (const value of Object.values(node)) closeObjects(value);
   }
   return node;
@@ -392,7 +479,14 @@ function example(schema: Schema, tag: string, checker: ResponseChecker, full = f
   const s = checker.resolve(schema);
   if ("const" in s) return s.const;
   if (Array.isArray(s.enum)) return s.enum.find((v: Json) => v !== null);
-  if (s.anyOf) return example(s.anyOf.find((x: Schema) => typeOf(checker.resolve(x)) !== "null") ?? s.anyOf[0], tag, checker, full, pad);
+  if (s.anyOf)
+    return example(
+      s.anyOf.find((x: Schema) => typeOf(checker.resolve(x)) !== "null") ?? s.anyOf[0],
+      tag,
+      checker,
+      full,
+      pad,
+    );
   const safe = tag.replace(/[^a-z0-9]/gi, "").toLowerCase() || "x";
   switch (typeOf(s)) {
     case "object": {

@@ -13,8 +13,26 @@ let keepers: number[];
 
 const seed = (k1: number, k2: number) => [
   { name: "Apple pie", qty: 5, price: 250, weight: 1.5, at: "2026-01-01T00:00:00.000Z", keeper: k1, count: 1 },
-  { name: "apple_juice", note: "fresh", qty: 10, price: 120, done: true, size: "Large", at: "2026-02-01T00:00:00.000Z", count: 2 },
-  { name: "Banana 50%", note: "ripe", qty: 0, price: 80, weight: 0.2, at: "2026-03-01T00:00:00.000Z", keeper: k2, count: 3 },
+  {
+    name: "apple_juice",
+    note: "fresh",
+    qty: 10,
+    price: 120,
+    done: true,
+    size: "Large",
+    at: "2026-02-01T00:00:00.000Z",
+    count: 2,
+  },
+  {
+    name: "Banana 50%",
+    note: "ripe",
+    qty: 0,
+    price: 80,
+    weight: 0.2,
+    at: "2026-03-01T00:00:00.000Z",
+    keeper: k2,
+    count: 3,
+  },
   { name: "ÄPFEL", qty: 10, price: 300, done: true, size: "Large", at: "2026-04-01T00:00:00.000Z", keeper: k1 },
   { name: "gte.5", note: "odd, really", qty: -3, weight: 2.5, at: "2026-05-01T00:00:00.000Z", count: 5 },
 ];

@@ -34,14 +34,21 @@ async function built(text: string, name: string): Promise<LoadedBuild> {
 }
 
 beforeAll(async () => {
-  appDir = writeApp("notes", { "wo.toml": "name = \"notes\"\n" });
+  appDir = writeApp("notes", { "wo.toml": 'name = "notes"\n' });
   builds = [
     await built(note("  title: Text", "list, get, create"), "b1"),
     await built(note("  title: Text\n  body: Text?", "list, get, create, update"), "b2"),
     await built(note("", "list, get, create, update"), "b3"),
   ];
-  store = (await openSqliteStore({ file: join(appDir, ".wo", "data", "app.sqlite"), catalog: builds[0]!.catalog })).store;
-  host = createAppHost({ build: builds[0]!, store, allowDestructiveMigration: false, watching: true, log: () => undefined });
+  store = (await openSqliteStore({ file: join(appDir, ".wo", "data", "app.sqlite"), catalog: builds[0]!.catalog }))
+    .store;
+  host = createAppHost({
+    build: builds[0]!,
+    store,
+    allowDestructiveMigration: false,
+    watching: true,
+    log: () => undefined,
+  });
 });
 afterAll(async () => {
   host?.app.close();
@@ -69,7 +76,11 @@ describe("AppHost.swap", () => {
     expect(host.app).not.toBe(old);
     expect(host.app.parts.mcp).toBe(old.parts.mcp);
     expect(host.app.parts.limit).toBe(old.parts.limit);
-    expect(await host.app.operations.note_update!({ id: 1, body: "after" }, {})).toEqual({ id: 1, title: "before", body: "after" });
+    expect(await host.app.operations.note_update!({ id: 1, body: "after" }, {})).toEqual({
+      id: 1,
+      title: "before",
+      body: "after",
+    });
     // The old app still answers what reached it before the swap, with its own build.
     expect(Object.keys(old.operations)).not.toContain("note_update");
   });

@@ -69,7 +69,12 @@ describe("wo init, then wo run", () => {
       const init = await fetch(`${wo.url}/mcp`, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } }),
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+        }),
       });
       const session = init.headers.get("mcp-session-id")!;
       await init.text();
@@ -80,7 +85,9 @@ describe("wo init, then wo run", () => {
       expect(res.statusCode).toBe(200);
       req.destroy();
       const lines = await linesUntil(wo, from, /^wo: GET \/mcp /);
-      expect(lines).toContainEqual(expect.stringMatching(/^wo: GET \/mcp 200 \d+(\.\d)? ms \(connection closed before the answer was complete\)$/));
+      expect(lines).toContainEqual(
+        expect.stringMatching(/^wo: GET \/mcp 200 \d+(\.\d)? ms \(connection closed before the answer was complete\)$/),
+      );
     } finally {
       await wo.stop();
     }
@@ -93,7 +100,13 @@ describe("wo init, then wo run", () => {
       const from = wo.output().length;
       await fetch(`${wo.url}/api/tasks?limit=5`);
       const lines = await linesUntil(wo, from, /^\{/);
-      expect(JSON.parse(lines.find((l) => l.startsWith("{"))!)).toEqual({ time: expect.stringMatching(/Z$/), method: "GET", path: "/api/tasks?limit", status: 200, ms: expect.any(Number) });
+      expect(JSON.parse(lines.find((l) => l.startsWith("{"))!)).toEqual({
+        time: expect.stringMatching(/Z$/),
+        method: "GET",
+        path: "/api/tasks?limit",
+        status: 200,
+        ms: expect.any(Number),
+      });
     } finally {
       await wo.stop();
     }

@@ -45,7 +45,9 @@ describe("samples/hello CRUD through wo run", () => {
     expect(made.json).toMatchObject({ id: 1, message: "hi", from: null });
     expect(made.headers.get("location")).toBe("/api/greetings/1");
     await sendJson(p.url, "POST", "/api/greetings", { message: "yo", from: "ann" });
-    expect((await send(p.url, "GET", "/api/greetings?from=ann")).json.items.map((r: { message: string }) => r.message)).toEqual(["yo"]);
+    expect(
+      (await send(p.url, "GET", "/api/greetings?from=ann")).json.items.map((r: { message: string }) => r.message),
+    ).toEqual(["yo"]);
     const patched = await sendJson(p.url, "PATCH", "/api/greetings/1", { from: "bob" });
     expect(patched.json).toEqual({ ...made.json, from: "bob" });
     expect((await send(p.url, "DELETE", "/api/greetings/1")).status).toBe(204);
@@ -59,16 +61,38 @@ describe("samples/blog CRUD through wo run", () => {
     const ann = await sendJson(p.url, "POST", "/api/authors", { name: "Ann", email: "ann@example.com" });
     expect(ann.status).toBe(201);
     expect(ann.json).toMatchObject({ name: "Ann", level: "Writer", bio: null, links: null });
-    const post = await sendJson(p.url, "POST", "/api/posts", { title: "Hello", slug: "hello", body: "Hi *there*", author: ann.json.id, seo: { title: "SEO" } });
+    const post = await sendJson(p.url, "POST", "/api/posts", {
+      title: "Hello",
+      slug: "hello",
+      body: "Hi *there*",
+      author: ann.json.id,
+      seo: { title: "SEO" },
+    });
     expect(post.status).toBe(201);
-    expect(post.json).toMatchObject({ status: "Draft", author: ann.json.id, seo: { title: "SEO" }, published_at: null });
-    expect((await sendJson(p.url, "POST", "/api/posts", { title: "Again", slug: "hello", body: "x", author: ann.json.id })).status).toBe(409);
-    expect((await sendJson(p.url, "POST", "/api/posts", { title: "Orphan", slug: "orphan", body: "x", author: 999 })).status).toBe(422);
+    expect(post.json).toMatchObject({
+      status: "Draft",
+      author: ann.json.id,
+      seo: { title: "SEO" },
+      published_at: null,
+    });
+    expect(
+      (await sendJson(p.url, "POST", "/api/posts", { title: "Again", slug: "hello", body: "x", author: ann.json.id }))
+        .status,
+    ).toBe(409);
+    expect(
+      (await sendJson(p.url, "POST", "/api/posts", { title: "Orphan", slug: "orphan", body: "x", author: 999 })).status,
+    ).toBe(422);
     const published = await sendJson(p.url, "PATCH", `/api/posts/${post.json.id}`, { status: "Published" });
     expect(published.json).toMatchObject({ status: "Published", title: "Hello", seo: { title: "SEO" } });
-    expect((await send(p.url, "GET", "/api/posts?status=Published")).json.items.map((r: { slug: string }) => r.slug)).toEqual(["hello"]);
+    expect(
+      (await send(p.url, "GET", "/api/posts?status=Published")).json.items.map((r: { slug: string }) => r.slug),
+    ).toEqual(["hello"]);
     expect((await send(p.url, "GET", `/api/posts?author=${ann.json.id}&status=Draft`)).json.items).toEqual([]);
-    const comment = await sendJson(p.url, "POST", "/api/comments", { post: post.json.id, author_name: "Bob", body: "Nice" });
+    const comment = await sendJson(p.url, "POST", "/api/comments", {
+      post: post.json.id,
+      author_name: "Bob",
+      body: "Nice",
+    });
     expect(comment.json).toMatchObject({ visible: true });
     const refused = await send(p.url, "DELETE", `/api/authors/${ann.json.id}`);
     expect(refused.status).toBe(409);
@@ -96,7 +120,9 @@ describe("durability", () => {
     expect(await p.stop("SIGKILL")).toBe("SIGKILL");
     const again = await start(app, db);
     const rows = (await send(again.url, "GET", "/api/greetings?limit=1000")).json.items;
-    expect(rows.map((r: { id: number }) => r.id).sort((a: number, b: number) => a - b)).toEqual([...acked].sort((a, b) => a - b));
+    expect(rows.map((r: { id: number }) => r.id).sort((a: number, b: number) => a - b)).toEqual(
+      [...acked].sort((a, b) => a - b),
+    );
   });
 });
 
@@ -149,7 +175,8 @@ describe("migration across restarts", () => {
     const original = readFileSync(file, "utf8");
 
     let p = await start(app, db);
-    for (const message of ["a", "b", "c"]) expect((await sendJson(p.url, "POST", "/api/greetings", { message, from: "me" })).status).toBe(201);
+    for (const message of ["a", "b", "c"])
+      expect((await sendJson(p.url, "POST", "/api/greetings", { message, from: "me" })).status).toBe(201);
     expect(await p.stop("SIGTERM")).toBe(0);
 
     // Additive: a new optional field. Rebuilt because the source changed; rows keep their data.
@@ -157,7 +184,11 @@ describe("migration across restarts", () => {
     p = await start(app, db);
     expect(p.output()).toMatch(/migrated: .*mood/);
     const rows = (await send(p.url, "GET", "/api/greetings")).json.items;
-    expect(rows.map((r: { message: string; mood: unknown }) => [r.message, r.mood])).toEqual([["a", null], ["b", null], ["c", null]]);
+    expect(rows.map((r: { message: string; mood: unknown }) => [r.message, r.mood])).toEqual([
+      ["a", null],
+      ["b", null],
+      ["c", null],
+    ]);
     expect(await p.stop("SIGTERM")).toBe(0);
 
     // Destructive: drop a stored field that holds data. Refused, naming the change and the flag.
@@ -170,7 +201,16 @@ describe("migration across restarts", () => {
     // Back to the additive version: everything is still there.
     writeFileSync(file, original.replace("from: Text?", "from: Text?\n  mood: Text?"));
     p = await start(app, db);
-    expect((await send(p.url, "GET", "/api/greetings")).json.items.map((r: { message: string; from: string }) => [r.message, r.from])).toEqual([["a", "me"], ["b", "me"], ["c", "me"]]);
+    expect(
+      (await send(p.url, "GET", "/api/greetings")).json.items.map((r: { message: string; from: string }) => [
+        r.message,
+        r.from,
+      ]),
+    ).toEqual([
+      ["a", "me"],
+      ["b", "me"],
+      ["c", "me"],
+    ]);
   });
 });
 
@@ -178,24 +218,41 @@ describe("bearer token", () => {
   it("token_env protects /api and /mcp but not /healthz", async () => {
     const app = copyApp("samples/hello");
     appendFileSync(join(app, "wo.toml"), '\n[server]\ntoken_env = "WO_TEST_TOKEN"\n');
-    const p = await startWo([app, "--listen", "127.0.0.1:0", "--db", tempDir()], { env: { WO_TEST_TOKEN: "s3cret-token" } });
+    const p = await startWo([app, "--listen", "127.0.0.1:0", "--db", tempDir()], {
+      env: { WO_TEST_TOKEN: "s3cret-token" },
+    });
     running.push(p);
     expect((await send(p.url, "GET", "/healthz")).status).toBe(200);
     const none = await send(p.url, "GET", "/api/greetings");
     expect(none.status).toBe(401);
     expect(none.headers.get("www-authenticate")).toMatch(/^Bearer/);
-    expect((await send(p.url, "GET", "/api/greetings", { headers: { authorization: "Bearer wrong" } })).status).toBe(401);
-    expect((await send(p.url, "GET", "/api/greetings", { headers: { authorization: "Bearer s3cret-token" } })).status).toBe(200);
+    expect((await send(p.url, "GET", "/api/greetings", { headers: { authorization: "Bearer wrong" } })).status).toBe(
+      401,
+    );
+    expect(
+      (await send(p.url, "GET", "/api/greetings", { headers: { authorization: "Bearer s3cret-token" } })).status,
+    ).toBe(200);
     // /mcp, with or without a trailing slash or query: the same rule, the same 401 shape.
-    const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+    const ping = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
     for (const path of ["/mcp", "/mcp/", "/mcp?x=1"]) {
       const refused = await send(p.url, "POST", path, { body: ping, headers: { "content-type": "application/json" } });
       expect([path, refused.status]).toEqual([path, 401]);
       expect(refused.headers.get("www-authenticate")).toMatch(/^Bearer/);
       expect(refused.headers.get("content-type")).toBe("application/problem+json");
-      const wrong = await send(p.url, "POST", path, { body: ping, headers: { "content-type": "application/json", authorization: "Bearer s3cret-tokeN" } });
+      const wrong = await send(p.url, "POST", path, {
+        body: ping,
+        headers: { "content-type": "application/json", authorization: "Bearer s3cret-tokeN" },
+      });
       expect([path, wrong.status]).toEqual([path, 401]);
-      const ok = await send(p.url, "POST", path, { body: ping, headers: { "content-type": "application/json", authorization: "Bearer s3cret-token" } });
+      const ok = await send(p.url, "POST", path, {
+        body: ping,
+        headers: { "content-type": "application/json", authorization: "Bearer s3cret-token" },
+      });
       expect([path, ok.status, ok.json?.result?.protocolVersion]).toEqual([path, 200, "2025-11-25"]);
     }
   });
@@ -210,7 +267,9 @@ describe("samples/pricing methods through wo run", () => {
     expect(price.status).toBe(200);
     expect(price.json).toMatchObject({ product: product.json.id, amount: 4999, currency: "EUR" });
     // No arguments: an empty body, still typed as JSON (without a type it is 415, spec/rest.md).
-    const current = await send(p.url, "POST", `/api/products/${product.json.id}/current_price`, { headers: { "content-type": "application/json" } });
+    const current = await send(p.url, "POST", `/api/products/${product.json.id}/current_price`, {
+      headers: { "content-type": "application/json" },
+    });
     expect(current.json).toEqual(price.json);
     expect((await send(p.url, "POST", `/api/products/${product.json.id}/current_price`)).status).toBe(415);
 
@@ -218,7 +277,9 @@ describe("samples/pricing methods through wo run", () => {
     const aborted = await sendJson(p.url, "POST", `/api/products/${product.json.id}/set_price`, { amount: -1 });
     expect(aborted.status).toBe(409);
     expect(aborted.json.detail).toBe("a price must be positive");
-    expect((await sendJson(p.url, "POST", `/api/products/${product.json.id}/set_price`, { amount: "x" })).status).toBe(400);
+    expect((await sendJson(p.url, "POST", `/api/products/${product.json.id}/set_price`, { amount: "x" })).status).toBe(
+      400,
+    );
     expect((await sendJson(p.url, "POST", `/api/products/${product.json.id}/set_price`, {})).status).toBe(400);
     expect((await sendJson(p.url, "POST", "/api/products/999/set_price", { amount: 5 })).status).toBe(404);
     expect((await send(p.url, "GET", `/api/products/${product.json.id}/set_price`)).status).toBe(405);

@@ -16,7 +16,13 @@ describe("fieldTypeText", () => {
     expect(fieldTypeText({ kind: "backlink", target: "Post", field: "author" })).toBe("backlink Post.author");
     expect(fieldTypeText({ kind: "embedded", type: "Address" })).toBe("Address");
     expect(fieldTypeText({ kind: "array", element: { kind: "ref", target: "Tag" } })).toBe("[ref Tag]");
-    const struct: FieldType = { kind: "struct", fields: [field("title", { kind: "scalar", scalar: "Text" }), field("note", { kind: "scalar", scalar: "Text" }, true)] };
+    const struct: FieldType = {
+      kind: "struct",
+      fields: [
+        field("title", { kind: "scalar", scalar: "Text" }),
+        field("note", { kind: "scalar", scalar: "Text" }, true),
+      ],
+    };
     expect(fieldTypeText(struct)).toBe("{ title: Text, note: Text? }");
   });
 

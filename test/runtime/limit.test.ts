@@ -66,7 +66,14 @@ describe("limitConcurrency", () => {
   });
 
   it("a failing operation releases its slot", async () => {
-    const ops = limitConcurrency({ bad: async () => { throw new OperationError("not_found", "no"); } }, { running: 1, queued: 0 });
+    const ops = limitConcurrency(
+      {
+        bad: async () => {
+          throw new OperationError("not_found", "no");
+        },
+      },
+      { running: 1, queued: 0 },
+    );
     for (let i = 0; i < 3; i++) await expect(ops.bad!(null, {})).rejects.toMatchObject({ kind: "not_found" });
   });
 
@@ -89,7 +96,10 @@ describe("limitConcurrency", () => {
     const waiting = ops.op!("waiting", {});
     shutdown.abort();
     await expect(waiting).rejects.toMatchObject({ kind: "busy", message: expect.stringContaining("shutting down") });
-    await expect(ops.op!("late", {})).rejects.toMatchObject({ kind: "busy", message: expect.stringContaining("shutting down") });
+    await expect(ops.op!("late", {})).rejects.toMatchObject({
+      kind: "busy",
+      message: expect.stringContaining("shutting down"),
+    });
     g.open();
     expect(await running).toBe("running");
     expect(ran).toEqual(["running"]);

@@ -58,7 +58,10 @@ describe("REST", () => {
     expect(first.status, first.text).toBe(201);
     expect(first.json).toMatchObject({ post: p, tag: tech });
     expect(typeof first.json.added_at).toBe("string");
-    expect((await link(p, news, { added_at: "2026-01-02T03:04:05.000Z" })).json).toMatchObject({ tag: news, added_at: "2026-01-02T03:04:05.000Z" });
+    expect((await link(p, news, { added_at: "2026-01-02T03:04:05.000Z" })).json).toMatchObject({
+      tag: news,
+      added_at: "2026-01-02T03:04:05.000Z",
+    });
 
     const again = await link(p, tech);
     expect(again.status).toBe(200);
@@ -72,7 +75,10 @@ describe("REST", () => {
       { id: news, label: "news", colour: "Grey" },
     ]);
     expect(ids(await send(base, "GET", `/api/tags/${tech}/posts`))).toEqual([p]);
-    expect(taggingRows().filter((r) => r.post === p)).toEqual([{ post: p, tag: tech }, { post: p, tag: news }]);
+    expect(taggingRows().filter((r) => r.post === p)).toEqual([
+      { post: p, tag: tech },
+      { post: p, tag: news },
+    ]);
   });
 
   it("pages a post's tags with limit and cursor", async () => {
@@ -122,7 +128,12 @@ describe("REST", () => {
   it("deleting a tag or a post deletes its links in the same call", async () => {
     const [p1, p2] = [await post(), await post()];
     const [t1, t2] = [await tag("d1"), await tag("d2")];
-    for (const [p, t] of [[p1, t1], [p1, t2], [p2, t1]] as const) expect((await link(p, t)).status).toBe(201);
+    for (const [p, t] of [
+      [p1, t1],
+      [p1, t2],
+      [p2, t1],
+    ] as const)
+      expect((await link(p, t)).status).toBe(201);
 
     expect((await send(base, "DELETE", `/api/tags/${t1}`)).status).toBe(204);
     expect(ids(await send(base, "GET", `/api/posts/${p1}/tags`))).toEqual([t2]);
@@ -157,7 +168,16 @@ describe("MCP (official SDK client)", () => {
 
   it("lists the relation tools next to the CRUD tools", async () => {
     const names = (await client.listTools()).tools.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(["post_tags", "post_tags_add", "post_tags_remove", "post_comments", "tag_posts", "author_posts"]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "post_tags",
+        "post_tags_add",
+        "post_tags_remove",
+        "post_comments",
+        "tag_posts",
+        "author_posts",
+      ]),
+    );
     // Tag exposes no update: its side of the link is read-only.
     expect(names).not.toContain("tag_posts_add");
   });
@@ -169,16 +189,25 @@ describe("MCP (official SDK client)", () => {
     expect(added.isError).toBeFalsy();
     expect(added.structuredContent).toMatchObject({ created: true, link: { post: p, tag: t } });
     const again = await client.callTool({ name: "post_tags_add", arguments: { id: p, tag: t } });
-    expect(again.structuredContent).toMatchObject({ created: false, link: (added.structuredContent as { link: object }).link });
+    expect(again.structuredContent).toMatchObject({
+      created: false,
+      link: (added.structuredContent as { link: object }).link,
+    });
 
     const listed = await client.callTool({ name: "post_tags", arguments: { id: p } });
     expect(listed.structuredContent).toEqual({ items: [{ id: t, label: "mcp", colour: "Grey" }] });
     // The same page as REST.
     expect(listed.structuredContent).toEqual((await send(base, "GET", `/api/posts/${p}/tags`)).json);
 
-    expect((await client.callTool({ name: "post_tags_remove", arguments: { id: p, tag: t } })).structuredContent).toEqual({ removed: true });
-    expect((await client.callTool({ name: "post_tags_remove", arguments: { id: p, tag: t } })).structuredContent).toEqual({ removed: false });
-    expect((await client.callTool({ name: "post_tags", arguments: { id: p } })).structuredContent).toEqual({ items: [] });
+    expect(
+      (await client.callTool({ name: "post_tags_remove", arguments: { id: p, tag: t } })).structuredContent,
+    ).toEqual({ removed: true });
+    expect(
+      (await client.callTool({ name: "post_tags_remove", arguments: { id: p, tag: t } })).structuredContent,
+    ).toEqual({ removed: false });
+    expect((await client.callTool({ name: "post_tags", arguments: { id: p } })).structuredContent).toEqual({
+      items: [],
+    });
   });
 
   it("missing rows are tool errors", async () => {

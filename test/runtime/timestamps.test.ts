@@ -49,10 +49,18 @@ async function get(path: string): Promise<any> {
 
 describe("Timestamps are stored in UTC", () => {
   it("create: offsets become Z with milliseconds, top-level, nested and defaults", async () => {
-    const created = await post(wo.url, "/api/events", { title: "a", at: "2026-01-01T10:00:00+02:00", slots: [{ from: "2026-01-01T10:00:00.5+02:00" }] });
+    const created = await post(wo.url, "/api/events", {
+      title: "a",
+      at: "2026-01-01T10:00:00+02:00",
+      slots: [{ from: "2026-01-01T10:00:00.5+02:00" }],
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ at: "2026-01-01T08:00:00.000Z", starts: "2026-06-01T10:00:00.000Z", slots: [{ from: "2026-01-01T08:00:00.500Z" }] });
-    const stored = dumpDb(dir)["event"]!.find((r: any) => r.id === created.body.id) as any;
+    expect(created.body).toMatchObject({
+      at: "2026-01-01T08:00:00.000Z",
+      starts: "2026-06-01T10:00:00.000Z",
+      slots: [{ from: "2026-01-01T08:00:00.500Z" }],
+    });
+    const stored = dumpDb(dir).event!.find((r: any) => r.id === created.body.id) as any;
     expect(stored.at).toBe("2026-01-01T08:00:00.000Z");
     expect(JSON.parse(stored.slots)).toEqual([{ from: "2026-01-01T08:00:00.500Z" }]);
   });
@@ -62,10 +70,15 @@ describe("Timestamps are stored in UTC", () => {
     expect(created.body.at).toBe("2026-02-02T04:30:00.000Z");
     for (const written of ["2026-02-02T04:30:00Z", "2026-02-02T05:30:00+01:00", "2026-02-01T23:30:00.000-05:00"]) {
       const page = await get(`/api/events?at=${encodeURIComponent(written)}`);
-      expect(page.items.map((r: any) => r.id), written).toEqual([created.body.id]);
+      expect(
+        page.items.map((r: any) => r.id),
+        written,
+      ).toEqual([created.body.id]);
     }
     // Range operators compare instants, not texts: both bounds written with an offset.
-    const range = await get(`/api/events?at[gte]=${encodeURIComponent("2026-02-02T05:30:00+01:00")}&at[lte]=${encodeURIComponent("2026-02-01T23:30:00-05:00")}`);
+    const range = await get(
+      `/api/events?at[gte]=${encodeURIComponent("2026-02-02T05:30:00+01:00")}&at[lte]=${encodeURIComponent("2026-02-01T23:30:00-05:00")}`,
+    );
     expect(range.items.map((r: any) => r.id)).toEqual([created.body.id]);
     const viaMcp = await mcp.callTool({ name: "event_list", arguments: { at: "2026-02-02T06:30:00+02:00" } });
     expect((viaMcp.structuredContent as any).items.map((r: any) => r.id)).toEqual([created.body.id]);
@@ -78,7 +91,10 @@ describe("Timestamps are stored in UTC", () => {
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ at: "2026-03-01T09:15:00+09:00", slots: [{ from: "2026-03-01T01:00:00-01:00" }] }),
     });
-    expect(await patched.json()).toMatchObject({ at: "2026-03-01T00:15:00.000Z", slots: [{ from: "2026-03-01T02:00:00.000Z" }] });
+    expect(await patched.json()).toMatchObject({
+      at: "2026-03-01T00:15:00.000Z",
+      slots: [{ from: "2026-03-01T02:00:00.000Z" }],
+    });
     const moved = await post(wo.url, `/api/events/${body.id}/reschedule`, { to: "2026-03-02T12:00:00+05:30" });
     expect(moved.status).toBe(200);
     expect(moved.body.at).toBe("2026-03-02T06:30:00.000Z");
@@ -86,7 +102,10 @@ describe("Timestamps are stored in UTC", () => {
   });
 
   it("create over MCP", async () => {
-    const r = await mcp.callTool({ name: "event_create", arguments: { title: "d", at: "2026-04-01T10:00:00.123456+02:00", slots: [] } });
+    const r = await mcp.callTool({
+      name: "event_create",
+      arguments: { title: "d", at: "2026-04-01T10:00:00.123456+02:00", slots: [] },
+    });
     expect(r.isError).toBeFalsy();
     expect((r.structuredContent as any).at).toBe("2026-04-01T08:00:00.123Z");
   });

@@ -51,7 +51,8 @@ function call(method: string, params: Record<string, unknown>) {
 
 beforeAll(async () => {
   srv = await startWoRunApp(writeApp("blogs", files));
-  const create = (path: string, body: object) => json(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const create = (path: string, body: object) =>
+    json(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   await create("/api/blogs", { title: "one" });
   await create("/api/blog-posts", { blog: 1, headline: "first" });
   await create("/api/blog-posts", { blog: 1, headline: "second" });
@@ -62,7 +63,8 @@ afterAll(async () => {
 
 describe("Blog beside BlogPost", () => {
   it("MCP: each schema resource and instructions line lists the type's own tools", async () => {
-    const schema = async (t: string) => JSON.parse((await call("resources/read", { uri: `wo://schema/${t}` })).json.result.contents[0].text);
+    const schema = async (t: string) =>
+      JSON.parse((await call("resources/read", { uri: `wo://schema/${t}` })).json.result.contents[0].text);
     expect((await schema("blog")).tools).toEqual(blogTools);
     expect((await schema("blog_post")).tools).toEqual(postTools);
     const instructions: string = (await initialize(srv.url)).json.result.instructions;
@@ -74,15 +76,27 @@ describe("Blog beside BlogPost", () => {
     const r = await call("tools/call", { name: "blog_post_count", arguments: { id: 1 } });
     expect(r.json.result.structuredContent).toEqual({ result: 2 });
     const list = await call("tools/call", { name: "blog_post_list", arguments: {} });
-    expect(list.json.result.structuredContent.items.map((p: { headline: string }) => p.headline)).toEqual(["first", "second"]);
+    expect(list.json.result.structuredContent.items.map((p: { headline: string }) => p.headline)).toEqual([
+      "first",
+      "second",
+    ]);
   });
 
   it("REST: GET / lists Blog's method route under Blog's path, and it runs", async () => {
     const info = await json("/", { headers: { accept: "application/json" } });
-    const routesOf = (op: string) => info.endpoints.filter((e: { op: string }) => e.op === op).map((e: { method: string; path: string }) => `${e.method} ${e.path}`);
+    const routesOf = (op: string) =>
+      info.endpoints
+        .filter((e: { op: string }) => e.op === op)
+        .map((e: { method: string; path: string }) => `${e.method} ${e.path}`);
     expect(routesOf("blog_post_count")).toEqual(["POST /api/blogs/:id/post_count"]);
     expect(routesOf("blog_post_list")).toEqual(["GET /api/blog-posts"]);
-    expect(await json("/api/blogs/1/post_count", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).toBe(2);
+    expect(
+      await json("/api/blogs/1/post_count", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      }),
+    ).toBe(2);
   });
 
   it("explorer: endpoints carry their own operation's input schema", async () => {

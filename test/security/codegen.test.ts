@@ -11,7 +11,16 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { dumpDb, removeApp, repoRoot, runToExit, startWo, tempDir, writeApp, type WoProcess } from "../support/wo-process.js";
+import {
+  dumpDb,
+  removeApp,
+  repoRoot,
+  runToExit,
+  startWo,
+  tempDir,
+  writeApp,
+  type WoProcess,
+} from "../support/wo-process.js";
 import { mcpClient, post } from "../methods/wo-process.js";
 import { compileSources } from "../methods/compile-fixture.js";
 import { ts } from "ts-morph";
@@ -35,7 +44,11 @@ afterAll(() => rmSync(markerDir, { recursive: true, force: true }));
 const run = `(await import("node:fs")).writeFileSync(process.env.WO_MARKER, "ran");`;
 
 function wo(...args: string[]) {
-  const r = spawnSync(process.execPath, ["bin/wo.js", ...args], { cwd: repoRoot, encoding: "utf8", env: { ...process.env, ...env } });
+  const r = spawnSync(process.execPath, ["bin/wo.js", ...args], {
+    cwd: repoRoot,
+    encoding: "utf8",
+    env: { ...process.env, ...env },
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -64,7 +77,9 @@ describe("file and folder names with control characters are refused (WO4006)", (
 
       const check = wo("check", app);
       expect(check.status).toBe(1);
-      expect(check.stderr).toContain(`/hostile/${shown}: error WO4006: Path '${shown}' contains a control or line-separator character`);
+      expect(check.stderr).toContain(
+        `/hostile/${shown}: error WO4006: Path '${shown}' contains a control or line-separator character`,
+      );
       // The diagnostic itself is one line per problem, with no raw control character in it.
       expect(check.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e]/);
 
@@ -190,7 +205,9 @@ describe("hostile text in an app that builds: stays data end to end", () => {
 
     const rest = await post(wo_.url, `/api/accs/${id}/deposit`, { amount: 9_000_000_000_000_000 });
     expect(rest.status).toBe(409);
-    expect(rest.body.detail).toMatch(/^Integer overflow at evil\*\/\*q\/acc\.wo:29: the result is beyond ±9007199254740991/);
+    expect(rest.body.detail).toMatch(
+      /^Integer overflow at evil\*\/\*q\/acc\.wo:29: the result is beyond ±9007199254740991/,
+    );
 
     const viaMcp = await mcp.callTool({ name: "acc_deposit", arguments: { id, amount: 9_000_000_000_000_000 } });
     expect(viaMcp.isError).toBe(true);
@@ -216,13 +233,21 @@ async function withBuild(
   const { catalog, diagnostics } = compileSources(files);
   expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
   const emitted = emitBuild(catalog!);
-  const built = [...emitted, ...compileTypeScript(emitted, ts), { path: "build-info.json", text: buildInfoText("test") }];
+  const built = [
+    ...emitted,
+    ...compileTypeScript(emitted, ts),
+    { path: "build-info.json", text: buildInfoText("test") },
+  ];
   const dir = tempDir("wo-codegen-build-");
   for (const f of built) writeFileSync(join(dir, f.path), f.text);
   try {
     // Importing operations.js runs its top level (the header names every file).
     const build = await loadBuild(dir);
-    const { store } = await openSqliteStore({ file: join(dir, "data/app.sqlite"), catalog: build.catalog, lock: false });
+    const { store } = await openSqliteStore({
+      file: join(dir, "data/app.sqlite"),
+      catalog: build.catalog,
+      lock: false,
+    });
     try {
       await use(createApp({ build, store, log: () => {} }).operations as never);
     } finally {
@@ -247,12 +272,15 @@ describe("the emitters escape and name safely even past the loader", () => {
       await expect(operations.acc_refuse!({ id: row.id }, {})).rejects.toThrow(payload);
       expect(await operations.acc_pay!({ id: row.id, rt: 5 }, {})).toBe(5);
       await expect(operations.acc_deposit!({ id: row.id, amount: 1000 }, {})).resolves.toMatchObject({ balance: 1000 });
-      await expect(operations.acc_deposit!({ id: row.id, amount: Number.MAX_SAFE_INTEGER }, {})).rejects.toThrow(/^Integer overflow at d\u2028/);
+      await expect(operations.acc_deposit!({ id: row.id, amount: Number.MAX_SAFE_INTEGER }, {})).rejects.toThrow(
+        /^Integer overflow at d\u2028/,
+      );
     });
     // Every comment that names the file is one line, and none can close a block comment.
     for (const f of built.filter((f) => /\.(ts|js)$/.test(f.path))) {
       expect(f.text, f.path).not.toMatch(/[\u2028\u2029\r]/);
-      for (const line of f.text.split("\n").filter((l) => l.includes(run))) expect(line.trimStart(), f.path).toMatch(/^(\/\/|\*|\/\*\*)/);
+      for (const line of f.text.split("\n").filter((l) => l.includes(run)))
+        expect(line.trimStart(), f.path).toMatch(/^(\/\/|\*|\/\*\*)/);
     }
     expect(existsSync(marker)).toBe(false);
   });
@@ -328,11 +356,16 @@ describe("reserved names and too-deep expressions are diagnostics", () => {
   it.each(deep)("%s in a method: wo check says WO1013 at file:line:col, exit 1, no stack trace", (_what, statement) => {
     const dir = tempDir("wo-codegen-deep-");
     mkdirSync(join(dir, "app"));
-    writeFileSync(join(dir, "app/m.wo"), `class Acc {\n  n: Int = 0\n  fn f() -> Int {\n    ${statement}\n  }\n  service rest "/api/accs" expose list, f\n}\n`);
+    writeFileSync(
+      join(dir, "app/m.wo"),
+      `class Acc {\n  n: Int = 0\n  fn f() -> Int {\n    ${statement}\n  }\n  service rest "/api/accs" expose list, f\n}\n`,
+    );
     try {
       const r = wo("check", join(dir, "app"));
       expect(r.status).toBe(1);
-      expect(r.stderr).toContain(`app/m.wo:4:12: error WO1013: Expression too deep: more than 200 operators, members or calls inside one another`);
+      expect(r.stderr).toContain(
+        `app/m.wo:4:12: error WO1013: Expression too deep: more than 200 operators, members or calls inside one another`,
+      );
       expect(r.stderr).not.toMatch(/internal error|RangeError|\n\s+at /);
     } finally {
       rmSync(dir, { recursive: true, force: true });

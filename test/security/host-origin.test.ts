@@ -21,7 +21,10 @@ interface Served {
 /** samples/hello plus a type whose create needs no field (so `{}` would create a row). */
 async function serve(listen: string, toml = "", env: Record<string, string> = {}): Promise<Served> {
   const appDir = copyApp("samples/hello");
-  writeFileSync(join(appDir, "tally.wo"), 'type Tally {\n  note: Text = "none"\n\n  service rest "/api/tallies" expose list, create\n}\n');
+  writeFileSync(
+    join(appDir, "tally.wo"),
+    'type Tally {\n  note: Text = "none"\n\n  service rest "/api/tallies" expose list, create\n}\n',
+  );
   if (toml) appendFileSync(join(appDir, "wo.toml"), `\n${toml}\n`);
   const wo = await startWo([appDir, "--listen", listen], { env });
   return { url: wo.url, appDir, wo };
@@ -42,7 +45,13 @@ beforeAll(async () => {
     serve("[::1]:0"),
   ]);
   // One row to read back: a refused GET must not show it.
-  const seeded = await raw(open, "POST", "/api/greetings", { "content-type": "application/json" }, '{"message":"secret"}');
+  const seeded = await raw(
+    open,
+    "POST",
+    "/api/greetings",
+    { "content-type": "application/json" },
+    '{"message":"secret"}',
+  );
   expect(seeded.status).toBe(201);
 });
 afterAll(async () => {
@@ -56,22 +65,41 @@ afterAll(async () => {
 type Reply = RawReply;
 
 /** One request over a fresh connection with exactly these headers (test/support/raw-http.ts). */
-const raw = (s: Served, method: string, path: string, headers: Record<string, string> = {}, body?: string) => rawRequest(s.url, method, path, headers, body);
+const raw = (s: Served, method: string, path: string, headers: Record<string, string> = {}, body?: string) =>
+  rawRequest(s.url, method, path, headers, body);
 
 const hostOf = (s: Served) => new URL(s.url).host;
 const json = { "content-type": "application/json" };
 const mcpHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream" };
-const initialize = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+const initialize = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+});
 // A 2026-07-28 tools/call: no session needed, so a refused one is refused for its Origin alone.
 const V = "2026-07-28";
 const createTool = JSON.stringify({
   jsonrpc: "2.0",
   id: 2,
   method: "tools/call",
-  params: { name: "greeting_create", arguments: { message: "from mcp" }, _meta: { "io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": {} } },
+  params: {
+    name: "greeting_create",
+    arguments: { message: "from mcp" },
+    _meta: { "io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": {} },
+  },
 });
-const createToolHeaders = { ...mcpHeaders, "mcp-protocol-version": V, "mcp-method": "tools/call", "mcp-name": "greeting_create" };
-const preflight = (origin: string, method = "POST") => ({ origin, "access-control-request-method": method, "access-control-request-headers": "content-type" });
+const createToolHeaders = {
+  ...mcpHeaders,
+  "mcp-protocol-version": V,
+  "mcp-method": "tools/call",
+  "mcp-name": "greeting_create",
+};
+const preflight = (origin: string, method = "POST") => ({
+  origin,
+  "access-control-request-method": method,
+  "access-control-request-headers": "content-type",
+});
 
 function expectRefused(r: Reply, kind: "rest" | "mcp") {
   expect(r.status, r.text).toBe(403);
@@ -92,11 +120,22 @@ describe("Origin", () => {
     expectRefused(await raw(open, "OPTIONS", "/api/greetings", preflight(origin)), "rest");
     expect(dumpDb(open.appDir)).toEqual(before);
     // The same page with a local origin is served: the check is on the name, not the request.
-    expect((await raw(open, "POST", "/mcp", { ...createToolHeaders, origin: "http://127.0.0.1:5173" }, createTool)).status).toBe(200);
+    expect(
+      (await raw(open, "POST", "/mcp", { ...createToolHeaders, origin: "http://127.0.0.1:5173" }, createTool)).status,
+    ).toBe(200);
   });
 
   it("names that only start or end like loopback are refused everywhere", async () => {
-    for (const origin of ["http://app.localhost:3000", "http://localhost.evil.com", "http://127.0.0.1.evil.com", "http://127.1", "http://0x7f.0.0.1", "null", "file://", "http://[::1].evil.com"]) {
+    for (const origin of [
+      "http://app.localhost:3000",
+      "http://localhost.evil.com",
+      "http://127.0.0.1.evil.com",
+      "http://127.1",
+      "http://0x7f.0.0.1",
+      "null",
+      "file://",
+      "http://[::1].evil.com",
+    ]) {
       expectRefused(await raw(open, "GET", "/api/greetings", { origin }), "rest");
       expectRefused(await raw(open, "GET", "/", { origin }), "rest");
       expectRefused(await raw(open, "POST", "/mcp", { ...mcpHeaders, origin }, initialize), "mcp");
@@ -122,11 +161,22 @@ describe("Host", () => {
     expectRefused(await raw(open, "GET", "/no/such/route", { host }), "rest");
     expectRefused(await raw(open, "POST", "/mcp", { ...mcpHeaders, host }, initialize), "mcp");
     // No Host at all: node's HTTP server refuses an HTTP/1.1 request without one (400).
-    for (const r of [await raw(open, "GET", "/api/greetings", { host: "" }), await raw(open, "POST", "/mcp", { ...mcpHeaders, host: "" }, initialize)]) {
+    for (const r of [
+      await raw(open, "GET", "/api/greetings", { host: "" }),
+      await raw(open, "POST", "/mcp", { ...mcpHeaders, host: "" }, initialize),
+    ]) {
       expect(r.status).toBe(400);
       expect(r.text).not.toContain("secret");
     }
-    for (const bad of ["evil.localhost", "localhost.evil.com:80", "127.0.0.1.nip.io", "127.0.0.256", "127.01.0.1", "127.1", "0x7f.0.0.1"]) {
+    for (const bad of [
+      "evil.localhost",
+      "localhost.evil.com:80",
+      "127.0.0.1.nip.io",
+      "127.0.0.256",
+      "127.01.0.1",
+      "127.1",
+      "0x7f.0.0.1",
+    ]) {
       expectRefused(await raw(open, "GET", "/api/greetings", { host: bad }), "rest");
     }
     // Not a host name at all: the HTTP layer answers 400 before any route (and /mcp, 403).
@@ -154,7 +204,15 @@ describe("Host", () => {
 
   it("the loopback names a local client uses are admitted: 127.0.0.1, localhost, any 127.x.y.z, [::1], with or without the port", async () => {
     const { port } = new URL(open.url);
-    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `127.1.2.3:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`, "localhost", "127.0.0.1"]) {
+    for (const host of [
+      `127.0.0.1:${port}`,
+      `localhost:${port}`,
+      `127.1.2.3:${port}`,
+      `LOCALHOST:${port}`,
+      `[::1]:${port}`,
+      "localhost",
+      "127.0.0.1",
+    ]) {
       const r = await raw(open, "GET", "/api/greetings", { host });
       expect(r.status, `${host}: ${r.text}`).toBe(200);
       expect((await raw(open, "POST", "/mcp", { ...createToolHeaders, host }, createTool)).status, host).toBe(200);
@@ -192,7 +250,10 @@ describe("cross-site requests without a preflight", () => {
     expect((await raw(open, "POST", "/api/tallies", {}, "")).status).toBe(415);
     // What an HTML form can send: refused the same way.
     expect((await raw(open, "POST", "/api/tallies", { "content-type": "text/plain" }, "")).status).toBe(415);
-    expect((await raw(open, "POST", "/api/tallies", { "content-type": "application/x-www-form-urlencoded" }, "note=x")).status).toBe(415);
+    expect(
+      (await raw(open, "POST", "/api/tallies", { "content-type": "application/x-www-form-urlencoded" }, "note=x"))
+        .status,
+    ).toBe(415);
     expect(dumpDb(open.appDir)).toEqual(before);
     // An empty body declared as JSON still means "all defaults".
     const made = await raw(open, "POST", "/api/tallies", json, "");
@@ -237,9 +298,24 @@ describe("CORS with a token and configured origins", () => {
     const before = dumpDb(guarded.appDir);
     for (const auth of [{}, bearer]) {
       expectRefused(await raw(guarded, "OPTIONS", "/api/greetings", preflight("https://evil.example")), "rest");
-      expectRefused(await raw(guarded, "POST", "/api/greetings", { ...json, ...auth, origin: "https://evil.example" }, '{"message":"x"}'), "rest");
-      expectRefused(await raw(guarded, "POST", "/api/greetings", { ...json, ...auth, host: "evil.com" }, '{"message":"x"}'), "rest");
-      expectRefused(await raw(guarded, "POST", "/mcp", { ...mcpHeaders, ...auth, host: "evil.com" }, initialize), "mcp");
+      expectRefused(
+        await raw(
+          guarded,
+          "POST",
+          "/api/greetings",
+          { ...json, ...auth, origin: "https://evil.example" },
+          '{"message":"x"}',
+        ),
+        "rest",
+      );
+      expectRefused(
+        await raw(guarded, "POST", "/api/greetings", { ...json, ...auth, host: "evil.com" }, '{"message":"x"}'),
+        "rest",
+      );
+      expectRefused(
+        await raw(guarded, "POST", "/mcp", { ...mcpHeaders, ...auth, host: "evil.com" }, initialize),
+        "mcp",
+      );
       expectRefused(await raw(guarded, "OPTIONS", "/mcp", preflight("http://127.attacker.example")), "mcp");
     }
     expect(dumpDb(guarded.appDir)).toEqual(before);

@@ -14,13 +14,33 @@ import { blogCatalog } from "../fixtures/catalog.js";
 import { tempDir, writeBuild } from "../rest/support/harness.js";
 
 describe("loopback names", () => {
-  it.each(["localhost", "LocalHost", "127.0.0.1", "127.1.2.3", "127.255.255.255", "127.0.0.0", "[::1]", "::1"])("%s is loopback", (name) => {
-    expect(isLoopbackName(name)).toBe(true);
-  });
+  it.each(["localhost", "LocalHost", "127.0.0.1", "127.1.2.3", "127.255.255.255", "127.0.0.0", "[::1]", "::1"])(
+    "%s is loopback",
+    (name) => {
+      expect(isLoopbackName(name)).toBe(true);
+    },
+  );
   it.each([
-    "127.attacker.example", "127.0.0.1.nip.io", "127.evil.com", "app.localhost", "localhost.evil.com", "localhost.",
-    "127.1", "127.0.1", "127.0.0.256", "127.01.0.1", "0177.0.0.1", "0x7f.0.0.1", "128.0.0.1", "10.0.0.1", "0.0.0.0",
-    "[::ffff:127.0.0.1]", "[0:0:0:0:0:0:0:1]", "::", "", "evil.com",
+    "127.attacker.example",
+    "127.0.0.1.nip.io",
+    "127.evil.com",
+    "app.localhost",
+    "localhost.evil.com",
+    "localhost.",
+    "127.1",
+    "127.0.1",
+    "127.0.0.256",
+    "127.01.0.1",
+    "0177.0.0.1",
+    "0x7f.0.0.1",
+    "128.0.0.1",
+    "10.0.0.1",
+    "0.0.0.0",
+    "[::ffff:127.0.0.1]",
+    "[0:0:0:0:0:0:0:1]",
+    "::",
+    "",
+    "evil.com",
   ])("%s is not", (name) => {
     expect(isLoopbackName(name)).toBe(false);
   });
@@ -30,10 +50,28 @@ describe("the policy", () => {
   const local = createHttpGuard({ allowedOrigins: ["https://App.Example.com/"], listenHost: "127.0.0.1" });
 
   it("admits no Origin, local origins on any port and scheme, and configured ones exactly", () => {
-    for (const origin of [undefined, null, "", "http://localhost", "https://localhost:8443", "http://127.0.0.1:3000", "http://[::1]:5173", "https://app.example.com"]) {
+    for (const origin of [
+      undefined,
+      null,
+      "",
+      "http://localhost",
+      "https://localhost:8443",
+      "http://127.0.0.1:3000",
+      "http://[::1]:5173",
+      "https://app.example.com",
+    ]) {
       expect(local.refusal(origin, "localhost:8080"), String(origin)).toBeUndefined();
     }
-    for (const origin of ["null", "http://127.attacker.example", "ftp://localhost", "http://localhost/path", "https://app.example.com:444", "http://app.example.com", "https://sub.app.example.com", "http://localhost:3000@evil.com"]) {
+    for (const origin of [
+      "null",
+      "http://127.attacker.example",
+      "ftp://localhost",
+      "http://localhost/path",
+      "https://app.example.com:444",
+      "http://app.example.com",
+      "https://sub.app.example.com",
+      "http://localhost:3000@evil.com",
+    ]) {
       expect(local.refusal(origin, "localhost:8080"), origin).toMatch(/^Origin '.*' is not allowed/);
     }
   });
@@ -58,7 +96,11 @@ describe("the policy", () => {
   });
 
   it("merges [server] and [mcp] allowed_origins", () => {
-    const config = { ...blogCatalog().config, allowedOrigins: ["https://a.example"], mcp: { sessions: true, allowedOrigins: ["https://b.example"] } };
+    const config = {
+      ...blogCatalog().config,
+      allowedOrigins: ["https://a.example"],
+      mcp: { sessions: true, allowedOrigins: ["https://b.example"] },
+    };
     expect(allowedOriginsOf(config)).toEqual(["https://a.example", "https://b.example"]);
   });
 });
@@ -85,25 +127,45 @@ describe("the fetch-API app: Host and Origin before the token", () => {
   it("a refused request is 403 with or without the token; /mcp words it as JSON-RPC", async () => {
     const withToken: Record<string, string>[] = [{}, { authorization: `Bearer ${token}` }];
     for (const auth of withToken) {
-      const rest = await send("http://localhost/api/authors", { method: "POST", headers: { ...auth, "content-type": "application/json", origin: "http://127.attacker.example" }, body: '{"name":"x","email":"x@example.com"}' });
+      const rest = await send("http://localhost/api/authors", {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json", origin: "http://127.attacker.example" },
+        body: '{"name":"x","email":"x@example.com"}',
+      });
       expect(rest.status).toBe(403);
       expect(await rest.json()).toMatchObject({ type: "urn:wo:problem:forbidden" });
-      const mcp = await send("http://localhost/mcp", { method: "POST", headers: { ...auth, "content-type": "application/json", origin: "https://evil.example", host: "localhost" }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+      const mcp = await send("http://localhost/mcp", {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json", origin: "https://evil.example", host: "localhost" },
+        body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+      });
       expect(mcp.status).toBe(403);
       expect(((await mcp.json()) as { error: { code: number } }).error.code).toBe(-32000);
       // No Host header in process: the URL's host is checked instead.
       expect((await send("http://evil.com/api/authors", { headers: auth })).status).toBe(403);
     }
-    expect(((await (await send("http://localhost/api/authors", { headers: { authorization: `Bearer ${token}` } })).json()) as { items: unknown[] }).items).toEqual([]);
+    expect(
+      (
+        (await (
+          await send("http://localhost/api/authors", { headers: { authorization: `Bearer ${token}` } })
+        ).json()) as { items: unknown[] }
+      ).items,
+    ).toEqual([]);
   });
 
   it("an admitted origin's preflight needs no token; its real requests do, and are readable", async () => {
     const origin = "http://localhost:5173";
-    const pre = await send("http://localhost/api/authors", { method: "OPTIONS", headers: { origin, "access-control-request-method": "POST" } });
+    const pre = await send("http://localhost/api/authors", {
+      method: "OPTIONS",
+      headers: { origin, "access-control-request-method": "POST" },
+    });
     expect(pre.status).toBe(204);
     expect(pre.headers.get("access-control-allow-origin")).toBe(origin);
     expect(pre.headers.get("access-control-allow-methods")).toBe("GET, POST");
-    const mcpPre = await send("http://localhost/mcp", { method: "OPTIONS", headers: { origin, host: "localhost", "access-control-request-method": "POST" } });
+    const mcpPre = await send("http://localhost/mcp", {
+      method: "OPTIONS",
+      headers: { origin, host: "localhost", "access-control-request-method": "POST" },
+    });
     expect(mcpPre.status).toBe(204);
     const denied = await send("http://localhost/api/authors", { headers: { origin } });
     expect(denied.status).toBe(401);

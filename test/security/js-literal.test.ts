@@ -21,17 +21,22 @@ const hostile = [
 ];
 
 describe("js-literal", () => {
-  it.each(hostile.map((h) => [JSON.stringify(h), h]))("%s stays data in a string, a line comment and a block comment", (_shown, text) => {
-    delete (globalThis as { __woRan?: boolean }).__woRan;
-    expect(new Function(`return ${jsString(text)};`)()).toBe(text);
-    expect(new Function(`return ${jsJson({ [text]: [text, 1, null, true] })};`)()).toEqual({ [text]: [text, 1, null, true] });
-    expect(new Function(`// ${jsComment(text)}\nreturn 1;`)()).toBe(1);
-    expect(new Function(`/* ${jsComment(text)} */ return 2;`)()).toBe(2);
-    expect(new Function(`return { ${objectKey(text)}: 3 };`)()).toEqual({ [text]: 3 });
-    expect(new Function("o", `return ${prop("o", text)};`)({ [text]: 4 })).toBe(4);
-    expect((globalThis as { __woRan?: boolean }).__woRan).toBeUndefined();
-    expect(jsComment(text)).not.toMatch(/[\n\r\u2028\u2029]|\*\//);
-  });
+  it.each(hostile.map((h) => [JSON.stringify(h), h]))(
+    "%s stays data in a string, a line comment and a block comment",
+    (_shown, text) => {
+      delete (globalThis as { __woRan?: boolean }).__woRan;
+      expect(new Function(`return ${jsString(text)};`)()).toBe(text);
+      expect(new Function(`return ${jsJson({ [text]: [text, 1, null, true] })};`)()).toEqual({
+        [text]: [text, 1, null, true],
+      });
+      expect(new Function(`// ${jsComment(text)}\nreturn 1;`)()).toBe(1);
+      expect(new Function(`/* ${jsComment(text)} */ return 2;`)()).toBe(2);
+      expect(new Function(`return { ${objectKey(text)}: 3 };`)()).toEqual({ [text]: 3 });
+      expect(new Function("o", `return ${prop("o", text)};`)({ [text]: 4 })).toBe(4);
+      expect((globalThis as { __woRan?: boolean }).__woRan).toBeUndefined();
+      expect(jsComment(text)).not.toMatch(/[\n\r\u2028\u2029]|\*\//);
+    },
+  );
 
   it("objectKey makes __proto__ an own property, not the prototype", () => {
     const o = new Function(`return { ${objectKey("__proto__")}: { polluted: true } };`)();
@@ -41,6 +46,7 @@ describe("js-literal", () => {
 
   it("jsIdentifier accepts identifiers and refuses anything else", () => {
     expect(jsIdentifier("v_rt")).toBe("v_rt");
-    for (const bad of ["", "1a", "a-b", "a b", "a\nb", "a\u2028", "é"]) expect(() => jsIdentifier(bad)).toThrow(/is not an identifier/);
+    for (const bad of ["", "1a", "a-b", "a b", "a\nb", "a\u2028", "é"])
+      expect(() => jsIdentifier(bad)).toThrow(/is not an identifier/);
   });
 });

@@ -19,11 +19,17 @@ const CAP = 20;
 let srv: WoRun;
 let flooded: WoRun;
 beforeAll(async () => {
-  [srv, flooded] = await Promise.all([startWoRun("hello"), startWoRunApp(copyApp("samples/hello"), [], { WO_MCP_MAX_SESSIONS: String(CAP) })]);
+  [srv, flooded] = await Promise.all([
+    startWoRun("hello"),
+    startWoRunApp(copyApp("samples/hello"), [], { WO_MCP_MAX_SESSIONS: String(CAP) }),
+  ]);
 });
-afterAll(async () => { await Promise.all([srv?.stop(), flooded?.stop()]); });
+afterAll(async () => {
+  await Promise.all([srv?.stop(), flooded?.stop()]);
+});
 
-const countRows = async (s: WoRun) => ((await (await fetch(`${s.base}/api/greetings?limit=1000`)).json()) as { items: unknown[] }).items.length;
+const countRows = async (s: WoRun) =>
+  ((await (await fetch(`${s.base}/api/greetings?limit=1000`)).json()) as { items: unknown[] }).items.length;
 const prototypeNames = ["constructor", "toString", "__proto__", "hasOwnProperty", "valueOf", "__defineGetter__"];
 
 describe("names from the wire never reach Object.prototype", () => {
@@ -31,13 +37,19 @@ describe("names from the wire never reach Object.prototype", () => {
     const { sid } = await initialize(srv.url);
     for (const method of prototypeNames) {
       const r = await post(srv.url, req(method, {}, 7), sessionHeaders(sid));
-      expect([r.status, r.json]).toEqual([200, { jsonrpc: "2.0", id: 7, error: { code: -32601, message: `Method not found: ${method}` } }]);
+      expect([r.status, r.json]).toEqual([
+        200,
+        { jsonrpc: "2.0", id: 7, error: { code: -32601, message: `Method not found: ${method}` } },
+      ]);
     }
   });
   it("2026-07-28: the same methods → 404 -32601", async () => {
     for (const method of prototypeNames) {
       const r = await post(srv.url, req(method, { _meta: env }, 8), modernHeaders(method));
-      expect([r.status, r.json]).toEqual([404, { jsonrpc: "2.0", id: 8, error: { code: -32601, message: `Method not found: ${method}` } }]);
+      expect([r.status, r.json]).toEqual([
+        404,
+        { jsonrpc: "2.0", id: 8, error: { code: -32601, message: `Method not found: ${method}` } },
+      ]);
     }
   });
   it("tool, resource, prompt and completion names like `constructor` are unknown names", async () => {
@@ -50,7 +62,10 @@ describe("names from the wire never reach Object.prototype", () => {
         const read = await call("resources/read", { uri });
         expect(read.json.error).toEqual({ code: -32002, message: `Resource not found: ${uri}`, data: { uri } });
       }
-      const completion = await call("completion/complete", { ref: { type: "ref/resource", uri: `wo://${name}/{id}` }, argument: { name: "id", value: "" } });
+      const completion = await call("completion/complete", {
+        ref: { type: "ref/resource", uri: `wo://${name}/{id}` },
+        argument: { name: "id", value: "" },
+      });
       expect(completion.json.result.completion).toEqual({ values: [], total: 0, hasMore: false });
       const prompt = await call("prompts/get", { name });
       expect(prompt.json.error.code).toBe(-32601);
@@ -60,16 +75,44 @@ describe("names from the wire never reach Object.prototype", () => {
 
 describe("Content-Type is application/json, parsed as a media type", () => {
   it("accepts application/json in any case, with parameters", async () => {
-    for (const type of ["application/json", "Application/JSON", "application/json; charset=utf-8", "APPLICATION/JSON;charset=UTF-8", "application/json ; charset=\"utf-8\""]) {
-      const r = await post(srv.url, req("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "ct", version: "1" } }), { ...base, "content-type": type });
+    for (const type of [
+      "application/json",
+      "Application/JSON",
+      "application/json; charset=utf-8",
+      "APPLICATION/JSON;charset=UTF-8",
+      'application/json ; charset="utf-8"',
+    ]) {
+      const r = await post(
+        srv.url,
+        req("initialize", {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "ct", version: "1" },
+        }),
+        { ...base, "content-type": type },
+      );
       expect([type, r.status]).toEqual([type, 200]);
     }
   });
   it("refuses anything else with 415, and the refused call stores nothing", async () => {
     const { sid } = await initialize(srv.url);
     const before = await countRows(srv);
-    for (const type of ["application/jsonx", "text/plain; application/json", "text/plain;charset=application/json", "application/json-patch+json", "application/x-json", "xapplication/json", "application /json", "application/json/x", ""]) {
-      const r = await post(srv.url, req("tools/call", { name: "greeting_create", arguments: { message: `via ${type}` } }), { ...sessionHeaders(sid), "content-type": type });
+    for (const type of [
+      "application/jsonx",
+      "text/plain; application/json",
+      "text/plain;charset=application/json",
+      "application/json-patch+json",
+      "application/x-json",
+      "xapplication/json",
+      "application /json",
+      "application/json/x",
+      "",
+    ]) {
+      const r = await post(
+        srv.url,
+        req("tools/call", { name: "greeting_create", arguments: { message: `via ${type}` } }),
+        { ...sessionHeaders(sid), "content-type": type },
+      );
       expect([type, r.status, r.json?.error?.code]).toEqual([type, 415, -32000]);
     }
     expect(await countRows(srv)).toBe(before);

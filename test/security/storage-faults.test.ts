@@ -35,32 +35,53 @@ function procState(pid: number): string | undefined {
 }
 
 describe("the data-folder lock after a crash", () => {
-  it.runIf(existsSync("/proc/self/stat"))("a server SIGKILLed and not yet reaped by its parent (a zombie) does not block the restart", async () => {
-    const appDir = copyApp("samples/blog");
-    cleanups.push(() => removeApp(appDir));
-    const log = join(appDir, "..", "first-run.log");
-    // sh starts `wo run` in the background and then becomes `sleep` (exec), which is now its
-    // parent and never calls wait(): once killed, the server stays a zombie.
-    const parent = spawn("sh", ["-c", `"$0" "$@" >"$WO_LOG" 2>&1 & echo $!; exec sleep 600`, process.execPath, join(repoRoot, "bin/wo.js"), "run", appDir, "--listen", "127.0.0.1:0"], {
-      env: { ...process.env, WO_LOG: log },
-      stdio: ["ignore", "pipe", "ignore"],
-    });
-    cleanups.push(() => parent.kill("SIGKILL")); // the zombie goes to init, which reaps it
-    let printed = "";
-    parent.stdout!.on("data", (d: Buffer) => (printed += d.toString()));
-    const pid = await waitFor("the server's pid", () => (/^\d+\n/.test(printed) ? Number(printed.trim()) : undefined));
-    await waitFor("the first server to serve", () => (existsSync(log) && /serving at http/.test(readFileSync(log, "utf8")) ? true : undefined));
-    expect(readFileSync(join(appDir, ".wo/data/wo.lock"), "utf8")).toBe(`${pid}\n`);
+  it.runIf(existsSync("/proc/self/stat"))(
+    "a server SIGKILLed and not yet reaped by its parent (a zombie) does not block the restart",
+    async () => {
+      const appDir = copyApp("samples/blog");
+      cleanups.push(() => removeApp(appDir));
+      const log = join(appDir, "..", "first-run.log");
+      // sh starts `wo run` in the background and then becomes `sleep` (exec), which is now its
+      // parent and never calls wait(): once killed, the server stays a zombie.
+      const parent = spawn(
+        "sh",
+        [
+          "-c",
+          `"$0" "$@" >"$WO_LOG" 2>&1 & echo $!; exec sleep 600`,
+          process.execPath,
+          join(repoRoot, "bin/wo.js"),
+          "run",
+          appDir,
+          "--listen",
+          "127.0.0.1:0",
+        ],
+        {
+          env: { ...process.env, WO_LOG: log },
+          stdio: ["ignore", "pipe", "ignore"],
+        },
+      );
+      cleanups.push(() => parent.kill("SIGKILL")); // the zombie goes to init, which reaps it
+      let printed = "";
+      parent.stdout!.on("data", (d: Buffer) => (printed += d.toString()));
+      const pid = await waitFor("the server's pid", () =>
+        /^\d+\n/.test(printed) ? Number(printed.trim()) : undefined,
+      );
+      await waitFor("the first server to serve", () =>
+        existsSync(log) && /serving at http/.test(readFileSync(log, "utf8")) ? true : undefined,
+      );
+      expect(readFileSync(join(appDir, ".wo/data/wo.lock"), "utf8")).toBe(`${pid}\n`);
 
-    process.kill(pid, "SIGKILL");
-    await waitFor("the killed server to be a zombie", () => (procState(pid) === "Z" ? true : undefined));
-    expect(() => process.kill(pid, 0), "a zombie still answers kill(pid, 0)").not.toThrow();
+      process.kill(pid, "SIGKILL");
+      await waitFor("the killed server to be a zombie", () => (procState(pid) === "Z" ? true : undefined));
+      expect(() => process.kill(pid, 0), "a zombie still answers kill(pid, 0)").not.toThrow();
 
-    const second = await startWo([appDir, "--listen", "127.0.0.1:0"]);
-    cleanups.push(() => second.stop());
-    expect((await fetch(`${second.url}/api/authors`)).status).toBe(200);
-    expect(readFileSync(join(appDir, ".wo/data/wo.lock"), "utf8")).toBe(`${second.child.pid}\n`);
-  }, 120_000);
+      const second = await startWo([appDir, "--listen", "127.0.0.1:0"]);
+      cleanups.push(() => second.stop());
+      expect((await fetch(`${second.url}/api/authors`)).status).toBe(200);
+      expect(readFileSync(join(appDir, ".wo/data/wo.lock"), "utf8")).toBe(`${second.child.pid}\n`);
+    },
+    120_000,
+  );
 });
 
 describe("a database wo cannot use is refused at start, naming the file and the fix", () => {
@@ -129,13 +150,17 @@ describe("a database wo cannot use is refused at start, naming the file and the 
   it.each([
     ["the first 100 bytes of a real database (its header only)", (db: Buffer) => db.subarray(0, 100)],
     ["random bytes", () => randomBytes(16_384)],
-  ])("a database file holding %s", async (_what, damage) => {
-    const { appDir, file } = brokenCopy();
-    writeFileSync(file, damage(readFileSync(file)));
-    const output = await refusal(appDir);
-    expect(output).toContain(`The database ${file} is not a SQLite database or is damaged`);
-    expect(output).toContain("Restore it from a backup, or move it away together with its -wal and -shm files");
-  }, 60_000);
+  ])(
+    "a database file holding %s",
+    async (_what, damage) => {
+      const { appDir, file } = brokenCopy();
+      writeFileSync(file, damage(readFileSync(file)));
+      const output = await refusal(appDir);
+      expect(output).toContain(`The database ${file} is not a SQLite database or is damaged`);
+      expect(output).toContain("Restore it from a backup, or move it away together with its -wal and -shm files");
+    },
+    60_000,
+  );
 
   it("a database with one damaged page in the middle (it would start and fail the requests that reach it)", async () => {
     const { appDir, file } = brokenCopy();
@@ -169,16 +194,28 @@ describe("a database locked by another program", () => {
     const outsider = new Database(join(appDir, ".wo/data/app.sqlite"));
     cleanups.push(() => outsider.close());
     outsider.prepare("BEGIN IMMEDIATE").run();
-    const res = await fetch(`${wo.url}/api/authors`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "Bo", email: "bo@example.org" }) });
+    const res = await fetch(`${wo.url}/api/authors`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "Bo", email: "bo@example.org" }),
+    });
     expect(res.status).toBe(503);
     expect(res.headers.get("retry-after")).toBe("1");
-    expect(await res.json()).toMatchObject({ type: "urn:wo:problem:busy", title: "Busy", detail: "The database is locked by another program right now; nothing was changed. Retry shortly." });
+    expect(await res.json()).toMatchObject({
+      type: "urn:wo:problem:busy",
+      title: "Busy",
+      detail: "The database is locked by another program right now; nothing was changed. Retry shortly.",
+    });
     expect((await fetch(`${wo.url}/api/authors`)).status).toBe(200);
-    expect(wo.output()).toMatch(/wo: the database is locked from outside: the database \S+app\.sqlite stayed locked by another process/);
+    expect(wo.output()).toMatch(
+      /wo: the database is locked from outside: the database \S+app\.sqlite stayed locked by another process/,
+    );
 
     outsider.prepare("ROLLBACK").run();
     expect((await post(wo.url, "/api/authors", { name: "Cy", email: "cy@example.org" })).status).toBe(201);
-    const names = ((await (await fetch(`${wo.url}/api/authors`)).json()) as { items: { name: string }[] }).items.map((a) => a.name);
+    const names = ((await (await fetch(`${wo.url}/api/authors`)).json()) as { items: { name: string }[] }).items.map(
+      (a) => a.name,
+    );
     expect(names).toEqual(["Ada", "Cy"]);
     expect(wo.output()).toContain("wo: the database accepts writes again (1 write failed while it was locked)");
   }, 120_000);
@@ -192,7 +229,10 @@ describe("a full database", () => {
     cleanups.push(() => removeApp(appDir));
     const toml = join(appDir, "wo.toml");
     // An empty blog database is 15 pages of 4 KiB; 32 pages leave room for a few dozen authors.
-    writeFileSync(toml, readFileSync(toml, "utf8").replace('data_dir = ".wo/data"', 'data_dir = ".wo/data"\nmax_bytes = 131072'));
+    writeFileSync(
+      toml,
+      readFileSync(toml, "utf8").replace('data_dir = ".wo/data"', 'data_dir = ".wo/data"\nmax_bytes = 131072'),
+    );
     const wo = await startWo([appDir, "--listen", "127.0.0.1:0"]);
     cleanups.push(() => wo.stop());
     const author = (i: number) => ({ name: `author ${i} ${"x".repeat(2000)}`, email: `a${i}@example.org` });
@@ -210,7 +250,8 @@ describe("a full database", () => {
       type: "urn:wo:problem:storage-full",
       title: "Storage full",
       status: 503,
-      detail: "The database is full, so nothing was written. Reads still work; writes succeed again once space is freed on the server.",
+      detail:
+        "The database is full, so nothing was written. Reads still work; writes succeed again once space is freed on the server.",
     });
 
     // It stays full: every write is refused the same way, none is half done.
@@ -219,7 +260,9 @@ describe("a full database", () => {
     cleanups.push(() => client.close());
     const viaMcp = await client.callTool({ name: "author_create", arguments: author(2000) });
     expect(viaMcp.isError).toBe(true);
-    expect((viaMcp.content as { text: string }[])[0]!.text).toMatch(/^Storage full: The database is full, so nothing was written\./);
+    expect((viaMcp.content as { text: string }[])[0]!.text).toMatch(
+      /^Storage full: The database is full, so nothing was written\./,
+    );
     const failures = 1 + 20 + 1;
 
     // Reads go on.
@@ -229,56 +272,90 @@ describe("a full database", () => {
 
     // One log line for all those failures, naming the file and why.
     const file = join(appDir, ".wo/data/app.sqlite");
-    const logged = () => wo.output().split("\n").filter((l) => /full|writes again/.test(l));
+    const logged = () =>
+      wo
+        .output()
+        .split("\n")
+        .filter((l) => /full|writes again/.test(l));
     expect(logged()).toHaveLength(1);
-    expect(logged()[0]).toMatch(new RegExp(`^wo: the database is full; writes fail until space is freed, reads still work: the database ${file} cannot grow: it holds \\d+ bytes of its \\[database\\] max_bytes = 131072; \\d+ bytes free on its disk$`));
+    expect(logged()[0]).toMatch(
+      new RegExp(
+        `^wo: the database is full; writes fail until space is freed, reads still work: the database ${file} cannot grow: it holds \\d+ bytes of its \\[database\\] max_bytes = 131072; \\d+ bytes free on its disk$`,
+      ),
+    );
 
     // Space is freed (rows deleted): writes work again, and the log says the episode is over.
-    for (const id of created.slice(0, 4)) expect((await fetch(`${wo.url}/api/authors/${id}`, { method: "DELETE" })).status).toBe(204);
+    for (const id of created.slice(0, 4))
+      expect((await fetch(`${wo.url}/api/authors/${id}`, { method: "DELETE" })).status).toBe(204);
     expect((await post(wo.url, "/api/authors", author(3000))).status).toBe(201);
-    expect(logged()).toEqual([logged()[0], `wo: the database accepts writes again (${failures} writes failed while it was full)`]);
+    expect(logged()).toEqual([
+      logged()[0],
+      `wo: the database accepts writes again (${failures} writes failed while it was full)`,
+    ]);
   }, 120_000);
 
   // The same on a real full disk: a small tmpfs, where mounting is allowed (as root here; a CI
   // that may not mount skips this and keeps the test above).
-  it.runIf(canMountTmpfs())("on a real full disk the same: 503, one log line, and writes again once a file is deleted", async () => {
-    const appDir = copyApp("samples/blog");
-    cleanups.push(() => removeApp(appDir));
-    const disk = join(dirname(appDir), "disk");
-    mkdirSync(disk);
-    execFileSync("mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", disk]);
-    cleanups.push(() => execFileSync("umount", [disk]));
-    const wo = await startWo([appDir, "--listen", "127.0.0.1:0", "--db", disk]);
-    cleanups.push(() => wo.stop());
-    // Leave about 1 MiB: a few hundred 2 KB rows, each commit appending to the write-ahead log.
-    const filler = join(disk, "filler");
-    writeFileSync(filler, Buffer.alloc(3 * 1024 * 1024 - statSync(join(disk, "app.sqlite")).size));
+  it.runIf(canMountTmpfs())(
+    "on a real full disk the same: 503, one log line, and writes again once a file is deleted",
+    async () => {
+      const appDir = copyApp("samples/blog");
+      cleanups.push(() => removeApp(appDir));
+      const disk = join(dirname(appDir), "disk");
+      mkdirSync(disk);
+      execFileSync("mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", disk]);
+      cleanups.push(() => execFileSync("umount", [disk]));
+      const wo = await startWo([appDir, "--listen", "127.0.0.1:0", "--db", disk]);
+      cleanups.push(() => wo.stop());
+      // Leave about 1 MiB: a few hundred 2 KB rows, each commit appending to the write-ahead log.
+      const filler = join(disk, "filler");
+      writeFileSync(filler, Buffer.alloc(3 * 1024 * 1024 - statSync(join(disk, "app.sqlite")).size));
 
-    let created = 0;
-    let refused: Awaited<ReturnType<typeof post>> | undefined;
-    for (let i = 0; i < 2000 && refused === undefined; i++) {
-      const res = await post(wo.url, "/api/authors", { name: `author ${i} ${"x".repeat(2000)}`, email: `a${i}@example.org` });
-      if (res.status === 201) created++;
-      else refused = res;
-    }
-    expect(created).toBeGreaterThan(5);
-    expect(refused?.status, JSON.stringify(refused?.body)).toBe(503);
-    expect(refused?.body.type).toBe("urn:wo:problem:storage-full");
-    // As large as the refused row: a small one may still fit in a page's free space, and where
-    // that space lies depends on the schema's page layout, not on the disk being full.
-    for (let i = 0; i < 10; i++) expect((await post(wo.url, "/api/authors", { name: `late ${i} ${"x".repeat(2000)}`, email: `late${i}@example.org` })).status).toBe(503);
-    const list = await fetch(`${wo.url}/api/authors?limit=1000`);
-    expect(list.status).toBe(200);
-    expect(((await list.json()) as { items: unknown[] }).items).toHaveLength(created);
+      let created = 0;
+      let refused: Awaited<ReturnType<typeof post>> | undefined;
+      for (let i = 0; i < 2000 && refused === undefined; i++) {
+        const res = await post(wo.url, "/api/authors", {
+          name: `author ${i} ${"x".repeat(2000)}`,
+          email: `a${i}@example.org`,
+        });
+        if (res.status === 201) created++;
+        else refused = res;
+      }
+      expect(created).toBeGreaterThan(5);
+      expect(refused?.status, JSON.stringify(refused?.body)).toBe(503);
+      expect(refused?.body.type).toBe("urn:wo:problem:storage-full");
+      // As large as the refused row: a small one may still fit in a page's free space, and where
+      // that space lies depends on the schema's page layout, not on the disk being full.
+      for (let i = 0; i < 10; i++)
+        expect(
+          (await post(wo.url, "/api/authors", { name: `late ${i} ${"x".repeat(2000)}`, email: `late${i}@example.org` }))
+            .status,
+        ).toBe(503);
+      const list = await fetch(`${wo.url}/api/authors?limit=1000`);
+      expect(list.status).toBe(200);
+      expect(((await list.json()) as { items: unknown[] }).items).toHaveLength(created);
 
-    const logged = () => wo.output().split("\n").filter((l) => /full|writes again/.test(l));
-    expect(logged()).toHaveLength(1);
-    expect(logged()[0]).toMatch(new RegExp(`^wo: the database is full; writes fail until space is freed, reads still work: the database ${join(disk, "app.sqlite")} cannot grow: \\d+ bytes free on its disk$`));
+      const logged = () =>
+        wo
+          .output()
+          .split("\n")
+          .filter((l) => /full|writes again/.test(l));
+      expect(logged()).toHaveLength(1);
+      expect(logged()[0]).toMatch(
+        new RegExp(
+          `^wo: the database is full; writes fail until space is freed, reads still work: the database ${join(disk, "app.sqlite")} cannot grow: \\d+ bytes free on its disk$`,
+        ),
+      );
 
-    rmSync(filler);
-    expect((await post(wo.url, "/api/authors", { name: "after", email: "after@example.org" })).status).toBe(201);
-    expect(logged()).toEqual([logged()[0], "wo: the database accepts writes again (11 writes failed while it was full)"]);
-  }, 120_000);
+      rmSync(filler);
+      expect((await post(wo.url, "/api/authors", { name: "after", email: "after@example.org" })).status).toBe(201);
+      expect(logged()).toEqual([
+        logged()[0],
+        "wo: the database accepts writes again (11 writes failed while it was full)",
+      ]);
+    },
+    120_000,
+  );
 });
 
 /** Whether this process may mount a tmpfs (root with CAP_SYS_ADMIN, as on the dev box). */

@@ -14,7 +14,16 @@ let store: SqliteStore;
 let heard: RowChange[][];
 
 const author = (n: number) => ({ name: `A${n}`, email: `a${n}@x.org` });
-const post = (authorId: number, extra: Row = {}): Row => ({ title: "T", author: authorId, published: false, status: "Draft", meta: { words: 3 }, tags: [], order: 0, ...extra });
+const post = (authorId: number, extra: Row = {}): Row => ({
+  title: "T",
+  author: authorId,
+  published: false,
+  status: "Draft",
+  meta: { words: 3 },
+  tags: [],
+  order: 0,
+  ...extra,
+});
 
 async function open(retention = 100): Promise<void> {
   ({ store } = await openSqliteStore({ file: tmp.file, catalog: blog(), changeLog: { tables: ["post"], retention } }));
@@ -67,7 +76,14 @@ describe("the change log", () => {
 describe("rowFilter agrees with the store's list filters", () => {
   it("for ==, !=, null, in, ordering, contains and Timestamps, on the same rows", async () => {
     await store.close();
-    const cat = catalog(type("Ev", [field("name", scalar("Text"), { isOptional: true }), field("n", scalar("Int"), { isOptional: true }), field("at", scalar("Timestamp"), { isOptional: true }), field("ok", scalar("Bool"), { isOptional: true })]));
+    const cat = catalog(
+      type("Ev", [
+        field("name", scalar("Text"), { isOptional: true }),
+        field("n", scalar("Int"), { isOptional: true }),
+        field("at", scalar("Timestamp"), { isOptional: true }),
+        field("ok", scalar("Bool"), { isOptional: true }),
+      ]),
+    );
     const tmp2 = tempDir();
     ({ store } = await openSqliteStore({ file: tmp2.file, catalog: cat }));
     const rows = [
@@ -86,7 +102,10 @@ describe("rowFilter agrees with the store's list filters", () => {
       [{ column: "name", op: "!=", value: "apfel" }],
       [{ column: "name", op: "==", value: null }],
       [{ column: "n", op: "!=", value: null }],
-      [{ column: "n", op: ">=", value: 1 }, { column: "n", op: "<", value: 10 }],
+      [
+        { column: "n", op: ">=", value: 1 },
+        { column: "n", op: "<", value: 10 },
+      ],
       [{ column: "n", op: "in", value: [1, 10, 7] }],
       [{ column: "name", op: "contains", value: "ÄPF" }],
       [{ column: "name", op: ">", value: "z" }],
@@ -114,7 +133,9 @@ describe("migrate() of an open store (wo run --watch)", () => {
     const seqs: (number | undefined)[] = [];
     store.onCommit((changes) => seqs.push(...changes.map((c) => c.seq)));
     await store.write((tx) => tx.insert("note", { title: "before" }));
-    const live = catalog(type("Note", [field("title", scalar("Text"))], { rest: [{ path: "/api/notes", ops: ["subscribe"] }] }));
+    const live = catalog(
+      type("Note", [field("title", scalar("Text"))], { rest: [{ path: "/api/notes", ops: ["subscribe"] }] }),
+    );
     await store.migrate(live, { allowDestructive: false });
     await store.write((tx) => tx.insert("note", { title: "after" }));
     expect(seqs).toEqual([undefined, 1]);

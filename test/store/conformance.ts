@@ -30,12 +30,16 @@ export interface ConformanceDatabase {
    * Opens the store on this database for `app`, migrating the database to it. Called again
    * after the previous store was closed (durability, migrations), it opens the same data.
    */
-  open(app: Catalog, options?: { allowDestructiveMigration?: boolean }): Promise<{ store: Store; migration: MigrationReport }>;
+  open(
+    app: Catalog,
+    options?: { allowDestructiveMigration?: boolean },
+  ): Promise<{ store: Store; migration: MigrationReport }>;
   /** Removes the database; every store opened on it has been closed. */
   dispose(): Promise<void>;
 }
 
-const endpoint = (name: string, target: string) => field(name, ref(target), { isImmutable: true, isRequiredOnCreate: true });
+const endpoint = (name: string, target: string) =>
+  field(name, ref(target), { isImmutable: true, isRequiredOnCreate: true });
 const literal = (value: string | number | boolean) => ({ default: { kind: "literal" as const, value } });
 
 /**
@@ -60,7 +64,15 @@ export function conformanceApp(): Catalog {
         field("published", scalar("Bool"), literal(false)),
         field("status", union("Draft", "Live"), literal("Draft")),
         opt("subtitle", scalar("Text")),
-        field("meta", struct(field("words", scalar("Int")), opt("lang", scalar("Text")), opt("editor", ref("Author")), opt("at", scalar("Timestamp")))),
+        field(
+          "meta",
+          struct(
+            field("words", scalar("Int")),
+            opt("lang", scalar("Text")),
+            opt("editor", ref("Author")),
+            opt("at", scalar("Timestamp")),
+          ),
+        ),
         field("tags", array(scalar("Text"))),
         opt("score", scalar("Float")),
         field("order", scalar("Int"), literal(0)),
@@ -84,9 +96,19 @@ export function conformanceApp(): Catalog {
 }
 
 const author = (n: number, extra: Row = {}): Row => ({ name: `A${n}`, email: `a${n}@x.org`, balance: 0, ...extra });
-const post = (authorId: number, extra: Row = {}): Row => ({ title: "T", author: authorId, published: false, status: "Draft", meta: { words: 3 }, tags: [], order: 0, ...extra });
+const post = (authorId: number, extra: Row = {}): Row => ({
+  title: "T",
+  author: authorId,
+  published: false,
+  status: "Draft",
+  meta: { words: 3 },
+  tags: [],
+  order: 0,
+  ...extra,
+});
 const ids = (rows: Row[]) => rows.map((r) => r.id);
-const byPlace = (a: { table: string; field: string }, b: { table: string; field: string }) => `${a.table}.${a.field}`.localeCompare(`${b.table}.${b.field}`);
+const byPlace = (a: { table: string; field: string }, b: { table: string; field: string }) =>
+  `${a.table}.${a.field}`.localeCompare(`${b.table}.${b.field}`);
 
 export function storeConformance(name: string, harness: StoreHarness): void {
   describe(`Store conformance: ${name}`, () => {
@@ -115,9 +137,31 @@ export function storeConformance(name: string, harness: StoreHarness): void {
     describe("rows", () => {
       it("insert mints the id and returns the stored row: id first, fields in declaration order, absent optionals null", async () => {
         const a = await store.write((tx) => tx.insert("author", author(1, { id: 77 })));
-        expect(a).toEqual({ id: 1, name: "A1", email: "a1@x.org", handle: null, joined: null, balance: 0, rating: null });
-        const p = await store.write((tx) => tx.insert("post", post(1, { published: true, meta: { words: 7, lang: "en" }, tags: ["x", "y"], score: 1.5 })));
-        const expected = { id: 1, title: "T", author: 1, published: true, status: "Draft", subtitle: null, meta: { words: 7, lang: "en" }, tags: ["x", "y"], score: 1.5, order: 0, related: null };
+        expect(a).toEqual({
+          id: 1,
+          name: "A1",
+          email: "a1@x.org",
+          handle: null,
+          joined: null,
+          balance: 0,
+          rating: null,
+        });
+        const p = await store.write((tx) =>
+          tx.insert("post", post(1, { published: true, meta: { words: 7, lang: "en" }, tags: ["x", "y"], score: 1.5 })),
+        );
+        const expected = {
+          id: 1,
+          title: "T",
+          author: 1,
+          published: true,
+          status: "Draft",
+          subtitle: null,
+          meta: { words: 7, lang: "en" },
+          tags: ["x", "y"],
+          score: 1.5,
+          order: 0,
+          related: null,
+        };
         expect(p).toEqual(expected);
         const got = await get("post", 1);
         expect(got).toEqual(expected);
@@ -132,8 +176,27 @@ export function storeConformance(name: string, harness: StoreHarness): void {
           await tx.insert("author", author(1));
           await tx.insert("post", post(1, { subtitle: "s", meta: { words: 3, lang: "en" } }));
         });
-        const u = await store.write((tx) => tx.update("post", 1, { title: "New", subtitle: null, published: true, order: undefined, id: 77, nope: 1, meta: { words: 4 } }));
-        expect(u).toEqual({ ...post(1), id: 1, title: "New", subtitle: null, published: true, meta: { words: 4 }, score: null, related: null });
+        const u = await store.write((tx) =>
+          tx.update("post", 1, {
+            title: "New",
+            subtitle: null,
+            published: true,
+            order: undefined,
+            id: 77,
+            nope: 1,
+            meta: { words: 4 },
+          }),
+        );
+        expect(u).toEqual({
+          ...post(1),
+          id: 1,
+          title: "New",
+          subtitle: null,
+          published: true,
+          meta: { words: 4 },
+          score: null,
+          related: null,
+        });
         expect(await get("post", 1)).toEqual(u);
         expect(await store.write((tx) => tx.update("post", 42, { title: "x" }))).toBeUndefined();
         expect(await store.write((tx) => tx.update("post", 1, {}))).toEqual(u);
@@ -154,14 +217,30 @@ export function storeConformance(name: string, harness: StoreHarness): void {
 
     describe("values round-trip", () => {
       it("nested structs and arrays, empty ones, and text of every kind come back as written", async () => {
-        const texts = ["", "it's \"quoted\"; DROP TABLE post; --", "Ünïcødé 😀 中文", "line\nbreak\ttab", "\\ backslash %_", "x".repeat(10_000)];
+        const texts = [
+          "",
+          'it\'s "quoted"; DROP TABLE post; --',
+          "Ünïcødé 😀 中文",
+          "line\nbreak\ttab",
+          "\\ backslash %_",
+          "x".repeat(10_000),
+        ];
         await store.write((tx) => tx.insert("author", author(1)));
         for (const title of texts) {
           const row = post(1, { title, tags: [title, ""], meta: { words: 0, lang: title } });
           const stored = await store.write((tx) => tx.insert("post", row));
-          expect(await get("post", stored.id as number)).toMatchObject({ title, tags: [title, ""], meta: { words: 0, lang: title } });
+          expect(await get("post", stored.id as number)).toMatchObject({
+            title,
+            tags: [title, ""],
+            meta: { words: 0, lang: title },
+          });
         }
-        const shelf = { parts: [{ author: 1 }, { author: null }, {}], credit: { person: 1 }, rows: [[], [1, 1]], pinned: null };
+        const shelf = {
+          parts: [{ author: 1 }, { author: null }, {}],
+          credit: { person: 1 },
+          rows: [[], [1, 1]],
+          pinned: null,
+        };
         const s = await store.write((tx) => tx.insert("shelf", shelf));
         expect(s).toEqual({ id: 1, ...shelf });
         expect(await get("shelf", 1)).toEqual({ id: 1, ...shelf });
@@ -170,7 +249,7 @@ export function storeConformance(name: string, harness: StoreHarness): void {
       });
 
       it("Int, Money and Float keep their edge values exactly", async () => {
-        const floats = [0.1 + 0.2, 1e308, -1e-308, 5e-324, -2.5, 0, 123456789.123456789, Number.MAX_SAFE_INTEGER];
+        const floats = [0.1 + 0.2, 1e308, -1e-308, 5e-324, -2.5, 0, 123456789.12345679, Number.MAX_SAFE_INTEGER];
         const money = [Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, -1, 0];
         for (const [i, rating] of floats.entries()) {
           const balance = money[i % money.length]!;
@@ -180,9 +259,13 @@ export function storeConformance(name: string, harness: StoreHarness): void {
         }
         await store.write((tx) => tx.insert("counter", { n: Number.MIN_SAFE_INTEGER }));
         expect(await get("counter", 1)).toEqual({ id: 1, n: Number.MIN_SAFE_INTEGER });
-        expect(ids(await list("author", { where: [{ column: "balance", op: "==", value: Number.MAX_SAFE_INTEGER }] }))).toEqual([1, 5]);
+        expect(
+          ids(await list("author", { where: [{ column: "balance", op: "==", value: Number.MAX_SAFE_INTEGER }] })),
+        ).toEqual([1, 5]);
         expect(ids(await list("author", { where: [{ column: "rating", op: ">", value: 1e307 }] }))).toEqual([2]);
-        expect(ids(await list("author", { where: [{ column: "rating", op: "==", value: 0.30000000000000004 }] }))).toEqual([1]);
+        expect(
+          ids(await list("author", { where: [{ column: "rating", op: "==", value: 0.30000000000000004 }] })),
+        ).toEqual([1]);
       });
 
       it("Timestamps are kept in one form, UTC with milliseconds, at the top level and nested; filters compare instants", async () => {
@@ -190,13 +273,23 @@ export function storeConformance(name: string, harness: StoreHarness): void {
         expect(a.joined).toBe("2026-01-01T08:00:00.000Z");
         await store.write((tx) => tx.insert("author", author(2, { joined: "2026-01-01T08:00:00.5Z" })));
         await store.write((tx) => tx.insert("author", author(3, { joined: "2025-12-31T23:59:59.999999Z" })));
-        expect((await list("author")).map((r) => r.joined)).toEqual(["2026-01-01T08:00:00.000Z", "2026-01-01T08:00:00.500Z", "2025-12-31T23:59:59.999Z"]);
-        const p = await store.write((tx) => tx.insert("post", post(1, { meta: { words: 1, at: "2026-06-01T00:00:00-05:00" } })));
+        expect((await list("author")).map((r) => r.joined)).toEqual([
+          "2026-01-01T08:00:00.000Z",
+          "2026-01-01T08:00:00.500Z",
+          "2025-12-31T23:59:59.999Z",
+        ]);
+        const p = await store.write((tx) =>
+          tx.insert("post", post(1, { meta: { words: 1, at: "2026-06-01T00:00:00-05:00" } })),
+        );
         expect(p.meta).toEqual({ words: 1, at: "2026-06-01T05:00:00.000Z" });
         const updated = await store.write((tx) => tx.update("author", 3, { joined: "2027-01-01T00:00:00+01:00" }));
         expect(updated?.joined).toBe("2026-12-31T23:00:00.000Z");
-        expect(ids(await list("author", { where: [{ column: "joined", op: "==", value: "2026-01-01T09:00:00+01:00" }] }))).toEqual([1]);
-        expect(ids(await list("author", { where: [{ column: "joined", op: ">", value: "2026-01-01T08:00:00Z" }] }))).toEqual([2, 3]);
+        expect(
+          ids(await list("author", { where: [{ column: "joined", op: "==", value: "2026-01-01T09:00:00+01:00" }] })),
+        ).toEqual([1]);
+        expect(
+          ids(await list("author", { where: [{ column: "joined", op: ">", value: "2026-01-01T08:00:00Z" }] })),
+        ).toEqual([2, 3]);
         expect(ids(await list("author", { sort: { column: "joined", descending: false } }))).toEqual([1, 2, 3]);
       });
     });
@@ -240,7 +333,11 @@ export function storeConformance(name: string, harness: StoreHarness): void {
           const value = await tx.savepoint(async () => {
             await tx.insert("tag", { label: "kept 2" });
             // Nested: the inner one goes, the outer one stays.
-            await tx.savepoint(async () => tx.insert("tag", { label: "undone nested" }).then(() => Promise.reject(new Error("nested")))).catch(() => undefined);
+            await tx
+              .savepoint(async () =>
+                tx.insert("tag", { label: "undone nested" }).then(() => Promise.reject(new Error("nested"))),
+              )
+              .catch(() => undefined);
             return "ok";
           });
           return [caught, value, await tx.count("tag")];
@@ -252,7 +349,9 @@ export function storeConformance(name: string, harness: StoreHarness): void {
       it("a unique violation caught in a savepoint does not spoil the transaction", async () => {
         await store.write(async (tx) => {
           await tx.insert("author", author(1));
-          const err = await tx.savepoint(() => tx.insert("author", author(1, { name: "dup" }))).catch((e: unknown) => e);
+          const err = await tx
+            .savepoint(() => tx.insert("author", author(1, { name: "dup" })))
+            .catch((e: unknown) => e);
           expect(err).toBeInstanceOf(StoreConstraintError);
           await tx.insert("author", author(2));
         });
@@ -273,7 +372,9 @@ export function storeConformance(name: string, harness: StoreHarness): void {
           .catch((e: unknown) => e);
         expect(err).toBeInstanceOf(StoreCancelledError);
         expect(await count("author")).toBe(0);
-        const already = await store.write((tx) => tx.insert("author", author(2)), { signal: ac.signal }).catch((e: unknown) => e);
+        const already = await store
+          .write((tx) => tx.insert("author", author(2)), { signal: ac.signal })
+          .catch((e: unknown) => e);
         expect(already).toBeInstanceOf(StoreCancelledError);
         await store.write((tx) => tx.insert("author", author(3)));
         expect((await list("author")).map((r) => r.email)).toEqual(["a3@x.org"]);
@@ -310,16 +411,25 @@ export function storeConformance(name: string, harness: StoreHarness): void {
           await tx.insert("author", author(1, { handle: "ada" }));
           await tx.insert("author", author(2));
         });
-        await expect(store.write((tx) => tx.update("author", 2, { handle: "ada" }))).rejects.toMatchObject({ table: "author", fields: ["handle"] });
-        await expect(store.write((tx) => tx.update("author", 2, { email: "a1@x.org" }))).rejects.toBeInstanceOf(StoreConstraintError);
+        await expect(store.write((tx) => tx.update("author", 2, { handle: "ada" }))).rejects.toMatchObject({
+          table: "author",
+          fields: ["handle"],
+        });
+        await expect(store.write((tx) => tx.update("author", 2, { email: "a1@x.org" }))).rejects.toBeInstanceOf(
+          StoreConstraintError,
+        );
         expect(await get("author", 2)).toMatchObject({ handle: null, email: "a2@x.org" });
         // Writing a row's own value again is no conflict.
-        expect(await store.write((tx) => tx.update("author", 1, { handle: "ada", email: "a1@x.org" }))).toMatchObject({ handle: "ada" });
+        expect(await store.write((tx) => tx.update("author", 1, { handle: "ada", email: "a1@x.org" }))).toMatchObject({
+          handle: "ada",
+        });
       });
 
       it("a unique Email ignores case, and keeps the address as written; absent optional values never conflict", async () => {
         await store.write((tx) => tx.insert("author", author(1, { email: "Ada@X.org" })));
-        await expect(store.write((tx) => tx.insert("author", author(2, { email: "ada@x.ORG" })))).rejects.toMatchObject({ fields: ["email"] });
+        await expect(store.write((tx) => tx.insert("author", author(2, { email: "ada@x.ORG" })))).rejects.toMatchObject(
+          { fields: ["email"] },
+        );
         expect((await get("author", 1))?.email).toBe("Ada@X.org");
         await store.write(async (tx) => {
           await tx.insert("author", author(3));
@@ -335,11 +445,17 @@ export function storeConformance(name: string, harness: StoreHarness): void {
           await tx.insert("tag", { label: "t" });
           await tx.insert("tagging", { post: 1, tag: 1 });
         });
-        await expect(store.write((tx) => tx.insert("tagging", { post: 1, tag: 1, note: "again" }))).rejects.toMatchObject({ table: "tagging", fields: ["post", "tag"] });
+        await expect(
+          store.write((tx) => tx.insert("tagging", { post: 1, tag: 1, note: "again" })),
+        ).rejects.toMatchObject({ table: "tagging", fields: ["post", "tag"] });
       });
 
       it("concurrent writes of one unique value: exactly one wins", async () => {
-        const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => store.write((tx) => tx.insert("author", author(i, { email: "same@x.org" })))));
+        const results = await Promise.allSettled(
+          Array.from({ length: 10 }, (_, i) =>
+            store.write((tx) => tx.insert("author", author(i, { email: "same@x.org" }))),
+          ),
+        );
         expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
         for (const r of results) if (r.status === "rejected") expect(r.reason).toBeInstanceOf(StoreConstraintError);
         expect(await count("author")).toBe(1);
@@ -355,10 +471,15 @@ export function storeConformance(name: string, harness: StoreHarness): void {
           await tx.insert("post", post(2, { related: [3, 2] }));
           await tx.insert("tag", { label: "t" });
           await tx.insert("tagging", { post: 1, tag: 1 });
-          await tx.insert("shelf", { parts: [{ author: 3 }, { author: null }], credit: { person: 1 }, rows: [[4], [2, 1]] });
+          await tx.insert("shelf", {
+            parts: [{ author: 3 }, { author: null }],
+            credit: { person: 1 },
+            rows: [[4], [2, 1]],
+          });
           await tx.insert("shelf", { parts: [], credit: null, rows: [] });
         });
-        const referrers = async (table: string, id: number) => (await store.read((tx) => tx.referrers(table, id))).sort(byPlace);
+        const referrers = async (table: string, id: number) =>
+          (await store.read((tx) => tx.referrers(table, id))).sort(byPlace);
         expect(await referrers("author", 1)).toEqual([
           { table: "post", field: "author", count: 2 },
           { table: "shelf", field: "credit.person", count: 1 },
@@ -383,17 +504,28 @@ export function storeConformance(name: string, harness: StoreHarness): void {
           await tx.insert("author", author(1));
           for (let i = 0; i < 2; i++) await tx.insert("post", post(1));
           for (let i = 0; i < 2; i++) await tx.insert("tag", { label: `t${i}` });
-          for (const [p, t] of [[1, 1], [1, 2], [2, 1], [2, 2]]) await tx.insert("tagging", { post: p, tag: t });
+          for (const [p, t] of [
+            [1, 1],
+            [1, 2],
+            [2, 1],
+            [2, 2],
+          ])
+            await tx.insert("tagging", { post: p, tag: t });
         });
         await store.write((tx) => tx.delete("post", 1));
-        expect((await list("tagging")).map((l) => [l.post, l.tag])).toEqual([[2, 1], [2, 2]]);
+        expect((await list("tagging")).map((l) => [l.post, l.tag])).toEqual([
+          [2, 1],
+          [2, 2],
+        ]);
         await store.write((tx) => tx.delete("tag", 2));
         expect((await list("tagging")).map((l) => [l.post, l.tag])).toEqual([[2, 1]]);
         // Rolled back with its transaction: the link comes back with the row.
-        await store.write(async (tx) => {
-          await tx.delete("tag", 1);
-          throw new Error("undo");
-        }).catch(() => undefined);
+        await store
+          .write(async (tx) => {
+            await tx.delete("tag", 1);
+            throw new Error("undo");
+          })
+          .catch(() => undefined);
         expect(await count("tagging")).toBe(1);
       });
 
@@ -405,8 +537,12 @@ export function storeConformance(name: string, harness: StoreHarness): void {
           await tx.insert("tagging", { post: 1, tag: 1 });
           await tx.insert("shelf", { parts: [], rows: [], pinned: 1 });
         });
-        expect(await store.read((tx) => tx.referrers("post", 1))).toEqual([{ table: "shelf", field: "pinned", count: 1 }]);
-        expect(await store.read((tx) => tx.referrers("tag", 1))).toEqual([{ table: "shelf", field: "pinned", count: 1 }]);
+        expect(await store.read((tx) => tx.referrers("post", 1))).toEqual([
+          { table: "shelf", field: "pinned", count: 1 },
+        ]);
+        expect(await store.read((tx) => tx.referrers("tag", 1))).toEqual([
+          { table: "shelf", field: "pinned", count: 1 },
+        ]);
       });
     });
 
@@ -417,12 +553,24 @@ export function storeConformance(name: string, harness: StoreHarness): void {
           const titles = ["Émile 100%", "émile_a", "plain", "100 percent", "ÉMILE", "Straße"];
           const subtitles = [null, "b", null, "a", "b", "c"];
           for (let i = 0; i < 6; i++) {
-            await tx.insert("post", post(1, { title: titles[i], order: i % 3, subtitle: subtitles[i], published: i % 2 === 0, status: i < 4 ? "Draft" : "Live", score: i === 2 ? null : i / 2 }));
+            await tx.insert(
+              "post",
+              post(1, {
+                title: titles[i],
+                order: i % 3,
+                subtitle: subtitles[i],
+                published: i % 2 === 0,
+                status: i < 4 ? "Draft" : "Live",
+                score: i === 2 ? null : i / 2,
+              }),
+            );
           }
         });
       });
 
-      const where = (column: string, op: NonNullable<ListQuery["where"]>[number]["op"], value: unknown) => ({ where: [{ column, op, value }] });
+      const where = (column: string, op: NonNullable<ListQuery["where"]>[number]["op"], value: unknown) => ({
+        where: [{ column, op, value }],
+      });
 
       it("every comparison, on text, numbers, bools, unions and id", async () => {
         expect(ids(await list("post", where("order", "==", 1)))).toEqual([2, 5]);
@@ -468,9 +616,21 @@ export function storeConformance(name: string, harness: StoreHarness): void {
       });
 
       it("conditions are ANDed; count counts what list would list, ignoring sort, after and limit", async () => {
-        const query: ListQuery = { where: [{ column: "status", op: "==", value: "Draft" }, { column: "published", op: "==", value: false }] };
+        const query: ListQuery = {
+          where: [
+            { column: "status", op: "==", value: "Draft" },
+            { column: "published", op: "==", value: false },
+          ],
+        };
         expect(ids(await list("post", query))).toEqual([2, 4]);
-        expect(await count("post", { ...query, sort: { column: "title", descending: true }, after: { id: 2, value: "x" }, limit: 1 })).toBe(2);
+        expect(
+          await count("post", {
+            ...query,
+            sort: { column: "title", descending: true },
+            after: { id: 2, value: "x" },
+            limit: 1,
+          }),
+        ).toBe(2);
         expect(await count("post")).toBe(6);
         expect(await count("tag")).toBe(0);
       });
@@ -485,7 +645,10 @@ export function storeConformance(name: string, harness: StoreHarness): void {
         for (const column of ["nope", "meta", "tags", "related", 'x"; DROP TABLE post; --']) {
           await expect(list("post", where(column, "==", 1))).rejects.toBeInstanceOf(StoreQueryError);
           await expect(count("post", where(column, "==", 1))).rejects.toBeInstanceOf(StoreQueryError);
-          await expect(list("post", { sort: { column, descending: false } })).rejects.toMatchObject({ table: "post", column });
+          await expect(list("post", { sort: { column, descending: false } })).rejects.toMatchObject({
+            table: "post",
+            column,
+          });
         }
         await expect(list("post", where("id", "in", []))).rejects.toBeInstanceOf(StoreQueryError);
         await expect(list("post", where("title", "contains", 3))).rejects.toBeInstanceOf(StoreQueryError);
@@ -508,7 +671,12 @@ export function storeConformance(name: string, harness: StoreHarness): void {
         const seen: number[] = [];
         let after: ListQuery["after"];
         for (;;) {
-          const page = await list("post", { sort: { column, descending }, limit: 2, ...(after ? { after } : {}), ...(where ? { where } : {}) });
+          const page = await list("post", {
+            sort: { column, descending },
+            limit: 2,
+            ...(after ? { after } : {}),
+            ...(where ? { where } : {}),
+          });
           if (page.length === 0) return seen;
           seen.push(...ids(page).map(Number));
           const last = page[page.length - 1]!;
@@ -518,8 +686,12 @@ export function storeConformance(name: string, harness: StoreHarness): void {
 
       it("ascending by default; nulls first ascending and last descending; ties by id in the sort's direction", async () => {
         expect(ids(await list("post"))).toEqual([1, 2, 3, 4, 5, 6, 7]);
-        expect(ids(await list("post", { sort: { column: "subtitle", descending: false } }))).toEqual([1, 3, 6, 4, 7, 2, 5]);
-        expect(ids(await list("post", { sort: { column: "subtitle", descending: true } }))).toEqual([5, 2, 7, 4, 6, 3, 1]);
+        expect(ids(await list("post", { sort: { column: "subtitle", descending: false } }))).toEqual([
+          1, 3, 6, 4, 7, 2, 5,
+        ]);
+        expect(ids(await list("post", { sort: { column: "subtitle", descending: true } }))).toEqual([
+          5, 2, 7, 4, 6, 3, 1,
+        ]);
         expect(ids(await list("post", { sort: { column: "order", descending: true } }))).toEqual([7, 5, 3, 1, 6, 4, 2]);
         expect(ids(await list("post", { sort: { column: "id", descending: true } }))).toEqual([7, 6, 5, 4, 3, 2, 1]);
       });
@@ -536,10 +708,16 @@ export function storeConformance(name: string, harness: StoreHarness): void {
       it("after a position: only the rows past it, whether or not a row is still there", async () => {
         expect(ids(await list("post", { after: { id: 4 }, limit: 2 }))).toEqual([5, 6]);
         expect(ids(await list("post", { sort: { column: "id", descending: true }, after: { id: 3 } }))).toEqual([2, 1]);
-        expect(ids(await list("post", { sort: { column: "subtitle", descending: false }, after: { id: 3, value: null } }))).toEqual([6, 4, 7, 2, 5]);
-        expect(ids(await list("post", { sort: { column: "subtitle", descending: true }, after: { id: 7, value: "a" } }))).toEqual([4, 6, 3, 1]);
+        expect(
+          ids(await list("post", { sort: { column: "subtitle", descending: false }, after: { id: 3, value: null } })),
+        ).toEqual([6, 4, 7, 2, 5]);
+        expect(
+          ids(await list("post", { sort: { column: "subtitle", descending: true }, after: { id: 7, value: "a" } })),
+        ).toEqual([4, 6, 3, 1]);
         await store.write((tx) => tx.delete("post", 4));
-        expect(ids(await list("post", { sort: { column: "subtitle", descending: false }, after: { id: 4, value: "a" } }))).toEqual([7, 2, 5]);
+        expect(
+          ids(await list("post", { sort: { column: "subtitle", descending: false }, after: { id: 4, value: "a" } })),
+        ).toEqual([7, 2, 5]);
       });
 
       it("rows added behind the cursor during a walk shift no later page", async () => {
@@ -587,7 +765,12 @@ export function storeConformance(name: string, harness: StoreHarness): void {
         expect(await list("tag")).toEqual([{ id: 1, label: "t", note: null, weight: 5 }]);
         await store.write((tx) => tx.insert("label", { text: "new" }));
         expect(await list("label")).toEqual([{ id: 1, text: "new" }]);
-        expect(await store.write((tx) => tx.insert("tag", { label: "u", note: "n", weight: 1 }))).toEqual({ id: 2, label: "u", note: "n", weight: 1 });
+        expect(await store.write((tx) => tx.insert("tag", { label: "u", note: "n", weight: 1 }))).toEqual({
+          id: 2,
+          label: "u",
+          note: "n",
+          weight: 1,
+        });
       });
 
       it("a destructive change is refused with a reason naming it, and changes nothing; allowed, it is applied", async () => {
@@ -675,16 +858,20 @@ export function storeConformance(name: string, harness: StoreHarness): void {
       });
 
       it("nothing for a write or savepoint that rolled back, an update of nothing, a delete of nothing", async () => {
-        await expect(store.write(async (tx) => {
-          await tx.insert("author", author(1));
-          throw new Error("no");
-        })).rejects.toThrow("no");
+        await expect(
+          store.write(async (tx) => {
+            await tx.insert("author", author(1));
+            throw new Error("no");
+          }),
+        ).rejects.toThrow("no");
         await store.write(async (tx) => {
           await tx.insert("author", author(2));
-          await tx.savepoint(async () => {
-            await tx.insert("author", author(3));
-            throw new Error("undo");
-          }).catch(() => undefined);
+          await tx
+            .savepoint(async () => {
+              await tx.insert("author", author(3));
+              throw new Error("undo");
+            })
+            .catch(() => undefined);
           expect(await tx.update("author", 99, { name: "x" })).toBeUndefined();
           expect(await tx.delete("author", 99)).toBe(false);
         });
@@ -692,10 +879,14 @@ export function storeConformance(name: string, harness: StoreHarness): void {
       });
 
       it("concurrent writes: every change once, in commit order; a failing neighbour's changes are not among them", async () => {
-        await Promise.allSettled([1, 2, 3, 4].map((n) => store.write(async (tx) => {
-          await tx.insert("author", author(n));
-          if (n === 2) throw new Error("fails");
-        })));
+        await Promise.allSettled(
+          [1, 2, 3, 4].map((n) =>
+            store.write(async (tx) => {
+              await tx.insert("author", author(n));
+              if (n === 2) throw new Error("fails");
+            }),
+          ),
+        );
         expect(heard.flat().map((c) => c.row?.name)).toEqual(["A1", "A3", "A4"]);
       });
 
@@ -720,16 +911,23 @@ export function storeConformance(name: string, harness: StoreHarness): void {
         });
         heard = [];
         await store.write((tx) => tx.delete("tag", 1));
-        expect(heard.map(brief)).toEqual([[["tagging", "delete", 1, false], ["tag", "delete", 1, false]]]);
+        expect(heard.map(brief)).toEqual([
+          [
+            ["tagging", "delete", 1, false],
+            ["tag", "delete", 1, false],
+          ],
+        ]);
       });
 
       it("the log holds what committed, in order, survives a reopen, and says gone for a position it never handed out", async () => {
         await store.write((tx) => tx.insert("author", author(1)));
         await store.write((tx) => tx.insert("post", post(1)));
-        await expect(store.write(async (tx) => {
-          await tx.insert("post", post(1));
-          throw new Error("no");
-        })).rejects.toThrow();
+        await expect(
+          store.write(async (tx) => {
+            await tx.insert("post", post(1));
+            throw new Error("no");
+          }),
+        ).rejects.toThrow();
         await store.write((tx) => tx.update("post", 1, { title: "again" }));
         const published = heard.flat().filter((c) => c.table === "post");
         await reopen(liveApp());
@@ -749,7 +947,9 @@ export function storeConformance(name: string, harness: StoreHarness): void {
           await tx.insert("author", author(1, { joined: "2026-01-01T00:00:00Z", rating: 0.1 }));
           await tx.insert("post", post(1, { meta: { words: 2, lang: "de" }, tags: ["a"] }));
         });
-        await Promise.all(Array.from({ length: 20 }, (_, i) => store.write((tx) => tx.insert("tag", { label: `t${i}` }))));
+        await Promise.all(
+          Array.from({ length: 20 }, (_, i) => store.write((tx) => tx.insert("tag", { label: `t${i}` }))),
+        );
         await store.write((tx) => tx.delete("tag", 20));
         const before = { authors: await list("author"), posts: await list("post"), tags: await list("tag") };
         await reopen();
@@ -772,7 +972,9 @@ export function storeConformance(name: string, harness: StoreHarness): void {
             }),
           ),
         );
-        expect([...seen].sort((a, b) => (a as number) - (b as number))).toEqual(Array.from({ length: n }, (_, i) => i + 1));
+        expect([...seen].sort((a, b) => (a as number) - (b as number))).toEqual(
+          Array.from({ length: n }, (_, i) => i + 1),
+        );
         expect(await get("counter", 1)).toEqual({ id: 1, n });
       });
 

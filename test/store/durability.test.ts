@@ -19,7 +19,9 @@ let tmp: ReturnType<typeof tempDir>;
 
 beforeAll(() => {
   tmp = tempDir();
-  const sources = [...["runtime/store", "model"].flatMap((dir) => readdirSync(join(root, dir)).map((f) => join(dir, f)))];
+  const sources = [
+    ...["runtime/store", "model"].flatMap((dir) => readdirSync(join(root, dir)).map((f) => join(dir, f))),
+  ];
   for (const rel of sources.filter((f) => f.endsWith(".ts"))) {
     const js = ts.transpileModule(readFileSync(join(root, rel), "utf8"), {
       compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },
@@ -52,11 +54,15 @@ afterAll(() => {
 });
 
 it("every write acknowledged before SIGKILL is there after reopening", async () => {
-  const child = spawn(process.execPath, [join(out, "writer.js"), JSON.stringify(blog()), tmp.file], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [join(out, "writer.js"), JSON.stringify(blog()), tmp.file], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const acked = new Map<number, string>();
   let stderr = "";
   child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_code, signal) => resolve(signal)));
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    child.once("exit", (_code, signal) => resolve(signal)),
+  );
   let buffered = "";
   await new Promise<void>((resolve, reject) => {
     child.stdout.on("data", (d: Buffer) => {

@@ -14,7 +14,17 @@ export const array = (element: FieldType): FieldType => ({ kind: "array", elemen
 export const struct = (...fields: CatalogField[]): FieldType => ({ kind: "struct", fields });
 
 export function field(name: string, type: FieldType, extra: Partial<CatalogField> = {}): CatalogField {
-  return { name, type, isOptional: false, isUnique: false, isStored: true, isWritable: name !== "id", isRequiredOnCreate: false, source: at, ...extra };
+  return {
+    name,
+    type,
+    isOptional: false,
+    isUnique: false,
+    isStored: true,
+    isWritable: name !== "id",
+    isRequiredOnCreate: false,
+    source: at,
+    ...extra,
+  };
 }
 
 export function opt(name: string, type: FieldType, extra: Partial<CatalogField> = {}): CatalogField {
@@ -42,7 +52,13 @@ export function type(name: string, fields: CatalogField[], extra: Partial<Catalo
 export function catalog(...types: CatalogType[]): Catalog {
   return {
     app: { name: "test", version: "0.0.0" },
-    config: { dataDir: ".wo/data", mcp: { sessions: true, allowedOrigins: [] }, allowedOrigins: [], maxBodyBytes: 1 << 20, concurrency: { running: 64, queued: 1024 } },
+    config: {
+      dataDir: ".wo/data",
+      mcp: { sessions: true, allowedOrigins: [] },
+      allowedOrigins: [],
+      maxBodyBytes: 1 << 20,
+      concurrency: { running: 64, queued: 1024 },
+    },
     types,
   };
 }

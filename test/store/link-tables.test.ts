@@ -15,7 +15,8 @@ beforeEach(() => {
 });
 afterEach(() => tmp.cleanup());
 
-const endpoint = (name: string, target: string) => field(name, ref(target), { isImmutable: true, isRequiredOnCreate: true });
+const endpoint = (name: string, target: string) =>
+  field(name, ref(target), { isImmutable: true, isRequiredOnCreate: true });
 
 /** Post, Tag and `Tagging link Post -> Tag { note }`, as the checker lays them out. */
 function tagged(): Catalog {
@@ -30,7 +31,11 @@ function tagged(): Catalog {
 
 /** The same link type as wo laid it out before link types stored their endpoints. */
 function endpointless(): Catalog {
-  return catalog(type("Post", [field("title", scalar("Text"))]), type("Tag", [field("label", scalar("Text"))]), type("Tagging", [field("note", scalar("Text"))]));
+  return catalog(
+    type("Post", [field("title", scalar("Text"))]),
+    type("Tag", [field("label", scalar("Text"))]),
+    type("Tagging", [field("note", scalar("Text"))]),
+  );
 }
 
 async function open(cat: Catalog, allowDestructiveMigration = false) {
@@ -44,7 +49,12 @@ describe("link tables", () => {
       await store.write(async (tx) => {
         await tx.insert("post", { title: "p" });
         await tx.insert("tag", { label: "t" });
-        expect(await tx.insert("tagging", { post: 1, tag: 1, note: "n" })).toEqual({ id: 1, post: 1, tag: 1, note: "n" });
+        expect(await tx.insert("tagging", { post: 1, tag: 1, note: "n" })).toEqual({
+          id: 1,
+          post: 1,
+          tag: 1,
+          note: "n",
+        });
       });
       const again = store.write((tx) => tx.insert("tagging", { post: 1, tag: 1, note: "twice" }));
       await expect(again).rejects.toBeInstanceOf(StoreConstraintError);
@@ -53,7 +63,9 @@ describe("link tables", () => {
       await store.close();
     }
     const db = new Database(tmp.file, { readonly: true });
-    const indexes = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'tagging' ORDER BY name`).all();
+    const indexes = db
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'tagging' ORDER BY name`)
+      .all();
     db.close();
     expect(indexes).toEqual([{ name: "tagging__link__tag" }, { name: "tagging__link__unique" }]);
   });
@@ -64,7 +76,12 @@ describe("link tables", () => {
       await store.write(async (tx) => {
         for (const title of ["p1", "p2"]) await tx.insert("post", { title });
         for (const label of ["t1", "t2"]) await tx.insert("tag", { label });
-        for (const [post, tag] of [[1, 1], [1, 2], [2, 1]]) await tx.insert("tagging", { post, tag, note: "" });
+        for (const [post, tag] of [
+          [1, 1],
+          [1, 2],
+          [2, 1],
+        ])
+          await tx.insert("tagging", { post, tag, note: "" });
       });
       expect(await store.read((tx) => tx.referrers("tag", 1))).toEqual([]);
       await store.write((tx) => tx.delete("tag", 1));
@@ -88,7 +105,9 @@ describe("link tables", () => {
 
 it("a row referring to a link keeps the link's endpoints from being deleted", async () => {
   const cat = tagged();
-  cat.types.push(type("Badge", [field("tagging", ref("Tagging")), field("also", { kind: "array", element: ref("Tagging") })]));
+  cat.types.push(
+    type("Badge", [field("tagging", ref("Tagging")), field("also", { kind: "array", element: ref("Tagging") })]),
+  );
   const { store } = await open(cat);
   try {
     await store.write(async (tx) => {
@@ -115,7 +134,9 @@ describe("a link table made without endpoint columns", () => {
     await (await open(endpointless())).store.close();
     const { store, migration } = await open(tagged());
     try {
-      expect(migration.applied).toEqual(expect.arrayContaining(["new required field 'Tagging.post'", "new required field 'Tagging.tag'"]));
+      expect(migration.applied).toEqual(
+        expect.arrayContaining(["new required field 'Tagging.post'", "new required field 'Tagging.tag'"]),
+      );
       await store.write(async (tx) => {
         await tx.insert("post", { title: "p" });
         await tx.insert("tag", { label: "t" });
@@ -139,7 +160,9 @@ describe("a link table made without endpoint columns", () => {
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(MigrationRefusedError);
-    expect((err as Error).message).toContain("new required field 'Tagging.post' has no default, and the 1 existing row would have no value for it");
+    expect((err as Error).message).toContain(
+      "new required field 'Tagging.post' has no default, and the 1 existing row would have no value for it",
+    );
     const db = new Database(tmp.file, { readonly: true });
     const columns = (db.prepare(`PRAGMA table_info("tagging")`).all() as { name: string }[]).map((c) => c.name);
     db.close();

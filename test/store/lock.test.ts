@@ -71,22 +71,28 @@ describe("data-folder lock", () => {
     await store.close();
   });
 
-  it.runIf(process.platform === "linux")("a lock held by an exited but unreaped process (a zombie) is stale", async () => {
-    // The short sleep exits after its parent has exec'd the long one, which never reaps it: a
-    // zombie, as a killed detached server stays where the container's first process is no init.
-    const parent = spawn("sh", ["-c", "sleep 0.2 & echo $!; exec sleep 30"], { stdio: ["ignore", "pipe", "ignore"] });
-    try {
-      const zombie = Number(await new Promise<string>((resolve) => parent.stdout!.once("data", (d: Buffer) => resolve(d.toString()))));
-      while (!/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${zombie}/stat`, "utf8"))) await new Promise((r) => setTimeout(r, 10));
-      mkdirSync(join(tmp.dir, "data"), { recursive: true });
-      writeFileSync(lockFile(), `${zombie}\n`);
-      const lock = acquireDataLock(join(tmp.dir, "data"));
-      expect(readFileSync(lockFile(), "utf8").trim()).toBe(String(process.pid));
-      lock.release();
-    } finally {
-      parent.kill("SIGKILL");
-    }
-  });
+  it.runIf(process.platform === "linux")(
+    "a lock held by an exited but unreaped process (a zombie) is stale",
+    async () => {
+      // The short sleep exits after its parent has exec'd the long one, which never reaps it: a
+      // zombie, as a killed detached server stays where the container's first process is no init.
+      const parent = spawn("sh", ["-c", "sleep 0.2 & echo $!; exec sleep 30"], { stdio: ["ignore", "pipe", "ignore"] });
+      try {
+        const zombie = Number(
+          await new Promise<string>((resolve) => parent.stdout!.once("data", (d: Buffer) => resolve(d.toString()))),
+        );
+        while (!/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${zombie}/stat`, "utf8")))
+          await new Promise((r) => setTimeout(r, 10));
+        mkdirSync(join(tmp.dir, "data"), { recursive: true });
+        writeFileSync(lockFile(), `${zombie}\n`);
+        const lock = acquireDataLock(join(tmp.dir, "data"));
+        expect(readFileSync(lockFile(), "utf8").trim()).toBe(String(process.pid));
+        lock.release();
+      } finally {
+        parent.kill("SIGKILL");
+      }
+    },
+  );
 
   it("a takeover of a stale lock left half-done by a process that died is finished", () => {
     const dir = join(tmp.dir, "data");
@@ -107,7 +113,9 @@ describe("data-folder lock", () => {
     writeFileSync(lockFile(), stale);
     // process.ppid: a live process that is not this one (the "taker" that never finishes).
     writeFileSync(`${lockFile()}.takeover`, `${process.ppid}\n`);
-    expect(() => acquireDataLock(dir)).toThrow(`Could not lock the data folder ${dir}: ${lockFile()} keeps reappearing (another wo process starting?).`);
+    expect(() => acquireDataLock(dir)).toThrow(
+      `Could not lock the data folder ${dir}: ${lockFile()} keeps reappearing (another wo process starting?).`,
+    );
     expect(readFileSync(lockFile(), "utf8")).toBe(stale);
   });
 
@@ -154,7 +162,9 @@ describe("data-folder lock under concurrent starts", () => {
   }
 
   function startRacer(dir: string): Promise<Racer> {
-    const child = spawn(process.execPath, ["--input-type=module", "-e", racer, builtLock, dir], { stdio: ["pipe", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["--input-type=module", "-e", racer, builtLock, dir], {
+      stdio: ["pipe", "pipe", "inherit"],
+    });
     const exited = new Promise((r) => child.once("exit", r));
     child.stdin!.on("error", () => {}); // EPIPE from a racer already killed
     let out = "";
@@ -205,7 +215,8 @@ describe("data-folder lock under concurrent starts", () => {
         // End the previous round: losers exit, a winner still alive releases and exits.
         for (const r of previous) r.child.stdin!.end();
         await Promise.all(previous.map((r) => r.exited));
-        if (start === "the last winner, killed") expect(existsSync(lockFile()), "a killed winner leaves its lock").toBe(true);
+        if (start === "the last winner, killed")
+          expect(existsSync(lockFile()), "a killed winner leaves its lock").toBe(true);
         if (start === "a dead pid") writeFileSync(lockFile(), `${deadPid()}\n`);
         if (start === "an empty file") writeFileSync(lockFile(), "");
         if (start === "garbage") writeFileSync(lockFile(), "12ab");
@@ -217,7 +228,10 @@ describe("data-folder lock under concurrent starts", () => {
         const winners = round.filter((_, i) => reports[i] === "won");
         expect(winners.length, `winners starting from ${start}: ${reports.join(", ")}`).toBe(1);
         const winnerPid = winners[0]!.child.pid;
-        expect(reports.filter((r) => r !== "won"), `losers starting from ${start}`).toEqual(Array(racers - 1).fill(`refused ${winnerPid}`));
+        expect(
+          reports.filter((r) => r !== "won"),
+          `losers starting from ${start}`,
+        ).toEqual(Array(racers - 1).fill(`refused ${winnerPid}`));
         expect(readFileSync(lockFile(), "utf8")).toBe(`${winnerPid}\n`);
         lastWinner = winners[0];
         previous = round;

@@ -33,7 +33,11 @@ describe("SqliteStore.migrate on an open store", () => {
     expect(report.applied).toEqual(["new optional field 'Item.note'"]);
     expect(await before).toEqual({ id: 1, name: "a" });
     // The writer's cached INSERT named only `name`: it must be written again for `note`.
-    expect(await store.write((tx) => tx.insert("item", { name: "b", note: "n" }))).toEqual({ id: 2, name: "b", note: "n" });
+    expect(await store.write((tx) => tx.insert("item", { name: "b", note: "n" }))).toEqual({
+      id: 2,
+      name: "b",
+      note: "n",
+    });
     expect(await store.read((tx) => tx.list("item"))).toEqual([
       { id: 1, name: "a", note: null },
       { id: 2, name: "b", note: "n" },
@@ -54,7 +58,9 @@ describe("SqliteStore.migrate on an open store", () => {
 
   it("applies a destructive change when allowed, and the data folder stays locked throughout", async () => {
     await store.write((tx) => tx.insert("item", { name: "a" }));
-    expect((await store.migrate(dropped, { allowDestructive: true })).applied[0]).toContain("field 'Item.name' was removed");
+    expect((await store.migrate(dropped, { allowDestructive: true })).applied[0]).toContain(
+      "field 'Item.name' was removed",
+    );
     expect(await store.read((tx) => tx.list("item"))).toEqual([{ id: 1 }]);
     expect(() => acquireDataLock(dirname(tmp.file))).toThrow();
   });

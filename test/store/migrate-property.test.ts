@@ -31,7 +31,13 @@ interface Edit {
 
 const v1 = (): Catalog =>
   catalog(
-    type("Item", [field("name", scalar("Text")), field("qty", scalar("Int")), opt("note", scalar("Text")), field("state", union("New", "Old")), field("tags", array(scalar("Text")))]),
+    type("Item", [
+      field("name", scalar("Text")),
+      field("qty", scalar("Int")),
+      opt("note", scalar("Text")),
+      field("state", union("New", "Old")),
+      field("tags", array(scalar("Text"))),
+    ]),
     type("Box", [opt("label", scalar("Text"))]),
   );
 
@@ -42,7 +48,11 @@ function v2(e: Edit): Catalog {
     fields.push(
       e.noteRequired === "no"
         ? opt("note", scalar("Text"))
-        : field("note", scalar("Text"), e.noteRequired === "withDefault" ? { default: { kind: "literal", value: "-" } } : {}),
+        : field(
+            "note",
+            scalar("Text"),
+            e.noteRequired === "withDefault" ? { default: { kind: "literal", value: "-" } } : {},
+          ),
     );
   }
   fields.push(field("state", union(...e.states)), field("tags", array(scalar("Text"))));
@@ -78,7 +88,13 @@ const itemArb = fc.record({
 function dumpAll(): Record<string, Row[]> {
   const db = new Database(tmp.file, { readonly: true });
   try {
-    const tables = (db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_wo_meta' ORDER BY name`).all() as { name: string }[]).map((r) => r.name);
+    const tables = (
+      db
+        .prepare(
+          `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_wo_meta' ORDER BY name`,
+        )
+        .all() as { name: string }[]
+    ).map((r) => r.name);
     return Object.fromEntries(tables.map((t) => [t, db.prepare(`SELECT * FROM "${t}" ORDER BY id`).all() as Row[]]));
   } finally {
     db.close();

@@ -20,7 +20,11 @@ async function open(cat: Catalog, allowDestructiveMigration = false) {
 }
 
 /** Opens, runs fn, closes; returns the migration report. */
-async function withStore<T>(cat: Catalog, fn: (s: Awaited<ReturnType<typeof open>>["store"]) => Promise<T>, allow = false) {
+async function withStore<T>(
+  cat: Catalog,
+  fn: (s: Awaited<ReturnType<typeof open>>["store"]) => Promise<T>,
+  allow = false,
+) {
   const { store, migration } = await open(cat, allow);
   try {
     return { result: await fn(store), migration };
@@ -29,16 +33,25 @@ async function withStore<T>(cat: Catalog, fn: (s: Awaited<ReturnType<typeof open
   }
 }
 
-const dump = async (cat: Catalog, table: string) => (await withStore(cat, (s) => s.read((tx) => tx.list(table)))).result;
+const dump = async (cat: Catalog, table: string) =>
+  (await withStore(cat, (s) => s.read((tx) => tx.list(table)))).result;
 
 async function seed(cat: Catalog, table: string, rows: Row[]) {
-  await withStore(cat, (s) => s.write(async (tx) => {
-    for (const r of rows) await tx.insert(table, r);
-  }));
+  await withStore(cat, (s) =>
+    s.write(async (tx) => {
+      for (const r of rows) await tx.insert(table, r);
+    }),
+  );
 }
 
 const item = (...fields: CatalogField[]) => catalog(type("Item", fields));
-const v1 = () => item(field("name", scalar("Text")), field("qty", scalar("Int")), opt("note", scalar("Text")), field("state", union("New", "Old")));
+const v1 = () =>
+  item(
+    field("name", scalar("Text")),
+    field("qty", scalar("Int")),
+    opt("note", scalar("Text")),
+    field("state", union("New", "Old")),
+  );
 const v1Rows = [
   { name: "a", qty: 1, note: "n", state: "New" },
   { name: "b", qty: 2, note: null, state: "Old" },
@@ -59,8 +72,15 @@ async function refused(cat: Catalog): Promise<MigrationRefusedError> {
 
 describe("additive changes migrate automatically and keep data", () => {
   it("new type, optional field, defaulted fields (backfilled), index, union variant, widened struct", async () => {
-    const base = [field("name", scalar("Text")), field("state", union("New", "Old")), field("dims", struct(field("w", scalar("Int"))))];
-    await seed(item(...base), "item", [{ name: "a", state: "New", dims: { w: 1 } }, { name: "b", state: "Old", dims: { w: 2 } }]);
+    const base = [
+      field("name", scalar("Text")),
+      field("state", union("New", "Old")),
+      field("dims", struct(field("w", scalar("Int")))),
+    ];
+    await seed(item(...base), "item", [
+      { name: "a", state: "New", dims: { w: 1 } },
+      { name: "b", state: "Old", dims: { w: 2 } },
+    ]);
 
     const next = catalog(
       type(
@@ -94,13 +114,27 @@ describe("additive changes migrate automatically and keep data", () => {
       ]),
     );
     expect(rows).toHaveLength(2);
-    expect(rows[0]).toMatchObject({ id: 1, name: "a", state: "New", dims: { w: 1 }, note: null, qty: 5, live: true, labels: null, code: null });
+    expect(rows[0]).toMatchObject({
+      id: 1,
+      name: "a",
+      state: "New",
+      dims: { w: 1 },
+      note: null,
+      qty: 5,
+      live: true,
+      labels: null,
+      code: null,
+    });
     expect(rows[1]).toMatchObject({ id: 2, name: "b", qty: 5, live: true });
     expect(rows[0]!.since).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
     // The new pieces work: the index exists, the unique is enforced, the new table takes rows.
     const db = new Database(tmp.file, { readonly: true });
-    const indexes = (db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'item'`).all() as { name: string }[]).map((r) => r.name);
+    const indexes = (
+      db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'item'`).all() as {
+        name: string;
+      }[]
+    ).map((r) => r.name);
     db.close();
     expect(indexes).toEqual(expect.arrayContaining(["item__by_state", "item__code__unique"]));
     await withStore(next, (s) =>
@@ -127,7 +161,10 @@ describe("additive changes migrate automatically and keep data", () => {
       ]),
     );
     const { migration } = await withStore(next, async () => undefined);
-    expect(migration.applied).toEqual(["field 'Item.state' no longer allows 'Old' (no row uses it)", "field 'Item.note' was removed (no row had a value for it)"]);
+    expect(migration.applied).toEqual([
+      "field 'Item.state' no longer allows 'Old' (no row uses it)",
+      "field 'Item.note' was removed (no row had a value for it)",
+    ]);
     expect(await dump(next, "item")).toEqual([{ id: 1, name: "a", qty: 1, state: "New" }]);
   });
 
@@ -151,7 +188,12 @@ describe("additive changes migrate automatically and keep data", () => {
 // applied with the flag.
 const base = () => v1().types[0]!.fields.slice(1);
 const without = (name: string) => base().filter((f) => f.name !== name);
-const destructive: { kind: string; next: () => Catalog; says: RegExp; after: (rows: Row[], tables: string[]) => void }[] = [
+const destructive: {
+  kind: string;
+  next: () => Catalog;
+  says: RegExp;
+  after: (rows: Row[], tables: string[]) => void;
+}[] = [
   {
     kind: "removed field",
     next: () => item(...without("note")),
@@ -184,7 +226,11 @@ const destructive: { kind: string; next: () => Catalog; says: RegExp; after: (ro
   },
   {
     kind: "union variant removed while rows use it",
-    next: () => item(...without("state"), field("state", union("New", "Newer"), { default: { kind: "literal", value: "Newer" } })),
+    next: () =>
+      item(
+        ...without("state"),
+        field("state", union("New", "Newer"), { default: { kind: "literal", value: "Newer" } }),
+      ),
     says: /field 'Item.state' no longer allows 'Old', but 1 row use it \(they would be set to "Newer"\)/,
     after: (rows) => expect(rows.map((r) => r.state)).toEqual(["New", "Newer"]),
   },
@@ -213,18 +259,25 @@ describe("destructive changes are refused, data intact; the flag applies them", 
     expect(reopened.result).toEqual(before);
 
     const { migration } = await withStore(next(), async () => undefined, true);
-    expect(migration.applied.filter((a) => a.endsWith("(applied: --allow-destructive-migration)"))).toEqual([expect.stringMatching(says)]);
+    expect(migration.applied.filter((a) => a.endsWith("(applied: --allow-destructive-migration)"))).toEqual([
+      expect.stringMatching(says),
+    ]);
     const table = next().types.find((t) => t.name === "Item")?.table ?? "item";
     const rows = next().types.some((t) => t.name === "Item") ? await dump(next(), table) : [];
     const db = new Database(tmp.file, { readonly: true });
-    const tables = (db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'table'`).all() as { name: string }[]).map((r) => r.name);
+    const tables = (db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'table'`).all() as { name: string }[]).map(
+      (r) => r.name,
+    );
     db.close();
     after(rows, tables);
   });
 
   it("all destructive changes of one edit are listed together, and nothing additive is applied either", async () => {
     await seed(v1(), "item", v1Rows);
-    const next = catalog(type("Item", [field("name", scalar("Text")), field("qty", scalar("Float"))]), type("New", [field("x", scalar("Int"))]));
+    const next = catalog(
+      type("Item", [field("name", scalar("Text")), field("qty", scalar("Float"))]),
+      type("New", [field("x", scalar("Int"))]),
+    );
     const err = await refused(next);
     expect(err.changes).toEqual([
       "field 'Item.qty' changes type from Int to Float: 2 stored values would be discarded",
@@ -245,7 +298,9 @@ describe("unique constraints over stored data", () => {
     for (const allow of [false, true]) {
       const err = await open(named(true), allow).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(MigrationRefusedError);
-      expect((err as MigrationRefusedError).blocked).toEqual(["cannot add @unique on 'Item.name': 1 value occur more than once in the stored rows"]);
+      expect((err as MigrationRefusedError).blocked).toEqual([
+        "cannot add @unique on 'Item.name': 1 value occur more than once in the stored rows",
+      ]);
       expect((err as Error).message).toContain("even with --allow-destructive-migration");
     }
     expect(await dump(named(false), "item")).toHaveLength(3);
@@ -261,14 +316,27 @@ describe("unique constraints over stored data", () => {
 
   it("a new unique field whose default would repeat on existing rows is blocked", async () => {
     await seed(named(false), "item", [{ name: "x" }, { name: "y" }]);
-    const err = await open(item(field("name", scalar("Text")), field("code", scalar("Text"), { isUnique: true, default: { kind: "literal", value: "c" } }))).catch((e: unknown) => e);
-    expect((err as MigrationRefusedError).blocked).toEqual([`cannot add @unique on 'Item.code': the 2 existing rows would all get the same default "c"`]);
+    const err = await open(
+      item(
+        field("name", scalar("Text")),
+        field("code", scalar("Text"), { isUnique: true, default: { kind: "literal", value: "c" } }),
+      ),
+    ).catch((e: unknown) => e);
+    expect((err as MigrationRefusedError).blocked).toEqual([
+      `cannot add @unique on 'Item.code': the 2 existing rows would all get the same default "c"`,
+    ]);
   });
 });
 
 describe("a shape stored by an older wo", () => {
   it("with SQLite column types in it (before the shape was store-neutral) opens unchanged, keeping every value", async () => {
-    const cat = item(field("name", scalar("Text")), field("qty", scalar("Int")), opt("price", scalar("Float")), field("on", scalar("Bool")), field("tags", array(scalar("Text"))));
+    const cat = item(
+      field("name", scalar("Text")),
+      field("qty", scalar("Int")),
+      opt("price", scalar("Float")),
+      field("on", scalar("Bool")),
+      field("tags", array(scalar("Text"))),
+    );
     await seed(cat, "item", [{ name: "a", qty: 1, price: 1.5, on: true, tags: ["x"] }]);
     // What that wo wrote for each column besides name, type and flags.
     const old: Record<string, { sqlType: string; codec: string }> = {
@@ -280,7 +348,9 @@ describe("a shape stored by an older wo", () => {
     };
     const db = new Database(tmp.file);
     try {
-      const shape = JSON.parse((db.prepare("SELECT value FROM _wo_meta WHERE key = 'shape'").get() as { value: string }).value);
+      const shape = JSON.parse(
+        (db.prepare("SELECT value FROM _wo_meta WHERE key = 'shape'").get() as { value: string }).value,
+      );
       for (const c of shape.tables[0].columns) Object.assign(c, old[c.name]);
       db.prepare("UPDATE _wo_meta SET value = ? WHERE key = 'shape'").run(JSON.stringify(shape));
     } finally {
@@ -302,7 +372,9 @@ describe("a unique Email compares ignoring case", () => {
       db.exec('DROP INDEX "item__email__unique"; CREATE UNIQUE INDEX "item__email__unique" ON "item" ("email")');
       const meta = db.prepare("SELECT value FROM _wo_meta WHERE key = 'shape'").get() as { value: string };
       expect(meta.value).toContain('"collation":"nocase"');
-      db.prepare("UPDATE _wo_meta SET value = ? WHERE key = 'shape'").run(meta.value.replaceAll(',"collation":"nocase"', ""));
+      db.prepare("UPDATE _wo_meta SET value = ? WHERE key = 'shape'").run(
+        meta.value.replaceAll(',"collation":"nocase"', ""),
+      );
     } finally {
       db.close();
     }
@@ -311,7 +383,9 @@ describe("a unique Email compares ignoring case", () => {
   it("is enforced by the store: Ada@X.com conflicts with ada@x.com, and is stored as written", async () => {
     await withStore(members(), async (s) => {
       await s.write((tx) => tx.insert("item", { email: "ada@x.com" }));
-      await expect(s.write((tx) => tx.insert("item", { email: "Ada@X.com" }))).rejects.toMatchObject({ fields: ["email"] });
+      await expect(s.write((tx) => tx.insert("item", { email: "Ada@X.com" }))).rejects.toMatchObject({
+        fields: ["email"],
+      });
       await s.write((tx) => tx.insert("item", { email: "Bob@X.com" }));
     });
     expect((await dump(members(), "item")).map((r) => r.email)).toEqual(["ada@x.com", "Bob@X.com"]);
@@ -321,7 +395,9 @@ describe("a unique Email compares ignoring case", () => {
     await seed(members(), "item", [{ email: "ada@x.com" }, { email: "bob@x.com" }]);
     makeCaseSensitive();
     const { migration } = await withStore(members(), async (s) => {
-      await expect(s.write((tx) => tx.insert("item", { email: "BOB@x.com" }))).rejects.toMatchObject({ fields: ["email"] });
+      await expect(s.write((tx) => tx.insert("item", { email: "BOB@x.com" }))).rejects.toMatchObject({
+        fields: ["email"],
+      });
     });
     expect(migration.applied).toEqual(["@unique on 'Item.email' now ignores case"]);
     expect(await dump(members(), "item")).toHaveLength(2);
@@ -335,7 +411,9 @@ describe("a unique Email compares ignoring case", () => {
     db.close();
     const err = await open(members(), true).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(MigrationRefusedError);
-    expect((err as MigrationRefusedError).blocked).toEqual(["cannot make @unique on 'Item.email' ignore case: 1 value occur more than once in the stored rows (ignoring case)"]);
+    expect((err as MigrationRefusedError).blocked).toEqual([
+      "cannot make @unique on 'Item.email' ignore case: 1 value occur more than once in the stored rows (ignoring case)",
+    ]);
   });
 });
 
@@ -351,8 +429,16 @@ describe("databases wo cannot use", () => {
   it.each([
     ["a reserved table name", catalog({ ...type("Meta", [field("x", scalar("Int"))]), table: "_wo_meta" }), /reserved/],
     ["a sqlite_ table name", catalog({ ...type("Seq", [field("x", scalar("Int"))]), table: "sqlite_seq" }), /reserved/],
-    ["tables equal but for case", catalog(type("Post", []), { ...type("Other", []), table: "POST" }), /'post' and 'POST' differ only in case/],
-    ["fields equal but for case", item(field("name", scalar("Text")), field("Name", scalar("Text"))), /'Item.name' and 'Item.Name' differ only in case/],
+    [
+      "tables equal but for case",
+      catalog(type("Post", []), { ...type("Other", []), table: "POST" }),
+      /'post' and 'POST' differ only in case/,
+    ],
+    [
+      "fields equal but for case",
+      item(field("name", scalar("Text")), field("Name", scalar("Text"))),
+      /'Item.name' and 'Item.Name' differ only in case/,
+    ],
   ])("%s → StoreOpenError before anything is touched", async (_what, cat, says) => {
     const err = await open(cat).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StoreOpenError);

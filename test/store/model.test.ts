@@ -15,9 +15,13 @@ afterEach(() => tmp.cleanup());
 
 // `group`, `select`, `from`, `where`, `order`: every one a SQL keyword.
 const keywords = catalog(
-  type("Group", [field("select", scalar("Text"), { isUnique: true }), opt("from", scalar("Int")), field("where", scalar("Bool"))], {
-    indexes: [{ name: "order", columns: ["from", "where"] }],
-  }),
+  type(
+    "Group",
+    [field("select", scalar("Text"), { isUnique: true }), opt("from", scalar("Int")), field("where", scalar("Bool"))],
+    {
+      indexes: [{ name: "order", columns: ["from", "where"] }],
+    },
+  ),
 );
 
 type Op =
@@ -26,8 +30,20 @@ type Op =
   | { kind: "delete"; pick: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ kind: fc.constant("insert" as const), key: fc.constantFrom("a", "b", "c", "d", "e", "f"), from: fc.option(fc.integer({ min: -5, max: 5 })), flag: fc.boolean(), fail: fc.boolean() }),
-  fc.record({ kind: fc.constant("update" as const), pick: fc.nat(20), key: fc.option(fc.constantFrom("a", "b", "c", "g"), { nil: undefined }), from: fc.option(fc.option(fc.integer({ min: -5, max: 5 })), { nil: undefined }), fail: fc.boolean() }),
+  fc.record({
+    kind: fc.constant("insert" as const),
+    key: fc.constantFrom("a", "b", "c", "d", "e", "f"),
+    from: fc.option(fc.integer({ min: -5, max: 5 })),
+    flag: fc.boolean(),
+    fail: fc.boolean(),
+  }),
+  fc.record({
+    kind: fc.constant("update" as const),
+    pick: fc.nat(20),
+    key: fc.option(fc.constantFrom("a", "b", "c", "g"), { nil: undefined }),
+    from: fc.option(fc.option(fc.integer({ min: -5, max: 5 })), { nil: undefined }),
+    fail: fc.boolean(),
+  }),
   fc.record({ kind: fc.constant("delete" as const), pick: fc.nat(20) }),
 );
 
@@ -43,12 +59,28 @@ it("random writes (some throwing, some violating @unique), run concurrently, mat
         let nextId = 1;
         const expected: ("ok" | "unique" | "boom")[] = [];
         for (const op of ops) expected.push(applyToModel(model, op, () => nextId++));
-        const outcomes = await Promise.all(ops.map((op) => runOnStore(store, op).then(() => "ok" as const, (e: unknown) => (e instanceof StoreConstraintError ? ("unique" as const) : ("boom" as const)))));
+        const outcomes = await Promise.all(
+          ops.map((op) =>
+            runOnStore(store, op).then(
+              () => "ok" as const,
+              (e: unknown) => (e instanceof StoreConstraintError ? ("unique" as const) : ("boom" as const)),
+            ),
+          ),
+        );
         expect(outcomes).toEqual(expected);
         const rows = await store.read((tx) => tx.list("group"));
         expect(rows).toEqual([...model.values()]);
-        const flagged = await store.read((tx) => tx.list("group", { where: [{ column: "where", op: "==", value: true }, { column: "from", op: ">=", value: 0 }] }));
-        expect(flagged).toEqual([...model.values()].filter((r) => r.where === true && r.from !== null && (r.from as number) >= 0));
+        const flagged = await store.read((tx) =>
+          tx.list("group", {
+            where: [
+              { column: "where", op: "==", value: true },
+              { column: "from", op: ">=", value: 0 },
+            ],
+          }),
+        );
+        expect(flagged).toEqual(
+          [...model.values()].filter((r) => r.where === true && r.from !== null && (r.from as number) >= 0),
+        );
       } finally {
         await store.close();
       }
@@ -74,7 +106,11 @@ function applyToModel(model: Map<number, Row>, op: Op, mint: () => number): "ok"
       const row = model.get(id)!;
       if (op.key !== undefined && [...model.values()].some((r) => r.select === op.key && r.id !== id)) return "unique";
       if (op.fail) return "boom";
-      model.set(id, { ...row, ...(op.key !== undefined ? { select: op.key } : {}), ...(op.from !== undefined ? { from: op.from } : {}) });
+      model.set(id, {
+        ...row,
+        ...(op.key !== undefined ? { select: op.key } : {}),
+        ...(op.from !== undefined ? { from: op.from } : {}),
+      });
       return "ok";
     }
     case "delete": {

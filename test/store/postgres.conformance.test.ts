@@ -9,22 +9,26 @@ import { storeConformance } from "./conformance.js";
 
 let server: PostgresServer | undefined;
 
-describe.skipIf(postgresUnavailable !== undefined)(`PostgreSQL conformance${postgresUnavailable ? ` (skipped: ${postgresUnavailable})` : ""}`, () => {
-  beforeAll(async () => {
-    server = await startPostgres();
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
+describe.skipIf(postgresUnavailable !== undefined)(
+  `PostgreSQL conformance${postgresUnavailable ? ` (skipped: ${postgresUnavailable})` : ""}`,
+  () => {
+    beforeAll(async () => {
+      server = await startPostgres();
+    });
+    afterAll(async () => {
+      await server?.stop();
+    });
 
-  storeConformance("PostgreSQL", {
-    async createDatabase() {
-      const url = await server!.createDatabase();
-      return {
-        open: (app, options = {}) => openStore({ appDir: tmpdir(), db: url, config: { dataDir: "unused" }, catalog: app, ...options }),
-        // Each test's database is left to the server, which the suite removes whole.
-        dispose: async () => undefined,
-      };
-    },
-  });
-});
+    storeConformance("PostgreSQL", {
+      async createDatabase() {
+        const url = await server!.createDatabase();
+        return {
+          open: (app, options = {}) =>
+            openStore({ appDir: tmpdir(), db: url, config: { dataDir: "unused" }, catalog: app, ...options }),
+          // Each test's database is left to the server, which the suite removes whole.
+          dispose: async () => undefined,
+        };
+      },
+    });
+  },
+);

@@ -10,7 +10,8 @@ storeConformance("SQLite", {
   async createDatabase() {
     const dir = mkdtempSync(join(tmpdir(), "wo-conformance-"));
     return {
-      open: (app, options = {}) => openStore({ appDir: dir, db: join(dir, "app.sqlite"), config: { dataDir: dir }, catalog: app, ...options }),
+      open: (app, options = {}) =>
+        openStore({ appDir: dir, db: join(dir, "app.sqlite"), config: { dataDir: dir }, catalog: app, ...options }),
       dispose: async () => rmSync(dir, { recursive: true, force: true }),
     };
   },

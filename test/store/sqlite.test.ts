@@ -20,7 +20,16 @@ afterEach(async () => {
 });
 
 const author = (n: number) => ({ name: `A${n}`, email: `a${n}@x.org` });
-const post = (authorId: number, extra: Row = {}): Row => ({ title: "T", author: authorId, published: false, status: "Draft", meta: { words: 3 }, tags: [], order: 0, ...extra });
+const post = (authorId: number, extra: Row = {}): Row => ({
+  title: "T",
+  author: authorId,
+  published: false,
+  status: "Draft",
+  meta: { words: 3 },
+  tags: [],
+  order: 0,
+  ...extra,
+});
 const countRows = (table: string) => store.read((tx) => tx.count(table));
 
 describe("rows", () => {
@@ -29,7 +38,9 @@ describe("rows", () => {
     await store.write((tx) => tx.insert("post", post(1, { published: true })));
     await store.close();
     const db = new Database(tmp.file, { readonly: true });
-    const raw = db.prepare(`SELECT typeof("published") p, "published" v, typeof("meta") m, typeof("author") a FROM post`).get();
+    const raw = db
+      .prepare(`SELECT typeof("published") p, "published" v, typeof("meta") m, typeof("author") a FROM post`)
+      .get();
     const cols = db.prepare(`SELECT name, type FROM pragma_table_info('post')`).all();
     db.close();
     expect(raw).toEqual({ p: "integer", v: 1, m: "text", a: "integer" });
@@ -37,7 +48,6 @@ describe("rows", () => {
     expect(cols).toContainEqual({ name: "id", type: "INTEGER" });
     ({ store } = await openSqliteStore({ file: tmp.file, catalog: blog() }));
   });
-
 });
 
 describe("transactions", () => {

@@ -18,33 +18,54 @@ export interface RawReply {
  * that refuses a body it has not read closes the connection, and a client still writing the
  * rest gets EPIPE instead of the answer).
  */
-export function rawRequest(url: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<RawReply> {
+export function rawRequest(
+  url: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<RawReply> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const { host, ...rest } = headers;
-    const all: Record<string, string> = { ...(body === undefined ? {} : { "content-length": String(Buffer.byteLength(body)) }), ...rest, ...(host ? { host } : {}) };
+    const all: Record<string, string> = {
+      ...(body === undefined ? {} : { "content-length": String(Buffer.byteLength(body)) }),
+      ...rest,
+      ...(host ? { host } : {}),
+    };
     const partial = body !== undefined && Number(all["content-length"]) > Buffer.byteLength(body);
-    const req = request({ host: hostname.replace(/^\[|\]$/g, ""), port, method, path, headers: all, setHost: host === undefined, agent: false }, (res) => {
-      // A live stream (text/event-stream) never ends by itself: its answer is the status and headers.
-      if (res.headers["content-type"] === "text/event-stream") {
-        resolve({ status: res.statusCode!, headers: res.headers, text: "", json: undefined });
-        req.destroy();
-        return;
-      }
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (c: string) => (text += c));
-      res.on("end", () => {
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
+    const req = request(
+      {
+        host: hostname.replace(/^\[|\]$/g, ""),
+        port,
+        method,
+        path,
+        headers: all,
+        setHost: host === undefined,
+        agent: false,
+      },
+      (res) => {
+        // A live stream (text/event-stream) never ends by itself: its answer is the status and headers.
+        if (res.headers["content-type"] === "text/event-stream") {
+          resolve({ status: res.statusCode!, headers: res.headers, text: "", json: undefined });
+          req.destroy();
+          return;
         }
-        resolve({ status: res.statusCode!, headers: res.headers, text, json });
-        if (partial) req.destroy();
-      });
-    });
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => (text += c));
+        res.on("end", () => {
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode!, headers: res.headers, text, json });
+          if (partial) req.destroy();
+        });
+      },
+    );
     req.on("error", reject);
     if (partial) req.write(body);
     else req.end(body);

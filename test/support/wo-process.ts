@@ -111,12 +111,17 @@ export function startWo(args: string[], options: RunOptions = {}): Promise<WoPro
     // Registered after spawnWo's collectors, so output() already holds the chunk.
     child.stdout!.on("data", onData);
     child.stderr!.on("data", onData);
-    void exited.then((code) => reject(new Error(`wo run ${args.join(" ")} exited (${code}) before serving:\n${output()}`)));
+    void exited.then((code) =>
+      reject(new Error(`wo run ${args.join(" ")} exited (${code}) before serving:\n${output()}`)),
+    );
   });
 }
 
 /** Runs `wo run <args>` expecting it to refuse to start; resolves with exit code and output. */
-export async function runToExit(args: string[], options: RunOptions = {}): Promise<{ code: number | string; output: string }> {
+export async function runToExit(
+  args: string[],
+  options: RunOptions = {},
+): Promise<{ code: number | string; output: string }> {
   const { child, output, exited } = spawnWo(args, options);
   // It was supposed to refuse: stop it rather than hang the test.
   const stopIfServing = () => {
@@ -138,7 +143,9 @@ export function dumpDb(appDir: string, options: { afterCrash?: boolean } = {}): 
   const db = new Database(join(appDir, ".wo/data/app.sqlite"), { readonly: !options.afterCrash, fileMustExist: true });
   try {
     const tables = db
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '\\_wo\\_%' ESCAPE '\\' ORDER BY name")
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '\\_wo\\_%' ESCAPE '\\' ORDER BY name",
+      )
       .all() as { name: string }[];
     const out: Record<string, unknown[]> = {};
     for (const { name } of tables) out[name] = db.prepare(`SELECT * FROM "${name}" ORDER BY id`).all();
@@ -156,7 +163,11 @@ export interface CommandResult {
 
 /** Runs `wo <args>` (any command) to its end: `wo status`, `wo stop`, `wo run --background`, … */
 export function runWoCommand(args: string[], options: RunOptions = {}): Promise<CommandResult> {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: repoRoot, env: { ...process.env, ...options.env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout!.on("data", (c: Buffer) => (stdout += c.toString()));

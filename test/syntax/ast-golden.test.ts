@@ -218,7 +218,7 @@ describe("AST golden files", () => {
     it(name, async () => {
       const { ast, diagnostics } = parseSource("case.wo", source);
       expect(diagnostics.map((d) => `${d.span.line}:${d.span.col} ${d.code} ${d.message}`)).toEqual([]);
-      await expect(readable(source, ast) + "\n").toMatchFileSnapshot(`../golden/ast/${name}.json`);
+      await expect(`${readable(source, ast)}\n`).toMatchFileSnapshot(`../golden/ast/${name}.json`);
     });
   }
 });

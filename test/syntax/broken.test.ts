@@ -11,8 +11,18 @@ const broken: [name: string, marked: string, code: string, phrase: string][] = [
   ["NUL byte", "type A { x: Int }\n┆\u0000\n", "WO1001", "\\u0000"],
   ["unterminated string at the opening quote", 'type A {\n  s: Text = ┆"abc\n  t: Int\n}\n', "WO1002", "unterminated"],
   ["type inside an unclosed body", "type A {\n  x: Int\n┆type B { y: Int }\n", "WO1003", "expected '}'"],
-  ["unclosed struct: names the line of its '{'", "type A {\n  x: Int\n  s: {\n    a: Int\n\n┆type B {\n  y: Int\n}\n", "WO1003", "the '{' opened at line 3 is never closed"],
-  ["unclosed body at end of file: names the line of its '{'", "class A {\n  fn m() {\n    let a = 1\n  }\n┆", "WO1003", "the '{' opened at line 1 is never closed"],
+  [
+    "unclosed struct: names the line of its '{'",
+    "type A {\n  x: Int\n  s: {\n    a: Int\n\n┆type B {\n  y: Int\n}\n",
+    "WO1003",
+    "the '{' opened at line 3 is never closed",
+  ],
+  [
+    "unclosed body at end of file: names the line of its '{'",
+    "class A {\n  fn m() {\n    let a = 1\n  }\n┆",
+    "WO1003",
+    "the '{' opened at line 1 is never closed",
+  ],
   ["missing field type", "type A {\n  x: ┆\n}\n", "WO1003", "expected a type"],
   ["missing closing brace at end of file", "type A {\n  x: Int┆", "WO1003", "but found end of file"],
   ["stray token after a field", "type A {\n  title: Text ┆foo bar\n}\n", "WO1003", "found 'foo'"],
@@ -33,7 +43,12 @@ const broken: [name: string, marked: string, code: string, phrase: string][] = [
   ["policy with junk", "type A {\n  policy read ┆everyone\n}\n", "WO1003", "expected 'anyone'"],
   ["trigger without do", "type A {\n  on update when x == 1┆\n}\n", "WO1003", "expected 'do'"],
   ["chained comparison", "fn f(a: Int) {\n  return 1 < a ┆< 3\n}\n", "WO1008", "chained"],
-  ["unsupported statement", "fn f(a: Int) {\n  ┆emit a\n}\n", "WO1003", "expected a statement (let, insert, return, assert, if, for, update, delete, link or a call)"],
+  [
+    "unsupported statement",
+    "fn f(a: Int) {\n  ┆emit a\n}\n",
+    "WO1003",
+    "expected a statement (let, insert, return, assert, if, for, update, delete, link or a call)",
+  ],
   ["line break before an operator", "fn f(a: Int) {\n  let x = a\n    ┆+ 1\n}\n", "WO1003", "expected a statement"],
   ["two statements on one line", "fn f() {\n  let a = 1 ┆let b = 2\n}\n", "WO1003", "end of statement"],
   ["missing comma between params", "fn f(a: Int ┆b: Int) { }\n", "WO1003", "',' between parameters"],
@@ -44,9 +59,19 @@ const broken: [name: string, marked: string, code: string, phrase: string][] = [
   ["top-level on other than startup", "on ┆create do: f()\n", "WO1003", "'startup'"],
   ["let without value", "fn f() {\n  let a = ┆\n}\n", "WO1003", "expected an expression"],
   ["else without block", "fn f() {\n  if true { } else ┆return\n}\n", "WO1003", "expected"],
-  ["brackets nested too deep", `type A {\n  x: ${"[".repeat(99)}┆[[Int${"]".repeat(101)}\n}\n`, "WO1004", "deeper than 100"],
+  [
+    "brackets nested too deep",
+    `type A {\n  x: ${"[".repeat(99)}┆[[Int${"]".repeat(101)}\n}\n`,
+    "WO1004",
+    "deeper than 100",
+  ],
   ["expression nested too deep", `┆fn f() {\n  return ${"not ".repeat(20000)}true\n}\n`, "WO1012", "nested too deeply"],
-  ["assert without a condition", "fn f() {\n  assert ┆otherwise abort\n}\n", "WO1003", "expected an expression but found 'otherwise'"],
+  [
+    "assert without a condition",
+    "fn f() {\n  assert ┆otherwise abort\n}\n",
+    "WO1003",
+    "expected an expression but found 'otherwise'",
+  ],
   ["if without a condition", "fn f() {\n  if ┆{ }\n}\n", "WO1003", "expected an expression"],
   ["arrow without a return type", "fn f() -> ┆{ }\n", "WO1003", "expected a name or '['"],
   ["@table key without value", "@table(foo┆)\ntype A { a: Int }\n", "WO1003", "expected ':' but found ')'"],
@@ -104,12 +129,17 @@ describe("recovery: one run reports every error", () => {
   });
 
   it("an error inside a method body costs one statement, not the method or the class", () => {
-    const source = "class A {\n  fn f() {\n    assert otherwise abort\n    let y = (1 + )\n    return 2\n  }\n  fn g() { return 1 }\n  x: Int\n}\n";
+    const source =
+      "class A {\n  fn f() {\n    assert otherwise abort\n    let y = (1 + )\n    return 2\n  }\n  fn g() { return 1 }\n  x: Int\n}\n";
     const { ast, diagnostics } = parseSource("m.wo", source);
     expect(diagnostics.map((d) => `${d.span.line}:${d.span.col}`)).toEqual(["3:12", "4:18"]);
     const a = ast.items[0]!;
     if (a.kind !== "TypeDecl") throw new Error("expected a type");
-    expect(a.members.map((m) => (m.kind === "FieldDecl" || m.kind === "FnDecl" ? m.name.text : m.kind))).toEqual(["f", "g", "x"]);
+    expect(a.members.map((m) => (m.kind === "FieldDecl" || m.kind === "FnDecl" ? m.name.text : m.kind))).toEqual([
+      "f",
+      "g",
+      "x",
+    ]);
     const f = a.members[0]!;
     expect(f.kind === "FnDecl" && f.body.statements.map((s) => s.kind)).toEqual(["ReturnStmt"]);
   });

@@ -26,11 +26,19 @@ describe("formatDiagnostic", () => {
   });
 
   it("says warning for warnings and widens the gutter for long line numbers", () => {
-    const text = "\n".repeat(99) + "  service graphql \"/g\" expose list\n";
+    const text = `${"\n".repeat(99)}  service graphql "/g" expose list\n`;
     const offset = text.indexOf("graphql");
-    const d = diag({ severity: "warning", message: "Not served yet.", span: { file: "b.wo", offset, end: offset + 7, line: 100, col: 11 } });
+    const d = diag({
+      severity: "warning",
+      message: "Not served yet.",
+      span: { file: "b.wo", offset, end: offset + 7, line: 100, col: 11 },
+    });
     expect(formatDiagnostic(d, text)).toBe(
-      ["b.wo:100:11: warning WO1003: Not served yet.", '  100 |   service graphql "/g" expose list', "      |           ^^^^^^^"].join("\n"),
+      [
+        "b.wo:100:11: warning WO1003: Not served yet.",
+        '  100 |   service graphql "/g" expose list',
+        "      |           ^^^^^^^",
+      ].join("\n"),
     );
   });
 
@@ -40,14 +48,18 @@ describe("formatDiagnostic", () => {
     expect(formatDiagnostic(diag({ span: { file: "c.wo", offset: 8, end: 8, line: 1, col: 9 } }), text)).toBe(
       ["c.wo:1:9: error WO1003: Expected ':' but found 'Int'.", "  1 | type A {", "    |         ^"].join("\n"),
     );
-    expect(formatDiagnostic(diag({ span: { file: "c.wo", offset: 5, end, line: 1, col: 6 } }), text).split("\n")[2]).toBe("    |      ^^^");
+    expect(
+      formatDiagnostic(diag({ span: { file: "c.wo", offset: 5, end, line: 1, col: 6 } }), text).split("\n")[2],
+    ).toBe("    |      ^^^");
   });
 
   it("keeps tabs so the caret lines up, and handles CRLF and unterminated strings", () => {
     const text = 'type A {\r\n\ts: Text = "abc\r\n}\r\n';
     const { diagnostics } = parseSource("d.wo", text);
     expect(formatDiagnostic(diagnostics[0]!, text)).toBe(
-      ["d.wo:2:12: error WO1002: Unterminated string literal.", '  2 | \ts: Text = "abc', "    | \t          ^"].join("\n"),
+      ["d.wo:2:12: error WO1002: Unterminated string literal.", '  2 | \ts: Text = "abc', "    | \t          ^"].join(
+        "\n",
+      ),
     );
   });
 });

@@ -41,12 +41,90 @@ on startup
 `;
 
 const pieces = [
-  "type", "class", "fn", "main", "test", "service", "rest", "mcp", "expose", "policy", "on", "do", "when",
-  "let", "insert", "update", "delete", "select", "set", "return", "assert", "otherwise", "abort", "if",
-  "else", "in", "txn", "snapshot", "ref", "multi", "via", "backlink", "link", "not", "and", "or", "now()",
-  "A", "b", "x-y", "self", "{", "}", "(", ")", "[", "]", ",", ";", ":", ".", "?", "@", "@table", "@edge",
-  "|", "->", "=", "==", "!=", "<", ">=", "-", "+", "*", "/", "%", "1", "1.5", '"s"', "'t'", '"open', "\n",
-  "\n\n", " ", "--c\n", "##app", "##ui", "#x", "$p", "&", "!", "\u0000", "é",
+  "type",
+  "class",
+  "fn",
+  "main",
+  "test",
+  "service",
+  "rest",
+  "mcp",
+  "expose",
+  "policy",
+  "on",
+  "do",
+  "when",
+  "let",
+  "insert",
+  "update",
+  "delete",
+  "select",
+  "set",
+  "return",
+  "assert",
+  "otherwise",
+  "abort",
+  "if",
+  "else",
+  "in",
+  "txn",
+  "snapshot",
+  "ref",
+  "multi",
+  "via",
+  "backlink",
+  "link",
+  "not",
+  "and",
+  "or",
+  "now()",
+  "A",
+  "b",
+  "x-y",
+  "self",
+  "{",
+  "}",
+  "(",
+  ")",
+  "[",
+  "]",
+  ",",
+  ";",
+  ":",
+  ".",
+  "?",
+  "@",
+  "@table",
+  "@edge",
+  "|",
+  "->",
+  "=",
+  "==",
+  "!=",
+  "<",
+  ">=",
+  "-",
+  "+",
+  "*",
+  "/",
+  "%",
+  "1",
+  "1.5",
+  '"s"',
+  "'t'",
+  '"open',
+  "\n",
+  "\n\n",
+  " ",
+  "--c\n",
+  "##app",
+  "##ui",
+  "#x",
+  "$p",
+  "&",
+  "!",
+  "\u0000",
+  "é",
 ];
 
 const bound = (text: string) => {
@@ -79,7 +157,11 @@ describe("parseSource never throws", () => {
 
   it("mutations of a valid program (delete, insert, swap)", () => {
     const mutation = fc.array(
-      fc.tuple(fc.constantFrom("delete", "insert", "swap"), fc.nat({ max: valid.length - 1 }), fc.constantFrom(...pieces)),
+      fc.tuple(
+        fc.constantFrom("delete", "insert", "swap"),
+        fc.nat({ max: valid.length - 1 }),
+        fc.constantFrom(...pieces),
+      ),
       { minLength: 1, maxLength: 8 },
     );
     fc.assert(
@@ -131,7 +213,7 @@ describe("parseSource never throws", () => {
   }, 60_000);
 
   it("too many errors are cut off with WO1010", () => {
-    const { diagnostics } = parseSource("many.wo", "type A {\n" + "  ? ?\n".repeat(500) + "}\n");
+    const { diagnostics } = parseSource("many.wo", `type A {\n${"  ? ?\n".repeat(500)}}\n`);
     expect(diagnostics.length).toBe(201);
     expect(diagnostics[200]!.code).toBe("WO1010");
   });

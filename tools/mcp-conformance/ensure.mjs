@@ -14,6 +14,9 @@ if (!needed.every((p) => existsSync(join(here, "node_modules", p)))) {
   // installs: a dependency of the suites declares `engines: node >=22`, which npm would report
   // as an EBADENGINE warning (or, under a global engine-strict=true, refuse). Neither applies
   // here, so engine checks are off and npm prints errors only.
-  const r = spawnSync(npm, ["ci", "--no-audit", "--no-fund", "--engine-strict=false", "--loglevel=error"], { cwd: here, stdio: "inherit" });
+  const r = spawnSync(npm, ["ci", "--no-audit", "--no-fund", "--engine-strict=false", "--loglevel=error"], {
+    cwd: here,
+    stdio: "inherit",
+  });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }

@@ -29,7 +29,9 @@ const binDir = findBinDir();
 
 /** Why PostgreSQL tests cannot run here, or undefined when they can. */
 export const postgresUnavailable =
-  binDir === undefined ? "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb; `apt-get install postgresql`, as .ci/run does)" : undefined;
+  binDir === undefined
+    ? "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb; `apt-get install postgresql`, as .ci/run does)"
+    : undefined;
 
 /** The superuser's name and password: the server asks for the password on TCP (scram-sha-256). */
 export const pgUser = "wo";
@@ -57,7 +59,9 @@ function run(command, args, user) {
     child.stdout.on("data", (c) => (out += c.toString()));
     child.stderr.on("data", (c) => (out += c.toString()));
     child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolvePromise() : reject(new Error(`${command} ${args.join(" ")} exited ${code}:\n${out}`))));
+    child.on("exit", (code) =>
+      code === 0 ? resolvePromise() : reject(new Error(`${command} ${args.join(" ")} exited ${code}:\n${out}`)),
+    );
   });
 }
 
@@ -90,7 +94,23 @@ export async function startPostgres() {
   writeFileSync(pwfile, `${pgPassword}\n`);
   if (user) chownSync(pwfile, user.uid, user.gid);
   // Password auth on TCP (what wo uses), so wrong credentials are refused as in production.
-  await run("initdb", ["-D", data, "-U", pgUser, `--pwfile=${pwfile}`, "--auth-host=scram-sha-256", "--auth-local=trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"], user);
+  await run(
+    "initdb",
+    [
+      "-D",
+      data,
+      "-U",
+      pgUser,
+      `--pwfile=${pwfile}`,
+      "--auth-host=scram-sha-256",
+      "--auth-local=trust",
+      "-E",
+      "UTF8",
+      "--locale=C.UTF-8",
+      "--no-sync",
+    ],
+    user,
+  );
   const port = await freePort();
   const host = "127.0.0.1";
   // fsync stays on (the durability tests rely on it); small buffers keep many servers cheap.

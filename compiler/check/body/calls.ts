@@ -7,7 +7,17 @@ import type { CatalogMethod } from "../../catalog.js";
 import { builtinFunctions } from "../../builtins.js";
 import { counted } from "../../../model/words.js";
 import { didYouMean } from "../did-you-mean.js";
-import { describeType, fieldValueType, findType, isAssignable, isComparable, isNullable, returnValueType, unknownType, type ValueType } from "../method-types.js";
+import {
+  describeType,
+  fieldValueType,
+  findType,
+  isAssignable,
+  isComparable,
+  isNullable,
+  returnValueType,
+  unknownType,
+  type ValueType,
+} from "../method-types.js";
 import type { BodyCheck } from "./context.js";
 import { fitLiteral, isLiteral } from "./literals.js";
 
@@ -21,7 +31,8 @@ export function call(check: BodyCheck, e: CallExpr): ValueType {
   if (!builtinFunctions.has(name)) {
     const reason = skipped.get(name);
     if (reason !== undefined) bag.report("WO5028", e.callee.span, { name, reason });
-    else if (owner?.methods.some((m) => m.name === name)) bag.report("WO5022", e.callee.span, { name, type: owner.name });
+    else if (owner?.methods.some((m) => m.name === name))
+      bag.report("WO5022", e.callee.span, { name, type: owner.name });
     else bag.report("WO5004", e.callee.span, { name });
     return unknownType;
   }
@@ -38,11 +49,16 @@ export function call(check: BodyCheck, e: CallExpr): ValueType {
   const set = args[0]!;
   if (name === "contains") {
     // contains(list, x): is x (compared as values, like ==) one of the elements?
-    const element: ValueType = set.k === "rows" ? { k: "row", type: set.type } : set.k === "array" ? set.element : unknownType;
+    const element: ValueType =
+      set.k === "rows" ? { k: "row", type: set.type } : set.k === "array" ? set.element : unknownType;
     if (set.k !== "rows" && set.k !== "array" && set.k !== "unknown") {
       bag.report("WO5006", e.args[0]!.span, { name, expected: "a set (rows or a list)", found: describeType(set) });
     } else if (!isComparable(element, args[1]!)) {
-      bag.report("WO5006", e.args[1]!.span, { name, expected: `a value comparable with ${describeType(element)}`, found: describeType(args[1]!) });
+      bag.report("WO5006", e.args[1]!.span, {
+        name,
+        expected: `a value comparable with ${describeType(element)}`,
+        found: describeType(args[1]!),
+      });
     }
     return { k: "bool" };
   }
@@ -67,7 +83,11 @@ export function call(check: BodyCheck, e: CallExpr): ValueType {
 /** `f(a, b)` of a free fn: arguments fit its parameters; its writes need this body's txn. */
 function callFunction(check: BodyCheck, e: CallExpr, fn: CatalogMethod, args: ValueType[]): ValueType {
   if (args.length !== fn.params.length) {
-    check.bag.report("WO5005", e.callee.span, { name: fn.name, expected: counted(fn.params.length, "argument"), found: `${args.length}` });
+    check.bag.report("WO5005", e.callee.span, {
+      name: fn.name,
+      expected: counted(fn.params.length, "argument"),
+      found: `${args.length}`,
+    });
   } else {
     fitArguments(check, fn, e.args, args, fn.name);
   }
@@ -80,11 +100,18 @@ function fitArguments(check: BodyCheck, fn: CatalogMethod, exprs: Expr[], args: 
     const want = fieldValueType(check.catalog, p.type);
     const given = args[i]!;
     if (isLiteral(exprs[i]!)) return fitLiteral(check, exprs[i]!, want);
-    if (p.type.kind === "ref" && given.k === "row" && !given.projection && given.type === p.type.target && !isNullable(given)) {
+    if (
+      p.type.kind === "ref" &&
+      given.k === "row" &&
+      !given.projection &&
+      given.type === p.type.target &&
+      !isNullable(given)
+    ) {
       check.typing.rowIds.add(exprs[i]!);
       return;
     }
-    if (!isAssignable(given, want)) check.bag.report("WO5006", exprs[i]!.span, { name, expected: describeType(want), found: describeType(given) });
+    if (!isAssignable(given, want))
+      check.bag.report("WO5006", exprs[i]!.span, { name, expected: describeType(want), found: describeType(given) });
   });
 }
 
@@ -95,9 +122,18 @@ export function methodCall(check: BodyCheck, e: MethodCallExpr): ValueType {
   const args = e.args.map((a) => check.expr(a));
   if (objType.k === "unknown") return unknownType;
   const isRef = objType.k === "int" && objType.name.startsWith("ref ");
-  const type = objType.k === "row" && !objType.projection ? findType(catalog, objType.type) : isRef && objType.k === "int" ? findType(catalog, objType.name.slice(4)) : undefined;
+  const type =
+    objType.k === "row" && !objType.projection
+      ? findType(catalog, objType.type)
+      : isRef && objType.k === "int"
+        ? findType(catalog, objType.name.slice(4))
+        : undefined;
   if (!type || isNullable(objType)) {
-    bag.report("WO5026", e.object.span, { what: `A method call '.${e.method.text}(…)'`, expected: "a row or a ref id (not null)", found: describeType(objType) });
+    bag.report("WO5026", e.object.span, {
+      what: `A method call '.${e.method.text}(…)'`,
+      expected: "a row or a ref id (not null)",
+      found: describeType(objType),
+    });
     return unknownType;
   }
   const callee = type.methods.find((m) => m.name === e.method.text);
@@ -107,12 +143,23 @@ export function methodCall(check: BodyCheck, e: MethodCallExpr): ValueType {
     return unknownType;
   }
   if (!callee) {
-    bag.report("WO5003", e.method.span, { type: type.name, field: `${e.method.text}()`, hint: didYouMean(e.method.text, type.methods.map((m) => m.name)) });
+    bag.report("WO5003", e.method.span, {
+      type: type.name,
+      field: `${e.method.text}()`,
+      hint: didYouMean(
+        e.method.text,
+        type.methods.map((m) => m.name),
+      ),
+    });
     return unknownType;
   }
   const name = `${type.name}.${callee.name}`;
   if (args.length !== callee.params.length) {
-    bag.report("WO5005", e.method.span, { name, expected: counted(callee.params.length, "argument"), found: `${args.length}` });
+    bag.report("WO5005", e.method.span, {
+      name,
+      expected: counted(callee.params.length, "argument"),
+      found: `${args.length}`,
+    });
   } else {
     fitArguments(check, callee, e.args, args, name);
   }

@@ -6,7 +6,18 @@
 
 import type { Expr } from "../../ast.js";
 import { didYouMean } from "../did-you-mean.js";
-import { describeType, isAssignable, isComparable, isNumeric, isOrderable, isText, nonNull, orNull, unknownType, type ValueType } from "../method-types.js";
+import {
+  describeType,
+  isAssignable,
+  isComparable,
+  isNumeric,
+  isOrderable,
+  isText,
+  nonNull,
+  orNull,
+  unknownType,
+  type ValueType,
+} from "../method-types.js";
 import { reportUnexecuted } from "../unexecuted.js";
 import { call, methodCall } from "./calls.js";
 import type { BodyCheck } from "./context.js";
@@ -22,7 +33,15 @@ export function typeExpr(check: BodyCheck, e: Expr): ValueType {
 }
 
 function isScalar(t: ValueType): boolean {
-  return t.k === "int" || t.k === "float" || t.k === "text" || t.k === "union" || t.k === "bool" || t.k === "null" || t.k === "unknown";
+  return (
+    t.k === "int" ||
+    t.k === "float" ||
+    t.k === "text" ||
+    t.k === "union" ||
+    t.k === "bool" ||
+    t.k === "null" ||
+    t.k === "unknown"
+  );
 }
 
 function exprUncached(check: BodyCheck, e: Expr): ValueType {
@@ -79,9 +98,17 @@ function exprUncached(check: BodyCheck, e: Expr): ValueType {
       if (index.k !== "int" && index.k !== "unknown") {
         bag.report("WO5026", e.index.span, { what: "An index", expected: "an integer", found: describeType(index) });
       }
-      if (list.k === "rows") return list.projection ? { k: "row", type: list.type, projection: list.projection } : { k: "row", type: list.type };
+      if (list.k === "rows")
+        return list.projection
+          ? { k: "row", type: list.type, projection: list.projection }
+          : { k: "row", type: list.type };
       if (list.k === "array") return list.element;
-      if (list.k !== "unknown") bag.report("WO5026", e.object.span, { what: "Indexing", expected: "rows or a list", found: describeType(list) });
+      if (list.k !== "unknown")
+        bag.report("WO5026", e.object.span, {
+          what: "Indexing",
+          expected: "rows or a list",
+          found: describeType(list),
+        });
       return unknownType;
     }
     case "ObjectExpr":
@@ -93,7 +120,11 @@ function exprUncached(check: BodyCheck, e: Expr): ValueType {
       const element = items.find((t) => t.k !== "null" && t.k !== "unknown") ?? unknownType;
       e.items.forEach((item, i) => {
         if (!isLiteral(item) && !isAssignable(items[i]!, orNull(element))) {
-          bag.report("WO5026", item.span, { what: "A list element", expected: describeType(element), found: describeType(items[i]!) });
+          bag.report("WO5026", item.span, {
+            what: "A list element",
+            expected: describeType(element),
+            found: describeType(items[i]!),
+          });
         }
       });
       const hasNull = items.some((t) => t.k === "null");
@@ -115,22 +146,26 @@ function exprUncached(check: BodyCheck, e: Expr): ValueType {
         case "!=":
           checkVariantLiteral(check, l, e.right);
           checkVariantLiteral(check, r, e.left);
-          if (!isComparable(l, r)) bag.report("WO5011", e.span, { left: describeType(l), right: describeType(r), op: e.op });
+          if (!isComparable(l, r))
+            bag.report("WO5011", e.span, { left: describeType(l), right: describeType(r), op: e.op });
           return { k: "bool" };
         case "<":
         case "<=":
         case ">":
         case ">=":
-          if (!isOrderable(nonNull(l), nonNull(r))) bag.report("WO5011", e.span, { left: describeType(l), right: describeType(r), op: e.op });
+          if (!isOrderable(nonNull(l), nonNull(r)))
+            bag.report("WO5011", e.span, { left: describeType(l), right: describeType(r), op: e.op });
           return { k: "bool" };
         default: {
           // `"short of " + p.sku`: `+` with a text operand joins text (scalars only).
-          if (e.op === "+" && (isText(l) || isText(r)) && isScalar(l) && isScalar(r)) return { k: "text", name: "Text" };
+          if (e.op === "+" && (isText(l) || isText(r)) && isScalar(l) && isScalar(r))
+            return { k: "text", name: "Text" };
           if (!isNumeric(l)) bag.report("WO5012", e.left.span, { op: e.op, found: describeType(l) });
           else if (!isNumeric(r)) bag.report("WO5012", e.right.span, { op: e.op, found: describeType(r) });
           if (l.k === "float" || r.k === "float") return { k: "float" };
           // Money stays Money through arithmetic with plain Ints (`amount * 2`).
-          const name = [l, r].map((t) => (t.k === "int" ? t.name : "Int")).find((n) => n !== "Int" && n !== "Id") ?? "Int";
+          const name =
+            [l, r].map((t) => (t.k === "int" ? t.name : "Int")).find((n) => n !== "Int" && n !== "Id") ?? "Int";
           return { k: "int", name: name.startsWith("ref ") ? "Int" : name };
         }
       }

@@ -6,7 +6,17 @@ import type { MemberExpr, SelectExpr } from "../../ast.js";
 import type { CatalogField, CatalogType } from "../../catalog.js";
 import { relationsOf } from "../../../model/relations.js";
 import { didYouMean } from "../did-you-mean.js";
-import { describeType, fieldValueType, findType, isComparable, isNullable, isOrderable, nonNull, unknownType, type ValueType } from "../method-types.js";
+import {
+  describeType,
+  fieldValueType,
+  findType,
+  isComparable,
+  isNullable,
+  isOrderable,
+  nonNull,
+  unknownType,
+  type ValueType,
+} from "../method-types.js";
 import type { BodyCheck, RelationRead } from "./context.js";
 import { checkVariantLiteral } from "./variants.js";
 
@@ -15,7 +25,8 @@ export function member(check: BodyCheck, e: MemberExpr): ValueType {
   let objType = check.expr(e.object);
   const name = e.member.text;
   if (objType.k === "unknown") return unknownType;
-  const referenced = objType.k === "int" && objType.name.startsWith("ref ") ? findType(catalog, objType.name.slice(4)) : undefined;
+  const referenced =
+    objType.k === "int" && objType.name.startsWith("ref ") ? findType(catalog, objType.name.slice(4)) : undefined;
   if (referenced && objType.k === "int") {
     // `o.customer.name`: the row the id names, read in this call's transaction.
     typing.refReads.set(e, { type: referenced.name, table: referenced.table });
@@ -28,7 +39,11 @@ export function member(check: BodyCheck, e: MemberExpr): ValueType {
     const field = type.fields.find((f) => f.name === name);
     if (!field || (projection && !projection.includes(name))) {
       const visible = projection ?? type.fields.map((f) => f.name);
-      bag.report("WO5003", e.member.span, { type: projection ? `${type.name} { ${projection.join(", ")} }` : type.name, field: name, hint: didYouMean(name, visible) });
+      bag.report("WO5003", e.member.span, {
+        type: projection ? `${type.name} { ${projection.join(", ")} }` : type.name,
+        field: name,
+        hint: didYouMean(name, visible),
+      });
       return unknownType;
     }
     if (field.default?.kind === "computed") {
@@ -37,7 +52,10 @@ export function member(check: BodyCheck, e: MemberExpr): ValueType {
     }
     if (field.type.kind === "multi" || field.type.kind === "backlink") {
       if (objType.k === "rows") {
-        bag.report("WO5017", e.member.span, { field: name, found: `${describeType(objType)} (relations are read from one row)` });
+        bag.report("WO5017", e.member.span, {
+          field: name,
+          found: `${describeType(objType)} (relations are read from one row)`,
+        });
         return unknownType;
       }
       const rel = resolveRelation(check, type, field, e);
@@ -50,7 +68,14 @@ export function member(check: BodyCheck, e: MemberExpr): ValueType {
   if (objType.k === "struct") {
     const field = objType.fields.find((f) => f.name === name);
     if (!field) {
-      bag.report("WO5003", e.member.span, { type: describeType(objType), field: name, hint: didYouMean(name, objType.fields.map((f) => f.name)) });
+      bag.report("WO5003", e.member.span, {
+        type: describeType(objType),
+        field: name,
+        hint: didYouMean(
+          name,
+          objType.fields.map((f) => f.name),
+        ),
+      });
       return unknownType;
     }
     return fieldValueType(catalog, field.type, field.isOptional || isNullable(objType));
@@ -59,7 +84,12 @@ export function member(check: BodyCheck, e: MemberExpr): ValueType {
   return unknownType;
 }
 
-function resolveRelation(check: BodyCheck, type: CatalogType, field: CatalogField, e: MemberExpr): RelationRead | undefined {
+function resolveRelation(
+  check: BodyCheck,
+  type: CatalogType,
+  field: CatalogField,
+  e: MemberExpr,
+): RelationRead | undefined {
   const { bag, catalog } = check;
   if (field.type.kind !== "multi" && field.type.kind !== "backlink") return undefined;
   // The same resolution as the relation's REST route and MCP tool.
@@ -68,7 +98,12 @@ function resolveRelation(check: BodyCheck, type: CatalogType, field: CatalogFiel
     if (field.type.kind === "multi" && !field.type.via) {
       const target = findType(catalog, field.type.target);
       const count = (target?.fields ?? []).filter((f) => f.type.kind === "ref" && f.type.target === type.name).length;
-      bag.report("WO5018", e.member.span, { field: field.name, type: type.name, target: field.type.target, count: String(count) });
+      bag.report("WO5018", e.member.span, {
+        field: field.name,
+        type: type.name,
+        target: field.type.target,
+        count: String(count),
+      });
     }
     return undefined;
   }
@@ -76,7 +111,12 @@ function resolveRelation(check: BodyCheck, type: CatalogType, field: CatalogFiel
   const rel: RelationRead =
     path.kind === "ref"
       ? { type: target.name, table: target.table, column: path.column }
-      : { type: target.name, table: target.table, column: path.targetColumn, link: { table: path.link.table, ownerColumn: path.ownerColumn } };
+      : {
+          type: target.name,
+          table: target.table,
+          column: path.targetColumn,
+          link: { table: path.link.table, ownerColumn: path.ownerColumn },
+        };
   check.typing.relations.set(e, rel);
   return rel;
 }
@@ -84,13 +124,20 @@ function resolveRelation(check: BodyCheck, type: CatalogType, field: CatalogFiel
 export function select(check: BodyCheck, e: SelectExpr): ValueType {
   const { bag, catalog } = check;
   const target = findType(catalog, e.type.text);
-  if (!target) bag.report("WO5002", e.type.span, { name: e.type.text, hint: didYouMean(e.type.text, catalog.types.map((t) => t.name)) });
+  if (!target)
+    bag.report("WO5002", e.type.span, {
+      name: e.type.text,
+      hint: didYouMean(
+        e.type.text,
+        catalog.types.map((t) => t.name),
+      ),
+    });
   for (const p of e.predicates) {
     const valueType = check.expr(p.value);
     if (!target) continue;
     const field = target.fields.find((f) => f.name === p.column.text);
     const filterable =
-      field && field.isStored && (field.type.kind === "scalar" || field.type.kind === "union" || field.type.kind === "ref");
+      field?.isStored && (field.type.kind === "scalar" || field.type.kind === "union" || field.type.kind === "ref");
     if (!field || !filterable) {
       bag.report("WO5013", p.column.span, {
         type: target.name,
@@ -101,15 +148,22 @@ export function select(check: BodyCheck, e: SelectExpr): ValueType {
     }
     const colType = fieldValueType(catalog, field.type, field.isOptional);
     checkVariantLiteral(check, colType, p.value);
-    const ok = p.op === "==" || p.op === "!=" ? isComparable(colType, valueType) : isOrderable(nonNull(colType), nonNull(valueType));
+    const ok =
+      p.op === "==" || p.op === "!="
+        ? isComparable(colType, valueType)
+        : isOrderable(nonNull(colType), nonNull(valueType));
     if (!ok) bag.report("WO5011", p.span, { left: describeType(colType), right: describeType(valueType), op: p.op });
   }
   if (!target) return unknownType;
   const projection: string[] = [];
   for (const col of e.projection) {
     const field = target.fields.find((f) => f.name === col.text);
-    if (!field || !field.isStored) {
-      bag.report("WO5013", col.span, { type: target.name, column: col.text, why: field ? "not a stored column" : "not a field" });
+    if (!field?.isStored) {
+      bag.report("WO5013", col.span, {
+        type: target.name,
+        column: col.text,
+        why: field ? "not a stored column" : "not a field",
+      });
     } else projection.push(col.text);
   }
   return e.projection.length > 0 ? { k: "rows", type: target.name, projection } : { k: "rows", type: target.name };

@@ -19,7 +19,11 @@ export function checkReturn(check: BodyCheck, s: ReturnStmt): void {
   } else if (declared && s.value && t && isProjectionOf(t, declared)) {
     check.returnedKeys.push((t as { projection: string[] }).projection);
   } else if (declared && s.value && t && t.k !== "null" && !isAssignable(t, orNull(declared))) {
-    bag.report("WO5007", s.value.span, { method: method.name, expected: describeType(declared), found: describeType(t) });
+    bag.report("WO5007", s.value.span, {
+      method: method.name,
+      expected: describeType(declared),
+      found: describeType(t),
+    });
   } else if (declared && s.value && t && (t.k === "row" || t.k === "rows")) {
     const type = findType(catalog, t.type);
     if (type) check.returnedKeys.push(type.fields.filter((f) => f.isStored).map((f) => f.name));
@@ -39,7 +43,9 @@ export function checkResult(check: BodyCheck): void {
 function isProjectionOf(t: ValueType, declared: ValueType): boolean {
   if ((t.k !== "row" && t.k !== "rows") || !t.projection) return false;
   if (declared.k === "array") return t.k === "rows" && declared.element.k === "row" && declared.element.type === t.type;
-  return (declared.k === t.k || (declared.k === "rows" && t.k === "rows")) && "type" in declared && declared.type === t.type;
+  return (
+    (declared.k === t.k || (declared.k === "rows" && t.k === "rows")) && "type" in declared && declared.type === t.type
+  );
 }
 
 /**
@@ -73,5 +79,7 @@ export function stmtAlwaysReturns(s: Stmt): boolean {
 }
 
 function isFalseLiteral(s: AssertStmt): boolean {
-  return s.condition.kind === "LiteralExpr" && (s.condition.literal.value === false || s.condition.literal.value === null);
+  return (
+    s.condition.kind === "LiteralExpr" && (s.condition.literal.value === false || s.condition.literal.value === null)
+  );
 }

@@ -30,9 +30,19 @@ function stmt(check: BodyCheck, s: Stmt, depth: number): void {
     case "ForStmt": {
       const t = check.expr(s.iterable);
       const element: ValueType =
-        t.k === "rows" ? (t.projection ? { k: "row", type: t.type, projection: t.projection } : { k: "row", type: t.type }) : t.k === "array" ? t.element : unknownType;
+        t.k === "rows"
+          ? t.projection
+            ? { k: "row", type: t.type, projection: t.projection }
+            : { k: "row", type: t.type }
+          : t.k === "array"
+            ? t.element
+            : unknownType;
       if (t.k !== "rows" && t.k !== "array" && t.k !== "unknown") {
-        bag.report("WO5026", s.iterable.span, { what: "'for … in'", expected: "rows or a list", found: describeType(t) });
+        bag.report("WO5026", s.iterable.span, {
+          what: "'for … in'",
+          expected: "rows or a list",
+          found: describeType(t),
+        });
       }
       // The loop may run zero times: nothing bound inside it is certainly bound after it.
       const before = check.bound;
@@ -53,7 +63,11 @@ function stmt(check: BodyCheck, s: Stmt, depth: number): void {
       check.expr(s.condition);
       const message = s.abortExpr ? check.expr(s.abortExpr) : undefined;
       if (message && s.abortExpr && !isText(message) && message.k !== "unknown") {
-        bag.report("WO5026", s.abortExpr.span, { what: "An abort message", expected: "text", found: describeType(message) });
+        bag.report("WO5026", s.abortExpr.span, {
+          what: "An abort message",
+          expected: "text",
+          found: describeType(message),
+        });
       }
       return;
     }
@@ -68,9 +82,13 @@ function stmt(check: BodyCheck, s: Stmt, depth: number): void {
       check.bound = new Set(before);
       if (s.else?.kind === "Block") block(check, s.else, depth + 1);
       else if (s.else) stmt(check, s.else, depth + 1);
-      branches.push({ names: check.bound, returns: s.else ? (s.else.kind === "Block" ? alwaysReturns(s.else) : stmtAlwaysReturns(s.else)) : false });
+      branches.push({
+        names: check.bound,
+        returns: s.else ? (s.else.kind === "Block" ? alwaysReturns(s.else) : stmtAlwaysReturns(s.else)) : false,
+      });
       const live = branches.filter((b) => !b.returns);
-      check.bound = live.length === 0 ? before : new Set([...live[0]!.names].filter((n) => live.every((b) => b.names.has(n))));
+      check.bound =
+        live.length === 0 ? before : new Set([...live[0]!.names].filter((n) => live.every((b) => b.names.has(n))));
       return;
     }
     case "UpdateStmt":
@@ -88,7 +106,8 @@ function stmt(check: BodyCheck, s: Stmt, depth: number): void {
       if (s.expr.kind === "CallExpr") {
         check.expr(s.expr);
         const callee = s.expr.callee.text;
-        if (callee !== "print" && !catalog.functions?.some((f) => f.name === callee) && !skipped.has(callee)) bag.report("WO5025", s.span, unsupportedStatement(s));
+        if (callee !== "print" && !catalog.functions?.some((f) => f.name === callee) && !skipped.has(callee))
+          bag.report("WO5025", s.span, unsupportedStatement(s));
         return;
       }
       bag.report("WO5025", s.span, unsupportedStatement(s));
@@ -120,7 +139,10 @@ function unsupportedStatement(s: Stmt): { what: string; why: string } {
     case "AssignStmt":
       return { what: `Assignment '${s.op}'`, why: "rebind with 'let', or change a row with 'update … set'" };
     case "ExprStmt":
-      return { what: "A call on its own line", why: "its value would be discarded; calls of methods and functions are not compiled yet" };
+      return {
+        what: "A call on its own line",
+        why: "its value would be discarded; calls of methods and functions are not compiled yet",
+      };
     default:
       return { what: "'expect_abort'", why: "it belongs in a 'test' block" };
   }
@@ -158,7 +180,13 @@ function assign(check: BodyCheck, s: AssignStmt): void {
   if (s.op === "=") {
     value = check.expr(s.value);
   } else {
-    const arithmetic: BinaryExpr = { kind: "BinaryExpr", op: s.op === "+=" ? "+" : "-", left: s.target, right: s.value, span: s.span };
+    const arithmetic: BinaryExpr = {
+      kind: "BinaryExpr",
+      op: s.op === "+=" ? "+" : "-",
+      left: s.target,
+      right: s.value,
+      span: s.span,
+    };
     typing.compound.set(s, arithmetic);
     value = check.expr(arithmetic);
   }

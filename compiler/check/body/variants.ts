@@ -34,5 +34,6 @@ export function variantText(check: BodyCheck, e: Expr): string | undefined {
 export function checkVariantLiteral(check: BodyCheck, side: ValueType, other: Expr): void {
   const text = variantText(check, other);
   if (side.k !== "union" || text === undefined) return;
-  if (!side.variants.includes(text)) check.bag.report("WO5020", other.span, { value: text, variants: side.variants.join(" | ") });
+  if (!side.variants.includes(text))
+    check.bag.report("WO5020", other.span, { value: text, variants: side.variants.join(" | ") });
 }

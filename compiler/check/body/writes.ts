@@ -5,7 +5,15 @@
 import type { Expr, InsertStmt, LinkStmt, NameExpr, SelectExpr, Span, UpdateStmt } from "../../ast.js";
 import type { CatalogField, CatalogType } from "../../catalog.js";
 import { didYouMean } from "../did-you-mean.js";
-import { describeType, fieldValueType, findType, isAssignable, isNullable, unknownType, type ValueType } from "../method-types.js";
+import {
+  describeType,
+  fieldValueType,
+  findType,
+  isAssignable,
+  isNullable,
+  unknownType,
+  type ValueType,
+} from "../method-types.js";
 import { reportUnexecuted } from "../unexecuted.js";
 import type { BodyCheck } from "./context.js";
 import { fitLiteral, isLiteral } from "./literals.js";
@@ -16,7 +24,13 @@ export function insert(check: BodyCheck, s: InsertStmt): ValueType {
   const { bag, catalog } = check;
   const target = findType(catalog, s.type.text);
   if (!target) {
-    bag.report("WO5002", s.type.span, { name: s.type.text, hint: didYouMean(s.type.text, catalog.types.map((t) => t.name)) });
+    bag.report("WO5002", s.type.span, {
+      name: s.type.text,
+      hint: didYouMean(
+        s.type.text,
+        catalog.types.map((t) => t.name),
+      ),
+    });
     for (const e of s.entries) check.expr(e.value);
     return unknownType;
   }
@@ -29,7 +43,8 @@ export function insert(check: BodyCheck, s: InsertStmt): ValueType {
     if (field) checkStore(check, target, field, e.value, t);
   }
   for (const f of target.fields) {
-    if (f.isRequiredOnCreate && !given.has(f.name)) bag.report("WO5015", s.type.span, { type: target.name, field: f.name });
+    if (f.isRequiredOnCreate && !given.has(f.name))
+      bag.report("WO5015", s.type.span, { type: target.name, field: f.name });
   }
   return { k: "row", type: target.name };
 }
@@ -75,13 +90,21 @@ export function link(check: BodyCheck, s: LinkStmt): void {
     return;
   }
   if (!target.link) {
-    bag.report("WO5026", s.edge.span, { what: `'${statement}'`, expected: "a link type (type L link A -> B)", found: `'${target.name}', which is not a link type` });
+    bag.report("WO5026", s.edge.span, {
+      what: `'${statement}'`,
+      expected: "a link type (type L link A -> B)",
+      found: `'${target.name}', which is not a link type`,
+    });
     return;
   }
   endpoint(check, s.from, from, target.link.from, `The source of '${statement} … -[${target.name}]->'`);
   endpoint(check, s.to, to, target.link.to, `The target of '${statement} … -[${target.name}]->'`);
   if (s.remove) {
-    if (s.entries.length > 0) bag.report("WO5025", s.entries[0]!.span, { what: "Fields in 'unlink'", why: "a pair has one link, so 'unlink' names only its two ends" });
+    if (s.entries.length > 0)
+      bag.report("WO5025", s.entries[0]!.span, {
+        what: "Fields in 'unlink'",
+        why: "a pair has one link, so 'unlink' names only its two ends",
+      });
     return;
   }
   const ends = [target.link.fromField, target.link.toField];
@@ -97,7 +120,11 @@ export function link(check: BodyCheck, s: LinkStmt): void {
   }
   for (const f of target.fields) {
     if (f.isRequiredOnCreate && !given.has(f.name)) {
-      bag.report("WO5029", s.edge.span, { what: `'link … -[${target.name}]->'`, expected: target.name, why: `required field '${f.name}' is not given (-[${target.name} { ${f.name}: … }]->)` });
+      bag.report("WO5029", s.edge.span, {
+        what: `'link … -[${target.name}]->'`,
+        expected: target.name,
+        why: `required field '${f.name}' is not given (-[${target.name} { ${f.name}: … }]->)`,
+      });
     }
   }
 }
@@ -121,17 +148,34 @@ export function rowTarget(check: BodyCheck, target: SelectExpr | NameExpr, what:
 }
 
 /** A field an insert/update may set, or a diagnostic saying why not. */
-function writableField(check: BodyCheck, target: CatalogType, name: string, span: Span, statement: "insert" | "update"): CatalogField | undefined {
+function writableField(
+  check: BodyCheck,
+  target: CatalogType,
+  name: string,
+  span: Span,
+  statement: "insert" | "update",
+): CatalogField | undefined {
   const { bag } = check;
   const field = target.fields.find((f) => f.name === name);
   if (!field) {
-    bag.report("WO5003", span, { type: target.name, field: name, hint: didYouMean(name, target.fields.map((f) => f.name)) });
+    bag.report("WO5003", span, {
+      type: target.name,
+      field: name,
+      hint: didYouMean(
+        name,
+        target.fields.map((f) => f.name),
+      ),
+    });
     return undefined;
   }
   // @readonly fields are the app's own to write; @immutable ones only when the row is made.
   if (field.isWritable && !(statement === "update" && field.isImmutable)) return field;
   if (field.isWritable) {
-    bag.report("WO5009", span, { field: name, type: target.name, why: "it is @immutable: set when the row is inserted and never changed" });
+    bag.report("WO5009", span, {
+      field: name,
+      type: target.name,
+      why: "it is @immutable: set when the row is inserted and never changed",
+    });
     return undefined;
   }
   const why =
@@ -154,10 +198,16 @@ function checkStore(check: BodyCheck, target: CatalogType, field: CatalogField, 
   }
   const text = variantText(check, value);
   if (want.k === "union" && text !== undefined) {
-    if (!want.variants.includes(text)) check.bag.report("WO5020", value.span, { value: text, variants: want.variants.join(" | ") });
+    if (!want.variants.includes(text))
+      check.bag.report("WO5020", value.span, { value: text, variants: want.variants.join(" | ") });
     return;
   }
   if (!isAssignable(t, want)) {
-    check.bag.report("WO5014", value.span, { field: field.name, type: target.name, expected: describeType(want), found: describeType(t) });
+    check.bag.report("WO5014", value.span, {
+      field: field.name,
+      type: target.name,
+      expected: describeType(want),
+      found: describeType(t),
+    });
   }
 }

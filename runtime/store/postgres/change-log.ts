@@ -63,7 +63,11 @@ export class PgChangeLog {
 
   /** Reads inside a read() snapshot. */
   async read(client: pg.ClientBase, table: string, after: number, limit: number): Promise<ChangeLogRead> {
-    const bounds = (await client.query<{ newest: number; oldest: number | null }>(`SELECT (${newestSql}) AS newest, (SELECT MIN("seq") FROM "${pgChangeLogTable}") AS oldest`)).rows[0]!;
+    const bounds = (
+      await client.query<{ newest: number; oldest: number | null }>(
+        `SELECT (${newestSql}) AS newest, (SELECT MIN("seq") FROM "${pgChangeLogTable}") AS oldest`,
+      )
+    ).rows[0]!;
     const newest = Number(bounds.newest);
     const oldest = bounds.oldest === null ? null : Number(bounds.oldest);
     // As on SQLite: complete only if the oldest kept change is at most one past `after` (or
@@ -77,7 +81,9 @@ export class PgChangeLog {
       )
     ).rows;
     const more = rows.length > limit;
-    const changes: RowChange[] = rows.slice(0, limit).map((r) => ({ table: r.table, op: r.op, id: Number(r.row_id), row: r.row, seq: Number(r.seq) }));
+    const changes: RowChange[] = rows
+      .slice(0, limit)
+      .map((r) => ({ table: r.table, op: r.op, id: Number(r.row_id), row: r.row, seq: Number(r.seq) }));
     return { gone: false, changes, more };
   }
 }

@@ -98,7 +98,8 @@ export class ChangeRelay {
       const changes: RowChange[] = [];
       for (const c of envelope.changes) {
         const { rowOmitted, ...change } = c;
-        if (rowOmitted && change.op !== "delete") change.row = await this.readRow(change.table, change.id).catch(() => null);
+        if (rowOmitted && change.op !== "delete")
+          change.row = await this.readRow(change.table, change.id).catch(() => null);
         changes.push(change);
       }
       this.deliver(changes);

@@ -11,7 +11,14 @@
 
 import type pg from "pg";
 import { diffShapes, type Change, type DataProbe, type Step } from "../../../model/shape-diff.js";
-import { metaTable, shapeFormat, valueKind, type ColumnShape, type StorageShape, type StoredDefault } from "../../../model/storage-shape.js";
+import {
+  metaTable,
+  shapeFormat,
+  valueKind,
+  type ColumnShape,
+  type StorageShape,
+  type StoredDefault,
+} from "../../../model/storage-shape.js";
 import { MigrationRefusedError, StoreOpenError, type MigrationReport } from "../../../model/store.js";
 import { quoteId } from "../ddl.js";
 import { createChangeLogSql } from "./change-log.js";
@@ -24,14 +31,21 @@ export const mcpSessionTable = "_wo_mcp_sessions";
 export const migrationLockKey = 0x776f_6d69_6772n;
 
 /** `where` names the database in messages (its URL without the password). */
-export async function migratePostgres(client: pg.ClientBase, where: string, next: StorageShape, options: { allowDestructive: boolean }): Promise<MigrationReport> {
+export async function migratePostgres(
+  client: pg.ClientBase,
+  where: string,
+  next: StorageShape,
+  options: { allowDestructive: boolean },
+): Promise<MigrationReport> {
   await client.query("BEGIN");
   try {
     // Waits while another instance migrates; released by COMMIT or ROLLBACK.
     await client.query("SELECT pg_advisory_xact_lock($1)", [migrationLockKey.toString()]);
     const report = await planAndApply(client, where, next, options);
     for (const sql of createChangeLogSql) await client.query(sql);
-    await client.query(`CREATE TABLE IF NOT EXISTS ${quoteId(mcpSessionTable)} ("id" TEXT PRIMARY KEY, "protocol_version" TEXT NOT NULL, "created_at" TIMESTAMPTZ NOT NULL DEFAULT now())`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${quoteId(mcpSessionTable)} ("id" TEXT PRIMARY KEY, "protocol_version" TEXT NOT NULL, "created_at" TIMESTAMPTZ NOT NULL DEFAULT now())`,
+    );
     await client.query("COMMIT");
     return report;
   } catch (err) {
@@ -40,14 +54,22 @@ export async function migratePostgres(client: pg.ClientBase, where: string, next
   }
 }
 
-async function planAndApply(client: pg.ClientBase, where: string, next: StorageShape, options: { allowDestructive: boolean }): Promise<MigrationReport> {
+async function planAndApply(
+  client: pg.ClientBase,
+  where: string,
+  next: StorageShape,
+  options: { allowDestructive: boolean },
+): Promise<MigrationReport> {
   const stored = await readStoredShape(client, where);
   const changes: Change[] =
     stored === undefined
       ? next.tables.map((t) => ({
           severity: "additive" as const,
           text: `created table '${t.table}' for type '${t.typeName}'`,
-          steps: [{ op: "createTable" as const, table: t }, ...t.indexes.map((index) => ({ op: "createIndex" as const, table: t.table, index }))],
+          steps: [
+            { op: "createTable" as const, table: t },
+            ...t.indexes.map((index) => ({ op: "createIndex" as const, table: t.table, index })),
+          ],
         }))
       : await diffShapes(stored, next, createProbe(client));
 
@@ -57,23 +79,42 @@ async function planAndApply(client: pg.ClientBase, where: string, next: StorageS
     throw new MigrationRefusedError(where, options.allowDestructive ? [] : destructive, blocked);
   }
 
-  if (stored === undefined) await client.query(`CREATE TABLE ${quoteId(metaTable)} ("key" TEXT PRIMARY KEY, "value" TEXT NOT NULL)`);
-  await applySteps(client, changes.flatMap((c) => c.steps));
+  if (stored === undefined)
+    await client.query(`CREATE TABLE ${quoteId(metaTable)} ("key" TEXT PRIMARY KEY, "value" TEXT NOT NULL)`);
+  await applySteps(
+    client,
+    changes.flatMap((c) => c.steps),
+  );
   if (stored === undefined || changes.length > 0 || JSON.stringify(stored) !== JSON.stringify(next)) {
-    await client.query(`INSERT INTO ${quoteId(metaTable)} ("key", "value") VALUES ('shape', $1) ON CONFLICT ("key") DO UPDATE SET "value" = EXCLUDED."value"`, [JSON.stringify(next)]);
+    await client.query(
+      `INSERT INTO ${quoteId(metaTable)} ("key", "value") VALUES ('shape', $1) ON CONFLICT ("key") DO UPDATE SET "value" = EXCLUDED."value"`,
+      [JSON.stringify(next)],
+    );
   }
-  return { applied: changes.map((c) => (c.severity === "destructive" ? `${c.text} (applied: --allow-destructive-migration)` : c.text)), refused: [] };
+  return {
+    applied: changes.map((c) =>
+      c.severity === "destructive" ? `${c.text} (applied: --allow-destructive-migration)` : c.text,
+    ),
+    refused: [],
+  };
 }
 
 async function readStoredShape(client: pg.ClientBase, where: string): Promise<StorageShape | undefined> {
-  const tables = (await client.query<{ name: string }>(`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1`)).rows;
+  const tables = (
+    await client.query<{ name: string }>(
+      `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1`,
+    )
+  ).rows;
   if (!tables.some((t) => t.name === metaTable)) {
     if (tables.length > 0) {
-      throw new StoreOpenError(`${where} already holds tables that wo did not create (${tables.map((t) => t.name).join(", ")}); use an empty database.`);
+      throw new StoreOpenError(
+        `${where} already holds tables that wo did not create (${tables.map((t) => t.name).join(", ")}); use an empty database.`,
+      );
     }
     return undefined;
   }
-  const row = (await client.query<{ value: string }>(`SELECT "value" FROM ${quoteId(metaTable)} WHERE "key" = 'shape'`)).rows[0];
+  const row = (await client.query<{ value: string }>(`SELECT "value" FROM ${quoteId(metaTable)} WHERE "key" = 'shape'`))
+    .rows[0];
   let shape: StorageShape | undefined;
   try {
     shape = row === undefined ? undefined : (JSON.parse(row.value) as StorageShape);
@@ -84,7 +125,9 @@ async function readStoredShape(client: pg.ClientBase, where: string): Promise<St
     throw new StoreOpenError(`${where} has a damaged storage description (${metaTable}); restore it from a backup.`);
   }
   if (shape.format > shapeFormat) {
-    throw new StoreOpenError(`${where} was written by a newer wo (storage format ${shape.format}); upgrade wo to open it.`);
+    throw new StoreOpenError(
+      `${where} was written by a newer wo (storage format ${shape.format}); upgrade wo to open it.`,
+    );
   }
   return shape;
 }
@@ -96,10 +139,15 @@ function createProbe(client: pg.ClientBase): DataProbe {
     rowCount: (t) => one(`SELECT COUNT(*) AS n FROM ${quoteId(t)}`),
     nonNullCount: (t, c) => one(`SELECT COUNT(*) AS n FROM ${quoteId(t)} WHERE ${quoteId(c)} IS NOT NULL`),
     nullCount: (t, c) => one(`SELECT COUNT(*) AS n FROM ${quoteId(t)} WHERE ${quoteId(c)} IS NULL`),
-    countIn: (t, c, values) => one(`SELECT COUNT(*) AS n FROM ${quoteId(t)} WHERE ${quoteId(c)}::text = ANY(ARRAY[${values.map(literal).join(", ")}]::text[])`),
+    countIn: (t, c, values) =>
+      one(
+        `SELECT COUNT(*) AS n FROM ${quoteId(t)} WHERE ${quoteId(c)}::text = ANY(ARRAY[${values.map(literal).join(", ")}]::text[])`,
+      ),
     duplicateCount: (t, c, collation) => {
       const value = pgIndexedColumn(c, collation);
-      return one(`SELECT COUNT(*) AS n FROM (SELECT ${value} FROM ${quoteId(t)} WHERE ${quoteId(c)} IS NOT NULL GROUP BY ${value} HAVING COUNT(*) > 1) AS d`);
+      return one(
+        `SELECT COUNT(*) AS n FROM (SELECT ${value} FROM ${quoteId(t)} WHERE ${quoteId(c)} IS NOT NULL GROUP BY ${value} HAVING COUNT(*) > 1) AS d`,
+      );
     },
   };
 }
@@ -144,15 +192,24 @@ async function applySteps(client: pg.ClientBase, steps: Step[]): Promise<void> {
         break;
       case "addColumn":
         await client.query(`ALTER TABLE ${quoteId(s.table)} ADD COLUMN ${pgColumnDefinition(s.column)}`);
-        if (s.fill) await client.query(`UPDATE ${quoteId(s.table)} SET ${quoteId(s.column.name)} = $1`, [fillValue(s.column, s.fill, now)]);
+        if (s.fill)
+          await client.query(`UPDATE ${quoteId(s.table)} SET ${quoteId(s.column.name)} = $1`, [
+            fillValue(s.column, s.fill, now),
+          ]);
         break;
       case "fillNulls":
-        await client.query(`UPDATE ${quoteId(s.table)} SET ${quoteId(s.column.name)} = $1 WHERE ${quoteId(s.column.name)} IS NULL`, [fillValue(s.column, s.fill, now)]);
+        await client.query(
+          `UPDATE ${quoteId(s.table)} SET ${quoteId(s.column.name)} = $1 WHERE ${quoteId(s.column.name)} IS NULL`,
+          [fillValue(s.column, s.fill, now)],
+        );
         break;
       case "replaceValues": {
         const col = quoteId(s.column.name);
         const value = s.fill ? fillValue(s.column, s.fill, now) : null;
-        await client.query(`UPDATE ${quoteId(s.table)} SET ${col} = $1 WHERE ${col}::text = ANY($2::text[])`, [value, s.values]);
+        await client.query(`UPDATE ${quoteId(s.table)} SET ${col} = $1 WHERE ${col}::text = ANY($2::text[])`, [
+          value,
+          s.values,
+        ]);
         break;
       }
       case "createIndex":

@@ -22,7 +22,19 @@
 import pg from "pg";
 import { servesLiveStream, type Catalog } from "../../../model/app.js";
 import { deriveShape } from "../../../model/storage-shape.js";
-import { StoreCancelledError, StoreOpenError, StoreUnavailableError, type ChangeLogRead, type CommitListener, type McpSessionDirectory, type MigrationReport, type RowChange, type Store, type StoreTx, type WriteOptions } from "../../../model/store.js";
+import {
+  StoreCancelledError,
+  StoreOpenError,
+  StoreUnavailableError,
+  type ChangeLogRead,
+  type CommitListener,
+  type McpSessionDirectory,
+  type MigrationReport,
+  type RowChange,
+  type Store,
+  type StoreTx,
+  type WriteOptions,
+} from "../../../model/store.js";
 import { defaultRetention, type ChangeLogOptions } from "../change-log.js";
 import { PgChangeLog } from "./change-log.js";
 import { ChangeRelay, changeChannel, changePayloads } from "./change-relay.js";
@@ -64,7 +76,9 @@ export function redactUrl(url: string): string {
   }
 }
 
-export async function openPostgresStore(options: OpenPostgresStoreOptions): Promise<{ store: PostgresStore; migration: MigrationReport }> {
+export async function openPostgresStore(
+  options: OpenPostgresStoreOptions,
+): Promise<{ store: PostgresStore; migration: MigrationReport }> {
   const shape = deriveShape(options.catalog);
   assertPostgresNames(shape);
   const where = redactUrl(options.url);
@@ -74,14 +88,20 @@ export async function openPostgresStore(options: OpenPostgresStoreOptions): Prom
     let migration: MigrationReport;
     let foldCollation: string;
     try {
-      migration = await migratePostgres(client, where, shape, { allowDestructive: options.allowDestructiveMigration ?? false });
+      migration = await migratePostgres(client, where, shape, {
+        allowDestructive: options.allowDestructiveMigration ?? false,
+      });
       foldCollation = await chooseFoldCollation(client);
     } finally {
       client.release();
     }
     const ctx: PgTxContext = { tables: buildTableRegistry(shape), statements: new StatementNames(), foldCollation };
     if (options.changeLog && options.changeLog.tables.length > 0) ctx.log = new PgChangeLog(options.changeLog);
-    const store = new PostgresStore(pool, ctx, where, { connectionString: connectionString(options), application_name: "wo", types });
+    const store = new PostgresStore(pool, ctx, where, {
+      connectionString: connectionString(options),
+      application_name: "wo",
+      types,
+    });
     await store.startRelay();
     return { store, migration };
   } catch (err) {
@@ -163,7 +183,11 @@ export class PostgresStore implements Store {
     readonly where: string,
     relayConfig: pg.ClientConfig,
   ) {
-    this.relay = new ChangeRelay(relayConfig, (changes) => this.publish(changes), (table, id) => this.read(async (tx) => (await tx.get(table, id)) ?? null));
+    this.relay = new ChangeRelay(
+      relayConfig,
+      (changes) => this.publish(changes),
+      (table, id) => this.read(async (tx) => (await tx.get(table, id)) ?? null),
+    );
   }
 
   private readonly relay: ChangeRelay;
@@ -181,10 +205,20 @@ export class PostgresStore implements Store {
     for (let attempt = 1; ; attempt++) {
       try {
         // One round trip: BEGIN and the lock as one simple query.
-        return await this.writers.run(() => this.transaction(`BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(${writeLockKey})`, true, fn, options.signal));
+        return await this.writers.run(() =>
+          this.transaction(
+            `BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(${writeLockKey})`,
+            true,
+            fn,
+            options.signal,
+          ),
+        );
       } catch (err) {
         if (!isSerializationFailure(err)) throw err;
-        if (attempt >= maxWriteAttempts) throw new StoreUnavailableError(`the write conflicted with concurrent writes ${attempt} times in a row (${(err as Error).message})`);
+        if (attempt >= maxWriteAttempts)
+          throw new StoreUnavailableError(
+            `the write conflicted with concurrent writes ${attempt} times in a row (${(err as Error).message})`,
+          );
         // A random pause that grows: two retrying writers should not collide again in step.
         await new Promise((r) => setTimeout(r, Math.random() * 5 * 2 ** Math.min(attempt, 6)));
       }
@@ -209,9 +243,16 @@ export class PostgresStore implements Store {
       let broken: Error | undefined;
       try {
         const report = await migratePostgres(client, this.where, shape, options);
-        this.ctx = { ...this.ctx, tables: buildTableRegistry(shape), statements: new StatementNames(++this.generation) };
+        this.ctx = {
+          ...this.ctx,
+          tables: buildTableRegistry(shape),
+          statements: new StatementNames(++this.generation),
+        };
         // The new build may expose `subscribe` on other types: the log follows (spec/live.md).
-        const logged = { tables: catalog.types.filter(servesLiveStream).map((t) => t.table), retention: catalog.config.liveRetention ?? defaultRetention };
+        const logged = {
+          tables: catalog.types.filter(servesLiveStream).map((t) => t.table),
+          retention: catalog.config.liveRetention ?? defaultRetention,
+        };
         if (this.ctx.log) this.ctx.log.follow(logged);
         else if (logged.tables.length > 0) this.ctx.log = new PgChangeLog(logged);
         return report;
@@ -254,9 +295,15 @@ export class PostgresStore implements Store {
   /** MCP sessions in the database: a client keeps its session on whichever instance it lands. */
   readonly mcpSessions: McpSessionDirectory = {
     record: async (id, protocolVersion) => {
-      await this.query(`INSERT INTO "${mcpSessionTable}" ("id", "protocol_version") VALUES ($1, $2)`, [id, protocolVersion]);
+      await this.query(`INSERT INTO "${mcpSessionTable}" ("id", "protocol_version") VALUES ($1, $2)`, [
+        id,
+        protocolVersion,
+      ]);
     },
-    lookup: async (id) => (await this.query(`SELECT "protocol_version" AS v FROM "${mcpSessionTable}" WHERE "id" = $1`, [id])).rows[0]?.v as string | undefined,
+    lookup: async (id) =>
+      (await this.query(`SELECT "protocol_version" AS v FROM "${mcpSessionTable}" WHERE "id" = $1`, [id])).rows[0]?.v as
+        | string
+        | undefined,
     end: async (id) => ((await this.query(`DELETE FROM "${mcpSessionTable}" WHERE "id" = $1`, [id])).rowCount ?? 0) > 0,
   };
 
@@ -280,7 +327,12 @@ export class PostgresStore implements Store {
     }
   }
 
-  private async transaction<T>(begin: string, isWritable: boolean, fn: (tx: StoreTx) => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  private async transaction<T>(
+    begin: string,
+    isWritable: boolean,
+    fn: (tx: StoreTx) => Promise<T>,
+    signal: AbortSignal | undefined,
+  ): Promise<T> {
     if (this.isClosed) throw new Error("the store is closed");
     if (signal?.aborted) throw new StoreCancelledError();
     let client: pg.PoolClient;
@@ -299,7 +351,11 @@ export class PostgresStore implements Store {
       if (isWritable) await this.ctx.log?.pruneIfDue(client);
       // Sent by the COMMIT (and only if it commits), in commit order, to the other instances.
       for (const payload of tx.changes.length > 0 ? changePayloads(this.relay.instanceId, tx.changes) : []) {
-        await client.query({ name: "wo_notify_changes", text: `SELECT pg_notify('${changeChannel}', $1)`, values: [payload] });
+        await client.query({
+          name: "wo_notify_changes",
+          text: `SELECT pg_notify('${changeChannel}', $1)`,
+          values: [payload],
+        });
       }
       await client.query("COMMIT");
       // After the COMMIT, before the write resolves: a listener sees a change before its writer's answer.
@@ -345,11 +401,22 @@ function isConnectionFailure(err: unknown): boolean {
   const code = String((err as { code?: unknown })?.code ?? "");
   const message = (err as Error)?.message ?? "";
   return (
-    ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"].includes(code) ||
+    [
+      "ECONNREFUSED",
+      "ECONNRESET",
+      "ETIMEDOUT",
+      "EPIPE",
+      "EHOSTUNREACH",
+      "ENETUNREACH",
+      "ENOTFOUND",
+      "EAI_AGAIN",
+    ].includes(code) ||
     code.startsWith("08") ||
     code.startsWith("57P") ||
     code === "57014" ||
-    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended/i.test(message)
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended/i.test(
+      message,
+    )
   );
 }
 
@@ -369,12 +436,20 @@ export function explainPostgresOpenFailure(err: unknown, where: string): unknown
   const code = String((err as { code?: unknown })?.code ?? "");
   const message = (err as Error)?.message ?? String(err);
   if (code === "28P01" || code === "28000") {
-    return new StoreOpenError(`Cannot log in to ${where}: the server refused the user name or password (${message}). Check the URL's user and the password (in the URL or in the variable [database] password_env names).`);
+    return new StoreOpenError(
+      `Cannot log in to ${where}: the server refused the user name or password (${message}). Check the URL's user and the password (in the URL or in the variable [database] password_env names).`,
+    );
   }
-  if (code === "3D000") return new StoreOpenError(`Cannot open ${where}: ${message}. Create it first (\`createdb\`), or fix the name in the URL.`);
+  if (code === "3D000")
+    return new StoreOpenError(
+      `Cannot open ${where}: ${message}. Create it first (\`createdb\`), or fix the name in the URL.`,
+    );
   if (/password must be a string|SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a string/i.test(message)) {
-    return new StoreOpenError(`Cannot log in to ${where}: the server asks for a password and none was given. Put it in the URL or in the environment variable [database] password_env names.`);
+    return new StoreOpenError(
+      `Cannot log in to ${where}: the server asks for a password and none was given. Put it in the URL or in the environment variable [database] password_env names.`,
+    );
   }
-  if (isConnectionFailure(err)) return new StoreOpenError(`Cannot reach the PostgreSQL server at ${where}: ${describeConnectionFailure(err)}.`);
+  if (isConnectionFailure(err))
+    return new StoreOpenError(`Cannot reach the PostgreSQL server at ${where}: ${describeConnectionFailure(err)}.`);
   return err;
 }

@@ -10,13 +10,29 @@
 import type pg from "pg";
 import { EACH, refPathLabel, type RefStep } from "../../../model/ref-paths.js";
 import { valueKind, type ColumnShape, type IndexShape } from "../../../model/storage-shape.js";
-import { StoreConstraintError, StoreQueryError, type ChangeOp, type Comparison, type ListQuery, type Row, type RowChange, type StoreTx } from "../../../model/store.js";
+import {
+  StoreConstraintError,
+  StoreQueryError,
+  type ChangeOp,
+  type Comparison,
+  type ListQuery,
+  type Row,
+  type RowChange,
+  type StoreTx,
+} from "../../../model/store.js";
 import { quoteId } from "../ddl.js";
 import type { TableInfo, TableRegistry } from "../tables.js";
 import type { PgChangeLog } from "./change-log.js";
 import { pgCastType, pgIdentifier, pgIndexedColumn } from "./ddl.js";
 
-const sqlOperator: Partial<Record<Comparison, string>> = { "==": "=", "!=": "IS DISTINCT FROM", "<": "<", "<=": "<=", ">": ">", ">=": ">=" };
+const sqlOperator: Partial<Record<Comparison, string>> = {
+  "==": "=",
+  "!=": "IS DISTINCT FROM",
+  "<": "<",
+  "<=": "<=",
+  ">": ">",
+  ">=": ">=",
+};
 
 /** A `where` on `id` is allowed too; it is not among the table's columns. */
 const idColumn: ColumnShape = { name: "id", type: { kind: "scalar", scalar: "Id" }, isOptional: false, isUnique: true };
@@ -129,7 +145,11 @@ export class PostgresTx implements StoreTx {
     const hasLimit = query.limit !== undefined;
     const limit = hasLimit ? ` LIMIT ${params.add(Math.max(0, Math.trunc(query.limit!)))}` : "";
     const sql = `SELECT ${t.selectList} FROM ${t.quoted}${whereClause(conds)} ORDER BY ${order.orderBy}${limit}`;
-    const r = await this.run(`list:${table}:${where.key}:${order.key}${hasLimit ? ":limit" : ""}`, () => sql, params.values);
+    const r = await this.run(
+      `list:${table}:${where.key}:${order.key}${hasLimit ? ":limit" : ""}`,
+      () => sql,
+      params.values,
+    );
     return r.rows;
   }
 
@@ -146,7 +166,10 @@ export class PostgresTx implements StoreTx {
     const t = this.writableTable(table);
     const columns = t.shape.columns;
     const sql = () => {
-      const values = columns.length === 0 ? "DEFAULT VALUES" : `(${columns.map((c) => quoteId(c.name)).join(", ")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")})`;
+      const values =
+        columns.length === 0
+          ? "DEFAULT VALUES"
+          : `(${columns.map((c) => quoteId(c.name)).join(", ")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")})`;
       return `INSERT INTO ${t.quoted} ${values} RETURNING ${t.selectList}`;
     };
     // The id is always minted here: a caller-supplied `id` is ignored.
@@ -167,7 +190,10 @@ export class PostgresTx implements StoreTx {
       () => {
         const position = new Map(columns.map((c, i) => [c.name, i + 1]));
         const free = uniques.map((ix) => {
-          const same = ix.columns.map((c) => `${pgIndexedColumn(c, ix.collation)} = ${ix.collation === "nocase" ? `lower($${position.get(c)})` : `$${position.get(c)}`}`);
+          const same = ix.columns.map(
+            (c) =>
+              `${pgIndexedColumn(c, ix.collation)} = ${ix.collation === "nocase" ? `lower($${position.get(c)})` : `$${position.get(c)}`}`,
+          );
           return `NOT EXISTS (SELECT 1 FROM ${t.quoted} WHERE ${same.join(" AND ")})`;
         });
         const typed = columns.map((c, i) => `$${i + 1}::${pgCastType(c)}`);
@@ -189,7 +215,8 @@ export class PostgresTx implements StoreTx {
       if (operands.some((v) => v === null)) continue;
       const r = await this.run(
         `taken:${t.shape.table}:${ix.sqlName}`,
-        () => `SELECT 1 FROM ${t.quoted} WHERE ${ix.columns.map((c, i) => `${pgIndexedColumn(c, ix.collation)} = ${ix.collation === "nocase" ? `lower($${i + 1})` : `$${i + 1}`}`).join(" AND ")} LIMIT 1`,
+        () =>
+          `SELECT 1 FROM ${t.quoted} WHERE ${ix.columns.map((c, i) => `${pgIndexedColumn(c, ix.collation)} = ${ix.collation === "nocase" ? `lower($${i + 1})` : `$${i + 1}`}`).join(" AND ")} LIMIT 1`,
         operands,
       );
       if (r.rows.length > 0) return [...ix.columns];
@@ -208,7 +235,8 @@ export class PostgresTx implements StoreTx {
       return `UPDATE ${t.quoted} SET ${sets} WHERE "id" = $${changed.length + 1} RETURNING ${t.selectList}`;
     };
     const params = [...changed.map((c) => t.codec.encode(c, patch[c.name])), id];
-    const update = () => this.constrained(t, () => this.run(`update:${table}:${changed.map((c) => c.name).join("\u0000")}`, sql, params));
+    const update = () =>
+      this.constrained(t, () => this.run(`update:${table}:${changed.map((c) => c.name).join("\u0000")}`, sql, params));
     // Only a change to a unique column can violate a unique index: that one runs in a
     // savepoint, so a caught violation leaves the transaction usable (as on SQLite).
     const touchesUnique = t.shape.indexes.some((ix) => ix.isUnique && ix.columns.some((c) => patch[c] !== undefined));
@@ -223,7 +251,11 @@ export class PostgresTx implements StoreTx {
     // The row's links go with it (spec/storage.md, "Link tables"), in this transaction.
     for (const link of t.links) {
       const from = this.table(link.table);
-      const gone = await this.run(`unlink:${link.table}:${link.column}`, () => `DELETE FROM ${from.quoted} WHERE ${quoteId(link.column)} = $1 RETURNING "id"`, [id]);
+      const gone = await this.run(
+        `unlink:${link.table}:${link.column}`,
+        () => `DELETE FROM ${from.quoted} WHERE ${quoteId(link.column)} = $1 RETURNING "id"`,
+        [id],
+      );
       for (const l of gone.rows) await this.record(link.table, "delete", l.id as number, null);
     }
     const r = await this.run(`delete:${table}`, () => `DELETE FROM ${t.quoted} WHERE "id" = $1`, [id]);
@@ -241,16 +273,12 @@ export class PostgresTx implements StoreTx {
       // A row that points at itself does not keep itself alive.
       const self = r.table === table ? ` AND "id" <> $2` : "";
       const key = `referrers:${r.table}:${r.column}:${r.steps.join("\u0000")}`;
-      const res = await this.run(
-        key,
-        () => {
-          const col = quoteId(r.column);
-          // Inside JSON the id is compared by its text: JSON holds the number as `12`.
-          const holds = r.steps.length === 0 ? `${col} = $1` : jsonHolds(col, r.steps, 0, "= $1");
-          return `SELECT COUNT(*) AS n FROM ${from.quoted} WHERE ${holds}${self}`;
-        },
-        [r.steps.length === 0 ? id : String(id), ...(self ? [id] : [])],
-      );
+      const res = await this.run(key, () => {
+        const col = quoteId(r.column);
+        // Inside JSON the id is compared by its text: JSON holds the number as `12`.
+        const holds = r.steps.length === 0 ? `${col} = $1` : jsonHolds(col, r.steps, 0, "= $1");
+        return `SELECT COUNT(*) AS n FROM ${from.quoted} WHERE ${holds}${self}`;
+      }, [r.steps.length === 0 ? id : String(id), ...(self ? [id] : [])]);
       const n = Number(res.rows[0]!.n);
       if (n > 0) found.push({ table: r.table, field: refPathLabel(r.column, r.steps), count: n });
     }
@@ -260,16 +288,12 @@ export class PostgresTx implements StoreTx {
       for (const r of l.referrers) {
         const from = this.table(r.table);
         const key = `link-referrers:${link.table}:${link.column}:${r.table}:${r.column}:${r.steps.join("\u0000")}`;
-        const res = await this.run(
-          key,
-          () => {
-            const col = quoteId(r.column);
-            const ofRow = (cast: string) => `IN (SELECT "id"${cast} FROM ${l.quoted} WHERE ${quoteId(link.column)} = $1)`;
-            const holds = r.steps.length === 0 ? `${col} ${ofRow("")}` : jsonHolds(col, r.steps, 0, ofRow("::text"));
-            return `SELECT COUNT(*) AS n FROM ${from.quoted} WHERE ${holds}`;
-          },
-          [id],
-        );
+        const res = await this.run(key, () => {
+          const col = quoteId(r.column);
+          const ofRow = (cast: string) => `IN (SELECT "id"${cast} FROM ${l.quoted} WHERE ${quoteId(link.column)} = $1)`;
+          const holds = r.steps.length === 0 ? `${col} ${ofRow("")}` : jsonHolds(col, r.steps, 0, ofRow("::text"));
+          return `SELECT COUNT(*) AS n FROM ${from.quoted} WHERE ${holds}`;
+        }, [id]);
         const n = Number(res.rows[0]!.n);
         if (n > 0) found.push({ table: r.table, field: refPathLabel(r.column, r.steps), count: n });
       }
@@ -293,7 +317,11 @@ export class PostgresTx implements StoreTx {
   private queryColumn(t: TableInfo, name: string): ColumnShape {
     const column = name === "id" ? idColumn : t.columns.get(name);
     if (column === undefined || valueKind(column.type) === "json") {
-      throw new StoreQueryError(t.shape.table, name, `'${name}' is not a field you can filter or sort ${t.shape.typeName} by.`);
+      throw new StoreQueryError(
+        t.shape.table,
+        name,
+        `'${name}' is not a field you can filter or sort ${t.shape.typeName} by.`,
+      );
     }
     return column;
   }
@@ -305,18 +333,23 @@ export class PostgresTx implements StoreTx {
       const column = this.queryColumn(t, w.column);
       const col = quoteId(column.name);
       if (w.op === "in") {
-        if (!Array.isArray(w.value) || w.value.length === 0) throw new StoreQueryError(t.shape.table, w.column, `'in' on '${w.column}' needs a non-empty array`);
+        if (!Array.isArray(w.value) || w.value.length === 0)
+          throw new StoreQueryError(t.shape.table, w.column, `'in' on '${w.column}' needs a non-empty array`);
         conds.push(`${col} IN (${w.value.map((v) => params.add(t.codec.encodeOperand(column, v))).join(", ")})`);
         keyParts.push(`${column.name}in${w.value.length}`);
       } else if (w.op === "contains") {
-        if (typeof w.value !== "string") throw new StoreQueryError(t.shape.table, w.column, `'contains' on '${w.column}' needs a string`);
+        if (typeof w.value !== "string")
+          throw new StoreQueryError(t.shape.table, w.column, `'contains' on '${w.column}' needs a string`);
         // The column as text (a number column too, as SQLite's instr reads it), lowered in
         // Unicode; the needle is lowered by JavaScript, as on SQLite.
-        conds.push(`strpos(lower(${col}::text COLLATE ${quoteId(this.ctx.foldCollation)}), ${params.add(w.value.toLowerCase())}) > 0`);
+        conds.push(
+          `strpos(lower(${col}::text COLLATE ${quoteId(this.ctx.foldCollation)}), ${params.add(w.value.toLowerCase())}) > 0`,
+        );
         keyParts.push(`${column.name}contains`);
       } else {
         const op = sqlOperator[w.op];
-        if (op === undefined) throw new StoreQueryError(t.shape.table, w.column, `unknown comparison '${String(w.op)}'`);
+        if (op === undefined)
+          throw new StoreQueryError(t.shape.table, w.column, `unknown comparison '${String(w.op)}'`);
         const value = t.codec.encodeOperand(column, w.value);
         if (value === null && (w.op === "==" || w.op === "!=")) {
           conds.push(`${col} ${w.op === "==" ? "IS NULL" : "IS NOT NULL"}`);
@@ -335,14 +368,22 @@ export class PostgresTx implements StoreTx {
    * broken by id in the sort's direction; nulls first ascending and last descending, which
    * PostgreSQL must be told (its default is the opposite).
    */
-  private compileOrder(t: TableInfo, query: ListQuery, params: Params): { key: string; orderBy: string; after: string[] } {
+  private compileOrder(
+    t: TableInfo,
+    query: ListQuery,
+    params: Params,
+  ): { key: string; orderBy: string; after: string[] } {
     const sort = query.sort ?? { column: "id", descending: false };
     const column = this.queryColumn(t, sort.column);
     const dir = sort.descending ? "DESC" : "ASC";
     const past = sort.descending ? "<" : ">";
     const after = query.after;
     if (column === idColumn) {
-      return { key: `sort:id${dir}${after ? ":after" : ""}`, orderBy: `"id" ${dir}`, after: after ? [`"id" ${past} ${params.add(after.id)}`] : [] };
+      return {
+        key: `sort:id${dir}${after ? ":after" : ""}`,
+        orderBy: `"id" ${dir}`,
+        after: after ? [`"id" ${past} ${params.add(after.id)}`] : [],
+      };
     }
     const col = quoteId(column.name);
     const orderBy = `${col} ${dir} ${sort.descending ? "NULLS LAST" : "NULLS FIRST"}, "id" ${dir}`;
@@ -351,11 +392,19 @@ export class PostgresTx implements StoreTx {
     if (value === null) {
       // Past a null: the rest of the nulls by id, then (ascending) every non-null.
       const rest = `${col} IS NULL AND "id" ${past} ${params.add(after.id)}`;
-      return { key: `sort:${column.name}${dir}:afternull`, orderBy, after: [sort.descending ? rest : `((${rest}) OR ${col} IS NOT NULL)`] };
+      return {
+        key: `sort:${column.name}${dir}:afternull`,
+        orderBy,
+        after: [sort.descending ? rest : `((${rest}) OR ${col} IS NOT NULL)`],
+      };
     }
     // A row-value comparison is null for null values: descending, the nulls still follow.
     const beyond = `(${col}, "id") ${past} (${params.add(value)}, ${params.add(after.id)})`;
-    return { key: `sort:${column.name}${dir}:after`, orderBy, after: [sort.descending && column.isOptional ? `(${beyond} OR ${col} IS NULL)` : beyond] };
+    return {
+      key: `sort:${column.name}${dir}:after`,
+      orderBy,
+      after: [sort.descending && column.isOptional ? `(${beyond} OR ${col} IS NULL)` : beyond],
+    };
   }
 
   private async constrained<T>(t: TableInfo, run: () => Promise<T>): Promise<T> {
@@ -399,6 +448,7 @@ function jsonHolds(source: string, steps: readonly RefStep[], depth: number, tes
   const element = `e${depth}`;
   const at = `${source} #> ${jsonPath(keys)}`;
   const rest = steps.slice(i + 1);
-  const match = rest.length === 0 ? `(${element}.value #>> '{}') ${test}` : jsonHolds(`${element}.value`, rest, depth + 1, test);
+  const match =
+    rest.length === 0 ? `(${element}.value #>> '{}') ${test}` : jsonHolds(`${element}.value`, rest, depth + 1, test);
   return `EXISTS (SELECT 1 FROM json_array_elements(CASE WHEN json_typeof(${at}) = 'array' THEN ${at} END) AS ${element}(value) WHERE ${match})`;
 }

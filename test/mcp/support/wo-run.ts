@@ -27,7 +27,11 @@ export async function startWoRun(sample: string, extraToml = "", extraArgs: stri
 }
 
 /** `wo run <appDir>` (a copyApp or writeApp folder; stop() deletes it) on a free port, with `env` added. */
-export async function startWoRunApp(appDir: string, extraArgs: string[] = [], env?: Record<string, string>): Promise<WoRun> {
+export async function startWoRunApp(
+  appDir: string,
+  extraArgs: string[] = [],
+  env?: Record<string, string>,
+): Promise<WoRun> {
   const wo = await startWo([appDir, "--listen", "127.0.0.1:0", ...extraArgs], env ? { env } : {});
   const manifest = JSON.parse(readFileSync(join(appDir, ".wo/build/manifest.json"), "utf8")) as Manifest;
   return {

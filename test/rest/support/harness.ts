@@ -59,7 +59,13 @@ export interface Served extends RunningServer {
 export async function serveCatalog(catalog: Catalog): Promise<Served> {
   const dir = tempDir();
   writeBuild(catalog, join(dir, "build"));
-  const server = await startServer({ appDir: dir, buildDir: join(dir, "build"), listen: "127.0.0.1:0", db: join(dir, "data"), out: () => {} });
+  const server = await startServer({
+    appDir: dir,
+    buildDir: join(dir, "build"),
+    listen: "127.0.0.1:0",
+    db: join(dir, "data"),
+    out: () => {},
+  });
   return {
     ...server,
     dir,
@@ -75,12 +81,16 @@ export async function serveCatalog(catalog: Catalog): Promise<Served> {
 export function dumpDatabase(file: string): string {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[];
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as {
+      name: string;
+    }[];
     const parts = tables.map(({ name }) => {
       const rows = db.prepare(`SELECT * FROM "${name.replace(/"/g, '""')}" ORDER BY rowid`).all();
       return `${name}: ${JSON.stringify(rows)}`;
     });
-    const seq = db.prepare("SELECT name FROM sqlite_master WHERE name = 'sqlite_sequence'").get() ? JSON.stringify(db.prepare("SELECT * FROM sqlite_sequence ORDER BY name").all()) : "";
+    const seq = db.prepare("SELECT name FROM sqlite_master WHERE name = 'sqlite_sequence'").get()
+      ? JSON.stringify(db.prepare("SELECT * FROM sqlite_sequence ORDER BY name").all())
+      : "";
     return [...parts, seq].join("\n");
   } finally {
     db.close();
@@ -94,8 +104,17 @@ export interface Reply {
   json: any;
 }
 
-export async function send(base: string, method: string, path: string, init: { body?: string | Uint8Array; headers?: Record<string, string> } = {}): Promise<Reply> {
-  const res = await fetch(base + path, { method, headers: init.headers ?? {}, ...(init.body !== undefined ? { body: init.body } : {}) });
+export async function send(
+  base: string,
+  method: string,
+  path: string,
+  init: { body?: string | Uint8Array; headers?: Record<string, string> } = {},
+): Promise<Reply> {
+  const res = await fetch(base + path, {
+    method,
+    headers: init.headers ?? {},
+    ...(init.body !== undefined ? { body: init.body } : {}),
+  });
   // A live stream (text/event-stream) never ends by itself: its answer is the status and headers.
   if (res.headers.get("content-type") === "text/event-stream") {
     await res.body?.cancel();
