@@ -6,6 +6,15 @@
 import type { IncomingMessage } from "node:http";
 
 /**
+ * How to wait for a body node:http has not received whole yet. "check-phase": the caller runs
+ * inside the 'request' event (the MCP endpoint on node:http), where a small body lies parsed in
+ * the packet of its headers by the event loop's next check phase, so one read takes it.
+ * "streamed": 'data'/'end' listeners, cheaper once a router has already awaited (REST under
+ * hono). bench/compare-builds.mjs shows the difference each way.
+ */
+export type BodyArrival = "check-phase" | "streamed";
+
+/**
  * The body's bytes, or "too_large" as soon as more than `maxBytes` have arrived. It reads node's
  * request (`incoming`) when there is one — `wo run`, or hono on @hono/node-server — skipping any
  * web stream; the fetch-API `request` only when there is no socket (an in-process fetch) or its
@@ -15,8 +24,9 @@ export function readBody(
   incoming: IncomingMessage | undefined,
   request: Request | undefined,
   maxBytes: number,
+  arrival: BodyArrival = "streamed",
 ): Promise<Uint8Array | "too_large"> {
-  if (incoming && !incoming.readableEnded) return readIncomingBytes(incoming, maxBytes);
+  if (incoming && !incoming.readableEnded) return readIncomingBytes(incoming, maxBytes, arrival);
   return readWebBody(request?.body ?? null, maxBytes);
 }
 
@@ -78,14 +88,15 @@ function takeReceivedBody(incoming: IncomingMessage, maxBytes: number): Uint8Arr
   return bytes ?? EMPTY;
 }
 
-/**
- * node:http's body. Asked from within the 'request' event, before node has parsed the body: a
- * small body arrives in the packet of its headers and lies parsed and whole by the event loop's
- * next check phase, where it is taken in one read. A larger one is read as it arrives.
- */
-function readIncomingBytes(incoming: IncomingMessage, maxBytes: number): Promise<Uint8Array | "too_large"> {
+/** node:http's body: taken whole when it has arrived, else waited for as `arrival` says (BodyArrival). */
+function readIncomingBytes(
+  incoming: IncomingMessage,
+  maxBytes: number,
+  arrival: BodyArrival,
+): Promise<Uint8Array | "too_large"> {
   const received = takeReceivedBody(incoming, maxBytes);
   if (received !== undefined) return Promise.resolve(received);
+  if (arrival === "streamed") return streamIncomingBytes(incoming, maxBytes);
   return new Promise((resolve) => setImmediate(resolve)).then(
     () => takeReceivedBody(incoming, maxBytes) ?? streamIncomingBytes(incoming, maxBytes),
   );

@@ -74,7 +74,7 @@ class NodeMcpRequest implements McpRequest, HeaderView {
   }
 
   body(max: number): Promise<Uint8Array | "too_large"> {
-    return readBody(this.incoming, undefined, max);
+    return readBody(this.incoming, undefined, max, "check-phase");
   }
 
   get signal(): AbortSignal {
