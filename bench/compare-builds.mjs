@@ -8,6 +8,9 @@
 //   e.g. git worktree add /tmp/wo-old <commit> && (cd /tmp/wo-old && npm ci)
 // WO_NEW_ARGS / WO_OLD_ARGS add `wo run` flags to one side only (say `--quiet`, which older
 // builds do not know).
+// Compare with `--quiet` on both sides: with the request log on, both servers write a line per
+// request into this process's pipes, and an A/A run (a checkout against a copy of itself) was
+// off by up to 20% that way.
 // Prints new/old per case with every round; above 1 means the new build is faster.
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
