@@ -16,7 +16,7 @@
 // Servers run on their own CPUs when there are two or more (bench/node-process.mjs). Prints
 // figures; asserts nothing.
 
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fork } from "node:child_process";
 import { request, Agent } from "node:http";
 import { tmpdir } from "node:os";
@@ -102,8 +102,23 @@ async function subscribers() {
   };
 }
 
-async function writeRound() {
+/** The server's CPU time so far (user + system), in ms: /proc on Linux, else undefined. */
+function serverCpuMs() {
+  try {
+    const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1].split(" ");
+    // utime and stime (fields 14 and 15 of the whole line) in clock ticks of 10 ms.
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Server CPU ms per write of each round, by side: what the server itself pays for subscribers. */
+const cpuPerWrite = { without: [], with: [] };
+
+async function writeRound(side) {
   let next = 0;
+  const cpuBefore = serverCpuMs();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: C }, async () => {
@@ -113,7 +128,10 @@ async function writeRound() {
       }
     }),
   );
-  return N / ((performance.now() - started) / 1000);
+  const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = serverCpuMs();
+  if (side && cpuBefore !== undefined && cpuAfter !== undefined) cpuPerWrite[side].push((cpuAfter - cpuBefore) / N);
+  return N / seconds;
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -123,16 +141,20 @@ try {
   const without = [];
   const withSubs = [];
   let received = 0;
+  // One round unmeasured, so neither side pays for the server's warm-up (JIT, page cache).
+  await writeRound();
   for (let round = 0; round < ROUNDS; round++) {
-    without.push(await writeRound());
+    // Alternate which side goes first, so a drift over the run hits both alike.
+    if (round % 2 === 0) without.push(await writeRound("without"));
     const subs = await subscribers();
-    withSubs.push(await writeRound());
+    withSubs.push(await writeRound("with"));
     // Let the last events arrive before the streams close (they are counted, not timed).
     const until = Date.now() + 5_000;
     let got = 0;
     while ((got = await subs.received()) < N * S && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
     received += got;
     await subs.stop();
+    if (round % 2 === 1) without.push(await writeRound("without"));
   }
 
   // Latency: S subscribers, one write at a time, the send time carried in the row.
@@ -163,6 +185,14 @@ try {
     `  writes/s, ${S} subscribers:    ${withSubs.map((x) => x.toFixed(0)).join(", ")} (median ${median(withSubs).toFixed(0)}); events received ${received} of ${N * ROUNDS * S}`,
   );
   console.log(`  throughput ratio (with/without): ${(median(withSubs) / median(without)).toFixed(2)} (target ≥ 0.9)`);
+  if (cpuPerWrite.with.length > 0) {
+    // On a two-core machine the subscribers share the load generator's core, so the ratio above
+    // also measures the clients; the server's CPU per write is what it pays itself.
+    const [w0, w1] = [median(cpuPerWrite.without), median(cpuPerWrite.with)];
+    console.log(
+      `  server CPU per write: ${(w0 * 1000).toFixed(0)} µs without, ${(w1 * 1000).toFixed(0)} µs with ${S} subscribers (server-bound ratio ${(w0 / w1).toFixed(2)})`,
+    );
+  }
   console.log(
     `  write → notification, ${S} subscribers: p50 ${pct(latencies, 50)?.toFixed(2)} ms, p99 ${pct(latencies, 99)?.toFixed(2)} ms over ${latencies.length} of ${writesForLatency * S} (write round trip p50 ${pct(roundTrips, 50).toFixed(2)} ms, p99 ${pct(roundTrips, 99).toFixed(2)} ms)`,
   );
