@@ -18,6 +18,7 @@ import {
   type TableShape,
 } from "./storage-shape.js";
 import type { TypeDesc } from "./type-desc.js";
+import { MigrationRefusedError, type MigrationReport } from "./store.js";
 import { counted } from "./words.js";
 
 export type Severity = "additive" | "destructive" | "blocked";
@@ -371,4 +372,55 @@ function defaultText(d: StoredDefault): string {
 
 function quoteList(values: string[]): string {
   return values.map((v) => `'${v}'`).join(", ");
+}
+
+/**
+ * The changes that take a database holding `stored` (undefined: a new, empty one) to `next`:
+ * every table created for a new database, else the diff. Throws MigrationRefusedError naming
+ * `where` when a change is blocked, or destructive without `allowDestructive`: nothing is
+ * applied then. Every store plans with this and applies the steps in its own dialect.
+ */
+export async function planMigration(
+  stored: StorageShape | undefined,
+  next: StorageShape,
+  probe: DataProbe,
+  where: string,
+  options: { allowDestructive: boolean },
+): Promise<Change[]> {
+  const changes: Change[] =
+    stored === undefined
+      ? next.tables.map((t) => ({
+          severity: "additive" as const,
+          text: `created table '${t.table}' for type '${t.typeName}'`,
+          steps: [
+            { op: "createTable" as const, table: t },
+            ...t.indexes.map((index) => ({ op: "createIndex" as const, table: t.table, index })),
+          ],
+        }))
+      : await diffShapes(stored, next, probe);
+  const blocked = changes.filter((c) => c.severity === "blocked").map((c) => c.text);
+  const destructive = changes.filter((c) => c.severity === "destructive").map((c) => c.text);
+  if (blocked.length > 0 || (destructive.length > 0 && !options.allowDestructive)) {
+    throw new MigrationRefusedError(where, options.allowDestructive ? [] : destructive, blocked);
+  }
+  return changes;
+}
+
+/** Whether the stored shape must be written again after applying `changes`. */
+export function shapeChanged(
+  stored: StorageShape | undefined,
+  next: StorageShape,
+  changes: readonly Change[],
+): boolean {
+  return stored === undefined || changes.length > 0 || JSON.stringify(stored) !== JSON.stringify(next);
+}
+
+/** What a migration that applied `changes` reports. */
+export function appliedReport(changes: readonly Change[]): MigrationReport {
+  return {
+    applied: changes.map((c) =>
+      c.severity === "destructive" ? `${c.text} (applied: --allow-destructive-migration)` : c.text,
+    ),
+    refused: [],
+  };
 }

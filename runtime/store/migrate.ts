@@ -7,8 +7,15 @@
 
 import type Database from "better-sqlite3";
 import { createIndexSql, createTableSql, dropIndexSql, quoteId, columnDefinition } from "./ddl.js";
-import { MigrationRefusedError, StoreOpenError, type MigrationReport } from "../../model/store.js";
-import { diffShapes, type Change, type DataProbe, type Step } from "../../model/shape-diff.js";
+import { StoreOpenError, type MigrationReport } from "../../model/store.js";
+import {
+  appliedReport,
+  planMigration,
+  shapeChanged,
+  type Change,
+  type DataProbe,
+  type Step,
+} from "../../model/shape-diff.js";
 import {
   metaTable,
   shapeFormat,
@@ -44,23 +51,7 @@ async function planAndApply(
   options: { allowDestructive: boolean },
 ): Promise<MigrationReport> {
   const stored = readStoredShape(db, file);
-  const changes: Change[] =
-    stored === undefined
-      ? next.tables.map((t) => ({
-          severity: "additive" as const,
-          text: `created table '${t.table}' for type '${t.typeName}'`,
-          steps: [
-            { op: "createTable" as const, table: t },
-            ...t.indexes.map((index) => ({ op: "createIndex" as const, table: t.table, index })),
-          ],
-        }))
-      : await diffShapes(stored, next, createProbe(db));
-
-  const blocked = changes.filter((c) => c.severity === "blocked").map((c) => c.text);
-  const destructive = changes.filter((c) => c.severity === "destructive").map((c) => c.text);
-  if (blocked.length > 0 || (destructive.length > 0 && !options.allowDestructive)) {
-    throw new MigrationRefusedError(file, options.allowDestructive ? [] : destructive, blocked);
-  }
+  const changes = await planMigration(stored, next, createProbe(db), file, options);
 
   if (stored === undefined)
     db.exec(`CREATE TABLE ${quoteId(metaTable)} ("key" TEXT PRIMARY KEY, "value" TEXT NOT NULL)`);
@@ -68,17 +59,12 @@ async function planAndApply(
     db,
     changes.flatMap((c) => c.steps),
   );
-  if (stored === undefined || changes.length > 0 || JSON.stringify(stored) !== JSON.stringify(next)) {
+  if (shapeChanged(stored, next, changes)) {
     db.prepare(`INSERT OR REPLACE INTO ${quoteId(metaTable)} ("key", "value") VALUES ('shape', ?)`).run(
       JSON.stringify(next),
     );
   }
-  return {
-    applied: changes.map((c) =>
-      c.severity === "destructive" ? `${c.text} (applied: --allow-destructive-migration)` : c.text,
-    ),
-    refused: [],
-  };
+  return appliedReport(changes);
 }
 
 function readStoredShape(db: Database.Database, file: string): StorageShape | undefined {

@@ -10,7 +10,14 @@
 // failed migration leaves the database as it was.
 
 import type pg from "pg";
-import { diffShapes, type Change, type DataProbe, type Step } from "../../../model/shape-diff.js";
+import {
+  appliedReport,
+  planMigration,
+  shapeChanged,
+  type Change,
+  type DataProbe,
+  type Step,
+} from "../../../model/shape-diff.js";
 import {
   metaTable,
   shapeFormat,
@@ -19,7 +26,7 @@ import {
   type StorageShape,
   type StoredDefault,
 } from "../../../model/storage-shape.js";
-import { MigrationRefusedError, StoreOpenError, type MigrationReport } from "../../../model/store.js";
+import { StoreOpenError, type MigrationReport } from "../../../model/store.js";
 import { quoteId } from "../ddl.js";
 import { createChangeLogSql } from "./change-log.js";
 import { pgColumnDefinition, pgCreateIndexSql, pgCreateTableSql, pgDropIndexSql, pgIndexedColumn } from "./ddl.js";
@@ -61,23 +68,7 @@ async function planAndApply(
   options: { allowDestructive: boolean },
 ): Promise<MigrationReport> {
   const stored = await readStoredShape(client, where);
-  const changes: Change[] =
-    stored === undefined
-      ? next.tables.map((t) => ({
-          severity: "additive" as const,
-          text: `created table '${t.table}' for type '${t.typeName}'`,
-          steps: [
-            { op: "createTable" as const, table: t },
-            ...t.indexes.map((index) => ({ op: "createIndex" as const, table: t.table, index })),
-          ],
-        }))
-      : await diffShapes(stored, next, createProbe(client));
-
-  const blocked = changes.filter((c) => c.severity === "blocked").map((c) => c.text);
-  const destructive = changes.filter((c) => c.severity === "destructive").map((c) => c.text);
-  if (blocked.length > 0 || (destructive.length > 0 && !options.allowDestructive)) {
-    throw new MigrationRefusedError(where, options.allowDestructive ? [] : destructive, blocked);
-  }
+  const changes = await planMigration(stored, next, createProbe(client), where, options);
 
   if (stored === undefined)
     await client.query(`CREATE TABLE ${quoteId(metaTable)} ("key" TEXT PRIMARY KEY, "value" TEXT NOT NULL)`);
@@ -85,18 +76,13 @@ async function planAndApply(
     client,
     changes.flatMap((c) => c.steps),
   );
-  if (stored === undefined || changes.length > 0 || JSON.stringify(stored) !== JSON.stringify(next)) {
+  if (shapeChanged(stored, next, changes)) {
     await client.query(
       `INSERT INTO ${quoteId(metaTable)} ("key", "value") VALUES ('shape', $1) ON CONFLICT ("key") DO UPDATE SET "value" = EXCLUDED."value"`,
       [JSON.stringify(next)],
     );
   }
-  return {
-    applied: changes.map((c) =>
-      c.severity === "destructive" ? `${c.text} (applied: --allow-destructive-migration)` : c.text,
-    ),
-    refused: [],
-  };
+  return appliedReport(changes);
 }
 
 async function readStoredShape(client: pg.ClientBase, where: string): Promise<StorageShape | undefined> {
