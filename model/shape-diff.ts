@@ -10,6 +10,8 @@
 
 import { fieldTypeText } from "./field-type-text.js";
 import {
+  metaTable,
+  shapeFormat,
   valueKind,
   type ColumnShape,
   type IndexShape,
@@ -18,7 +20,7 @@ import {
   type TableShape,
 } from "./storage-shape.js";
 import type { TypeDesc } from "./type-desc.js";
-import { MigrationRefusedError, type MigrationReport } from "./store.js";
+import { MigrationRefusedError, StoreOpenError, type MigrationReport } from "./store.js";
 import { counted } from "./words.js";
 
 export type Severity = "additive" | "destructive" | "blocked";
@@ -423,4 +425,49 @@ export function appliedReport(changes: readonly Change[]): MigrationReport {
     ),
     refused: [],
   };
+}
+
+/**
+ * The stored shape from the text of its row in `_wo_meta` (undefined: the row is missing),
+ * refused with the reason when it is damaged or was written by a newer wo. `where` names the
+ * database in the message.
+ */
+export function parseStoredShape(text: string | undefined, where: string): StorageShape {
+  let shape: StorageShape | undefined;
+  try {
+    shape = text === undefined ? undefined : (JSON.parse(text) as StorageShape);
+  } catch {
+    shape = undefined;
+  }
+  if (shape === undefined || !Array.isArray(shape.tables)) {
+    throw new StoreOpenError(`${where} has a damaged storage description (${metaTable}); restore it from a backup.`);
+  }
+  if (shape.format > shapeFormat) {
+    throw new StoreOpenError(
+      `${where} was written by a newer wo (storage format ${shape.format}); upgrade wo to open it.`,
+    );
+  }
+  return shape;
+}
+
+// Phases, so that each step finds what it needs: an index must go before its column can be
+// dropped, a table must be renamed before its columns change, indexes come last.
+const phase: Record<Step["op"], number> = {
+  dropIndex: 0,
+  renameTable: 1,
+  dropTable: 1,
+  createTable: 2,
+  dropColumn: 3,
+  addColumn: 4,
+  fillNulls: 5,
+  replaceValues: 5,
+  createIndex: 6,
+};
+
+/** `steps` in the order a store applies them: by phase, then as planned. */
+export function orderedSteps(steps: readonly Step[]): Step[] {
+  return steps
+    .map((s, i) => ({ s, i }))
+    .sort((a, b) => phase[a.s.op] - phase[b.s.op] || a.i - b.i)
+    .map(({ s }) => s);
 }

@@ -10,6 +10,8 @@ import { createIndexSql, createTableSql, dropIndexSql, quoteId, columnDefinition
 import { StoreOpenError, type MigrationReport } from "../../model/store.js";
 import {
   appliedReport,
+  orderedSteps,
+  parseStoredShape,
   planMigration,
   shapeChanged,
   type Change,
@@ -18,7 +20,6 @@ import {
 } from "../../model/shape-diff.js";
 import {
   metaTable,
-  shapeFormat,
   valueKind,
   type ColumnShape,
   type StorageShape,
@@ -82,41 +83,12 @@ function readStoredShape(db: Database.Database, file: string): StorageShape | un
   const row = db.prepare(`SELECT "value" FROM ${quoteId(metaTable)} WHERE "key" = 'shape'`).get() as
     | { value: string }
     | undefined;
-  let shape: StorageShape | undefined;
-  try {
-    shape = row === undefined ? undefined : (JSON.parse(row.value) as StorageShape);
-  } catch {
-    shape = undefined;
-  }
-  if (shape === undefined || !Array.isArray(shape.tables)) {
-    throw new StoreOpenError(`${file} has a damaged storage description (${metaTable}); restore it from a backup.`);
-  }
-  if (shape.format > shapeFormat) {
-    throw new StoreOpenError(
-      `${file} was written by a newer wo (storage format ${shape.format}); upgrade wo to open it.`,
-    );
-  }
-  return shape;
+  return parseStoredShape(row?.value, file);
 }
 
-// Phases, so that each step finds what it needs: an index must go before its column can be
-// dropped, a table must be renamed before its columns change, indexes come last.
-const phase: Record<Step["op"], number> = {
-  dropIndex: 0,
-  renameTable: 1,
-  dropTable: 1,
-  createTable: 2,
-  dropColumn: 3,
-  addColumn: 4,
-  fillNulls: 5,
-  replaceValues: 5,
-  createIndex: 6,
-};
-
 function applySteps(db: Database.Database, steps: Step[]): void {
-  const ordered = steps.map((s, i) => ({ s, i })).sort((a, b) => phase[a.s.op] - phase[b.s.op] || a.i - b.i);
   const now = new Date().toISOString();
-  for (const { s } of ordered) {
+  for (const s of orderedSteps(steps)) {
     switch (s.op) {
       case "dropIndex":
         db.exec(dropIndexSql(s.index));

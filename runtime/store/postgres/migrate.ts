@@ -12,6 +12,8 @@
 import type pg from "pg";
 import {
   appliedReport,
+  orderedSteps,
+  parseStoredShape,
   planMigration,
   shapeChanged,
   type Change,
@@ -20,7 +22,6 @@ import {
 } from "../../../model/shape-diff.js";
 import {
   metaTable,
-  shapeFormat,
   valueKind,
   type ColumnShape,
   type StorageShape,
@@ -101,21 +102,7 @@ async function readStoredShape(client: pg.ClientBase, where: string): Promise<St
   }
   const row = (await client.query<{ value: string }>(`SELECT "value" FROM ${quoteId(metaTable)} WHERE "key" = 'shape'`))
     .rows[0];
-  let shape: StorageShape | undefined;
-  try {
-    shape = row === undefined ? undefined : (JSON.parse(row.value) as StorageShape);
-  } catch {
-    shape = undefined;
-  }
-  if (shape === undefined || !Array.isArray(shape.tables)) {
-    throw new StoreOpenError(`${where} has a damaged storage description (${metaTable}); restore it from a backup.`);
-  }
-  if (shape.format > shapeFormat) {
-    throw new StoreOpenError(
-      `${where} was written by a newer wo (storage format ${shape.format}); upgrade wo to open it.`,
-    );
-  }
-  return shape;
+  return parseStoredShape(row?.value, where);
 }
 
 /** The data questions of model/shape-diff.ts, asked inside the migration transaction. */
@@ -143,23 +130,9 @@ function literal(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
 }
 
-// The phases of migrate.ts: an index goes before its column, a rename before column changes.
-const phase: Record<Step["op"], number> = {
-  dropIndex: 0,
-  renameTable: 1,
-  dropTable: 1,
-  createTable: 2,
-  dropColumn: 3,
-  addColumn: 4,
-  fillNulls: 5,
-  replaceValues: 5,
-  createIndex: 6,
-};
-
 async function applySteps(client: pg.ClientBase, steps: Step[]): Promise<void> {
-  const ordered = steps.map((s, i) => ({ s, i })).sort((a, b) => phase[a.s.op] - phase[b.s.op] || a.i - b.i);
   const now = new Date().toISOString();
-  for (const { s } of ordered) {
+  for (const s of orderedSteps(steps)) {
     switch (s.op) {
       case "dropIndex":
         await client.query(pgDropIndexSql(s.index));
