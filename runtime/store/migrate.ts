@@ -14,7 +14,6 @@ import {
   parseStoredShape,
   planMigration,
   shapeChanged,
-  type Change,
   type DataProbe,
   type Step,
 } from "../../model/shape-diff.js";

@@ -16,7 +16,6 @@ import {
   parseStoredShape,
   planMigration,
   shapeChanged,
-  type Change,
   type DataProbe,
   type Step,
 } from "../../../model/shape-diff.js";
