@@ -97,6 +97,9 @@ describe("explorer", () => {
       await page.locator(".call-box input[name=email]").fill(email!);
       await page.locator(".call-box select[name=level]").selectOption({ label: level! });
       await page.locator(".call-box button[type=submit]").click();
+      // The second submit finds the first's 201 still shown: wait for this call's own answer (the
+      // response body, pretty-printed, names the new row's email).
+      await page.locator(".call-box pre.http", { hasText: `"email": "${email}"` }).waitFor();
       await page.locator(".call-box pre.status", { hasText: "HTTP/1.1 201 Created" }).waitFor();
       const exchange = await text(page, ".call-box pre.http");
       expect(exchange).toContain(
