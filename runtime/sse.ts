@@ -14,6 +14,8 @@ export interface SseStream {
   send(frame: string | Uint8Array): boolean;
   close(): void;
   readonly closed: boolean;
+  /** What the queue still takes before it is full: bytes (with maxQueuedBytes) or frames. */
+  room(): number;
   /**
    * Resolves once the queue has room again (or the stream closed): a producer with many frames
    * at hand (a replay) waits here instead of overflowing the stream.
@@ -100,6 +102,7 @@ export function createSseStream(opts: SseOptions): SseStream {
       return closed;
     },
     whenWritable,
+    room: () => controller.desiredSize ?? 0,
     response,
   };
 }

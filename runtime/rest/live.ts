@@ -19,6 +19,8 @@ export interface LiveStreamOptions {
   maxQueuedBytes?: number;
   /** Changes a replaying stream may hold back for after the replay. Default 4,096. */
   maxHeldChanges?: number;
+  /** How long an unfiltered stream's events wait to be sent together (TableFeed). Default 5 ms. */
+  coalesceMs?: number;
 }
 
 export interface LiveStreams {
@@ -95,6 +97,66 @@ function resetFrame(reason: "retention" | "overflow", newest?: number): string {
   return `event: reset\n${newest !== undefined ? `id: ${newest}\n` : ""}data: ${JSON.stringify({ reason, detail })}\n\n`;
 }
 
+/**
+ * The unfiltered live streams of one table opened without Last-Event-ID share one buffer: a
+ * commit appends its frames once, and every `coalesceMs` the buffer goes to each stream as one
+ * chunk, so one socket write carries every commit of that interval. A commit then costs the same
+ * however many streams are open, and a stream one write per interval: per-commit writes to a
+ * hundred streams cost more than the commits themselves (bench/live/socket-floor.mjs).
+ */
+interface TableFeed {
+  join(stream: SseStream): void;
+  leave(stream: SseStream): void;
+}
+
+function createTableFeed(store: Store, table: string, coalesceMs: number, bound: number): TableFeed {
+  const members = new Set<SseStream>();
+  /** Each buffered commit's frames, in commit order. */
+  let commits: Uint8Array[] = [];
+  let bytes = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let stopListening: (() => void) | undefined;
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    if (commits.length === 0) return;
+    const parts = commits;
+    const chunk = parts.length === 1 ? parts[0]! : Buffer.concat(parts, bytes);
+    commits = [];
+    bytes = 0;
+    for (const stream of members) {
+      // A stream that has taken everything so far takes the interval whole, even past its bound
+      // (its client keeps up); one that has not, commit by commit, so it overflows where a
+      // stream of single events would.
+      const room = stream.room();
+      if (room >= chunk.byteLength || room >= bound) stream.send(chunk);
+      else for (const part of parts) if (!stream.send(part)) break;
+    }
+  };
+  const onCommit = (changes: readonly RowChange[]) => {
+    const frames = framesOfCommit(changes, table).bytes;
+    if (frames.length === 0) return;
+    commits.push(frames);
+    bytes += frames.byteLength;
+    timer ??= setTimeout(flush, coalesceMs);
+  };
+  return {
+    join(stream) {
+      // What is buffered was committed before this stream opened: it goes to the others first.
+      flush();
+      members.add(stream);
+      stopListening ??= store.onCommit(onCommit);
+    },
+    leave(stream) {
+      members.delete(stream);
+      if (members.size > 0) return;
+      flush();
+      stopListening?.();
+      stopListening = undefined;
+    },
+  };
+}
+
 export function createLiveStreams(
   store: Store,
   log: (line: string) => void,
@@ -102,8 +164,15 @@ export function createLiveStreams(
 ): LiveStreams {
   const keepAliveMs = options.keepAliveMs ?? 15_000;
   const maxQueuedBytes = options.maxQueuedBytes ?? 4 * 1024 * 1024;
+  const coalesceMs = options.coalesceMs ?? 5;
   const maxHeld = options.maxHeldChanges ?? 4096;
   const open = new Set<SseStream>();
+  const feeds = new Map<string, TableFeed>();
+  const feedOf = (table: string) => {
+    let feed = feeds.get(table);
+    if (!feed) feeds.set(table, (feed = createTableFeed(store, table, coalesceMs, maxQueuedBytes)));
+    return feed;
+  };
 
   return {
     open(type, where, resumeAfter) {
@@ -111,6 +180,8 @@ export function createLiveStreams(
       let last = resumeAfter ?? 0;
       let replaying = resumeAfter !== undefined;
       const held: RowChange[] = [];
+      // Unfiltered and from now on: the table's shared feed sends this stream's events.
+      const feed = where.length === 0 && !replaying ? feedOf(type.table) : undefined;
       const stream = createSseStream({
         keepAliveMs,
         maxQueuedFrames: 0,
@@ -118,6 +189,7 @@ export function createLiveStreams(
         overflowFrame: resetFrame("overflow"),
         onClose: () => {
           stopListening();
+          feed?.leave(stream);
           open.delete(stream);
         },
       });
@@ -137,25 +209,27 @@ export function createLiveStreams(
         const frame = frameFor(change);
         if (frame !== undefined) stream.send(frame);
       };
-      const stopListening = store.onCommit((changes) => {
-        if (replaying) {
-          for (const change of changes) {
-            if (change.table !== type.table) continue;
-            if (held.length < maxHeld) held.push(change);
-            else overflow();
-          }
-        } else if (where.length === 0) {
-          // Live and unfiltered: every change of the table, newer than anything sent (seqs only grow).
-          const { bytes, lastSeq } = framesOfCommit(changes, type.table);
-          if (bytes.length === 0) return;
-          if (lastSeq !== undefined) last = lastSeq;
-          stream.send(bytes);
-        } else {
-          let text = "";
-          for (const change of changes) if (change.table === type.table) text += frameFor(change) ?? "";
-          if (text !== "") stream.send(text);
-        }
-      });
+      const stopListening = feed
+        ? () => {}
+        : store.onCommit((changes) => {
+            if (replaying) {
+              for (const change of changes) {
+                if (change.table !== type.table) continue;
+                if (held.length < maxHeld) held.push(change);
+                else overflow();
+              }
+            } else if (where.length === 0) {
+              // Live and unfiltered: every change of the table, newer than anything sent (seqs only grow).
+              const { bytes, lastSeq } = framesOfCommit(changes, type.table);
+              if (bytes.length === 0) return;
+              if (lastSeq !== undefined) last = lastSeq;
+              stream.send(bytes);
+            } else {
+              let text = "";
+              for (const change of changes) if (change.table === type.table) text += frameFor(change) ?? "";
+              if (text !== "") stream.send(text);
+            }
+          });
       const overflow = () => {
         if (stream.closed) return;
         stream.send(resetFrame("overflow"));
@@ -164,6 +238,7 @@ export function createLiveStreams(
 
       // A first comment flushes the headers: the client sees the stream open at once.
       stream.send(": live\n\n");
+      feed?.join(stream);
       if (replaying) {
         void (async () => {
           try {
