@@ -10,7 +10,6 @@ import type { Connection } from "./connection.js";
 import { caseFold } from "./connection.js";
 import { quoteId } from "./ddl.js";
 import { EACH, refPathLabel, type RefStep } from "../../model/ref-paths.js";
-import { valueKind, type ColumnShape } from "../../model/storage-shape.js";
 import {
   StoreConstraintError,
   StoreQueryError,
@@ -22,6 +21,7 @@ import {
   type RowChange,
   type StoreTx,
 } from "../../model/store.js";
+import { idColumn, queryColumn } from "./query-columns.js";
 import type { TableInfo, TableRegistry } from "./tables.js";
 
 const sqlOperator: Partial<Record<Comparison, string>> = {
@@ -34,7 +34,6 @@ const sqlOperator: Partial<Record<Comparison, string>> = {
 };
 
 /** A `where` on `id` is allowed too; it is not among the table's columns. */
-const idColumn: ColumnShape = { name: "id", type: { kind: "scalar", scalar: "Id" }, isOptional: false, isUnique: true };
 
 export class SqliteTx implements StoreTx {
   private isOpen = true;
@@ -228,25 +227,12 @@ export class SqliteTx implements StoreTx {
     return this.table(name);
   }
 
-  /** A column a `where` or `sort` may name: `id` or a stored scalar column. */
-  private queryColumn(t: TableInfo, name: string): ColumnShape {
-    const column = name === "id" ? idColumn : t.columns.get(name);
-    if (column === undefined || valueKind(column.type) === "json") {
-      throw new StoreQueryError(
-        t.shape.table,
-        name,
-        `'${name}' is not a field you can filter or sort ${t.shape.typeName} by.`,
-      );
-    }
-    return column;
-  }
-
   private compileWhere(t: TableInfo, query: ListQuery): { key: string; where: string[]; params: unknown[] } {
     const conds: string[] = [];
     const keyParts: string[] = [];
     const params: unknown[] = [];
     for (const w of query.where ?? []) {
-      const column = this.queryColumn(t, w.column);
+      const column = queryColumn(t, w.column);
       const col = quoteId(column.name);
       if (w.op === "in") {
         if (!Array.isArray(w.value) || w.value.length === 0)
@@ -289,7 +275,7 @@ export class SqliteTx implements StoreTx {
     query: ListQuery,
   ): { key: string; orderBy: string; after: string[]; params: unknown[] } {
     const sort = query.sort ?? { column: "id", descending: false };
-    const column = this.queryColumn(t, sort.column);
+    const column = queryColumn(t, sort.column);
     const dir = sort.descending ? "DESC" : "ASC";
     const past = sort.descending ? "<" : ">";
     const after = query.after;

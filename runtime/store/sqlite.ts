@@ -27,11 +27,11 @@ import {
   type ChangeLogRead,
   type CommitListener,
   type MigrationReport,
-  type RowChange,
   type Store,
   type StoreTx,
   type WriteOptions,
 } from "../../model/store.js";
+import { CommitListeners } from "./commit-listeners.js";
 import { buildTableRegistry, type TableRegistry } from "./tables.js";
 import { WriteQueue } from "./write-queue.js";
 
@@ -132,7 +132,7 @@ export class SqliteStore implements Store {
   private isClosed = false;
   /** Bumped by migrate(): connections drop statements cached for an older shape. */
   private shapeVersion = 0;
-  private readonly listeners = new Set<CommitListener>();
+  private readonly listeners = new CommitListeners();
 
   constructor(
     readonly file: string,
@@ -149,28 +149,14 @@ export class SqliteStore implements Store {
         // An idle reader must not keep an outdated snapshot open: it would hold back WAL
         // checkpoints while writes go on and no reads come.
         for (const r of this.idleReaders) endSnapshot(r);
-        if (changes.length > 0) this.publish(changes);
+        if (changes.length > 0) this.listeners.publish(changes);
       },
       () => this.changeLog?.pruneIfDue(writer),
     );
   }
 
   onCommit(listener: CommitListener): () => void {
-    // A wrapper per registration, so the same function registered twice is called twice.
-    const entry: CommitListener = (changes) => listener(changes);
-    this.listeners.add(entry);
-    return () => this.listeners.delete(entry);
-  }
-
-  /** After the COMMIT, before the writes resolve: a listener sees a change before its writer's answer. */
-  private publish(changes: readonly RowChange[]): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(changes);
-      } catch {
-        // A listener's failure is its own: the write is committed and the others still hear of it.
-      }
-    }
+    return this.listeners.add(listener);
   }
 
   async changesAfter(table: string, after: number, limit: number): Promise<ChangeLogRead> {

@@ -30,11 +30,11 @@ import {
   type CommitListener,
   type McpSessionDirectory,
   type MigrationReport,
-  type RowChange,
   type Store,
   type StoreTx,
   type WriteOptions,
 } from "../../../model/store.js";
+import { CommitListeners } from "../commit-listeners.js";
 import { defaultRetention, type ChangeLogOptions } from "../change-log.js";
 import { PgChangeLog } from "./change-log.js";
 import { ChangeRelay, changeChannel, changePayloads } from "./change-relay.js";
@@ -185,7 +185,7 @@ export class PostgresStore implements Store {
   ) {
     this.relay = new ChangeRelay(
       relayConfig,
-      (changes) => this.publish(changes),
+      (changes) => this.listeners.publish(changes),
       (table, id) => this.read(async (tx) => (await tx.get(table, id)) ?? null),
     );
   }
@@ -267,23 +267,10 @@ export class PostgresStore implements Store {
   }
 
   private generation = 0;
-  private readonly listeners = new Set<CommitListener>();
+  private readonly listeners = new CommitListeners();
 
   onCommit(listener: CommitListener): () => void {
-    // Its own entry, so one listener added twice is two subscriptions, removed one at a time.
-    const entry: CommitListener = (changes) => listener(changes);
-    this.listeners.add(entry);
-    return () => this.listeners.delete(entry);
-  }
-
-  private publish(changes: readonly RowChange[]): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(changes);
-      } catch {
-        // A listener's failure is its own: the write is committed and the others still hear of it.
-      }
-    }
+    return this.listeners.add(listener);
   }
 
   async changesAfter(table: string, after: number, limit: number): Promise<ChangeLogRead> {
@@ -359,7 +346,7 @@ export class PostgresStore implements Store {
       }
       await client.query("COMMIT");
       // After the COMMIT, before the write resolves: a listener sees a change before its writer's answer.
-      if (tx.changes.length > 0) this.publish(tx.changes);
+      if (tx.changes.length > 0) this.listeners.publish(tx.changes);
       return result;
     } catch (err) {
       tx.finish();

@@ -9,7 +9,7 @@
 
 import type pg from "pg";
 import { EACH, refPathLabel, type RefStep } from "../../../model/ref-paths.js";
-import { valueKind, type ColumnShape, type IndexShape } from "../../../model/storage-shape.js";
+import { type IndexShape } from "../../../model/storage-shape.js";
 import {
   StoreConstraintError,
   StoreQueryError,
@@ -20,6 +20,7 @@ import {
   type RowChange,
   type StoreTx,
 } from "../../../model/store.js";
+import { idColumn, queryColumn } from "../query-columns.js";
 import { quoteId } from "../ddl.js";
 import type { TableInfo, TableRegistry } from "../tables.js";
 import type { PgChangeLog } from "./change-log.js";
@@ -35,7 +36,6 @@ const sqlOperator: Partial<Record<Comparison, string>> = {
 };
 
 /** A `where` on `id` is allowed too; it is not among the table's columns. */
-const idColumn: ColumnShape = { name: "id", type: { kind: "scalar", scalar: "Id" }, isOptional: false, isUnique: true };
 
 /** SQL text per query-shape key, and the statement name it is prepared under; shared by all connections. */
 export class StatementNames {
@@ -313,24 +313,11 @@ export class PostgresTx implements StoreTx {
     return this.table(name);
   }
 
-  /** A column a `where` or `sort` may name: `id` or a stored scalar column. */
-  private queryColumn(t: TableInfo, name: string): ColumnShape {
-    const column = name === "id" ? idColumn : t.columns.get(name);
-    if (column === undefined || valueKind(column.type) === "json") {
-      throw new StoreQueryError(
-        t.shape.table,
-        name,
-        `'${name}' is not a field you can filter or sort ${t.shape.typeName} by.`,
-      );
-    }
-    return column;
-  }
-
   private compileWhere(t: TableInfo, query: ListQuery, params: Params): { key: string; conds: string[] } {
     const conds: string[] = [];
     const keyParts: string[] = [];
     for (const w of query.where ?? []) {
-      const column = this.queryColumn(t, w.column);
+      const column = queryColumn(t, w.column);
       const col = quoteId(column.name);
       if (w.op === "in") {
         if (!Array.isArray(w.value) || w.value.length === 0)
@@ -374,7 +361,7 @@ export class PostgresTx implements StoreTx {
     params: Params,
   ): { key: string; orderBy: string; after: string[] } {
     const sort = query.sort ?? { column: "id", descending: false };
-    const column = this.queryColumn(t, sort.column);
+    const column = queryColumn(t, sort.column);
     const dir = sort.descending ? "DESC" : "ASC";
     const past = sort.descending ? "<" : ">";
     const after = query.after;
