@@ -1,12 +1,10 @@
 // Test support for the PostgreSQL store: a real PostgreSQL server per test file and a fresh
 // database per test (tools/postgres/server.mjs, shared with bench/postgres), typed. Nothing is
 // mocked: the store and `wo run` talk to this server over TCP with a password. When the
-// binaries are absent, `postgresUnavailable` says why and the suites skip.
+// binaries are absent the suites fail, saying so (startPostgres throws `postgresUnavailable`):
+// a missing server must never pass as a skipped suite; `.ci/run` installs it.
 
 import * as server from "../../tools/postgres/server.mjs";
-
-/** Why PostgreSQL tests cannot run here, or undefined when they can. */
-export const postgresUnavailable: string | undefined = server.postgresUnavailable;
 
 /** The superuser's name and password: the server asks for the password on TCP. */
 export const pgUser: string = server.pgUser;
