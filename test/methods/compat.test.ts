@@ -6,9 +6,8 @@ import { Ajv } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { removeApp, startWo, writeApp, type WoProcess } from "../support/wo-process.js";
-import { mcpClient, post } from "./wo-process.js";
+import { post, serveForSuite } from "./wo-process.js";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
@@ -49,39 +48,26 @@ class Price {
 `;
 
 describe("a pricing-shaped app: set_price without in txn, history returning a projection", () => {
-  let app: string;
-  let wo: WoProcess;
-  let mcp: Client;
-
-  beforeAll(async () => {
-    app = writeApp("prices", { "app.wo": source });
-    wo = await startWo([app, "--listen", "127.0.0.1:0"]);
-    mcp = await mcpClient(wo.url);
-  });
-  afterAll(async () => {
-    await mcp?.close();
-    await wo?.stop();
-    if (app) removeApp(app);
-  });
+  const served = serveForSuite("prices", { "app.wo": source });
 
   it("a method without in txn writes, atomically", async () => {
-    const product = await post(wo.url, "/api/products", { sku: "LAMP-1", name: "Lamp" });
+    const product = await post(served.wo.url, "/api/products", { sku: "LAMP-1", name: "Lamp" });
     expect(product.status).toBe(201);
     const id = product.body.id;
-    expect((await post(wo.url, `/api/products/${id}/set_price`, { amount: 4999 })).status).toBe(200);
-    const viaMcp = await mcp.callTool({ name: "product_set_price", arguments: { id, amount: 3999 } });
+    expect((await post(served.wo.url, `/api/products/${id}/set_price`, { amount: 4999 })).status).toBe(200);
+    const viaMcp = await served.mcp.callTool({ name: "product_set_price", arguments: { id, amount: 3999 } });
     expect(viaMcp.isError).toBeFalsy();
-    const refused = await post(wo.url, `/api/products/${id}/set_price`, { amount: 0 });
+    const refused = await post(served.wo.url, `/api/products/${id}/set_price`, { amount: 0 });
     expect(refused.status).toBe(409);
-    const prices = await fetch(`${wo.url}/api/prices`).then((r) => r.json());
+    const prices = await fetch(`${served.wo.url}/api/prices`).then((r) => r.json());
     expect(prices.items.map((p: { amount: number }) => p.amount)).toEqual([4999, 3999]);
   });
 
   it("history returns only the projected fields, and its output schema names exactly those", async () => {
-    const product = await post(wo.url, "/api/products", { sku: "DESK-1", name: "Desk" });
+    const product = await post(served.wo.url, "/api/products", { sku: "DESK-1", name: "Desk" });
     const id = product.body.id;
-    await post(wo.url, `/api/products/${id}/set_price`, { amount: 100 });
-    const rest = await post(wo.url, `/api/products/${id}/history`, {});
+    await post(served.wo.url, `/api/products/${id}/set_price`, { amount: 100 });
+    const rest = await post(served.wo.url, `/api/products/${id}/history`, {});
     expect(rest.status).toBe(200);
     expect(rest.body).toHaveLength(1);
     expect(Object.keys(rest.body[0])).toEqual(["amount", "at", "note"]);
@@ -89,7 +75,7 @@ describe("a pricing-shaped app: set_price without in txn, history returning a pr
 
     // MCP: the tool's outputSchema (draft-07, as the SDK compiles it) describes the projected
     // rows — every projected key present, the optional `note` nullable, no other field of Price.
-    const { tools } = await mcp.listTools();
+    const { tools } = await served.mcp.listTools();
     const toolSchema = tools.find((t) => t.name === "product_history")!.outputSchema as any;
     const toolRow = toolSchema.properties.result.items;
     expect(Object.keys(toolRow.properties)).toEqual(["amount", "at", "note"]);
@@ -98,12 +84,12 @@ describe("a pricing-shaped app: set_price without in txn, history returning a pr
     expect(problems(new Ajv({ strict: false }), toolSchema, { result: rest.body })).toBe("");
 
     // The official client validates structuredContent against that outputSchema: it accepts it.
-    const called = await mcp.callTool({ name: "product_history", arguments: { id } });
+    const called = await served.mcp.callTool({ name: "product_history", arguments: { id } });
     expect(called.isError).toBeFalsy();
     expect(called.structuredContent).toEqual({ result: rest.body });
 
     // REST: the OpenAPI response of the method route (JSON Schema 2020-12) says the same.
-    const openapi = await fetch(`${wo.url}/openapi.json`).then((r) => r.json());
+    const openapi = await fetch(`${served.wo.url}/openapi.json`).then((r) => r.json());
     const response =
       openapi.paths["/api/products/{id}/history"].post.responses["200"].content["application/json"].schema;
     expect(Object.keys(response.items.properties)).toEqual(["amount", "at", "note"]);

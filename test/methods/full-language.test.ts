@@ -3,10 +3,9 @@
 // official MCP SDK client, with rollback checked in the SQLite file
 // (spec/language.md, "Statements").
 
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { dumpDb, startWo, writeApp, type WoProcess } from "../support/wo-process.js";
-import { mcpClient, post } from "./wo-process.js";
+import { describe, expect, it, vi } from "vitest";
+import { dumpDb } from "../support/wo-process.js";
+import { post, serveForSuite } from "./wo-process.js";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
@@ -54,50 +53,38 @@ class Line {
 `;
 
 describe("full statement language in methods (wo run)", () => {
-  let app: string;
-  let wo: WoProcess;
-  let mcp: Client;
-
-  beforeAll(async () => {
-    app = writeApp("full-language", { "app.wo": source });
-    wo = await startWo([app, "--listen", "127.0.0.1:0"]);
-    mcp = await mcpClient(wo.url);
-  });
-  afterAll(async () => {
-    await mcp?.close();
-    await wo?.stop();
-  });
+  const served = serveForSuite("full-language", { "app.wo": source });
 
   it("let x = insert binds the new row; for and += see rows written earlier in the call", async () => {
-    const cart = await post(wo.url, "/api/carts", { owner: "ada" });
+    const cart = await post(served.wo.url, "/api/carts", { owner: "ada" });
     const id = cart.body.id;
-    const filled = await post(wo.url, `/api/carts/${id}/fill`, { sku: "A", steps: 3 });
+    const filled = await post(served.wo.url, `/api/carts/${id}/fill`, { sku: "A", steps: 3 });
     expect(filled.status).toBe(200);
     expect(filled.body).toMatchObject({ cart: id, sku: "A", qty: 2 });
     expect(typeof filled.body.id).toBe("number");
-    const viaMcp = await mcp.callTool({ name: "cart_fill", arguments: { id, sku: "B", steps: 1 } });
+    const viaMcp = await served.mcp.callTool({ name: "cart_fill", arguments: { id, sku: "B", steps: 1 } });
     expect(viaMcp.isError).toBeFalsy();
     expect(viaMcp.structuredContent).toMatchObject({ result: { cart: id, sku: "B", qty: 1 } });
   });
 
   it("an abort after inserts in a loop-carrying call rolls every insert back", async () => {
-    const cart = await post(wo.url, "/api/carts", { owner: "bob" });
+    const cart = await post(served.wo.url, "/api/carts", { owner: "bob" });
     const id = cart.body.id;
-    await post(wo.url, `/api/carts/${id}/fill`, { sku: "A", steps: 5 });
-    const before = dumpDb(app).line!.length;
-    const over = await post(wo.url, `/api/carts/${id}/fill`, { sku: "B", steps: 5 });
+    await post(served.wo.url, `/api/carts/${id}/fill`, { sku: "A", steps: 5 });
+    const before = dumpDb(served.dir).line!.length;
+    const over = await post(served.wo.url, `/api/carts/${id}/fill`, { sku: "B", steps: 5 });
     expect(over.status).toBe(409);
     expect(over.body.detail ?? over.body.title).toContain("too many items");
-    expect(dumpDb(app).line!.length).toBe(before);
+    expect(dumpDb(served.dir).line!.length).toBe(before);
   });
 
   it("bare queries, indexing, contains and -= compute in a read-only method", async () => {
-    const cart = await post(wo.url, "/api/carts", { owner: "cy" });
+    const cart = await post(served.wo.url, "/api/carts", { owner: "cy" });
     const id = cart.body.id;
-    await post(wo.url, `/api/carts/${id}/fill`, { sku: "A", steps: 4 }); // lines of qty 1 and 3
-    const s = await post(wo.url, `/api/carts/${id}/summary`, { n: 1 });
+    await post(served.wo.url, `/api/carts/${id}/fill`, { sku: "A", steps: 4 }); // lines of qty 1 and 3
+    const s = await post(served.wo.url, `/api/carts/${id}/summary`, { n: 1 });
     expect(s).toMatchObject({ status: 200, body: 1 });
-    const out = await post(wo.url, `/api/carts/${id}/summary`, { n: 7 });
+    const out = await post(served.wo.url, `/api/carts/${id}/summary`, { n: 7 });
     expect(out.status).toBe(409);
     expect(JSON.stringify(out.body)).toContain("index 7 is outside a list of 2 at app.wo:");
   });

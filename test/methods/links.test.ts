@@ -2,11 +2,10 @@
 // "Method language"): checked in memory; executed by a real `wo run` over REST and the
 // official MCP SDK client, with the relation route `GET /api/posts/:id/tags` as the witness.
 
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { dumpDb, startWo, writeApp, type WoProcess } from "../support/wo-process.js";
+import { describe, expect, it, vi } from "vitest";
+import { dumpDb } from "../support/wo-process.js";
 import { compileSources, cursorAt, errorsOf } from "./compile-fixture.js";
-import { mcpClient, post } from "./wo-process.js";
+import { post, serveForSuite } from "./wo-process.js";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
@@ -127,64 +126,52 @@ describe("link/unlink: checking", () => {
 });
 
 describe("link/unlink: wo run", () => {
-  let app: string;
-  let wo: WoProcess;
-  let mcp: Client;
-
-  beforeAll(async () => {
-    app = writeApp("links", { "app.wo": blog() });
-    wo = await startWo([app, "--listen", "127.0.0.1:0"]);
-    mcp = await mcpClient(wo.url);
-  });
-  afterAll(async () => {
-    await mcp?.close();
-    await wo?.stop();
-  });
+  const served = serveForSuite("links", { "app.wo": blog() });
 
   const tagsOf = async (p: number) => {
-    const res = await fetch(`${wo.url}/api/posts/${p}/tags`);
+    const res = await fetch(`${served.wo.url}/api/posts/${p}/tags`);
     expect(res.status).toBe(200);
     return ((await res.json()) as { items: { label: string }[] }).items.map((t) => t.label);
   };
   const make = async (path: string, body: object) => {
-    const r = await post(wo.url, path, body);
+    const r = await post(served.wo.url, path, body);
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     return r.body.id as number;
   };
-  const links = () => (dumpDb(app).tagging ?? []) as { post: number; tag: number; note: string }[];
+  const links = () => (dumpDb(served.dir).tagging ?? []) as { post: number; tag: number; note: string }[];
 
   it("a method links over REST, a second link of the pair is the same link, unlink removes it", async () => {
     const p = await make("/api/posts", { title: "a" });
     const news = await make("/api/tags", { label: "news" });
-    expect((await post(wo.url, `/api/posts/${p}/tag`, { t: news })).status).toBe(200);
-    expect(await post(wo.url, `/api/posts/${p}/tag`, { t: news })).toMatchObject({ status: 200 });
+    expect((await post(served.wo.url, `/api/posts/${p}/tag`, { t: news })).status).toBe(200);
+    expect(await post(served.wo.url, `/api/posts/${p}/tag`, { t: news })).toMatchObject({ status: 200 });
     expect(await tagsOf(p)).toEqual(["news"]);
     expect(links().filter((l) => l.post === p)).toMatchObject([{ post: p, tag: news, note: "by tag" }]);
 
-    expect((await post(wo.url, `/api/posts/${p}/untag`, { t: news })).status).toBe(200);
+    expect((await post(served.wo.url, `/api/posts/${p}/untag`, { t: news })).status).toBe(200);
     expect(await tagsOf(p)).toEqual([]);
     // Unlinking a pair that is not linked changes nothing and is no error.
-    expect((await post(wo.url, `/api/posts/${p}/untag`, { t: news })).status).toBe(200);
+    expect((await post(served.wo.url, `/api/posts/${p}/untag`, { t: news })).status).toBe(200);
     expect(links().filter((l) => l.post === p)).toEqual([]);
   });
 
   it("links and unlinks over MCP", async () => {
     const p = await make("/api/posts", { title: "b" });
     const tech = await make("/api/tags", { label: "tech" });
-    const linked = await mcp.callTool({ name: "post_tag", arguments: { id: p, t: tech } });
+    const linked = await served.mcp.callTool({ name: "post_tag", arguments: { id: p, t: tech } });
     expect(linked.isError, JSON.stringify(linked)).toBeFalsy();
     expect(await tagsOf(p)).toEqual(["tech"]);
-    const unlinked = await mcp.callTool({ name: "post_untag", arguments: { id: p, t: tech } });
+    const unlinked = await served.mcp.callTool({ name: "post_untag", arguments: { id: p, t: tech } });
     expect(unlinked.isError, JSON.stringify(unlinked)).toBeFalsy();
     expect(await tagsOf(p)).toEqual([]);
   });
 
   it("links a row the call just inserted, and links from a free fn", async () => {
     const p = await make("/api/posts", { title: "c" });
-    const r = await post(wo.url, `/api/posts/${p}/add_tag`, { label: "fresh" });
+    const r = await post(served.wo.url, `/api/posts/${p}/add_tag`, { label: "fresh" });
     expect(r).toMatchObject({ status: 200, body: { label: "fresh" } });
     const other = await make("/api/tags", { label: "other" });
-    expect((await post(wo.url, `/api/posts/${p}/tag_by_fn`, { t: other })).status).toBe(200);
+    expect((await post(served.wo.url, `/api/posts/${p}/tag_by_fn`, { t: other })).status).toBe(200);
     expect(await tagsOf(p)).toEqual(["fresh", "other"]);
     expect(
       links()
@@ -197,10 +184,10 @@ describe("link/unlink: wo run", () => {
     const p = await make("/api/posts", { title: "d" });
     const t = await make("/api/tags", { label: "kept-out" });
     const before = links();
-    const aborted = await post(wo.url, `/api/posts/${p}/tag_then_abort`, { t });
+    const aborted = await post(served.wo.url, `/api/posts/${p}/tag_then_abort`, { t });
     expect(aborted.status).toBe(409);
     expect(JSON.stringify(aborted.body)).toContain("changed my mind");
-    const missing = await post(wo.url, `/api/posts/${p}/tag`, { t: 999_999 });
+    const missing = await post(served.wo.url, `/api/posts/${p}/tag`, { t: 999_999 });
     expect(missing.status).toBe(422);
     expect(missing.body.errors).toEqual([{ path: "/t", message: "no Tag with id 999999 exists" }]);
     expect(await tagsOf(p)).toEqual([]);

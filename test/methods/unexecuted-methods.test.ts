@@ -4,11 +4,9 @@
 // "Constructs of the full language"). Checked in memory, then served by a real `wo run`
 // over REST and the official MCP SDK client.
 
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { removeApp, startWo, writeApp, type WoProcess } from "../support/wo-process.js";
+import { describe, expect, it, vi } from "vitest";
 import { compileSources, cursorAt, errorsOf } from "./compile-fixture.js";
-import { mcpClient, post } from "./wo-process.js";
+import { post, serveForSuite } from "./wo-process.js";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
@@ -88,35 +86,22 @@ describe("class methods wo does not run: checking", () => {
 });
 
 describe("class methods wo does not run: wo run", () => {
-  let app: string;
-  let wo: WoProcess;
-  let mcp: Client;
-
-  beforeAll(async () => {
-    app = writeApp("unexecuted-methods", { "app.wo": source });
-    wo = await startWo([app, "--listen", "127.0.0.1:0"]);
-    mcp = await mcpClient(wo.url);
-  });
-  afterAll(async () => {
-    await mcp?.close();
-    await wo?.stop();
-    if (app) removeApp(app);
-  });
+  const served = serveForSuite("unexecuted-methods", { "app.wo": source });
 
   it("have no route and no tool; the class's other methods run", async () => {
-    const id = (await post(wo.url, "/api/posts", { title: "a" })).body.id;
+    const id = (await post(served.wo.url, "/api/posts", { title: "a" })).body.id;
     for (const name of ["watch", "as_editor", "label"]) {
-      expect((await post(wo.url, `/api/posts/${id}/${name}`, { t: 1 })).status, name).toBe(404);
+      expect((await post(served.wo.url, `/api/posts/${id}/${name}`, { t: 1 })).status, name).toBe(404);
     }
-    expect((await post(wo.url, `/api/posts/${id}/rename`, { to: "b" })).body).toMatchObject({ id, title: "b" });
-    const { tools } = await mcp.listTools();
+    expect((await post(served.wo.url, `/api/posts/${id}/rename`, { to: "b" })).body).toMatchObject({ id, title: "b" });
+    const { tools } = await served.mcp.listTools();
     expect(
       tools
         .map((t) => t.name)
         .filter((n) => n.startsWith("post_"))
         .sort(),
     ).toEqual(["post_create", "post_get", "post_rename", "post_tags"]);
-    const called = await mcp.callTool({ name: "post_rename", arguments: { id, to: "c" } });
+    const called = await served.mcp.callTool({ name: "post_rename", arguments: { id, to: "c" } });
     expect(called.isError).toBeFalsy();
   });
 });

@@ -2,11 +2,10 @@
 // in method bodies (spec/language.md, "Constructs of the full language"). Checked in memory;
 // executed by a real `wo run` through REST and the official MCP SDK client.
 
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { dumpDb, startWo, writeApp, type WoProcess } from "../support/wo-process.js";
+import { describe, expect, it, vi } from "vitest";
+import { dumpDb } from "../support/wo-process.js";
 import { cursorAt, errorsOf } from "./compile-fixture.js";
-import { mcpClient, post } from "./wo-process.js";
+import { post, serveForSuite } from "./wo-process.js";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
@@ -64,49 +63,40 @@ describe("bare variants and ref reads: checking", () => {
 });
 
 describe("bare variants and ref reads: wo run", () => {
-  let dir: string;
-  let wo: WoProcess;
-  let mcp: Client;
-
-  beforeAll(async () => {
-    dir = writeApp("variants-refs", { "app.wo": app });
-    wo = await startWo([dir, "--listen", "127.0.0.1:0"]);
-    mcp = await mcpClient(wo.url);
-  });
-  afterAll(async () => {
-    await mcp?.close();
-    await wo?.stop();
-  });
+  const served = serveForSuite("variants-refs", { "app.wo": app });
 
   it("a bare variant is stored and compared as its text", async () => {
-    const customer = await post(wo.url, "/api/customers", { name: "ada" });
-    const order = await post(wo.url, "/api/orders", { customer: customer.body.id });
-    const paid = await post(wo.url, `/api/orders/${order.body.id}/pay`, {});
+    const customer = await post(served.wo.url, "/api/customers", { name: "ada" });
+    const order = await post(served.wo.url, "/api/orders", { customer: customer.body.id });
+    const paid = await post(served.wo.url, `/api/orders/${order.body.id}/pay`, {});
     expect(paid).toMatchObject({ status: 200, body: { id: order.body.id, status: "Paid" } });
-    const again = await mcp.callTool({ name: "order_pay", arguments: { id: order.body.id } });
+    const again = await served.mcp.callTool({ name: "order_pay", arguments: { id: order.body.id } });
     expect(again.isError).toBe(true);
     expect(JSON.stringify(again.content)).toContain("order is Paid");
   });
 
   it("reads a field of the referenced row, over REST and MCP", async () => {
-    const customer = await post(wo.url, "/api/customers", { name: "bob", tier: "Gold" });
-    const order = await post(wo.url, "/api/orders", { customer: customer.body.id });
-    expect(await post(wo.url, `/api/orders/${order.body.id}/buyer`, {})).toMatchObject({ status: 200, body: "bob" });
-    const gold = await mcp.callTool({ name: "order_gold", arguments: { id: order.body.id } });
+    const customer = await post(served.wo.url, "/api/customers", { name: "bob", tier: "Gold" });
+    const order = await post(served.wo.url, "/api/orders", { customer: customer.body.id });
+    expect(await post(served.wo.url, `/api/orders/${order.body.id}/buyer`, {})).toMatchObject({
+      status: 200,
+      body: "bob",
+    });
+    const gold = await served.mcp.callTool({ name: "order_gold", arguments: { id: order.body.id } });
     expect(gold.structuredContent).toMatchObject({ result: true });
   });
 
   it("a ref to no row aborts the call with a clear message and keeps nothing", async () => {
-    const customer = await post(wo.url, "/api/customers", { name: "cy" });
-    const order = await post(wo.url, "/api/orders", { customer: customer.body.id });
-    expect(await post(wo.url, `/api/orders/${order.body.id}/rename`, { c: customer.body.id })).toMatchObject({
+    const customer = await post(served.wo.url, "/api/customers", { name: "cy" });
+    const order = await post(served.wo.url, "/api/orders", { customer: customer.body.id });
+    expect(await post(served.wo.url, `/api/orders/${order.body.id}/rename`, { c: customer.body.id })).toMatchObject({
       status: 200,
       body: "cy",
     });
-    const before = dumpDb(dir);
-    const res = await post(wo.url, `/api/orders/${order.body.id}/rename`, { c: 999 });
+    const before = dumpDb(served.dir);
+    const res = await post(served.wo.url, `/api/orders/${order.body.id}/rename`, { c: 999 });
     expect(res.status).toBe(409);
     expect(JSON.stringify(res.body)).toContain("c refers to Customer 999, which does not exist (at app.wo:27)");
-    expect(dumpDb(dir)).toEqual(before);
+    expect(dumpDb(served.dir)).toEqual(before);
   });
 });
