@@ -1,17 +1,25 @@
 // Live streams under load (spec/live.md): `wo run` of a one-type app whose type exposes
 // `subscribe`, measured in one run:
 //
-//   1. write throughput over REST (N creates, C in flight) with no subscriber, then with S
-//      REST live streams open (`GET /api/notes/live`, read as raw events over node:http by a
-//      second process, subscribers.mjs, so their reading never stalls the writer's event loop),
-//      in alternating rounds; the figure is the ratio of the medians (target ≥ 0.9);
+//   1. write throughput over REST (autocannon POSTs, C connections) with S live streams open
+//      (`GET /api/notes/live`, read by a second process, subscribers.mjs) against none, in
+//      rounds of SECONDS that alternate which side goes first; the figure is the ratio of the
+//      medians (target ≥ 0.9). The server must be what limits the writes, so each side's
+//      server CPU use is printed (near 100% of a core: the server is saturated) with its CPU
+//      per write, and every event of every write must arrive.
 //   2. commit-to-notification latency with S subscribers: one PATCH at a time; for each, the
 //      time from sending the write to each subscriber's event, p50/p99 over every
 //      (write, subscriber) pair. The commit happens inside that span, just before the event is
 //      queued (events go out before the write's answer), so it bounds the commit-to-event time
 //      from above; the write's own round trip is printed beside it.
 //
-//   npm run build && node bench/live/run.mjs [N=2000] [C=16] [S=100] [ROUNDS=3]
+//   npm run build && node bench/live/run.mjs [SECONDS=3] [C=32] [S=100] [ROUNDS=6]
+//
+// The load generator must be cheaper than the server: with node:http as the client (about
+// 80 µs of CPU per request) and the subscribers on the same core, the side with subscribers
+// was held back by its client, not by wo. Loading two servers at once in pairs (as
+// bench/paired-load.mjs does) hid the cost instead: neither server was saturated, so the one
+// with streams simply took more of the shared core.
 //
 // Servers run on their own CPUs when there are two or more (bench/node-process.mjs). Prints
 // figures; asserts nothing.
@@ -21,44 +29,52 @@ import { fork } from "node:child_process";
 import { request, Agent } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import autocannon from "autocannon";
 import { pinCpus, startNode, stopNode } from "../node-process.mjs";
+import { median } from "../paired-load.mjs";
 
-const N = Number(process.argv[2] ?? 2000);
-const C = Number(process.argv[3] ?? 16);
+const SECONDS = Number(process.argv[2] ?? 3);
+const C = Number(process.argv[3] ?? 32);
 const S = Number(process.argv[4] ?? 100);
-const ROUNDS = Number(process.argv[5] ?? 3);
+const ROUNDS = Number(process.argv[5] ?? 6);
 
 const pinned = pinCpus();
 const dir = mkdtempSync(join(tmpdir(), "wo-bench-live-"));
-const app = join(dir, "live");
-mkdirSync(app);
-writeFileSync(join(app, "wo.toml"), 'name = "live"\n');
-writeFileSync(
-  join(app, "app.wo"),
-  `type Note {
+
+/** One server of the app, in its own directory (its own database). */
+async function startServer(name) {
+  const app = join(dir, name);
+  mkdirSync(app);
+  writeFileSync(join(app, "wo.toml"), `name = "${name}"\n`);
+  writeFileSync(
+    join(app, "app.wo"),
+    `type Note {
   id: Id
   title: Text
   rank: Int = 0
   service rest "/api/notes" expose list, get, create, update, subscribe
 }
 `,
-);
+  );
+  const { child, url } = await startNode(
+    "bin/wo.js",
+    ["run", app, "--quiet", "--listen", "127.0.0.1:0"],
+    /serving at (http:\/\/127\.0\.0\.1:\d+)/,
+  );
+  return { child, url };
+}
 
-const { child, url: base } = await startNode(
-  "bin/wo.js",
-  ["run", app, "--quiet", "--listen", "127.0.0.1:0"],
-  /serving at (http:\/\/127\.0\.0\.1:\d+)/,
-);
-const writes = new Agent({ keepAlive: true, maxSockets: C });
+const server = await startServer("live");
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
-function send(method, path, body) {
+function send(base, method, path, body) {
   return new Promise((resolve, reject) => {
-    const text = JSON.stringify(body);
+    const text = body === undefined ? "" : JSON.stringify(body);
     const req = request(
       base + path,
       {
         method,
-        agent: writes,
+        agent,
         headers: { "content-type": "application/json", "content-length": Buffer.byteLength(text) },
       },
       (res) => {
@@ -75,9 +91,12 @@ function send(method, path, body) {
   });
 }
 
-/** S live streams in a child process (bench/live/subscribers.mjs); resolves once all are open. */
-async function subscribers() {
-  const child = fork(join(import.meta.dirname, "subscribers.mjs"), [base, String(S)], {
+/** Rows the server holds: what its writes committed, however the load counted them. */
+const rows = async (server) => JSON.parse(await send(server.url, "GET", "/api/notes?count=true&limit=1")).total;
+
+/** S live streams on `server` in a child process (subscribers.mjs); resolves once all are open. */
+async function subscribers(server, mode = "count") {
+  const child = fork(join(import.meta.dirname, "subscribers.mjs"), [server.url, String(S), mode], {
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const ask = (question, key) =>
@@ -102,10 +121,10 @@ async function subscribers() {
   };
 }
 
-/** The server's CPU time so far (user + system), in ms: /proc on Linux, else undefined. */
-function serverCpuMs() {
+/** A server's CPU time so far (user + system), in ms: /proc on Linux, else undefined. */
+function cpuMs(server) {
   try {
-    const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1].split(" ");
+    const fields = readFileSync(`/proc/${server.child.pid}/stat`, "utf8").split(") ")[1].split(" ");
     // utime and stime (fields 14 and 15 of the whole line) in clock ticks of 10 ms.
     return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {
@@ -113,58 +132,80 @@ function serverCpuMs() {
   }
 }
 
-/** Server CPU ms per write of each round, by side: what the server itself pays for subscribers. */
-const cpuPerWrite = { without: [], with: [] };
-
-async function writeRound(side) {
-  let next = 0;
-  const cpuBefore = serverCpuMs();
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: C }, async () => {
-      while (next < N) {
-        next++;
-        await send("POST", "/api/notes", { title: "w" });
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  const cpuAfter = serverCpuMs();
-  if (side && cpuBefore !== undefined && cpuAfter !== undefined) cpuPerWrite[side].push((cpuAfter - cpuBefore) / N);
-  return N / seconds;
+async function load(server, seconds) {
+  const r = await autocannon({
+    url: `${server.url}/api/notes`,
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ title: "w" }),
+    connections: C,
+    duration: seconds,
+  });
+  if (r.non2xx > 0 || r.errors > 0) throw new Error(`POST ${server.url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+  return r.requests.total;
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/**
+ * One round of `seconds` of writes, with S streams open or none. Resolves with writes/s, the
+ * server's CPU per write and its share of one core, and the events the streams received.
+ */
+async function round(withSubscribers, seconds) {
+  const subs = withSubscribers ? await subscribers(server) : undefined;
+  const before = await rows(server);
+  const cpu0 = cpuMs(server);
+  const t0 = performance.now();
+  await load(server, seconds);
+  const wall = performance.now() - t0;
+  const cpu1 = cpuMs(server);
+  const writes = (await rows(server)) - before;
+  let got = 0;
+  let committed = writes;
+  if (subs) {
+    // Let the last events arrive (they are counted, not timed). Writes the load had in flight
+    // when it stopped commit meanwhile: the rows are counted again with them.
+    const until = Date.now() + 10_000;
+    for (;;) {
+      got = await subs.received();
+      committed = (await rows(server)) - before;
+      if (got >= committed * S || Date.now() > until) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await subs.stop();
+  }
+  return {
+    rate: (writes / wall) * 1000,
+    cpuPerWrite: cpu0 === undefined ? undefined : (cpu1 - cpu0) / writes,
+    busy: cpu0 === undefined ? undefined : (cpu1 - cpu0) / wall,
+    expected: subs ? committed * S : 0,
+    got,
+  };
+}
+
 const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 
 try {
+  // Warm-up, unmeasured: each side once, so both have run every path.
+  await round(false, 1);
+  await round(true, 1);
+
   const without = [];
   const withSubs = [];
-  let received = 0;
-  // One round unmeasured, so neither side pays for the server's warm-up (JIT, page cache).
-  await writeRound();
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let r = 0; r < ROUNDS; r++) {
     // Alternate which side goes first, so a drift over the run hits both alike.
-    if (round % 2 === 0) without.push(await writeRound("without"));
-    const subs = await subscribers();
-    withSubs.push(await writeRound("with"));
-    // Let the last events arrive before the streams close (they are counted, not timed).
-    const until = Date.now() + 5_000;
-    let got = 0;
-    while ((got = await subs.received()) < N * S && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-    received += got;
-    await subs.stop();
-    if (round % 2 === 1) without.push(await writeRound("without"));
+    if (r % 2 === 0) without.push(await round(false, SECONDS));
+    withSubs.push(await round(true, SECONDS));
+    if (r % 2 === 1) without.push(await round(false, SECONDS));
   }
 
   // Latency: S subscribers, one write at a time, the send time carried in the row.
-  const subs = await subscribers();
+  const target = server;
+  const subs = await subscribers(target, "latency");
   const roundTrips = [];
-  const first = JSON.parse(await send("POST", "/api/notes", { title: "target" })).id;
-  const writesForLatency = Math.min(500, N);
+  const first = JSON.parse(await send(target.url, "POST", "/api/notes", { title: "target" })).id;
+  const writesForLatency = 500;
   for (let i = 0; i < writesForLatency; i++) {
     const t0 = performance.now();
-    await send("PATCH", `/api/notes/${first}`, { title: `lat ${performance.timeOrigin + t0}` });
+    await send(target.url, "PATCH", `/api/notes/${first}`, { title: `lat ${performance.timeOrigin + t0}` });
     roundTrips.push(performance.now() - t0);
   }
   let latencies = [];
@@ -175,29 +216,30 @@ try {
   latencies.sort((a, b) => a - b);
   roundTrips.sort((a, b) => a - b);
 
+  const expected = withSubs.reduce((n, r) => n + r.expected, 0);
+  const got = withSubs.reduce((n, r) => n + r.got, 0);
+  const rates = (side) => side.map((r) => r.rate.toFixed(0)).join(", ");
+  const med = (side, key) => median(side.map((r) => r[key]));
   console.log(
-    `bench/live: ${pinned}; ${N} creates per round, ${C} in flight, ${ROUNDS} rounds, ${S} subscribers (in a second process)`,
+    `bench/live: ${pinned}; ${ROUNDS} rounds of ${SECONDS} s per side, ${C} connections, ${S} subscribers (in a second process)`,
+  );
+  console.log(`  writes/s, no subscriber:   ${rates(without)} (median ${med(without, "rate").toFixed(0)})`);
+  console.log(
+    `  writes/s, ${S} subscribers: ${rates(withSubs)} (median ${med(withSubs, "rate").toFixed(0)}); events received ${got} of ${expected}`,
   );
   console.log(
-    `  writes/s, no subscriber:      ${without.map((x) => x.toFixed(0)).join(", ")} (median ${median(without).toFixed(0)})`,
+    `  throughput ratio (with/without): ${(med(withSubs, "rate") / med(without, "rate")).toFixed(2)} (target ≥ 0.9)`,
   );
-  console.log(
-    `  writes/s, ${S} subscribers:    ${withSubs.map((x) => x.toFixed(0)).join(", ")} (median ${median(withSubs).toFixed(0)}); events received ${received} of ${N * ROUNDS * S}`,
-  );
-  console.log(`  throughput ratio (with/without): ${(median(withSubs) / median(without)).toFixed(2)} (target ≥ 0.9)`);
-  if (cpuPerWrite.with.length > 0) {
-    // On a two-core machine the subscribers share the load generator's core, so the ratio above
-    // also measures the clients; the server's CPU per write is what it pays itself.
-    const [w0, w1] = [median(cpuPerWrite.without), median(cpuPerWrite.with)];
+  if (without[0].cpuPerWrite !== undefined) {
     console.log(
-      `  server CPU per write: ${(w0 * 1000).toFixed(0)} µs without, ${(w1 * 1000).toFixed(0)} µs with ${S} subscribers (server-bound ratio ${(w0 / w1).toFixed(2)})`,
+      `  server CPU per write: ${(med(without, "cpuPerWrite") * 1000).toFixed(0)} µs without, ${(med(withSubs, "cpuPerWrite") * 1000).toFixed(0)} µs with ${S} subscribers (ratio ${(med(without, "cpuPerWrite") / med(withSubs, "cpuPerWrite")).toFixed(2)}); server busy ${(med(without, "busy") * 100).toFixed(0)}% / ${(med(withSubs, "busy") * 100).toFixed(0)}% of a core`,
     );
   }
   console.log(
     `  write → notification, ${S} subscribers: p50 ${pct(latencies, 50)?.toFixed(2)} ms, p99 ${pct(latencies, 99)?.toFixed(2)} ms over ${latencies.length} of ${writesForLatency * S} (write round trip p50 ${pct(roundTrips, 50).toFixed(2)} ms, p99 ${pct(roundTrips, 99).toFixed(2)} ms)`,
   );
 } finally {
-  writes.destroy();
-  await stopNode(child);
+  agent.destroy();
+  await stopNode(server.child);
   rmSync(dir, { recursive: true, force: true });
 }
