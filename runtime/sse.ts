@@ -5,6 +5,14 @@
 // when the queue is full the stream is closed (the client may reconnect) instead of buffering
 // without bound or slowing anyone else down. A stream may name one last frame to send when that
 // happens (`overflowFrame`: REST live streams say `reset`), which goes beyond the bound.
+//
+// Under `wo run` a byte-bounded stream may be given the node response it is answered on
+// (`nodeResponse`): its frames are then written there directly once the headers are out, and
+// the socket's own buffer is the queue. Passed through the web stream, every chunk costs a
+// read promise and a callback in @hono/node-server's pipe, which at a hundred streams cost more
+// than the writes they report (spec/live.md, "Limits and back-pressure").
+
+import type { ServerResponse } from "node:http";
 
 export interface SseStream {
   /**
@@ -33,6 +41,11 @@ export interface SseOptions {
   /** Sent as the last frame when the queue overflows, just before the close. */
   overflowFrame?: string;
   onClose?: () => void;
+  /**
+   * The node response that answers with `response` (needs maxQueuedBytes). The web stream then
+   * carries only the headers, the end and the client's disconnect.
+   */
+  nodeResponse?: ServerResponse;
 }
 
 const encoder = new TextEncoder();
@@ -50,10 +63,12 @@ export function createSseStream(opts: SseOptions): SseStream {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
+  const sink = opts.nodeResponse && opts.maxQueuedBytes !== undefined ? directSink(opts.nodeResponse) : undefined;
   const close = () => {
     if (closed) return;
     closed = true;
     if (timer) clearInterval(timer);
+    sink?.finish(controller);
     try {
       controller.close();
     } catch {
@@ -70,6 +85,7 @@ export function createSseStream(opts: SseOptions): SseStream {
         // The client went away: release everything this stream holds.
         closed = true;
         if (timer) clearInterval(timer);
+        sink?.drop();
         opts.onClose?.();
       },
     },
@@ -78,18 +94,24 @@ export function createSseStream(opts: SseOptions): SseStream {
       ? { highWaterMark: opts.maxQueuedBytes, size: (chunk: Uint8Array) => chunk.byteLength }
       : new CountQueuingStrategy({ highWaterMark: opts.maxQueuedFrames }),
   );
+  const room = sink ? () => opts.maxQueuedBytes! - sink.queuedBytes() : () => controller.desiredSize ?? 0;
+  const enqueue = sink
+    ? (bytes: Uint8Array) => {
+        if (!sink.write(bytes)) close();
+      }
+    : (bytes: Uint8Array) => controller.enqueue(bytes);
   const send = (frame: string | Uint8Array): boolean => {
     if (closed) return false;
-    if ((controller.desiredSize ?? 0) <= 0) {
-      if (opts.overflowFrame !== undefined) controller.enqueue(encoder.encode(opts.overflowFrame));
+    if (room() <= 0) {
+      if (opts.overflowFrame !== undefined) enqueue(encoder.encode(opts.overflowFrame));
       close();
       return false;
     }
-    controller.enqueue(typeof frame === "string" ? encoder.encode(frame) : frame);
-    return true;
+    enqueue(typeof frame === "string" ? encoder.encode(frame) : frame);
+    return !closed;
   };
   const whenWritable = async (): Promise<void> => {
-    while (!closed && (controller.desiredSize ?? 0) <= 0) await new Promise((r) => setTimeout(r, writablePollMs));
+    while (!closed && room() <= 0) await new Promise((r) => setTimeout(r, writablePollMs));
   };
   if (opts.keepAliveMs > 0) {
     timer = setInterval(() => send(": keepalive\n\n"), opts.keepAliveMs);
@@ -102,7 +124,71 @@ export function createSseStream(opts: SseOptions): SseStream {
       return closed;
     },
     whenWritable,
-    room: () => controller.desiredSize ?? 0,
+    room,
     response,
+  };
+}
+
+/** How often frames sent before the headers went out look again whether they have. */
+const headersPollMs = 1;
+
+/**
+ * Writes straight to `res`. @hono/node-server writes the headers (with whatever the middleware
+ * added) when it takes the response; until then frames wait here, in order. Its unread web
+ * stream stays empty, so nothing it writes can come between them.
+ */
+function directSink(res: ServerResponse) {
+  let waiting: Uint8Array[] = [];
+  let waitingBytes = 0;
+  let poll: NodeJS.Timeout | undefined;
+  /** Headers out and the answer still open: what is written now reaches the client. */
+  const open = () => res.headersSent && !res.writableEnded && !res.destroyed;
+  const flushWaiting = () => {
+    poll = undefined;
+    if (res.destroyed || res.writableEnded) return drop();
+    if (!res.headersSent) {
+      poll = setTimeout(flushWaiting, headersPollMs);
+      return;
+    }
+    for (const bytes of waiting) res.write(bytes);
+    waiting = [];
+    waitingBytes = 0;
+  };
+  const drop = () => {
+    if (poll) clearTimeout(poll);
+    poll = undefined;
+    waiting = [];
+    waitingBytes = 0;
+  };
+  return {
+    /** False when the answer is gone (the client left, or it was never this stream's). */
+    write(bytes: Uint8Array): boolean {
+      if (waiting.length === 0 && open()) {
+        res.write(bytes);
+        return true;
+      }
+      if (res.destroyed || res.writableEnded) return false;
+      waiting.push(bytes);
+      waitingBytes += bytes.byteLength;
+      poll ??= setTimeout(flushWaiting, headersPollMs);
+      return true;
+    },
+    /** Bytes written but not yet taken by the client's socket. */
+    queuedBytes: () => waitingBytes + res.writableLength,
+    /**
+     * The stream is closing: what waits goes out before the end. With the headers not out yet
+     * it goes through the web stream, which @hono/node-server then writes whole.
+     */
+    finish(controller: ReadableStreamDefaultController<Uint8Array>) {
+      if (poll) clearTimeout(poll);
+      poll = undefined;
+      if (waiting.length > 0) {
+        if (open()) for (const bytes of waiting) res.write(bytes);
+        else if (!res.headersSent) for (const bytes of waiting) controller.enqueue(bytes);
+      }
+      waiting = [];
+      waitingBytes = 0;
+    },
+    drop,
   };
 }

@@ -7,6 +7,7 @@
 // stream. A resumed stream replays the log while it already listens for new commits; events it
 // hears meanwhile are held (bounded too) and sent after the replay, each change once, by seq.
 
+import type { ServerResponse } from "node:http";
 import type { CatalogType } from "../../model/app.js";
 import { createSseStream, type SseStream } from "../sse.js";
 import type { ListQuery, Row, RowChange, Store } from "../../model/store.js";
@@ -19,16 +20,20 @@ export interface LiveStreamOptions {
   maxQueuedBytes?: number;
   /** Changes a replaying stream may hold back for after the replay. Default 4,096. */
   maxHeldChanges?: number;
-  /** How long an unfiltered stream's events wait to be sent together (TableFeed). Default 5 ms. */
+  /** The least an unfiltered stream's events wait to be sent together (TableFeed). Default 5 ms. */
   coalesceMs?: number;
 }
 
 export interface LiveStreams {
-  /** A stream of `type`'s changes passing `where`; `resumeAfter`: the client's Last-Event-ID. */
+  /**
+   * A stream of `type`'s changes passing `where`; `resumeAfter`: the client's Last-Event-ID;
+   * `nodeResponse`: the node response that will answer with it, written to directly (../sse.ts).
+   */
   open(
     type: CatalogType,
     where: NonNullable<ListQuery["where"]>,
     resumeAfter: number | undefined,
+    nodeResponse?: ServerResponse,
   ): ReadableStream<Uint8Array>;
   /** Server shutdown: every open stream ends. */
   closeAll(): void;
@@ -38,48 +43,55 @@ export interface LiveStreams {
 /** Changes read from the log per page while replaying. */
 const replayPage = 256;
 
-/** The `data` of one event: what changed, as JSON written once per change for every stream. */
-const eventFrames = new WeakMap<RowChange, string>();
+/** One event as a stream sends it. */
+function eventText(change: RowChange): string {
+  const data = JSON.stringify({ op: change.op, id: change.id, row: change.row });
+  return `event: ${change.op}\n${change.seq !== undefined ? `id: ${change.seq}\n` : ""}data: ${data}\n\n`;
+}
 
-function eventFrame(change: RowChange): string {
-  let frame = eventFrames.get(change);
-  if (frame === undefined) {
-    const data = JSON.stringify({ op: change.op, id: change.id, row: change.row });
-    frame = `event: ${change.op}\n${change.seq !== undefined ? `id: ${change.seq}\n` : ""}data: ${data}\n\n`;
-    eventFrames.set(change, frame);
-  }
+/** Every event of one table in one commit, and the newest change log position among them. */
+interface CommitFrames {
+  text: string;
+  lastSeq: number | undefined;
+}
+
+/**
+ * What the commit being delivered looks like to streams, built once and shared by all of them:
+ * the store calls every commit listener in turn before the next commit, so keeping only the
+ * latest commit's frames serves every stream and holds nothing past the next commit (a WeakMap
+ * keyed by commit cost more in garbage collection than the events themselves).
+ */
+let delivering:
+  | { changes: readonly RowChange[]; events: Map<RowChange, string>; tables: Map<string, CommitFrames> }
+  | undefined;
+
+function deliveringOf(changes: readonly RowChange[]) {
+  if (delivering?.changes !== changes) delivering = { changes, events: new Map(), tables: new Map() };
+  return delivering;
+}
+
+/** `change`'s event, built once per commit for every stream (`commit`: the commit it came in). */
+function eventFrame(change: RowChange, commit?: readonly RowChange[]): string {
+  if (commit === undefined) return eventText(change);
+  const { events } = deliveringOf(commit);
+  let frame = events.get(change);
+  if (frame === undefined) events.set(change, (frame = eventText(change)));
   return frame;
 }
 
-const encoder = new TextEncoder();
-
-/**
- * Every event of `table` in one commit, as the bytes an unfiltered stream sends: built once per
- * commit and shared by all those streams, so a commit costs each of them one queued chunk and
- * one socket write, however many streams listen and however many writes it grouped.
- */
-const commitFrames = new WeakMap<
-  readonly RowChange[],
-  Map<string, { bytes: Uint8Array; lastSeq: number | undefined }>
->();
-
-function framesOfCommit(
-  changes: readonly RowChange[],
-  table: string,
-): { bytes: Uint8Array; lastSeq: number | undefined } {
-  let byTable = commitFrames.get(changes);
-  if (byTable === undefined) commitFrames.set(changes, (byTable = new Map()));
-  let frames = byTable.get(table);
+/** Every event of `table` in one commit: what an unfiltered stream sends of it. */
+function framesOfCommit(changes: readonly RowChange[], table: string): CommitFrames {
+  const { tables } = deliveringOf(changes);
+  let frames = tables.get(table);
   if (frames === undefined) {
     let text = "";
     let lastSeq: number | undefined;
     for (const change of changes) {
       if (change.table !== table) continue;
-      text += eventFrame(change);
+      text += eventFrame(change, changes);
       if (change.seq !== undefined) lastSeq = change.seq;
     }
-    frames = { bytes: encoder.encode(text), lastSeq };
-    byTable.set(table, frames);
+    tables.set(table, (frames = { text, lastSeq }));
   }
   return frames;
 }
@@ -99,31 +111,49 @@ function resetFrame(reason: "retention" | "overflow", newest?: number): string {
 
 /**
  * The unfiltered live streams of one table opened without Last-Event-ID share one buffer: a
- * commit appends its frames once, and every `coalesceMs` the buffer goes to each stream as one
- * chunk, so one socket write carries every commit of that interval. A commit then costs the same
- * however many streams are open, and a stream one write per interval: per-commit writes to a
- * hundred streams cost more than the commits themselves (bench/live/socket-floor.mjs).
+ * commit appends its frames once, and a few ms later (`coalesceMs`, stretched by feedShare) the
+ * buffer goes to each stream as one chunk, so one socket write carries every commit of that
+ * interval. A commit then costs the same however many streams are open, and a stream one write
+ * per interval: per-commit writes to a hundred streams cost more than the commits themselves
+ * (bench/live/socket-floor.mjs).
  */
 interface TableFeed {
   join(stream: SseStream): void;
   leave(stream: SseStream): void;
 }
 
+/**
+ * The share of the process's CPU a feed may spend writing to its streams: a flush that cost c ms
+ * (its socket writes included) lets the next start no sooner than c / feedShare ms after it
+ * (at most maxFeedDelayMs), and never sooner than coalesceMs after the commit it carries. A
+ * socket write costs the kernel microseconds whatever it carries (bench/live/socket-floor.mjs),
+ * so under a steady stream of writes to many streams the flushes space out, more commits share
+ * each write, and writers keep the rest of the CPU; with few streams, or writes far apart, a
+ * commit goes out coalesceMs after it.
+ */
+const feedShare = 0.05;
+const maxFeedDelayMs = 100;
+
+const cpuMs = (used: NodeJS.CpuUsage) => (used.user + used.system) / 1000;
+
 function createTableFeed(store: Store, table: string, coalesceMs: number, bound: number): TableFeed {
   const members = new Set<SseStream>();
   /** Each buffered commit's frames, in commit order. */
-  let commits: Uint8Array[] = [];
-  let bytes = 0;
+  let commits: string[] = [];
   let timer: NodeJS.Timeout | undefined;
   let stopListening: (() => void) | undefined;
+  /** When (performance.now()) the next flush may start: the last one's start and its spacing. */
+  let nextFlushAt = 0;
   const flush = () => {
     if (timer) clearTimeout(timer);
     timer = undefined;
     if (commits.length === 0) return;
     const parts = commits;
-    const chunk = parts.length === 1 ? parts[0]! : Buffer.concat(parts, bytes);
+    // Encoded once for every stream.
+    const chunk = Buffer.from(parts.length === 1 ? parts[0]! : parts.join(""));
     commits = [];
-    bytes = 0;
+    const started = performance.now();
+    const cpuStart = process.cpuUsage();
     for (const stream of members) {
       // A stream that has taken everything so far takes the interval whole, even past its bound
       // (its client keeps up); one that has not, commit by commit, so it overflows where a
@@ -132,13 +162,18 @@ function createTableFeed(store: Store, table: string, coalesceMs: number, bound:
       if (room >= chunk.byteLength || room >= bound) stream.send(chunk);
       else for (const part of parts) if (!stream.send(part)) break;
     }
+    // node makes the writes (a system call each) when it uncorks the sockets on the next tick:
+    // the cost is read after those.
+    process.nextTick(() => {
+      const flushCpu = cpuMs(process.cpuUsage(cpuStart));
+      nextFlushAt = started + Math.min(maxFeedDelayMs, flushCpu / feedShare);
+    });
   };
   const onCommit = (changes: readonly RowChange[]) => {
-    const frames = framesOfCommit(changes, table).bytes;
-    if (frames.length === 0) return;
+    const frames = framesOfCommit(changes, table).text;
+    if (frames === "") return;
     commits.push(frames);
-    bytes += frames.byteLength;
-    timer ??= setTimeout(flush, coalesceMs);
+    timer ??= setTimeout(flush, Math.max(coalesceMs, nextFlushAt - performance.now()));
   };
   return {
     join(stream) {
@@ -175,7 +210,7 @@ export function createLiveStreams(
   };
 
   return {
-    open(type, where, resumeAfter) {
+    open(type, where, resumeAfter, nodeResponse) {
       const passes = where.length === 0 ? () => true : rowFilter(where, canonicalForms(type));
       let last = resumeAfter ?? 0;
       let replaying = resumeAfter !== undefined;
@@ -187,6 +222,7 @@ export function createLiveStreams(
         maxQueuedFrames: 0,
         maxQueuedBytes,
         overflowFrame: resetFrame("overflow"),
+        ...(nodeResponse ? { nodeResponse } : {}),
         onClose: () => {
           stopListening();
           feed?.leave(stream);
@@ -195,15 +231,18 @@ export function createLiveStreams(
       });
       open.add(stream);
 
-      /** The frame of `change` when this stream sends it: not sent yet, and passing the filters. */
-      const frameFor = (change: RowChange): string | undefined => {
+      /**
+       * The frame of `change` when this stream sends it: not sent yet, and passing the filters.
+       * `commit`: the commit being delivered, when it comes from one (its frames are shared).
+       */
+      const frameFor = (change: RowChange, commit?: readonly RowChange[]): string | undefined => {
         if (change.seq !== undefined) {
           if (change.seq <= last) return undefined;
           last = change.seq;
         }
         // A deleted row cannot be tested against the filters: every delete is sent.
         if (change.row !== null && !passes(change.row as Row)) return undefined;
-        return eventFrame(change);
+        return eventFrame(change, commit);
       };
       const deliver = (change: RowChange) => {
         const frame = frameFor(change);
@@ -220,13 +259,13 @@ export function createLiveStreams(
               }
             } else if (where.length === 0) {
               // Live and unfiltered: every change of the table, newer than anything sent (seqs only grow).
-              const { bytes, lastSeq } = framesOfCommit(changes, type.table);
-              if (bytes.length === 0) return;
+              const { text, lastSeq } = framesOfCommit(changes, type.table);
+              if (text === "") return;
               if (lastSeq !== undefined) last = lastSeq;
-              stream.send(bytes);
+              stream.send(text);
             } else {
               let text = "";
-              for (const change of changes) if (change.table === type.table) text += frameFor(change) ?? "";
+              for (const change of changes) if (change.table === type.table) text += frameFor(change, changes) ?? "";
               if (text !== "") stream.send(text);
             }
           });

@@ -6,7 +6,7 @@
 // defaults, transactions and error wording belong to the operation layer; who may send
 // requests at all, to the app's HttpGuard.
 
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { Hono, type Context } from "hono";
 import type { CatalogType } from "../../model/app.js";
 import type { AppContract, Operation, OperationKind } from "../../model/build-contract.js";
@@ -340,7 +340,14 @@ function live(c: Context, route: Route, deps: RestDeps, vocab: ListVocabulary): 
   };
   // HEAD: the answer a GET would start with, and no stream left open behind it.
   if (c.req.method === "HEAD") return new Response(null, { status: 200, headers });
-  const body = deps.live.open(route.type, where, lastEventId === undefined ? undefined : Number(lastEventId.trim()));
+  // Under `wo run` the stream writes its events straight to node's response (../sse.ts).
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  const body = deps.live.open(
+    route.type,
+    where,
+    lastEventId === undefined ? undefined : Number(lastEventId.trim()),
+    outgoing,
+  );
   return new Response(body, { status: 200, headers });
 }
 

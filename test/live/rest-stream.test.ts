@@ -2,8 +2,10 @@
 // server-sent events over node:http: events in commit order, list filters, resuming with
 // Last-Event-ID across a killed and restarted server, the retention reset, and bad input.
 import { appendFileSync } from "node:fs";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { rawRequest } from "../support/raw-http.js";
 import { removeApp, startWo, writeApp, type WoProcess } from "../support/wo-process.js";
 import { del, liveApp, openSse, patch, post, waitFor, type SseConnection, type SseEvent } from "./support.js";
 
@@ -149,6 +151,105 @@ describe("retention", () => {
       );
       expect(within.events.map((e) => e.id)).toEqual(["8", "9"]);
       within.close();
+    } finally {
+      await wo.stop();
+      removeApp(appDir);
+    }
+  });
+});
+
+describe("back-pressure on a real socket", () => {
+  // Under `wo run` a stream writes straight to its socket (runtime/sse.ts), so its queue is the
+  // socket's buffer: a client that stops reading must still get the overflow reset at the
+  // bound while writers and a reading stream go on. The kernel buffers several MiB on loopback
+  // before node's own 4 MiB bound is reached, so the writes carry 20 MB of events.
+  it("a client that stops reading is reset and closed; every write is answered and a reading stream gets every event", async () => {
+    const appDir = writeApp("stalled", liveApp);
+    const wo = await startWo([appDir, "--listen", "127.0.0.1:0"]);
+    try {
+      const { port } = new URL(wo.url);
+      const stalled = connect(Number(port), "127.0.0.1");
+      const received: Buffer[] = [];
+      let hung = false;
+      stalled.on("data", (chunk: Buffer) => {
+        received.push(chunk);
+        // Headers in: stop reading, as a client that hangs would.
+        if (!hung && Buffer.concat(received).includes("\r\n\r\n")) {
+          hung = true;
+          stalled.pause();
+        }
+      });
+      stalled.write(`GET /api/notes/live HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: text/event-stream\r\n\r\n`);
+      await waitFor(() => stalled.isPaused());
+      const reading = await openSse(wo.url, "/api/notes/live");
+
+      const title = "x".repeat(200_000);
+      const writes = 100;
+      for (let i = 0; i < writes; i++) await post(wo.url, "/api/notes", { title, rank: i });
+      await waitFor(
+        () => changes(reading).length >= writes,
+        () => `reading stream got ${changes(reading).length} of ${writes}`,
+      );
+      expect(changes(reading).map((e) => data(e).row!.rank)).toEqual(Array.from({ length: writes }, (_, i) => i));
+
+      // The stalled client now reads what the server kept for it: events, the reset, the end.
+      const ended = new Promise<void>((resolve) => stalled.on("end", resolve));
+      stalled.resume();
+      await ended;
+      const text = Buffer.concat(received).toString("utf8");
+      const kept = text.match(/^event: create$/gm)?.length ?? 0;
+      expect(kept).toBeGreaterThan(0);
+      expect(kept).toBeLessThan(writes);
+      expect(text).toMatch(/event: reset\ndata: \{"reason":"overflow"/);
+      // Chunked framing intact to the last chunk.
+      expect(text.endsWith("0\r\n\r\n")).toBe(true);
+      expect(await (await fetch(`${wo.url}/api/notes?count=true&limit=1`)).json()).toMatchObject({ total: writes });
+      reading.close();
+    } finally {
+      await wo.stop();
+      removeApp(appDir);
+    }
+  });
+});
+
+describe("the rules of every route", () => {
+  // The stream's events go straight to the socket (runtime/sse.ts), but its answer starts as
+  // every answer does: the Host/Origin guard and the token first, and the headers the
+  // middleware sets (CORS) on the stream that is served.
+  it("a live stream needs the token, refuses foreign Host and Origin, and carries the CORS headers of an admitted origin", async () => {
+    const appDir = writeApp("guarded", liveApp);
+    appendFileSync(
+      join(appDir, "wo.toml"),
+      '\n[server]\ntoken_env = "WO_LIVE_TOKEN"\nallowed_origins = ["https://app.example.com"]\n',
+    );
+    const token = "live-stream-test-token";
+    const wo = await startWo([appDir, "--listen", "127.0.0.1:0"], { env: { WO_LIVE_TOKEN: token } });
+    try {
+      const auth = { authorization: `Bearer ${token}` };
+      const noToken = await rawRequest(wo.url, "GET", "/api/notes/live");
+      expect(noToken.status).toBe(401);
+      expect(noToken.json).toMatchObject({ type: "urn:wo:problem:unauthorized" });
+      const foreignOrigin = await rawRequest(wo.url, "GET", "/api/notes/live", {
+        ...auth,
+        origin: "https://evil.example",
+      });
+      expect(foreignOrigin.status).toBe(403);
+      const foreignHost = await rawRequest(wo.url, "GET", "/api/notes/live", { ...auth, host: "evil.com" });
+      expect(foreignHost.status).toBe(403);
+
+      const s = await openSse(wo.url, "/api/notes/live", { ...auth, origin: "https://app.example.com" });
+      expect(s.status).toBe(200);
+      expect(s.headers["content-type"]).toBe("text/event-stream");
+      expect(s.headers["access-control-allow-origin"]).toBe("https://app.example.com");
+      const res = await fetch(`${wo.url}/api/notes`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({ title: "guarded" }),
+      });
+      expect(res.status).toBe(201);
+      const [event] = await eventsAfter(s, 1);
+      expect(data(event!)).toMatchObject({ op: "create", row: { title: "guarded" } });
+      s.close();
     } finally {
       await wo.stop();
       removeApp(appDir);
