@@ -143,13 +143,21 @@ export interface Store {
   readonly mcpSessions?: McpSessionDirectory;
 }
 
-/** The MCP sessions every instance on one database knows: minted ids, until ended. */
+/** The MCP sessions every instance on one database knows: minted ids, until ended or idle. */
 export interface McpSessionDirectory {
   record(id: string, protocolVersion: string): Promise<void>;
-  /** The session's protocol version, or undefined when it was never made or has ended. */
-  lookup(id: string): Promise<string | undefined>;
+  /**
+   * The session's protocol version, or undefined when it was never made or has ended. Marks it
+   * used, to within a sixtieth of `idleMs` (a minute for an hour): most lookups only read.
+   */
+  lookup(id: string, idleMs: number): Promise<string | undefined>;
   /** False when there was no such session. */
   end(id: string): Promise<boolean>;
+  /**
+   * Marks `serving` used (the sessions this instance holds a GET stream or a call of), then ends
+   * every session nobody used for `idleMs`, on every instance; resolves with how many ended.
+   */
+  forgetIdle(idleMs: number, serving: readonly string[]): Promise<number>;
 }
 
 // Store errors: what can go wrong in any store, in the store's own words. A store never throws

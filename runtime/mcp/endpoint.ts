@@ -26,6 +26,8 @@ export interface Endpoint {
   readonly listChanged: boolean;
   /** wo.toml `[mcp] sessions`: 2025-era clients get sessions and GET streams. */
   readonly sessionsOn: boolean;
+  /** Stops the endpoint's own timers (the shared directory's sweep). */
+  close(): void;
   readonly sessions: SessionTable;
   /**
    * The session `id` names, or undefined. With a shared session directory (several instances
@@ -75,6 +77,17 @@ function sessionCapFromEnv(): number | undefined {
   return Number.isSafeInteger(n) && n > 0 ? n : undefined;
 }
 
+/**
+ * `WO_MCP_SESSION_IDLE_MS=<ms>` sets how long a session may sit unused before it may be ended: a
+ * test hook, so a test sees an abandoned session end in seconds rather than the hour it takes
+ * (spec/mcp.md). Not a setting either.
+ */
+function sessionIdleFromEnv(): number | undefined {
+  const raw = process.env.WO_MCP_SESSION_IDLE_MS;
+  const n = raw === undefined ? NaN : Number(raw);
+  return Number.isSafeInteger(n) && n >= 100 ? n : undefined;
+}
+
 export function createEndpoint(deps: McpDeps): Endpoint {
   const opts = deps.options ?? {};
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
@@ -101,10 +114,11 @@ export function createEndpoint(deps: McpDeps): Endpoint {
       rowTail: members(ROW_CACHE),
     };
   };
+  const idleMs = opts.sessionIdleMs ?? sessionIdleFromEnv() ?? 3_600_000;
   const sessions = createSessionTable({
     maxSessions: opts.maxSessions ?? sessionCapFromEnv() ?? 10_000,
     maxUnusedSessions: opts.maxUnusedSessions ?? sessionCapFromEnv() ?? 1_000,
-    idleMs: opts.sessionIdleMs ?? 3_600_000,
+    idleMs,
   });
   const keepAliveMs = opts.keepAliveMs ?? 15_000;
   const maxQueuedFrames = opts.maxQueuedFrames ?? 256;
@@ -118,7 +132,7 @@ export function createEndpoint(deps: McpDeps): Endpoint {
     // Without a directory these stay synchronous: no promise on the single-instance path.
     findSession: directory
       ? async (id) => {
-          const protocolVersion = await directory.lookup(id);
+          const protocolVersion = await directory.lookup(id, idleMs);
           if (protocolVersion === undefined) {
             sessions.end(id);
             return undefined;
@@ -149,6 +163,21 @@ export function createEndpoint(deps: McpDeps): Endpoint {
     maxQueuedFrames,
     maxRowSubscriptions: opts.maxRowSubscriptions ?? 1000,
     bind,
+    close: () => clearInterval(sweep),
   };
+  // Sessions a client abandons without DELETE would stay in a shared directory for good: every
+  // quarter of the idle time each instance marks the sessions it serves as used and ends those
+  // nobody used for the idle time, on every instance (spec/mcp.md, "Sessions across instances").
+  const idleText = idleMs >= 60_000 ? `${Math.round(idleMs / 60_000)} min` : `${idleMs / 1000} s`;
+  const sweep =
+    directory &&
+    setInterval(() => {
+      directory.forgetIdle(idleMs, sessions.busyIds()).then(
+        (ended) => {
+          if (ended > 0) log(`mcp: ended ${ended} session${ended === 1 ? "" : "s"} idle for ${idleText}`);
+        },
+        (err) => log(`mcp: could not end idle sessions: ${(err as Error).message}`),
+      );
+    }, idleMs / 4).unref();
   return endpoint;
 }

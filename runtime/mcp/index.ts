@@ -146,6 +146,7 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
       return changed;
     },
     close() {
+      ep.close();
       ep.lists.close();
       ep.rows.close();
       ep.sessions.closeAll();

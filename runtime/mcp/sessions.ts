@@ -34,6 +34,8 @@ export interface SessionTable {
   readonly size: number;
   /** The open GET streams (list-change notifications go to each). */
   streams(): Iterable<SseStream>;
+  /** Ids of the sessions with an open GET stream or a call in flight. */
+  busyIds(): string[];
   closeAll(): void;
 }
 
@@ -137,6 +139,11 @@ export function createSessionTable(limits: SessionLimits): SessionTable {
     *streams() {
       // A GET marks its session used, so only the in-use pool can hold streams.
       for (const s of inUse.values()) if (s.getStream && !s.getStream.closed) yield s.getStream;
+    },
+    busyIds() {
+      const ids: string[] = [];
+      for (const s of inUse.values()) if (isBusy(s)) ids.push(s.id);
+      return ids;
     },
     closeAll() {
       for (const s of [...unused.values(), ...inUse.values()]) terminate(s);

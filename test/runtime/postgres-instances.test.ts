@@ -141,6 +141,75 @@ describe("two wo run instances on one PostgreSQL database", () => {
     await client.close();
   });
 
+  it("a session its client abandons ends on every instance once idle; one kept busy by a GET stream, or in use, does not", async () => {
+    const url = await server.createDatabase();
+    // Sessions may sit unused 3 s here instead of an hour (a test hook: spec/mcp.md).
+    const env = { WO_MCP_SESSION_IDLE_MS: "3000" };
+    const [a, b] = await Promise.all([
+      instance(() => writeApp("members", members), url, env),
+      instance(() => writeApp("members", members), url, env),
+    ]);
+    // A session made by the official client, which then goes away without DELETE (its GET
+    // stream closes with it).
+    const sessionOf = async (base: string) => {
+      const client = new Client({ name: "wo-pg-idle", version: "1" });
+      const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`));
+      await client.connect(transport);
+      const id = transport.sessionId!;
+      await client.close();
+      return id;
+    };
+    const mcpHeaders = (id: string) => ({
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-session-id": id,
+      "mcp-protocol-version": "2025-11-25",
+    });
+    const toolsList = (base: string, id: string) =>
+      fetch(`${base}/mcp`, {
+        method: "POST",
+        headers: mcpHeaders(id),
+        body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }),
+      });
+    const abandoned = await sessionOf(a.url);
+    const abandonedAt = Date.now();
+    const used = await sessionOf(b.url);
+    // A session that only listens: its GET stream is open on A once the answer's headers are in.
+    const streaming = await sessionOf(a.url);
+    const listen = new AbortController();
+    // 409 while A has not yet seen the SDK's own GET stream close.
+    let stream: Response;
+    const opened = Date.now();
+    for (;;) {
+      stream = await fetch(`${a.url}/mcp`, {
+        headers: { ...mcpHeaders(streaming), accept: "text/event-stream" },
+        signal: listen.signal,
+      });
+      if (stream.status !== 409 || Date.now() - opened > 10_000) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(stream.status).toBe(200);
+    const known = async () =>
+      (await rows(url, `SELECT "id" FROM "_wo_mcp_sessions"`)).map((r: { id: string }) => r.id).sort();
+    expect(await known()).toEqual([abandoned, streaming, used].sort());
+
+    // `used` keeps calling, on either instance; `abandoned` says nothing; `streaming` only
+    // listens. Past the idle time and a sweep, only the abandoned one is gone, on both.
+    const started = Date.now();
+    for (let i = 0; (await known()).includes(abandoned) && Date.now() - started < 30_000; i++) {
+      expect((await toolsList(i % 2 ? a.url : b.url, used)).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    // Not before its idle time (3 s, less the moments between its last use and abandonedAt).
+    expect(Date.now() - abandonedAt).toBeGreaterThan(2_500);
+    expect(await known()).toEqual([streaming, used].sort());
+    expect((await toolsList(b.url, abandoned)).status).toBe(404);
+    expect((await toolsList(a.url, abandoned)).status).toBe(404);
+    expect((await toolsList(b.url, streaming)).status).toBe(200);
+    expect(a.output() + b.output()).toMatch(/mcp: ended 1 session idle for/);
+    listen.abort();
+  });
+
   it("a REST live stream on B sees the writes made on A, in commit order, and resumes by Last-Event-ID from the shared change log", async () => {
     const url = await server.createDatabase();
     const [a, b] = await Promise.all([

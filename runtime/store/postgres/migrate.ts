@@ -51,7 +51,11 @@ export async function migratePostgres(
     const report = await planAndApply(client, where, next, options);
     for (const sql of createChangeLogSql) await client.query(sql);
     await client.query(
-      `CREATE TABLE IF NOT EXISTS ${quoteId(mcpSessionTable)} ("id" TEXT PRIMARY KEY, "protocol_version" TEXT NOT NULL, "created_at" TIMESTAMPTZ NOT NULL DEFAULT now())`,
+      `CREATE TABLE IF NOT EXISTS ${quoteId(mcpSessionTable)} ("id" TEXT PRIMARY KEY, "protocol_version" TEXT NOT NULL, "created_at" TIMESTAMPTZ NOT NULL DEFAULT now(), "last_used" TIMESTAMPTZ NOT NULL DEFAULT now())`,
+    );
+    // Made before sessions expired: the column that says when each was last used.
+    await client.query(
+      `ALTER TABLE ${quoteId(mcpSessionTable)} ADD COLUMN IF NOT EXISTS "last_used" TIMESTAMPTZ NOT NULL DEFAULT now()`,
     );
     await client.query("COMMIT");
     return report;

@@ -287,11 +287,26 @@ export class PostgresStore implements Store {
         protocolVersion,
       ]);
     },
-    lookup: async (id) =>
-      (await this.query(`SELECT "protocol_version" AS v FROM "${mcpSessionTable}" WHERE "id" = $1`, [id])).rows[0]?.v as
-        | string
-        | undefined,
+    // One statement, a read unless the mark is older than a sixtieth of the idle time: a
+    // session's requests write at most once a minute (for the default hour).
+    lookup: async (id, idleMs) =>
+      (
+        await this.query(
+          `WITH "used" AS (UPDATE "${mcpSessionTable}" SET "last_used" = now() WHERE "id" = $1 AND "last_used" < now() - $2::bigint * interval '1 millisecond')
+           SELECT "protocol_version" AS v FROM "${mcpSessionTable}" WHERE "id" = $1`,
+          [id, Math.floor(idleMs / 60)],
+        )
+      ).rows[0]?.v as string | undefined,
     end: async (id) => ((await this.query(`DELETE FROM "${mcpSessionTable}" WHERE "id" = $1`, [id])).rowCount ?? 0) > 0,
+    forgetIdle: async (idleMs, serving) => {
+      if (serving.length > 0)
+        await this.query(`UPDATE "${mcpSessionTable}" SET "last_used" = now() WHERE "id" = ANY($1::text[])`, [serving]);
+      const ended = await this.query(
+        `DELETE FROM "${mcpSessionTable}" WHERE "last_used" < now() - $1::bigint * interval '1 millisecond'`,
+        [Math.floor(idleMs)],
+      );
+      return ended.rowCount ?? 0;
+    },
   };
 
   /** One statement on its own (autocommit, durable like any commit); a lost server is StoreUnavailableError. */
