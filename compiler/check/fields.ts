@@ -9,7 +9,8 @@
 import type { DefaultExpr, FieldDecl, Literal, Span, TypeDecl, TypeExpr } from "../ast.js";
 import type { CatalogField, FieldDefault, FieldType } from "../catalog.js";
 import { type CheckContext, describeType, locationOf } from "./context.js";
-import { isScalarName, scalarNames, scalars } from "../../model/scalars.js";
+import { isScalarName, type ScalarName, scalarNames, scalars } from "../../model/scalars.js";
+import { createInputAjv } from "../input-ajv.js";
 import { didYouMean } from "./did-you-mean.js";
 import { linkEndpointFields } from "../../model/naming.js";
 
@@ -246,6 +247,19 @@ export function requireType(name: string, span: Span, ctx: CheckContext, orScala
 // ---------------------------------------------------------------------------------------------
 // Defaults
 
+/** Each scalar's schema, compiled once when a default of it is first checked. */
+const scalarValidators = new Map<ScalarName, (value: unknown) => boolean>();
+
+function fitsScalarSchema(name: ScalarName, value: unknown): boolean {
+  let validate = scalarValidators.get(name);
+  if (validate === undefined) {
+    const compiled = createInputAjv({ standalone: false }).compile(scalars[name].schema);
+    validate = (v) => compiled(v) === true;
+    scalarValidators.set(name, validate);
+  }
+  return validate(value);
+}
+
 function checkDefault(
   expr: DefaultExpr,
   decl: FieldDecl,
@@ -299,10 +313,13 @@ function checkDefault(
         case "scalar": {
           const scalar = scalars[type.scalar];
           if (!scalar.literals.includes(lit.literalType)) return misfit(shown);
-          if (!scalar.parseText) return ok;
           // Stored in the scalar's one form, as every value of it is (a Timestamp in UTC).
-          const parsed = scalar.parseText(String(lit.value));
-          return parsed === undefined ? misfit(shown) : { kind: "literal", value: parsed };
+          const value = scalar.parseText ? scalar.parseText(String(lit.value)) : lit.value;
+          // A default is stored as if a client had sent it: it must pass the field's schema too
+          // (a Slug's pattern, an Email's format), or every create that omits it would store a
+          // value no client may write.
+          if (value === undefined || !fitsScalarSchema(type.scalar, value)) return misfit(shown);
+          return value === lit.value ? ok : { kind: "literal", value };
         }
         case "union":
           if (lit.literalType === "string" && type.variants.includes(String(lit.value))) return ok;

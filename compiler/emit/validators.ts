@@ -5,37 +5,18 @@
 // import packages by name. ajv's standalone output is CommonJS that `require`s its runtime
 // helpers (ajv/dist/runtime/*, ajv-formats); we wrap it in `createValidators(require)` and the
 // runtime hands in its own `createRequire(...)`, which resolves them from wo's installation.
-import Ajv2020Module, { type Ajv2020 as AjvInstance } from "ajv/dist/2020.js";
-import addFormatsModule from "ajv-formats";
+import type { Ajv2020 as AjvInstance } from "ajv/dist/2020.js";
 import standaloneModule from "ajv/dist/standalone/index.js";
 import type { BuildSchemas } from "../../model/build-contract.js";
+import { createInputAjv } from "../input-ajv.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { objectKey } from "./js-literal.js";
 
-// CommonJS interop under NodeNext: the default import is `module.exports`, the class is `.default`.
-type AjvClass = new (options: Record<string, unknown>) => AjvInstance;
-const Ajv2020 = ((Ajv2020Module as unknown as { default?: unknown }).default ?? Ajv2020Module) as AjvClass;
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
-  ajv: AjvInstance,
-) => void;
+// CommonJS interop under NodeNext: the default import is `module.exports`, the function is `.default`.
 const standaloneCode = ((standaloneModule as unknown as { default?: unknown }).default ?? standaloneModule) as (
   ajv: AjvInstance,
   refs: Record<string, string>,
 ) => string;
-
-/** The ajv used for every input schema: strict mode, 2020-12, formats, all errors reported. */
-export function createInputAjv(options: { standalone: boolean }): AjvInstance {
-  const ajv = new Ajv2020({
-    strict: true,
-    // `["string", "null"]` is how optional fields are written (spec/schemas.md).
-    allowUnionTypes: true,
-    // Agents fix every problem in one round trip when they see all of them.
-    allErrors: true,
-    code: { source: options.standalone, lines: options.standalone },
-  });
-  addFormats(ajv);
-  return ajv;
-}
 
 /**
  * validators.ts (for readers), validators.js and validators.d.ts. The body is ajv's standalone

@@ -158,6 +158,31 @@ export const brokenCases: BrokenCase[] = [
   { name: "float default on Int", files: one("type A {\n  x: Int = ┆1.5\n}\n"), code: "WO2012", message: "1.5" },
   { name: "string default on Bool", files: one('type A {\n  x: Bool = ┆"yes"\n}\n'), code: "WO2012", message: '"yes"' },
   { name: "now() on Int", files: one("type A {\n  x: Int = ┆now()\n}\n"), code: "WO2012", message: "now()" },
+  // A default is held to the field's schema, as a client's value would be.
+  {
+    name: "Slug default off its pattern",
+    files: one('type A {\n  s: Slug = ┆"Not A Slug"\n}\n'),
+    code: "WO2012",
+    message: '"Not A Slug"',
+  },
+  {
+    name: "SKU default off its pattern",
+    files: one('type A {\n  s: SKU = ┆"bad sku!"\n}\n'),
+    code: "WO2012",
+    message: '"bad sku!"',
+  },
+  {
+    name: "Email default not an address",
+    files: one('type A {\n  e: Email = ┆"nope"\n}\n'),
+    code: "WO2012",
+    message: '"nope"',
+  },
+  {
+    name: "Url default not a URI",
+    files: one('type A {\n  u: Url = ┆"not a url"\n}\n'),
+    code: "WO2012",
+    message: '"not a url"',
+  },
   {
     name: "bare word default on Text",
     files: one("type A {\n  x: Text = ┆Draft\n}\n"),
@@ -450,6 +475,34 @@ describe("broken programs: first error at the marked place", () => {
       const where = `${first!.span.file.slice(dir.length + 1)}:${first!.span.line}:${first!.span.col}`;
       expect({ code: first!.code, where }).toEqual({ code, where: cursorPosition(files) });
       expect(first!.message.toLowerCase()).toContain(message.toLowerCase());
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("defaults held to their field's schema", () => {
+  it("defaults that fit their scalar are taken as written (a Timestamp in its one UTC form)", async () => {
+    const dir = writeApp(
+      one(`type A {
+  s: Slug = "hello-world"
+  k: SKU = "AB-12.x"
+  e: Email = "team@example.org"
+  u: Url = "https://example.org/a?b=1"
+  t: Timestamp = "2026-01-02T03:04:05+02:00"
+}
+`),
+    );
+    try {
+      const result = await checkApp(dir);
+      expect(result.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+      const fields = result.catalog!.types[0]!.fields;
+      const defaultOf = (name: string) => fields.find((f) => f.name === name)!.default;
+      expect(defaultOf("s")).toEqual({ kind: "literal", value: "hello-world" });
+      expect(defaultOf("k")).toEqual({ kind: "literal", value: "AB-12.x" });
+      expect(defaultOf("e")).toEqual({ kind: "literal", value: "team@example.org" });
+      expect(defaultOf("u")).toEqual({ kind: "literal", value: "https://example.org/a?b=1" });
+      expect(defaultOf("t")).toEqual({ kind: "literal", value: "2026-01-02T01:04:05.000Z" });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -22,7 +22,7 @@ import type { BuildSchemas, ValidatorsModule } from "../../model/build-contract.
 import { loadBuild } from "../../runtime/load-build.js";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import ts from "typescript";
-import { createInputAjv } from "../../compiler/emit/validators.js";
+import { createInputAjv } from "../../compiler/input-ajv.js";
 
 // Each sample's first build type-checks and validates everything on a busy two-core machine:
 // 17 s measured under heavy load, too close to the default 30 s.

@@ -2,7 +2,7 @@
 // invalid ones; examples come from the catalog (examples.ts), not from the schemas.
 import { describe, expect, it } from "vitest";
 import { emitSchemas } from "../../compiler/emit/json-schema.js";
-import { createInputAjv } from "../../compiler/emit/validators.js";
+import { createInputAjv } from "../../compiler/input-ajv.js";
 import { exposedOps } from "../../compiler/emit/exposed-ops.js";
 import { toolName } from "../../model/naming.js";
 import { blogCatalog } from "./fixtures.js";
