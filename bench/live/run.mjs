@@ -6,7 +6,8 @@
 //      rounds of SECONDS that alternate which side goes first; the figure is the ratio of the
 //      medians (target ≥ 0.9). The server must be what limits the writes, so each side's
 //      server CPU use is printed (near 100% of a core: the server is saturated) with its CPU
-//      per write, and every event of every write must arrive.
+//      per write, and the client's (this process and the subscribers'); every event of every
+//      write must arrive.
 //   2. commit-to-notification latency with S subscribers: one PATCH at a time; for each, the
 //      time from sending the write to each subscriber's event, p50/p99 over every
 //      (write, subscriber) pair. The commit happens inside that span, just before the event is
@@ -111,6 +112,7 @@ async function subscribers(server, mode = "count") {
     });
   await ask(undefined, "ready");
   return {
+    pid: child.pid,
     received: () => ask({ count: true }, "received"),
     latencies: () => ask({ latencies: true }, "latencies"),
     async stop() {
@@ -122,9 +124,11 @@ async function subscribers(server, mode = "count") {
 }
 
 /** A server's CPU time so far (user + system), in ms: /proc on Linux, else undefined. */
-function cpuMs(server) {
+const cpuMs = (server) => processCpuMs(server.child.pid);
+
+function processCpuMs(pid) {
   try {
-    const fields = readFileSync(`/proc/${server.child.pid}/stat`, "utf8").split(") ")[1].split(" ");
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
     // utime and stime (fields 14 and 15 of the whole line) in clock ticks of 10 ms.
     return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {
@@ -153,10 +157,17 @@ async function round(withSubscribers, seconds) {
   const subs = withSubscribers ? await subscribers(server) : undefined;
   const before = await rows(server);
   const cpu0 = cpuMs(server);
+  // The client: this process (the load generator) and the subscribers' process, on one core.
+  const clientCpu = () => {
+    const own = process.cpuUsage();
+    return (own.user + own.system) / 1000 + (subs ? (processCpuMs(subs.pid) ?? 0) : 0);
+  };
+  const client0 = clientCpu();
   const t0 = performance.now();
   await load(server, seconds);
   const wall = performance.now() - t0;
   const cpu1 = cpuMs(server);
+  const client1 = clientCpu();
   const writes = (await rows(server)) - before;
   let got = 0;
   let committed = writes;
@@ -176,6 +187,7 @@ async function round(withSubscribers, seconds) {
     rate: (writes / wall) * 1000,
     cpuPerWrite: cpu0 === undefined ? undefined : (cpu1 - cpu0) / writes,
     busy: cpu0 === undefined ? undefined : (cpu1 - cpu0) / wall,
+    clientBusy: (client1 - client0) / wall,
     expected: subs ? committed * S : 0,
     got,
   };
@@ -232,7 +244,7 @@ try {
   );
   if (without[0].cpuPerWrite !== undefined) {
     console.log(
-      `  server CPU per write: ${(med(without, "cpuPerWrite") * 1000).toFixed(0)} µs without, ${(med(withSubs, "cpuPerWrite") * 1000).toFixed(0)} µs with ${S} subscribers (ratio ${(med(without, "cpuPerWrite") / med(withSubs, "cpuPerWrite")).toFixed(2)}); server busy ${(med(without, "busy") * 100).toFixed(0)}% / ${(med(withSubs, "busy") * 100).toFixed(0)}% of a core`,
+      `  server CPU per write: ${(med(without, "cpuPerWrite") * 1000).toFixed(0)} µs without, ${(med(withSubs, "cpuPerWrite") * 1000).toFixed(0)} µs with ${S} subscribers (ratio ${(med(without, "cpuPerWrite") / med(withSubs, "cpuPerWrite")).toFixed(2)}); server busy ${(med(without, "busy") * 100).toFixed(0)}% / ${(med(withSubs, "busy") * 100).toFixed(0)}% of a core, client ${(med(without, "clientBusy") * 100).toFixed(0)}% / ${(med(withSubs, "clientBusy") * 100).toFixed(0)}%`,
     );
   }
   console.log(
