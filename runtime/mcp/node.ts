@@ -92,8 +92,13 @@ class NodeMcpRequest implements McpRequest, HeaderView {
 }
 
 function writeReply(res: ServerResponse, reply: McpReply): void {
-  if (res.headersSent || res.destroyed) return;
   const { status, headers, body } = reply;
+  if (res.headersSent || res.destroyed) {
+    // The client left before its answer: a stream nobody will read must still end, or its
+    // session would keep the GET stream (409 to the next GET, never idle, never swept).
+    if (body instanceof ReadableStream) body.cancel().catch(() => {});
+    return;
+  }
   if (body instanceof ReadableStream) {
     res.writeHead(status, headers);
     // SSE: flush the headers now so the client sees the stream open; pipeline cancels the
