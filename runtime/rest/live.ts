@@ -5,7 +5,8 @@
 // Each stream is an SseStream (../sse.ts): bounded, so a client that stops reading only ever
 // loses its own stream (a `reset` event, then the close) and never slows a writer or another
 // stream. A resumed stream replays the log while it already listens for new commits; events it
-// hears meanwhile are held (bounded too) and sent after the replay, each change once, by seq.
+// hears meanwhile are held (bounded too) and sent after the replay, each change once, by seq;
+// then it is fed like every caught-up stream, by its table's feed (TableFeed below).
 
 import type { ServerResponse } from "node:http";
 import type { CatalogType } from "../../model/app.js";
@@ -43,57 +44,10 @@ export interface LiveStreams {
 /** Changes read from the log per page while replaying. */
 const replayPage = 256;
 
-/** One event as a stream sends it. */
-function eventText(change: RowChange): string {
+/** One event as a stream sends it: built once, when its commit reaches the table's feed. */
+function eventFrame(change: RowChange): string {
   const data = JSON.stringify({ op: change.op, id: change.id, row: change.row });
   return `event: ${change.op}\n${change.seq !== undefined ? `id: ${change.seq}\n` : ""}data: ${data}\n\n`;
-}
-
-/** Every event of one table in one commit, and the newest change log position among them. */
-interface CommitFrames {
-  text: string;
-  lastSeq: number | undefined;
-}
-
-/**
- * What the commit being delivered looks like to streams, built once and shared by all of them:
- * the store calls every commit listener in turn before the next commit, so keeping only the
- * latest commit's frames serves every stream and holds nothing past the next commit (a WeakMap
- * keyed by commit cost more in garbage collection than the events themselves).
- */
-let delivering:
-  | { changes: readonly RowChange[]; events: Map<RowChange, string>; tables: Map<string, CommitFrames> }
-  | undefined;
-
-function deliveringOf(changes: readonly RowChange[]) {
-  if (delivering?.changes !== changes) delivering = { changes, events: new Map(), tables: new Map() };
-  return delivering;
-}
-
-/** `change`'s event, built once per commit for every stream (`commit`: the commit it came in). */
-function eventFrame(change: RowChange, commit?: readonly RowChange[]): string {
-  if (commit === undefined) return eventText(change);
-  const { events } = deliveringOf(commit);
-  let frame = events.get(change);
-  if (frame === undefined) events.set(change, (frame = eventText(change)));
-  return frame;
-}
-
-/** Every event of `table` in one commit: what an unfiltered stream sends of it. */
-function framesOfCommit(changes: readonly RowChange[], table: string): CommitFrames {
-  const { tables } = deliveringOf(changes);
-  let frames = tables.get(table);
-  if (frames === undefined) {
-    let text = "";
-    let lastSeq: number | undefined;
-    for (const change of changes) {
-      if (change.table !== table) continue;
-      text += eventFrame(change, changes);
-      if (change.seq !== undefined) lastSeq = change.seq;
-    }
-    tables.set(table, (frames = { text, lastSeq }));
-  }
-  return frames;
 }
 
 /**
@@ -110,16 +64,32 @@ function resetFrame(reason: "retention" | "overflow", newest?: number): string {
 }
 
 /**
- * The unfiltered live streams of one table opened without Last-Event-ID share one buffer: a
- * commit appends its frames once, and a few ms later (`coalesceMs`, stretched by feedShare) the
- * buffer goes to each stream as one chunk, so one socket write carries every commit of that
- * interval. A commit then costs the same however many streams are open, and a stream one write
- * per interval: per-commit writes to a hundred streams cost more than the commits themselves
+ * Every live stream of one table that is caught up (opened without Last-Event-ID, or done with
+ * its replay) is fed from one buffer: a commit appends its events once, and a few ms later
+ * (`coalesceMs`, stretched by feedShare) the buffer goes to each stream as one chunk, so one
+ * socket write carries every commit of that interval. Unfiltered streams all get the same
+ * bytes; a filtered one, the events of the buffer that pass its filters. A commit then costs
+ * the same however many streams are open, and a stream one write per interval: per-commit
+ * writes to a hundred streams cost more than the commits themselves
  * (bench/live/socket-floor.mjs).
  */
 interface TableFeed {
-  join(stream: SseStream): void;
-  leave(stream: SseStream): void;
+  join(member: FeedMember): void;
+  leave(member: FeedMember): void;
+}
+
+interface FeedMember {
+  stream: SseStream;
+  /** The stream's filters; undefined: every change of the table. */
+  passes: ((row: Row) => boolean) | undefined;
+  /** The newest change log position the stream was sent (positions only grow). */
+  last: number;
+}
+
+/** One buffered commit: its events of the table, each with its frame, and their text. */
+interface BufferedCommit {
+  events: { change: RowChange; frame: string }[];
+  text: string;
 }
 
 /**
@@ -137,9 +107,9 @@ const maxFeedDelayMs = 100;
 const cpuMs = (used: NodeJS.CpuUsage) => (used.user + used.system) / 1000;
 
 function createTableFeed(store: Store, table: string, coalesceMs: number, bound: number): TableFeed {
-  const members = new Set<SseStream>();
-  /** Each buffered commit's frames, in commit order. */
-  let commits: string[] = [];
+  const members = new Set<FeedMember>();
+  /** The buffered commits, in commit order. */
+  let commits: BufferedCommit[] = [];
   let timer: NodeJS.Timeout | undefined;
   let stopListening: (() => void) | undefined;
   /** When (performance.now()) the next flush may start: the last one's start and its spacing. */
@@ -148,19 +118,30 @@ function createTableFeed(store: Store, table: string, coalesceMs: number, bound:
     if (timer) clearTimeout(timer);
     timer = undefined;
     if (commits.length === 0) return;
-    const parts = commits;
-    // Encoded once for every stream.
-    const chunk = Buffer.from(parts.length === 1 ? parts[0]! : parts.join(""));
+    const buffered = commits;
     commits = [];
     const started = performance.now();
     const cpuStart = process.cpuUsage();
-    for (const stream of members) {
+    // Joined and encoded once for every unfiltered stream, when there is one.
+    let texts: string[] | undefined;
+    let whole: Uint8Array | undefined;
+    const firstSeq = buffered[0]!.events[0]!.change.seq;
+    const lastEvent = buffered.at(-1)!.events.at(-1)!.change;
+    for (const member of members) {
+      // A stream that already has some of these (it joined from its replay) takes its own cut.
+      const sharesWhole = member.passes === undefined && (firstSeq === undefined || firstSeq > member.last);
+      const parts = sharesWhole ? (texts ??= buffered.map((c) => c.text)) : piecesFor(member, buffered);
+      if (lastEvent.seq !== undefined && lastEvent.seq > member.last) member.last = lastEvent.seq;
+      if (parts.length === 0) continue;
+      const chunk = sharesWhole
+        ? (whole ??= Buffer.from(parts.length === 1 ? parts[0]! : parts.join("")))
+        : Buffer.from(parts.join(""));
       // A stream that has taken everything so far takes the interval whole, even past its bound
       // (its client keeps up); one that has not, commit by commit, so it overflows where a
       // stream of single events would.
-      const room = stream.room();
-      if (room >= chunk.byteLength || room >= bound) stream.send(chunk);
-      else for (const part of parts) if (!stream.send(part)) break;
+      const room = member.stream.room();
+      if (room >= chunk.byteLength || room >= bound) member.stream.send(chunk);
+      else for (const part of parts) if (!member.stream.send(part)) break;
     }
     // node makes the writes (a system call each) when it uncorks the sockets on the next tick:
     // the cost is read after those.
@@ -170,26 +151,52 @@ function createTableFeed(store: Store, table: string, coalesceMs: number, bound:
     });
   };
   const onCommit = (changes: readonly RowChange[]) => {
-    const frames = framesOfCommit(changes, table).text;
-    if (frames === "") return;
-    commits.push(frames);
+    const events: BufferedCommit["events"] = [];
+    let text = "";
+    for (const change of changes) {
+      if (change.table !== table) continue;
+      const frame = eventFrame(change);
+      events.push({ change, frame });
+      text += frame;
+    }
+    if (events.length === 0) return;
+    commits.push({ events, text });
     timer ??= setTimeout(flush, Math.max(coalesceMs, nextFlushAt - performance.now()));
   };
   return {
-    join(stream) {
-      // What is buffered was committed before this stream opened: it goes to the others first.
+    join(member) {
+      // What is buffered was committed before this stream joined (and a resumed stream has
+      // had it from its replay): it goes to the others first.
       flush();
-      members.add(stream);
+      members.add(member);
       stopListening ??= store.onCommit(onCommit);
     },
-    leave(stream) {
-      members.delete(stream);
+    leave(member) {
+      members.delete(member);
       if (members.size > 0) return;
       flush();
       stopListening?.();
       stopListening = undefined;
     },
   };
+}
+
+/**
+ * What `member` sends of the buffered commits, one text per commit that has any: the events it
+ * was not sent yet that pass its filters (a deleted row cannot be tested: every delete passes).
+ */
+function piecesFor(member: FeedMember, buffered: readonly BufferedCommit[]): string[] {
+  const pieces: string[] = [];
+  for (const commit of buffered) {
+    let text = "";
+    for (const { change, frame } of commit.events) {
+      if (change.seq !== undefined && change.seq <= member.last) continue;
+      if (member.passes && change.row !== null && !member.passes(change.row as Row)) continue;
+      text += frame;
+    }
+    if (text !== "") pieces.push(text);
+  }
+  return pieces;
 }
 
 export function createLiveStreams(
@@ -211,12 +218,11 @@ export function createLiveStreams(
 
   return {
     open(type, where, resumeAfter, nodeResponse) {
-      const passes = where.length === 0 ? () => true : rowFilter(where, canonicalForms(type));
-      let last = resumeAfter ?? 0;
-      let replaying = resumeAfter !== undefined;
+      const passes = where.length === 0 ? undefined : rowFilter(where, canonicalForms(type));
+      const feed = feedOf(type.table);
       const held: RowChange[] = [];
-      // Unfiltered and from now on: the table's shared feed sends this stream's events.
-      const feed = where.length === 0 && !replaying ? feedOf(type.table) : undefined;
+      /** While resuming: stops holding back the commits that come during the replay. */
+      let stopHolding: (() => void) | undefined;
       const stream = createSseStream({
         keepAliveMs,
         maxQueuedFrames: 0,
@@ -224,51 +230,23 @@ export function createLiveStreams(
         overflowFrame: resetFrame("overflow"),
         ...(nodeResponse ? { nodeResponse } : {}),
         onClose: () => {
-          stopListening();
-          feed?.leave(stream);
+          stopHolding?.();
+          feed.leave(member);
           open.delete(stream);
         },
       });
+      const member: FeedMember = { stream, passes, last: resumeAfter ?? 0 };
       open.add(stream);
 
-      /**
-       * The frame of `change` when this stream sends it: not sent yet, and passing the filters.
-       * `commit`: the commit being delivered, when it comes from one (its frames are shared).
-       */
-      const frameFor = (change: RowChange, commit?: readonly RowChange[]): string | undefined => {
-        if (change.seq !== undefined) {
-          if (change.seq <= last) return undefined;
-          last = change.seq;
-        }
-        // A deleted row cannot be tested against the filters: every delete is sent.
-        if (change.row !== null && !passes(change.row as Row)) return undefined;
-        return eventFrame(change, commit);
-      };
+      /** Sends `change` unless it was sent already or does not pass the filters (deletes always do). */
       const deliver = (change: RowChange) => {
-        const frame = frameFor(change);
-        if (frame !== undefined) stream.send(frame);
+        if (change.seq !== undefined) {
+          if (change.seq <= member.last) return;
+          member.last = change.seq;
+        }
+        if (passes && change.row !== null && !passes(change.row as Row)) return;
+        stream.send(eventFrame(change));
       };
-      const stopListening = feed
-        ? () => {}
-        : store.onCommit((changes) => {
-            if (replaying) {
-              for (const change of changes) {
-                if (change.table !== type.table) continue;
-                if (held.length < maxHeld) held.push(change);
-                else overflow();
-              }
-            } else if (where.length === 0) {
-              // Live and unfiltered: every change of the table, newer than anything sent (seqs only grow).
-              const { text, lastSeq } = framesOfCommit(changes, type.table);
-              if (text === "") return;
-              if (lastSeq !== undefined) last = lastSeq;
-              stream.send(text);
-            } else {
-              let text = "";
-              for (const change of changes) if (change.table === type.table) text += frameFor(change, changes) ?? "";
-              if (text !== "") stream.send(text);
-            }
-          });
       const overflow = () => {
         if (stream.closed) return;
         stream.send(resetFrame("overflow"));
@@ -277,33 +255,47 @@ export function createLiveStreams(
 
       // A first comment flushes the headers: the client sees the stream open at once.
       stream.send(": live\n\n");
-      feed?.join(stream);
-      if (replaying) {
-        void (async () => {
-          try {
-            for (;;) {
-              const page = await store.changesAfter(type.table, last, replayPage);
-              if (page.gone) {
-                stream.send(resetFrame("retention", page.newest));
-                last = page.newest;
-                break;
-              }
-              for (const change of page.changes) {
-                await stream.whenWritable();
-                if (stream.closed) return;
-                deliver(change);
-              }
-              if (!page.more) break;
-            }
-          } catch (err) {
-            log(`live stream of ${type.name}: replay failed: ${err instanceof Error ? err.message : String(err)}`);
-            stream.close();
-            return;
-          }
-          replaying = false;
-          for (const change of held.splice(0)) deliver(change);
-        })();
+      if (resumeAfter === undefined) {
+        feed.join(member);
+        return stream.response;
       }
+      // Resuming: the log is replayed while the commits meanwhile are held (bounded), then the
+      // held ones are sent and the stream joins the feed, in one turn so that no commit falls
+      // between them; positions keep each change sent once.
+      stopHolding = store.onCommit((changes) => {
+        for (const change of changes) {
+          if (change.table !== type.table) continue;
+          if (held.length < maxHeld) held.push(change);
+          else overflow();
+        }
+      });
+      void (async () => {
+        try {
+          for (;;) {
+            const page = await store.changesAfter(type.table, member.last, replayPage);
+            if (page.gone) {
+              stream.send(resetFrame("retention", page.newest));
+              member.last = page.newest;
+              break;
+            }
+            for (const change of page.changes) {
+              await stream.whenWritable();
+              if (stream.closed) return;
+              deliver(change);
+            }
+            if (!page.more) break;
+          }
+        } catch (err) {
+          log(`live stream of ${type.name}: replay failed: ${err instanceof Error ? err.message : String(err)}`);
+          stream.close();
+          return;
+        }
+        if (stream.closed) return;
+        stopHolding?.();
+        stopHolding = undefined;
+        for (const change of held.splice(0)) deliver(change);
+        feed.join(member);
+      })();
       return stream.response;
     },
     closeAll() {
