@@ -7,23 +7,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openSqliteStore, type SqliteStore } from "../../runtime/store/sqlite.js";
 import type { Row, RowChange } from "../../model/store.js";
 import { canonicalForms, rowFilter } from "../../runtime/store/row-match.js";
-import { blog, catalog, field, scalar, tempDir, type } from "./fixture.js";
+import { blog, catalog, field, scalar, tempDir, type, authorRow as author, postRow as post } from "./fixture.js";
 
 let tmp: ReturnType<typeof tempDir>;
 let store: SqliteStore;
 let heard: RowChange[][];
-
-const author = (n: number) => ({ name: `A${n}`, email: `a${n}@x.org` });
-const post = (authorId: number, extra: Row = {}): Row => ({
-  title: "T",
-  author: authorId,
-  published: false,
-  status: "Draft",
-  meta: { words: 3 },
-  tags: [],
-  order: 0,
-  ...extra,
-});
 
 async function open(retention = 100): Promise<void> {
   ({ store } = await openSqliteStore({ file: tmp.file, catalog: blog(), changeLog: { tables: ["post"], retention } }));

@@ -18,7 +18,7 @@ import {
   type RowChange,
   type Store,
 } from "../../model/store.js";
-import { array, catalog, field, opt, ref, scalar, struct, type, union } from "./fixture.js";
+import { array, authorRow, catalog, field, opt, postRow as post, ref, scalar, struct, type, union } from "./fixture.js";
 
 export interface StoreHarness {
   /** A new, empty database of this store's kind; every call a different one. */
@@ -95,17 +95,7 @@ export function conformanceApp(): Catalog {
   );
 }
 
-const author = (n: number, extra: Row = {}): Row => ({ name: `A${n}`, email: `a${n}@x.org`, balance: 0, ...extra });
-const post = (authorId: number, extra: Row = {}): Row => ({
-  title: "T",
-  author: authorId,
-  published: false,
-  status: "Draft",
-  meta: { words: 3 },
-  tags: [],
-  order: 0,
-  ...extra,
-});
+const author = (n: number, extra: Row = {}): Row => authorRow(n, { balance: 0, ...extra });
 const ids = (rows: Row[]) => rows.map((r) => r.id);
 const byPlace = (a: { table: string; field: string }, b: { table: string; field: string }) =>
   `${a.table}.${a.field}`.localeCompare(`${b.table}.${b.field}`);

@@ -91,3 +91,22 @@ export function blog(): Catalog {
     ),
   );
 }
+
+/** A row of blog()'s Author (the conformance catalog's Author takes `extra`, its balance). */
+export const authorRow = (n: number, extra: Record<string, unknown> = {}) => ({
+  name: `A${n}`,
+  email: `a${n}@x.org`,
+  ...extra,
+});
+
+/** A row of blog()'s Post by `authorId`, every required field given; `extra` overrides. */
+export const postRow = (authorId: number, extra: Record<string, unknown> = {}) => ({
+  title: "T",
+  author: authorId,
+  published: false,
+  status: "Draft",
+  meta: { words: 3 },
+  tags: [],
+  order: 0,
+  ...extra,
+});

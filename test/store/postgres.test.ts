@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { MigrationRefusedError, StoreOpenError, StoreUnavailableError, type Row } from "../../model/store.js";
 import { openPostgresStore, type PostgresStore } from "../../runtime/store/postgres/store.js";
 import { startPostgres, type PostgresServer } from "../support/postgres.js";
-import { blog, opt, scalar } from "./fixture.js";
+import { blog, opt, scalar, authorRow as author, postRow as post } from "./fixture.js";
 
 let server: PostgresServer;
 let url: string;
@@ -28,19 +28,7 @@ describe("PostgreSQL store", () => {
     await store.close();
   });
 
-  const author = (n: number) => ({ name: `A${n}`, email: `a${n}@x.org` });
-  const post = (authorId: number, extra: Row = {}): Row => ({
-    title: "T",
-    author: authorId,
-    published: false,
-    status: "Draft",
-    meta: { words: 3 },
-    tags: [],
-    order: 0,
-    ...extra,
-  });
   const countRows = (table: string) => store.read((tx) => tx.count(table));
-  const _ids = (rows: Row[]) => rows.map((r) => r.id);
 
   describe("rows", () => {
     it("stores typed columns: BIGINT ids and refs, BOOLEAN, JSON structs, byte-ordered text", async () => {

@@ -5,7 +5,7 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openSqliteStore, type SqliteStore } from "../../runtime/store/sqlite.js";
 import { StoreBusyError, StoreCancelledError, StoreConstraintError, type Row } from "../../model/store.js";
-import { blog, tempDir } from "./fixture.js";
+import { blog, tempDir, authorRow as author, postRow as post } from "./fixture.js";
 
 let tmp: ReturnType<typeof tempDir>;
 let store: SqliteStore;
@@ -19,17 +19,6 @@ afterEach(async () => {
   tmp.cleanup();
 });
 
-const author = (n: number) => ({ name: `A${n}`, email: `a${n}@x.org` });
-const post = (authorId: number, extra: Row = {}): Row => ({
-  title: "T",
-  author: authorId,
-  published: false,
-  status: "Draft",
-  meta: { words: 3 },
-  tags: [],
-  order: 0,
-  ...extra,
-});
 const countRows = (table: string) => store.read((tx) => tx.count(table));
 
 describe("rows", () => {
