@@ -234,12 +234,7 @@ export class PostgresStore implements Store {
     const shape = deriveShape(catalog);
     assertPostgresNames(shape);
     return this.writers.run(async () => {
-      let client: pg.PoolClient;
-      try {
-        client = await this.pool.connect();
-      } catch (err) {
-        throw this.unavailable(err);
-      }
+      const client = await this.connect();
       let broken: Error | undefined;
       try {
         const report = await migratePostgres(client, this.where, shape, options);
@@ -309,6 +304,15 @@ export class PostgresStore implements Store {
     },
   };
 
+  /** A connection from the pool; a server that cannot be reached is StoreUnavailableError. */
+  private async connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.pool.connect();
+    } catch (err) {
+      throw this.unavailable(err);
+    }
+  }
+
   /** One statement on its own (autocommit, durable like any commit); a lost server is StoreUnavailableError. */
   private async query(text: string, values: unknown[]): Promise<pg.QueryResult> {
     if (this.isClosed) throw new Error("the store is closed");
@@ -337,12 +341,7 @@ export class PostgresStore implements Store {
   ): Promise<T> {
     if (this.isClosed) throw new Error("the store is closed");
     if (signal?.aborted) throw new StoreCancelledError();
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (err) {
-      throw this.unavailable(err);
-    }
+    const client = await this.connect();
     let broken: Error | undefined;
     const tx = new PostgresTx(client, this.ctx, isWritable);
     try {
