@@ -6,6 +6,7 @@
 // build gets a new app that carries over the old one's process-lived parts (AppParts: the
 // MCP endpoint with its sessions and streams, the concurrency budget); app-host.ts swaps them.
 
+import { nodeBindings } from "./node-bindings.js";
 import { Hono } from "hono";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { WoConfig } from "../model/app.js";
@@ -115,7 +116,7 @@ export function createApp(options: AppOptions): App {
   // Synchronous unless there is an Origin to answer with CORS headers: this runs on every REST
   // request, and an async middleware costs a promise per request.
   app.use("*", (c, next) => {
-    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+    const incoming = nodeBindings(c).incoming;
     // node's own header object when there is one: asking the fetch-API request for a header
     // makes @hono/node-server build a whole Headers object for every request.
     const origin = incoming ? incoming.headers.origin : c.req.header("origin");

@@ -6,7 +6,7 @@
 // defaults, transactions and error wording belong to the operation layer; who may send
 // requests at all, to the app's HttpGuard.
 
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { nodeBindings } from "../node-bindings.js";
 import { Hono, type Context } from "hono";
 import type { CatalogType } from "../../model/app.js";
 import type { AppContract, Operation, OperationKind } from "../../model/build-contract.js";
@@ -208,7 +208,7 @@ async function handle(
       input = { id, [route.targetParam!]: targetId };
       break;
     case "link": {
-      const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+      const incoming = nodeBindings(c).incoming;
       const body = await readJsonObject(c.req.raw, deps.maxBodyBytes, incoming);
       if (!body.ok) return failure(c, body.failure);
       // The path names both rows; the body holds only the link's own fields.
@@ -222,7 +222,7 @@ async function handle(
     case "create":
     case "update":
     case "method": {
-      const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+      const incoming = nodeBindings(c).incoming;
       const body = await readJsonObject(c.req.raw, deps.maxBodyBytes, incoming);
       if (!body.ok) return failure(c, body.failure);
       // The path names the row; an `id` in the body never redirects the call elsewhere.
@@ -341,7 +341,7 @@ function live(c: Context, route: Route, deps: RestDeps, vocab: ListVocabulary): 
   // HEAD: the answer a GET would start with, and no stream left open behind it.
   if (c.req.method === "HEAD") return new Response(null, { status: 200, headers });
   // Under `wo run` the stream writes its events straight to node's response (../sse.ts).
-  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  const outgoing = nodeBindings(c).outgoing;
   const body = deps.live.open(
     route.type,
     where,
