@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { copyApp, dumpDb, startWo, writeApp, type WoProcess } from "../support/wo-process.js";
-import { mcpClient, post } from "./wo-process.js";
+import { mcpClient, openTwoAccounts, post, transfersUntilKilled } from "./wo-process.js";
 
 // Every suite starts `wo run` (a build first), some tests start it twice: allow for a busy
 // two-core machine.
@@ -219,38 +219,11 @@ describe("samples/ledger: SIGKILL during a method load", () => {
     const app = copyApp("samples/ledger");
     wo = await serve(app);
     const base = wo.url;
-    for (const owner of ["a", "b"]) await post(base, "/api/accounts", { owner });
-    await post(base, "/api/accounts/1/deposit", { amount: 1_000_000 });
-    await post(base, "/api/accounts/2/deposit", { amount: 1_000_000 });
+    await openTwoAccounts(base);
 
-    const inFlight = 8;
-    let acked = 0;
-    let sent = 0;
     // Workers keep sending until the server is gone, so calls are in flight when it dies.
-    let killed = false;
-    let dead = false;
-    const worker = async (w: number) => {
-      for (let i = 0; !dead; i++) {
-        const from = (w + i) % 2 === 0 ? 1 : 2;
-        sent++;
-        try {
-          const r = await post(base, `/api/accounts/${from}/transfer`, {
-            to: 3 - from,
-            amount: 1 + ((w * 31 + i) % 97),
-          });
-          if (r.status === 200) acked++;
-          else throw new Error(`unexpected ${r.status}: ${JSON.stringify(r.body)}`);
-        } catch (err) {
-          if (!killed) throw err;
-        }
-      }
-    };
-    const workers = Array.from({ length: inFlight }, (_, w) => worker(w));
-    while (acked < 100) await new Promise((r) => setTimeout(r, 5));
-    killed = true;
-    await wo.stop("SIGKILL");
-    dead = true;
-    await Promise.all(workers);
+    const inFlight = 8;
+    const { acked, sent } = await transfersUntilKilled(base, () => wo.stop("SIGKILL"), inFlight);
 
     const db = dumpDb(app, { afterCrash: true }) as { accounts: any[]; entries: any[] };
     const outs = db.entries.filter((e) => e.memo === "transfer out").length;

@@ -49,3 +49,49 @@ export function serveForSuite(name: string, files: Record<string, string>): Serv
   });
   return served;
 }
+
+/** Two samples/ledger accounts with 1,000,000 each: what the crash tests transfer between. */
+export async function openTwoAccounts(base: string): Promise<void> {
+  for (const owner of ["a", "b"]) await post(base, "/api/accounts", { owner });
+  await post(base, "/api/accounts/1/deposit", { amount: 1_000_000 });
+  await post(base, "/api/accounts/2/deposit", { amount: 1_000_000 });
+}
+
+/**
+ * `inFlight` workers send transfers between accounts 1 and 2 to `base` without pause; after 100
+ * are acknowledged, `kill` runs (SIGKILL of the server) while calls are in flight, and the
+ * workers stop once it has. Resolves with what was acknowledged and what was sent.
+ */
+export async function transfersUntilKilled(
+  base: string,
+  kill: () => Promise<unknown>,
+  inFlight: number,
+): Promise<{ acked: number; sent: number }> {
+  let acked = 0;
+  let sent = 0;
+  let killed = false;
+  let dead = false;
+  const worker = async (w: number) => {
+    for (let i = 0; !dead; i++) {
+      const from = (w + i) % 2 === 0 ? 1 : 2;
+      sent++;
+      try {
+        const r = await post(base, `/api/accounts/${from}/transfer`, {
+          to: 3 - from,
+          amount: 1 + ((w * 31 + i) % 97),
+        });
+        if (r.status === 200) acked++;
+        else throw new Error(`unexpected ${r.status}: ${JSON.stringify(r.body)}`);
+      } catch (err) {
+        if (!killed) throw err;
+      }
+    }
+  };
+  const workers = Array.from({ length: inFlight }, (_, w) => worker(w));
+  while (acked < 100) await new Promise((r) => setTimeout(r, 5));
+  killed = true;
+  await kill();
+  dead = true;
+  await Promise.all(workers);
+  return { acked, sent };
+}

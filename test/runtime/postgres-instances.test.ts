@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { liveApp, openSse, patch, waitFor } from "../live/support.js";
-import { mcpClient, post } from "../methods/wo-process.js";
+import { mcpClient, openTwoAccounts, post, transfersUntilKilled } from "../methods/wo-process.js";
 import { startPostgres, type PostgresServer } from "../support/postgres.js";
 import { copyApp, removeApp, runToExit, startWo, writeApp, type WoProcess } from "../support/wo-process.js";
 
@@ -304,32 +304,9 @@ describe("two wo run instances on one PostgreSQL database", () => {
     const url = await server.createDatabase();
     const a = await instance(() => copyApp("samples/ledger"), url);
     const b = await instance(() => copyApp("samples/ledger"), url);
-    for (const owner of ["a", "b"]) await post(b.url, "/api/accounts", { owner });
-    await post(b.url, "/api/accounts/1/deposit", { amount: 1_000_000 });
-    await post(b.url, "/api/accounts/2/deposit", { amount: 1_000_000 });
-    let acked = 0;
-    let killed = false;
+    await openTwoAccounts(b.url);
     const inFlight = 8;
-    const worker = async (w: number) => {
-      for (let i = 0; !killed; i++) {
-        const from = (w + i) % 2 === 0 ? 1 : 2;
-        try {
-          const r = await post(a.url, `/api/accounts/${from}/transfer`, {
-            to: 3 - from,
-            amount: 1 + ((w * 31 + i) % 97),
-          });
-          if (r.status === 200) acked++;
-          else throw new Error(`unexpected ${r.status}: ${JSON.stringify(r.body)}`);
-        } catch (err) {
-          if (!killed) throw err;
-        }
-      }
-    };
-    const workers = Array.from({ length: inFlight }, (_, w) => worker(w));
-    while (acked < 100) await new Promise((r) => setTimeout(r, 5));
-    killed = true;
-    await a.stop("SIGKILL");
-    await Promise.all(workers);
+    const { acked } = await transfersUntilKilled(a.url, () => a.stop("SIGKILL"), inFlight);
 
     const entries = await rows(url, `SELECT account::int, amount::int, memo FROM entries`);
     const outs = entries.filter((e) => e.memo === "transfer out").length;
