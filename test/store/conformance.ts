@@ -111,6 +111,19 @@ export function storeConformance(name: string, harness: StoreHarness): void {
       store = opened.store;
       return opened.migration;
     };
+    /** Opens `app` expecting a refusal: resolves with the error, the suite's app open again. */
+    const refusedOpen = async (app: Catalog, options?: { allowDestructiveMigration?: boolean }) => {
+      await store.close();
+      const err = await db.open(app, options).then(
+        async (opened) => {
+          await opened.store.close();
+          return undefined;
+        },
+        (e: unknown) => e,
+      );
+      ({ store } = await db.open(conformanceApp()));
+      return err;
+    };
     const count = (table: string, query?: ListQuery) => store.read((tx) => tx.count(table, query));
     const list = (table: string, query?: ListQuery) => store.read((tx) => tx.list(table, query));
     const get = (table: string, id: number) => store.read((tx) => tx.get(table, id));
@@ -765,15 +778,7 @@ export function storeConformance(name: string, harness: StoreHarness): void {
 
       it("a destructive change is refused with a reason naming it, and changes nothing; allowed, it is applied", async () => {
         await store.write((tx) => tx.insert("tag", { label: "keep me" }));
-        await store.close();
-        const err = await db.open(withoutLabel()).then(
-          async (opened) => {
-            await opened.store.close();
-            return undefined;
-          },
-          (e: unknown) => e,
-        );
-        ({ store } = await db.open(conformanceApp()));
+        const err = await refusedOpen(withoutLabel());
         expect(err).toBeInstanceOf(MigrationRefusedError);
         const refused = err as MigrationRefusedError;
         expect(refused.changes).toHaveLength(1);
@@ -792,15 +797,7 @@ export function storeConformance(name: string, harness: StoreHarness): void {
         });
         const unique = conformanceApp();
         unique.types.find((t) => t.name === "Tag")!.fields.find((f) => f.name === "label")!.isUnique = true;
-        await store.close();
-        const err = await db.open(unique, { allowDestructiveMigration: true }).then(
-          async (opened) => {
-            await opened.store.close();
-            return undefined;
-          },
-          (e: unknown) => e,
-        );
-        ({ store } = await db.open(conformanceApp()));
+        const err = await refusedOpen(unique, { allowDestructiveMigration: true });
         expect(err).toBeInstanceOf(MigrationRefusedError);
         expect((err as MigrationRefusedError).blocked.join("\n")).toMatch(/Tag\.label/);
         expect(await count("tag")).toBe(2);
