@@ -66,7 +66,7 @@ function resetFrame(reason: "retention" | "overflow", newest?: number): string {
 /**
  * Every live stream of one table that is caught up (opened without Last-Event-ID, or done with
  * its replay) is fed from one buffer: a commit appends its events once, and a few ms later
- * (`coalesceMs`, stretched by feedShare) the buffer goes to each stream as one chunk, so one
+ * (`coalesceMs`, stretched by the feed's CPU share) the buffer goes to each stream as one chunk, so one
  * socket write carries every commit of that interval. Unfiltered streams all get the same
  * bytes; a filtered one, the events of the buffer that pass its filters. A commit then costs
  * the same however many streams are open, and a stream one write per interval: per-commit
@@ -94,14 +94,25 @@ interface BufferedCommit {
 
 /**
  * The share of the process's CPU a feed may spend writing to its streams: a flush that cost c ms
- * (its socket writes included) lets the next start no sooner than c / feedShare ms after it
- * (at most maxFeedDelayMs), and never sooner than coalesceMs after the commit it carries. A
- * socket write costs the kernel microseconds whatever it carries (bench/live/socket-floor.mjs),
- * so under a steady stream of writes to many streams the flushes space out, more commits share
- * each write, and writers keep the rest of the CPU; with few streams, or writes far apart, a
- * commit goes out coalesceMs after it.
+ * (its socket writes included) lets the next start no sooner than c / share ms after it (at
+ * most maxFeedDelayMs), and never sooner than coalesceMs after the commit it carries. A socket
+ * write costs the kernel microseconds whatever it carries, and each flush's bytes pass through
+ * the core's caches (bench/live/socket-floor.mjs), so under a steady stream of writes to many
+ * streams the flushes space out, more commits share each write, and writers keep the rest of
+ * the CPU. The share is small only while the rest of the process kept the CPU busy since the
+ * last flush (writers waiting): an idle server has nothing to save, and a commit goes out
+ * coalesceMs after it.
  */
-const feedShare = 0.05;
+const busyFeedShare = 0.025;
+const idleFeedShare = 0.25;
+/**
+ * The CPU share of everything but the flushes above which the process is taken to be busy,
+ * averaged over about busyWindowMs (a few ms alone say little: one garbage collection fills
+ * them): under a steady load of writes wo measured 0.8–0.97, answering one write at a time to
+ * 100 streams 0.2–0.6 (bench/live/run.mjs).
+ */
+const busyCpu = 0.7;
+const busyWindowMs = 100;
 const maxFeedDelayMs = 100;
 
 const cpuMs = (used: NodeJS.CpuUsage) => (used.user + used.system) / 1000;
@@ -114,6 +125,11 @@ function createTableFeed(store: Store, table: string, coalesceMs: number, bound:
   let stopListening: (() => void) | undefined;
   /** When (performance.now()) the next flush may start: the last one's start and its spacing. */
   let nextFlushAt = 0;
+  /** The process's CPU use and the time at the last flush: how busy it was since. */
+  let cpuMark = process.cpuUsage();
+  let markedAt = performance.now();
+  /** The CPU share of the rest of the process, averaged over the last busyWindowMs or so. */
+  let othersCpu = 0;
   const flush = () => {
     if (timer) clearTimeout(timer);
     timer = undefined;
@@ -147,7 +163,14 @@ function createTableFeed(store: Store, table: string, coalesceMs: number, bound:
     // the cost is read after those.
     process.nextTick(() => {
       const flushCpu = cpuMs(process.cpuUsage(cpuStart));
-      nextFlushAt = started + Math.min(maxFeedDelayMs, flushCpu / feedShare);
+      const now = performance.now();
+      const elapsed = Math.max(1, now - markedAt);
+      const sinceLast = (cpuMs(process.cpuUsage(cpuMark)) - flushCpu) / elapsed;
+      othersCpu += (1 - Math.exp(-elapsed / busyWindowMs)) * (sinceLast - othersCpu);
+      cpuMark = process.cpuUsage();
+      markedAt = now;
+      const share = othersCpu > busyCpu ? busyFeedShare : idleFeedShare;
+      nextFlushAt = started + Math.min(maxFeedDelayMs, flushCpu / share);
     });
   };
   const onCommit = (changes: readonly RowChange[]) => {
