@@ -1,27 +1,13 @@
 // Back-pressure of REST live streams (spec/live.md, "Limits and back-pressure"), in process on
 // a real SQLite store: a stream whose client never reads fills only its own bounded queue, then
 // gets a `reset` event and is closed; writers and a stream that reads are not held up.
-import { afterEach, beforeEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { createLiveStreams } from "../../runtime/rest/live.js";
-import { openSqliteStore, type SqliteStore } from "../../runtime/store/sqlite.js";
-import { catalog, field, scalar, tempDir, type } from "../store/fixture.js";
+import { field, scalar, type } from "../store/fixture.js";
+import { liveStoreEach } from "./live-store.js";
 
 const note = type("Note", [field("title", scalar("Text"))], { rest: [{ path: "/api/notes", ops: ["subscribe"] }] });
-let tmp: ReturnType<typeof tempDir>;
-let store: SqliteStore;
-
-beforeEach(async () => {
-  tmp = tempDir();
-  ({ store } = await openSqliteStore({
-    file: tmp.file,
-    catalog: catalog(note),
-    changeLog: { tables: ["note"], retention: 100 },
-  }));
-});
-afterEach(async () => {
-  await store.close();
-  tmp.cleanup();
-});
+const store = liveStoreEach(note);
 
 async function readAll(body: ReadableStream<Uint8Array>, into: string[]): Promise<void> {
   const decoder = new TextDecoder();
@@ -29,15 +15,15 @@ async function readAll(body: ReadableStream<Uint8Array>, into: string[]): Promis
 }
 
 it("a stalled stream is reset and closed at its bound; every write commits and a reading stream gets every event", async () => {
-  const live = createLiveStreams(store, () => {}, { keepAliveMs: 0, maxQueuedBytes: 300 });
+  const live = createLiveStreams(store(), () => {}, { keepAliveMs: 0, maxQueuedBytes: 300 });
   const stalled = live.open(note, [], undefined);
   const reading = live.open(note, [], undefined);
   const heard: string[] = [];
   const done = readAll(reading, heard);
   expect(live.openCount).toBe(2);
 
-  for (let i = 0; i < 20; i++) await store.write((tx) => tx.insert("note", { title: `n${i}` }));
-  expect(await store.read((tx) => tx.count("note"))).toBe(20);
+  for (let i = 0; i < 20; i++) await store().write((tx) => tx.insert("note", { title: `n${i}` }));
+  expect(await store().read((tx) => tx.count("note"))).toBe(20);
 
   // The stalled stream holds its first frames, then the reset, and has ended.
   const frames: string[] = [];
@@ -62,8 +48,8 @@ it("a stalled stream is reset and closed at its bound; every write commits and a
 });
 
 it("a replay waits for its reader instead of overflowing, and hands over to live events without a gap or a repeat", async () => {
-  for (let i = 0; i < 30; i++) await store.write((tx) => tx.insert("note", { title: `n${i}` }));
-  const live = createLiveStreams(store, () => {}, { keepAliveMs: 0, maxQueuedBytes: 300, maxHeldChanges: 4 });
+  for (let i = 0; i < 30; i++) await store().write((tx) => tx.insert("note", { title: `n${i}` }));
+  const live = createLiveStreams(store(), () => {}, { keepAliveMs: 0, maxQueuedBytes: 300, maxHeldChanges: 4 });
   const body = live.open(note, [], 0);
   const reader = body.getReader();
   const decoder = new TextDecoder();
@@ -77,7 +63,7 @@ it("a replay waits for its reader instead of overflowing, and hands over to live
     if (done) break;
     text += decoder.decode(value);
     if (wrote < 33) {
-      await store.write((tx) => tx.insert("note", { title: `w${wrote}` }));
+      await store().write((tx) => tx.insert("note", { title: `w${wrote}` }));
       wrote++;
     }
   }

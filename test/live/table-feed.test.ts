@@ -2,30 +2,16 @@
 // in process on a real SQLite store: streams of one table, filtered or not, are fed from one
 // encoded interval; each must get exactly its events, in commit order, including commits of
 // several rows and writes grouped into one COMMIT, and nothing committed before it opened.
-import { afterEach, beforeEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type { ListQuery } from "../../model/store.js";
 import { createLiveStreams } from "../../runtime/rest/live.js";
-import { openSqliteStore, type SqliteStore } from "../../runtime/store/sqlite.js";
-import { catalog, field, scalar, tempDir, type } from "../store/fixture.js";
+import { field, scalar, type } from "../store/fixture.js";
+import { liveStoreEach } from "./live-store.js";
 
 const note = type("Note", [field("title", scalar("Text")), field("rank", scalar("Int"))], {
   rest: [{ path: "/api/notes", ops: ["subscribe"] }],
 });
-let tmp: ReturnType<typeof tempDir>;
-let store: SqliteStore;
-
-beforeEach(async () => {
-  tmp = tempDir();
-  ({ store } = await openSqliteStore({
-    file: tmp.file,
-    catalog: catalog(note),
-    changeLog: { tables: ["note"], retention: 1000 },
-  }));
-});
-afterEach(async () => {
-  await store.close();
-  tmp.cleanup();
-});
+const store = liveStoreEach(note);
 
 /** Reads a stream's events as [op, title or id] while the test goes on. */
 function reader(body: ReadableStream<Uint8Array>) {
@@ -55,22 +41,22 @@ async function until(ok: () => boolean, what: () => string): Promise<void> {
 }
 
 it("unfiltered and filtered streams of one table each get their own events of multi-row and grouped commits, in order", async () => {
-  const live = createLiveStreams(store, () => {}, { keepAliveMs: 0 });
+  const live = createLiveStreams(store(), () => {}, { keepAliveMs: 0 });
   const all = reader(live.open(note, [], undefined));
   const high = reader(live.open(note, rankAtLeast(5), undefined));
   const none = reader(live.open(note, rankAtLeast(100), undefined));
 
   // One commit of three rows, two of which pass; then writes queued together, so they share a COMMIT.
-  await store.write(async (tx) => {
+  await store().write(async (tx) => {
     await tx.insert("note", { title: "a", rank: 9 });
     await tx.insert("note", { title: "b", rank: 1 });
     await tx.insert("note", { title: "c", rank: 7 });
   });
   await Promise.all([
-    store.write((tx) => tx.insert("note", { title: "d", rank: 2 })),
-    store.write((tx) => tx.insert("note", { title: "e", rank: 6 })),
-    store.write((tx) => tx.update("note", 2, { rank: 8 })),
-    store.write((tx) => tx.delete("note", 1)),
+    store().write((tx) => tx.insert("note", { title: "d", rank: 2 })),
+    store().write((tx) => tx.insert("note", { title: "e", rank: 6 })),
+    store().write((tx) => tx.update("note", 2, { rank: 8 })),
+    store().write((tx) => tx.delete("note", 1)),
   ]);
   await until(
     () => all.events().length === 7 && high.events().length === 5,
@@ -101,7 +87,7 @@ it("unfiltered and filtered streams of one table each get their own events of mu
 
   // A stream opened now gets only what commits after it, and the others go on.
   const late = reader(live.open(note, rankAtLeast(0), undefined));
-  await store.write((tx) => tx.insert("note", { title: "f", rank: 3 }));
+  await store().write((tx) => tx.insert("note", { title: "f", rank: 3 }));
   await until(
     () => late.events().length === 1 && all.events().length === 8,
     () => `late: ${late.text()}\nall: ${all.text()}`,
@@ -112,10 +98,10 @@ it("unfiltered and filtered streams of one table each get their own events of mu
 });
 
 it("a filtered stream whose client stops reading is reset at its bound; an unfiltered one reading goes on", async () => {
-  const live = createLiveStreams(store, () => {}, { keepAliveMs: 0, maxQueuedBytes: 300 });
+  const live = createLiveStreams(store(), () => {}, { keepAliveMs: 0, maxQueuedBytes: 300 });
   const stalled = live.open(note, rankAtLeast(0), undefined);
   const reading = reader(live.open(note, [], undefined));
-  for (let i = 0; i < 20; i++) await store.write((tx) => tx.insert("note", { title: `n${i}`, rank: i }));
+  for (let i = 0; i < 20; i++) await store().write((tx) => tx.insert("note", { title: `n${i}`, rank: i }));
   await until(
     () => reading.events().length === 20,
     () => reading.text(),
