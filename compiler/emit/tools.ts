@@ -176,7 +176,7 @@ export function operationDescription(
       if (!method) return `${lead(type.doc)}Calls ${op} on ${a}.`;
       const params = method.params.map((p) => `${p.name} (${typeText(p.type)})`);
       const returns = method.returns
-        ? ` Returns { result }: ${method.returns.isArray ? "a list of " : ""}${typeText(method.returns.type)}` + "."
+        ? ` Returns { result }: ${method.returns.isArray ? "a list of " : ""}${typeText(method.returns.type)}.`
         : " Returns { result: null }.";
       return (
         `${lead(method.doc)}Calls ${method.name} on the ${one} with the given id` +

@@ -5,7 +5,7 @@
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openSqliteStore, type SqliteStore } from "../../runtime/store/sqlite.js";
-import type { Row, RowChange } from "../../model/store.js";
+import type { RowChange } from "../../model/store.js";
 import { canonicalForms, rowFilter } from "../../runtime/store/row-match.js";
 import { blog, catalog, field, scalar, tempDir, type, authorRow as author, postRow as post } from "./fixture.js";
 

@@ -4,7 +4,7 @@
 // messages for a wrong password or a server that is down, losing the server and recovering).
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { MigrationRefusedError, StoreOpenError, StoreUnavailableError, type Row } from "../../model/store.js";
+import { MigrationRefusedError, StoreOpenError, StoreUnavailableError } from "../../model/store.js";
 import { openPostgresStore, type PostgresStore } from "../../runtime/store/postgres/store.js";
 import { startPostgres, type PostgresServer } from "../support/postgres.js";
 import { blog, opt, scalar, authorRow as author, postRow as post } from "./fixture.js";

@@ -4,7 +4,7 @@
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openSqliteStore, type SqliteStore } from "../../runtime/store/sqlite.js";
-import { StoreBusyError, StoreCancelledError, StoreConstraintError, type Row } from "../../model/store.js";
+import { StoreBusyError, StoreCancelledError, StoreConstraintError } from "../../model/store.js";
 import { blog, tempDir, authorRow as author, postRow as post } from "./fixture.js";
 
 let tmp: ReturnType<typeof tempDir>;

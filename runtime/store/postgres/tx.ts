@@ -9,7 +9,7 @@
 
 import type pg from "pg";
 import { EACH, refPathLabel, type RefStep } from "../../../model/ref-paths.js";
-import { type IndexShape } from "../../../model/storage-shape.js";
+import type { IndexShape } from "../../../model/storage-shape.js";
 import {
   StoreConstraintError,
   StoreQueryError,
