@@ -66,12 +66,13 @@ function resetFrame(reason: "retention" | "overflow", newest?: number): string {
 /**
  * Every live stream of one table that is caught up (opened without Last-Event-ID, or done with
  * its replay) is fed from one buffer: a commit appends its events once, and a few ms later
- * (`coalesceMs`, stretched by the feed's CPU share) the buffer goes to each stream as one chunk, so one
- * socket write carries every commit of that interval. Unfiltered streams all get the same
- * bytes; a filtered one, the events of the buffer that pass its filters. A commit then costs
- * the same however many streams are open, and a stream one write per interval: per-commit
- * writes to a hundred streams cost more than the commits themselves
- * (bench/live/socket-floor.mjs).
+ * (`coalesceMs`, stretched by the feed's CPU share) the buffer goes to each stream as one
+ * chunk, so one socket write carries every commit of that interval. Unfiltered streams all get
+ * the same bytes; a filtered one, the events of the buffer that pass its filters. A commit then
+ * costs the same however many streams are open, and a stream one write per interval:
+ * per-commit writes to a hundred streams cost more than the commits themselves
+ * (bench/live/socket-floor.mjs). A stream joins with the buffer just flushed to the others, so
+ * the feed sends it only what committed after it joined: nothing repeats what its replay sent.
  */
 interface TableFeed {
   join(member: FeedMember): void;
@@ -82,8 +83,6 @@ interface FeedMember {
   stream: SseStream;
   /** The stream's filters; undefined: every change of the table. */
   passes: ((row: Row) => boolean) | undefined;
-  /** The newest change log position the stream was sent (positions only grow). */
-  last: number;
 }
 
 /** One buffered commit: its events of the table, each with its frame, and their text. */
@@ -141,13 +140,9 @@ function createTableFeed(store: Store, table: string, coalesceMs: number, bound:
     // Joined and encoded once for every unfiltered stream, when there is one.
     let texts: string[] | undefined;
     let whole: Uint8Array | undefined;
-    const firstSeq = buffered[0]!.events[0]!.change.seq;
-    const lastEvent = buffered.at(-1)!.events.at(-1)!.change;
     for (const member of members) {
-      // A stream that already has some of these (it joined from its replay) takes its own cut.
-      const sharesWhole = member.passes === undefined && (firstSeq === undefined || firstSeq > member.last);
-      const parts = sharesWhole ? (texts ??= buffered.map((c) => c.text)) : piecesFor(member, buffered);
-      if (lastEvent.seq !== undefined && lastEvent.seq > member.last) member.last = lastEvent.seq;
+      const sharesWhole = member.passes === undefined;
+      const parts = member.passes ? piecesFor(member.passes, buffered) : (texts ??= buffered.map((c) => c.text));
       if (parts.length === 0) continue;
       const chunk = sharesWhole
         ? (whole ??= Buffer.from(parts.length === 1 ? parts[0]! : parts.join("")))
@@ -205,18 +200,14 @@ function createTableFeed(store: Store, table: string, coalesceMs: number, bound:
 }
 
 /**
- * What `member` sends of the buffered commits, one text per commit that has any: the events it
- * was not sent yet that pass its filters (a deleted row cannot be tested: every delete passes).
+ * What a filtered stream sends of the buffered commits, one text per commit that has any: the
+ * events that pass its filters (a deleted row cannot be tested: every delete passes).
  */
-function piecesFor(member: FeedMember, buffered: readonly BufferedCommit[]): string[] {
+function piecesFor(passes: (row: Row) => boolean, buffered: readonly BufferedCommit[]): string[] {
   const pieces: string[] = [];
   for (const commit of buffered) {
     let text = "";
-    for (const { change, frame } of commit.events) {
-      if (change.seq !== undefined && change.seq <= member.last) continue;
-      if (member.passes && change.row !== null && !member.passes(change.row as Row)) continue;
-      text += frame;
-    }
+    for (const { change, frame } of commit.events) if (change.row === null || passes(change.row as Row)) text += frame;
     if (text !== "") pieces.push(text);
   }
   return pieces;
@@ -258,14 +249,16 @@ export function createLiveStreams(
           open.delete(stream);
         },
       });
-      const member: FeedMember = { stream, passes, last: resumeAfter ?? 0 };
+      const member: FeedMember = { stream, passes };
+      /** While replaying: the newest change log position the stream was sent (positions only grow). */
+      let last = resumeAfter ?? 0;
       open.add(stream);
 
       /** Sends `change` unless it was sent already or does not pass the filters (deletes always do). */
       const deliver = (change: RowChange) => {
         if (change.seq !== undefined) {
-          if (change.seq <= member.last) return;
-          member.last = change.seq;
+          if (change.seq <= last) return;
+          last = change.seq;
         }
         if (passes && change.row !== null && !passes(change.row as Row)) return;
         stream.send(eventFrame(change));
@@ -295,10 +288,10 @@ export function createLiveStreams(
       void (async () => {
         try {
           for (;;) {
-            const page = await store.changesAfter(type.table, member.last, replayPage);
+            const page = await store.changesAfter(type.table, last, replayPage);
             if (page.gone) {
               stream.send(resetFrame("retention", page.newest));
-              member.last = page.newest;
+              last = page.newest;
               break;
             }
             for (const change of page.changes) {
