@@ -143,22 +143,23 @@ function directSink(res: ServerResponse) {
   let poll: NodeJS.Timeout | undefined;
   /** Headers out and the answer still open: what is written now reaches the client. */
   const open = () => res.headersSent && !res.writableEnded && !res.destroyed;
+  /** Forgets what waits (and the poll for it); returns it. */
+  const drop = () => {
+    if (poll) clearTimeout(poll);
+    poll = undefined;
+    const frames = waiting;
+    waiting = [];
+    waitingBytes = 0;
+    return frames;
+  };
   const flushWaiting = () => {
     poll = undefined;
-    if (res.destroyed || res.writableEnded) return drop();
+    if (res.destroyed || res.writableEnded) return void drop();
     if (!res.headersSent) {
       poll = setTimeout(flushWaiting, headersPollMs);
       return;
     }
-    for (const bytes of waiting) res.write(bytes);
-    waiting = [];
-    waitingBytes = 0;
-  };
-  const drop = () => {
-    if (poll) clearTimeout(poll);
-    poll = undefined;
-    waiting = [];
-    waitingBytes = 0;
+    for (const bytes of drop()) res.write(bytes);
   };
   return {
     /** False when the answer is gone (the client left, or it was never this stream's). */
@@ -180,14 +181,9 @@ function directSink(res: ServerResponse) {
      * it goes through the web stream, which @hono/node-server then writes whole.
      */
     finish(controller: ReadableStreamDefaultController<Uint8Array>) {
-      if (poll) clearTimeout(poll);
-      poll = undefined;
-      if (waiting.length > 0) {
-        if (open()) for (const bytes of waiting) res.write(bytes);
-        else if (!res.headersSent) for (const bytes of waiting) controller.enqueue(bytes);
-      }
-      waiting = [];
-      waitingBytes = 0;
+      const frames = drop();
+      if (open()) for (const bytes of frames) res.write(bytes);
+      else if (!res.headersSent) for (const bytes of frames) controller.enqueue(bytes);
     },
     drop,
   };
