@@ -27,6 +27,19 @@ export function pinCpus() {
 }
 
 /**
+ * Moves a process this one forked (all its threads) onto the servers' CPUs, when pinCpus
+ * pinned them: for a forked process that stands where a server would.
+ */
+export function moveToServerCpus(pid) {
+  if (!serverCpus) return;
+  try {
+    execFileSync("taskset", ["-a", "-p", "-c", serverCpus, String(pid)], { stdio: "ignore" });
+  } catch {
+    // No taskset after all: leave it where the scheduler puts it.
+  }
+}
+
+/**
  * Starts `node <script> <args>` (script relative to the repository); resolves with the child
  * and the first group of `pattern` once the output matches it, rejects with the output if the
  * process exits first.

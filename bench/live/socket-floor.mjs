@@ -9,7 +9,7 @@
 // (compare with run.mjs's "server CPU per write")
 import { fork } from "node:child_process";
 import net from "node:net";
-import { pinCpus } from "../node-process.mjs";
+import { moveToServerCpus, pinCpus } from "../node-process.mjs";
 
 const S = 100;
 if (process.argv[2] === "reader") {
@@ -25,7 +25,8 @@ if (process.argv[2] === "reader") {
   await new Promise((r) => srv.listen(0, "127.0.0.1", r));
   srv.on("connection", (c) => conns.push(c));
   const child = fork(new URL(import.meta.url).pathname, ["reader", String(srv.address().port)]);
-  await moveToServerCpus(child.pid);
+  // The readers run where bench servers run.
+  moveToServerCpus(child.pid);
   while (conns.length < S) await new Promise((r) => setTimeout(r, 10));
   const one = `event: update\nid: 123456\ndata: {"op":"update","id":1,"row":{"id":1,"title":"w","rank":0}}\n\n`;
   const frame = Buffer.from(one.repeat(events));
@@ -44,17 +45,4 @@ if (process.argv[2] === "reader") {
   );
   child.kill();
   process.exit(0);
-}
-
-/** The readers run where bench servers run (node-process.mjs pins this process elsewhere). */
-async function moveToServerCpus(pid) {
-  const { execFileSync } = await import("node:child_process");
-  const { availableParallelism } = await import("node:os");
-  const cpus = availableParallelism();
-  if (cpus < 2 || process.platform !== "linux") return;
-  try {
-    execFileSync("taskset", ["-a", "-p", "-c", cpus === 2 ? "0" : `0-${cpus - 2}`, String(pid)], { stdio: "ignore" });
-  } catch {
-    // No taskset: leave it where the scheduler puts it.
-  }
 }
