@@ -67,25 +67,16 @@ export function modernTailFor(b: BoundBuild, method: string, params: Record<stri
 }
 
 /**
- * `WO_MCP_MAX_SESSIONS=<n>` sets both session pools' caps for a `wo run`: a test hook, so a
- * flood test against the real server fills them with a few hundred requests instead of eleven
- * thousand (spec/mcp.md, "Session limits"). Not a setting: wo.toml has no key for it.
+ * Test hooks, not settings (wo.toml has no key for them): a whole number of at least `least` from
+ * the environment variable `name` of a `wo run`, else undefined. They let a test against the real
+ * server see in seconds what takes thousands of requests or an hour (spec/mcp.md):
+ * - `WO_MCP_MAX_SESSIONS=<n>` caps both session pools ("Session limits");
+ * - `WO_MCP_SESSION_IDLE_MS=<ms>` is how long a session may sit unused before it may be ended.
  */
-function sessionCapFromEnv(): number | undefined {
-  const raw = process.env.WO_MCP_MAX_SESSIONS;
+function testHookFromEnv(name: string, least: number): number | undefined {
+  const raw = process.env[name];
   const n = raw === undefined ? NaN : Number(raw);
-  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
-}
-
-/**
- * `WO_MCP_SESSION_IDLE_MS=<ms>` sets how long a session may sit unused before it may be ended: a
- * test hook, so a test sees an abandoned session end in seconds rather than the hour it takes
- * (spec/mcp.md). Not a setting either.
- */
-function sessionIdleFromEnv(): number | undefined {
-  const raw = process.env.WO_MCP_SESSION_IDLE_MS;
-  const n = raw === undefined ? NaN : Number(raw);
-  return Number.isSafeInteger(n) && n >= 100 ? n : undefined;
+  return Number.isSafeInteger(n) && n >= least ? n : undefined;
 }
 
 export function createEndpoint(deps: McpDeps): Endpoint {
@@ -114,10 +105,11 @@ export function createEndpoint(deps: McpDeps): Endpoint {
       rowTail: members(ROW_CACHE),
     };
   };
-  const idleMs = opts.sessionIdleMs ?? sessionIdleFromEnv() ?? 3_600_000;
+  const idleMs = opts.sessionIdleMs ?? testHookFromEnv("WO_MCP_SESSION_IDLE_MS", 100) ?? 3_600_000;
+  const sessionCap = testHookFromEnv("WO_MCP_MAX_SESSIONS", 1);
   const sessions = createSessionTable({
-    maxSessions: opts.maxSessions ?? sessionCapFromEnv() ?? 10_000,
-    maxUnusedSessions: opts.maxUnusedSessions ?? sessionCapFromEnv() ?? 1_000,
+    maxSessions: opts.maxSessions ?? sessionCap ?? 10_000,
+    maxUnusedSessions: opts.maxUnusedSessions ?? sessionCap ?? 1_000,
     idleMs,
   });
   const keepAliveMs = opts.keepAliveMs ?? 15_000;
@@ -154,7 +146,7 @@ export function createEndpoint(deps: McpDeps): Endpoint {
       enabled: listChanged,
       keepAliveMs,
       maxQueuedFrames,
-      maxListeners: opts.maxSessions ?? sessionCapFromEnv() ?? 10_000,
+      maxListeners: opts.maxSessions ?? sessionCap ?? 10_000,
       legacyStreams: () => sessions.streams(),
     }),
     sessionlessPending: new Map(),
