@@ -1,7 +1,7 @@
 // The in-process live suites' store: a real SQLite file in a temporary directory whose change
 // log records one type's table, opened before each test and closed (and removed) after it.
 import { afterEach, beforeEach } from "vitest";
-import type { CatalogType } from "../../model/app.js";
+import type { CatalogType } from "../../compiler/catalog.js";
 import { openSqliteStore, type SqliteStore } from "../../runtime/store/sqlite.js";
 import { catalog, tempDir } from "../store/fixture.js";
 

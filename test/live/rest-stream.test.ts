@@ -1,13 +1,21 @@
 // REST live streams (spec/live.md, "REST live streams") against a real `wo run`, read as raw
 // server-sent events over node:http: events in commit order, list filters, resuming with
 // Last-Event-ID across a killed and restarted server, the retention reset, and bad input.
-import { appendFileSync } from "node:fs";
 import { connect } from "node:net";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { rawRequest } from "../support/raw-http.js";
 import { removeApp, startWo, writeApp, type WoProcess } from "../support/wo-process.js";
-import { del, liveApp, openSse, patch, post, waitFor, type SseConnection, type SseEvent } from "./support.js";
+import {
+  del,
+  liveApp,
+  openSse,
+  patch,
+  post,
+  waitFor,
+  withLiveApp,
+  type SseConnection,
+  type SseEvent,
+} from "./support.js";
 
 vi.setConfig({ hookTimeout: 120_000, testTimeout: 60_000 });
 
@@ -123,12 +131,9 @@ describe("GET P/live", () => {
 
 describe("retention", () => {
   it("a Last-Event-ID older than the kept changes gets a reset event (with the position to continue from), then live events", async () => {
-    const appDir = writeApp("retained", liveApp);
-    appendFileSync(join(appDir, "wo.toml"), "\n[live]\nretention = 3\n");
-    const wo = await startWo([appDir, "--listen", "127.0.0.1:0"]);
-    try {
-      for (let i = 0; i < 8; i++) await post(wo.url, "/api/notes", { title: `n${i}` });
-      const s = await openSse(wo.url, "/api/notes/live", { "last-event-id": "1" });
+    await withLiveApp("retained", { toml: "[live]\nretention = 3" }, async (url) => {
+      for (let i = 0; i < 8; i++) await post(url, "/api/notes", { title: `n${i}` });
+      const s = await openSse(url, "/api/notes/live", { "last-event-id": "1" });
       await waitFor(
         () => s.events.length >= 1,
         () => s.raw(),
@@ -136,7 +141,7 @@ describe("retention", () => {
       expect(s.events[0]!.event).toBe("reset");
       expect(s.events[0]!.id).toBe("8");
       expect(JSON.parse(s.events[0]!.data!)).toMatchObject({ reason: "retention" });
-      await post(wo.url, "/api/notes", { title: "next" });
+      await post(url, "/api/notes", { title: "next" });
       await waitFor(
         () => s.events.length >= 2,
         () => s.raw(),
@@ -144,17 +149,14 @@ describe("retention", () => {
       expect([s.events[1]!.event, s.events[1]!.id]).toEqual(["create", "9"]);
       s.close();
       // Within retention, the same server replays.
-      const within = await openSse(wo.url, "/api/notes/live", { "last-event-id": "7" });
+      const within = await openSse(url, "/api/notes/live", { "last-event-id": "7" });
       await waitFor(
         () => within.events.length >= 2,
         () => within.raw(),
       );
       expect(within.events.map((e) => e.id)).toEqual(["8", "9"]);
       within.close();
-    } finally {
-      await wo.stop();
-      removeApp(appDir);
-    }
+    });
   });
 });
 
@@ -164,10 +166,8 @@ describe("back-pressure on a real socket", () => {
   // bound while writers and a reading stream go on. The kernel buffers several MiB on loopback
   // before node's own 4 MiB bound is reached, so the writes carry 20 MB of events.
   it("a client that stops reading is reset and closed; every write is answered and a reading stream gets every event", async () => {
-    const appDir = writeApp("stalled", liveApp);
-    const wo = await startWo([appDir, "--listen", "127.0.0.1:0"]);
-    try {
-      const { port } = new URL(wo.url);
+    await withLiveApp("stalled", {}, async (url) => {
+      const { port } = new URL(url);
       const stalled = connect(Number(port), "127.0.0.1");
       const received: Buffer[] = [];
       let hung = false;
@@ -181,11 +181,11 @@ describe("back-pressure on a real socket", () => {
       });
       stalled.write(`GET /api/notes/live HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: text/event-stream\r\n\r\n`);
       await waitFor(() => stalled.isPaused());
-      const reading = await openSse(wo.url, "/api/notes/live");
+      const reading = await openSse(url, "/api/notes/live");
 
       const title = "x".repeat(200_000);
       const writes = 100;
-      for (let i = 0; i < writes; i++) await post(wo.url, "/api/notes", { title, rank: i });
+      for (let i = 0; i < writes; i++) await post(url, "/api/notes", { title, rank: i });
       await waitFor(
         () => changes(reading).length >= writes,
         () => `reading stream got ${changes(reading).length} of ${writes}`,
@@ -203,12 +203,9 @@ describe("back-pressure on a real socket", () => {
       expect(text).toMatch(/event: reset\ndata: \{"reason":"overflow"/);
       // Chunked framing intact to the last chunk.
       expect(text.endsWith("0\r\n\r\n")).toBe(true);
-      expect(await (await fetch(`${wo.url}/api/notes?count=true&limit=1`)).json()).toMatchObject({ total: writes });
+      expect(await (await fetch(`${url}/api/notes?count=true&limit=1`)).json()).toMatchObject({ total: writes });
       reading.close();
-    } finally {
-      await wo.stop();
-      removeApp(appDir);
-    }
+    });
   });
 });
 
@@ -217,42 +214,40 @@ describe("the rules of every route", () => {
   // every answer does: the Host/Origin guard and the token first, and the headers the
   // middleware sets (CORS) on the stream that is served.
   it("a live stream needs the token, refuses foreign Host and Origin, and carries the CORS headers of an admitted origin", async () => {
-    const appDir = writeApp("guarded", liveApp);
-    appendFileSync(
-      join(appDir, "wo.toml"),
-      '\n[server]\ntoken_env = "WO_LIVE_TOKEN"\nallowed_origins = ["https://app.example.com"]\n',
-    );
     const token = "live-stream-test-token";
-    const wo = await startWo([appDir, "--listen", "127.0.0.1:0"], { env: { WO_LIVE_TOKEN: token } });
-    try {
-      const auth = { authorization: `Bearer ${token}` };
-      const noToken = await rawRequest(wo.url, "GET", "/api/notes/live");
-      expect(noToken.status).toBe(401);
-      expect(noToken.json).toMatchObject({ type: "urn:wo:problem:unauthorized" });
-      const foreignOrigin = await rawRequest(wo.url, "GET", "/api/notes/live", {
-        ...auth,
-        origin: "https://evil.example",
-      });
-      expect(foreignOrigin.status).toBe(403);
-      const foreignHost = await rawRequest(wo.url, "GET", "/api/notes/live", { ...auth, host: "evil.com" });
-      expect(foreignHost.status).toBe(403);
+    await withLiveApp(
+      "guarded",
+      {
+        toml: '[server]\ntoken_env = "WO_LIVE_TOKEN"\nallowed_origins = ["https://app.example.com"]',
+        env: { WO_LIVE_TOKEN: token },
+      },
+      async (url) => {
+        const auth = { authorization: `Bearer ${token}` };
+        const noToken = await rawRequest(url, "GET", "/api/notes/live");
+        expect(noToken.status).toBe(401);
+        expect(noToken.json).toMatchObject({ type: "urn:wo:problem:unauthorized" });
+        const foreignOrigin = await rawRequest(url, "GET", "/api/notes/live", {
+          ...auth,
+          origin: "https://evil.example",
+        });
+        expect(foreignOrigin.status).toBe(403);
+        const foreignHost = await rawRequest(url, "GET", "/api/notes/live", { ...auth, host: "evil.com" });
+        expect(foreignHost.status).toBe(403);
 
-      const s = await openSse(wo.url, "/api/notes/live", { ...auth, origin: "https://app.example.com" });
-      expect(s.status).toBe(200);
-      expect(s.headers["content-type"]).toBe("text/event-stream");
-      expect(s.headers["access-control-allow-origin"]).toBe("https://app.example.com");
-      const res = await fetch(`${wo.url}/api/notes`, {
-        method: "POST",
-        headers: { ...auth, "content-type": "application/json" },
-        body: JSON.stringify({ title: "guarded" }),
-      });
-      expect(res.status).toBe(201);
-      const [event] = await eventsAfter(s, 1);
-      expect(data(event!)).toMatchObject({ op: "create", row: { title: "guarded" } });
-      s.close();
-    } finally {
-      await wo.stop();
-      removeApp(appDir);
-    }
+        const s = await openSse(url, "/api/notes/live", { ...auth, origin: "https://app.example.com" });
+        expect(s.status).toBe(200);
+        expect(s.headers["content-type"]).toBe("text/event-stream");
+        expect(s.headers["access-control-allow-origin"]).toBe("https://app.example.com");
+        const res = await fetch(`${url}/api/notes`, {
+          method: "POST",
+          headers: { ...auth, "content-type": "application/json" },
+          body: JSON.stringify({ title: "guarded" }),
+        });
+        expect(res.status).toBe(201);
+        const [event] = await eventsAfter(s, 1);
+        expect(data(event!)).toMatchObject({ op: "create", row: { title: "guarded" } });
+        s.close();
+      },
+    );
   });
 });

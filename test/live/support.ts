@@ -1,7 +1,11 @@
 // Shared by the live suites: an app with a subscribable type, JSON writes over REST, a raw
 // server-sent-events reader on node:http (what an EventSource does, with every byte visible),
-// and a condition poll for what arrives asynchronously.
+// a condition poll for what arrives asynchronously, and a `wo run` of the app for one test.
+import { appendFileSync } from "node:fs";
 import { request, type IncomingMessage } from "node:http";
+import { join } from "node:path";
+import { startWoRunApp } from "../mcp/support/wo-run.js";
+import { writeApp } from "../support/wo-process.js";
 
 /** `Note`: REST with subscribe, MCP with get. `Secret`: MCP may create but not read it. */
 export const liveApp = {
@@ -112,4 +116,23 @@ export function openSse(base: string, path: string, headers: Record<string, stri
     req.on("error", reject);
     req.end();
   });
+}
+
+/**
+ * Runs `body` against a `wo run` of liveApp of its own (`toml` appended to its wo.toml, `env`
+ * added), then stops it and removes the app, however `body` ends.
+ */
+export async function withLiveApp(
+  name: string,
+  options: { toml?: string; env?: Record<string, string> },
+  body: (url: string) => Promise<void>,
+): Promise<void> {
+  const appDir = writeApp(name, liveApp);
+  if (options.toml) appendFileSync(join(appDir, "wo.toml"), `\n${options.toml}\n`);
+  const wo = await startWoRunApp(appDir, [], options.env);
+  try {
+    await body(wo.base);
+  } finally {
+    await wo.stop();
+  }
 }
