@@ -18,6 +18,7 @@
 
 import type { Catalog } from "./app.js";
 import type { Row, Store, StoreTx } from "./store.js";
+import type { Principal, Surface } from "./principal.js";
 import type { ErrorDetail } from "./errors.js";
 
 /**
@@ -248,6 +249,10 @@ export interface BodyHelpers {
 export interface CallContext {
   /** Aborted when the caller cancels (MCP notifications/cancelled) or disconnects. */
   signal?: AbortSignal;
+  /** Who is calling (model/principal.ts); absent means the owner. */
+  principal?: Principal;
+  /** Where the call came from; absent means an in-process caller (tests of the runtime). */
+  surface?: Surface;
 }
 
 /** One operation: input is the tool's arguments (REST adapters build the same object). */
