@@ -1,0 +1,32 @@
+// The seams between the HTTP edge and the ways a caller can prove who it is (spec/security.md,
+// "Principals"). The edge (one for every route) takes the request's bearer credential, asks the
+// owner's token first, then each BearerSource in order, and carries the principal it gets into
+// every operation's CallContext. A source that does not recognise a credential says undefined, so
+// the next one is asked; one that recognises it and refuses it throws CredentialRefused. A
+// credential no source recognises is refused too: both answer 401 with the challenge.
+
+import type { Principal } from "../../model/principal.js";
+
+/** One way to recognise a bearer credential: named tokens (the store), OAuth 2.1 / OIDC JWTs. */
+export interface BearerSource {
+  /** The principal `credential` proves; undefined when this source does not recognise it. */
+  resolve(credential: string): Promise<Principal | undefined>;
+}
+
+/**
+ * A credential recognised and refused (revoked, expired, wrong audience, bad signature …).
+ * `reason` is safe to log and to show the caller: it never contains the credential.
+ */
+export class CredentialRefused extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+/** An OAuth resource server's public face: served by the edge when an issuer is configured. */
+export interface ProtectedResource {
+  /** The RFC 9728 document served at /.well-known/oauth-protected-resource[/mcp]. */
+  metadata(publicOrigin: string): Record<string, unknown>;
+  /** The `WWW-Authenticate` value of every 401 (`Bearer resource_metadata="…"`). */
+  challenge(publicOrigin: string): string;
+}
