@@ -112,7 +112,9 @@ describe("explorer", () => {
     }
     await page.screenshot({ path: join(outputDir, "explorer.png"), fullPage: true });
 
-    // Paging: one row per page.
+    // Paging: one row per page. The filters fold away under the rows until opened.
+    expect(await page.locator(".rows input[name=limit]").isVisible()).toBe(false);
+    await page.locator(".rows details.filters summary").click();
     await page.locator(".rows input[name=limit]").fill("1");
     await page.locator(".rows button[type=submit]").click();
     await page.locator(".pager", { hasText: "1 row · page 1" }).waitFor();
@@ -141,6 +143,8 @@ describe("explorer", () => {
     expect(call).toMatch(/mcp-session-id: [0-9a-f-]+/);
     expect(call).toContain('"structuredContent": {');
     expect(call).toContain('"name": "Grace Hopper"');
+    // The tool's result is shown as JSON above the raw exchange, not as an escaped string.
+    expect(await text(page, ".call-box pre.tool-result")).toContain('"name": "Grace Hopper"');
     await page.screenshot({ path: join(outputDir, "explorer-mcp.png"), fullPage: true });
 
     expect(errors).toEqual([]);
@@ -168,6 +172,65 @@ describe("explorer", () => {
     expect(await text(page, ".call-box pre.http")).toContain(`PUT /api/posts/${post.id}/tags/${tag.id} HTTP/1.1`);
     const tags = await fetch(`${blog.wo.url}/api/posts/${post.id}/tags`).then((r) => r.json());
     expect(tags.items.map((t: { label: string }) => t.label)).toEqual(["explorer"]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("opens a row, follows a ref, edits a field and deletes a row, each with its exchange", async () => {
+    const json = (path: string, body: unknown) =>
+      fetch(blog.wo.url + path, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      }).then((r) => r.json() as Promise<{ id: number }>);
+    const author = await json("/api/authors", { name: "Edsger", email: "edsger@example.com" });
+    const post = await json("/api/posts", { title: "On rows", slug: "on-rows", body: "b", author: author.id });
+    const comment = await json("/api/comments", { post: post.id, author_name: "Reader", body: "Nice." });
+    const { page, errors } = await openPage();
+
+    // The post's row from the type's list: its id is a link.
+    await page.goto(`${blog.wo.url}/#type=Post`);
+    await page
+      .locator(".rows a.row-link", { hasText: String(post.id) })
+      .first()
+      .waitFor();
+    await page.locator(`.rows a.row-link[href="#type=Post&id=${post.id}"]`).click();
+    await page.locator("main h2", { hasText: `Post ${post.id}` }).waitFor();
+    expect(await text(page, "table.record-fields")).toContain("On rows");
+    expect(await text(page, ".record details.raw pre.http")).toContain(`GET /api/posts/${post.id} HTTP/1.1`);
+    // Its relations are listed with links: the comment under it.
+    await page.locator("section.relation[data-field=comments] td", { hasText: "Nice." }).waitFor();
+
+    // Follow the author ref to the author's row, whose posts list links back.
+    await page.locator(`table.record-fields a.ref-link[href="#type=Author&id=${author.id}"]`).click();
+    await page.locator("main h2", { hasText: `Author ${author.id}` }).waitFor();
+    expect(await text(page, "table.record-fields")).toContain("edsger@example.com");
+    await page.locator("section.relation[data-field=posts] td", { hasText: "On rows" }).waitFor();
+
+    // Edit a field: the form starts from the row, and only the change is sent.
+    await page.locator("button.edit").click();
+    expect(await page.locator(".edit-form input[name=name]").inputValue()).toBe("Edsger");
+    await page.locator(".edit-form input[name=name]").fill("Edsger Dijkstra");
+    await page.locator(".edit-form button[type=submit]").click();
+    await page.locator(".call-box p.good", { hasText: `Saved Author ${author.id}.` }).waitFor();
+    const edit = await text(page, ".call-box pre.http");
+    expect(edit).toContain(`PATCH /api/authors/${author.id} HTTP/1.1`);
+    expect(edit).toContain('{"name":"Edsger Dijkstra"}');
+    expect(await text(page, "table.record-fields")).toContain("Edsger Dijkstra");
+    const stored = await fetch(`${blog.wo.url}/api/authors/${author.id}`).then((r) => r.json());
+    expect(stored.name).toBe("Edsger Dijkstra");
+
+    // Delete the comment from its own row.
+    await page.goto(`${blog.wo.url}/#type=Comment&id=${comment.id}`);
+    await page.locator("main h2", { hasText: `Comment ${comment.id}` }).waitFor();
+    await page.locator(".row-actions button.danger", { hasText: "Delete" }).click();
+    await page.locator(".call-box button.danger", { hasText: `Delete Comment ${comment.id}` }).click();
+    await page.locator(".call-box p.good", { hasText: `Deleted Comment ${comment.id}.` }).waitFor();
+    expect(await text(page, ".call-box pre.http")).toContain(`DELETE /api/comments/${comment.id} HTTP/1.1`);
+    expect(await text(page, ".call-box pre.status")).toContain("HTTP/1.1 204 No Content");
+    expect((await fetch(`${blog.wo.url}/api/comments/${comment.id}`)).status).toBe(404);
+    await page.screenshot({ path: join(outputDir, "explorer-row.png"), fullPage: true });
+
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -75,11 +75,36 @@ function renderExchange(ex) {
     res.append(statusLine);
     const headerText = ex.headers.map(([n, v]) => `${n}: ${v}`).join("\n");
     const bodyText = ex.json !== undefined ? JSON.stringify(ex.json, null, 2) : ex.text;
+    const result = toolResult(ex.json);
+    if (result !== undefined) {
+      res.append(el("h4", "", ex.json.result.isError ? "Tool error" : "Tool result"));
+      res.append(el("pre", `http tool-result ${ex.json.result.isError ? "bad" : ""}`, result));
+    }
     res.append(el("pre", "http", headerText + (bodyText ? `\n\n${bodyText}` : "")));
     if (ex.json !== undefined) res.append(el("p", "note", "JSON body shown indented."));
   }
   box.append(req, res);
   return box;
+}
+
+/**
+ * What an MCP tools/call answered, readable: its structuredContent, else each text content
+ * parsed as JSON where it is JSON (a tool's text is the JSON of its result, escaped in the body).
+ */
+function toolResult(body) {
+  const result = body?.result;
+  if (!result || !Array.isArray(result.content)) return undefined;
+  if (result.structuredContent !== undefined) return JSON.stringify(result.structuredContent, null, 2);
+  return result.content
+    .map((c) => {
+      if (c?.type !== "text") return JSON.stringify(c, null, 2);
+      try {
+        return JSON.stringify(JSON.parse(c.text), null, 2);
+      } catch {
+        return c.text;
+      }
+    })
+    .join("\n\n");
 }
 
 // ---- MCP: a 2025-06-18 session over fetch -----------------------------------------------------
@@ -209,7 +234,25 @@ function renderType(type) {
   v.append(title);
   if (type.description) v.append(el("p", "muted", type.description));
 
+  // The rows come first: they are what a person opens a type for.
+  const list = model.endpoints.find((e) => e.method === "GET" && e.op === `${type.snake}_list`);
+  const rowsBox = el("div", "rows");
+  let reload = () => {};
+  if (list) {
+    v.append(el("h3", "", "Rows"));
+    reload = rowsBrowser(type, list, rowsBox);
+    v.append(rowsBox);
+  }
+
+  v.append(el("h3", "", "Operations"));
+  const callBox = el("div", "call-box");
+  v.append(operationButtons(endpointsOf(type), toolsOf(type), callBox, reload), callBox);
+
   v.append(el("h3", "", "Fields"));
+  v.append(fieldTable(type));
+}
+
+function fieldTable(type) {
   const fields = el("table", "grid");
   const head = el("tr");
   for (const h of ["name", "type", "", "description"]) head.append(el("th", "", h));
@@ -222,43 +265,75 @@ function renderType(type) {
     tr.append(el("td", "mono", f.name), el("td", "mono", f.type), flagCell, el("td", "muted", f.description ?? ""));
     fields.append(tr);
   }
-  v.append(fields);
+  return fields;
+}
 
-  const list = model.endpoints.find((e) => e.method === "GET" && e.op === `${type.snake}_list`);
-  const rowsBox = el("div", "rows");
-  let reload = () => {};
-  if (list) {
-    v.append(el("h3", "", "Rows"));
-    reload = rowsBrowser(type, list, rowsBox);
-    v.append(rowsBox);
-  }
-
-  v.append(el("h3", "", "Operations"));
+/** A button per REST endpoint and MCP tool; each opens its call form in `callBox`. */
+function operationButtons(endpoints, tools, callBox, afterWrite, initial) {
   const ops = el("div", "ops");
-  const callBox = el("div", "call-box");
-  for (const e of endpointsOf(type)) {
-    const b = button("", () => openCall(callBox, { kind: "rest", endpoint: e }, reload), "op");
+  for (const e of endpoints) {
+    const b = button("", () => openCall(callBox, { kind: "rest", endpoint: e }, afterWrite, initial), "op");
     b.append(el("span", `method ${e.method.toLowerCase()}`, e.method), el("span", "mono", ` ${e.path}`));
     ops.append(b);
   }
-  for (const t of toolsOf(type)) {
-    const b = button("", () => openCall(callBox, { kind: "mcp", tool: t }, reload), "op");
+  for (const t of tools) {
+    const b = button("", () => openCall(callBox, { kind: "mcp", tool: t }, afterWrite, initial), "op");
     b.append(el("span", "method mcp", "MCP"), el("span", "mono", ` ${t.name}`));
     ops.append(b);
   }
-  v.append(ops, callBox);
+  return ops;
+}
+
+// ---- Rows, refs and relations ----------------------------------------------------------------
+
+/** The type a field's values name: `ref Author` → Author, `multi Tag` → Tag, `backlink Comment.post` → Comment. */
+function targetOf(field) {
+  const m = /^(ref|multi|backlink)\s+([A-Za-z_][A-Za-z0-9_]*)/.exec(field.type);
+  return m ? { kind: m[1], type: model.types.find((t) => t.name === m[2]) } : undefined;
+}
+
+function rowHref(type, id) {
+  return `#type=${encodeURIComponent(type.name)}&id=${encodeURIComponent(String(id))}`;
+}
+
+/** The route of one of `type`'s operations, by its op name (`post_get`, `post_tags`, …). */
+function endpointFor(type, op, method = "GET") {
+  return model.endpoints.find((e) => e.op === op && e.method === method && type.rest.some((base) => e.path.startsWith(`${base}/`)));
+}
+
+/** A value as table text (cut at 80 characters, the whole on hover), or a link for an id or a ref. */
+function valueCell(type, name, v, cut = true) {
+  const text = v === null || v === undefined ? "—" : typeof v === "object" ? JSON.stringify(v) : String(v);
+  const shown = cut && text.length > 80 ? `${text.slice(0, 80)}…` : text;
+  const td = el("td", v === null || v === undefined ? "muted" : "");
+  const field = type.fields.find((f) => f.name === name);
+  const target = name === "id" ? { kind: "ref", type } : field ? targetOf(field) : undefined;
+  if (target?.kind === "ref" && target.type && endpointFor(target.type, `${target.type.snake}_get`) && (typeof v === "number" || typeof v === "string")) {
+    const a = el("a", name === "id" ? "row-link" : "ref-link", shown);
+    a.href = rowHref(target.type, v);
+    if (name !== "id") a.title = `${target.type.name} ${v}`;
+    td.append(a);
+  } else {
+    td.textContent = shown;
+  }
+  if (shown !== text) td.title = text;
+  return td;
 }
 
 /** Filters, a page of rows and "next page" through the type's list route; returns a reload function. */
 function rowsBrowser(type, list, box) {
   const filters = schemaForm(list.inputSchema ?? {}, { omit: ["cursor"], idPrefix: "filter", emptyText: "No filters.", singleLine: true });
-  const form = el("form", "filters");
+  // Filters fold away so the rows are on the first screen; they open on a click.
+  const fold = el("details", "filters");
+  fold.append(el("summary", "", "Filters, sort and paging"));
+  const form = el("form");
   form.append(filters.element);
   const load = el("button", "", "Load rows");
   load.type = "submit";
   form.append(load);
+  fold.append(form);
   const out = el("div");
-  box.append(form, out);
+  box.append(fold, out);
   let pages = [];
 
   async function show(cursor) {
@@ -276,6 +351,7 @@ function rowsBrowser(type, list, box) {
       return;
     }
     out.append(rowTable(type, ex.json.items));
+    if (ex.json.items.length > 0) out.append(el("p", "note", "Open a row by its id; a ref opens the row it names."));
     const nav = el("div", "pager");
     if (ex.json.items.length > 0 || pages.length > 0) nav.append(el("span", "muted", `${ex.json.items.length} row${ex.json.items.length === 1 ? "" : "s"} · page ${pages.length + 1}`));
     if (pages.length > 0) {
@@ -305,20 +381,138 @@ function rowTable(type, items) {
   table.append(head);
   for (const row of items) {
     const tr = el("tr");
-    for (const c of columns) {
-      const v = row[c];
-      const text = v === null || v === undefined ? "—" : typeof v === "object" ? JSON.stringify(v) : String(v);
-      const td = el("td", v === null || v === undefined ? "muted" : "", text.length > 80 ? `${text.slice(0, 80)}…` : text);
-      if (text.length > 80) td.title = text;
-      tr.append(td);
-    }
+    for (const c of columns) tr.append(valueCell(type, c, row[c]));
     table.append(tr);
   }
   return table;
 }
 
+/**
+ * One row (`#type=T&id=N`): its fields (refs as links), its relations (each a list of linked
+ * rows), and what can be done to it: edit through its update route, delete, its methods. Every
+ * call is a real REST request whose exchange is shown.
+ */
+async function renderRow(type, id) {
+  const v = view();
+  v.replaceChildren();
+  const back = el("a", "back", `← ${type.name} rows`);
+  back.href = `#type=${encodeURIComponent(type.name)}`;
+  v.append(back, el("h2", "", `${type.name} ${id}`));
+  const get = endpointFor(type, `${type.snake}_get`);
+  if (!get) {
+    v.append(el("p", "muted", `${type.name} has no get route.`));
+    return;
+  }
+  const path = get.path.replace(":id", encodeURIComponent(id));
+  const ex = await exchange("GET", path);
+  if (location.hash !== rowHref(type, id)) return; // the person has moved on
+  const record = el("div", "record");
+  v.append(record);
+  const raw = el("details", "raw");
+  raw.append(el("summary", "", "HTTP exchange"), renderExchange(ex));
+  if (ex.status !== 200 || !ex.json || typeof ex.json !== "object") {
+    record.append(el("p", "error", ex.json?.detail ?? ex.error ?? `HTTP ${ex.status}`), raw);
+    return;
+  }
+  const row = ex.json;
+  const table = el("table", "grid record-fields");
+  for (const [name, value] of Object.entries(row)) {
+    const tr = el("tr");
+    tr.append(el("th", "mono", name), valueCell(type, name, value, false));
+    table.append(tr);
+  }
+  record.append(table, raw);
+
+  // Actions on this row: edit, delete, and any other operation of its own (methods, relations).
+  const actions = el("div", "ops row-actions");
+  const callBox = el("div", "call-box");
+  const update = endpointFor(type, `${type.snake}_update`, "PATCH");
+  const remove = endpointFor(type, `${type.snake}_delete`, "DELETE");
+  if (update) actions.append(button("Edit", () => openEdit(callBox, type, update, row), "edit"));
+  if (remove) actions.append(button("Delete", () => openDelete(callBox, type, remove, row), "danger"));
+  const own = endpointsOf(type).filter((e) => e.path.includes("/:id") && e !== get && e !== update && e !== remove && e.op !== "subscribe");
+  v.append(el("h3", "", "Actions"), actions, operationButtons(own, [], callBox, () => void renderRow(type, id), { id: row.id }), callBox);
+
+  // Relations: the rows each multi or backlink field names, through the type's relation routes.
+  const relations = type.fields.map((f) => ({ field: f, target: targetOf(f) })).filter((r) => r.target && r.target.kind !== "ref" && r.target.type);
+  for (const { field, target } of relations) {
+    const route = endpointFor(type, `${type.snake}_${field.name}`);
+    if (!route) continue;
+    const section = el("section", "relation");
+    section.dataset.field = field.name;
+    section.append(el("h3", "", `${field.name} (${target.type.name})`));
+    v.append(section);
+    const rel = await exchange("GET", route.path.replace(":id", encodeURIComponent(id)));
+    if (rel.status !== 200 || !Array.isArray(rel.json?.items)) {
+      section.append(el("p", "error", rel.json?.detail ?? rel.error ?? `HTTP ${rel.status}`));
+      continue;
+    }
+    section.append(rowTable(target.type, rel.json.items));
+    if (rel.json.nextCursor) section.append(el("p", "muted small", "More rows follow: page through them with the relation's route under Actions."));
+  }
+}
+
+/** The update form, filled with the row's values; only what the person changed is sent. */
+function openEdit(box, type, endpoint, row) {
+  box.replaceChildren(el("h3", "", `Edit ${type.name} ${row.id}`));
+  const fields = schemaForm(endpoint.inputSchema ?? {}, { idPrefix: "edit", omit: ["id"], initial: row });
+  const form = el("form", "call-form edit-form");
+  const send = el("button", "", `Save (PATCH ${endpoint.path.replace(":id", String(row.id))})`);
+  send.type = "submit";
+  form.append(fields.element, send);
+  const result = el("div", "result");
+  box.append(form, result);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const input = fields.read();
+    if (!input.ok) {
+      result.replaceChildren(el("p", "error", input.error));
+      return;
+    }
+    const changed = Object.fromEntries(Object.entries(input.value).filter(([k, val]) => JSON.stringify(val) !== JSON.stringify(row[k])));
+    if (Object.keys(changed).length === 0) {
+      result.replaceChildren(el("p", "muted", "Nothing changed."));
+      return;
+    }
+    send.disabled = true;
+    const req = restRequest(endpoint, { id: row.id, ...changed });
+    const ex = await exchange(req.method, req.path, { body: req.body });
+    send.disabled = false;
+    result.replaceChildren(renderExchange(ex));
+    if (ex.status === 200) {
+      // Show the stored row, with the exchange kept in view under it.
+      await renderRow(type, String(row.id));
+      const box2 = view().querySelector(".call-box");
+      box2.replaceChildren(el("p", "good", `Saved ${type.name} ${row.id}.`), renderExchange(ex));
+      box2.scrollIntoView({ block: "nearest" });
+    } else result.scrollIntoView({ block: "nearest" });
+  });
+  box.scrollIntoView({ block: "nearest" });
+}
+
+function openDelete(box, type, endpoint, row) {
+  box.replaceChildren(el("h3", "", `Delete ${type.name} ${row.id}?`));
+  box.append(el("p", "muted", `DELETE ${endpoint.path.replace(":id", String(row.id))} removes the row${type.fields.some((f) => targetOf(f)?.kind === "multi") ? " and its links" : ""}.`));
+  const result = el("div", "result");
+  const confirm = button(`Delete ${type.name} ${row.id}`, async () => {
+    confirm.disabled = true;
+    const ex = await exchange("DELETE", endpoint.path.replace(":id", encodeURIComponent(String(row.id))));
+    result.replaceChildren(renderExchange(ex));
+    if (ex.status === 204) {
+      view().querySelector(".record")?.classList.add("gone");
+      box.replaceChildren(el("p", "good", `Deleted ${type.name} ${row.id}.`), result);
+      const back = el("a", "", `Back to the ${type.name} rows`);
+      back.href = `#type=${encodeURIComponent(type.name)}`;
+      box.append(back);
+    } else confirm.disabled = false;
+    result.scrollIntoView({ block: "nearest" });
+  }, "danger");
+  box.append(confirm, button("Cancel", () => box.replaceChildren(), "secondary"), result);
+  box.scrollIntoView({ block: "nearest" });
+}
+
 /** The call form for a REST endpoint or an MCP tool, with its exchange under it. */
-function openCall(box, target, afterWrite = () => {}) {
+function openCall(box, target, afterWrite = () => {}, initial = undefined) {
   box.replaceChildren();
   const isRest = target.kind === "rest";
   const schema = isRest ? target.endpoint.inputSchema : target.tool.inputSchema;
@@ -336,7 +530,7 @@ function openCall(box, target, afterWrite = () => {}) {
     box.append(el("p", "muted", "This route is declared but answers 501 in this version of wo."));
   }
   const form = el("form", "call-form");
-  const fields = schemaForm(schema ?? {}, { idPrefix: isRest ? "rest" : "mcp", omit: isRest && target.endpoint.op.endsWith("_list") ? ["cursor"] : [] });
+  const fields = schemaForm(schema ?? {}, { idPrefix: isRest ? "rest" : "mcp", omit: isRest && target.endpoint.op.endsWith("_list") ? ["cursor"] : [], ...(initial ? { initial } : {}) });
   form.append(fields.element);
   const send = el("button", "", isRest ? `Send ${target.endpoint.method}` : "Call tool");
   send.type = "submit";
@@ -365,6 +559,7 @@ function openCall(box, target, afterWrite = () => {}) {
     }
     send.disabled = false;
     result.replaceChildren(renderExchange(ex));
+    result.scrollIntoView({ block: "nearest" });
     const wrote = isRest ? target.endpoint.method !== "GET" : !target.tool.annotations?.readOnlyHint;
     if (wrote && !ex.error && ex.status < 400) afterWrite();
   });
@@ -395,10 +590,12 @@ function renderTool(tool) {
 function route() {
   if (!model) return;
   const params = new URLSearchParams(location.hash.slice(1));
-  for (const a of document.querySelectorAll(".nav-list a")) a.classList.toggle("active", a.getAttribute("href") === location.hash);
+  const typeHash = params.get("type") ? `#type=${encodeURIComponent(params.get("type"))}` : location.hash;
+  for (const a of document.querySelectorAll(".nav-list a")) a.classList.toggle("active", a.getAttribute("href") === typeHash);
   const type = model.types.find((t) => t.name === params.get("type"));
   const tool = model.mcp.tools.find((t) => t.name === params.get("tool"));
-  if (type) renderType(type);
+  if (type && params.get("id")) void renderRow(type, params.get("id"));
+  else if (type) renderType(type);
   else if (tool) renderTool(tool);
   else renderOverview();
 }

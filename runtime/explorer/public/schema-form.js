@@ -6,7 +6,8 @@
 
 /**
  * Options: `omit` (property names to leave out), `idPrefix` (for element ids), `emptyText` (shown
- * when there is no property), `singleLine` (one-line inputs even for long text: filters).
+ * when there is no property), `singleLine` (one-line inputs even for long text: filters),
+ * `initial` (values to start from: a row being edited).
  * @returns {{ element: HTMLElement, read: () => ({ ok: true, value: object } | { ok: false, error: string }) }} */
 export function schemaForm(schema, options = {}) {
   const omit = new Set(options.omit ?? []);
@@ -23,6 +24,7 @@ export function schemaForm(schema, options = {}) {
   }
   for (const [name, property] of properties) {
     const { field, read } = fieldFor(name, property ?? {}, required.has(name), options);
+    if (options.initial && Object.hasOwn(options.initial, name)) setValue(field, property ?? {}, options.initial[name]);
     element.append(field);
     readers.push([name, read]);
   }
@@ -142,6 +144,23 @@ function fieldFor(name, property, isRequired, options) {
 }
 
 const absent = { present: false };
+
+/** Puts `value` into a field made by fieldFor, in the form its reader reads back. */
+function setValue(field, property, value) {
+  const input = field.querySelector(".control > input, .control > select, .control > textarea");
+  const isNull = field.querySelector(".null-toggle input");
+  if (value === null) {
+    if (isNull) {
+      isNull.checked = true;
+      input.disabled = true;
+    }
+    return;
+  }
+  if (input.type === "checkbox") input.checked = value === true;
+  else if (input.tagName === "SELECT") input.value = Array.isArray(property.enum) ? JSON.stringify(value) : String(value);
+  else if (input.classList.contains("json")) input.value = JSON.stringify(value, null, 2);
+  else input.value = String(value);
+}
 
 function addOption(select, value, text) {
   const option = document.createElement("option");
