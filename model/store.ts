@@ -44,8 +44,16 @@ export interface ListQuery {
   limit?: number;
 }
 
+/**
+ * How a read inside a write transaction holds the row until the commit, for stores whose writes
+ * can run side by side (PostgreSQL; SQLite runs one writer at a time and ignores it):
+ * `key-share` keeps the row from being deleted (a ref check: the row a new ref names must still
+ * be there at the commit); `update` is for the row the transaction is about to change or delete.
+ */
+export type RowLock = "key-share" | "update";
+
 export interface StoreTx {
-  get(table: string, id: number): Promise<Row | undefined>;
+  get(table: string, id: number, lock?: RowLock): Promise<Row | undefined>;
   /** Rows in ascending id order, or as `query.sort` says. */
   list(table: string, query?: ListQuery): Promise<Row[]>;
   /** Rows matching `query.where`; sort, after and limit are ignored. */
@@ -99,6 +107,12 @@ export type ChangeLogRead = { gone: false; changes: RowChange[]; more: boolean }
 export interface WriteOptions {
   /** When aborted before commit, the transaction rolls back and the call rejects with StoreCancelledError. */
   signal?: AbortSignal;
+  /**
+   * The write reads only the rows it changes (with `lock: "update"`) and the rows its refs name
+   * (`lock: "key-share"`), and relies on the store's unique indexes for the rest: the CRUD and
+   * relation writes. A store may run it beside other writes instead of after them.
+   */
+  concurrent?: boolean;
 }
 
 export interface Store {
@@ -106,7 +120,8 @@ export interface Store {
   read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
   /**
    * One transaction: resolves only after a durable commit; any rejection inside `fn` rolls
-   * back every write of the call. Writers are serialized.
+   * back every write of the call. Writers are serialized, except that a `concurrent` write may
+   * run beside others: the result is still that of some serial order of the committed writes.
    */
   write<T>(fn: (tx: StoreTx) => Promise<T>, options?: WriteOptions): Promise<T>;
   /**

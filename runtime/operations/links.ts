@@ -4,7 +4,7 @@
 // removing an absent one is no error. Both run inside the caller's transaction.
 
 import type { OperationRuntime } from "../../model/build-contract.js";
-import type { Row, StoreTx } from "../../model/store.js";
+import { StoreConstraintError, type Row, type StoreTx } from "../../model/store.js";
 
 /** A link's two endpoint columns and the ids they hold (`{ post: 1, tag: 2 }`). */
 export type LinkEnds = Readonly<Record<string, number>>;
@@ -22,7 +22,16 @@ export async function addLink(
 ): Promise<{ created: boolean; link: Row }> {
   const [existing] = await tx.list(table, { where: pairFilter(ends), limit: 1 });
   if (existing) return { created: false, link: existing };
-  return { created: true, link: await tx.insert(table, { ...row, ...ends }) };
+  try {
+    return { created: true, link: await tx.insert(table, { ...row, ...ends }) };
+  } catch (err) {
+    // The same pair linked by a write running beside this one (the pair's unique index; the
+    // insert does not abort the transaction, model/store.ts): that link is the answer.
+    if (!(err instanceof StoreConstraintError)) throw err;
+    const [raced] = await tx.list(table, { where: pairFilter(ends), limit: 1 });
+    if (!raced) throw err;
+    return { created: false, link: raced };
+  }
 }
 
 /** Deletes the link of that pair if there is one (a 409 if other rows still refer to it). */

@@ -129,7 +129,8 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
             const key = `${target}:${String(id)}`;
             let found = exists.get(key);
             if (found === undefined) {
-              found = typeof id === "number" && (await tx.get(target, id)) !== undefined;
+              // Held against delete until the commit: the row must still be there when the ref is.
+              found = typeof id === "number" && (await tx.get(target, id, "key-share")) !== undefined;
               exists.set(key, found);
             }
             if (!found)

@@ -11,7 +11,7 @@
 import type { CatalogType, CatalogField } from "../../model/app.js";
 import type { AppContract, CallContext, OperationEntry, OperationRuntime } from "../../model/build-contract.js";
 import { relationsOf } from "../../model/relations.js";
-import type { Row, StoreTx } from "../../model/store.js";
+import type { Row, StoreTx, WriteOptions } from "../../model/store.js";
 
 /** What an operation does once admitted: its input has passed the schema. */
 export type OperationBody = (data: Row, call: CallContext) => Promise<unknown>;
@@ -56,7 +56,7 @@ export function tableOperationBody(
           // Every ref must name an existing row: checked in the same transaction as the write.
           if (checkRefs) await rt.checkRefs(tx, table, row);
           return tx.insert(table, row);
-        }, call);
+        }, concurrently(call));
       };
     }
     case "update": {
@@ -65,21 +65,22 @@ export function tableOperationBody(
         // Partial: only the fields the input names change.
         const { id, ...patch } = data as Row & { id: number };
         return store.write(async (tx) => {
-          if (!(await tx.get(table, id))) rt.notFound(typeName, id);
+          if (!(await tx.get(table, id, "update"))) rt.notFound(typeName, id);
           if (checkRefs) await rt.checkRefs(tx, table, patch);
           return (await tx.update(table, id, patch)) ?? rt.notFound(typeName, id);
-        }, call);
+        }, concurrently(call));
       };
     }
     case "delete":
       return (data, call) => {
         const id = data.id as number;
         return store.write(async (tx) => {
-          if (!(await tx.get(table, id))) rt.notFound(typeName, id);
+          // Locked first: a write that would add a ref to it waits for this one, then finds it gone.
+          if (!(await tx.get(table, id, "update"))) rt.notFound(typeName, id);
           await rt.checkNotReferenced(tx, table, id);
           await tx.delete(table, id);
           return { deleted: true, id };
-        }, call);
+        }, concurrently(call));
       };
     case "relation":
     case "link":
@@ -131,7 +132,7 @@ function relationBody(app: AppContract, type: CatalogType, entry: OperationEntry
   const { link, ownerColumn, targetColumn } = path;
   const ends = (data: Row) => ({ [ownerColumn]: data.id as number, [targetColumn]: data[targetColumn] as number });
   const ownerMustExist = async (tx: StoreTx, id: number) => {
-    if (!(await tx.get(table, id))) rt.notFound(typeName, id);
+    if (!(await tx.get(table, id, "key-share"))) rt.notFound(typeName, id);
   };
   if (entry.kind === "link") {
     const endFields = [link.link!.fromField, link.link!.toField];
@@ -146,14 +147,22 @@ function relationBody(app: AppContract, type: CatalogType, entry: OperationEntry
         // Every ref must name an existing row: checked in the same transaction as the write.
         await rt.checkRefs(tx, link.table, row);
         return rt.link(tx, link.table, ends(data), row);
-      }, call);
+      }, concurrently(call));
   }
   return (data, call) =>
     store.write(async (tx) => {
       await ownerMustExist(tx, data.id as number);
       await rt.checkRefs(tx, link.table, { [targetColumn]: data[targetColumn] });
       return { removed: await rt.unlink(tx, link.table, ends(data)) };
-    }, call);
+    }, concurrently(call));
+}
+
+/**
+ * These bodies read only the rows they change (locked for update) and the rows their refs name
+ * (locked against delete), so a store may run them beside other writes (model/store.ts).
+ */
+function concurrently(call: CallContext): CallContext & WriteOptions {
+  return { ...call, concurrent: true };
 }
 
 /**

@@ -87,6 +87,93 @@ describe("PostgreSQL store", () => {
       }
       expect(await store.read((tx) => tx.get("post", 1))).toMatchObject({ order: 40 });
     });
+
+    /** A promise and the function that resolves it: a transaction held open at a known point. */
+    const gate = () => {
+      let open!: () => void;
+      const opened = new Promise<void>((r) => (open = r));
+      return { open, opened };
+    };
+    const settledWithin = (p: Promise<unknown>, ms: number) =>
+      Promise.race([p.then(() => true), new Promise((r) => setTimeout(() => r(false), ms))]);
+
+    it("concurrent (CRUD) writes run beside each other: one held open does not hold up the next", async () => {
+      await store.write((tx) => tx.insert("author", author(1)), { concurrent: true });
+      const held = gate();
+      const first = store.write(
+        async (tx) => {
+          await tx.insert("author", author(2));
+          await held.opened;
+        },
+        { concurrent: true },
+      );
+      // On another row: committed while the first is still open.
+      const second = store.write((tx) => tx.update("author", 1, { name: "beside" }), { concurrent: true });
+      expect(await settledWithin(second, 5_000)).toBe(true);
+      held.open();
+      await first;
+      expect(await countRows("author")).toBe(2);
+    });
+
+    it("a ref check holds its row against a concurrent delete: no dangling ref either way", async () => {
+      await store.write((tx) => tx.insert("author", author(1)));
+      const held = gate();
+      // A create of a post naming author 1, open after its ref check.
+      const create = store.write(
+        async (tx) => {
+          expect(await tx.get("author", 1, "key-share")).toBeDefined();
+          await tx.insert("post", post(1));
+          await held.opened;
+        },
+        { concurrent: true },
+      );
+      await new Promise((r) => setTimeout(r, 100));
+      // The delete locks the author first: it waits for the create, then sees its post.
+      const remove = store.write(
+        async (tx) => {
+          await tx.get("author", 1, "update");
+          return (await tx.referrers("author", 1)).find((r) => r.table === "post")?.count ?? 0;
+        },
+        { concurrent: true },
+      );
+      expect(await settledWithin(remove, 300)).toBe(false);
+      held.open();
+      await create;
+      expect(await remove).toBe(1);
+    });
+
+    it("a serial write (a method) holds what it read: a concurrent update of that row waits for its commit", async () => {
+      await store.write((tx) => tx.insert("author", author(1)));
+      await store.write((tx) => tx.insert("post", post(1)));
+      const held = gate();
+      const method = store.write(async (tx) => {
+        const p = await tx.get("post", 1);
+        await held.opened;
+        await tx.update("post", 1, { order: (p!.order as number) + 10 });
+      });
+      await new Promise((r) => setTimeout(r, 100));
+      const patch = store.write(
+        async (tx) => {
+          const p = await tx.get("post", 1, "update");
+          await tx.update("post", 1, { order: (p!.order as number) + 1 });
+        },
+        { concurrent: true },
+      );
+      expect(await settledWithin(patch, 300)).toBe(false);
+      held.open();
+      await Promise.all([method, patch]);
+      // Neither update was lost: 0 + 10 + 1.
+      expect(await store.read((tx) => tx.get("post", 1))).toMatchObject({ order: 11 });
+    });
+
+    it("two concurrent creates of one unique value: one row, the other a unique violation", async () => {
+      const results = await Promise.allSettled(
+        [1, 2].map(() => store.write((tx) => tx.insert("author", author(7)), { concurrent: true })),
+      );
+      expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+      expect(results.find((r) => r.status === "rejected")).toMatchObject({ reason: { constraint: "unique" } });
+      expect(await countRows("author")).toBe(1);
+    });
   });
   describe("opening and migrating", () => {
     it("migrate() while serving (wo run --watch): writes after it see the new shape; a refused change changes nothing", async () => {

@@ -1,15 +1,21 @@
 // The PostgreSQL store (node-postgres): one pg.Pool per wo instance, any number of instances
 // on one database. The transaction discipline (spec/storage.md, "PostgreSQL"):
-//   - Writers are serialized across every instance, as the Store interface promises and as
-//     SQLite's single writer does: write() takes a database-wide transaction-scoped advisory
-//     lock right after BEGIN, so a method that reads a balance and writes it back sees every
-//     write committed before it and nobody writes beside it. READ COMMITTED is then as good as
-//     SERIALIZABLE for writers, without serialization failures to retry (50 clients moving
-//     money between 3 accounts starve under SERIALIZABLE's abort-and-retry) and without
-//     deadlocks. Within one instance writers queue in memory first, so at most one pool
-//     connection waits for the lock and the rest serve reads. A deadlock or serialization
-//     failure (possible only against a non-wo writer or a migration) rolls everything back
-//     and runs the callback again, so a call is applied whole or not at all.
+//   - CRUD and relation writes (WriteOptions.concurrent) run side by side, on every instance,
+//     as ordinary READ COMMITTED transactions: each locks the row it changes (`FOR UPDATE`)
+//     and the rows its refs name (`FOR KEY SHARE`, so they cannot be deleted before it
+//     commits), and unique indexes settle racing values. Concurrent commits share WAL flushes.
+//   - Every other write (methods, `on startup`, tests: they read rows, then write what they
+//     computed) takes a database-wide transaction-scoped advisory lock right after BEGIN, so
+//     such writers run one at a time across every instance (50 clients moving money between
+//     3 accounts starve under SERIALIZABLE's abort-and-retry, and opposite transfers deadlock
+//     under bare row locks). What such a writer reads it holds (`FOR NO KEY UPDATE`) until it
+//     commits, so a concurrent CRUD write to a row it read waits for it, and vice versa. Within
+//     one instance these writers queue in memory first, so at most one pool connection waits
+//     for the lock. A deadlock or serialization failure (a CRUD write against a method in rare
+//     lock orders, a non-wo writer, a migration) rolls everything back and runs the callback
+//     again, so a call is applied whole or not at all.
+//   - The change log's seq is counted in one `_wo_meta` row that each logging write updates,
+//     so writes to logged tables commit in seq order even when they run side by side.
 //   - COMMIT returns after the WAL is flushed (synchronous_commit = on, set per connection), so
 //     a resolved write is durable and visible to every later read on any instance.
 //   - read() runs in a READ ONLY REPEATABLE READ transaction: all its queries see one snapshot,
@@ -198,17 +204,22 @@ export class PostgresStore implements Store {
   }
 
   async read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
-    return this.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", false, fn, undefined);
+    return this.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", "read", fn, undefined);
   }
 
   async write<T>(fn: (tx: StoreTx) => Promise<T>, options: WriteOptions = {}): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        // One round trip: BEGIN and the lock as one simple query.
+        // A CRUD write runs at once, beside the others, holding the rows it names; PostgreSQL
+        // then groups the commits of concurrent writers into one WAL flush.
+        if (options.concurrent)
+          return await this.transaction("BEGIN ISOLATION LEVEL READ COMMITTED", "rows", fn, options.signal);
+        // Any other write (a method: it reads rows, then writes what it computed) runs after
+        // the others of its kind, on every instance. One round trip: BEGIN and the lock together.
         return await this.writers.run(() =>
           this.transaction(
             `BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(${writeLockKey})`,
-            true,
+            "serial",
             fn,
             options.signal,
           ),
@@ -333,9 +344,10 @@ export class PostgresStore implements Store {
     }
   }
 
+  /** `mode`: a read, a concurrent CRUD write (`rows`), or a write that runs after the others (`serial`). */
   private async transaction<T>(
     begin: string,
-    isWritable: boolean,
+    mode: "read" | "rows" | "serial",
     fn: (tx: StoreTx) => Promise<T>,
     signal: AbortSignal | undefined,
   ): Promise<T> {
@@ -343,22 +355,20 @@ export class PostgresStore implements Store {
     if (signal?.aborted) throw new StoreCancelledError();
     const client = await this.connect();
     let broken: Error | undefined;
-    const tx = new PostgresTx(client, this.ctx, isWritable);
+    const isWritable = mode !== "read";
+    const tx = new PostgresTx(client, this.ctx, isWritable, mode === "serial");
     try {
       await client.query(begin);
       const result = await fn(tx);
       tx.finish();
       if (signal?.aborted) throw new StoreCancelledError();
       if (isWritable) await this.ctx.log?.pruneIfDue(client);
-      // Sent by the COMMIT (and only if it commits), in commit order, to the other instances.
-      for (const payload of tx.changes.length > 0 ? changePayloads(this.relay.instanceId, tx.changes) : []) {
-        await client.query({
-          name: "wo_notify_changes",
-          text: `SELECT pg_notify('${changeChannel}', $1)`,
-          values: [payload],
-        });
-      }
-      await client.query("COMMIT");
+      // Sent by the COMMIT (and only if it commits), in commit order, to the other instances;
+      // in the COMMIT's own round trip (a simple query of several statements: should a
+      // notification fail, the COMMIT is not run and the catch below rolls back).
+      const payloads = tx.changes.length > 0 ? changePayloads(this.relay.instanceId, tx.changes) : [];
+      const notify = payloads.map((p) => `SELECT pg_notify('${changeChannel}', ${client.escapeLiteral(p)}); `);
+      await client.query(`${notify.join("")}COMMIT`);
       // After the COMMIT, before the write resolves: a listener sees a change before its writer's answer.
       if (tx.changes.length > 0) this.listeners.publish(tx.changes);
       return result;

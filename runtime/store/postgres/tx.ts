@@ -18,6 +18,7 @@ import {
   type ListQuery,
   type Row,
   type RowChange,
+  type RowLock,
   type StoreTx,
 } from "../../../model/store.js";
 import { idColumn, queryColumn } from "../query-columns.js";
@@ -84,11 +85,25 @@ export class PostgresTx implements StoreTx {
   /** What this transaction changed, in order (writable transactions only): published after the COMMIT. */
   readonly changes: RowChange[] = [];
 
+  /**
+   * `locksReads`: a write that runs after others rather than beside them (a method, store.ts)
+   * still runs beside the concurrent CRUD writes, so what it reads it holds until its commit
+   * (`FOR NO KEY UPDATE`): a row it read cannot change under it before it writes it back.
+   */
   constructor(
     private readonly client: pg.PoolClient,
     private readonly ctx: PgTxContext,
     private readonly isWritable: boolean,
+    private readonly locksReads = false,
   ) {}
+
+  /** The row-lock clause a read ends with in this transaction. */
+  private lockClause(lock: RowLock | undefined): string {
+    if (!this.isWritable) return "";
+    if (lock === "key-share") return " FOR KEY SHARE";
+    if (lock === "update") return " FOR UPDATE";
+    return this.locksReads ? " FOR NO KEY UPDATE" : "";
+  }
 
   /** Called when the transaction ends: a callback that kept `tx` must not write outside it. */
   finish(): void {
@@ -129,10 +144,15 @@ export class PostgresTx implements StoreTx {
     return this.client.query<Row>({ name, text, values });
   }
 
-  async get(table: string, id: number): Promise<Row | undefined> {
+  async get(table: string, id: number, lock?: RowLock): Promise<Row | undefined> {
     const t = this.table(table);
     if (!Number.isSafeInteger(id)) return undefined;
-    const r = await this.run(`get:${table}`, () => `SELECT ${t.selectList} FROM ${t.quoted} WHERE "id" = $1`, [id]);
+    const clause = this.lockClause(lock);
+    const r = await this.run(
+      `get:${table}${clause}`,
+      () => `SELECT ${t.selectList} FROM ${t.quoted} WHERE "id" = $1${clause}`,
+      [id],
+    );
     return r.rows[0];
   }
 
@@ -144,9 +164,10 @@ export class PostgresTx implements StoreTx {
     const conds = [...where.conds, ...order.after];
     const hasLimit = query.limit !== undefined;
     const limit = hasLimit ? ` LIMIT ${params.add(Math.max(0, Math.trunc(query.limit!)))}` : "";
-    const sql = `SELECT ${t.selectList} FROM ${t.quoted}${whereClause(conds)} ORDER BY ${order.orderBy}${limit}`;
+    const clause = this.lockClause(undefined);
+    const sql = `SELECT ${t.selectList} FROM ${t.quoted}${whereClause(conds)} ORDER BY ${order.orderBy}${limit}${clause}`;
     const r = await this.run(
-      `list:${table}:${where.key}:${order.key}${hasLimit ? ":limit" : ""}`,
+      `list:${table}:${where.key}:${order.key}${hasLimit ? ":limit" : ""}${clause}`,
       () => sql,
       params.values,
     );
@@ -182,9 +203,9 @@ export class PostgresTx implements StoreTx {
     }
     // A failed statement would abort the whole transaction, where on SQLite the caller may
     // catch the violation and go on. So a row whose unique values are taken is not inserted at
-    // all (and mints no id, as on SQLite): NOT EXISTS per unique index, and DO NOTHING should a
-    // row with the value appear anyway (writers are serialized, store.ts, so only a writer
-    // that is not wo could do that).
+    // all (and mints no id, as on SQLite): NOT EXISTS per unique index, and DO NOTHING when a
+    // row with the value appears anyway: a concurrent write (store.ts) that had not committed
+    // when this statement began, which DO NOTHING waits for.
     const r = await this.run(
       `insert-unique:${table}`,
       () => {
