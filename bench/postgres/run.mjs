@@ -6,15 +6,20 @@
 //     over both, as a load balancer would): the same three cases.
 // Prints req/s and p50/p99 per case and the ratios PostgreSQL / SQLite and two / one instance.
 // Cases run one after another (not paired), so ratios near 1 are within the machine's noise.
+// Then the anchors: a hand-written node:http + pg server (anchor-server.mjs) on the same
+// table, loaded in pairs with wo for POST and GET (paired-load.mjs: medians of `--rounds`), and
+// pgbench running the same INSERT with as many clients, plain and in wo's CRUD transaction shape.
 //
-// usage: node bench/postgres/run.mjs [--duration 5 --connections 10]   (needs `npm run build`
+// usage: node bench/postgres/run.mjs [--duration 5 --connections 10 --rounds 6]   (needs `npm run build`
 // and PostgreSQL's binaries, as the tests)
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { startPostgres, postgresUnavailable } from "../../tools/postgres/server.mjs";
+import { spawnSync } from "node:child_process";
+import { startPostgres, postgresUnavailable, pgPassword } from "../../tools/postgres/server.mjs";
 import { pinCpus, startNode, stopNode } from "../node-process.mjs";
+import { median, pairedRatios } from "../paired-load.mjs";
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -22,6 +27,7 @@ const arg = (name, dflt) => {
 };
 const duration = arg("duration", 5);
 const connections = arg("connections", 10);
+const rounds = arg("rounds", 6);
 if (postgresUnavailable) throw new Error(postgresUnavailable);
 const placement = pinCpus();
 
@@ -76,6 +82,19 @@ async function load(urls, request) {
     p50: Math.max(...results.map((r) => r.latency.p50)),
     p99: Math.max(...results.map((r) => r.latency.p99)),
   };
+}
+
+/** pgbench's transactions per second for one SQL script, `connections` clients, `duration` s. */
+function pgbenchTps(url, sql) {
+  const u = new URL(url);
+  const file = join(work, `pgbench-${Math.random().toString(36).slice(2)}.sql`);
+  writeFileSync(file, `${sql}\n`);
+  const args = ["-n", "-h", u.hostname, "-p", u.port, "-U", decodeURIComponent(u.username)];
+  args.push("-c", String(connections), "-j", "2", "-T", String(duration), "-f", file, u.pathname.slice(1));
+  const r = spawnSync("pgbench", args, { encoding: "utf8", env: { ...process.env, PGPASSWORD: pgPassword } });
+  const tps = /tps = ([\d.]+)/.exec(r.stdout ?? "");
+  if (!tps) throw new Error(`pgbench failed: ${r.stderr || r.stdout}`);
+  return Number(tps[1]);
 }
 
 async function seed(url) {
@@ -134,6 +153,48 @@ try {
       `  ${title.padEnd(26)} PostgreSQL/SQLite ${(one / of("SQLite, 1 instance")).toFixed(2)}   2 instances/1 ${(of("PostgreSQL, 2 instances") / one).toFixed(2)}`,
     );
   }
+
+  // The anchors (spec/storage.md, "Bench"): a hand-written node:http + pg server on the same
+  // table with the same pool size, loaded in pairs with wo (both at once, each its share of the
+  // connections), and pgbench running the same INSERT straight at the database.
+  const table = JSON.parse(readFileSync(join(work, "pg-a", "notes", ".wo", "build", "app.json"), "utf8")).types[0]
+    .table;
+  const anchor = await startNode(
+    "bench/postgres/anchor-server.mjs",
+    [pgUrl, table, "/api/notes", "10"],
+    /serving at (http:\/\/\S+)/,
+  );
+  started.push(anchor.child);
+  const [, post] = cases(pgId)[1];
+  const [, get] = cases(pgId)[0];
+  const opts = (url, request) => ({
+    url: url + request.path,
+    method: request.method ?? "GET",
+    headers: request.headers,
+    body: request.body,
+  });
+  const paired = { rounds, duration: Math.min(duration, 3), connections };
+  const postRatios = await pairedRatios([[opts(anchor.url, post), opts(a.url, post)]], paired);
+  const getRatios = await pairedRatios([[opts(anchor.url, get), opts(a.url, get)]], paired);
+  const bench = (script) => pgbenchTps(pgUrl, script);
+  const insertSql = `INSERT INTO "${table}" ("title", "body") VALUES ('bench', 'durable');`;
+  const plainTps = bench(insertSql);
+  const woShapeTps = bench(`BEGIN;\n${insertSql}\nCOMMIT;`);
+  const woPost = rows.find((r) => r.title === "REST POST /api/notes" && r.setup === "PostgreSQL, 1 instance").rps;
+  console.log(
+    `against the anchors (paired rounds: ${rounds} × ${paired.duration} s, ${connections} connections each side)`,
+  );
+  console.log(`  ${"measure".padEnd(52)} goal    now   (rounds)`);
+  console.log(
+    `  wo POST / hand-written pg server POST           ≥ 1.0   ${median(postRatios).toFixed(2)}   (${postRatios.map((r) => r.toFixed(2)).join(" ")})`,
+  );
+  console.log(
+    `  wo GET / hand-written pg server GET             ≥ 0.8   ${median(getRatios).toFixed(2)}   (${getRatios.map((r) => r.toFixed(2)).join(" ")})`,
+  );
+  console.log(
+    `  wo POST / pgbench plain INSERT (${connections} clients)      ≥ 0.5   ${(woPost / plainTps).toFixed(2)}   (wo ${woPost.toFixed(0)} req/s, pgbench ${plainTps.toFixed(0)} tps)`,
+  );
+  console.log(`  ${"pgbench BEGIN; INSERT; COMMIT (wo's CRUD shape)".padEnd(52)}         ${woShapeTps.toFixed(0)} tps`);
 } finally {
   for (const child of started) await stopNode(child);
   await pg.stop();
