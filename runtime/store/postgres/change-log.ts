@@ -3,7 +3,9 @@
 // create/update/delete of a logged table, in the same transaction as the change. Its `seq` is
 // counted in `_wo_meta` ('change_seq') inside that transaction, not by a sequence: sequences
 // are not transactional, and a rolled-back write would leave a gap that a reader could not
-// tell from a pruned change. Writers are serialized (store.ts), so seq order is commit order.
+// tell from a pruned change. Updating that row locks it until the commit, so the writes that
+// log wait for each other there even when they run side by side (store.ts): seq order is
+// commit order.
 
 import type pg from "pg";
 import type { ChangeLogRead, ChangeOp, Row, RowChange } from "../../../model/store.js";
