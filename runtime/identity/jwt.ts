@@ -70,8 +70,12 @@ export function createJwtSource(auth: AuthConfig, options: JwtSourceOptions): Be
     requiredClaims: ["exp"],
   };
 
+  const verified = new VerifiedTokens();
+
   return {
     async resolve(credential) {
+      const known = verified.get(credential, keys.generation);
+      if (known !== undefined) return known;
       const unverified = readUnverified(credential);
       if (unverified === undefined) return undefined;
       // Checks that need no key come first, so a token from another issuer or with `alg: none`
@@ -85,9 +89,41 @@ export function createJwtSource(auth: AuthConfig, options: JwtSourceOptions): Be
       } catch (error) {
         throw refusal(error);
       }
-      return principalOf(payload, auth);
+      const principal = principalOf(payload, auth);
+      verified.put(credential, principal, payload.exp! * 1000, keys.generation);
+      return principal;
     },
   };
+}
+
+/**
+ * Tokens verified lately and who they are, so that a client sending the same token with every
+ * call pays for the signature once (an ES256 verification costs about as much as a small REST
+ * call). An entry ends at the token's `exp` (without the skew: past it the full check decides),
+ * after a minute at most, and when the signing keys are fetched again (a key the issuer
+ * withdrew stops verifying then); at most `maxEntries`, the oldest dropped first. Refusals
+ * are not kept: each is checked again.
+ */
+class VerifiedTokens {
+  private readonly entries = new Map<string, { principal: Principal; until: number; generation: number }>();
+
+  constructor(
+    private readonly maxEntries = 10_000,
+    private readonly maxAgeMs = 60_000,
+  ) {}
+
+  get(token: string, generation: number): Principal | undefined {
+    const entry = this.entries.get(token);
+    if (entry === undefined) return undefined;
+    if (entry.until > Date.now() && entry.generation === generation) return entry.principal;
+    this.entries.delete(token);
+    return undefined;
+  }
+
+  put(token: string, principal: Principal, expiresAt: number, generation: number): void {
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(token, { principal, until: Math.min(expiresAt, Date.now() + this.maxAgeMs), generation });
+  }
 }
 
 /** The header's `alg` and the payload, undecoded by any key; undefined when not a JWT at all. */

@@ -34,6 +34,8 @@ export class SigningKeys {
   private attemptedAt = Number.NEGATIVE_INFINITY;
   private lastFailure: string | undefined;
   private pending: Promise<void> | undefined;
+  /** Counts successful fetches: a verdict reached with older keys is not reused (jwt.ts). */
+  generation = 0;
 
   /** `load` fetches the key set (discovering where it is first, when it must): it throws with an operator-readable message. */
   constructor(
@@ -95,6 +97,7 @@ export class SigningKeys {
       throw unreachable(this.lastFailure);
     }
     this.keys = keys;
+    this.generation++;
     this.fetchedAt = this.now();
     this.lastFailure = undefined;
   }

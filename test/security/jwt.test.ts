@@ -169,6 +169,20 @@ describe("bearer JWTs: signing keys over time", () => {
     );
   });
 
+  it("a verified token is not verified again, until the keys change: a withdrawn key's tokens then stop working", async () => {
+    const issuer = await startIssuer();
+    const source = sourceFor(issuer, {}, { keyTimings: { maxAgeMs: 600_000, cooldownMs: 0 } });
+    const old = await issuer.mint({ sub: "a" }, { aud: audience });
+    expect(await source.resolve(old)).toMatchObject({ user: "a" });
+    issuer.retire("key-1");
+    // Remembered: the same token is answered without a key lookup (no refetch either).
+    expect(await source.resolve(old)).toMatchObject({ user: "a" });
+    const kid = await issuer.addKey("ES256");
+    expect(await source.resolve(await issuer.mint({ sub: "b" }, { aud: audience, kid }))).toMatchObject({ user: "b" });
+    expect(issuer.hits.get("/jwks")).toBe(2);
+    expect((await refusal(source, old)).reason).toBe("unknown signing key");
+  });
+
   it("unknown kids refetch at most once per cooldown", async () => {
     const issuer = await startIssuer();
     const source = sourceFor(issuer, {}, { keyTimings: { maxAgeMs: 600_000, cooldownMs: 60_000 } });
