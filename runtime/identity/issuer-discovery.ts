@@ -50,12 +50,12 @@ export async function discoverJwksUrl(issuer: string, limits: FetchLimits): Prom
     }
     if (found.issuer !== issuer) {
       throw new DiscoveryFailed(
-        `GET ${url}: the document's issuer is ${JSON.stringify(found.issuer)}, not ${JSON.stringify(issuer)} as [auth] issuer says`,
+        `GET ${url}: the document's issuer is ${shown(found.issuer)}, not ${JSON.stringify(issuer)} as [auth] issuer says`,
       );
     }
     if (typeof found.jwks_uri !== "string" || !isKeyServerUrl(found.jwks_uri)) {
       throw new DiscoveryFailed(
-        `GET ${url}: jwks_uri ${JSON.stringify(found.jwks_uri)} is not an https:// URL (or http:// on a loopback host)`,
+        `GET ${url}: jwks_uri ${shown(found.jwks_uri)} is not an https:// URL (or http:// on a loopback host)`,
       );
     }
     return found.jwks_uri;
@@ -72,4 +72,10 @@ function isKeyServerUrl(value: string): boolean {
     return false;
   }
   return url.protocol === "https:" || (url.protocol === "http:" && isLoopbackName(url.hostname));
+}
+
+/** A value from the issuer's document as the log shows it: JSON, at most 200 characters. */
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }

@@ -53,7 +53,8 @@ export class SigningKeys {
       return await this.keys!(header);
     } catch (error) {
       if (!(error instanceof errors.JWKSNoMatchingKey)) throw error;
-      if (this.coolingDown()) {
+      // A fetch under way (another token with the new kid started it) is waited for, not refused.
+      if (this.pending === undefined && this.coolingDown()) {
         // The key may be new and the issuer down: say so rather than "unknown signing key".
         if (this.lastFailure !== undefined) throw unreachable(this.lastFailure);
         throw error;

@@ -183,6 +183,19 @@ describe("bearer JWTs: signing keys over time", () => {
     expect((await refusal(source, old)).reason).toBe("unknown signing key");
   });
 
+  it("a burst of tokens with a new kid: one refetch, and every one of them verifies", async () => {
+    const issuer = await startIssuer();
+    // Past the cooldown when the burst comes; the burst's refetch starts a new one at once.
+    const source = sourceFor(issuer, {}, { keyTimings: { maxAgeMs: 600_000, cooldownMs: 100 } });
+    await source.resolve(await issuer.mint({ sub: "a" }, { aud: audience }));
+    await new Promise((r) => setTimeout(r, 200));
+    const kid = await issuer.addKey("ES256");
+    const tokens = await Promise.all([1, 2, 3, 4, 5].map((i) => issuer.mint({ sub: `u${i}` }, { aud: audience, kid })));
+    const principals = await Promise.all(tokens.map((t) => source.resolve(t)));
+    expect(principals.map((p) => p?.user)).toEqual(["u1", "u2", "u3", "u4", "u5"]);
+    expect(issuer.hits.get("/jwks")).toBe(2);
+  });
+
   it("unknown kids refetch at most once per cooldown", async () => {
     const issuer = await startIssuer();
     const source = sourceFor(issuer, {}, { keyTimings: { maxAgeMs: 600_000, cooldownMs: 60_000 } });

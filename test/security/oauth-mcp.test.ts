@@ -59,7 +59,7 @@ describe.skip("an OAuth-protected wo run, with the official MCP clients", () => 
       new TransportV1(new URL(mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
     );
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toContain("t_greeting_list");
+    expect(tools.map((t) => t.name)).toContain("greeting_list");
     await client.close();
   });
 
@@ -70,7 +70,7 @@ describe.skip("an OAuth-protected wo run, with the official MCP clients", () => 
       new TransportV2(new URL(mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
     );
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toContain("t_greeting_list");
+    expect(tools.map((t) => t.name)).toContain("greeting_list");
     await client.close();
   });
 
