@@ -53,7 +53,7 @@ export interface JwtSourceOptions {
 }
 
 export function createJwtSource(auth: AuthConfig, options: JwtSourceOptions): BearerSource {
-  const audience = auth.audience ?? [mcpResourceUrl(options.publicOrigin)];
+  const audience = new Set((auth.audience ?? [mcpResourceUrl(options.publicOrigin)]).map(canonicalUri));
   const limits = options.fetchLimits ?? defaultFetchLimits;
   let jwksUrl = auth.jwksUrl;
   const keys = new SigningKeys(async () => {
@@ -63,7 +63,6 @@ export function createJwtSource(auth: AuthConfig, options: JwtSourceOptions): Be
   }, options.keyTimings ?? defaultKeyTimings);
   const verifyOptions = {
     issuer: auth.issuer,
-    audience,
     algorithms: allowedAlgorithms,
     clockTolerance: clockSkewSeconds,
     // An access token without `exp` would never stop working (RFC 9068 §2.2 requires it).
@@ -89,6 +88,7 @@ export function createJwtSource(auth: AuthConfig, options: JwtSourceOptions): Be
       } catch (error) {
         throw refusal(error);
       }
+      if (!isForUs(payload.aud, audience)) throw new CredentialRefused("wrong audience");
       const principal = principalOf(payload, auth);
       verified.put(credential, principal, payload.exp! * 1000, keys.generation);
       return principal;
@@ -123,6 +123,24 @@ class VerifiedTokens {
   put(token: string, principal: Principal, expiresAt: number, generation: number): void {
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(token, { principal, until: Math.min(expiresAt, Date.now() + this.maxAgeMs), generation });
+  }
+}
+
+/**
+ * Whether a token's `aud` (a string or a list) names this server. Compared as URIs after
+ * RFC 3986 syntax normalization (scheme and host case, a default port), which the MCP
+ * specification asks servers to accept ("Canonical Server URI"); a path differs as written.
+ */
+function isForUs(aud: unknown, audience: Set<string>): boolean {
+  const named = typeof aud === "string" ? [aud] : Array.isArray(aud) ? aud : [];
+  return named.some((a) => typeof a === "string" && audience.has(canonicalUri(a)));
+}
+
+function canonicalUri(value: string): string {
+  try {
+    return new URL(value).href;
+  } catch {
+    return value;
   }
 }
 

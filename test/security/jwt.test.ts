@@ -58,6 +58,12 @@ describe("bearer JWTs: valid tokens", () => {
       { aud: ["https://elsewhere.example", audience] },
     );
     expect(await source.resolve(other)).toEqual({ name: "web", user: "7", role: "admin", via: "jwt" });
+    // The MCP specification's canonical URI: scheme and host case do not matter, the path does.
+    const upper = await issuer.mint({ sub: "u" }, { aud: "HTTP://127.0.0.1:4567/mcp" });
+    expect(await source.resolve(upper)).toMatchObject({ user: "u" });
+    expect((await refusal(source, await issuer.mint({ sub: "u" }, { aud: `${audience}/` }))).reason).toBe(
+      "wrong audience",
+    );
     // Keys and discovery are fetched once, not per token.
     expect(issuer.hits.get("/jwks")).toBe(1);
     expect(issuer.hits.get("/.well-known/oauth-authorization-server")).toBe(1);
