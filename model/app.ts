@@ -77,6 +77,27 @@ export interface WoConfig {
   tokenEnv?: string;
   /** `[server] token = "auto"`: foreground `wo run` uses the automatic agent token too. */
   token?: "auto";
+  /** `[auth]`: bearer JWTs from one OAuth 2.1 / OIDC issuer. Absent: no JWT is accepted. */
+  auth?: AuthConfig;
+}
+
+/**
+ * `[auth]`: the OAuth 2.1 / OIDC issuer whose bearer JWTs identify callers (spec/security.md,
+ * "OAuth 2.1 bearer tokens (JWT)"). URLs are kept as written: `iss` is compared exactly.
+ */
+export interface AuthConfig {
+  /** `issuer`: https://, or http:// on a loopback host only. */
+  issuer: string;
+  /** `audience` (a string or a list): undefined means the server's own `/mcp` URL. */
+  audience?: string[];
+  /** `jwks_url`: undefined means discovered from the issuer's metadata. */
+  jwksUrl?: string;
+  /** `user_claim`: the top-level claim that is `$session.user`. Default "sub". */
+  userClaim: string;
+  /** `role_claim`: the top-level claim that is `$session.role` (a string, or an array's first). Default "role". */
+  roleClaim: string;
+  /** `scopes_supported`: advertised in the resource metadata and the 401 challenge's `scope`. */
+  scopesSupported?: string[];
 }
 
 export interface SourceLocation {

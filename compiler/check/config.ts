@@ -7,6 +7,8 @@
 // a WO4xxx error at the key's line:col; the file being absent is fine.
 
 import { parse, TomlError } from "smol-toml";
+import type { AuthConfig } from "../../model/app.js";
+import { isLoopbackName } from "../../model/loopback.js";
 import type { Span } from "../ast.js";
 import type { Catalog, WoConfig } from "../catalog.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
@@ -94,8 +96,71 @@ export function readConfig(text: string | undefined, file: string, dirName: stri
   if (retention !== undefined) config.liveRetention = retention;
   config.mcp.sessions = read.bool("mcp", "sessions") ?? config.mcp.sessions;
   config.mcp.allowedOrigins = read.stringList("mcp", "allowed_origins") ?? config.mcp.allowedOrigins;
+  const auth = readAuth(read, doc);
+  if (auth !== undefined) config.auth = auth;
   warnUnknownKeys(doc, read.known, text, file, bag);
   return result;
+}
+
+// `[auth]` (spec/security.md, "OAuth 2.1 bearer tokens (JWT)"). The issuer and the JWKS are
+// where signing keys come from, so plain http:// is accepted only where no network sits between
+// (a loopback host); a query or fragment has no place in an issuer (RFC 8414 §2).
+const serverUrl =
+  'an https:// URL (http:// only on a loopback host) without query or fragment, e.g. "https://login.example.com"';
+const claimName = "a claim name (a non-empty string)";
+// A scope lands inside the challenge's quoted `scope="…"` (RFC 6750 §3: scope-token characters).
+const scopeList = 'an array of scope names without spaces, quotes or backslashes, e.g. ["mcp:tools"]';
+
+function readAuth(read: KeyReader, doc: Record<string, unknown>): AuthConfig | undefined {
+  const issuer = read.typed("auth", "issuer", serverUrl, isServerUrl);
+  const audience = read.typed(
+    "auth",
+    "audience",
+    "an absolute URI or a list of them (the token's expected `aud`)",
+    isAudience,
+  );
+  const jwksUrl = read.typed("auth", "jwks_url", serverUrl, isServerUrl);
+  const userClaim = read.typed("auth", "user_claim", claimName, isClaimName);
+  const roleClaim = read.typed("auth", "role_claim", claimName, isClaimName);
+  const scopes = read.typed("auth", "scopes_supported", scopeList, isScopeList);
+  const table = doc.auth;
+  if (typeof table !== "object" || table === null || Array.isArray(table)) return undefined;
+  if (issuer === undefined) {
+    // Absent (a wrong value is already reported): without an issuer no token can be checked.
+    if (!("issuer" in table)) read.missing("auth", "issuer", `set when [auth] is present: ${serverUrl}`);
+    return undefined;
+  }
+  const auth: AuthConfig = { issuer, userClaim: userClaim ?? "sub", roleClaim: roleClaim ?? "role" };
+  if (audience !== undefined) auth.audience = typeof audience === "string" ? [audience] : audience;
+  if (jwksUrl !== undefined) auth.jwksUrl = jwksUrl;
+  if (scopes !== undefined) auth.scopesSupported = scopes;
+  return auth;
+}
+
+function isServerUrl(v: unknown): v is string {
+  if (typeof v !== "string") return false;
+  let url: URL;
+  try {
+    url = new URL(v);
+  } catch {
+    return false;
+  }
+  if (url.search !== "" || url.hash !== "" || v.includes("#") || url.username !== "" || url.password !== "")
+    return false;
+  return url.protocol === "https:" || (url.protocol === "http:" && isLoopbackName(url.hostname));
+}
+
+function isAudience(v: unknown): v is string | string[] {
+  const one = (x: unknown) => typeof x === "string" && /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/.test(x);
+  return one(v) || (Array.isArray(v) && v.length > 0 && v.every(one));
+}
+
+function isClaimName(v: unknown): v is string {
+  return typeof v === "string" && v.length > 0;
+}
+
+function isScopeList(v: unknown): v is string[] {
+  return Array.isArray(v) && v.every((x) => typeof x === "string" && /^[\x21\x23-\x5B\x5D-\x7E]+$/.test(x));
 }
 
 /** Reads one typed key; a wrong type is reported at the key's position in the file. */
@@ -176,6 +241,12 @@ class KeyReader {
     return undefined;
   }
 
+  /** A required key absent from its table: reported at the table's header. */
+  missing(table: string, key: string, expected: string): void {
+    const { line, col } = locateKey(this.text, table, "");
+    this.bag.report("WO4005", spanAt(this.text, this.file, line, col), { key: `${table}.${key}`, expected });
+  }
+
   private report(table: string, key: string, expected: string): void {
     const shown = table === "" ? key : key === "" ? table : `${table}.${key}`;
     const { line, col } = locateKey(this.text, table, key);
@@ -226,6 +297,7 @@ const firstKeyOf: Record<string, string> = {
   database: "data_dir",
   mcp: "sessions",
   live: "retention",
+  auth: "issuer",
 };
 
 /**

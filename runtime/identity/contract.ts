@@ -23,10 +23,32 @@ export class CredentialRefused extends Error {
   }
 }
 
+/**
+ * A credential that cannot be checked now: the issuer's metadata or signing keys cannot be
+ * fetched and none are cached (spec/security.md, "OAuth 2.1 bearer tokens (JWT)"). Not the
+ * caller's fault and perhaps fine in a minute, so the edge answers it 503 with `Retry-After`:
+ * a 401 tells an OAuth client its token is bad, and it would drop it and ask its user to sign in
+ * again. It is a CredentialRefused so that an edge that knows only that class still refuses it
+ * (401), never admits it. `detail` is for the server log (which URL, what answer); like
+ * `reason` it never contains the credential.
+ */
+export class CredentialUnverifiable extends CredentialRefused {
+  constructor(
+    reason: string,
+    readonly detail: string,
+  ) {
+    super(reason);
+  }
+}
+
 /** An OAuth resource server's public face: served by the edge when an issuer is configured. */
 export interface ProtectedResource {
   /** The RFC 9728 document served at /.well-known/oauth-protected-resource[/mcp]. */
   metadata(publicOrigin: string): Record<string, unknown>;
-  /** The `WWW-Authenticate` value of every 401 (`Bearer resource_metadata="…"`). */
-  challenge(publicOrigin: string): string;
+  /**
+   * The `WWW-Authenticate` value of every 401 (`Bearer resource_metadata="…"`). Given the
+   * refusal of a credential that was sent, it adds `error="invalid_token"` and the reason
+   * (RFC 6750 §3.1), which tells an OAuth client to get a new token rather than retry.
+   */
+  challenge(publicOrigin: string, refused?: CredentialRefused): string;
 }
