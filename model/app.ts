@@ -121,6 +121,8 @@ export interface CatalogType<Body = unknown> {
   doc?: string;
   /** Storage table name: `@table(name: "...")`, else `snake`. */
   table: string;
+  /** `@renamed_from("Old")`: the type's name before, so a migration renames its table and keeps its rows. */
+  renamedFrom?: string;
   /**
    * Every field in source order. The first entry is always `id` (integer, minted by the
    * store): the declared `id: Id` field when there is one, else a synthetic one.
@@ -190,6 +192,8 @@ export interface CatalogField {
   isReadonly?: boolean;
   /** `@immutable` (top-level only): in the create input, never in update input, never set by a method's `update`. */
   isImmutable?: boolean;
+  /** `@renamed_from("old")` (top-level stored fields): the field's name before, so a migration renames its column and keeps its values. */
+  renamedFrom?: string;
   /** In the create input's `required` list (rule: spec/language.md, "Create required"). */
   isRequiredOnCreate: boolean;
   /** True only for the `id` field that the checker adds when the source declares none. */

@@ -20,7 +20,7 @@ import {
   type TableShape,
 } from "./storage-shape.js";
 import type { TypeDesc } from "./type-desc.js";
-import { MigrationRefusedError, StoreOpenError, type MigrationReport } from "./store.js";
+import { MigrationRefusedError, StoreOpenError, type MigrationPlan, type MigrationReport } from "./store.js";
 import { counted } from "./words.js";
 
 export type Severity = "additive" | "destructive" | "blocked";
@@ -29,6 +29,7 @@ export type Step =
   | { op: "createTable"; table: TableShape }
   | { op: "dropTable"; table: string }
   | { op: "renameTable"; from: string; to: string }
+  | { op: "renameColumn"; table: string; from: string; to: string }
   | { op: "addColumn"; table: string; column: ColumnShape; fill?: StoredDefault }
   | { op: "dropColumn"; table: string; column: string }
   | { op: "fillNulls"; table: string; column: ColumnShape; fill: StoredDefault }
@@ -60,8 +61,12 @@ export async function diffShapes(old: StorageShape, next: StorageShape, probe: D
   for (const t of next.tables) {
     let before = oldByTable.get(t.table);
     if (before === undefined) {
-      // A type that keeps its name but moves to another table is a rename, not drop + create.
-      before = old.tables.find((o) => o.typeName === t.typeName && !next.tables.some((n) => n.table === o.table));
+      // A type that keeps its name (or names the one it had: @renamed_from) but moves to another
+      // table is a rename, not drop + create.
+      before = old.tables.find(
+        (o) =>
+          (o.typeName === t.typeName || o.typeName === t.renamedFrom) && !next.tables.some((n) => n.table === o.table),
+      );
       if (before === undefined) {
         changes.push({
           severity: "additive",
@@ -74,9 +79,13 @@ export async function diffShapes(old: StorageShape, next: StorageShape, probe: D
         continue;
       }
       const rows = await probe.rowCount(before.table);
+      // Declared, the move is what the author asked for; undeclared, it may be a mistake.
+      const declared = before.typeName !== t.typeName;
       changes.push({
-        severity: rows > 0 ? "destructive" : "additive",
-        text: `type '${t.typeName}' moves from table '${before.table}' to table '${t.table}'${rows > 0 ? ` (${counted(rows, "row")} would move with it)` : ""}`,
+        severity: rows > 0 && !declared ? "destructive" : "additive",
+        text: declared
+          ? `type '${before.typeName}' is renamed '${t.typeName}' (@renamed_from): table '${before.table}' becomes '${t.table}'${rows > 0 ? `, its ${counted(rows, "row")} kept` : ""}`
+          : `type '${t.typeName}' moves from table '${before.table}' to table '${t.table}'${rows > 0 ? ` (${counted(rows, "row")} would move with it)` : ""}`,
         steps: [
           ...before.indexes.map((index) => ({ op: "dropIndex" as const, index })),
           { op: "renameTable", from: before.table, to: t.table },
@@ -112,8 +121,28 @@ async function diffTable(before: TableShape, after: TableShape, probe: DataProbe
   const rows = () => probe.rowCount(before.table);
   /** Columns whose stored values are replaced wholesale: their indexes must be rebuilt. */
   const rewritten = new Set<string>();
+  /** New column name → the old one it is renamed from (@renamed_from), values kept. */
+  const renames = new Map<string, string>();
+  for (const c of after.columns) {
+    const from = c.renamedFrom;
+    if (from !== undefined && !oldColumns.has(c.name) && oldColumns.has(from) && !newColumns.has(from))
+      renames.set(c.name, from);
+  }
 
   for (const c of after.columns) {
+    const renamedFrom = renames.get(c.name);
+    if (renamedFrom !== undefined) {
+      const n = await probe.nonNullCount(before.table, renamedFrom);
+      changes.push({
+        severity: "additive",
+        text: `field '${after.typeName}.${renamedFrom}' is renamed '${c.name}' (@renamed_from)${n > 0 ? `, its ${counted(n, "value")} kept` : ""}`,
+        steps: [{ op: "renameColumn", table, from: renamedFrom, to: c.name }],
+      });
+      changes.push(
+        ...(await diffColumn(oldColumns.get(renamedFrom)!, c, name(c), before.table, table, probe, rewritten)),
+      );
+      continue;
+    }
     const o = oldColumns.get(c.name);
     if (o === undefined) {
       rewritten.add(c.name);
@@ -142,8 +171,9 @@ async function diffTable(before: TableShape, after: TableShape, probe: DataProbe
     changes.push(...(await diffColumn(o, c, name(c), before.table, table, probe, rewritten)));
   }
 
+  const renamedAway = new Set(renames.values());
   for (const o of before.columns) {
-    if (newColumns.has(o.name)) continue;
+    if (newColumns.has(o.name) || renamedAway.has(o.name)) continue;
     rewritten.add(o.name);
     const n = await probe.nonNullCount(before.table, o.name);
     const text = `field '${after.typeName}.${o.name}' was removed`;
@@ -162,7 +192,7 @@ async function diffTable(before: TableShape, after: TableShape, probe: DataProbe
     );
   }
 
-  changes.push(...(await diffIndexes(before, after, probe, rewritten)));
+  changes.push(...(await diffIndexes(before, after, probe, rewritten, renames)));
   return changes;
 }
 
@@ -221,7 +251,8 @@ async function diffColumn(
       const steps: Step[] = isSameStorage
         ? []
         : [
-            { op: "dropColumn", table, column: o.name },
+            // By its new name: a rename (@renamed_from) has run before this step.
+            { op: "dropColumn", table, column: c.name },
             { op: "addColumn", table, column: c, ...(c.default ? { fill: c.default } : {}) },
           ];
       if (!isSameStorage) rewritten.add(c.name);
@@ -258,6 +289,7 @@ async function diffIndexes(
   after: TableShape,
   probe: DataProbe,
   rewritten: Set<string>,
+  renames: ReadonlyMap<string, string>,
 ): Promise<Change[]> {
   const changes: Change[] = [];
   const isRenamed = before.table !== after.table;
@@ -280,7 +312,8 @@ async function diffIndexes(
       : `index '${ix.sqlName}' on ${after.typeName}(${ix.columns.join(", ")})`;
     // Databases made before unique Emails ignored case get their index rebuilt with NOCASE.
     const recollated = o !== undefined && !isRebuild && sameIndex({ ...o, collation: ix.collation }, ix);
-    const problem = ix.isUnique && !isRebuild ? await uniqueProblem(before, after, ix, probe, rewritten) : undefined;
+    const problem =
+      ix.isUnique && !isRebuild ? await uniqueProblem(before, after, ix, probe, rewritten, renames) : undefined;
     const change = recollated
       ? `make ${what} ${ix.collation === "nocase" ? "ignore case" : "compare case"}`
       : `add ${what}`;
@@ -313,6 +346,7 @@ async function uniqueProblem(
   ix: IndexShape,
   probe: DataProbe,
   rewritten: Set<string>,
+  renames: ReadonlyMap<string, string>,
 ): Promise<string | undefined> {
   const column = ix.columns[0]!;
   if (rewritten.has(column)) {
@@ -324,9 +358,12 @@ async function uniqueProblem(
     }
     return undefined;
   }
-  const dups = await probe.duplicateCount(before.table, column, ix.collation);
+  // The probe reads the stored table, where a renamed column still has its old name.
+  const dups = await probe.duplicateCount(before.table, renames.get(column) ?? column, ix.collation);
   const how = ix.collation === "nocase" ? " (ignoring case)" : "";
-  return dups > 0 ? `${counted(dups, "value")} occur more than once in the stored rows${how}` : undefined;
+  return dups > 0
+    ? `${counted(dups, "value")} ${dups === 1 ? "occurs" : "occur"} more than once in the stored rows${how}`
+    : undefined;
 }
 
 function sameIndex(a: IndexShape, b: IndexShape): boolean {
@@ -389,23 +426,60 @@ export async function planMigration(
   where: string,
   options: { allowDestructive: boolean },
 ): Promise<Change[]> {
-  const changes: Change[] =
-    stored === undefined
-      ? next.tables.map((t) => ({
-          severity: "additive" as const,
-          text: `created table '${t.table}' for type '${t.typeName}'`,
-          steps: [
-            { op: "createTable" as const, table: t },
-            ...t.indexes.map((index) => ({ op: "createIndex" as const, table: t.table, index })),
-          ],
-        }))
-      : await diffShapes(stored, next, probe);
+  const changes = await migrationChanges(stored, next, probe);
+  const refusal = refusalOf(changes, where, options);
+  if (refusal) throw refusal;
+  return changes;
+}
+
+/** Every change from `stored` (undefined: a new, empty database) to `next`, refused or not. */
+export async function migrationChanges(
+  stored: StorageShape | undefined,
+  next: StorageShape,
+  probe: DataProbe,
+): Promise<Change[]> {
+  return stored === undefined
+    ? next.tables.map((t) => ({
+        severity: "additive" as const,
+        text: `created table '${t.table}' for type '${t.typeName}'`,
+        steps: [
+          { op: "createTable" as const, table: t },
+          ...t.indexes.map((index) => ({ op: "createIndex" as const, table: t.table, index })),
+        ],
+      }))
+    : await diffShapes(stored, next, probe);
+}
+
+/** Why these changes may not be applied (blocked, or destructive without leave); undefined when they may. */
+export function refusalOf(
+  changes: readonly Change[],
+  where: string,
+  options: { allowDestructive: boolean },
+): MigrationRefusedError | undefined {
   const blocked = changes.filter((c) => c.severity === "blocked").map((c) => c.text);
   const destructive = changes.filter((c) => c.severity === "destructive").map((c) => c.text);
-  if (blocked.length > 0 || (destructive.length > 0 && !options.allowDestructive)) {
-    throw new MigrationRefusedError(where, options.allowDestructive ? [] : destructive, blocked);
-  }
-  return changes;
+  if (blocked.length > 0 || (destructive.length > 0 && !options.allowDestructive))
+    return new MigrationRefusedError(where, options.allowDestructive ? [] : destructive, blocked);
+  return undefined;
+}
+
+/**
+ * The plan of `changes` (model/store.ts MigrationPlan), once a store has run the steps of the
+ * changes that are not blocked, recording `statements`, and rolled them back.
+ */
+export function migrationPlan(
+  changes: readonly Change[],
+  statements: MigrationPlan["statements"],
+  where: string,
+  options: { allowDestructive: boolean },
+): MigrationPlan {
+  const refusal = refusalOf(changes, where, options);
+  return {
+    where,
+    changes: changes.map((c) => ({ severity: c.severity, text: c.text })),
+    statements,
+    ...(refusal ? { refusal: refusal.message } : {}),
+  };
 }
 
 /** Whether the stored shape must be written again after applying `changes`. */
@@ -456,6 +530,7 @@ const phase: Record<Step["op"], number> = {
   dropIndex: 0,
   renameTable: 1,
   dropTable: 1,
+  renameColumn: 2,
   createTable: 2,
   dropColumn: 3,
   addColumn: 4,

@@ -29,6 +29,8 @@ export interface ColumnShape {
   isUnique: boolean;
   /** Literal and `now` defaults only: computed defaults are never stored. */
   default?: StoredDefault;
+  /** `@renamed_from("old")`: the column's name before; a migration renames that column to this one. */
+  renamedFrom?: string;
 }
 
 export type StoredDefault = { kind: "literal"; value: string | number | boolean | null } | { kind: "now" };
@@ -57,6 +59,8 @@ export interface TableShape {
    * either endpoint row deletes them in the same transaction (spec/storage.md, "Link tables").
    */
   link?: { from: string; to: string };
+  /** `@renamed_from("Old")`: the type's name before; a migration moves that type's table to this one. */
+  renamedFrom?: string;
 }
 
 export interface StorageShape {
@@ -86,13 +90,14 @@ function deriveTable(type: CatalogType, byName: Map<string, CatalogType>): Table
   for (const ix of type.indexes) {
     indexes.push({ sqlName: `${type.table}__${ix.name}`, columns: [...ix.columns], isUnique: false });
   }
-  if (!type.link) return { typeName: type.name, table: type.table, columns, indexes };
+  const renamed = type.renamedFrom === undefined ? {} : { renamedFrom: type.renamedFrom };
+  if (!type.link) return { typeName: type.name, table: type.table, columns, indexes, ...renamed };
   // One link per pair of rows; the unique index also finds a row's links from the `from` side,
   // the second index from the `to` side.
   const { fromField: from, toField: to } = type.link;
   indexes.push({ sqlName: `${type.table}__link__unique`, columns: [from, to], isUnique: true });
   indexes.push({ sqlName: `${type.table}__link__${to}`, columns: [to], isUnique: false });
-  return { typeName: type.name, table: type.table, columns, indexes, link: { from, to } };
+  return { typeName: type.name, table: type.table, columns, indexes, link: { from, to }, ...renamed };
 }
 
 function deriveColumn(field: CatalogField, byName: Map<string, CatalogType>): ColumnShape {
@@ -104,6 +109,7 @@ function deriveColumn(field: CatalogField, byName: Map<string, CatalogType>): Co
   };
   const def = storedDefault(field.default);
   if (def) column.default = def;
+  if (field.renamedFrom !== undefined) column.renamedFrom = field.renamedFrom;
   return column;
 }
 

@@ -247,6 +247,21 @@ export interface MigrationReport {
 }
 
 /**
+ * What opening the store would do to it, found by running the migration and rolling it back
+ * (`wo migrate --plan`): each change in words, the statements it runs in that database's own
+ * SQL with the rows each touched, and, when `wo run` would refuse it, why.
+ */
+export interface MigrationPlan {
+  /** The database as messages name it (no password). */
+  where: string;
+  changes: { severity: "additive" | "destructive" | "blocked"; text: string }[];
+  /** In the order they run; `rows` for statements that change rows. Blocked changes run none. */
+  statements: { sql: string; rows?: number }[];
+  /** Set when `wo run` would refuse to open the store: the refusal's message. */
+  refusal?: string;
+}
+
+/**
  * The catalog changed in ways that would drop or narrow stored data (`changes`, applied only
  * with `--allow-destructive-migration`) or that cannot be applied to it at all (`blocked`).
  * Each is listed in words; nothing was changed. `database` names it for the message.

@@ -158,6 +158,29 @@ export const commands: readonly Command[] = [
     run: async (args) => (await import("./exec.js")).runExecCommand(args),
   },
   {
+    name: "migrate",
+    summary: "show the schema migration the next wo run would make (--plan), or make it now (--apply)",
+    positionals: [dir],
+    flags: [
+      {
+        name: "--plan",
+        help: "show each change, the SQL it runs and the rows it touches; change nothing (the default)",
+      },
+      { name: "--apply", help: "apply the migration as wo run would at start, without serving" },
+      {
+        name: "--db",
+        value: "PATH",
+        help: "a data folder, a .sqlite/.db file or a postgres:// URL, as for wo run; a SQLite one is refused while wo run holds it",
+      },
+      {
+        name: "--allow-destructive-migration",
+        help: "plan or apply changes that lose stored data, as wo run's flag of that name",
+      },
+      { name: "--json", help: "print the plan (or what was applied) as one JSON object" },
+    ],
+    run: async (args) => (await import("./migrate.js")).runMigrateCommand(args),
+  },
+  {
     name: "status",
     summary: "the background instance: state, URL, PID, uptime, requests",
     positionals: [dir],

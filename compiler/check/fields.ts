@@ -13,6 +13,7 @@ import { isScalarName, type ScalarName, scalarNames, scalars } from "../../model
 import { createInputAjv } from "../input-ajv.js";
 import { didYouMean } from "./did-you-mean.js";
 import { linkEndpointFields } from "../../model/naming.js";
+import { renamedFrom } from "./renamed-from.js";
 
 /** Field annotations wo knows but does not enforce yet (a warning each). */
 const unenforcedAnnotations = new Set(["check", "index", "search", "materialized"]);
@@ -107,9 +108,20 @@ function buildField(decl: FieldDecl, ctx: CheckContext, isTopLevel: boolean): Ca
   const access = new Map<string, Span>();
   let annotationDefault: Literal | undefined;
   let annotationDefaultSpan: Span | undefined;
+  let previousName: string | undefined;
   for (const a of decl.annotations) {
     const name = a.name.text;
-    if (name === "unique") {
+    if (name === "renamed_from") {
+      previousName = renamedFrom(a, "a field", `old_${decl.name.text}`, ctx.bag);
+      if (previousName !== undefined && !isTopLevel) {
+        ctx.bag.report("WO2040", a.span, {
+          what: "a field",
+          example: previousName,
+          why: ", and only on a top-level field (a struct is stored whole)",
+        });
+        previousName = undefined;
+      }
+    } else if (name === "unique") {
       isUnique = true;
       const what = unstorableReason(type);
       if (what !== undefined) ctx.bag.report("WO2024", a.span, { field: decl.name.text, what });
@@ -152,6 +164,7 @@ function buildField(decl: FieldDecl, ctx: CheckContext, isTopLevel: boolean): Ca
   };
   if (fieldDefault) field.default = fieldDefault;
   if (decl.doc) field.doc = decl.doc;
+  if (previousName !== undefined && previousName !== field.name && field.isStored) field.renamedFrom = previousName;
   for (const [name, span] of access) {
     const why = !isTopLevel
       ? "only top-level fields are read-only (a struct is written whole)"

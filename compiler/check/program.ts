@@ -31,6 +31,7 @@ import {
 } from "./services.js";
 import { buildIndexes, checkStorageNames, tableNameOf } from "./storage.js";
 import { skipUnexecutedMethods, warnTopLevel, warnTypeMembers } from "./unexecuted.js";
+import { renamedFrom } from "./renamed-from.js";
 
 export interface ProgramCheck {
   catalog: Catalog;
@@ -75,6 +76,11 @@ export function checkProgram(files: SourceFileAst[], config: ConfigResult, bag: 
         ...linkEndpointFields(decl.link.from.text, decl.link.to.text),
       };
     if (decl.doc) type.doc = decl.doc;
+    for (const a of decl.annotations) {
+      if (a.name.text !== "renamed_from") continue;
+      const before = renamedFrom(a, "a type", `Old${decl.name.text}`, bag);
+      if (before !== undefined && before !== type.name) type.renamedFrom = before;
+    }
     built.push({ type, exposure });
   }
 

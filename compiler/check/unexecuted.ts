@@ -39,7 +39,8 @@ export function warnTopLevel(file: SourceFileAst, bag: DiagnosticBag): void {
 
 export function warnTypeMembers(decl: TypeDecl, bag: DiagnosticBag): void {
   for (const a of decl.annotations) {
-    if (a.name.text !== "table") bag.report("WO2106", a.name.span, { name: a.name.text });
+    if (a.name.text !== "table" && a.name.text !== "renamed_from")
+      bag.report("WO2106", a.name.span, { name: a.name.text });
   }
   for (const m of decl.members) {
     if (m.kind === "PolicyLine") bag.report("WO2101", m.span, { action: m.action.text });

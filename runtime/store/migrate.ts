@@ -7,9 +7,11 @@
 
 import type Database from "better-sqlite3";
 import { createIndexSql, createTableSql, dropIndexSql, quoteId, columnDefinition } from "./ddl.js";
-import { StoreOpenError, type MigrationReport } from "../../model/store.js";
+import { StoreOpenError, type MigrationPlan, type MigrationReport } from "../../model/store.js";
 import {
   appliedReport,
+  migrationChanges,
+  migrationPlan,
   orderedSteps,
   parseStoredShape,
   planMigration,
@@ -56,7 +58,7 @@ async function planAndApply(
   if (stored === undefined)
     db.exec(`CREATE TABLE ${quoteId(metaTable)} ("key" TEXT PRIMARY KEY, "value" TEXT NOT NULL)`);
   applySteps(
-    db,
+    runnerOf(db),
     changes.flatMap((c) => c.steps),
   );
   if (shapeChanged(stored, next, changes)) {
@@ -85,48 +87,103 @@ function readStoredShape(db: Database.Database, file: string): StorageShape | un
   return parseStoredShape(row?.value, file);
 }
 
-function applySteps(db: Database.Database, steps: Step[]): void {
+/**
+ * What `wo run` would do to the database, found by doing it and rolling back (`wo migrate
+ * --plan`): every change, and the statements of those that are not blocked with the rows each
+ * touched. Holds the write lock meanwhile, like a migration; changes nothing.
+ */
+export async function planSqliteMigration(
+  db: Database.Database,
+  file: string,
+  next: StorageShape,
+  options: { allowDestructive: boolean },
+): Promise<MigrationPlan> {
+  db.prepare("BEGIN IMMEDIATE").run();
+  try {
+    const stored = readStoredShape(db, file);
+    const changes = await migrationChanges(stored, next, createProbe(db));
+    if (stored === undefined)
+      db.exec(`CREATE TABLE ${quoteId(metaTable)} ("key" TEXT PRIMARY KEY, "value" TEXT NOT NULL)`);
+    const statements: MigrationPlan["statements"] = [];
+    const real = runnerOf(db);
+    applySteps(
+      {
+        ddl: (sql) => {
+          real.ddl(sql);
+          statements.push({ sql });
+        },
+        dml: (sql, ...params) => {
+          const rows = real.dml(sql, ...params);
+          statements.push({ sql, rows });
+          return rows;
+        },
+      },
+      changes.filter((c) => c.severity !== "blocked").flatMap((c) => c.steps),
+    );
+    return migrationPlan(changes, statements, file, options);
+  } finally {
+    if (db.inTransaction) db.prepare("ROLLBACK").run();
+  }
+}
+
+/** How the steps reach the database: schema statements, and row statements that say how many rows they touched. */
+interface StepRunner {
+  ddl(sql: string): void;
+  dml(sql: string, ...params: unknown[]): number;
+}
+
+function runnerOf(db: Database.Database): StepRunner {
+  return {
+    ddl: (sql) => void db.exec(sql),
+    dml: (sql, ...params) => db.prepare(sql).run(...params).changes,
+  };
+}
+
+function applySteps(db: StepRunner, steps: Step[]): void {
   const now = new Date().toISOString();
   for (const s of orderedSteps(steps)) {
     switch (s.op) {
       case "dropIndex":
-        db.exec(dropIndexSql(s.index));
+        db.ddl(dropIndexSql(s.index));
         break;
       case "renameTable":
-        db.exec(`ALTER TABLE ${quoteId(s.from)} RENAME TO ${quoteId(s.to)}`);
+        db.ddl(`ALTER TABLE ${quoteId(s.from)} RENAME TO ${quoteId(s.to)}`);
+        break;
+      case "renameColumn":
+        db.ddl(`ALTER TABLE ${quoteId(s.table)} RENAME COLUMN ${quoteId(s.from)} TO ${quoteId(s.to)}`);
         break;
       case "dropTable":
-        db.exec(`DROP TABLE ${quoteId(s.table)}`);
+        db.ddl(`DROP TABLE ${quoteId(s.table)}`);
         break;
       case "createTable":
-        db.exec(createTableSql(s.table));
+        db.ddl(createTableSql(s.table));
         break;
       case "dropColumn":
-        db.exec(`ALTER TABLE ${quoteId(s.table)} DROP COLUMN ${quoteId(s.column)}`);
+        db.ddl(`ALTER TABLE ${quoteId(s.table)} DROP COLUMN ${quoteId(s.column)}`);
         break;
       case "addColumn":
-        db.exec(`ALTER TABLE ${quoteId(s.table)} ADD COLUMN ${columnDefinition(s.column)}`);
+        db.ddl(`ALTER TABLE ${quoteId(s.table)} ADD COLUMN ${columnDefinition(s.column)}`);
         if (s.fill)
-          db.prepare(`UPDATE ${quoteId(s.table)} SET ${quoteId(s.column.name)} = ?`).run(
-            fillValue(s.column, s.fill, now),
-          );
+          db.dml(`UPDATE ${quoteId(s.table)} SET ${quoteId(s.column.name)} = ?`, fillValue(s.column, s.fill, now));
         break;
       case "fillNulls":
-        db.prepare(
+        db.dml(
           `UPDATE ${quoteId(s.table)} SET ${quoteId(s.column.name)} = ? WHERE ${quoteId(s.column.name)} IS NULL`,
-        ).run(fillValue(s.column, s.fill, now));
+          fillValue(s.column, s.fill, now),
+        );
         break;
       case "replaceValues": {
         const col = quoteId(s.column.name);
         const value = s.fill ? fillValue(s.column, s.fill, now) : null;
-        db.prepare(`UPDATE ${quoteId(s.table)} SET ${col} = ? WHERE ${col} IN (SELECT value FROM json_each(?))`).run(
+        db.dml(
+          `UPDATE ${quoteId(s.table)} SET ${col} = ? WHERE ${col} IN (SELECT value FROM json_each(?))`,
           value,
           JSON.stringify(s.values),
         );
         break;
       }
       case "createIndex":
-        db.exec(createIndexSql(s.table, s.index));
+        db.ddl(createIndexSql(s.table, s.index));
         break;
     }
   }

@@ -5,9 +5,9 @@
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { servesLiveStream, type Catalog, type WoConfig } from "../../model/app.js";
 import { defaultRetention, type ChangeLogOptions } from "./change-log.js";
-import { openSqliteStore } from "./sqlite.js";
-import { openPostgresStore, redactUrl } from "./postgres/store.js";
-import { StoreOpenError, type MigrationReport, type Store } from "../../model/store.js";
+import { openSqliteStore, planSqliteStoreMigration } from "./sqlite.js";
+import { openPostgresStore, planPostgresStoreMigration, redactUrl } from "./postgres/store.js";
+import { StoreOpenError, type MigrationPlan, type MigrationReport, type Store } from "../../model/store.js";
 
 /** Where an app's data lives, and so which store serves it. */
 export type StoreLocation =
@@ -97,6 +97,23 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
     changeLog: changeLogOf(options),
   });
   return { store, migration, location, description: location.file };
+}
+
+/**
+ * What openStore() would do to the store's shape, without doing it (`wo migrate --plan`): the
+ * same choice of store, the same migration, rolled back. Throws StoreOpenError like openStore.
+ */
+export async function planStoreMigration(options: OpenStoreOptions): Promise<MigrationPlan> {
+  const location = storeLocation(options);
+  const allowDestructiveMigration = options.allowDestructiveMigration ?? false;
+  if (location.kind === "postgres")
+    return planPostgresStoreMigration({
+      url: location.url,
+      catalog: options.catalog,
+      allowDestructiveMigration,
+      ...postgresSettings(location.url, options),
+    });
+  return planSqliteStoreMigration({ file: location.file, catalog: options.catalog, allowDestructiveMigration });
 }
 
 /**

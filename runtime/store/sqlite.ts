@@ -10,13 +10,14 @@
 // log in change-log.ts. openSqliteStore() is the one way in: lock, check the file, open,
 // migrate, serve.
 
-import { accessSync, constants, mkdirSync, statfsSync } from "node:fs";
+import Database from "better-sqlite3";
+import { accessSync, constants, existsSync, mkdirSync, statfsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { servesLiveStream, type Catalog } from "../../model/app.js";
 import { ChangeLog, defaultRetention, type ChangeLogOptions } from "./change-log.js";
 import { openConnection, type Connection } from "./connection.js";
 import { acquireDataLock, type DataLock } from "./lock.js";
-import { migrate } from "./migrate.js";
+import { migrate, planSqliteMigration } from "./migrate.js";
 import { databaseDamaged, databaseReadOnly, explainOpenFailure } from "./open-errors.js";
 import { deriveShape } from "../../model/storage-shape.js";
 import { assertSqliteNames } from "./ddl.js";
@@ -26,6 +27,7 @@ import {
   StoreFullError,
   type ChangeLogRead,
   type CommitListener,
+  type MigrationPlan,
   type MigrationReport,
   type Store,
   type StoreTx,
@@ -87,6 +89,32 @@ export async function openSqliteStore(
     writer?.close();
     lock?.release();
     throw explainOpenFailure(err, file);
+  }
+}
+
+/**
+ * What opening the store would do to its database (`wo migrate --plan`), without doing it:
+ * under the data folder's lock (so not while `wo run` serves), in a transaction rolled back. A
+ * database that does not exist yet is planned on an empty one in memory, and not created.
+ */
+export async function planSqliteStoreMigration(options: OpenSqliteStoreOptions): Promise<MigrationPlan> {
+  const file = resolve(options.file);
+  const shape = deriveShape(options.catalog);
+  assertSqliteNames(shape);
+  const exists = existsSync(file);
+  let lock: DataLock | undefined;
+  let db: Database.Database | undefined;
+  try {
+    lock = exists ? acquireDataLock(dirname(file)) : undefined;
+    db = exists ? openConnection(file).db : new Database(":memory:");
+    return await planSqliteMigration(db, file, shape, {
+      allowDestructive: options.allowDestructiveMigration ?? false,
+    });
+  } catch (err) {
+    throw explainOpenFailure(err, file);
+  } finally {
+    db?.close();
+    lock?.release();
   }
 }
 

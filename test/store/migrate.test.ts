@@ -299,7 +299,7 @@ describe("unique constraints over stored data", () => {
       const err = await open(named(true), allow).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(MigrationRefusedError);
       expect((err as MigrationRefusedError).blocked).toEqual([
-        "cannot add @unique on 'Item.name': 1 value occur more than once in the stored rows",
+        "cannot add @unique on 'Item.name': 1 value occurs more than once in the stored rows",
       ]);
       expect((err as Error).message).toContain("even with --allow-destructive-migration");
     }
@@ -412,7 +412,7 @@ describe("a unique Email compares ignoring case", () => {
     const err = await open(members(), true).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(MigrationRefusedError);
     expect((err as MigrationRefusedError).blocked).toEqual([
-      "cannot make @unique on 'Item.email' ignore case: 1 value occur more than once in the stored rows (ignoring case)",
+      "cannot make @unique on 'Item.email' ignore case: 1 value occurs more than once in the stored rows (ignoring case)",
     ]);
   });
 });

@@ -12,6 +12,8 @@
 import type pg from "pg";
 import {
   appliedReport,
+  migrationChanges,
+  migrationPlan,
   orderedSteps,
   parseStoredShape,
   planMigration,
@@ -26,7 +28,7 @@ import {
   type StorageShape,
   type StoredDefault,
 } from "../../../model/storage-shape.js";
-import { StoreOpenError, type MigrationReport } from "../../../model/store.js";
+import { StoreOpenError, type MigrationPlan, type MigrationReport } from "../../../model/store.js";
 import { quoteId } from "../ddl.js";
 import { createChangeLogSql } from "./change-log.js";
 import { pgColumnDefinition, pgCreateIndexSql, pgCreateTableSql, pgDropIndexSql, pgIndexedColumn } from "./ddl.js";
@@ -77,7 +79,7 @@ async function planAndApply(
   if (stored === undefined)
     await client.query(`CREATE TABLE ${quoteId(metaTable)} ("key" TEXT PRIMARY KEY, "value" TEXT NOT NULL)`);
   await applySteps(
-    client,
+    runnerOf(client),
     changes.flatMap((c) => c.steps),
   );
   if (shapeChanged(stored, next, changes)) {
@@ -133,34 +135,90 @@ function literal(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
 }
 
-async function applySteps(client: pg.ClientBase, steps: Step[]): Promise<void> {
+/**
+ * What opening the store would do to the database, found by doing it and rolling back (`wo
+ * migrate --plan`), under the migration lock: every change, and the statements of those that
+ * are not blocked with the rows each touched. DDL is transactional here, so nothing changes.
+ */
+export async function planPostgresMigration(
+  client: pg.ClientBase,
+  where: string,
+  next: StorageShape,
+  options: { allowDestructive: boolean },
+): Promise<MigrationPlan> {
+  await client.query("BEGIN");
+  try {
+    await client.query("SELECT pg_advisory_xact_lock($1)", [migrationLockKey.toString()]);
+    const stored = await readStoredShape(client, where);
+    const changes = await migrationChanges(stored, next, createProbe(client));
+    if (stored === undefined)
+      await client.query(`CREATE TABLE ${quoteId(metaTable)} ("key" TEXT PRIMARY KEY, "value" TEXT NOT NULL)`);
+    const statements: MigrationPlan["statements"] = [];
+    const real = runnerOf(client);
+    await applySteps(
+      {
+        ddl: async (sql) => {
+          await real.ddl(sql);
+          statements.push({ sql });
+        },
+        dml: async (sql, params) => {
+          const rows = await real.dml(sql, params);
+          statements.push({ sql, rows });
+          return rows;
+        },
+      },
+      changes.filter((c) => c.severity !== "blocked").flatMap((c) => c.steps),
+    );
+    return migrationPlan(changes, statements, where, options);
+  } finally {
+    await client.query("ROLLBACK").catch(() => undefined);
+  }
+}
+
+/** How the steps reach the database: schema statements, and row statements that say how many rows they touched. */
+interface StepRunner {
+  ddl(sql: string): Promise<void>;
+  dml(sql: string, params: unknown[]): Promise<number>;
+}
+
+function runnerOf(client: pg.ClientBase): StepRunner {
+  return {
+    ddl: async (sql) => void (await client.query(sql)),
+    dml: async (sql, params) => (await client.query(sql, params)).rowCount ?? 0,
+  };
+}
+
+async function applySteps(client: StepRunner, steps: Step[]): Promise<void> {
   const now = new Date().toISOString();
   for (const s of orderedSteps(steps)) {
     switch (s.op) {
       case "dropIndex":
-        await client.query(pgDropIndexSql(s.index));
+        await client.ddl(pgDropIndexSql(s.index));
         break;
       case "renameTable":
-        await client.query(`ALTER TABLE ${quoteId(s.from)} RENAME TO ${quoteId(s.to)}`);
+        await client.ddl(`ALTER TABLE ${quoteId(s.from)} RENAME TO ${quoteId(s.to)}`);
+        break;
+      case "renameColumn":
+        await client.ddl(`ALTER TABLE ${quoteId(s.table)} RENAME COLUMN ${quoteId(s.from)} TO ${quoteId(s.to)}`);
         break;
       case "dropTable":
-        await client.query(`DROP TABLE ${quoteId(s.table)}`);
+        await client.ddl(`DROP TABLE ${quoteId(s.table)}`);
         break;
       case "createTable":
-        await client.query(pgCreateTableSql(s.table));
+        await client.ddl(pgCreateTableSql(s.table));
         break;
       case "dropColumn":
-        await client.query(`ALTER TABLE ${quoteId(s.table)} DROP COLUMN ${quoteId(s.column)}`);
+        await client.ddl(`ALTER TABLE ${quoteId(s.table)} DROP COLUMN ${quoteId(s.column)}`);
         break;
       case "addColumn":
-        await client.query(`ALTER TABLE ${quoteId(s.table)} ADD COLUMN ${pgColumnDefinition(s.column)}`);
+        await client.ddl(`ALTER TABLE ${quoteId(s.table)} ADD COLUMN ${pgColumnDefinition(s.column)}`);
         if (s.fill)
-          await client.query(`UPDATE ${quoteId(s.table)} SET ${quoteId(s.column.name)} = $1`, [
+          await client.dml(`UPDATE ${quoteId(s.table)} SET ${quoteId(s.column.name)} = $1`, [
             fillValue(s.column, s.fill, now),
           ]);
         break;
       case "fillNulls":
-        await client.query(
+        await client.dml(
           `UPDATE ${quoteId(s.table)} SET ${quoteId(s.column.name)} = $1 WHERE ${quoteId(s.column.name)} IS NULL`,
           [fillValue(s.column, s.fill, now)],
         );
@@ -168,14 +226,14 @@ async function applySteps(client: pg.ClientBase, steps: Step[]): Promise<void> {
       case "replaceValues": {
         const col = quoteId(s.column.name);
         const value = s.fill ? fillValue(s.column, s.fill, now) : null;
-        await client.query(`UPDATE ${quoteId(s.table)} SET ${col} = $1 WHERE ${col}::text = ANY($2::text[])`, [
+        await client.dml(`UPDATE ${quoteId(s.table)} SET ${col} = $1 WHERE ${col}::text = ANY($2::text[])`, [
           value,
           s.values,
         ]);
         break;
       }
       case "createIndex":
-        await client.query(pgCreateIndexSql(s.table, s.index));
+        await client.ddl(pgCreateIndexSql(s.table, s.index));
         break;
     }
   }

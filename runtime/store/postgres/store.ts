@@ -35,6 +35,7 @@ import {
   type ChangeLogRead,
   type CommitListener,
   type McpSessionDirectory,
+  type MigrationPlan,
   type MigrationReport,
   type Store,
   type StoreTx,
@@ -46,7 +47,7 @@ import { PgChangeLog } from "./change-log.js";
 import { ChangeRelay, changeChannel, changePayloads } from "./change-relay.js";
 import { buildTableRegistry } from "../tables.js";
 import { assertPostgresNames } from "./ddl.js";
-import { mcpSessionTable, migratePostgres } from "./migrate.js";
+import { mcpSessionTable, migratePostgres, planPostgresMigration } from "./migrate.js";
 import { PostgresTx, StatementNames, type PgTxContext } from "./tx.js";
 
 export interface OpenPostgresStoreOptions {
@@ -113,6 +114,28 @@ export async function openPostgresStore(
   } catch (err) {
     await pool.end().catch(() => undefined);
     throw explainPostgresOpenFailure(err, where);
+  }
+}
+
+/**
+ * What opening the store would do to the database (`wo migrate --plan`), found by migrating in
+ * a transaction that is rolled back; changes nothing. Serving instances wait at the tables it
+ * touches for the moment it runs.
+ */
+export async function planPostgresStoreMigration(options: OpenPostgresStoreOptions): Promise<MigrationPlan> {
+  const shape = deriveShape(options.catalog);
+  assertPostgresNames(shape);
+  const where = redactUrl(options.url);
+  const client = new pg.Client({ connectionString: connectionString(options), application_name: "wo", types });
+  try {
+    await client.connect();
+    return await planPostgresMigration(client, where, shape, {
+      allowDestructive: options.allowDestructiveMigration ?? false,
+    });
+  } catch (err) {
+    throw explainPostgresOpenFailure(err, where);
+  } finally {
+    await client.end().catch(() => undefined);
   }
 }
 
