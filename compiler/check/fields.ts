@@ -114,7 +114,7 @@ function buildField(decl: FieldDecl, ctx: CheckContext, isTopLevel: boolean): Ca
     if (name === "renamed_from") {
       previousName = renamedFrom(a, "a field", `old_${decl.name.text}`, ctx.bag);
       if (previousName !== undefined && !isTopLevel) {
-        ctx.bag.report("WO2040", a.span, {
+        ctx.bag.report("WO2041", a.span, {
           what: "a field",
           example: previousName,
           why: ", and only on a top-level field (a struct is stored whole)",

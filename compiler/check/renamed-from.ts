@@ -18,6 +18,6 @@ export function renamedFrom(
   const m = nameString.exec(a.argsText ?? "");
   if (m) return m[1];
   const why = a.argsText === undefined ? "" : ` (got ${a.argsText.trim() === "" ? "nothing" : a.argsText.trim()})`;
-  bag.report("WO2040", a.span, { what, example, why });
+  bag.report("WO2041", a.span, { what, example, why });
   return undefined;
 }

@@ -279,19 +279,19 @@ export const brokenCases: BrokenCase[] = [
   {
     name: "renamed_from without a quoted name",
     files: one("type A {\n  x: Int ┆@renamed_from(y)\n}\n"),
-    code: "WO2040",
+    code: "WO2041",
     message: '@renamed_from takes the old name of a field as one string, e.g. @renamed_from("old_x") (got y).',
   },
   {
     name: "renamed_from on a struct's field",
     files: one('type A {\n  s: { x: Int ┆@renamed_from("y") }\n}\n'),
-    code: "WO2040",
+    code: "WO2041",
     message: "only on a top-level field",
   },
   {
     name: "renamed_from on a type without a name",
     files: one("┆@renamed_from()\ntype A {\n  x: Int\n}\n"),
-    code: "WO2040",
+    code: "WO2041",
     message: "the old name of a type",
   },
   // WO3xxx: services and exposure

@@ -176,7 +176,7 @@ describe("wo migrate on SQLite", () => {
     const dir = app(v1.replace("  body: Text?", "  body: Text? @renamed_from(old body)"));
     const r = await runWoCommand(["check", dir]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/note\.wo:3:15: error WO2040: @renamed_from takes the old name of a field as one string/);
+    expect(r.stderr).toMatch(/note\.wo:3:15: error WO2041: @renamed_from takes the old name of a field as one string/);
   });
 });
 
