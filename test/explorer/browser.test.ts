@@ -71,6 +71,14 @@ async function openPage(): Promise<{ page: Page; errors: string[] }> {
 
 const text = async (page: Page, selector: string) => (await page.locator(selector).allTextContents()).join("\n");
 
+/** A row made over REST on the blog sample, as a test's starting data. */
+const postJson = (path: string, body: unknown) =>
+  fetch(blog.wo.url + path, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  }).then((r) => r.json() as Promise<{ id: number }>);
+
 describe("explorer", () => {
   it("browses a type, creates rows through the form, lists them page by page, and calls an MCP tool", async () => {
     const { page, errors } = await openPage();
@@ -152,15 +160,9 @@ describe("explorer", () => {
   });
 
   it("links a tag to a post through the relation's form: both path parameters come from the form", async () => {
-    const json = (path: string, body: unknown) =>
-      fetch(blog.wo.url + path, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(body),
-      }).then((r) => r.json() as Promise<{ id: number }>);
-    const author = await json("/api/authors", { name: "Linus", email: "linus@example.com" });
-    const post = await json("/api/posts", { title: "Tagged", slug: "tagged", body: "b", author: author.id });
-    const tag = await json("/api/tags", { label: "explorer" });
+    const author = await postJson("/api/authors", { name: "Linus", email: "linus@example.com" });
+    const post = await postJson("/api/posts", { title: "Tagged", slug: "tagged", body: "b", author: author.id });
+    const tag = await postJson("/api/tags", { label: "explorer" });
     const { page, errors } = await openPage();
     await page.goto(`${blog.wo.url}/#type=Post`);
     await page.locator("main h2", { hasText: "Post" }).waitFor();
@@ -177,15 +179,9 @@ describe("explorer", () => {
   });
 
   it("opens a row, follows a ref, edits a field and deletes a row, each with its exchange", async () => {
-    const json = (path: string, body: unknown) =>
-      fetch(blog.wo.url + path, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(body),
-      }).then((r) => r.json() as Promise<{ id: number }>);
-    const author = await json("/api/authors", { name: "Edsger", email: "edsger@example.com" });
-    const post = await json("/api/posts", { title: "On rows", slug: "on-rows", body: "b", author: author.id });
-    const comment = await json("/api/comments", { post: post.id, author_name: "Reader", body: "Nice." });
+    const author = await postJson("/api/authors", { name: "Edsger", email: "edsger@example.com" });
+    const post = await postJson("/api/posts", { title: "On rows", slug: "on-rows", body: "b", author: author.id });
+    const comment = await postJson("/api/comments", { post: post.id, author_name: "Reader", body: "Nice." });
     const { page, errors } = await openPage();
 
     // The post's row from the type's list: its id is a link.

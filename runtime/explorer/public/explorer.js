@@ -452,23 +452,31 @@ async function renderRow(type, id) {
   }
 }
 
-/** The update form, filled with the row's values; only what the person changed is sent. */
-function openEdit(box, type, endpoint, row) {
-  box.replaceChildren(el("h3", "", `Edit ${type.name} ${row.id}`));
-  const fields = schemaForm(endpoint.inputSchema ?? {}, { idPrefix: "edit", omit: ["id"], initial: row });
-  const form = el("form", "call-form edit-form");
-  const send = el("button", "", `Save (PATCH ${endpoint.path.replace(":id", String(row.id))})`);
+/**
+ * A form from `schema` with its submit button and a result box under it, appended to `box`; on
+ * submit, the input is read and handed to `onInput`, or its error shown instead.
+ */
+function callForm(box, schema, formOptions, sendText, className, onInput) {
+  const fields = schemaForm(schema ?? {}, formOptions);
+  const form = el("form", `call-form ${className}`.trim());
+  const send = el("button", "", sendText);
   send.type = "submit";
   form.append(fields.element, send);
   const result = el("div", "result");
   box.append(form, result);
-  form.addEventListener("submit", async (event) => {
+  form.addEventListener("submit", (event) => {
     event.preventDefault();
     const input = fields.read();
-    if (!input.ok) {
-      result.replaceChildren(el("p", "error", input.error));
-      return;
-    }
+    if (!input.ok) result.replaceChildren(el("p", "error", input.error));
+    else void onInput(input);
+  });
+  return { send, result };
+}
+
+/** The update form, filled with the row's values; only what the person changed is sent. */
+function openEdit(box, type, endpoint, row) {
+  box.replaceChildren(el("h3", "", `Edit ${type.name} ${row.id}`));
+  const { send, result } = callForm(box, endpoint.inputSchema, { idPrefix: "edit", omit: ["id"], initial: row }, `Save (PATCH ${endpoint.path.replace(":id", String(row.id))})`, "edit-form", async (input) => {
     const changed = Object.fromEntries(Object.entries(input.value).filter(([k, val]) => JSON.stringify(val) !== JSON.stringify(row[k])));
     if (Object.keys(changed).length === 0) {
       result.replaceChildren(el("p", "muted", "Nothing changed."));
@@ -529,21 +537,8 @@ function openCall(box, target, afterWrite = () => {}, initial = undefined) {
   if (isRest && !schema) {
     box.append(el("p", "muted", "This route is declared but answers 501 in this version of wo."));
   }
-  const form = el("form", "call-form");
-  const fields = schemaForm(schema ?? {}, { idPrefix: isRest ? "rest" : "mcp", omit: isRest && target.endpoint.op.endsWith("_list") ? ["cursor"] : [], ...(initial ? { initial } : {}) });
-  form.append(fields.element);
-  const send = el("button", "", isRest ? `Send ${target.endpoint.method}` : "Call tool");
-  send.type = "submit";
-  form.append(send);
-  const result = el("div", "result");
-  box.append(form, result);
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const input = fields.read();
-    if (!input.ok) {
-      result.replaceChildren(el("p", "error", input.error));
-      return;
-    }
+  const formOptions = { idPrefix: isRest ? "rest" : "mcp", omit: isRest && target.endpoint.op.endsWith("_list") ? ["cursor"] : [], ...(initial ? { initial } : {}) };
+  const { send, result } = callForm(box, schema, formOptions, isRest ? `Send ${target.endpoint.method}` : "Call tool", "", async (input) => {
     send.disabled = true;
     let ex;
     if (isRest) {
