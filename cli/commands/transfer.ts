@@ -77,7 +77,11 @@ export async function runImportCommand(args: ParsedArgs): Promise<number> {
       validators: { ...build.validators, ...rowValidators },
       log,
     });
-    const lines = createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
+    // The iterator is made now, before the first await: readline drops the lines (and the end)
+    // it emits while no iterator listens, and the input could be read whole meanwhile.
+    const reader = createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
+    const iterator = reader[Symbol.asyncIterator]();
+    const lines = { [Symbol.asyncIterator]: () => iterator };
     const counts = await importRows({ catalog: build.catalog, store, rt, rowValidator: rowValidatorName, lines });
     const total = [...counts.values()].reduce((a, b) => a + b, 0);
     process.stdout.write(`imported ${total} ${total === 1 ? "row" : "rows"}${summary(counts)}\n`);
