@@ -2,9 +2,9 @@
 // (spec/operations.md, "Export and import"): the app's build (built if stale, as for wo run),
 // its store, and runtime/transfer/ doing the work.
 //
-// Export opens SQLite read-only (runtime/store/sqlite-reader.ts): no data-folder lock, so it
-// runs while `wo run` serves. PostgreSQL is opened as wo run opens it (many instances share it;
-// nothing to lock). Import opens the store as a writer (the lock: refused while wo run serves).
+// Export opens the store read-only (runtime/store/reader.ts): no data-folder lock and no
+// migration, so it runs while `wo run` serves. Import opens the store as a writer, as wo run
+// does (the lock: refused while wo run serves a SQLite folder).
 
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
@@ -15,8 +15,8 @@ import type { Validator } from "../../model/build-contract.js";
 import { StoreOpenError } from "../../model/store.js";
 import { BuildLoadError, loadBuild, type LoadedBuild } from "../../runtime/load-build.js";
 import { createOperationRuntime } from "../../runtime/operations/runtime.js";
-import { openStore, storeLocation } from "../../runtime/store/open.js";
-import { openSqliteReader, type StoreReader } from "../../runtime/store/sqlite-reader.js";
+import { openStore } from "../../runtime/store/open.js";
+import { openStoreReader, type StoreReader } from "../../runtime/store/reader.js";
 import { writeExport } from "../../runtime/transfer/export.js";
 import { ImportError, importRows } from "../../runtime/transfer/import.js";
 import type { ParsedArgs } from "./args.js";
@@ -30,11 +30,7 @@ export async function runExportCommand(args: ParsedArgs): Promise<number> {
   const selection = { appDir: resolve(dir), ...(db !== undefined ? { db } : {}), config: build.catalog.config };
   let reader: StoreReader;
   try {
-    const location = storeLocation(selection);
-    reader =
-      location.kind === "sqlite"
-        ? openSqliteReader(location.file, build.catalog)
-        : (await openStore({ ...selection, catalog: build.catalog })).store;
+    reader = await openStoreReader({ ...selection, catalog: build.catalog });
   } catch (err) {
     if (err instanceof StoreOpenError) return fail("export", err.message);
     throw err;

@@ -12,13 +12,12 @@ import { resolve } from "node:path";
 import type { Catalog } from "../../model/app.js";
 import { parseStoredShape } from "../../model/shape-diff.js";
 import { deriveShape, metaTable } from "../../model/storage-shape.js";
-import { StoreOpenError, type Store, type StoreTx } from "../../model/store.js";
+import { StoreOpenError, type StoreTx } from "../../model/store.js";
 import { openConnection, type Connection } from "./connection.js";
 import { quoteId } from "./ddl.js";
 import { SqliteTx } from "./sqlite-tx.js";
 import { buildTableRegistry } from "./tables.js";
-
-export type StoreReader = Pick<Store, "read" | "close">;
+import type { StoreReader } from "./reader.js";
 
 export function openSqliteReader(fileName: string, catalog: Catalog): StoreReader {
   const file = resolve(fileName);

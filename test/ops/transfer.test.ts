@@ -140,7 +140,23 @@ describe("wo export and wo import", () => {
     const fromPg = await wo(["export", appDir, "--db", url]);
     expect(fromPg.code).toBe(0);
     expect(Buffer.from(fromPg.stdout)).toEqual(Buffer.from(fromSqlite.stdout));
-  }, 180_000);
+
+    // Export is a reader: a database of another shape is refused, not migrated.
+    const changed = writeApp("transfer", {
+      ...app,
+      "app.wo": app["app.wo"].replace("  score: Float?\n", "  score: Float?\n  extra: Text?\n"),
+    });
+    try {
+      for (const db of [sqlite, url]) {
+        const refused = await wo(["export", changed, "--db", db]);
+        expect(refused.code, db).toBe(1);
+        expect(refused.stderr, db).toContain("holds another shape than these .wo files describe");
+        expect((await wo(["export", appDir, "--db", db])).stdout, db).toBe(input);
+      }
+    } finally {
+      removeApp(changed);
+    }
+  }, 240_000);
 
   it("a bad line: its number, the field and the reason, and nothing imported", async () => {
     const cases: [string, (r: [string, Record<string, unknown>][]) => void, RegExp][] = [
