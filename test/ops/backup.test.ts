@@ -132,3 +132,16 @@ it("restore refuses a file that is not a wo database, and changes nothing", asyn
   expect(missing.code).toBe(1);
   expect(missing.stderr).toMatch(/There is no database at .*app\.sqlite to back up/);
 }, 60_000);
+
+it("on PostgreSQL, backup and restore say to use pg_dump and pg_restore, and never show the password", async () => {
+  const url = "postgres://wo:s3cret-pw@127.0.0.1:1/app";
+  const backup = await wo(["backup", join(tempDir("wo-pg-backup-"), "b.dump"), appDir, "--db", url]);
+  expect(backup.code).toBe(1);
+  expect(backup.stderr).toMatch(
+    /the database is PostgreSQL \(postgres:\/\/wo:\*\*\*@127\.0\.0\.1:1\/app\).*pg_dump --format=custom/,
+  );
+  const restore = await wo(["restore", join(tempDir("wo-pg-restore-"), "b.dump"), appDir, "--db", url]);
+  expect(restore.code).toBe(1);
+  expect(restore.stderr).toContain("pg_restore");
+  expect(backup.stderr + restore.stderr).not.toContain("s3cret-pw");
+}, 60_000);
