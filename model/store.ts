@@ -60,6 +60,12 @@ export interface StoreTx {
   count(table: string, query?: ListQuery): Promise<number>;
   /** Mints the id; returns the stored row. Throws StoreConstraintError on a unique violation. */
   insert(table: string, values: Row): Promise<Row>;
+  /**
+   * Inserts a row under the given `id` (`wo import`: ids are kept so refs resolve); ids minted
+   * afterwards continue after the highest one stored. A taken id or unique value throws
+   * StoreConstraintError (fields `["id"]` for the id).
+   */
+  insertWithId(table: string, id: number, values: Row): Promise<Row>;
   /** Shallow merge of top-level fields; undefined when no such row. */
   update(table: string, id: number, patch: Row): Promise<Row | undefined>;
   /** False when no such row. Also deletes the link-type rows that have this row as an endpoint. */

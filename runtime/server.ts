@@ -119,6 +119,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     if (err instanceof TokenError || err instanceof PrivateFileError) throw new ServerStartError(err.message);
     throw err;
   }
+  // The container image sets WO_REQUIRE_TOKEN=1 (spec/operations.md, "Container image"): where
+  // wo run would warn below that anyone reaching it may change every row, it refuses instead.
+  if (process.env.WO_REQUIRE_TOKEN === "1" && !token && !isLoopbackName(host))
+    throw new ServerStartError(
+      `WO_REQUIRE_TOKEN=1 and no bearer token: refusing to listen on ${host}, where anyone who can reach it could read and change every row. Set [server] token_env in wo.toml and that environment variable (or pass --token-file).`,
+    );
 
   // openStore takes the store's single-writer lock (SQLite: the data folder's) and releases it on close.
   let store: Store;

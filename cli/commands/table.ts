@@ -55,6 +55,15 @@ const tokenFile: Flag = {
   help: "read the agent bearer token from this owner-private file",
 };
 
+/** `--db` of the commands that work on a store other than wo run's. */
+function dbFlag(what: string): Flag {
+  return {
+    name: "--db",
+    value: "PATH",
+    help: `a data folder, a .sqlite/.db file or a postgres:// URL, as for wo run: ${what}`,
+  };
+}
+
 export const commands: readonly Command[] = [
   {
     name: "init",
@@ -200,6 +209,34 @@ export const commands: readonly Command[] = [
     positionals: [dir],
     flags: [runtimeDir],
     run: async (args) => (await import("./token-path.js")).runTokenPathCommand(args),
+  },
+  {
+    name: "export",
+    summary: "write every row of the store as JSON lines to stdout (a consistent snapshot; runs while wo run serves)",
+    positionals: [dir],
+    flags: [dbFlag("the store to export; a SQLite one is read without its lock")],
+    run: async (args) => (await import("./transfer.js")).runExportCommand(args),
+  },
+  {
+    name: "import",
+    summary: "read a wo export from stdin into an empty store, validated like creates, all or nothing",
+    positionals: [dir],
+    flags: [dbFlag("the empty store to import into; a SQLite one is refused while wo run holds it")],
+    run: async (args) => (await import("./transfer.js")).runImportCommand(args),
+  },
+  {
+    name: "backup",
+    summary: "copy the SQLite database to file while wo run serves (online backup)",
+    positionals: [{ name: "file", help: "where the backup goes (replaced if it exists)", required: true }, dir],
+    flags: [dbFlag("the database to back up")],
+    run: async (args) => (await import("./backup.js")).runBackupCommand(args),
+  },
+  {
+    name: "restore",
+    summary: "replace the SQLite database with a backup (refused while wo run serves; the old one is kept)",
+    positionals: [{ name: "file", help: "a backup made by wo backup", required: true }, dir],
+    flags: [dbFlag("the database to replace")],
+    run: async (args) => (await import("./backup.js")).runRestoreCommand(args),
   },
   {
     name: "mcp install",

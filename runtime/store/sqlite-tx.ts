@@ -137,6 +137,23 @@ export class SqliteTx implements StoreTx {
     return row;
   }
 
+  async insertWithId(table: string, id: number, values: Row): Promise<Row> {
+    const t = this.writableTable(table);
+    if (!Number.isSafeInteger(id) || id < 1) throw new Error(`insertWithId: id ${id} is not a positive integer`);
+    const names = ["id", ...t.shape.columns.map((c) => c.name)];
+    const stmt = this.conn.statement(
+      `insert-id:${table}`,
+      () =>
+        `INSERT INTO ${t.quoted} (${names.map(quoteId).join(", ")}) VALUES (${names.map(() => "?").join(", ")}) RETURNING ${t.selectList}`,
+    );
+    // AUTOINCREMENT keeps the highest id ever stored (sqlite_sequence): later ids continue after it.
+    const params = [id, ...t.shape.columns.map((c) => t.codec.encode(c, values[c.name]))];
+    const raw = this.runConstrained(t, () => stmt.get(...params)) as Row;
+    const row = t.codec.decode(raw);
+    this.record(table, "create", id, row);
+    return row;
+  }
+
   async update(table: string, id: number, patch: Row): Promise<Row | undefined> {
     const t = this.writableTable(table);
     if (!Number.isSafeInteger(id)) return undefined;
@@ -325,6 +342,7 @@ export class SqliteTx implements StoreTx {
 // SQLITE_CONSTRAINT_UNIQUE; the user's field names are the part after the table prefix.
 function toConstraintError(t: TableInfo, err: unknown): StoreConstraintError | undefined {
   const e = err as { code?: unknown; message?: unknown };
+  if (e?.code === "SQLITE_CONSTRAINT_PRIMARYKEY") return new StoreConstraintError("unique", t.shape.table, ["id"]);
   if (e?.code !== "SQLITE_CONSTRAINT_UNIQUE" || typeof e.message !== "string") return undefined;
   const list = e.message.slice(e.message.indexOf(":") + 1).trim();
   const prefix = `${t.shape.table}.`;

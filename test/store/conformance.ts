@@ -216,6 +216,31 @@ export function storeConformance(name: string, harness: StoreHarness): void {
         expect((await store.write((tx) => tx.insert("tag", { label: "t4" }))).id).toBe(4);
         expect(ids(await list("tag"))).toEqual([1, 2, 4]);
       });
+
+      it("insertWithId keeps the given id; minted ids continue after the highest, also after a reopen; a taken id or value is StoreConstraintError", async () => {
+        const a = await store.write((tx) => tx.insertWithId("author", 40, author(1)));
+        expect(a).toMatchObject({ id: 40, name: "A1", email: "a1@x.org" });
+        await store.write((tx) => tx.insertWithId("tag", 7, { label: "seven" }));
+        await store.write((tx) => tx.insertWithId("tag", 3, { label: "three" }));
+        expect((await store.write((tx) => tx.insert("tag", { label: "next" }))).id).toBe(8);
+        await reopen();
+        expect((await store.write((tx) => tx.insert("tag", { label: "after reopen" }))).id).toBe(9);
+        expect(ids(await list("tag"))).toEqual([3, 7, 8, 9]);
+        const takenId = await store.write((tx) => tx.insertWithId("tag", 7, { label: "again" })).catch((e) => e);
+        expect(takenId).toBeInstanceOf(StoreConstraintError);
+        expect(takenId).toMatchObject({ table: "tag", fields: ["id"] });
+        const takenEmail = await store
+          .write((tx) => tx.insertWithId("author", 41, author(2, { email: "A1@x.org" })))
+          .catch((e) => e);
+        expect(takenEmail).toMatchObject({ table: "author", fields: ["email"] });
+        // Caught, the violation leaves the transaction usable: the rest commits.
+        await store.write(async (tx) => {
+          await expect(tx.insertWithId("tag", 3, { label: "dup" })).rejects.toBeInstanceOf(StoreConstraintError);
+          await tx.insertWithId("tag", 20, { label: "twenty" });
+        });
+        expect(ids(await list("tag"))).toEqual([3, 7, 8, 9, 20]);
+        expect((await store.write((tx) => tx.insert("tag", { label: "t" }))).id).toBe(21);
+      });
     });
 
     describe("values round-trip", () => {

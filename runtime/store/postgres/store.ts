@@ -140,7 +140,7 @@ export async function planPostgresStoreMigration(options: OpenPostgresStoreOptio
 }
 
 /** Integers come back as numbers (ids and counts fit), JSON as parsed values, as on SQLite. */
-const types = {
+export const types = {
   getTypeParser(oid: number, format?: "text" | "binary") {
     if (oid === pg.types.builtins.INT8) return (text: string) => Number(text);
     if (oid === pg.types.builtins.JSON) return parseJson;
@@ -158,7 +158,7 @@ function parseJson(text: string): unknown {
 }
 
 /** The URL with the password from password_env when it has none. */
-function connectionString(options: OpenPostgresStoreOptions): string {
+export function connectionString(options: Pick<OpenPostgresStoreOptions, "url" | "password">): string {
   const url = new URL(options.url);
   if (!url.password && options.password !== undefined) url.password = encodeURIComponent(options.password);
   return url.toString();

@@ -229,6 +229,34 @@ export class PostgresTx implements StoreTx {
     throw new StoreConstraintError("unique", t.shape.table, await this.takenUnique(t, uniques, values));
   }
 
+  async insertWithId(table: string, id: number, values: Row): Promise<Row> {
+    const t = this.writableTable(table);
+    if (!Number.isSafeInteger(id) || id < 1) throw new Error(`insertWithId: id ${id} is not a positive integer`);
+    const names = ["id", ...t.shape.columns.map((c) => c.name)];
+    const params = [id, ...t.shape.columns.map((c) => t.codec.encode(c, values[c.name]))];
+    const insert = () =>
+      this.constrained(t, () =>
+        this.run(
+          `insert-id:${table}`,
+          () =>
+            `INSERT INTO ${t.quoted} (${names.map(quoteId).join(", ")}) VALUES (${names.map((_, i) => `$${i + 1}`).join(", ")}) RETURNING ${t.selectList}`,
+          params,
+        ),
+      );
+    // In a savepoint: a violation leaves the transaction usable, as on SQLite.
+    const row = (await this.savepoint(insert)).rows[0]!;
+    // The identity sequence moves past the id, never back: ids minted later continue after
+    // the highest. (A sequence is not transactional: a rolled-back import leaves a gap.)
+    await this.run(
+      `move-sequence:${table}`,
+      () =>
+        `SELECT setval(s.seq, GREATEST($2::bigint, COALESCE(pg_sequence_last_value(s.seq), 0))) FROM (SELECT pg_get_serial_sequence($1, 'id')::regclass AS seq) AS s`,
+      [t.quoted, id],
+    );
+    await this.record(table, "create", id, row);
+    return row;
+  }
+
   /** The fields of the first unique index whose values `values` repeats. */
   private async takenUnique(t: TableInfo, uniques: IndexShape[], values: Row): Promise<string[]> {
     for (const ix of uniques) {
