@@ -110,6 +110,7 @@ export const codes = {
     message: msg`Field '${"name"}' clashes with the endpoint field '${"name"}' that link type '${"link"}' adds to store its '${"target"}' row; rename the field.`,
   },
   WO2030: { severity: "error", message: msg`Unknown trigger event '${"event"}' (known: ${"known"}).${"hint"}` },
+  WO2040: { severity: "error", message: msg`@schemes on '${"field"}': ${"why"}.` },
   // WO21xx: warnings for declarations that parse but are not executed yet
   WO2101: { severity: "warning", message: msg`'policy ${"action"}' is parsed but not enforced yet.` },
   WO2102: { severity: "warning", message: msg`Trigger 'on ${"event"}' is parsed but not executed yet.` },

@@ -271,6 +271,18 @@ export const brokenCases: BrokenCase[] = [
     message: "Did you mean 'update'?",
   },
   {
+    name: "schemes on a field that is not a Url",
+    files: one('type A {\n  x: Text ┆@schemes("ftp")\n}\n'),
+    code: "WO2040",
+    message: "only a Url field takes schemes",
+  },
+  {
+    name: "schemes not written as quoted schemes",
+    files: one("type A {\n  x: Url ┆@schemes(ftp)\n}\n"),
+    code: "WO2040",
+    message: "'ftp' is not a scheme in quotes",
+  },
+  {
     name: "immutable id",
     files: one("type A {\n  id: Id ┆@immutable\n  x: Int\n}\n"),
     code: "WO2028",
