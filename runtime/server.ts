@@ -310,10 +310,10 @@ function isMcpPath(url: string | undefined): boolean {
 
 function listen(listener: RequestListener, hostname: string, port: number) {
   return new Promise<{ server: Server; address: AddressInfo }>((resolvePromise, reject) => {
-    const server = createServer(refuseMalformedRequests(onePerConnection(listener)));
+    const server = createServer(applyHttpBaseline(onePerConnection(listener)));
     // `Expect: 100-continue`: node would send `100 Continue` before any check ran; deferred to
     // the first read of the body, a refusal (403, 415, 413) is the only answer the client gets.
-    server.on("checkContinue", refuseMalformedRequests(onePerConnection(continueOnFirstRead(listener))));
+    server.on("checkContinue", applyHttpBaseline(onePerConnection(continueOnFirstRead(listener))));
     server.once("error", reject);
     server.listen(port, hostname, () => resolvePromise({ server, address: server.address() as AddressInfo }));
   });
@@ -325,7 +325,7 @@ function listen(listener: RequestListener, hostname: string, port: number) {
  * server MUST answer 400 to a request with more than one Host header; node keeps the first, and
  * the Host check (http-guard.ts) would judge a request by one of its two names.
  */
-function refuseMalformedRequests(listener: RequestListener): RequestListener {
+function applyHttpBaseline(listener: RequestListener): RequestListener {
   return (req, res) => {
     res.setHeader("x-content-type-options", "nosniff");
     if (!hasRepeatedHost(req.rawHeaders)) return listener(req, res);
@@ -334,36 +334,42 @@ function refuseMalformedRequests(listener: RequestListener): RequestListener {
   };
 }
 
-const pending = Symbol("wo.pendingRequests");
-type QueuedSocket = Socket & { [pending]?: (() => void)[] };
+const inFlight = Symbol("wo.responseInFlight");
+const waiting = Symbol("wo.waitingRequests");
+type QueuedSocket = Socket & {
+  [inFlight]?: ServerResponse;
+  [waiting]?: { req: IncomingMessage; res: ServerResponse }[];
+};
 
 /**
  * Pipelined requests (several sent on one connection before any answer) are handled one after
- * the other, each once the previous answer is complete. node emits them all at once and only
+ * the other, each once the previous one has answered. node emits them all at once and only
  * orders the answers, so a GET pipelined after a POST would read before the POST committed.
+ * A request that finds the connection idle (every non-pipelined one) starts at once, with no
+ * listener added.
  */
 function onePerConnection(listener: RequestListener): RequestListener {
+  const start = (socket: QueuedSocket, req: IncomingMessage, res: ServerResponse) => {
+    socket[inFlight] = res;
+    listener(req, res);
+  };
+  const startNext = (socket: QueuedSocket) => {
+    const queue = socket[waiting];
+    const next = queue?.shift();
+    if (!queue || !next) return;
+    if (queue.length === 0) socket[waiting] = undefined;
+    start(socket, next.req, next.res);
+    if (socket[waiting]) next.res.once("close", () => startNext(socket));
+  };
   return (req, res) => {
     const socket = req.socket as QueuedSocket;
-    const run = () => {
-      let done = false;
-      const next = () => {
-        if (done) return;
-        done = true;
-        const queue = socket[pending]!;
-        const following = queue.shift();
-        if (following) following();
-        else socket[pending] = undefined;
-      };
-      res.once("finish", next);
-      res.once("close", next);
-      listener(req, res);
-    };
-    const queue = socket[pending];
-    if (queue) queue.push(run);
+    const busy = socket[inFlight];
+    if (busy === undefined || busy.writableEnded) return start(socket, req, res);
+    const queue = socket[waiting];
+    if (queue) queue.push({ req, res });
     else {
-      socket[pending] = [];
-      run();
+      socket[waiting] = [{ req, res }];
+      busy.once("close", () => startNext(socket));
     }
   };
 }

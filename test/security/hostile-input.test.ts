@@ -194,15 +194,31 @@ describe("hostile input against a real wo run (SQLite)", () => {
 
   it("pipelined requests are answered in order, and a GET after a POST sees its row", async () => {
     const body = `{"title":"piped"}`;
+    const create = `POST /api/notes HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
     const pipelined =
-      `POST /api/notes HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}` +
+      create +
+      create +
       "GET /api/notes?title=piped HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" +
       "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
     const answers = responses(await rawSocket(pipelined, () => false));
-    expect(answers.map((a) => a.status)).toEqual([201, 200, 200]);
-    const created = JSON.parse(answers[0]!.body);
-    expect(JSON.parse(answers[1]!.body).items).toEqual([created]);
-    expect(answers[2]!.body).toBe("ok");
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 200, 200]);
+    const created = [JSON.parse(answers[0]!.body), JSON.parse(answers[1]!.body)];
+    expect(JSON.parse(answers[2]!.body).items).toEqual(created);
+    expect(answers[3]!.body).toBe("ok");
+    // The connection serves requests sent one at a time afterwards too.
+    let sentSecond = false;
+    const later = responses(
+      await rawSocket(
+        "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+        (t) => responses(t).length === 2,
+        (t, write) => {
+          if (responses(t).length !== 1 || sentSecond) return;
+          sentSecond = true;
+          write("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+        },
+      ),
+    );
+    expect(later.map((a) => a.status)).toEqual([200, 200]);
   });
 
   it("Float overflow in a method is an error (409), never null or Infinity stored; so is huge Float input", async () => {
