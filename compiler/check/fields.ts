@@ -9,7 +9,14 @@
 import type { DefaultExpr, FieldDecl, Literal, Span, TypeDecl, TypeExpr } from "../ast.js";
 import type { CatalogField, FieldDefault, FieldType } from "../catalog.js";
 import { type CheckContext, describeType, locationOf } from "./context.js";
-import { isScalarName, type ScalarName, scalarNames, scalars, urlSchemeText } from "../../model/scalars.js";
+import {
+  isScalarName,
+  type ScalarName,
+  scalarNames,
+  scalars,
+  urlSchemePattern,
+  urlSchemeText,
+} from "../../model/scalars.js";
 import { createInputAjv } from "../input-ajv.js";
 import { didYouMean } from "./did-you-mean.js";
 import { linkEndpointFields } from "../../model/naming.js";
@@ -272,7 +279,13 @@ export function requireType(name: string, span: Span, ctx: CheckContext, orScala
 /** Each scalar's schema, compiled once when a default of it is first checked. */
 const scalarValidators = new Map<ScalarName, (value: unknown) => boolean>();
 
-function fitsScalarSchema(name: ScalarName, value: unknown): boolean {
+function fitsScalarSchema(type: { scalar: ScalarName; schemes?: string[] }, value: unknown): boolean {
+  const name = type.scalar;
+  // A Url field's own schemes: its schema differs from the scalar's, and such fields are few.
+  if (type.schemes) {
+    const schema = { ...scalars[name].schema, pattern: urlSchemePattern(type.schemes) };
+    return createInputAjv({ standalone: false }).compile(schema)(value) === true;
+  }
   let validate = scalarValidators.get(name);
   if (validate === undefined) {
     const compiled = createInputAjv({ standalone: false }).compile(scalars[name].schema);
@@ -340,7 +353,7 @@ function checkDefault(
           // A default is stored as if a client had sent it: it must pass the field's schema too
           // (a Slug's pattern, an Email's format), or every create that omits it would store a
           // value no client may write.
-          if (value === undefined || !fitsScalarSchema(type.scalar, value)) return misfit(shown);
+          if (value === undefined || !fitsScalarSchema(type, value)) return misfit(shown);
           return value === lit.value ? ok : { kind: "literal", value };
         }
         case "union":
