@@ -213,7 +213,8 @@ export function inUpdateInput(f: CatalogField): boolean {
 }
 
 export type FieldType =
-  | { kind: "scalar"; scalar: ScalarName }
+  /** `schemes`: a Url field's `@schemes(…)`, lower case; absent: defaultUrlSchemes (model/scalars.ts). */
+  | { kind: "scalar"; scalar: ScalarName; schemes?: string[] }
   | { kind: "union"; variants: string[] }
   | { kind: "ref"; target: string }
   | { kind: "multi"; target: string; edgeLabel?: string; via?: string }

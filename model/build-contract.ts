@@ -211,6 +211,8 @@ export interface OperationRuntime {
    * integer; otherwise throws OperationError("aborted"). runtime/operations/int-arithmetic.ts.
    */
   checkedInt(value: number, at: string): number;
+  /** `value` (the result of Float `+`, `-` or `*`) when it is finite; otherwise as checkedInt. */
+  checkedFloat(value: number, at: string): number;
   /** What compiled bodies call for wo's own semantics (runtime/operations/body-helpers.ts). */
   helpers: BodyHelpers;
 }

@@ -19,6 +19,15 @@ export type FilterOperator = (typeof filterOperators)[number];
 /** The most values one `in` takes: a list of ids an agent has at hand, not a table dump. */
 export const maxInValues = 100;
 
+/**
+ * The key of the validator a build emits for the filters of `GET P/live` (a list's input
+ * without paging, sorting or counting), so a stream checks them as a list does. A space is in
+ * no tool name, so it never meets an operation's; error messages name it ("post live filters").
+ */
+export function liveFiltersValidator(snake: string): string {
+  return `${snake} live filters`;
+}
+
 /** `id` and the top-level stored scalar, union and ref fields: what `where` and `sort` may name. */
 export function listFilterFields(type: CatalogType): CatalogField[] {
   return type.fields.filter(

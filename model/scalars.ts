@@ -90,6 +90,21 @@ const searchableText = {
 } as const;
 const exactInteger = { type: "integer", minimum: -maxExactInteger, maximum: maxExactInteger } as const;
 
+/** The schemes a `Url` value may have unless its field says otherwise (`@schemes`). */
+export const defaultUrlSchemes: readonly string[] = ["http", "https", "mailto"];
+
+/** A scheme as RFC 3986 §3.1 spells it: a letter, then letters, digits, `+`, `-` and `.`. */
+export const urlSchemeText = /^[A-Za-z][A-Za-z0-9+.-]*$/;
+
+/**
+ * The JSON Schema pattern admitting a URL of one of `schemes` (lower case): schemes compare
+ * case-insensitively (RFC 3986 §3.1) and a pattern has no flags, so each letter is a class.
+ */
+export function urlSchemePattern(schemes: readonly string[]): string {
+  const either = (c: string) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : c.replace(/[+.]/g, "\\$&"));
+  return `^(?:${schemes.map((s) => [...s].map(either).join("")).join("|")}):`;
+}
+
 export const scalars: Record<ScalarName, Scalar> = {
   // Ids are minted by the store: no default may name one (WO2016).
   Id: { ...integer, schema: { ...idSchema }, literals: [] },
@@ -127,7 +142,9 @@ export const scalars: Record<ScalarName, Scalar> = {
     canonical: utcTimestamp,
     parseText: (text) => (timestampText.test(text) ? (utcTimestamp(text) as string) : undefined),
   },
-  Url: { ...searchableText, schema: { type: "string", format: "uri" } },
+  // Only schemes that name a place to go, so no `javascript:` or `data:` link reaches a page
+  // that shows one; a field widens or narrows the list with `@schemes("ftp", …)`.
+  Url: { ...searchableText, schema: { type: "string", format: "uri", pattern: urlSchemePattern(defaultUrlSchemes) } },
   Email: { ...searchableText, schema: { type: "string", format: "email" }, uniqueIgnoresCase: true },
   Markdown: { ...searchableText, schema: { type: "string", contentMediaType: "text/markdown" } },
   // Minor units (cents): integer arithmetic in methods, no float rounding on the wire.

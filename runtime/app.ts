@@ -170,7 +170,14 @@ export function createApp(options: AppOptions): App {
   const live = createLiveStreams(store, log);
   app.route(
     "/",
-    createRestRoutes({ catalog: build.catalog, operations, maxBodyBytes: config.maxBodyBytes, live, log }),
+    createRestRoutes({
+      catalog: build.catalog,
+      operations,
+      maxBodyBytes: config.maxBodyBytes,
+      live,
+      log,
+      validate: (name, input) => rt.validate(name, input),
+    }),
   );
 
   app.notFound((c) =>

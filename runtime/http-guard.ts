@@ -23,12 +23,30 @@ export function isLoopbackName(name: string): boolean {
 }
 
 // `name[:port]`: a bracketed IPv6 literal or a name with no ':', '@', '/' or space in it.
-const authority = /^(\[[0-9a-f:.]+\]|[^\s:@/?#[\]\\]+)(?::\d{1,5})?$/i;
+const authority = /^(\[[0-9a-f:.]+\]|[^\s:@/?#[\]\\]+)(?::(\d{1,5}))?$/i;
 const originForm = /^(https?):\/\/(.*)$/i;
 
-/** The name of a Host header value (`localhost:8080` → `localhost`), or undefined when malformed. */
+/**
+ * The name of a Host header value (`localhost:8080` → `localhost`), or undefined when malformed:
+ * a port past 65535 names no server, and a browser never sends one.
+ */
 function hostName(value: string): string | undefined {
-  return authority.exec(value.trim())?.[1]?.toLowerCase();
+  const m = authority.exec(value.trim());
+  if (!m || (m[2] !== undefined && Number(m[2]) > 65535)) return undefined;
+  return m[1]!.toLowerCase();
+}
+
+/** Whether node's raw header list (name, value, name, value, …) holds Host more than once. */
+export function hasRepeatedHost(rawHeaders: readonly string[]): boolean {
+  let seen = false;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    if (name.length === 4 && name.toLowerCase() === "host") {
+      if (seen) return true;
+      seen = true;
+    }
+  }
+  return false;
 }
 
 /** The host name of an Origin value `http(s)://name[:port]`, or undefined for anything else (`null`, paths, other schemes). */

@@ -16,13 +16,13 @@
 
 import { getRequestListener } from "@hono/node-server";
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import type { App } from "./app.js";
 import { createAppHost } from "./app-host.js";
 import { describeChanges } from "./build-changes.js";
 import { loadBuild, BuildLoadError } from "./load-build.js";
 import { startupOperation } from "../model/build-contract.js";
-import { isLoopbackName } from "./http-guard.js";
+import { hasRepeatedHost, isLoopbackName } from "./http-guard.js";
 import { resolveAgentToken, TokenError } from "./ops/agent-token.js";
 import { readManagementKey, removeInstance, writeRunningState } from "./ops/instance-state.js";
 import { isManagementPath, type InstanceStatus } from "./ops/management.js";
@@ -316,10 +316,82 @@ function isMcpPath(url: string | undefined): boolean {
 
 function listen(listener: RequestListener, hostname: string, port: number) {
   return new Promise<{ server: Server; address: AddressInfo }>((resolvePromise, reject) => {
-    const server = createServer(listener);
+    const server = createServer(applyHttpBaseline(onePerConnection(listener)));
+    // `Expect: 100-continue`: node would send `100 Continue` before any check ran; deferred to
+    // the first read of the body, a refusal (403, 415, 413) is the only answer the client gets.
+    server.on("checkContinue", applyHttpBaseline(onePerConnection(continueOnFirstRead(listener))));
     server.once("error", reject);
     server.listen(port, hostname, () => resolvePromise({ server, address: server.address() as AddressInfo }));
   });
+}
+
+/**
+ * What holds for every request, whatever serves it. `nosniff` on every answer: a JSON body
+ * holding app text must never be sniffed into HTML or script by a browser. RFC 9112 §3.2: a
+ * server MUST answer 400 to a request with more than one Host header; node keeps the first, and
+ * the Host check (http-guard.ts) would judge a request by one of its two names.
+ */
+function applyHttpBaseline(listener: RequestListener): RequestListener {
+  return (req, res) => {
+    res.setHeader("x-content-type-options", "nosniff");
+    if (!hasRepeatedHost(req.rawHeaders)) return listener(req, res);
+    res.writeHead(400, { "content-type": "text/plain; charset=utf-8", connection: "close" });
+    res.end("Bad Request: more than one Host header.\n");
+  };
+}
+
+const inFlight = Symbol("wo.responseInFlight");
+const waiting = Symbol("wo.waitingRequests");
+type QueuedSocket = Socket & {
+  [inFlight]?: ServerResponse;
+  [waiting]?: { req: IncomingMessage; res: ServerResponse }[];
+};
+
+/**
+ * Pipelined requests (several sent on one connection before any answer) are handled one after
+ * the other, each once the previous one has answered. node emits them all at once and only
+ * orders the answers, so a GET pipelined after a POST would read before the POST committed.
+ * A request that finds the connection idle (every non-pipelined one) starts at once, with no
+ * listener added.
+ */
+function onePerConnection(listener: RequestListener): RequestListener {
+  const start = (socket: QueuedSocket, req: IncomingMessage, res: ServerResponse) => {
+    socket[inFlight] = res;
+    listener(req, res);
+  };
+  const startNext = (socket: QueuedSocket) => {
+    const queue = socket[waiting];
+    const next = queue?.shift();
+    if (!queue || !next) return;
+    if (queue.length === 0) socket[waiting] = undefined;
+    start(socket, next.req, next.res);
+    if (socket[waiting]) next.res.once("close", () => startNext(socket));
+  };
+  return (req, res) => {
+    const socket = req.socket as QueuedSocket;
+    const busy = socket[inFlight];
+    if (busy === undefined || busy.writableEnded) return start(socket, req, res);
+    const queue = socket[waiting];
+    if (queue) queue.push({ req, res });
+    else {
+      socket[waiting] = [{ req, res }];
+      busy.once("close", () => startNext(socket));
+    }
+  };
+}
+
+/** Sends `100 Continue` when the listener first reads the body, unless it has answered already. */
+function continueOnFirstRead(listener: RequestListener): RequestListener {
+  return (req, res) => {
+    const stream = req as IncomingMessage & { _read(size: number): void };
+    const read = stream._read;
+    stream._read = function (size: number) {
+      stream._read = read;
+      if (!res.headersSent) res.writeContinue();
+      read.call(this, size);
+    };
+    listener(req, res);
+  };
 }
 
 /**

@@ -8,7 +8,8 @@
 // 3. The app is built here, so diagnostics reach the terminal; the agent token is resolved here
 //    too (and the automatic one created), so a bad token fails before anything starts.
 // 4. A fresh management key is written to the runtime directory — the only channel it takes:
-//    never argv or the environment, which other users' `ps` can read.
+//    never argv or the environment, which other users' `ps` can read. So is a `--db`
+//    PostgreSQL URL (it may hold a password); the child removes it once read.
 // 5. The child (`wo run --background-child`) is spawned detached in its own session with no
 //    inherited stdio; it logs to the runtime directory's bounded wo.log.
 // 6. Ready means: the state file names the child's PID and the management endpoint at its URL
@@ -28,6 +29,7 @@ import {
   readManagementKey,
   removeInstance,
   renewClaim,
+  writeDatabaseUrl,
   writeNewManagementKey,
 } from "../../runtime/ops/instance-state.js";
 import { callManagement } from "../../runtime/ops/management.js";
@@ -124,8 +126,12 @@ async function startChild(appDir: string, runtimeDir: string, args: RunArgs): Pr
   const logStart = sizeOf(logFile);
   const childArgs = [bin, "run", appDir, "--background-child", "--runtime-dir", runtimeDir];
   if (args.listen !== undefined) childArgs.push("--listen", args.listen);
-  // A folder or file is made absolute for the child; a postgres:// URL is passed as it is.
-  if (args.db !== undefined) childArgs.push("--db", isPostgresUrl(args.db) ? args.db : resolve(args.db));
+  // A folder or file is made absolute for the child; a postgres:// URL, which may hold a
+  // password, goes through a private file: argv is readable by every user (/proc/PID/cmdline).
+  if (args.db !== undefined && isPostgresUrl(args.db)) {
+    writeDatabaseUrl(runtimeDir, args.db);
+    childArgs.push("--db-in-runtime-dir");
+  } else if (args.db !== undefined) childArgs.push("--db", resolve(args.db));
   if (args.allowDestructiveMigration) childArgs.push("--allow-destructive-migration");
   if (args.watch) childArgs.push("--watch");
   if (args.mcpSessions !== undefined) childArgs.push(args.mcpSessions ? "--mcp-sessions" : "--no-mcp-sessions");

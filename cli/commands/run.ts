@@ -11,7 +11,7 @@ import { freshBuildInfo, hashInputs, replayWarnings } from "../../compiler/build
 import { formatWithSources } from "../../compiler/diagnostics/format.js";
 import { ServerStartError, startServer } from "../../runtime/server.js";
 import type { RequestLogFormat } from "../../runtime/request-log.js";
-import { logFileName } from "../../runtime/ops/instance-state.js";
+import { logFileName, takeDatabaseUrl } from "../../runtime/ops/instance-state.js";
 import { openLogFile } from "../../runtime/ops/log-file.js";
 import { checkPrivateDir, PrivateFileError, runtimeDirFor } from "../../runtime/ops/private-files.js";
 import type { ParsedArgs } from "./args.js";
@@ -31,6 +31,8 @@ export interface RunArgs {
   background: boolean;
   /** Internal: this process is that detached instance (started by background.ts, never by hand). */
   backgroundChild: boolean;
+  /** Internal: that instance's `--db` URL is in its runtime directory (background.ts). */
+  dbInRuntimeDir: boolean;
   runtimeDir?: string;
   tokenFile?: string;
 }
@@ -50,10 +52,12 @@ export function runArgsOf(args: ParsedArgs): RunArgs | string {
     requestLog: args.has("--quiet") ? "off" : args.value("--log") === "json" ? "json" : "text",
     background: args.has("--background"),
     backgroundChild: args.has("--background-child"),
+    dbInRuntimeDir: args.has("--db-in-runtime-dir"),
     ...optional("runtimeDir", args.value("--runtime-dir")),
     ...optional("tokenFile", args.value("--token-file")),
   };
   if (out.background && out.backgroundChild) return "--background-child is internal to --background";
+  if (out.dbInRuntimeDir && !out.backgroundChild) return "--db-in-runtime-dir is internal to --background";
   return out;
 }
 
@@ -79,6 +83,12 @@ export async function runRunCommand(args: ParsedArgs): Promise<number> {
         );
       const log = openLogFile(join(runtimeDir!, logFileName));
       write = out = (text) => log.write(text);
+      if (parsed.dbInRuntimeDir) {
+        const url = takeDatabaseUrl(runtimeDir!);
+        if (url === undefined)
+          throw new PrivateFileError(`${runtimeDir} holds no database URL; start with \`wo run --background\`.`);
+        parsed.db = url;
+      }
       process.on("uncaughtException", (err) => {
         write(`wo: internal error: ${err.message} (this is a bug in wo)\n`);
         process.exit(70);
@@ -86,7 +96,7 @@ export async function runRunCommand(args: ParsedArgs): Promise<number> {
     }
   } catch (err) {
     if (!(err instanceof PrivateFileError)) throw err;
-    process.stderr.write(`wo run: ${err.message}\n`);
+    write(`wo run: ${err.message}\n`);
     return 1;
   }
   try {

@@ -143,6 +143,11 @@ export const commands: readonly Command[] = [
       },
       runtimeDir,
       { name: "--background-child", help: "the detached process --background starts", internal: true },
+      {
+        name: "--db-in-runtime-dir",
+        help: "the detached process takes its PostgreSQL URL from the runtime directory, never argv",
+        internal: true,
+      },
     ],
     run: async (args) => (await import("./run.js")).runRunCommand(args),
   },

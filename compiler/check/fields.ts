@@ -9,7 +9,14 @@
 import type { DefaultExpr, FieldDecl, Literal, Span, TypeDecl, TypeExpr } from "../ast.js";
 import type { CatalogField, FieldDefault, FieldType } from "../catalog.js";
 import { type CheckContext, describeType, locationOf } from "./context.js";
-import { isScalarName, type ScalarName, scalarNames, scalars } from "../../model/scalars.js";
+import {
+  isScalarName,
+  type ScalarName,
+  scalarNames,
+  scalars,
+  urlSchemePattern,
+  urlSchemeText,
+} from "../../model/scalars.js";
 import { createInputAjv } from "../input-ajv.js";
 import { didYouMean } from "./did-you-mean.js";
 import { linkEndpointFields } from "../../model/naming.js";
@@ -132,6 +139,10 @@ function buildField(decl: FieldDecl, ctx: CheckContext, isTopLevel: boolean): Ca
       } else {
         ctx.bag.report("WO2108", a.span, { name: "default(…) without a literal" });
       }
+    } else if (name === "schemes") {
+      const schemes = urlSchemes(a.argsText, type);
+      if (typeof schemes === "string") ctx.bag.report("WO2040", a.span, { field: decl.name.text, why: schemes });
+      else if (type.kind === "scalar") type.schemes = schemes;
     } else if (accessAnnotations.has(name)) {
       access.set(name, a.span);
     } else if (unenforcedAnnotations.has(name)) {
@@ -183,6 +194,24 @@ function buildField(decl: FieldDecl, ctx: CheckContext, isTopLevel: boolean): Ca
     }
   }
   return field;
+}
+
+/**
+ * `@schemes("https", "ftp")` on a Url field: the schemes its values may have, instead of
+ * defaultUrlSchemes (spec/schemas.md, "Url"); lower case, in order, each once. Or why not.
+ */
+function urlSchemes(argsText: string | undefined, type: FieldType): string[] | string {
+  if (type.kind !== "scalar" || type.scalar !== "Url") return "only a Url field takes schemes";
+  const items = (argsText ?? "").split(",").map((item) => item.trim());
+  const schemes: string[] = [];
+  for (const item of items) {
+    const m = /^"([^"\\]*)"$/.exec(item);
+    if (!m || !urlSchemeText.test(m[1]!))
+      return `'${item}' is not a scheme in quotes; write e.g. @schemes("https", "ftp")`;
+    const scheme = m[1]!.toLowerCase();
+    if (!schemes.includes(scheme)) schemes.push(scheme);
+  }
+  return schemes;
 }
 
 /** Why a field of this type cannot carry a column constraint, or undefined when it can. */
@@ -263,7 +292,13 @@ export function requireType(name: string, span: Span, ctx: CheckContext, orScala
 /** Each scalar's schema, compiled once when a default of it is first checked. */
 const scalarValidators = new Map<ScalarName, (value: unknown) => boolean>();
 
-function fitsScalarSchema(name: ScalarName, value: unknown): boolean {
+function fitsScalarSchema(type: { scalar: ScalarName; schemes?: string[] }, value: unknown): boolean {
+  const name = type.scalar;
+  // A Url field's own schemes: its schema differs from the scalar's, and such fields are few.
+  if (type.schemes) {
+    const schema = { ...scalars[name].schema, pattern: urlSchemePattern(type.schemes) };
+    return createInputAjv({ standalone: false }).compile(schema)(value) === true;
+  }
   let validate = scalarValidators.get(name);
   if (validate === undefined) {
     const compiled = createInputAjv({ standalone: false }).compile(scalars[name].schema);
@@ -331,7 +366,7 @@ function checkDefault(
           // A default is stored as if a client had sent it: it must pass the field's schema too
           // (a Slug's pattern, an Email's format), or every create that omits it would store a
           // value no client may write.
-          if (value === undefined || !fitsScalarSchema(type.scalar, value)) return misfit(shown);
+          if (value === undefined || !fitsScalarSchema(type, value)) return misfit(shown);
           return value === lit.value ? ok : { kind: "literal", value };
         }
         case "union":

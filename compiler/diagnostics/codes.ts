@@ -110,6 +110,7 @@ export const codes = {
     message: msg`Field '${"name"}' clashes with the endpoint field '${"name"}' that link type '${"link"}' adds to store its '${"target"}' row; rename the field.`,
   },
   WO2030: { severity: "error", message: msg`Unknown trigger event '${"event"}' (known: ${"known"}).${"hint"}` },
+  WO2040: { severity: "error", message: msg`@schemes on '${"field"}': ${"why"}.` },
   WO2041: {
     severity: "error",
     message: msg`@renamed_from takes the old name of ${"what"} as one string, e.g. @renamed_from("${"example"}")${"why"}.`,

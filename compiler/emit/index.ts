@@ -2,6 +2,8 @@
 // the layout), every operation read off one operations table (operation-table.ts). Pure: no
 // file system; compiler/build.ts compiles the `.ts` files and writes.
 import type { Catalog } from "../catalog.js";
+import { servesLiveStream } from "../../model/app.js";
+import { liveFiltersValidator } from "../../model/list-filters.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { SchemaBuilder, emitSchemas } from "./json-schema.js";
 import { emitManifest, jsonText } from "./manifest.js";
@@ -27,11 +29,18 @@ export function emitBuild(catalog: Catalog): EmittedFile[] {
     { path: "schemas.json", text: jsonText(schemas) },
     { path: "openapi.json", text: jsonText(emitOpenApi(catalog, b, table)) },
     { path: "types.d.ts", text: emitTypesText(schemas, rowNames, header) },
-    ...emitValidators(schemas, header),
+    ...emitValidators(schemas, header, liveFilterSchemas(catalog, b)),
     emitOperations(catalog),
     operationsDeclaration(header),
   ];
   return files.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+}
+
+/** Per type serving `GET P/live`, the schema of its filters (liveFiltersValidator). */
+function liveFilterSchemas(catalog: Catalog, b: SchemaBuilder): Record<string, object> {
+  return Object.fromEntries(
+    catalog.types.filter(servesLiveStream).map((t) => [liveFiltersValidator(t.snake), b.liveFilters(t)]),
+  );
 }
 
 /**

@@ -14,7 +14,7 @@ import {
   type CatalogType,
   type FieldType,
 } from "../catalog.js";
-import { idSchema as rowIdSchema, scalars } from "../../model/scalars.js";
+import { idSchema as rowIdSchema, scalars, urlSchemePattern } from "../../model/scalars.js";
 import type { BuildSchemas, OperationEntry } from "../../model/build-contract.js";
 import { operationTable } from "./operation-table.js";
 import { methodOf } from "./exposed-ops.js";
@@ -156,6 +156,13 @@ export class SchemaBuilder {
       },
       additionalProperties: false,
     };
+  }
+
+  /** The filters of `GET P/live`: the list's, without sort, count, limit and cursor. */
+  liveFilters(type: CatalogType): JsonSchema {
+    const properties = { ...(this.list(type).properties as Record<string, JsonSchema>) };
+    for (const name of ["sort", "count", "limit", "cursor"]) delete properties[name];
+    return { type: "object", properties, additionalProperties: false };
   }
 
   /** The `where` entry of one field: the operators its type takes, each with its operand. */
@@ -326,6 +333,7 @@ export class SchemaBuilder {
   value(t: FieldType, mode: Mode, stack: string[]): JsonSchema {
     switch (t.kind) {
       case "scalar":
+        if (t.schemes) return { ...scalars[t.scalar].schema, pattern: urlSchemePattern(t.schemes) };
         return { ...scalars[t.scalar].schema };
       case "union":
         return { type: "string", enum: [...t.variants] };

@@ -365,11 +365,14 @@ function argument(ctx: ExprContext, a: Expr): string {
 
 /**
  * Int/Money `+`, `-`, `*` through rt.checkedInt: a result beyond the safe integers ends the call
- * (runtime/operations/int-arithmetic.ts). Division and remainder of safe integers stay safe.
+ * (409) instead of being stored rounded. Float ones through rt.checkedFloat: a result past
+ * ±1.8e308 is Infinity, which JSON writes as null and a Float column cannot hold.
  */
 function integerChecked(ctx: ExprContext, e: Expr, p: Printed): Printed {
-  if (typeOf(ctx, e).k !== "int") return p;
-  return { code: `rt.checkedInt(${p.code}, ${at(e)})`, prec: 8 };
+  const k = typeOf(ctx, e).k;
+  if (k === "int") return { code: `rt.checkedInt(${p.code}, ${at(e)})`, prec: 8 };
+  if (k === "float") return { code: `rt.checkedFloat(${p.code}, ${at(e)})`, prec: 8 };
+  return p;
 }
 
 function member(ctx: ExprContext, e: import("../ast.js").MemberExpr): Printed {

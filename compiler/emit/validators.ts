@@ -23,13 +23,18 @@ const standaloneCode = ((standaloneModule as unknown as { default?: unknown }).d
  * JavaScript, so the .js is written directly rather than transpiled: running TypeScript over
  * megabytes of generated validator code would dominate the build time for no change in output.
  */
-export function emitValidators(schemas: BuildSchemas, header: string): EmittedFile[] {
+export function emitValidators(
+  schemas: BuildSchemas,
+  header: string,
+  /** Inputs the runtime checks that are no operation's (the filters of a live stream). */
+  others: Record<string, object> = {},
+): EmittedFile[] {
   // Validation ignores annotations, so schemas that differ only in descriptions (every type's
   // get/delete `{ id }`, types of the same shape) share one compiled validator.
   const ajv = createInputAjv({ standalone: true });
   const byShape = new Map<string, string>();
   const toolToValidator: [string, string][] = [];
-  for (const [name, schema] of Object.entries(schemas.inputs)) {
+  for (const [name, schema] of Object.entries({ ...schemas.inputs, ...others })) {
     const bare = withoutAnnotations(schema);
     const shape = JSON.stringify(bare);
     let key = byShape.get(shape);

@@ -14,6 +14,7 @@ import { fieldSummaries } from "../field-summary.js";
 import { problemResponse } from "../rest/problem.js";
 import { restEndpoints } from "../rest/routes.js";
 import { assetAt, assetPaths, page, type Asset } from "./assets.js";
+import { docsDocument } from "./docs-text.js";
 
 // Scripts, styles and connections only from this server; no inline script, no framing.
 const contentSecurityPolicy =
@@ -69,6 +70,22 @@ export function createExplorerRoutes(deps: ExplorerDeps): Hono {
       });
     } catch {
       openapi = undefined;
+      return problemResponse(c, "route_not_found", "The build has no openapi.json; run `wo build`.");
+    }
+  });
+  // What Swagger UI loads: the same document with descriptions that render as text (docs-text.ts).
+  let docsOpenapi: Promise<string> | undefined;
+  app.get("/docs/openapi.json", async (c) => {
+    openapi ??= readFile(join(deps.build.dir, "openapi.json"));
+    docsOpenapi ??= openapi.then((bytes) => JSON.stringify(docsDocument(JSON.parse(bytes.toString("utf8")))));
+    try {
+      return c.body(await docsOpenapi, 200, {
+        "content-type": "application/json",
+        "cache-control": "no-store",
+        ...securityHeaders,
+      });
+    } catch {
+      openapi = docsOpenapi = undefined;
       return problemResponse(c, "route_not_found", "The build has no openapi.json; run `wo build`.");
     }
   });

@@ -7,6 +7,7 @@
 
 import type { BodyHelpers, OperationRuntime } from "../../model/build-contract.js";
 import type { StoreTx } from "../../model/store.js";
+import { checkedFloat } from "./int-arithmetic.js";
 
 /**
  * How deep calls of fns and methods may nest in one transaction: unbounded recursion ends the
@@ -36,7 +37,7 @@ export function createBodyHelpers(rt: Pick<OperationRuntime, "abort" | "invalid"
     // Int and Money division truncates toward zero; dividing by zero ends the call, it never crashes.
     intDiv: (a, b, at) => (b === 0 ? rt.abort(`division by zero at ${at}`) : Math.trunc(a / b)),
     intMod: (a, b, at) => (b === 0 ? rt.abort(`modulo by zero at ${at}`) : a % b),
-    floatDiv: (a, b, at) => (b === 0 ? rt.abort(`division by zero at ${at}`) : a / b),
+    floatDiv: (a, b, at) => (b === 0 ? rt.abort(`division by zero at ${at}`) : checkedFloat(a / b, at)),
     // wo truthiness: only false and null are false (0, "" and [] are true).
     truthy: (v) => v !== false && v !== null && v !== undefined,
     // Sets are in ascending id order, so the latest row is the last one.

@@ -1,7 +1,8 @@
 // Checks on operation inputs that JSON Schema cannot express, run by `rt.validate` around the
 // ajv validator (spec/security.md, "Input values"): a cheap refusal of inputs with more unknown
-// fields than an error may list (before ajv, which would report each of them), lone UTF-16
-// surrogates in text (JSON's `"\ud800"` escape, which SQLite would store as U+FFFD), and the
+// fields than an error may list (before ajv, which would report each of them), text no store
+// keeps as sent (a lone UTF-16 surrogate, JSON's `"\ud800"` escape, which SQLite would store as
+// U+FFFD; U+0000, which PostgreSQL's `text` and `jsonb` cannot hold at all), and the
 // wording for fields a caller may not set (`@readonly`, `@immutable` on update) and for list
 // operators a field does not take.
 
@@ -28,17 +29,29 @@ export function unknownKeys(input: unknown, accepted: Set<string>): string[] {
   return out;
 }
 
+/** A string in an input that no store would keep as it was sent, by JSON pointer. */
+export interface UnstorableText {
+  path: string;
+  message: string;
+}
+
 /**
- * JSON pointers to every string in `value` (object keys included) that holds a lone surrogate.
- * Iterative: the input's nesting depth is bounded only by the body size.
+ * Every string in `value` (object keys included) that holds a lone surrogate or U+0000, with
+ * why. Both stores refuse alike, so an app moved from SQLite to PostgreSQL accepts the same
+ * inputs. Iterative: the input's nesting depth is bounded only by the body size.
  */
-export function loneSurrogates(value: unknown): string[] {
-  const found: string[] = [];
+export function unstorableTexts(value: unknown): UnstorableText[] {
+  const found: UnstorableText[] = [];
+  const check = (text: string, path: string) => {
+    const message = unstorableReason(text);
+    if (message !== undefined) found.push({ path, message });
+    return message === undefined;
+  };
   const stack: [unknown, string][] = [[value, ""]];
   while (stack.length > 0) {
     const [v, pointer] = stack.pop()!;
     if (typeof v === "string") {
-      if (!isWellFormed(v)) found.push(pointer);
+      check(v, pointer);
     } else if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${pointer}/${i}`]);
     } else if (v !== null && typeof v === "object") {
@@ -46,8 +59,7 @@ export function loneSurrogates(value: unknown): string[] {
       for (let i = keys.length - 1; i >= 0; i--) {
         const key = keys[i]!;
         const at = `${pointer}/${escapePointer(key)}`;
-        if (!isWellFormed(key)) found.push(at);
-        else stack.push([(v as Record<string, unknown>)[key], at]);
+        if (check(key, at)) stack.push([(v as Record<string, unknown>)[key], at]);
       }
     }
   }
@@ -56,6 +68,14 @@ export function loneSurrogates(value: unknown): string[] {
 
 export const loneSurrogateMessage =
   "contains a lone UTF-16 surrogate (an unpaired \\ud800–\\udfff escape); send well-formed Unicode text";
+export const nulCharacterMessage =
+  "contains U+0000 (a NUL character, \\u0000), which text values cannot hold; remove it";
+
+function unstorableReason(text: string): string | undefined {
+  if (!isWellFormed(text)) return loneSurrogateMessage;
+  if (text.includes("\u0000")) return nulCharacterMessage;
+  return undefined;
+}
 
 /**
  * Per operation, the input properties it leaves out on purpose, by JSON pointer, with why: the

@@ -7,18 +7,12 @@
 import type { Catalog } from "../../model/app.js";
 import type { AppContract, OperationRuntime, Validator } from "../../model/build-contract.js";
 import { OperationError, maxErrorDetails, type ErrorDetail } from "../../model/errors.js";
-import {
-  acceptedNames,
-  loneSurrogateMessage,
-  loneSurrogates,
-  refusedFieldMessages,
-  unknownKeys,
-} from "./input-checks.js";
+import { acceptedNames, refusedFieldMessages, unknownKeys, unstorableTexts } from "./input-checks.js";
 import { createListPager } from "./list-page.js";
 import { addLink, removeLink } from "./links.js";
 import { idsAlong, refPaths, type RefPath } from "../../model/ref-paths.js";
 import { describeFieldType } from "../../model/type-desc.js";
-import { checkedInt } from "./int-arithmetic.js";
+import { checkedFloat, checkedInt } from "./int-arithmetic.js";
 import { createBodyHelpers } from "./body-helpers.js";
 import { RepeatedFailureLog } from "../repeated-failure-log.js";
 import { counted } from "../../model/words.js";
@@ -91,15 +85,16 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
           all.length - details.length,
         );
       }
-      // Well-formed text only: SQLite would store a lone surrogate as U+FFFD, and two such
-      // values could then read the same yet pass @unique as different.
-      const broken = loneSurrogates(input);
+      // Text as the stores keep it: SQLite would store a lone surrogate as U+FFFD (two such
+      // values could then read the same yet pass @unique as different), and PostgreSQL refuses
+      // U+0000 outright, which would surface as a 500 mid-transaction.
+      const broken = unstorableTexts(input);
       if (broken.length > 0) {
-        const details = broken.slice(0, maxErrorDetails).map((path) => ({ path, message: loneSurrogateMessage }));
+        const details = broken.slice(0, maxErrorDetails);
         const summary =
           broken.length === 1
-            ? `${broken[0] || "input"} ${loneSurrogateMessage}`
-            : `${broken.length} texts contain lone UTF-16 surrogates`;
+            ? `${broken[0]!.path || "input"} ${broken[0]!.message}`
+            : `${broken.length} texts contain characters that cannot be stored`;
         throw new OperationError(
           "invalid_input",
           `The input does not match ${name}: ${summary}.`,
@@ -180,6 +175,7 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
     invalid,
     abort,
     checkedInt,
+    checkedFloat,
     helpers: createBodyHelpers({ abort, invalid }),
   };
   return rt;

@@ -11,6 +11,8 @@ import { createPrivateFile, readPrivateFile, writePrivateFile } from "./private-
 
 export const stateFileName = "state.json";
 export const managementKeyFileName = "management.key";
+/** A background child's `--db` PostgreSQL URL, until the child has read it (it holds the password). */
+export const databaseUrlFileName = "database.url";
 export const logFileName = "wo.log";
 const schema = 1;
 
@@ -96,6 +98,22 @@ export function readManagementKey(runtimeDir: string): Buffer | undefined {
 }
 
 /**
+ * Hands a `--db` PostgreSQL URL to the background child in a private file: a password in argv
+ * would be in /proc/PID/cmdline, which every user of the machine can read.
+ */
+export function writeDatabaseUrl(runtimeDir: string, url: string): void {
+  writePrivateFile(join(runtimeDir, databaseUrlFileName), url);
+}
+
+/** The URL writeDatabaseUrl left, removed as it is read; undefined when there is none. */
+export function takeDatabaseUrl(runtimeDir: string): string | undefined {
+  const file = join(runtimeDir, databaseUrlFileName);
+  const url = readPrivateFile(file);
+  unlinkQuietly(file);
+  return url;
+}
+
+/**
  * Forgets the instance: its state and key (the agent token and the log stay). With `ownPid`,
  * only if the state is still the one that process wrote (a server removing its own).
  */
@@ -106,4 +124,5 @@ export function removeInstance(runtimeDir: string, ownPid?: number): void {
   }
   unlinkQuietly(join(runtimeDir, stateFileName));
   unlinkQuietly(join(runtimeDir, managementKeyFileName));
+  unlinkQuietly(join(runtimeDir, databaseUrlFileName));
 }

@@ -12,7 +12,7 @@ import type { CatalogType } from "../../model/app.js";
 import type { AppContract, Operation, OperationKind } from "../../model/build-contract.js";
 import { OperationError } from "../../model/errors.js";
 import { isPreflight, restPreflightHeaders } from "../http-guard.js";
-import { listVocabulary, type ListVocabulary } from "../../model/list-filters.js";
+import { listVocabulary, liveFiltersValidator, type ListVocabulary } from "../../model/list-filters.js";
 import { listConditions } from "../operations/list-page.js";
 import { readJsonObject, type RestFailure } from "./body.js";
 import type { LiveStreams } from "./live.js";
@@ -28,6 +28,8 @@ export interface RestDeps {
   live: LiveStreams;
   /** One line per unexpected failure; never request bodies. */
   log: (line: string) => void;
+  /** The operation layer's input check (rt.validate): a live stream's filters go through it. */
+  validate: (name: string, input: unknown) => unknown;
 }
 
 /** One REST endpoint, as `GET /` and `wo run`'s route table show it. */
@@ -310,15 +312,11 @@ function live(c: Context, route: Route, deps: RestDeps, vocab: ListVocabulary): 
   }
   const q = listInput(vocab, url.searchParams);
   if (!q.ok) return failure(c, q.failure);
-  // A list checks its input against the list schema; a stream has none, so the one value the
-  // query text alone cannot rule out, a union variant, is checked here.
-  const notVariant = offVariant(vocab, q.input);
-  if (notVariant)
-    return problemResponse(c, "invalid_input", notVariant.detail, [
-      { path: notVariant.path, message: notVariant.message },
-    ]);
   let where;
   try {
+    // What the query text alone cannot rule out (integer range, date formats, `in` sizes, union
+    // variants) is checked against the list's own filter schemas, as a list's input is.
+    deps.validate(liveFiltersValidator(route.type.snake), q.input);
     where = listConditions(vocab, q.input);
   } catch (err) {
     if (err instanceof OperationError) return problemResponse(c, err.kind, err.message, err.details);
@@ -349,33 +347,6 @@ function live(c: Context, route: Route, deps: RestDeps, vocab: ListVocabulary): 
     outgoing,
   );
   return new Response(body, { status: 200, headers });
-}
-
-/** The first union filter value that is not one of its field's variants. */
-function offVariant(
-  vocab: ListVocabulary,
-  input: Record<string, unknown>,
-): { path: string; detail: string; message: string } | undefined {
-  const check = (name: string, path: string, values: unknown[]) => {
-    const t = vocab.filters.get(name)?.field.type;
-    if (t?.kind !== "union") return undefined;
-    const bad = values.find((v) => typeof v !== "string" || !t.variants.includes(v));
-    if (bad === undefined) return undefined;
-    const message = `must be one of ${t.variants.join(", ")}`;
-    return { path, detail: `'${String(bad).slice(0, 60)}' is not a value of ${name}; it ${message}.`, message };
-  };
-  for (const f of vocab.equalities) {
-    const found = input[f.name] !== undefined ? check(f.name, `/${f.name}`, [input[f.name]]) : undefined;
-    if (found) return found;
-  }
-  for (const [name, ops] of Object.entries((input.where ?? {}) as Record<string, Record<string, unknown>>)) {
-    for (const op of ["eq", "ne", "in"]) {
-      const v = ops[op];
-      const found = v !== undefined ? check(name, `/where/${name}/${op}`, Array.isArray(v) ? v : [v]) : undefined;
-      if (found) return found;
-    }
-  }
-  return undefined;
 }
 
 function failure(c: Context, f: RestFailure): Response {

@@ -79,6 +79,7 @@ export interface OpenedStore {
 export async function openStore(options: OpenStoreOptions): Promise<OpenedStore> {
   const location = storeLocation(options);
   if (location.kind === "postgres") {
+    refuseUnsupportedUrl(location.url);
     const { store, migration } = await openPostgresStore({
       url: location.url,
       catalog: options.catalog,
@@ -125,6 +126,27 @@ function changeLogOf(options: OpenStoreOptions): ChangeLogOptions {
     tables: options.catalog.types.filter(servesLiveStream).map((t) => t.table),
     retention: options.config.liveRetention ?? defaultRetention,
   };
+}
+
+/**
+ * A URL wo cannot honour is refused before connecting. `options=` (libpq's startup options)
+ * would replace the ones wo sets on every connection — `synchronous_commit=on`, so a write is
+ * answered only once durable, and `statement_timeout` — and `-c search_path=…` would move the
+ * tables out of the schema wo migrates; the settings have their own keys in `[database]`.
+ */
+function refuseUnsupportedUrl(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new StoreOpenError(
+      "The PostgreSQL URL is not a valid URL; write postgres://USER@HOST:PORT/DATABASE (percent-encode special characters in the password).",
+    );
+  }
+  if (parsed.searchParams.has("options"))
+    throw new StoreOpenError(
+      `The PostgreSQL URL ${redactUrl(url)} sets options=, which wo does not support: it sets its own session options (synchronous_commit=on, statement_timeout). Remove options= from the URL; use [database] statement_timeout_ms in wo.toml, or ALTER ROLE … SET for other settings.`,
+    );
 }
 
 /** The password from `[database] password_env` (when the URL has none), pool size and timeout. */

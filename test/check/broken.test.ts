@@ -178,6 +178,18 @@ export const brokenCases: BrokenCase[] = [
     message: '"nope"',
   },
   {
+    name: "Url default with a scheme the default schemes leave out",
+    files: one('type A {\n  u: Url = ┆"javascript:alert(1)"\n}\n'),
+    code: "WO2012",
+    message: '"javascript:alert(1)"',
+  },
+  {
+    name: "Url default with a scheme its @schemes leaves out",
+    files: one('type A {\n  u: Url = ┆"https://example.org" @schemes("ftp")\n}\n'),
+    code: "WO2012",
+    message: '"https://example.org"',
+  },
+  {
     name: "Url default not a URI",
     files: one('type A {\n  u: Url = ┆"not a url"\n}\n'),
     code: "WO2012",
@@ -269,6 +281,18 @@ export const brokenCases: BrokenCase[] = [
     files: one("type A {\n  x: Int\n  on ┆updte do set x = 1\n}\n"),
     code: "WO2030",
     message: "Did you mean 'update'?",
+  },
+  {
+    name: "schemes on a field that is not a Url",
+    files: one('type A {\n  x: Text ┆@schemes("ftp")\n}\n'),
+    code: "WO2040",
+    message: "only a Url field takes schemes",
+  },
+  {
+    name: "schemes not written as quoted schemes",
+    files: one("type A {\n  x: Url ┆@schemes(ftp)\n}\n"),
+    code: "WO2040",
+    message: "'ftp' is not a scheme in quotes",
   },
   {
     name: "immutable id",
@@ -507,6 +531,7 @@ describe("defaults held to their field's schema", () => {
   k: SKU = "AB-12.x"
   e: Email = "team@example.org"
   u: Url = "https://example.org/a?b=1"
+  f: Url = "FTP://files.example.org/x" @schemes("ftp")
   t: Timestamp = "2026-01-02T03:04:05+02:00"
 }
 `),
@@ -520,6 +545,7 @@ describe("defaults held to their field's schema", () => {
       expect(defaultOf("k")).toEqual({ kind: "literal", value: "AB-12.x" });
       expect(defaultOf("e")).toEqual({ kind: "literal", value: "team@example.org" });
       expect(defaultOf("u")).toEqual({ kind: "literal", value: "https://example.org/a?b=1" });
+      expect(defaultOf("f")).toEqual({ kind: "literal", value: "FTP://files.example.org/x" });
       expect(defaultOf("t")).toEqual({ kind: "literal", value: "2026-01-02T01:04:05.000Z" });
     } finally {
       rmSync(dir, { recursive: true, force: true });

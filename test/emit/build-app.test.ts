@@ -113,7 +113,16 @@ describe.each(samples)("samples/%s", (sample) => {
     // The emitted validators and operations load from the build folder (no node_modules there).
     const validators = (await import(pathToFileURL(join(outDir, "validators.js")).href)) as ValidatorsModule;
     const table = validators.createValidators(createRequire(join(repo, "runtime", "build.ts")));
-    expect(Object.keys(table).sort()).toEqual(Object.keys(JSON.parse(files["schemas.json"]!).inputs));
+    // One per operation input, and one per live stream's filters (runtime/rest/routes.ts checks them).
+    const liveFilters = Object.keys(table).filter((k) => k.endsWith(" live filters"));
+    expect(
+      Object.keys(table)
+        .filter((k) => !liveFilters.includes(k))
+        .sort(),
+    ).toEqual(Object.keys(JSON.parse(files["schemas.json"]!).inputs));
+    const { types } = JSON.parse(files["app.json"]!) as { types: { snake: string; rest: { ops: string[] }[] }[] };
+    const subscribed = types.filter((t) => t.rest.some((b) => b.ops.includes("subscribe")));
+    expect(liveFilters).toEqual(subscribed.map((t) => `${t.snake} live filters`).sort());
     expect(files["operations.js"]).not.toMatch(/^import\s/m);
 
     // Every schema compiles in strict mode; the OpenAPI document validates; types.d.ts type-checks.

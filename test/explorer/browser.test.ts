@@ -4,7 +4,7 @@
 // Swagger UI, and use a token-protected server. No page may log an error (a CSP violation is
 // one), and app text must never become markup. Screenshots go to test-output/ for a person to look at.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { copyApp, removeApp, repoRoot, startWo, type WoProcess } from "../support/wo-process.js";
@@ -22,7 +22,10 @@ beforeAll(async () => {
   const blogDir = copyApp("samples/blog");
   // A token, and app text that would run as script if the page ever used it as HTML.
   const guardedDir = copyApp("samples/hello");
-  appendFileSync(join(guardedDir, "wo.toml"), '\n[server]\ntoken_env = "WO_EXPLORER_BROWSER_TOKEN"\n');
+  writeFileSync(
+    join(guardedDir, "wo.toml"),
+    'name = "hello"\nversion = "0.1.0"\ndescription = "<img src=x id=pwn-docs> *not emphasis* [link](https://example.com)"\n\n[server]\ntoken_env = "WO_EXPLORER_BROWSER_TOKEN"\n',
+  );
   writeFileSync(
     join(guardedDir, "note.wo"),
     '-- <img src=x onerror="window.pwned=1">Notes\ntype Note {\n  body: Text\n\n  service rest "/api/notes" expose list, create\n}\n',
@@ -277,6 +280,13 @@ describe("explorer", () => {
     await page.goto(`${guarded.wo.url}/docs`);
     await page.locator(".opblock-summary-path", { hasText: "/api/notes" }).first().waitFor();
     expect(await page.locator("#token-note").isVisible()).toBe(false);
+    // Swagger UI renders descriptions as Markdown with HTML: /docs shows the text as written.
+    expect(await text(page, ".info .description")).toBe(
+      "<img src=x id=pwn-docs> *not emphasis* [link](https://example.com)",
+    );
+    expect(await page.locator("#swagger-ui img, #swagger-ui .info em, #swagger-ui .info .description a").count()).toBe(
+      0,
+    );
     expect(errors.filter((e) => !e.includes("401"))).toEqual([]);
     await page.close();
   });

@@ -48,7 +48,7 @@ const assets = [
   "/docs/swagger-ui.css",
   "/docs/swagger-ui-bundle.js",
 ];
-const dataEndpoints = ["/explorer/app.json", "/openapi.json"];
+const dataEndpoints = ["/explorer/app.json", "/openapi.json", "/docs/openapi.json"];
 
 describe("GET / negotiates", () => {
   it("JSON for Accept: application/json, */* or no Accept, exactly as before", async () => {
@@ -91,6 +91,18 @@ describe("endpoints", () => {
     expect(r.status).toBe(200);
     expect(r.headers["content-type"]).toBe("application/json");
     expect(r.text).toBe(readFileSync(join(open.appDir, ".wo/build/openapi.json"), "utf8"));
+  });
+
+  it("/docs/openapi.json is that document with descriptions as Markdown that renders to their text", async () => {
+    const faithful = JSON.parse(readFileSync(join(open.appDir, ".wo/build/openapi.json"), "utf8"));
+    const r = await get(open, "/docs/openapi.json");
+    expect(r.status).toBe(200);
+    expect(r.headers["content-type"]).toBe("application/json");
+    expect(faithful.info.description).toBe("The smallest wo app: one type behind a REST API and MCP tools.");
+    expect(r.json.info.description).toBe("The smallest wo app\\: one type behind a REST API and MCP tools\\.");
+    // Only descriptions differ.
+    const bare = (doc: unknown) => JSON.stringify(doc, (key, v) => (key === "description" ? undefined : v));
+    expect(bare(r.json)).toBe(bare(faithful));
   });
 
   it("/explorer/app.json describes types, fields, endpoints with input schemas and MCP tools", async () => {
@@ -141,7 +153,7 @@ describe("endpoints", () => {
     expect(bundle.text).toBe(
       readFileSync(join(import.meta.dirname, "../../node_modules/swagger-ui-dist/swagger-ui-bundle.js"), "utf8"),
     );
-    expect((await get(open, "/docs/docs.js")).text).toContain('url: "/openapi.json"');
+    expect((await get(open, "/docs/docs.js")).text).toContain('url: "/docs/openapi.json"');
   });
 });
 

@@ -1,9 +1,10 @@
-// Swagger UI over this server's /openapi.json. The bearer token, when the explorer page has one
+// Swagger UI over this server's /docs/openapi.json (/openapi.json with descriptions that render
+// as text, runtime/explorer/docs-text.ts). The bearer token, when the explorer page has one
 // for this tab (sessionStorage), goes on every request Swagger UI makes: the document and "Try
 // it out" alike; a 401 shows where to enter it.
 window.addEventListener("DOMContentLoaded", () => {
   window.ui = window.SwaggerUIBundle({
-    url: "/openapi.json",
+    url: "/docs/openapi.json",
     dom_id: "#swagger-ui",
     deepLinking: true,
     tryItOutEnabled: false,
