@@ -9,6 +9,7 @@
 import { parse, TomlError } from "smol-toml";
 import type { Span } from "../ast.js";
 import type { Catalog, WoConfig } from "../catalog.js";
+import { defaultLimits } from "../../model/app.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { didYouMean } from "./did-you-mean.js";
 
@@ -26,6 +27,7 @@ export function defaultConfig(): WoConfig {
     allowedOrigins: [],
     maxBodyBytes: 1024 * 1024,
     concurrency: { running: 64, queued: 1024 },
+    limits: defaultLimits(),
   };
 }
 
@@ -94,6 +96,10 @@ export function readConfig(text: string | undefined, file: string, dirName: stri
   if (retention !== undefined) config.liveRetention = retention;
   config.mcp.sessions = read.bool("mcp", "sessions") ?? config.mcp.sessions;
   config.mcp.allowedOrigins = read.stringList("mcp", "allowed_origins") ?? config.mcp.allowedOrigins;
+  for (const [kind, limits] of Object.entries(config.limits)) {
+    limits.steps = read.positiveInt("limits", `${kind}_steps`) ?? limits.steps;
+    limits.millis = read.positiveInt("limits", `${kind}_millis`) ?? limits.millis;
+  }
   warnUnknownKeys(doc, read.known, text, file, bag);
   return result;
 }
@@ -226,6 +232,7 @@ const firstKeyOf: Record<string, string> = {
   database: "data_dir",
   mcp: "sessions",
   live: "retention",
+  limits: "method_steps",
 };
 
 /**

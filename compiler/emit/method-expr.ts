@@ -146,6 +146,10 @@ const helperNames = [
   "contains",
   "item",
   "text",
+  "concat",
+  "step",
+  "pause",
+  "abortMessage",
 ] as const;
 export type HelperName = (typeof helperNames)[number];
 
@@ -317,9 +321,9 @@ function expr(ctx: ExprContext, e: Expr): Printed {
           return { code: `${operand(ctx, e.left, 5)} ${e.op} ${operand(ctx, e.right, 5)}`, prec: 4 };
         case "+":
           if (typeOf(ctx, e).k === "text") {
-            // Text concatenation: a number or boolean reads as JSON, null as "null".
-            ctx.helpers.add("text");
-            return { code: `text(${expr(ctx, e.left).code}) + text(${expr(ctx, e.right).code})`, prec: 5 };
+            // Text concatenation: a number or boolean reads as JSON, null as "null"; its length is bounded.
+            ctx.helpers.add("concat");
+            return { code: `concat(${expr(ctx, e.left).code}, ${expr(ctx, e.right).code}, ${at(e)})`, prec: 8 };
           }
           return integerChecked(ctx, e, {
             code: `${operand(ctx, e.left, 5)} ${e.op} ${operand(ctx, e.right, 6)}`,

@@ -82,15 +82,16 @@ export function emitMethodHandler(catalog: Catalog, type: CatalogType, method: C
     // A method that never writes needs no writer slot: a read snapshot is as consistent. With
     // or without `in txn`, one that writes runs in one write transaction.
     const isWrite = blockHas(method.body, writeStatements, catalog);
-    const open = isWrite ? "return rt.store.write(async (tx) => " : "return rt.store.read(async (tx) => ";
-    w.write(open).inlineBlock(() => {
+    // The body runs under the run budget of a client's call (runtime/operations/run-budget.ts).
+    const budgeted = `rt.budgeted("method", ${jsString(`Method ${type.name}.${method.name}`)}, call, async (tx) => `;
+    w.write(`return rt.store.${isWrite ? "write" : "read"}(${budgeted}`).inlineBlock(() => {
       const selfKw = typing.reassigned.has("self") ? "let" : "const";
       w.writeLine(
         `${selfKw} self = ((await tx.get(${jsString(type.table)}, args.id)) as ${rowAlias(type.name)} | undefined) ?? rt.notFound(${jsString(type.name)}, args.id);`,
       );
       w.write(body.toString());
     });
-    w.write(isWrite ? ", call);" : ");").newLine();
+    w.write(isWrite ? "), call);" : "));").newLine();
   });
   return w.toString().trimEnd();
 }
@@ -211,7 +212,10 @@ function writeStmt(w: CodeBlockWriter, ctx: ExprContext, s: Stmt): void {
     case "ForStmt": {
       // The loop variable is declared up front with the other flat-scope bindings (writeBody).
       const name = jsName(s.variable.text);
-      w.write(`for (${name} of ${printExpr(ctx, s.iterable)})`).block(() => writeBlock(w, ctx, s.body));
+      w.write(`for (${name} of ${printExpr(ctx, s.iterable)})`).block(() => {
+        writeStep(w, ctx);
+        writeBlock(w, ctx, s.body);
+      });
       return;
     }
     case "ExprStmt":
@@ -229,7 +233,9 @@ function writeStmt(w: CodeBlockWriter, ctx: ExprContext, s: Stmt): void {
           w.write("await tx.savepoint(async () => ").inlineBlock(() => writeBlock(w, ctx, s.body));
           w.write(");").newLine();
         });
-        w.write("} catch (err)").block(() => w.writeLine("aborted = (err as Error).message;"));
+        // A run ended by its budget or its caller is not an abort the test can expect.
+        ctx.helpers.add("abortMessage");
+        w.write("} catch (err)").block(() => w.writeLine("aborted = abortMessage(err);"));
         w.writeLine(
           `if (aborted === undefined) rt.abort(${jsString(`expect_abort at ${where}: the block did not abort`)});`,
         );
@@ -274,6 +280,16 @@ function writeStmt(w: CodeBlockWriter, ctx: ExprContext, s: Stmt): void {
       writeLink(w, ctx, s);
       return;
   }
+}
+
+/**
+ * Each iteration of a loop is a step of the run's budget: a countdown, and every thousand
+ * steps a look at the clock that may let other callers run (runtime/operations/run-budget.ts).
+ */
+function writeStep(w: CodeBlockWriter, ctx: ExprContext): void {
+  ctx.helpers.add("step");
+  ctx.helpers.add("pause");
+  w.writeLine("if (step(tx)) await pause(tx);");
 }
 
 function isParamName(ctx: ExprContext, name: string): boolean {
@@ -457,10 +473,12 @@ function writeUpdate(w: CodeBlockWriter, ctx: ExprContext, s: UpdateStmt): void 
     if (check !== undefined) w.writeLine(check);
     if (s.target.kind === "SelectExpr") {
       w.write(`for (const row of await tx.list(${selectTargetQuery(ctx, s.target)}))`).block(() => {
+        writeStep(w, ctx);
         w.writeLine(`await tx.update(${table}, row.id as number, patch);`);
       });
     } else if (targetType.isSet) {
       w.write(`for (const row of ${printExpr(ctx, s.target)})`).block(() => {
+        writeStep(w, ctx);
         w.writeLine(`await tx.update(${table}, row.id, patch);`);
       });
     } else {
@@ -478,12 +496,16 @@ function writeDelete(w: CodeBlockWriter, ctx: ExprContext, targetExpr: SelectExp
     w.writeLine(`await rt.checkNotReferenced(tx, ${table}, ${id});`);
     w.writeLine(`await tx.delete(${table}, ${id});`);
   };
+  const each = (id: string) => {
+    writeStep(w, ctx);
+    one(id);
+  };
   if (targetExpr.kind === "SelectExpr") {
     w.write(`for (const row of await tx.list(${selectTargetQuery(ctx, targetExpr)}))`).block(() =>
-      one("row.id as number"),
+      each("row.id as number"),
     );
   } else if (targetType.isSet) {
-    w.write(`for (const row of ${printExpr(ctx, targetExpr)})`).block(() => one("row.id"));
+    w.write(`for (const row of ${printExpr(ctx, targetExpr)})`).block(() => each("row.id"));
   } else {
     one(`${printExpr(ctx, targetExpr)}.id`);
   }

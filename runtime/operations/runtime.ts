@@ -4,7 +4,7 @@
 // OperationError kinds. Leaves HTTP statuses and MCP tool results to the adapters.
 
 // Type-only: the model arrives as app.json; nothing from compiler/ is loaded at run time.
-import type { Catalog } from "../../model/app.js";
+import { defaultLimits, type Catalog } from "../../model/app.js";
 import type { AppContract, OperationRuntime, Validator } from "../../model/build-contract.js";
 import { OperationError, maxErrorDetails, type ErrorDetail } from "../../model/errors.js";
 import {
@@ -20,6 +20,7 @@ import { idsAlong, refPaths, type RefPath } from "../../model/ref-paths.js";
 import { describeFieldType } from "../../model/type-desc.js";
 import { checkedInt } from "./int-arithmetic.js";
 import { createBodyHelpers } from "./body-helpers.js";
+import { RunBudgets } from "./run-budget.js";
 import { RepeatedFailureLog } from "../repeated-failure-log.js";
 import { counted } from "../../model/words.js";
 import {
@@ -58,6 +59,8 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
   const abort = (message: string): never => {
     throw new OperationError("aborted", message);
   };
+  const limits = catalog.config.limits ?? defaultLimits();
+  const budgets = new RunBudgets((kind) => limits[kind]);
 
   const rt: OperationRuntime = {
     store,
@@ -179,7 +182,8 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
     invalid,
     abort,
     checkedInt,
-    helpers: createBodyHelpers({ abort, invalid }),
+    helpers: createBodyHelpers({ abort, invalid }, budgets),
+    budgeted: (kind, what, call, body) => budgets.wrap(kind, what, call, body),
   };
   return rt;
 }
