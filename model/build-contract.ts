@@ -29,7 +29,8 @@ import type { ErrorDetail } from "./errors.js";
  * 3: listPage(table, input) serves `_list`. 4: app.json replaces catalog.json; CRUD and
  * relation operations are run by the runtime from its operations table, not generated; method
  * handlers get validated input; bodies take their helpers from `rt.helpers`. 5: every body runs
- * under `rt.budgeted` and counts its steps (`step`/`pause`, `nested`); text joins via `concat`.
+ * under `rt.budgeted`, whose budget it passes to the fns it calls and counts its steps in
+ * (loops, `nested`); text joins via `concat`.
  */
 export const buildFormat = 5;
 
@@ -224,7 +225,7 @@ export interface OperationRuntime {
     kind: RunKind,
     what: string,
     call: CallContext,
-    body: (tx: StoreTx) => Promise<T>,
+    body: (tx: StoreTx, budget: RunBudgetCounter) => Promise<T>,
   ): (tx: StoreTx) => Promise<T>;
 }
 
@@ -259,11 +260,7 @@ export interface BodyHelpers {
    * Runs a nested fn or method call, one step of the run's budget; past the depth limit the
    * call ends instead of recursing forever.
    */
-  nested<T>(tx: StoreTx, at: string, run: () => Promise<T>): Promise<T>;
-  /** One step of the run (a loop iteration); true when the run must `pause` before going on. */
-  step(tx: StoreTx): boolean;
-  /** Checks the run's budget and signal, and lets other callers run when it is due. */
-  pause(tx: StoreTx): Promise<void>;
+  nested<T>(budget: RunBudgetCounter, at: string, run: () => Promise<T>): Promise<T>;
   /** Text `+`: both sides as `text` does; a result beyond the text length limit ends the call. */
   concat(a: unknown, b: unknown, at: string): string;
   /**
@@ -271,6 +268,20 @@ export interface BodyHelpers {
    * a cancellation, which no test can expect away.
    */
   abortMessage(err: unknown): string;
+}
+
+/**
+ * What compiled bodies see of a run budget (runtime/operations/run-budget.ts `RunBudget`): the
+ * handler gets it with its transaction and passes it, like `tx`, to every fn and method it
+ * calls. A loop counts each iteration as `if (--budget.left <= 0) await budget.check();`.
+ */
+export interface RunBudgetCounter {
+  /** Steps left until the next `check`: each step counts it down. */
+  left: number;
+  /** How deep fn and method calls nest right now (`nested`). */
+  depth: number;
+  /** Ends the run past its budget or once its caller gave up; lets other callers run when due. */
+  check(): Promise<void>;
 }
 
 export interface CallContext {

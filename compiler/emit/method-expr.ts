@@ -147,8 +147,6 @@ const helperNames = [
   "item",
   "text",
   "concat",
-  "step",
-  "pause",
   "abortMessage",
 ] as const;
 export type HelperName = (typeof helperNames)[number];
@@ -242,9 +240,9 @@ function expr(ctx: ExprContext, e: Expr): Printed {
         };
       }
       if (!builtinFunctions.has(name)) {
-        // A free fn: runs in this call's transaction (compiler/emit/methods.ts emitFunction).
+        // A free fn: runs in this call's transaction and budget (compiler/emit/methods.ts emitFunction).
         const fn = ctx.catalog.functions?.find((f) => f.name === name);
-        const code = `await nested(tx, ${at(e)}, async () => ${functionName(name)}(tx${e.args.map((a) => `, ${argument(ctx, a)}`).join("")}))`;
+        const code = `await nested(budget, ${at(e)}, async () => ${functionName(name)}(tx, budget${e.args.map((a) => `, ${argument(ctx, a)}`).join("")}))`;
         return callResult(ctx, e, `${name}()`, fn?.returns !== undefined, code);
       }
       const arg = e.args[0]!;
@@ -270,7 +268,7 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       const call = ctx.typing.methodCalls.get(e)!;
       const obj = expr(ctx, e.object);
       const id = call.isRef ? obj.code : prop(wrap(obj, 8), "id");
-      const code = `await nested(tx, ${at(e)}, async () => ${methodFunctionName(call.type, e.method.text)}(tx, ${id}${e.args.map((a) => `, ${argument(ctx, a)}`).join("")}))`;
+      const code = `await nested(budget, ${at(e)}, async () => ${methodFunctionName(call.type, e.method.text)}(tx, budget, ${id}${e.args.map((a) => `, ${argument(ctx, a)}`).join("")}))`;
       const callee = findType(ctx.catalog, call.type)?.methods.find((m) => m.name === e.method.text);
       return callResult(ctx, e, `${call.type}.${e.method.text}()`, callee?.returns !== undefined, code);
     }

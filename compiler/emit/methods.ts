@@ -83,7 +83,7 @@ export function emitMethodHandler(catalog: Catalog, type: CatalogType, method: C
     // or without `in txn`, one that writes runs in one write transaction.
     const isWrite = blockHas(method.body, writeStatements, catalog);
     // The body runs under the run budget of a client's call (runtime/operations/run-budget.ts).
-    const budgeted = `rt.budgeted("method", ${jsString(`Method ${type.name}.${method.name}`)}, call, async (tx) => `;
+    const budgeted = `rt.budgeted("method", ${jsString(`Method ${type.name}.${method.name}`)}, call, async (tx, budget) => `;
     w.write(`return rt.store.${isWrite ? "write" : "read"}(${budgeted}`).inlineBlock(() => {
       const selfKw = typing.reassigned.has("self") ? "let" : "const";
       w.writeLine(
@@ -105,9 +105,10 @@ function signatureName(t: FieldType): string {
 }
 
 /**
- * A free fn → `async function f_name(tx, v_a, …)`, declared inside `createOperations(rt)` so
- * it sees `rt`; it runs in the transaction its caller passes. `rowTypes` collects the row
- * aliases its signature and body use (declared beside it by the operations emitter).
+ * A free fn → `async function f_name(tx, budget, v_a, …)`, declared inside
+ * `createOperations(rt)` so it sees `rt`; it runs in the transaction and under the run budget
+ * its caller passes. `rowTypes` collects the row aliases its signature and body use (declared
+ * beside it by the operations emitter).
  */
 export function emitFunction(
   catalog: Catalog,
@@ -135,7 +136,9 @@ export function emitFunction(
   w.writeLine(`// ${jsComment(`${fn.source.file}:${fn.source.line}: ${what}`)}`);
   // A method called from a body (`o.m()`) takes its row's id and reads the row in the caller's transaction.
   if (owner) params.unshift("selfId: number");
-  w.write(`async function ${name}(tx: Tx${params.map((p) => `, ${p}`).join("")}): Promise<${returns}>`).block(() => {
+  w.write(
+    `async function ${name}(tx: Tx, budget: RunBudgetCounter${params.map((p) => `, ${p}`).join("")}): Promise<${returns}>`,
+  ).block(() => {
     const helpers = helpersLine(ctx.helpers);
     if (helpers) w.writeLine(helpers);
     if (owner) {
@@ -213,7 +216,7 @@ function writeStmt(w: CodeBlockWriter, ctx: ExprContext, s: Stmt): void {
       // The loop variable is declared up front with the other flat-scope bindings (writeBody).
       const name = jsName(s.variable.text);
       w.write(`for (${name} of ${printExpr(ctx, s.iterable)})`).block(() => {
-        writeStep(w, ctx);
+        writeStep(w);
         writeBlock(w, ctx, s.body);
       });
       return;
@@ -286,10 +289,8 @@ function writeStmt(w: CodeBlockWriter, ctx: ExprContext, s: Stmt): void {
  * Each iteration of a loop is a step of the run's budget: a countdown, and every thousand
  * steps a look at the clock that may let other callers run (runtime/operations/run-budget.ts).
  */
-function writeStep(w: CodeBlockWriter, ctx: ExprContext): void {
-  ctx.helpers.add("step");
-  ctx.helpers.add("pause");
-  w.writeLine("if (step(tx)) await pause(tx);");
+function writeStep(w: CodeBlockWriter): void {
+  w.writeLine("if (--budget.left <= 0) await budget.check();");
 }
 
 function isParamName(ctx: ExprContext, name: string): boolean {
@@ -473,12 +474,12 @@ function writeUpdate(w: CodeBlockWriter, ctx: ExprContext, s: UpdateStmt): void 
     if (check !== undefined) w.writeLine(check);
     if (s.target.kind === "SelectExpr") {
       w.write(`for (const row of await tx.list(${selectTargetQuery(ctx, s.target)}))`).block(() => {
-        writeStep(w, ctx);
+        writeStep(w);
         w.writeLine(`await tx.update(${table}, row.id as number, patch);`);
       });
     } else if (targetType.isSet) {
       w.write(`for (const row of ${printExpr(ctx, s.target)})`).block(() => {
-        writeStep(w, ctx);
+        writeStep(w);
         w.writeLine(`await tx.update(${table}, row.id, patch);`);
       });
     } else {
@@ -497,7 +498,7 @@ function writeDelete(w: CodeBlockWriter, ctx: ExprContext, targetExpr: SelectExp
     w.writeLine(`await tx.delete(${table}, ${id});`);
   };
   const each = (id: string) => {
-    writeStep(w, ctx);
+    writeStep(w);
     one(id);
   };
   if (targetExpr.kind === "SelectExpr") {

@@ -45,7 +45,7 @@ export function emitOperations(
   const w = newWriter();
   w.writeLine(generatedHeader(catalog));
   w.blankLine();
-  w.writeLine(`import type { CallContext, OperationRuntime } from "wo/model/build-contract";`);
+  w.writeLine(`import type { CallContext, OperationRuntime, RunBudgetCounter } from "wo/model/build-contract";`);
   w.blankLine();
   w.write("export function createOperations(rt: OperationRuntime)").block(() => {
     // The transaction a handler opens, as free fns and the `deref` helper take it.
@@ -125,12 +125,12 @@ function writeEntryPoint(
 ): void {
   if (afterOthers) w.blankLine();
   w.write(`async ${jsString(member)}(_input: unknown, call: CallContext)`).block(() => {
-    w.write(`return rt.store.write(rt.budgeted(${jsString(kind)}, ${jsString(what)}, call, async (tx) => `).inlineBlock(
-      () => {
-        for (const name of fns) w.writeLine(`await ${name}(tx);`);
-        w.writeLine("return null;");
-      },
-    );
+    w.write(
+      `return rt.store.write(rt.budgeted(${jsString(kind)}, ${jsString(what)}, call, async (tx, budget) => `,
+    ).inlineBlock(() => {
+      for (const name of fns) w.writeLine(`await ${name}(tx, budget);`);
+      w.writeLine("return null;");
+    });
     w.write("), call);").newLine();
   });
   w.write(",").newLine();

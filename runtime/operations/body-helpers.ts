@@ -8,7 +8,7 @@
 
 import type { BodyHelpers, OperationRuntime } from "../../model/build-contract.js";
 import type { StoreTx } from "../../model/store.js";
-import { RunEndedError, type RunBudgets } from "./run-budget.js";
+import { RunEndedError, type RunBudget } from "./run-budget.js";
 
 /**
  * How deep calls of fns and methods may nest in one transaction: unbounded recursion ends the
@@ -25,7 +25,7 @@ export const maxCallDepth = 100;
  */
 export const maxTextLength = 16 * 1024 * 1024;
 
-export function createBodyHelpers(rt: Pick<OperationRuntime, "abort" | "invalid">, budgets: RunBudgets): BodyHelpers {
+export function createBodyHelpers(rt: Pick<OperationRuntime, "abort" | "invalid">): BodyHelpers {
   const text = (v: unknown): string => (typeof v === "string" ? v : JSON.stringify(v ?? null));
   return {
     // o.f on a ref T id: the row it names, read in this transaction; an id that names no row ends the call.
@@ -78,8 +78,7 @@ export function createBodyHelpers(rt: Pick<OperationRuntime, "abort" | "invalid"
       (variants as readonly string[]).includes(v)
         ? (v as T)
         : rt.invalid(`'${v}' is not one of ${variants.join(", ")} (field '${field}' at ${at})`),
-    async nested<T>(tx: StoreTx, at: string, run: () => Promise<T>): Promise<T> {
-      const budget = budgets.of(tx);
+    async nested<T>(budget: RunBudget, at: string, run: () => Promise<T>): Promise<T> {
       if (--budget.left <= 0) await budget.check();
       if (budget.depth >= maxCallDepth) rt.abort(`calls nested more than ${maxCallDepth} deep at ${at}`);
       budget.depth++;
@@ -89,8 +88,6 @@ export function createBodyHelpers(rt: Pick<OperationRuntime, "abort" | "invalid"
         budget.depth--;
       }
     },
-    step: (tx) => --budgets.of(tx).left <= 0,
-    pause: (tx) => budgets.of(tx).check(),
     abortMessage(err) {
       if (err instanceof RunEndedError) throw err;
       return (err as Error).message;

@@ -11,7 +11,7 @@
 // A step costs a decrement and a compare (`left`); the clock is read once per `stepsPerCheck`.
 
 import type { RunKind, RunLimits } from "../../model/app.js";
-import type { CallContext } from "../../model/build-contract.js";
+import type { CallContext, RunBudgetCounter } from "../../model/build-contract.js";
 import { OperationError } from "../../model/errors.js";
 
 /** Steps between two looks at the clock and the signal. */
@@ -20,7 +20,7 @@ export const stepsPerCheck = 1000;
 /** How long a run keeps the event loop before it lets others run. */
 export const sliceMillis = 10;
 
-export class RunBudget {
+export class RunBudget implements RunBudgetCounter {
   /** Steps left until the next check; counted down by every step, the only per-step work. */
   left: number;
   /** How deep fn and method calls nest right now (rt.helpers.nested). */
@@ -83,40 +83,25 @@ function cancelledError(): RunEndedError {
 }
 
 /**
- * The budgets of the runs in progress, by their transaction: compiled bodies pass `tx` to
- * every fn and method they call, so it is what a step can find its run by.
+ * `body` as a store callback that runs under a budget of its own, handed to it with the
+ * transaction (OperationRuntime.budgeted): the clock starts when the transaction does.
  */
-export class RunBudgets {
-  private readonly byTx = new WeakMap<object, RunBudget>();
-
-  constructor(private readonly limitsOf: (kind: RunKind) => RunLimits) {}
-
-  /** `body` as a store callback that runs under a budget of its own (OperationRuntime.budgeted). */
-  wrap<Tx extends object, T>(
-    kind: RunKind,
-    what: string,
-    call: CallContext,
-    body: (tx: Tx) => Promise<T>,
-  ): (tx: Tx) => Promise<T> {
-    return async (tx) => {
-      const budget = new RunBudget(kind, what, this.limitsOf(kind));
-      const signal = call.signal;
-      if (signal?.aborted) throw cancelledError();
-      signal?.addEventListener("abort", budget.cancel, { once: true });
-      this.byTx.set(tx, budget);
-      try {
-        return await body(tx);
-      } finally {
-        this.byTx.delete(tx);
-        signal?.removeEventListener("abort", budget.cancel);
-      }
-    };
-  }
-
-  /** The run `tx` belongs to. A transaction no budgeted run opened is a bug of the generated code. */
-  of(tx: object): RunBudget {
-    const budget = this.byTx.get(tx);
-    if (budget === undefined) throw new OperationError("internal", "a compiled body ran outside its run budget");
-    return budget;
-  }
+export function budgeted<Tx, T>(
+  kind: RunKind,
+  what: string,
+  limits: RunLimits,
+  call: CallContext,
+  body: (tx: Tx, budget: RunBudget) => Promise<T>,
+): (tx: Tx) => Promise<T> {
+  return async (tx) => {
+    const signal = call.signal;
+    if (signal?.aborted) throw cancelledError();
+    const budget = new RunBudget(kind, what, limits);
+    signal?.addEventListener("abort", budget.cancel, { once: true });
+    try {
+      return await body(tx, budget);
+    } finally {
+      signal?.removeEventListener("abort", budget.cancel);
+    }
+  };
 }

@@ -20,7 +20,7 @@ import { idsAlong, refPaths, type RefPath } from "../../model/ref-paths.js";
 import { describeFieldType } from "../../model/type-desc.js";
 import { checkedInt } from "./int-arithmetic.js";
 import { createBodyHelpers } from "./body-helpers.js";
-import { RunBudgets } from "./run-budget.js";
+import { budgeted } from "./run-budget.js";
 import { RepeatedFailureLog } from "../repeated-failure-log.js";
 import { counted } from "../../model/words.js";
 import {
@@ -60,7 +60,6 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
     throw new OperationError("aborted", message);
   };
   const limits = catalog.config.limits ?? defaultLimits();
-  const budgets = new RunBudgets((kind) => limits[kind]);
 
   const rt: OperationRuntime = {
     store,
@@ -182,8 +181,8 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
     invalid,
     abort,
     checkedInt,
-    helpers: createBodyHelpers({ abort, invalid }, budgets),
-    budgeted: (kind, what, call, body) => budgets.wrap(kind, what, call, body),
+    helpers: createBodyHelpers({ abort, invalid }),
+    budgeted: (kind, what, call, body) => budgeted(kind, what, limits[kind], call, body),
   };
   return rt;
 }

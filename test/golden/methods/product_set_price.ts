@@ -5,7 +5,7 @@ async product_set_price(input: unknown, call: CallContext) {
   const { latest } = rt.helpers;
   const args = input as { id: number; amount: number };
   const v_amount = args.amount;
-  return rt.store.write(rt.budgeted("method", "Method Product.set_price", call, async (tx) => {
+  return rt.store.write(rt.budgeted("method", "Method Product.set_price", call, async (tx, budget) => {
     const self = ((await tx.get("products", args.id)) as ProductRow | undefined) ?? rt.notFound("Product", args.id);
     // product.wo:14
     if (!(v_amount > 0)) rt.abort("a price must be positive");

@@ -2,11 +2,11 @@ async shop_restock(input: unknown, call: CallContext) {
   // every.wo:7: Shop.restock(amount: Money, label: Text) -> Int in txn
   type ItemRow = { id: number; shop: number; price: number; label: string | null; kind: "Small" | "Large" };
   type ShopRow = { id: number; name: string; status: "Open" | "Closed"; rating: number | null };
-  const { intDiv, intMod, latest, step, pause } = rt.helpers;
+  const { intDiv, intMod, latest } = rt.helpers;
   const args = input as { id: number; amount: number; label: string };
   const v_amount = args.amount;
   const v_label = args.label;
-  return rt.store.write(rt.budgeted("method", "Method Shop.restock", call, async (tx) => {
+  return rt.store.write(rt.budgeted("method", "Method Shop.restock", call, async (tx, budget) => {
     let self = ((await tx.get("shop", args.id)) as ShopRow | undefined) ?? rt.notFound("Shop", args.id);
     let v_n!: number;
     let v_last!: ItemRow;
@@ -35,7 +35,7 @@ async shop_restock(input: unknown, call: CallContext) {
     {
       const patch = { price: v_amount };
       for (const row of await tx.list("item", { where: [{ column: "shop", op: "==", value: self.id }, { column: "price", op: ">=", value: 0 }] })) {
-        if (step(tx)) await pause(tx);
+        if (--budget.left <= 0) await budget.check();
         await tx.update("item", row.id as number, patch);
       }
     }
@@ -49,7 +49,7 @@ async shop_restock(input: unknown, call: CallContext) {
     v_last = ((await tx.update("item", v_last.id, { price: rt.checkedInt(v_last.price + 1, "every.wo:21") })) as ItemRow | undefined) ?? rt.notFound("Item", v_last.id);
     // every.wo:22
     for (const row of await tx.list("item", { where: [{ column: "price", op: "<", value: 0 }] })) {
-      if (step(tx)) await pause(tx);
+      if (--budget.left <= 0) await budget.check();
       await rt.checkNotReferenced(tx, "item", row.id as number);
       await tx.delete("item", row.id as number);
     }
@@ -57,7 +57,7 @@ async shop_restock(input: unknown, call: CallContext) {
     {
       const patch = { price: 5000 };
       for (const row of await tx.list("item", { where: [{ column: "price", op: ">", value: 5000 }] })) {
-        if (step(tx)) await pause(tx);
+        if (--budget.left <= 0) await budget.check();
         await tx.update("item", row.id as number, patch);
       }
     }
@@ -67,13 +67,13 @@ async shop_restock(input: unknown, call: CallContext) {
     {
       const patch = { kind: "Small", label: null };
       for (const row of v_dear) {
-        if (step(tx)) await pause(tx);
+        if (--budget.left <= 0) await budget.check();
         await tx.update("item", row.id, patch);
       }
     }
     // every.wo:26
     for (const row of v_dear) {
-      if (step(tx)) await pause(tx);
+      if (--budget.left <= 0) await budget.check();
       await rt.checkNotReferenced(tx, "item", row.id);
       await tx.delete("item", row.id);
     }
