@@ -299,6 +299,23 @@ describe("wo test and wo exec", () => {
     }
   }, 60_000);
 
+  it("an on startup hook past exec_steps stops wo run with the budget's message", async () => {
+    const dir = writeApp("budget-startup", {
+      "app.wo": `class Item {\n  name: Text\n}\n\n${runaway}\non startup\n  do: seed()\n\nfn seed() {\n  insert Item { name: "seeded" }\n  let n = boom(60)\n}\n`,
+      "wo.toml": "[limits]\nexec_steps = 3000\n",
+    });
+    try {
+      const { code, output } = await runToExit([dir, "--listen", "127.0.0.1:0"]);
+      expect(code).toBe(1);
+      expect(output).toContain(
+        "on startup failed: on startup exceeded its run budget of 3,000 steps ([limits] exec_steps in wo.toml); nothing was changed.",
+      );
+      expect(dumpDb(dir).item).toEqual([]);
+    } finally {
+      removeApp(dir);
+    }
+  }, 60_000);
+
   it("wo exec ends main past exec_millis, exits 1 and keeps nothing main wrote", async () => {
     const dir = writeApp("budget-exec", {
       "app.wo": `class Item {\n  name: Text\n  service rest "/api/items" expose list, create\n}\n\n${runaway}\nmain {\n  insert Item { name: "from main" }\n  print(boom(60))\n}\n`,
