@@ -79,6 +79,37 @@ export interface WoConfig {
   token?: "auto";
   /** `[auth]`: bearer JWTs from one OAuth 2.1 / OIDC issuer. Absent: no JWT is accepted. */
   auth?: AuthConfig;
+  /** `[limits]`: the run budget of each kind of run (spec/security.md, "Budgets"). */
+  limits: Record<RunKind, RunLimits>;
+}
+
+/**
+ * What language code runs as: a `method` call by a client (REST, MCP), one `test` of `wo
+ * test`, or an `exec` run by the operator (`wo exec`'s `main`, the `on startup` hooks).
+ */
+export type RunKind = "method" | "test" | "exec";
+
+/** `[limits] <kind>_steps` / `<kind>_millis`: how far one run may go before it is ended. */
+export interface RunLimits {
+  /** Fn and method calls plus loop iterations. */
+  steps: number;
+  /** Wall-clock time from the start of the run's transaction. */
+  millis: number;
+}
+
+/**
+ * The run budgets (spec/security.md, "Budgets"). A client's call: 10 million steps — about
+ * 2–20 s of pure computation here, far beyond any request handler — and 5 s, the wall time a
+ * caller of an HTTP API waits at most before giving up, which bounds what a runaway call holds
+ * (its writer slot, a connection) whatever its steps cost. Tests and the operator's own runs
+ * (`wo exec`, `on startup`) do bulk work on purpose, so they get ten times the steps and 60 s.
+ */
+export function defaultLimits(): Record<RunKind, RunLimits> {
+  return {
+    method: { steps: 10_000_000, millis: 5_000 },
+    test: { steps: 100_000_000, millis: 60_000 },
+    exec: { steps: 100_000_000, millis: 60_000 },
+  };
 }
 
 /**

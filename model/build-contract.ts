@@ -16,7 +16,7 @@
 // what it needs is handed in by the runtime — `require` for ajv's runtime helpers and the
 // OperationRuntime for everything else.
 
-import type { Catalog } from "./app.js";
+import type { Catalog, RunKind } from "./app.js";
 import type { Row, Store, StoreTx } from "./store.js";
 import type { Principal, Surface } from "./principal.js";
 import type { ErrorDetail } from "./errors.js";
@@ -28,9 +28,11 @@ import type { ErrorDetail } from "./errors.js";
  * of running against functions whose meaning moved. 2: checkRefs(tx, table, values).
  * 3: listPage(table, input) serves `_list`. 4: app.json replaces catalog.json; CRUD and
  * relation operations are run by the runtime from its operations table, not generated; method
- * handlers get validated input; bodies take their helpers from `rt.helpers`.
+ * handlers get validated input; bodies take their helpers from `rt.helpers`. 5: every body runs
+ * under `rt.budgeted`, whose budget it passes to the fns it calls and counts its steps in
+ * (loops, `nested`); text joins via `concat`.
  */
-export const buildFormat = 4;
+export const buildFormat = 5;
 
 /** build-info.json. */
 export interface BuildInfo {
@@ -215,6 +217,18 @@ export interface OperationRuntime {
   checkedFloat(value: number, at: string): number;
   /** What compiled bodies call for wo's own semantics (runtime/operations/body-helpers.ts). */
   helpers: BodyHelpers;
+  /**
+   * `body` as the store callback of one run under the `[limits]` budget of `kind`
+   * (runtime/operations/run-budget.ts): past its steps or its time, or once `call.signal`
+   * aborts, the run ends (409 "… exceeded its run budget …" / cancelled) and its transaction
+   * rolls back. `what` names the run in that message: `Method Account.transfer`, `main`.
+   */
+  budgeted<T>(
+    kind: RunKind,
+    what: string,
+    call: CallContext,
+    body: (tx: StoreTx, budget: RunBudgetCounter) => Promise<T>,
+  ): (tx: StoreTx) => Promise<T>;
 }
 
 /**
@@ -244,8 +258,32 @@ export interface BodyHelpers {
   item<T>(list: readonly T[], i: number, at: string): T;
   /** A text stored in a union field: one of `variants`, else the call is refused (400). */
   variant<T extends string>(v: string, variants: readonly T[], field: string, at: string): T;
-  /** Runs a nested fn or method call; past the depth limit the call ends instead of recursing forever. */
-  nested<T>(tx: StoreTx, at: string, run: () => Promise<T>): Promise<T>;
+  /**
+   * Runs a nested fn or method call, one step of the run's budget; past the depth limit the
+   * call ends instead of recursing forever.
+   */
+  nested<T>(budget: RunBudgetCounter, at: string, run: () => Promise<T>): Promise<T>;
+  /** Text `+`: both sides as `text` does; a result beyond the text length limit ends the call. */
+  concat(a: unknown, b: unknown, at: string): string;
+  /**
+   * The message of an error an `expect_abort` block caught; rethrows an exceeded run budget or
+   * a cancellation, which no test can expect away.
+   */
+  abortMessage(err: unknown): string;
+}
+
+/**
+ * What compiled bodies see of a run budget (runtime/operations/run-budget.ts `RunBudget`): the
+ * handler gets it with its transaction and passes it, like `tx`, to every fn and method it
+ * calls. A loop counts each iteration as `if (--budget.left <= 0) await budget.check();`.
+ */
+export interface RunBudgetCounter {
+  /** Steps left until the next `check`: each step counts it down. */
+  left: number;
+  /** How deep fn and method calls nest right now (`nested`). */
+  depth: number;
+  /** Ends the run past its budget or once its caller gave up; lets other callers run when due. */
+  check(): Promise<void>;
 }
 
 export interface CallContext {

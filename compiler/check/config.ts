@@ -11,6 +11,7 @@ import type { AuthConfig } from "../../model/app.js";
 import { isLoopbackName } from "../../model/loopback.js";
 import type { Span } from "../ast.js";
 import type { Catalog, WoConfig } from "../catalog.js";
+import { defaultLimits } from "../../model/app.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { didYouMean } from "./did-you-mean.js";
 
@@ -28,6 +29,7 @@ export function defaultConfig(): WoConfig {
     allowedOrigins: [],
     maxBodyBytes: 1024 * 1024,
     concurrency: { running: 64, queued: 1024 },
+    limits: defaultLimits(),
   };
 }
 
@@ -98,6 +100,10 @@ export function readConfig(text: string | undefined, file: string, dirName: stri
   config.mcp.allowedOrigins = read.stringList("mcp", "allowed_origins") ?? config.mcp.allowedOrigins;
   const auth = readAuth(read, doc);
   if (auth !== undefined) config.auth = auth;
+  for (const [kind, limits] of Object.entries(config.limits)) {
+    limits.steps = read.positiveInt("limits", `${kind}_steps`) ?? limits.steps;
+    limits.millis = read.positiveInt("limits", `${kind}_millis`) ?? limits.millis;
+  }
   warnUnknownKeys(doc, read.known, text, file, bag);
   return result;
 }
@@ -298,6 +304,7 @@ const firstKeyOf: Record<string, string> = {
   mcp: "sessions",
   live: "retention",
   auth: "issuer",
+  limits: "method_steps",
 };
 
 /**

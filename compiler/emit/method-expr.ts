@@ -146,6 +146,8 @@ const helperNames = [
   "contains",
   "item",
   "text",
+  "concat",
+  "abortMessage",
 ] as const;
 export type HelperName = (typeof helperNames)[number];
 
@@ -238,9 +240,9 @@ function expr(ctx: ExprContext, e: Expr): Printed {
         };
       }
       if (!builtinFunctions.has(name)) {
-        // A free fn: runs in this call's transaction (compiler/emit/methods.ts emitFunction).
+        // A free fn: runs in this call's transaction and budget (compiler/emit/methods.ts emitFunction).
         const fn = ctx.catalog.functions?.find((f) => f.name === name);
-        const code = `await nested(tx, ${at(e)}, async () => ${functionName(name)}(tx${e.args.map((a) => `, ${argument(ctx, a)}`).join("")}))`;
+        const code = `await nested(budget, ${at(e)}, async () => ${functionName(name)}(tx, budget${e.args.map((a) => `, ${argument(ctx, a)}`).join("")}))`;
         return callResult(ctx, e, `${name}()`, fn?.returns !== undefined, code);
       }
       const arg = e.args[0]!;
@@ -266,7 +268,7 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       const call = ctx.typing.methodCalls.get(e)!;
       const obj = expr(ctx, e.object);
       const id = call.isRef ? obj.code : prop(wrap(obj, 8), "id");
-      const code = `await nested(tx, ${at(e)}, async () => ${methodFunctionName(call.type, e.method.text)}(tx, ${id}${e.args.map((a) => `, ${argument(ctx, a)}`).join("")}))`;
+      const code = `await nested(budget, ${at(e)}, async () => ${methodFunctionName(call.type, e.method.text)}(tx, budget, ${id}${e.args.map((a) => `, ${argument(ctx, a)}`).join("")}))`;
       const callee = findType(ctx.catalog, call.type)?.methods.find((m) => m.name === e.method.text);
       return callResult(ctx, e, `${call.type}.${e.method.text}()`, callee?.returns !== undefined, code);
     }
@@ -317,9 +319,9 @@ function expr(ctx: ExprContext, e: Expr): Printed {
           return { code: `${operand(ctx, e.left, 5)} ${e.op} ${operand(ctx, e.right, 5)}`, prec: 4 };
         case "+":
           if (typeOf(ctx, e).k === "text") {
-            // Text concatenation: a number or boolean reads as JSON, null as "null".
-            ctx.helpers.add("text");
-            return { code: `text(${expr(ctx, e.left).code}) + text(${expr(ctx, e.right).code})`, prec: 5 };
+            // Text concatenation: a number or boolean reads as JSON, null as "null"; its length is bounded.
+            ctx.helpers.add("concat");
+            return { code: `concat(${expr(ctx, e.left).code}, ${expr(ctx, e.right).code}, ${at(e)})`, prec: 8 };
           }
           return integerChecked(ctx, e, {
             code: `${operand(ctx, e.left, 5)} ${e.op} ${operand(ctx, e.right, 6)}`,

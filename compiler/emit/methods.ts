@@ -82,15 +82,16 @@ export function emitMethodHandler(catalog: Catalog, type: CatalogType, method: C
     // A method that never writes needs no writer slot: a read snapshot is as consistent. With
     // or without `in txn`, one that writes runs in one write transaction.
     const isWrite = blockHas(method.body, writeStatements, catalog);
-    const open = isWrite ? "return rt.store.write(async (tx) => " : "return rt.store.read(async (tx) => ";
-    w.write(open).inlineBlock(() => {
+    // The body runs under the run budget of a client's call (runtime/operations/run-budget.ts).
+    const budgeted = `rt.budgeted("method", ${jsString(`Method ${type.name}.${method.name}`)}, call, async (tx, budget) => `;
+    w.write(`return rt.store.${isWrite ? "write" : "read"}(${budgeted}`).inlineBlock(() => {
       const selfKw = typing.reassigned.has("self") ? "let" : "const";
       w.writeLine(
         `${selfKw} self = ((await tx.get(${jsString(type.table)}, args.id)) as ${rowAlias(type.name)} | undefined) ?? rt.notFound(${jsString(type.name)}, args.id);`,
       );
       w.write(body.toString());
     });
-    w.write(isWrite ? ", call);" : ");").newLine();
+    w.write(isWrite ? "), call);" : "));").newLine();
   });
   return w.toString().trimEnd();
 }
@@ -104,9 +105,10 @@ function signatureName(t: FieldType): string {
 }
 
 /**
- * A free fn → `async function f_name(tx, v_a, …)`, declared inside `createOperations(rt)` so
- * it sees `rt`; it runs in the transaction its caller passes. `rowTypes` collects the row
- * aliases its signature and body use (declared beside it by the operations emitter).
+ * A free fn → `async function f_name(tx, budget, v_a, …)`, declared inside
+ * `createOperations(rt)` so it sees `rt`; it runs in the transaction and under the run budget
+ * its caller passes. `rowTypes` collects the row aliases its signature and body use (declared
+ * beside it by the operations emitter).
  */
 export function emitFunction(
   catalog: Catalog,
@@ -134,7 +136,9 @@ export function emitFunction(
   w.writeLine(`// ${jsComment(`${fn.source.file}:${fn.source.line}: ${what}`)}`);
   // A method called from a body (`o.m()`) takes its row's id and reads the row in the caller's transaction.
   if (owner) params.unshift("selfId: number");
-  w.write(`async function ${name}(tx: Tx${params.map((p) => `, ${p}`).join("")}): Promise<${returns}>`).block(() => {
+  w.write(
+    `async function ${name}(tx: Tx, budget: RunBudgetCounter${params.map((p) => `, ${p}`).join("")}): Promise<${returns}>`,
+  ).block(() => {
     const helpers = helpersLine(ctx.helpers);
     if (helpers) w.writeLine(helpers);
     if (owner) {
@@ -211,7 +215,10 @@ function writeStmt(w: CodeBlockWriter, ctx: ExprContext, s: Stmt): void {
     case "ForStmt": {
       // The loop variable is declared up front with the other flat-scope bindings (writeBody).
       const name = jsName(s.variable.text);
-      w.write(`for (${name} of ${printExpr(ctx, s.iterable)})`).block(() => writeBlock(w, ctx, s.body));
+      w.write(`for (${name} of ${printExpr(ctx, s.iterable)})`).block(() => {
+        writeStep(w);
+        writeBlock(w, ctx, s.body);
+      });
       return;
     }
     case "ExprStmt":
@@ -229,7 +236,9 @@ function writeStmt(w: CodeBlockWriter, ctx: ExprContext, s: Stmt): void {
           w.write("await tx.savepoint(async () => ").inlineBlock(() => writeBlock(w, ctx, s.body));
           w.write(");").newLine();
         });
-        w.write("} catch (err)").block(() => w.writeLine("aborted = (err as Error).message;"));
+        // A run ended by its budget or its caller is not an abort the test can expect.
+        ctx.helpers.add("abortMessage");
+        w.write("} catch (err)").block(() => w.writeLine("aborted = abortMessage(err);"));
         w.writeLine(
           `if (aborted === undefined) rt.abort(${jsString(`expect_abort at ${where}: the block did not abort`)});`,
         );
@@ -274,6 +283,14 @@ function writeStmt(w: CodeBlockWriter, ctx: ExprContext, s: Stmt): void {
       writeLink(w, ctx, s);
       return;
   }
+}
+
+/**
+ * Each iteration of a loop is a step of the run's budget: a countdown, and every thousand
+ * steps a look at the clock that may let other callers run (runtime/operations/run-budget.ts).
+ */
+function writeStep(w: CodeBlockWriter): void {
+  w.writeLine("if (--budget.left <= 0) await budget.check();");
 }
 
 function isParamName(ctx: ExprContext, name: string): boolean {
@@ -457,10 +474,12 @@ function writeUpdate(w: CodeBlockWriter, ctx: ExprContext, s: UpdateStmt): void 
     if (check !== undefined) w.writeLine(check);
     if (s.target.kind === "SelectExpr") {
       w.write(`for (const row of await tx.list(${selectTargetQuery(ctx, s.target)}))`).block(() => {
+        writeStep(w);
         w.writeLine(`await tx.update(${table}, row.id as number, patch);`);
       });
     } else if (targetType.isSet) {
       w.write(`for (const row of ${printExpr(ctx, s.target)})`).block(() => {
+        writeStep(w);
         w.writeLine(`await tx.update(${table}, row.id, patch);`);
       });
     } else {
@@ -478,12 +497,16 @@ function writeDelete(w: CodeBlockWriter, ctx: ExprContext, targetExpr: SelectExp
     w.writeLine(`await rt.checkNotReferenced(tx, ${table}, ${id});`);
     w.writeLine(`await tx.delete(${table}, ${id});`);
   };
+  const each = (id: string) => {
+    writeStep(w);
+    one(id);
+  };
   if (targetExpr.kind === "SelectExpr") {
     w.write(`for (const row of await tx.list(${selectTargetQuery(ctx, targetExpr)}))`).block(() =>
-      one("row.id as number"),
+      each("row.id as number"),
     );
   } else if (targetType.isSet) {
-    w.write(`for (const row of ${printExpr(ctx, targetExpr)})`).block(() => one("row.id"));
+    w.write(`for (const row of ${printExpr(ctx, targetExpr)})`).block(() => each("row.id"));
   } else {
     one(`${printExpr(ctx, targetExpr)}.id`);
   }

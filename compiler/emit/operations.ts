@@ -12,6 +12,7 @@
 
 import { CodeBlockWriter } from "ts-morph";
 import type { Catalog, CatalogMethod, CatalogType } from "../catalog.js";
+import type { RunKind } from "../../model/app.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { methodOf } from "./exposed-ops.js";
 import { operationTable } from "./operation-table.js";
@@ -44,7 +45,7 @@ export function emitOperations(
   const w = newWriter();
   w.writeLine(generatedHeader(catalog));
   w.blankLine();
-  w.writeLine(`import type { CallContext, OperationRuntime } from "wo/model/build-contract";`);
+  w.writeLine(`import type { CallContext, OperationRuntime, RunBudgetCounter } from "wo/model/build-contract";`);
   w.blankLine();
   w.write("export function createOperations(rt: OperationRuntime)").block(() => {
     // The transaction a handler opens, as free fns and the `deref` helper take it.
@@ -84,8 +85,12 @@ export function emitOperations(
           w.writeLine(`${dedentTail(h.text)},`);
         });
         // `on startup` hooks: once per start, before serving, all in one transaction.
+        // Each runs under the budget of its kind (runtime/operations/run-budget.ts).
         if (catalog.startup)
-          writeEntryPoint(w, startupOperation, catalog.startup.map(functionName), handlers.length > 0);
+          writeEntryPoint(w, startupOperation, catalog.startup.map(functionName), handlers.length > 0, [
+            "exec",
+            "on startup",
+          ]);
         // `main { … }`: what `wo exec` runs, in one transaction.
         if (catalog.main)
           writeEntryPoint(
@@ -93,10 +98,11 @@ export function emitOperations(
             mainOperation,
             [functionName("main")],
             handlers.length > 0 || catalog.startup !== undefined,
+            ["exec", "main"],
           );
         // `test "…" { … }`: what `wo test` runs, each in its own transaction on a fresh store.
         (catalog.tests ?? []).forEach((t, i) => {
-          if (t.fn) writeEntryPoint(w, testOperation(i), [`t_${i}`], true);
+          if (t.fn) writeEntryPoint(w, testOperation(i), [`t_${i}`], true, ["test", `Test ${JSON.stringify(t.name)}`]);
         });
       })
       .write(";")
@@ -106,15 +112,26 @@ export function emitOperations(
   return { path: "operations.ts", text: w.toString() };
 }
 
-/** A member `"(name)"` that runs the given generated functions, in order, in one write transaction. */
-function writeEntryPoint(w: CodeBlockWriter, member: string, fns: string[], afterOthers: boolean): void {
+/**
+ * A member `"(name)"` that runs the given generated functions, in order, in one write
+ * transaction, as one run of `kind` named `what` in its budget's message.
+ */
+function writeEntryPoint(
+  w: CodeBlockWriter,
+  member: string,
+  fns: string[],
+  afterOthers: boolean,
+  [kind, what]: [RunKind, string],
+): void {
   if (afterOthers) w.blankLine();
   w.write(`async ${jsString(member)}(_input: unknown, call: CallContext)`).block(() => {
-    w.write("return rt.store.write(async (tx) => ").inlineBlock(() => {
-      for (const name of fns) w.writeLine(`await ${name}(tx);`);
+    w.write(
+      `return rt.store.write(rt.budgeted(${jsString(kind)}, ${jsString(what)}, call, async (tx, budget) => `,
+    ).inlineBlock(() => {
+      for (const name of fns) w.writeLine(`await ${name}(tx, budget);`);
       w.writeLine("return null;");
     });
-    w.write(", call);").newLine();
+    w.write("), call);").newLine();
   });
   w.write(",").newLine();
 }

@@ -1,13 +1,15 @@
 // The functions compiled method, fn and test bodies call besides the store (model/build-contract.ts
 // `BodyHelpers`): wo's semantics that JavaScript does not have on its own — truthiness, integer
-// division, reads through a `ref`, list indexing, union values, nested-call depth. A call that
-// breaks a rule ends with an OperationError through `rt.abort`/`rt.invalid` (409/400), never a
-// crash. Generated code takes them as `const { … } = rt.helpers;`, so they are written, typed
-// and tested here once rather than printed as text into every build.
+// division, reads through a `ref`, list indexing, union values, nested-call depth, the steps of
+// the run budget (run-budget.ts) and the length of built text. A call that breaks a rule ends
+// with an OperationError through `rt.abort`/`rt.invalid` (409/400), never a crash. Generated
+// code takes them as `const { … } = rt.helpers;`, so they are written, typed and tested here
+// once rather than printed as text into every build.
 
 import type { BodyHelpers, OperationRuntime } from "../../model/build-contract.js";
 import type { StoreTx } from "../../model/store.js";
 import { checkedFloat } from "./int-arithmetic.js";
+import { RunEndedError, type RunBudget } from "./run-budget.js";
 
 /**
  * How deep calls of fns and methods may nest in one transaction: unbounded recursion ends the
@@ -16,8 +18,16 @@ import { checkedFloat } from "./int-arithmetic.js";
  */
 export const maxCallDepth = 100;
 
+/**
+ * The longest text a body may build (UTF-16 code units): 16 Mi, sixteen times the largest
+ * request body. V8 refuses strings past 2^29 with a RangeError, and long before that 64 calls
+ * in flight each holding a few copies of one (the value, its JSON, the response) would exhaust
+ * the process; past this a `+` ends the call instead.
+ */
+export const maxTextLength = 16 * 1024 * 1024;
+
 export function createBodyHelpers(rt: Pick<OperationRuntime, "abort" | "invalid">): BodyHelpers {
-  const callDepth = new WeakMap<StoreTx, number>();
+  const text = (v: unknown): string => (typeof v === "string" ? v : JSON.stringify(v ?? null));
   return {
     // o.f on a ref T id: the row it names, read in this transaction; an id that names no row ends the call.
     async deref<T>(
@@ -47,7 +57,16 @@ export function createBodyHelpers(rt: Pick<OperationRuntime, "abort" | "invalid"
     present: <T>(v: T | null | undefined, what: string, at: string): T =>
       v === null || v === undefined ? rt.abort(`${what} has no value at ${at}`) : v,
     sameJson: (a, b) => JSON.stringify(a) === JSON.stringify(b),
-    text: (v) => (typeof v === "string" ? v : JSON.stringify(v ?? null)),
+    text,
+    concat(a, b, at) {
+      const left = text(a);
+      const right = text(b);
+      if (left.length + right.length > maxTextLength)
+        rt.abort(
+          `text longer than ${maxTextLength.toLocaleString("en-US")} characters (the longest a body may build) at ${at}`,
+        );
+      return left + right;
+    },
     // contains(set, x) compares values the way == does: structurally.
     contains: (set, v) => set.some((e) => JSON.stringify(e) === JSON.stringify(v)),
     // a[i]: an index outside the list ends the call, like latest() of an empty set.
@@ -60,15 +79,19 @@ export function createBodyHelpers(rt: Pick<OperationRuntime, "abort" | "invalid"
       (variants as readonly string[]).includes(v)
         ? (v as T)
         : rt.invalid(`'${v}' is not one of ${variants.join(", ")} (field '${field}' at ${at})`),
-    async nested<T>(tx: StoreTx, at: string, run: () => Promise<T>): Promise<T> {
-      const depth = (callDepth.get(tx) ?? 0) + 1;
-      if (depth > maxCallDepth) rt.abort(`calls nested more than ${maxCallDepth} deep at ${at}`);
-      callDepth.set(tx, depth);
+    async nested<T>(budget: RunBudget, at: string, run: () => Promise<T>): Promise<T> {
+      if (--budget.left <= 0) await budget.check();
+      if (budget.depth >= maxCallDepth) rt.abort(`calls nested more than ${maxCallDepth} deep at ${at}`);
+      budget.depth++;
       try {
         return await run();
       } finally {
-        callDepth.set(tx, depth - 1);
+        budget.depth--;
       }
+    },
+    abortMessage(err) {
+      if (err instanceof RunEndedError) throw err;
+      return (err as Error).message;
     },
   };
 }

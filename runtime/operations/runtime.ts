@@ -4,7 +4,7 @@
 // OperationError kinds. Leaves HTTP statuses and MCP tool results to the adapters.
 
 // Type-only: the model arrives as app.json; nothing from compiler/ is loaded at run time.
-import type { Catalog } from "../../model/app.js";
+import { defaultLimits, type Catalog } from "../../model/app.js";
 import type { AppContract, OperationRuntime, Validator } from "../../model/build-contract.js";
 import { OperationError, maxErrorDetails, type ErrorDetail } from "../../model/errors.js";
 import { acceptedNames, refusedFieldMessages, unknownKeys, unstorableTexts } from "./input-checks.js";
@@ -14,6 +14,7 @@ import { idsAlong, refPaths, type RefPath } from "../../model/ref-paths.js";
 import { describeFieldType } from "../../model/type-desc.js";
 import { checkedFloat, checkedInt } from "./int-arithmetic.js";
 import { createBodyHelpers } from "./body-helpers.js";
+import { budgeted } from "./run-budget.js";
 import { RepeatedFailureLog } from "../repeated-failure-log.js";
 import { counted } from "../../model/words.js";
 import {
@@ -52,6 +53,7 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
   const abort = (message: string): never => {
     throw new OperationError("aborted", message);
   };
+  const limits = catalog.config.limits ?? defaultLimits();
 
   const rt: OperationRuntime = {
     store,
@@ -177,6 +179,7 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
     checkedInt,
     checkedFloat,
     helpers: createBodyHelpers({ abort, invalid }),
+    budgeted: (kind, what, call, body) => budgeted(kind, what, limits[kind], call, body),
   };
   return rt;
 }

@@ -499,6 +499,21 @@ export const brokenCases: BrokenCase[] = [
     message: "live.retention",
   },
   {
+    name: "[limits] method_millis that is not a positive integer",
+    files: {
+      "app.wo": "type A {\n  x: Int\n}\n",
+      "wo.toml": "[limits]\nmethod_steps = 1000\n  ┆method_millis = 2.5\n",
+    },
+    code: "WO4005",
+    message: "limits.method_millis' must be a positive integer",
+  },
+  {
+    name: "[limits] given a value instead of a table",
+    files: { "app.wo": "type A {\n  x: Int\n}\n", "wo.toml": "┆limits = 5\n" },
+    code: "WO4005",
+    message: "'limits' must be a table",
+  },
+  {
     name: "listen that is not host:port",
     files: { "app.wo": "type A {\n  x: Int\n}\n", "wo.toml": '[server]\n┆listen = "localhost"\n' },
     code: "WO4005",

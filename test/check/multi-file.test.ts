@@ -94,6 +94,11 @@ describe("project files", () => {
       allowedOrigins: [],
       maxBodyBytes: 1048576,
       concurrency: { running: 64, queued: 1024 },
+      limits: {
+        method: { steps: 10_000_000, millis: 5000 },
+        test: { steps: 100_000_000, millis: 60_000 },
+        exec: { steps: 100_000_000, millis: 60_000 },
+      },
     });
   });
 
@@ -123,6 +128,13 @@ describe("project files", () => {
         'allowed_origins = ["https://example.com"]',
         "[live]",
         "retention = 500",
+        "[limits]",
+        "method_steps = 1000",
+        "method_millis = 250",
+        "test_steps = 2000",
+        "test_millis = 500",
+        "exec_steps = 3000",
+        "exec_millis = 750",
         "",
       ].join("\n"),
     });
@@ -143,6 +155,11 @@ describe("project files", () => {
       liveRetention: 500,
       mcp: { sessions: false, allowedOrigins: ["https://example.com"] },
       allowedOrigins: ["https://shop.example.com"],
+      limits: {
+        method: { steps: 1000, millis: 250 },
+        test: { steps: 2000, millis: 500 },
+        exec: { steps: 3000, millis: 750 },
+      },
     });
   });
 

@@ -3,7 +3,7 @@ async account_deposit(input: unknown, call: CallContext) {
   type AccountRow = { id: number; owner: string; balance: number };
   const args = input as { id: number; amount: number };
   const v_amount = args.amount;
-  return rt.store.write(async (tx) => {
+  return rt.store.write(rt.budgeted("method", "Method Account.deposit", call, async (tx, budget) => {
     let self = ((await tx.get("accounts", args.id)) as AccountRow | undefined) ?? rt.notFound("Account", args.id);
     // account.wo:12
     if (!(v_amount > 0)) rt.abort("the amount must be positive");
@@ -17,5 +17,5 @@ async account_deposit(input: unknown, call: CallContext) {
     }
     // account.wo:15
     return self;
-  }, call);
+  }), call);
 }

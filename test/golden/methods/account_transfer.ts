@@ -5,7 +5,7 @@ async account_transfer(input: unknown, call: CallContext) {
   const args = input as { id: number; to: number; amount: number };
   const v_to = args.to;
   const v_amount = args.amount;
-  return rt.store.write(async (tx) => {
+  return rt.store.write(rt.budgeted("method", "Method Account.transfer", call, async (tx, budget) => {
     let self = ((await tx.get("accounts", args.id)) as AccountRow | undefined) ?? rt.notFound("Account", args.id);
     let v_dest!: AccountRow;
     // account.wo:20
@@ -36,5 +36,5 @@ async account_transfer(input: unknown, call: CallContext) {
     }
     // account.wo:29
     return self;
-  }, call);
+  }), call);
 }

@@ -4,7 +4,7 @@ async customer_cancel_open(input: unknown, call: CallContext) {
   type OrderRow = { id: number; customer: number; status: "Open" | "Paid" | "Cancelled"; total: number; items: { sku: string; qty: number }[] };
   const { present } = rt.helpers;
   const args = input as { id: number };
-  return rt.store.write(async (tx) => {
+  return rt.store.write(rt.budgeted("method", "Method Customer.cancel_open", call, async (tx, budget) => {
     const self = ((await tx.get("customer", args.id)) as CustomerRow | undefined) ?? rt.notFound("Customer", args.id);
     let v_cancelled!: number;
     let v_o!: OrderRow;
@@ -12,15 +12,16 @@ async customer_cancel_open(input: unknown, call: CallContext) {
     v_cancelled = 0;
     // customer.wo:18
     for (v_o of (await tx.list("order", { where: [{ column: "customer", op: "==", value: self.id }] })) as OrderRow[]) {
+      if (--budget.left <= 0) await budget.check();
       // customer.wo:19
       if (v_o.status === "Open") {
         // customer.wo:20
-        present(await nested(tx, "customer.wo:20", async () => m_Order$cancel(tx, v_o.id)), "Order.cancel()", "customer.wo:20");
+        present(await nested(budget, "customer.wo:20", async () => m_Order$cancel(tx, budget, v_o.id)), "Order.cancel()", "customer.wo:20");
         // customer.wo:21
         v_cancelled = rt.checkedInt(v_cancelled + 1, "customer.wo:21");
       }
     }
     // customer.wo:24
     return v_cancelled;
-  }, call);
+  }), call);
 }

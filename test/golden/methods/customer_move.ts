@@ -4,11 +4,11 @@ async customer_move(input: unknown, call: CallContext) {
   const args = input as { id: number; street: string; city: string };
   const v_street = args.street;
   const v_city = args.city;
-  return rt.store.write(async (tx) => {
+  return rt.store.write(rt.budgeted("method", "Method Customer.move", call, async (tx, budget) => {
     let self = ((await tx.get("customer", args.id)) as CustomerRow | undefined) ?? rt.notFound("Customer", args.id);
     // customer.wo:11
     self = ((await tx.update("customer", self.id, { address: { street: v_street, city: v_city, zip: null } })) as CustomerRow | undefined) ?? rt.notFound("Customer", self.id);
     // customer.wo:12
     return self;
-  }, call);
+  }), call);
 }

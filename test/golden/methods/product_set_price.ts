@@ -5,7 +5,7 @@ async product_set_price(input: unknown, call: CallContext) {
   const { latest } = rt.helpers;
   const args = input as { id: number; amount: number };
   const v_amount = args.amount;
-  return rt.store.write(async (tx) => {
+  return rt.store.write(rt.budgeted("method", "Method Product.set_price", call, async (tx, budget) => {
     const self = ((await tx.get("products", args.id)) as ProductRow | undefined) ?? rt.notFound("Product", args.id);
     // product.wo:14
     if (!(v_amount > 0)) rt.abort("a price must be positive");
@@ -19,5 +19,5 @@ async product_set_price(input: unknown, call: CallContext) {
     }
     // product.wo:17
     return latest((await tx.list("prices", { where: [{ column: "product", op: "==", value: self.id }] })) as PriceRow[], "product.wo:17");
-  }, call);
+  }), call);
 }

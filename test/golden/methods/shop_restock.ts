@@ -6,7 +6,7 @@ async shop_restock(input: unknown, call: CallContext) {
   const args = input as { id: number; amount: number; label: string };
   const v_amount = args.amount;
   const v_label = args.label;
-  return rt.store.write(async (tx) => {
+  return rt.store.write(rt.budgeted("method", "Method Shop.restock", call, async (tx, budget) => {
     let self = ((await tx.get("shop", args.id)) as ShopRow | undefined) ?? rt.notFound("Shop", args.id);
     let v_n!: number;
     let v_last!: ItemRow;
@@ -35,6 +35,7 @@ async shop_restock(input: unknown, call: CallContext) {
     {
       const patch = { price: v_amount };
       for (const row of await tx.list("item", { where: [{ column: "shop", op: "==", value: self.id }, { column: "price", op: ">=", value: 0 }] })) {
+        if (--budget.left <= 0) await budget.check();
         await tx.update("item", row.id as number, patch);
       }
     }
@@ -48,6 +49,7 @@ async shop_restock(input: unknown, call: CallContext) {
     v_last = ((await tx.update("item", v_last.id, { price: rt.checkedInt(v_last.price + 1, "every.wo:21") })) as ItemRow | undefined) ?? rt.notFound("Item", v_last.id);
     // every.wo:22
     for (const row of await tx.list("item", { where: [{ column: "price", op: "<", value: 0 }] })) {
+      if (--budget.left <= 0) await budget.check();
       await rt.checkNotReferenced(tx, "item", row.id as number);
       await tx.delete("item", row.id as number);
     }
@@ -55,6 +57,7 @@ async shop_restock(input: unknown, call: CallContext) {
     {
       const patch = { price: 5000 };
       for (const row of await tx.list("item", { where: [{ column: "price", op: ">", value: 5000 }] })) {
+        if (--budget.left <= 0) await budget.check();
         await tx.update("item", row.id as number, patch);
       }
     }
@@ -64,11 +67,13 @@ async shop_restock(input: unknown, call: CallContext) {
     {
       const patch = { kind: "Small", label: null };
       for (const row of v_dear) {
+        if (--budget.left <= 0) await budget.check();
         await tx.update("item", row.id, patch);
       }
     }
     // every.wo:26
     for (const row of v_dear) {
+      if (--budget.left <= 0) await budget.check();
       await rt.checkNotReferenced(tx, "item", row.id);
       await tx.delete("item", row.id);
     }
@@ -76,5 +81,5 @@ async shop_restock(input: unknown, call: CallContext) {
     if (!(self.name === v_label)) rt.abort("renamed");
     // every.wo:28
     return rt.checkedInt(rt.checkedInt(v_n + v_cheap.length, "every.wo:28") + v_last.price, "every.wo:28");
-  }, call);
+  }), call);
 }
