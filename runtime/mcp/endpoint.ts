@@ -8,6 +8,7 @@ import { createListChangeFeed, type ListChangeFeed } from "./list-changes.js";
 import { createMethods, type MethodTable } from "./methods.js";
 import { createRowSubscriptions, type RowSubscriptions } from "./row-subscriptions.js";
 import { createSessionTable, type Session, type SessionTable } from "./sessions.js";
+import { StreamBudget } from "../stream-budget.js";
 
 /** The per-build part of the endpoint: its methods and what 2026-07-28 adds to their results. */
 export interface BoundBuild {
@@ -41,8 +42,14 @@ export interface Endpoint {
   endSession(id: string): boolean | Promise<boolean>;
   readonly rows: RowSubscriptions;
   readonly lists: ListChangeFeed;
-  /** Sessionless 2025 mode: calls in flight by id, so notifications/cancelled still works. */
-  readonly sessionlessPending: Map<JsonRpcId, AbortController>;
+  /**
+   * Sessionless 2025 mode: calls in flight by connection, then by id, so notifications/cancelled
+   * reaches only calls made on its own connection: ids are the client's own, and another
+   * client's cancel must not stop them (spec/mcp.md, "Cancellation").
+   */
+  readonly sessionlessPending: Map<object, Map<JsonRpcId, AbortController>>;
+  /** Every long-lived stream's budget: GET and listen streams count with REST live streams. */
+  readonly streams: StreamBudget;
   readonly maxBody: number;
   readonly keepAliveMs: number;
   readonly maxQueuedFrames: number;
@@ -108,11 +115,12 @@ export function createEndpoint(deps: McpDeps): Endpoint {
   const idleMs = opts.sessionIdleMs ?? testHookFromEnv("WO_MCP_SESSION_IDLE_MS", 100) ?? 3_600_000;
   const sessionCap = testHookFromEnv("WO_MCP_MAX_SESSIONS", 1);
   const sessions = createSessionTable({
-    maxSessions: opts.maxSessions ?? sessionCap ?? 10_000,
+    maxSessions: opts.maxSessions ?? sessionCap ?? deps.config.mcp.maxSessions ?? 10_000,
     maxUnusedSessions: opts.maxUnusedSessions ?? sessionCap ?? 1_000,
     idleMs,
   });
   const keepAliveMs = opts.keepAliveMs ?? 15_000;
+  const streams = opts.streams ?? new StreamBudget();
   const maxQueuedFrames = opts.maxQueuedFrames ?? 256;
   const directory = deps.store.mcpSessions;
   const endpoint: Endpoint = {
@@ -150,6 +158,7 @@ export function createEndpoint(deps: McpDeps): Endpoint {
       legacyStreams: () => sessions.streams(),
     }),
     sessionlessPending: new Map(),
+    streams,
     maxBody: deps.config.maxBodyBytes,
     keepAliveMs,
     maxQueuedFrames,

@@ -2,8 +2,17 @@
 // Without sessions neither exists (405, POST only).
 
 import type { Endpoint } from "./endpoint.js";
-import { acceptsEventStream, emptyReply, sseReply, transportError, type McpReply, type McpRequest } from "./http.js";
+import {
+  acceptsEventStream,
+  emptyReply,
+  sseReply,
+  streamRefusal,
+  transportError,
+  type McpReply,
+  type McpRequest,
+} from "./http.js";
 import { createSseStream } from "../sse.js";
+import { isRefusal } from "../stream-budget.js";
 
 /** GET: opens the session's one stream (409 while one is open); it carries row updates and list changes. */
 export async function openSessionStream(ep: Endpoint, req: McpRequest): Promise<McpReply> {
@@ -21,9 +30,12 @@ export async function openSessionStream(ep: Endpoint, req: McpRequest): Promise<
   if (session.getStream && !session.getStream.closed) {
     return transportError(409, "Conflict: this session already has an open GET stream");
   }
+  const slot = ep.streams.admit(req.caller);
+  if (isRefusal(slot)) return streamRefusal(slot);
   const stream = createSseStream({
     keepAliveMs: ep.keepAliveMs,
     maxQueuedFrames: ep.maxQueuedFrames,
+    slot,
     onClose: () => {
       if (session.getStream === stream) session.getStream = undefined;
     },
