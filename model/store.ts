@@ -143,9 +143,19 @@ export interface Store {
   readonly mcpSessions?: McpSessionDirectory;
 }
 
-/** The MCP sessions every instance on one database knows: minted ids, until ended or idle. */
+/**
+ * The MCP sessions every instance on one database knows: a row per session from its first
+ * request until it is ended or idle. A session not used yet has no row; its id alone, signed
+ * with `sharedKey`, tells any instance that one of them minted it (runtime/mcp/session-ids.ts).
+ */
 export interface McpSessionDirectory {
-  record(id: string, protocolVersion: string): Promise<void>;
+  /** A secret every instance on this database shares (made once, with the database). */
+  sharedKey(): Promise<Uint8Array>;
+  /**
+   * Writes the session's row (nothing when it is there already). False when the table holds
+   * `maxSessions` rows even after those idle for `idleMs` were deleted: the session cannot start.
+   */
+  record(id: string, protocolVersion: string, maxSessions: number, idleMs: number): Promise<boolean>;
   /**
    * The session's protocol version, or undefined when it was never made or has ended. Marks it
    * used, to within a sixtieth of `idleMs` (a minute for an hour): most lookups only read.

@@ -63,6 +63,8 @@ export interface StreamSlot {
   isOverBudget(): boolean;
   /** Resolves once they are within it again. */
   whenUnderBudget(): Promise<void>;
+  /** Resolves at a replay's turn to send one page (StreamBudget.replayTurn). */
+  replayTurn(): Promise<void>;
   /** Frees the slot (idempotent). */
   release(): void;
 }
@@ -126,6 +128,7 @@ export class StreamBudget {
       },
       isOverBudget: () => this.isOverBudget,
       whenUnderBudget: () => this.whenUnderBudget(),
+      replayTurn: () => this.replayTurn(),
       release: () => {
         if (released) return;
         released = true;
@@ -142,6 +145,29 @@ export class StreamBudget {
       },
     };
   }
+
+  /**
+   * Resolves at the replay's turn: one page of one replay per turn of the event loop, across
+   * the process. A page to a socket the kernel still takes from is sent at once, so without
+   * turns a few hundred replays would each send a page before the next request is read.
+   */
+  replayTurn(): Promise<void> {
+    return new Promise((resolve) => {
+      this.turns.push(resolve);
+      if (!this.isPumping) {
+        this.isPumping = true;
+        setImmediate(this.pump);
+      }
+    });
+  }
+
+  private turns: (() => void)[] = [];
+  private isPumping = false;
+  private readonly pump = () => {
+    this.turns.shift()?.();
+    if (this.turns.length > 0) setImmediate(this.pump);
+    else this.isPumping = false;
+  };
 
   /** Resolves once the streams together are within the budget again. */
   whenUnderBudget(): Promise<void> {

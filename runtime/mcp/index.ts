@@ -18,6 +18,7 @@ import { jsonReply, transportError, withCors, type McpReply, type McpRequest } f
 import { ErrorCode, errorBody } from "./json-rpc.js";
 import type { ListKind } from "./list-changes.js";
 import { post } from "./post.js";
+import { SessionsFullError } from "./sessions.js";
 import { endSession, openSessionStream } from "./session-verbs.js";
 
 export type { McpReply, McpRequest } from "./http.js";
@@ -127,6 +128,13 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
         const reply = await dispatch(ep, req);
         return origin ? withCors(reply, origin) : reply;
       } catch (err) {
+        if (err instanceof SessionsFullError)
+          return transportError(
+            503,
+            `Service Unavailable: ${err.message}; retry once some have ended or expired`,
+            null,
+            { "retry-after": "60" },
+          );
         // The shared session directory (PostgreSQL) is out of reach: as any call then, 503.
         if (err instanceof StoreUnavailableError)
           return transportError(

@@ -35,7 +35,7 @@ export async function serveLegacy(ep: Endpoint, msg: Message, version: string, r
     const sid = h.get("mcp-session-id");
     if (!sid)
       return transportError(400, "Bad Request: Mcp-Session-Id header is required (initialize first)", readableId(msg));
-    session = await ep.findSession(sid);
+    session = await ep.findSession(sid, msg.kind === "request");
     if (!session)
       return transportError(
         404,
@@ -72,8 +72,7 @@ export async function serveLegacy(ep: Endpoint, msg: Message, version: string, r
     if (out instanceof RpcError) return answer(mode, rpcErrorBody(msg.id, out));
     const result = out as { protocolVersion: string };
     if (!ep.sessionsOn) return answer(mode, resultBody(msg.id, result));
-    const created = ep.sessions.create(result.protocolVersion);
-    await ep.recordSession(created);
+    const created = await ep.newSession(result.protocolVersion);
     return answer(mode, resultBody(msg.id, result), { "mcp-session-id": created.id });
   }
 

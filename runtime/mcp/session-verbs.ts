@@ -25,7 +25,7 @@ export async function openSessionStream(ep: Endpoint, req: McpRequest): Promise<
     return transportError(406, "Not Acceptable: GET /mcp needs Accept: text/event-stream");
   const sid = h.get("mcp-session-id");
   if (!sid) return transportError(400, "Bad Request: Mcp-Session-Id header is required");
-  const session = await ep.findSession(sid);
+  const session = await ep.findSession(sid, true);
   if (!session) return transportError(404, "Session not found: it ended or never existed; initialize a new session");
   if (session.getStream && !session.getStream.closed) {
     return transportError(409, "Conflict: this session already has an open GET stream");

@@ -48,7 +48,7 @@ export interface LiveStreams {
 }
 
 /** Changes read from the log per page while replaying. */
-const replayPage = 256;
+const replayPage = 64;
 
 /** One event as a stream sends it: built once, when its commit reaches the table's feed. */
 function eventFrame(change: RowChange): string {
@@ -302,6 +302,8 @@ export function createLiveStreams(
             // the rest of a page it falls behind on is read again later, not held meanwhile: a
             // replay to a client that does not read holds one frame beyond that, no more.
             await stream.whenDrained();
+            // One page per turn of the event loop, among all replays: other requests go first.
+            await slot.replayTurn();
             if (stream.closed) return;
             const page = await store.changesAfter(type.table, last, replayPage);
             if (page.gone) {

@@ -40,7 +40,7 @@ import { PgChangeLog } from "./change-log.js";
 import { ChangeRelay, changeChannel, changePayloads } from "./change-relay.js";
 import { buildTableRegistry } from "../tables.js";
 import { assertPostgresNames } from "./ddl.js";
-import { mcpSessionTable, migratePostgres } from "./migrate.js";
+import { mcpSessionKeyTable, mcpSessionTable, migratePostgres } from "./migrate.js";
 import { PostgresTx, StatementNames, type PgTxContext } from "./tx.js";
 
 export interface OpenPostgresStoreOptions {
@@ -276,11 +276,30 @@ export class PostgresStore implements Store {
 
   /** MCP sessions in the database: a client keeps its session on whichever instance it lands. */
   readonly mcpSessions: McpSessionDirectory = {
-    record: async (id, protocolVersion) => {
-      await this.query(`INSERT INTO "${mcpSessionTable}" ("id", "protocol_version") VALUES ($1, $2)`, [
-        id,
-        protocolVersion,
-      ]);
+    sharedKey: () =>
+      (this.sessionKey ??= this.query(`SELECT "key" FROM "${mcpSessionKeyTable}"`, []).then(
+        (r) => r.rows[0].key as Buffer,
+        (err) => {
+          this.sessionKey = undefined;
+          throw err;
+        },
+      )),
+    record: async (id, protocolVersion, maxSessions, idleMs) => {
+      // The count and the insert in one statement; instances recording at the same moment may
+      // pass the cap by as many rows as there are of them.
+      const insert = () =>
+        this.query(
+          `INSERT INTO "${mcpSessionTable}" ("id", "protocol_version")
+           SELECT $1, $2 WHERE (SELECT count(*) FROM "${mcpSessionTable}") < $3
+           ON CONFLICT ("id") DO UPDATE SET "last_used" = now() RETURNING 1`,
+          [id, protocolVersion, maxSessions],
+        );
+      if (((await insert()).rowCount ?? 0) > 0) return true;
+      await this.query(
+        `DELETE FROM "${mcpSessionTable}" WHERE "last_used" < now() - $1::bigint * interval '1 millisecond'`,
+        [Math.floor(idleMs)],
+      );
+      return ((await insert()).rowCount ?? 0) > 0;
     },
     // One statement, a read unless the mark is older than a sixtieth of the idle time: a
     // session's requests write at most once a minute (for the default hour).
@@ -303,6 +322,8 @@ export class PostgresStore implements Store {
       return ended.rowCount ?? 0;
     },
   };
+
+  private sessionKey: Promise<Buffer> | undefined;
 
   /** A connection from the pool; a server that cannot be reached is StoreUnavailableError. */
   private async connect(): Promise<pg.PoolClient> {
