@@ -39,6 +39,8 @@ export const mcpSessionKeyTable = "_wo_mcp_session_key";
 
 /** The advisory lock key every wo instance migrates under ("wo" in ASCII, then "migrate"). */
 export const migrationLockKey = 0x776f_6d69_6772n;
+/** The advisory lock key under which a session's row is counted and written ("wo" then "mcpses"). */
+export const mcpSessionLockKey = 0x776f_6d63_7073n;
 
 /** `where` names the database in messages (its URL without the password). */
 export async function migratePostgres(

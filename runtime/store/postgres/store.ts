@@ -40,7 +40,7 @@ import { PgChangeLog } from "./change-log.js";
 import { ChangeRelay, changeChannel, changePayloads } from "./change-relay.js";
 import { buildTableRegistry } from "../tables.js";
 import { assertPostgresNames } from "./ddl.js";
-import { mcpSessionKeyTable, mcpSessionTable, migratePostgres } from "./migrate.js";
+import { mcpSessionKeyTable, mcpSessionLockKey, mcpSessionTable, migratePostgres } from "./migrate.js";
 import { PostgresTx, StatementNames, type PgTxContext } from "./tx.js";
 
 export interface OpenPostgresStoreOptions {
@@ -285,21 +285,35 @@ export class PostgresStore implements Store {
         },
       )),
     record: async (id, protocolVersion, maxSessions, idleMs) => {
-      // The count and the insert in one statement; instances recording at the same moment may
-      // pass the cap by as many rows as there are of them.
-      const insert = () =>
-        this.query(
-          `INSERT INTO "${mcpSessionTable}" ("id", "protocol_version")
-           SELECT $1, $2 WHERE (SELECT count(*) FROM "${mcpSessionTable}") < $3
-           ON CONFLICT ("id") DO UPDATE SET "last_used" = now() RETURNING 1`,
-          [id, protocolVersion, maxSessions],
-        );
-      if (((await insert()).rowCount ?? 0) > 0) return true;
-      await this.query(
-        `DELETE FROM "${mcpSessionTable}" WHERE "last_used" < now() - $1::bigint * interval '1 millisecond'`,
-        [Math.floor(idleMs)],
-      );
-      return ((await insert()).rowCount ?? 0) > 0;
+      // Under a lock every instance takes, so that first requests arriving together cannot all
+      // see room for one more: the count and the insert are one step.
+      const client = await this.connect();
+      try {
+        await client.query("BEGIN");
+        await client.query("SELECT pg_advisory_xact_lock($1)", [mcpSessionLockKey.toString()]);
+        const insert = () =>
+          client.query(
+            `INSERT INTO "${mcpSessionTable}" ("id", "protocol_version")
+             SELECT $1, $2 WHERE (SELECT count(*) FROM "${mcpSessionTable}") < $3
+             ON CONFLICT ("id") DO UPDATE SET "last_used" = now() RETURNING 1`,
+            [id, protocolVersion, maxSessions],
+          );
+        let isRecorded = ((await insert()).rowCount ?? 0) > 0;
+        if (!isRecorded) {
+          await client.query(
+            `DELETE FROM "${mcpSessionTable}" WHERE "last_used" < now() - $1::bigint * interval '1 millisecond'`,
+            [Math.floor(idleMs)],
+          );
+          isRecorded = ((await insert()).rowCount ?? 0) > 0;
+        }
+        await client.query("COMMIT");
+        return isRecorded;
+      } catch (err) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw isConnectionFailure(err) ? this.unavailable(err) : err;
+      } finally {
+        client.release();
+      }
     },
     // One statement, a read unless the mark is older than a sixtieth of the idle time: a
     // session's requests write at most once a minute (for the default hour).
