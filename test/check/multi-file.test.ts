@@ -121,8 +121,13 @@ describe("project files", () => {
         "[mcp]",
         "sessions = false",
         'allowed_origins = ["https://example.com"]',
+        "max_sessions = 300",
         "[live]",
         "retention = 500",
+        "max_streams = 50",
+        "max_streams_per_client = 5",
+        "max_queued_bytes = 1000000",
+        "stall_timeout_ms = 2000",
         "",
       ].join("\n"),
     });
@@ -141,7 +146,8 @@ describe("project files", () => {
       databasePoolSize: 4,
       databaseStatementTimeoutMs: 5000,
       liveRetention: 500,
-      mcp: { sessions: false, allowedOrigins: ["https://example.com"] },
+      streamLimits: { maxStreams: 50, maxStreamsPerCaller: 5, maxQueuedBytes: 1000000, stallMs: 2000 },
+      mcp: { sessions: false, allowedOrigins: ["https://example.com"], maxSessions: 300 },
       allowedOrigins: ["https://shop.example.com"],
     });
   });
