@@ -182,11 +182,15 @@ export function createSseStream(opts: SseOptions): SseStream {
   };
   const abort = () => {
     if (closed) return;
-    if (opts.nodeResponse) opts.nodeResponse.destroy();
     sink?.drop();
     try {
-      // A piped web stream (mcp/node.ts) destroys its response when its source errors.
-      controller.error(new Error("the client stopped reading"));
+      if (opts.nodeResponse) {
+        opts.nodeResponse.destroy();
+        controller.close();
+      } else {
+        // A piped web stream (mcp/node.ts) destroys its response when its source errors.
+        controller.error(new Error("the client stopped reading"));
+      }
     } catch {
       // Already closed.
     }
