@@ -140,6 +140,10 @@ export function createEndpoint(deps: McpDeps): Endpoint {
     findSession: directory
       ? async (id, isRequest) => {
           const recorded = await directory.lookup(id, idleMs);
+          if (recorded === null) {
+            sessions.end(id);
+            return undefined;
+          }
           if (recorded !== undefined) return sessions.get(id) ?? sessions.adopt(id, recorded);
           // No row: minted by an instance of this database and not used yet, or gone.
           const minted = verifySharedId(await directory.sharedKey(), id, unusedMs);
@@ -159,7 +163,8 @@ export function createEndpoint(deps: McpDeps): Endpoint {
     endSession: directory
       ? async (id) => {
           const endedHere = sessions.end(id);
-          const endedEverywhere = await directory.end(id);
+          const isMinted = verifySharedId(await directory.sharedKey(), id, unusedMs) !== undefined;
+          const endedEverywhere = await directory.end(id, isMinted);
           return endedHere || endedEverywhere;
         }
       : (id) => sessions.end(id),
@@ -188,7 +193,7 @@ export function createEndpoint(deps: McpDeps): Endpoint {
   const sweep =
     directory &&
     setInterval(() => {
-      directory.forgetIdle(idleMs, sessions.busyIds()).then(
+      directory.forgetIdle(idleMs, sessions.busyIds(), unusedMs).then(
         (ended) => {
           if (ended > 0) log(`mcp: ended ${ended} session${ended === 1 ? "" : "s"} idle for ${idleText}`);
         },

@@ -11,6 +11,7 @@ import pg from "pg";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { liveApp } from "../live/support.js";
 import { startPostgres, type PostgresServer } from "../support/postgres.js";
+import { rawRequest, type RawReply } from "../support/raw-http.js";
 import { removeApp, startWo, writeApp, type WoProcess } from "../support/wo-process.js";
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
@@ -48,8 +49,9 @@ const headers = (sid?: string) => ({
   ...(sid ? { "mcp-session-id": sid } : {}),
 });
 
-async function rpc(base: string, body: unknown, sid?: string): Promise<Response> {
-  return fetch(`${base}/mcp`, { method: "POST", headers: headers(sid), body: JSON.stringify(body) });
+/** One POST to /mcp on a connection of its own (no keep-alive to race the server's close). */
+async function rpc(base: string, body: unknown, sid?: string): Promise<RawReply> {
+  return rawRequest(base, "POST", "/mcp", headers(sid), JSON.stringify(body));
 }
 
 /** A raw initialize: the session id it was given. */
@@ -61,8 +63,7 @@ async function initialize(base: string): Promise<string> {
     params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "flood", version: "0" } },
   });
   expect(res.status).toBe(200);
-  await res.arrayBuffer();
-  return res.headers.get("mcp-session-id")!;
+  return res.headers["mcp-session-id"] as string;
 }
 
 /** Runs `n` tasks, `width` at a time. */
@@ -104,6 +105,10 @@ it("a session made on A and first used on B works: the id alone tells B that A m
   expect(await sessionRows()).toBe(before + 1);
   // Later requests, on either instance, find its row.
   expect((await rpc(a.url, { jsonrpc: "2.0", id: 5, method: "tools/list" }, sid)).status).toBe(200);
+  // One ended by DELETE before its first request is ended on the other instance too.
+  const unused = await initialize(a.url);
+  expect((await rawRequest(a.url, "DELETE", "/mcp", headers(unused))).status).toBe(200);
+  expect((await rpc(b.url, { jsonrpc: "2.0", id: 6, method: "tools/list" }, unused)).status).toBe(404);
   // An id no instance minted is unknown everywhere.
   const forged = `${sid.slice(0, -4)}AAAA`;
   expect((await rpc(b.url, { jsonrpc: "2.0", id: 4, method: "tools/list" }, forged)).status).toBe(404);
@@ -134,10 +139,9 @@ it("an initialize flood writes no row; used sessions stop at the cap with 503 + 
     const base = i % 2 ? a.url : b.url;
     const sid = await initialize(base);
     const res = await rpc(base, { jsonrpc: "2.0", id: 2, method: "tools/list" }, sid);
-    const body = (await res.json()) as { error?: { message: string } };
     if (res.status === 503) {
-      expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
-      expect(body.error?.message).toMatch(/limit of 40 MCP sessions/);
+      expect(res.headers["retry-after"]).toMatch(/^\d+$/);
+      expect(res.json.error.message).toMatch(/limit of 40 MCP sessions/);
     }
     return res.status;
   });

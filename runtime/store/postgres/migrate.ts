@@ -62,6 +62,10 @@ export async function migratePostgres(
     await client.query(
       `ALTER TABLE ${quoteId(mcpSessionTable)} ADD COLUMN IF NOT EXISTS "last_used" TIMESTAMPTZ NOT NULL DEFAULT now()`,
     );
+    // A session ended by DELETE keeps its row, marked, while its id could still pass for unused.
+    await client.query(
+      `ALTER TABLE ${quoteId(mcpSessionTable)} ADD COLUMN IF NOT EXISTS "ended" BOOLEAN NOT NULL DEFAULT false`,
+    );
     await client.query(
       `CREATE TABLE IF NOT EXISTS ${quoteId(mcpSessionKeyTable)} ("one" BOOLEAN PRIMARY KEY DEFAULT true CHECK ("one"), "key" BYTEA NOT NULL)`,
     );

@@ -317,20 +317,39 @@ export class PostgresStore implements Store {
     },
     // One statement, a read unless the mark is older than a sixtieth of the idle time: a
     // session's requests write at most once a minute (for the default hour).
-    lookup: async (id, idleMs) =>
-      (
+    lookup: async (id, idleMs) => {
+      const row = (
         await this.query(
-          `WITH "used" AS (UPDATE "${mcpSessionTable}" SET "last_used" = now() WHERE "id" = $1 AND "last_used" < now() - $2::bigint * interval '1 millisecond')
-           SELECT "protocol_version" AS v FROM "${mcpSessionTable}" WHERE "id" = $1`,
+          `WITH "used" AS (UPDATE "${mcpSessionTable}" SET "last_used" = now() WHERE "id" = $1 AND NOT "ended" AND "last_used" < now() - $2::bigint * interval '1 millisecond')
+           SELECT "protocol_version" AS v, "ended" FROM "${mcpSessionTable}" WHERE "id" = $1`,
           [id, Math.floor(idleMs / 60)],
         )
-      ).rows[0]?.v as string | undefined,
-    end: async (id) => ((await this.query(`DELETE FROM "${mcpSessionTable}" WHERE "id" = $1`, [id])).rowCount ?? 0) > 0,
-    forgetIdle: async (idleMs, serving) => {
+      ).rows[0] as { v: string; ended: boolean } | undefined;
+      return row === undefined ? undefined : row.ended ? null : row.v;
+    },
+    end: async (id, isMinted) => {
+      if (!isMinted)
+        return ((await this.query(`DELETE FROM "${mcpSessionTable}" WHERE "id" = $1`, [id])).rowCount ?? 0) > 0;
+      const marked = await this.query(
+        `UPDATE "${mcpSessionTable}" SET "ended" = true, "last_used" = now() WHERE "id" = $1 AND NOT "ended"`,
+        [id],
+      );
+      if ((marked.rowCount ?? 0) > 0) return true;
+      const kept = await this.query(
+        `INSERT INTO "${mcpSessionTable}" ("id", "protocol_version", "ended") VALUES ($1, '', true) ON CONFLICT ("id") DO NOTHING`,
+        [id],
+      );
+      return (kept.rowCount ?? 0) > 0;
+    },
+    forgetIdle: async (idleMs, serving, endedMs) => {
       if (serving.length > 0)
         await this.query(`UPDATE "${mcpSessionTable}" SET "last_used" = now() WHERE "id" = ANY($1::text[])`, [serving]);
+      await this.query(
+        `DELETE FROM "${mcpSessionTable}" WHERE "ended" AND "last_used" < now() - $1::bigint * interval '1 millisecond'`,
+        [Math.floor(endedMs)],
+      );
       const ended = await this.query(
-        `DELETE FROM "${mcpSessionTable}" WHERE "last_used" < now() - $1::bigint * interval '1 millisecond'`,
+        `DELETE FROM "${mcpSessionTable}" WHERE NOT "ended" AND "last_used" < now() - $1::bigint * interval '1 millisecond'`,
         [Math.floor(idleMs)],
       );
       return ended.rowCount ?? 0;
