@@ -26,11 +26,6 @@ export interface SseStream {
   /** What the queue still takes before it is full: bytes (with maxQueuedBytes) or frames. */
   room(): number;
   /**
-   * Resolves once the queue has room again (or the stream closed): a producer with many frames
-   * at hand (a replay) waits here instead of overflowing the stream.
-   */
-  whenWritable(): Promise<void>;
-  /**
    * Resolves once the client has taken what it was sent (all but drainedBytes) and the streams
    * together are within their budget (or the stream closed): a replay queues a page at most.
    */
@@ -160,9 +155,6 @@ export function createSseStream(opts: SseOptions): SseStream {
     enqueue(bytes);
     return !closed;
   };
-  const whenWritable = async (): Promise<void> => {
-    while (!closed && room() <= 0) await new Promise((r) => setTimeout(r, writablePollMs));
-  };
   const whenDrained = async (): Promise<void> => {
     for (;;) {
       if (closed) return;
@@ -209,7 +201,6 @@ export function createSseStream(opts: SseOptions): SseStream {
     get closed() {
       return closed;
     },
-    whenWritable,
     whenDrained,
     isBacklogged,
     abort,
