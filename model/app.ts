@@ -58,6 +58,8 @@ export interface WoConfig {
     sessions: boolean;
     /** `[mcp] allowed_origins`: the older place for `allowedOrigins`; both lists apply to every route. */
     allowedOrigins: string[];
+    /** `[mcp] max_sessions`: 2025-era sessions in use kept at most (rows of the shared table on PostgreSQL). Default 10,000. */
+    maxSessions?: number;
   };
   /** `[server] allowed_origins`: browser origins admitted on every route besides the local ones (spec/security.md). */
   allowedOrigins: string[];
@@ -73,6 +75,12 @@ export interface WoConfig {
    * from (spec/live.md). Default 10,000.
    */
   liveRetention?: number;
+  /**
+   * `[live] max_streams`, `max_streams_per_client`, `max_queued_bytes`, `stall_timeout_ms`: the
+   * budget of long-lived streams (REST live streams, MCP GET and `subscriptions/listen` streams
+   * together; spec/security.md, "Streams and sessions"). Absent keys keep the runtime's defaults.
+   */
+  streamLimits?: { maxStreams?: number; maxStreamsPerCaller?: number; maxQueuedBytes?: number; stallMs?: number };
   /** `[server] token_env`: name of an environment variable holding a bearer token. */
   tokenEnv?: string;
   /** `[server] token = "auto"`: foreground `wo run` uses the automatic agent token too. */

@@ -164,21 +164,37 @@ export interface Store {
   readonly mcpSessions?: McpSessionDirectory;
 }
 
-/** The MCP sessions every instance on one database knows: minted ids, until ended or idle. */
+/**
+ * The MCP sessions every instance on one database knows: a row per session from its first
+ * request until it is ended or idle. A session not used yet has no row; its id alone, signed
+ * with `sharedKey`, tells any instance that one of them minted it (runtime/mcp/session-ids.ts).
+ */
 export interface McpSessionDirectory {
-  record(id: string, protocolVersion: string): Promise<void>;
+  /** A secret every instance on this database shares (made once, with the database). */
+  sharedKey(): Promise<Uint8Array>;
   /**
-   * The session's protocol version, or undefined when it was never made or has ended. Marks it
-   * used, to within a sixtieth of `idleMs` (a minute for an hour): most lookups only read.
+   * Writes the session's row (nothing when it is there already). False when the table holds
+   * `maxSessions` rows even after those idle for `idleMs` were deleted: the session cannot start.
    */
-  lookup(id: string, idleMs: number): Promise<string | undefined>;
-  /** False when there was no such session. */
-  end(id: string): Promise<boolean>;
+  record(id: string, protocolVersion: string, maxSessions: number, idleMs: number): Promise<boolean>;
+  /**
+   * The session's protocol version; null when it was ended (DELETE); undefined when it has no
+   * row. Marks it used, to within a sixtieth of `idleMs` (a minute for an hour): most lookups
+   * only read.
+   */
+  lookup(id: string, idleMs: number): Promise<string | null | undefined>;
+  /**
+   * Ends the session on every instance; false when there was no such session. `isMinted`: the
+   * id is one an instance minted lately, which without a row any instance would still take for
+   * a session not used yet, so a row is kept saying it ended (until forgetIdle drops it).
+   */
+  end(id: string, isMinted: boolean): Promise<boolean>;
   /**
    * Marks `serving` used (the sessions this instance holds a GET stream or a call of), then ends
-   * every session nobody used for `idleMs`, on every instance; resolves with how many ended.
+   * every session nobody used for `idleMs`, on every instance, and forgets ended ones after
+   * `endedMs`; resolves with how many idle ones ended.
    */
-  forgetIdle(idleMs: number, serving: readonly string[]): Promise<number>;
+  forgetIdle(idleMs: number, serving: readonly string[], endedMs: number): Promise<number>;
 }
 
 // Store errors: what can go wrong in any store, in the store's own words. A store never throws

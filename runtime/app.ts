@@ -26,6 +26,7 @@ import { bearerAuth, tokenCheck, UNAUTHORIZED_DETAIL, UNAUTHORIZED_HEADERS } fro
 import { logWhenFinished, type RequestLogger } from "./request-log.js";
 import { problem, problemResponse } from "./rest/problem.js";
 import { createLiveStreams } from "./rest/live.js";
+import { defaultStreamLimits, StreamBudget } from "./stream-budget.js";
 import { createRestRoutes, restEndpoints } from "./rest/routes.js";
 import type { Store } from "../model/store.js";
 
@@ -53,6 +54,8 @@ export interface AppOptions {
 export interface AppParts {
   mcp: McpHandler;
   limit: ConcurrencyLimiter;
+  /** Every long-lived stream's budget (REST live, MCP GET and listen): one count for the process. */
+  streams: StreamBudget;
   /** Aborted at shutdown: queued calls (of any build) are refused. */
   shutdown: AbortController;
 }
@@ -87,6 +90,8 @@ export function createApp(options: AppOptions): App {
   const rt = createOperationRuntime({ catalog: build.catalog, store, validators: build.validators, log });
   const shutdown = options.replacing?.parts.shutdown ?? new AbortController();
   const limit = options.replacing?.parts.limit ?? createConcurrencyLimit(config.concurrency, shutdown.signal);
+  const streams =
+    options.replacing?.parts.streams ?? new StreamBudget({ ...defaultStreamLimits, ...config.streamLimits });
   const operations = bindOperations({
     app: build.catalog,
     rt,
@@ -108,7 +113,12 @@ export function createApp(options: AppOptions): App {
   };
   const mcpHandler =
     options.replacing?.parts.mcp ??
-    createMcpHandler({ ...mcpBuild, config, guard, options: { log, listChanged: options.watching ?? false } });
+    createMcpHandler({
+      ...mcpBuild,
+      config,
+      guard,
+      options: { log, listChanged: options.watching ?? false, streams },
+    });
   const mcp = mcpRoutesFor(mcpHandler);
 
   const app = new Hono({ strict: false });
@@ -167,7 +177,7 @@ export function createApp(options: AppOptions): App {
 
   app.route("/mcp", mcp);
 
-  const live = createLiveStreams(store, log);
+  const live = createLiveStreams(store, log, { budget: streams });
   app.route(
     "/",
     createRestRoutes({
@@ -228,7 +238,7 @@ export function createApp(options: AppOptions): App {
     serveMcp,
     operations,
     mcpBuild,
-    parts: { mcp: mcpHandler, limit, shutdown },
+    parts: { mcp: mcpHandler, limit, streams, shutdown },
     ...(management
       ? {
           serveManagement: (incoming: IncomingMessage, res: ServerResponse) =>

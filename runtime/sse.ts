@@ -13,6 +13,7 @@
 // than the writes they report (spec/live.md, "Limits and back-pressure").
 
 import type { ServerResponse } from "node:http";
+import { drainedBytes, type StreamSlot } from "./stream-budget.js";
 
 export interface SseStream {
   /**
@@ -25,10 +26,14 @@ export interface SseStream {
   /** What the queue still takes before it is full: bytes (with maxQueuedBytes) or frames. */
   room(): number;
   /**
-   * Resolves once the queue has room again (or the stream closed): a producer with many frames
-   * at hand (a replay) waits here instead of overflowing the stream.
+   * Resolves once the client has taken what it was sent (all but drainedBytes) and the streams
+   * together are within their budget (or the stream closed): a replay queues a page at most.
    */
-  whenWritable(): Promise<void>;
+  whenDrained(): Promise<void>;
+  /** True while the client has not taken what it was sent (beyond drainedBytes, or any frame). */
+  isBacklogged(): boolean;
+  /** Cuts the connection and drops what is queued (a stalled client: ../stream-budget.ts). */
+  abort(): void;
   readonly response: ReadableStream<Uint8Array>;
 }
 
@@ -42,6 +47,13 @@ export interface SseOptions {
   overflowFrame?: string;
   onClose?: () => void;
   /**
+   * The stream's place in the process's stream budget (../stream-budget.ts): released when the
+   * stream ends; the budget may cut the stream when its client stalls.
+   */
+  slot?: StreamSlot;
+  /** How long a closed stream's last bytes may wait for its client before the connection is cut. Default 10 s. */
+  lingerMs?: number;
+  /**
    * The node response that answers with `response` (needs maxQueuedBytes). The web stream then
    * carries only the headers, the end and the client's disconnect.
    */
@@ -53,6 +65,15 @@ const encoder = new TextEncoder();
 /** A JSON-RPC message as an MCP SSE frame. */
 export function sseFrame(json: string): string {
   return `event: message\ndata: ${json}\n\n`;
+}
+
+const defaultLingerMs = 10_000;
+
+function cutIfUnfinished(res: ServerResponse, afterMs: number): void {
+  if (res.writableFinished || res.destroyed) return;
+  const cut = setTimeout(() => res.destroy(), afterMs);
+  cut.unref();
+  res.once("close", () => clearTimeout(cut));
 }
 
 /** How often a waiting producer looks at the queue again. */
@@ -74,6 +95,11 @@ export function createSseStream(opts: SseOptions): SseStream {
     } catch {
       // Already closed or errored by a cancelled reader.
     }
+    // A client that does not read would hold the answer's last bytes (an overflow's reset, say)
+    // in node's buffer for as long as it keeps the connection: it gets them for a while, then
+    // the connection is cut and the memory freed.
+    if (opts.nodeResponse) cutIfUnfinished(opts.nodeResponse, opts.lingerMs ?? defaultLingerMs);
+    opts.slot?.release();
     opts.onClose?.();
   };
   const response = new ReadableStream<Uint8Array>(
@@ -83,9 +109,11 @@ export function createSseStream(opts: SseOptions): SseStream {
       },
       cancel() {
         // The client went away: release everything this stream holds.
+        if (closed) return;
         closed = true;
         if (timer) clearInterval(timer);
         sink?.drop();
+        opts.slot?.release();
         opts.onClose?.();
       },
     },
@@ -100,33 +128,87 @@ export function createSseStream(opts: SseOptions): SseStream {
         if (!sink.write(bytes)) close();
       }
     : (bytes: Uint8Array) => controller.enqueue(bytes);
+  const byteBound = opts.maxQueuedBytes;
+  /** Unsent bytes; a frame-bounded stream without a sink cannot tell (its frames bound it). */
+  const queuedBytes = sink
+    ? () => sink.queuedBytes()
+    : byteBound !== undefined
+      ? () => byteBound - (controller.desiredSize ?? byteBound)
+      : () => 0;
+  // A small per-stream bound (tests) takes half of it as taken, so a replay stays within it.
+  const backlogBytes = byteBound === undefined ? drainedBytes : Math.min(drainedBytes, Math.floor(byteBound / 2));
+  const isBacklogged =
+    sink || byteBound !== undefined
+      ? () => queuedBytes() > backlogBytes
+      : () => (controller.desiredSize ?? opts.maxQueuedFrames) < opts.maxQueuedFrames;
   const send = (frame: string | Uint8Array): boolean => {
     if (closed) return false;
-    if (room() <= 0) {
+    // Past its own bound, or past the budget of all streams while its client is behind: the
+    // stream ends here rather than hold more for a client that is not taking it.
+    if (room() <= 0 || (opts.slot?.isOverBudget() && isBacklogged())) {
       if (opts.overflowFrame !== undefined) enqueue(encoder.encode(opts.overflowFrame));
       close();
       return false;
     }
-    enqueue(typeof frame === "string" ? encoder.encode(frame) : frame);
+    const bytes = typeof frame === "string" ? encoder.encode(frame) : frame;
+    opts.slot?.charge(bytes.byteLength);
+    enqueue(bytes);
     return !closed;
   };
-  const whenWritable = async (): Promise<void> => {
-    while (!closed && room() <= 0) await new Promise((r) => setTimeout(r, writablePollMs));
+  const whenDrained = async (): Promise<void> => {
+    for (;;) {
+      if (closed) return;
+      if (isBacklogged()) {
+        // node says 'drain' once its buffer empties after a write it could not take at once,
+        // which one beyond drainedBytes always was.
+        if (sink?.canWaitForDrain()) await sink.drained();
+        else await new Promise((r) => setTimeout(r, writablePollMs));
+        continue;
+      }
+      if (opts.slot?.isOverBudget()) {
+        await opts.slot.whenUnderBudget();
+        continue;
+      }
+      return;
+    }
+  };
+  const abort = () => {
+    if (closed) return;
+    sink?.drop();
+    try {
+      if (opts.nodeResponse) {
+        opts.nodeResponse.destroy();
+        controller.close();
+      } else {
+        // A piped web stream (mcp/node.ts) destroys its response when its source errors.
+        controller.error(new Error("the client stopped reading"));
+      }
+    } catch {
+      // Already closed.
+    }
+    closed = true;
+    if (timer) clearInterval(timer);
+    opts.slot?.release();
+    opts.onClose?.();
   };
   if (opts.keepAliveMs > 0) {
     timer = setInterval(() => send(": keepalive\n\n"), opts.keepAliveMs);
     timer.unref();
   }
-  return {
+  const stream: SseStream = {
     send,
     close,
     get closed() {
       return closed;
     },
-    whenWritable,
+    whenDrained,
+    isBacklogged,
+    abort,
     room,
     response,
   };
+  opts.slot?.attach({ queuedBytes, isBacklogged, abort });
+  return stream;
 }
 
 /** How often frames sent before the headers went out look again whether they have. */
@@ -176,6 +258,19 @@ function directSink(res: ServerResponse) {
     },
     /** Bytes written but not yet taken by the client's socket. */
     queuedBytes: () => waitingBytes + res.writableLength,
+    /** Whether node will say 'drain' (its buffer is over its mark, and nothing waits here). */
+    canWaitForDrain: () => waiting.length === 0 && res.writableNeedDrain && !res.destroyed,
+    /** Resolves at the response's next 'drain' or 'close'. */
+    drained: () =>
+      new Promise<void>((resolve) => {
+        const done = () => {
+          res.off("drain", done);
+          res.off("close", done);
+          resolve();
+        };
+        res.on("drain", done);
+        res.on("close", done);
+      }),
     /**
      * The stream is closing: what waits goes out before the end. With the headers not out yet
      * it goes through the web stream, which @hono/node-server then writes whole.

@@ -96,7 +96,17 @@ export function readConfig(text: string | undefined, file: string, dirName: stri
   if (maxBytes !== undefined) config.databaseMaxBytes = maxBytes;
   const retention = read.positiveInt("live", "retention");
   if (retention !== undefined) config.liveRetention = retention;
+  const streamLimits = {
+    maxStreams: read.positiveInt("live", "max_streams"),
+    maxStreamsPerCaller: read.positiveInt("live", "max_streams_per_client"),
+    maxQueuedBytes: read.positiveInt("live", "max_queued_bytes"),
+    stallMs: read.positiveInt("live", "stall_timeout_ms"),
+  };
+  const givenLimits = Object.entries(streamLimits).filter(([, v]) => v !== undefined);
+  if (givenLimits.length > 0) config.streamLimits = Object.fromEntries(givenLimits);
   config.mcp.sessions = read.bool("mcp", "sessions") ?? config.mcp.sessions;
+  const maxSessions = read.positiveInt("mcp", "max_sessions");
+  if (maxSessions !== undefined) config.mcp.maxSessions = maxSessions;
   config.mcp.allowedOrigins = read.stringList("mcp", "allowed_origins") ?? config.mcp.allowedOrigins;
   const auth = readAuth(read, doc);
   if (auth !== undefined) config.auth = auth;

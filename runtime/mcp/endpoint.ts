@@ -7,7 +7,9 @@ import type { JsonRpcId } from "./json-rpc.js";
 import { createListChangeFeed, type ListChangeFeed } from "./list-changes.js";
 import { createMethods, type MethodTable } from "./methods.js";
 import { createRowSubscriptions, type RowSubscriptions } from "./row-subscriptions.js";
-import { createSessionTable, type Session, type SessionTable } from "./sessions.js";
+import { mintSharedId, verifySharedId } from "./session-ids.js";
+import { createSessionTable, SessionsFullError, type Session, type SessionTable } from "./sessions.js";
+import { StreamBudget } from "../stream-budget.js";
 
 /** The per-build part of the endpoint: its methods and what 2026-07-28 adds to their results. */
 export interface BoundBuild {
@@ -32,17 +34,25 @@ export interface Endpoint {
   /**
    * The session `id` names, or undefined. With a shared session directory (several instances
    * on one PostgreSQL database, Store.mcpSessions) the directory decides: a session another
-   * instance made is adopted here, and one ended on any instance ends here too.
+   * instance made is adopted here, and one ended on any instance ends here too. `isRequest`: a
+   * request or a GET stream, which gives a session not used yet its row (a notification does
+   * not); SessionsFullError when the table has no room for it.
    */
-  findSession(id: string): Session | undefined | Promise<Session | undefined>;
-  /** Records a new session in the shared directory, if there is one. */
-  recordSession(session: Session): void | Promise<void>;
+  findSession(id: string, isRequest: boolean): Session | undefined | Promise<Session | undefined>;
+  /** A new session (initialize): with a shared directory, an id any instance recognises and no row yet. */
+  newSession(protocolVersion: string): Session | Promise<Session>;
   /** Ends a session here and in the shared directory; false when neither knew it. */
   endSession(id: string): boolean | Promise<boolean>;
   readonly rows: RowSubscriptions;
   readonly lists: ListChangeFeed;
-  /** Sessionless 2025 mode: calls in flight by id, so notifications/cancelled still works. */
-  readonly sessionlessPending: Map<JsonRpcId, AbortController>;
+  /**
+   * Sessionless 2025 mode: calls in flight by connection, then by id, so notifications/cancelled
+   * reaches only calls made on its own connection: ids are the client's own, and another
+   * client's cancel must not stop them (spec/mcp.md, "Cancellation").
+   */
+  readonly sessionlessPending: Map<object, Map<JsonRpcId, AbortController>>;
+  /** Every long-lived stream's budget: GET and listen streams count with REST live streams. */
+  readonly streams: StreamBudget;
   readonly maxBody: number;
   readonly keepAliveMs: number;
   readonly maxQueuedFrames: number;
@@ -107,12 +117,17 @@ export function createEndpoint(deps: McpDeps): Endpoint {
   };
   const idleMs = opts.sessionIdleMs ?? testHookFromEnv("WO_MCP_SESSION_IDLE_MS", 100) ?? 3_600_000;
   const sessionCap = testHookFromEnv("WO_MCP_MAX_SESSIONS", 1);
+  const maxSessions = opts.maxSessions ?? sessionCap ?? deps.config.mcp.maxSessions ?? 10_000;
+  // How long a session may go without its first request: long enough for any client (the SDKs
+  // send theirs at once), short so that ids nobody uses stop counting soon.
+  const unusedMs = Math.min(idleMs, 5 * 60_000);
   const sessions = createSessionTable({
-    maxSessions: opts.maxSessions ?? sessionCap ?? 10_000,
+    maxSessions,
     maxUnusedSessions: opts.maxUnusedSessions ?? sessionCap ?? 1_000,
     idleMs,
   });
   const keepAliveMs = opts.keepAliveMs ?? 15_000;
+  const streams = opts.streams ?? new StreamBudget();
   const maxQueuedFrames = opts.maxQueuedFrames ?? 256;
   const directory = deps.store.mcpSessions;
   const endpoint: Endpoint = {
@@ -123,20 +138,33 @@ export function createEndpoint(deps: McpDeps): Endpoint {
     sessions,
     // Without a directory these stay synchronous: no promise on the single-instance path.
     findSession: directory
-      ? async (id) => {
-          const protocolVersion = await directory.lookup(id, idleMs);
-          if (protocolVersion === undefined) {
+      ? async (id, isRequest) => {
+          const recorded = await directory.lookup(id, idleMs);
+          if (recorded === null) {
             sessions.end(id);
             return undefined;
           }
-          return sessions.get(id) ?? sessions.adopt(id, protocolVersion);
+          if (recorded !== undefined) return sessions.get(id) ?? sessions.adopt(id, recorded);
+          // No row: minted by an instance of this database and not used yet, or gone.
+          const minted = verifySharedId(await directory.sharedKey(), id, unusedMs);
+          if (minted === undefined) {
+            sessions.end(id);
+            return undefined;
+          }
+          if (isRequest && !(await directory.record(id, minted, maxSessions, idleMs)))
+            throw new SessionsFullError(maxSessions);
+          return sessions.get(id) ?? sessions.adopt(id, minted);
         }
       : (id) => sessions.get(id),
-    recordSession: directory ? (s) => directory.record(s.id, s.protocolVersion) : () => {},
+    newSession: directory
+      ? async (protocolVersion) =>
+          sessions.create(protocolVersion, mintSharedId(await directory.sharedKey(), protocolVersion))
+      : (protocolVersion) => sessions.create(protocolVersion),
     endSession: directory
       ? async (id) => {
           const endedHere = sessions.end(id);
-          const endedEverywhere = await directory.end(id);
+          const isMinted = verifySharedId(await directory.sharedKey(), id, unusedMs) !== undefined;
+          const endedEverywhere = await directory.end(id, isMinted);
           return endedHere || endedEverywhere;
         }
       : (id) => sessions.end(id),
@@ -150,6 +178,7 @@ export function createEndpoint(deps: McpDeps): Endpoint {
       legacyStreams: () => sessions.streams(),
     }),
     sessionlessPending: new Map(),
+    streams,
     maxBody: deps.config.maxBodyBytes,
     keepAliveMs,
     maxQueuedFrames,
@@ -164,7 +193,7 @@ export function createEndpoint(deps: McpDeps): Endpoint {
   const sweep =
     directory &&
     setInterval(() => {
-      directory.forgetIdle(idleMs, sessions.busyIds()).then(
+      directory.forgetIdle(idleMs, sessions.busyIds(), unusedMs).then(
         (ended) => {
           if (ended > 0) log(`mcp: ended ${ended} session${ended === 1 ? "" : "s"} idle for ${idleText}`);
         },

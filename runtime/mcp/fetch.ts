@@ -8,6 +8,7 @@ import type { HeaderView } from "./era.js";
 import type { McpRequest } from "./http.js";
 import { createMcpHandler, type McpDeps, type McpHandler } from "./index.js";
 import type { Message } from "./json-rpc.js";
+import { streamCallerOf } from "../stream-budget.js";
 
 /** A fetch-API request as the handler reads it; `incoming` lets the body be read without a web stream. */
 class FetchMcpRequest implements McpRequest {
@@ -27,6 +28,12 @@ class FetchMcpRequest implements McpRequest {
   }
   get signal(): AbortSignal {
     return this.req.signal;
+  }
+  get caller(): string {
+    return streamCallerOf(this.incoming?.socket);
+  }
+  get connection(): object | undefined {
+    return this.incoming?.socket;
   }
 }
 

@@ -5,6 +5,7 @@
 import type { HeaderView, Rejection } from "./era.js";
 import { ErrorCode, errorBody, type JsonRpcId, type Message } from "./json-rpc.js";
 import { sseFrame } from "../sse.js";
+import type { StreamRefusal } from "../stream-budget.js";
 
 /** What the endpoint reads of an HTTP request. */
 export interface McpRequest {
@@ -17,6 +18,13 @@ export interface McpRequest {
   readonly signal: AbortSignal;
   /** The JSON-RPC message, once parsed: what the request log names (runtime/request-log.ts). */
   message?: Message | undefined;
+  /** Whom a stream opened by this request counts against (../stream-budget.ts, streamCallerOf). */
+  readonly caller: string;
+  /**
+   * The connection the request came on (its socket), when known: sessionless cancellation only
+   * reaches calls of the same connection (legacy.ts).
+   */
+  readonly connection?: object | undefined;
 }
 
 /** An answer: a complete body (string or none) or a server-sent-events stream. */
@@ -63,6 +71,11 @@ export function transportError(
     errorBody(id, status === 404 ? ErrorCode.SessionNotFound : ErrorCode.ServerError, message),
     extra,
   );
+}
+
+/** No room for one more stream (../stream-budget.ts): 503 with Retry-After, as REST live streams get. */
+export function streamRefusal(r: StreamRefusal, id: JsonRpcId | null = null): McpReply {
+  return transportError(503, `Service Unavailable: ${r.detail}`, id, { "retry-after": String(r.retryAfterSeconds) });
 }
 
 /** Accept negotiation for a POSTed request: JSON when allowed (cheapest), else SSE, else 406. */

@@ -9,6 +9,7 @@
 // serves it on node:http (node.ts), and fetch.ts adapts it for in-process hono users.
 
 import type { WoConfig } from "../../model/app.js";
+import type { StreamBudget } from "../stream-budget.js";
 import type { AppContract, Operation } from "../../model/build-contract.js";
 import { StoreUnavailableError, type Store } from "../../model/store.js";
 import { allowedOriginsOf, createHttpGuard, type HttpGuard } from "../http-guard.js";
@@ -17,6 +18,7 @@ import { jsonReply, transportError, withCors, type McpReply, type McpRequest } f
 import { ErrorCode, errorBody } from "./json-rpc.js";
 import type { ListKind } from "./list-changes.js";
 import { post } from "./post.js";
+import { SessionsFullError } from "./sessions.js";
 import { endSession, openSessionStream } from "./session-verbs.js";
 
 export type { McpReply, McpRequest } from "./http.js";
@@ -44,6 +46,8 @@ export interface McpOptions {
   listChanged?: boolean;
   /** Row URIs one session or one `subscriptions/listen` stream may subscribe to. Default 1,000. */
   maxRowSubscriptions?: number;
+  /** The process's stream budget, shared with REST live streams (../stream-budget.ts). Default: one of its own. */
+  streams?: StreamBudget;
 }
 
 /** What the endpoint serves from one build; setBuild() replaces it while sessions and streams stay. */
@@ -124,6 +128,13 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
         const reply = await dispatch(ep, req);
         return origin ? withCors(reply, origin) : reply;
       } catch (err) {
+        if (err instanceof SessionsFullError)
+          return transportError(
+            503,
+            `Service Unavailable: ${err.message}; retry once some have ended or expired`,
+            null,
+            { "retry-after": "60" },
+          );
         // The shared session directory (PostgreSQL) is out of reach: as any call then, 503.
         if (err instanceof StoreUnavailableError)
           return transportError(
@@ -150,7 +161,7 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
       ep.lists.close();
       ep.rows.close();
       ep.sessions.closeAll();
-      for (const ac of ep.sessionlessPending.values()) ac.abort();
+      for (const calls of ep.sessionlessPending.values()) for (const ac of calls.values()) ac.abort();
     },
     get sessionCount() {
       return ep.sessions.size;

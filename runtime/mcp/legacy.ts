@@ -6,7 +6,16 @@ import { LegacyContext, runCall } from "./calls.js";
 import type { Endpoint } from "./endpoint.js";
 import { LEGACY_VERSIONS } from "./era.js";
 import { answer, emptyReply, transportError, responseMode, type McpReply, type McpRequest } from "./http.js";
-import { ErrorCode, RpcError, errorBody, readableId, resultBody, rpcErrorBody, type Message } from "./json-rpc.js";
+import {
+  ErrorCode,
+  RpcError,
+  errorBody,
+  readableId,
+  resultBody,
+  rpcErrorBody,
+  type JsonRpcId,
+  type Message,
+} from "./json-rpc.js";
 import { subscription } from "./legacy-subscriptions.js";
 import type { Session } from "./sessions.js";
 
@@ -26,7 +35,7 @@ export async function serveLegacy(ep: Endpoint, msg: Message, version: string, r
     const sid = h.get("mcp-session-id");
     if (!sid)
       return transportError(400, "Bad Request: Mcp-Session-Id header is required (initialize first)", readableId(msg));
-    session = await ep.findSession(sid);
+    session = await ep.findSession(sid, msg.kind === "request");
     if (!session)
       return transportError(
         404,
@@ -34,11 +43,15 @@ export async function serveLegacy(ep: Endpoint, msg: Message, version: string, r
         readableId(msg),
       );
   }
-  const pending = session ? session.pending : ep.sessionlessPending;
   if (msg.kind === "notification") {
     if (msg.method === "notifications/cancelled") {
       const rid = msg.params?.requestId;
-      if (typeof rid === "string" || typeof rid === "number") pending.get(rid)?.abort();
+      const calls = session
+        ? session.pending
+        : req.connection !== undefined
+          ? ep.sessionlessPending.get(req.connection)
+          : undefined;
+      if (typeof rid === "string" || typeof rid === "number") calls?.get(rid)?.abort();
     }
     return emptyReply(202);
   }
@@ -59,11 +72,11 @@ export async function serveLegacy(ep: Endpoint, msg: Message, version: string, r
     if (out instanceof RpcError) return answer(mode, rpcErrorBody(msg.id, out));
     const result = out as { protocolVersion: string };
     if (!ep.sessionsOn) return answer(mode, resultBody(msg.id, result));
-    const created = ep.sessions.create(result.protocolVersion);
-    await ep.recordSession(created);
+    const created = await ep.newSession(result.protocolVersion);
     return answer(mode, resultBody(msg.id, result), { "mcp-session-id": created.id });
   }
 
+  const pending = session ? session.pending : sessionlessCallsOf(ep, req.connection);
   const ctx = new LegacyContext(req, pending, msg.id);
   try {
     const out = await runCall(handler, msg, ctx, ep.log);
@@ -71,5 +84,18 @@ export async function serveLegacy(ep: Endpoint, msg: Message, version: string, r
     return answer(mode, resultBody(msg.id, out));
   } finally {
     ctx.settle();
+    if (!session && req.connection !== undefined && pending.size === 0) ep.sessionlessPending.delete(req.connection);
   }
+}
+
+/**
+ * Sessionless: the calls in flight on this connection (a cancel names an id only its client
+ * knows the meaning of). Without a known connection, an empty table of its own: a cancel then
+ * reaches nothing, and the call still stops when its client disconnects.
+ */
+function sessionlessCallsOf(ep: Endpoint, connection: object | undefined): Map<JsonRpcId, AbortController> {
+  if (connection === undefined) return new Map();
+  let calls = ep.sessionlessPending.get(connection);
+  if (!calls) ep.sessionlessPending.set(connection, (calls = new Map()));
+  return calls;
 }

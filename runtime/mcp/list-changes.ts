@@ -10,6 +10,7 @@
 
 import { notificationBody, type JsonRpcId } from "./json-rpc.js";
 import { createSseStream, sseFrame, type SseStream } from "../sse.js";
+import type { StreamSlot } from "../stream-budget.js";
 
 export type ListKind = "tools" | "resources";
 
@@ -40,7 +41,13 @@ export interface ListChangeFeed {
    * An open listen stream for these honoured keys (none: a stream for other notifications, row
    * updates), or undefined when `maxListeners` are open. `onClose` runs when it closes.
    */
-  open(id: JsonRpcId, honoured: Record<string, true>, endFrame: string, onClose?: () => void): SseStream | undefined;
+  open(
+    id: JsonRpcId,
+    honoured: Record<string, true>,
+    endFrame: string,
+    slot: StreamSlot,
+    onClose?: () => void,
+  ): SseStream | undefined;
   /** Tells every interested client that these lists changed. */
   notify(changed: readonly ListKind[]): void;
   readonly listenerCount: number;
@@ -72,13 +79,17 @@ export function createListChangeFeed(opts: ListChangeFeedOptions): ListChangeFee
       for (const k of kinds) if (filter[filterKeyOf[k]] === true) out[filterKeyOf[k]] = true;
       return out;
     },
-    open(id, honoured, endFrame, onClose) {
-      if (listeners.size >= opts.maxListeners) return undefined;
+    open(id, honoured, endFrame, slot, onClose) {
+      if (listeners.size >= opts.maxListeners) {
+        slot.release();
+        return undefined;
+      }
       const listener: Listener = {
         kinds: new Set(kinds.filter((k) => honoured[filterKeyOf[k]] === true)),
         stream: createSseStream({
           keepAliveMs: opts.keepAliveMs,
           maxQueuedFrames: opts.maxQueuedFrames,
+          slot,
           onClose: () => {
             listeners.delete(listener);
             onClose?.();

@@ -3,7 +3,8 @@
 
 import type { RequestMessage } from "./calls.js";
 import type { BoundBuild, Endpoint } from "./endpoint.js";
-import { jsonReply, sseReply, type McpReply } from "./http.js";
+import { jsonReply, sseReply, streamRefusal, type McpReply } from "./http.js";
+import { isRefusal } from "../stream-budget.js";
 import { ErrorCode, RpcError, errorBody, notificationBody, resultBody } from "./json-rpc.js";
 import type { RowSink } from "./row-subscriptions.js";
 import { sseFrame } from "../sse.js";
@@ -16,7 +17,7 @@ import { sseFrame } from "../sse.js";
  * graceful end). With nothing honoured: the acknowledgement and the graceful end, then the
  * stream closes.
  */
-export async function listen(ep: Endpoint, msg: RequestMessage, b: BoundBuild): Promise<McpReply> {
+export async function listen(ep: Endpoint, msg: RequestMessage, b: BoundBuild, caller: string): Promise<McpReply> {
   const filter = msg.params?.notifications;
   if (typeof filter !== "object" || filter === null || Array.isArray(filter)) {
     return jsonReply(
@@ -63,10 +64,12 @@ export async function listen(ep: Endpoint, msg: RequestMessage, b: BoundBuild): 
   );
   const done = sseFrame(resultBody(msg.id, { resultType: "complete", _meta: { ...subMeta, ...b.serverInfoMeta } }));
   if (Object.keys(honouredFilter).length === 0) return sseReply(ack + done);
+  const slot = ep.streams.admit(caller);
+  if (isRefusal(slot)) return streamRefusal(slot, msg.id);
   const rows = ep.rows;
   const sink: RowSink = (uri) =>
     stream?.send(sseFrame(notificationBody("notifications/resources/updated", { uri, _meta: subMeta })));
-  const stream = ep.lists.open(msg.id, listKinds, done, () => {
+  const stream = ep.lists.open(msg.id, listKinds, done, slot, () => {
     for (const uri of honoured) rows.remove(uri, sink);
   });
   if (!stream)

@@ -11,6 +11,7 @@ import type { HeaderView } from "./era.js";
 import type { McpHandler, McpReply, McpRequest } from "./index.js";
 import { ErrorCode, errorBody, type Message } from "./json-rpc.js";
 import { logWhenFinished, type RequestLogger } from "../request-log.js";
+import { streamCallerOf } from "../stream-budget.js";
 
 // handle() answers its own failures; this is for a failure of handle() itself.
 const INTERNAL_ERROR: McpReply = {
@@ -75,6 +76,14 @@ class NodeMcpRequest implements McpRequest, HeaderView {
 
   body(max: number): Promise<Uint8Array | "too_large"> {
     return readBody(this.incoming, undefined, max, "check-phase");
+  }
+
+  get caller(): string {
+    return streamCallerOf(this.incoming.socket);
+  }
+
+  get connection(): object {
+    return this.incoming.socket;
   }
 
   get signal(): AbortSignal {

@@ -2,8 +2,17 @@
 // Without sessions neither exists (405, POST only).
 
 import type { Endpoint } from "./endpoint.js";
-import { acceptsEventStream, emptyReply, sseReply, transportError, type McpReply, type McpRequest } from "./http.js";
+import {
+  acceptsEventStream,
+  emptyReply,
+  sseReply,
+  streamRefusal,
+  transportError,
+  type McpReply,
+  type McpRequest,
+} from "./http.js";
 import { createSseStream } from "../sse.js";
+import { isRefusal } from "../stream-budget.js";
 
 /** GET: opens the session's one stream (409 while one is open); it carries row updates and list changes. */
 export async function openSessionStream(ep: Endpoint, req: McpRequest): Promise<McpReply> {
@@ -16,14 +25,17 @@ export async function openSessionStream(ep: Endpoint, req: McpRequest): Promise<
     return transportError(406, "Not Acceptable: GET /mcp needs Accept: text/event-stream");
   const sid = h.get("mcp-session-id");
   if (!sid) return transportError(400, "Bad Request: Mcp-Session-Id header is required");
-  const session = await ep.findSession(sid);
+  const session = await ep.findSession(sid, true);
   if (!session) return transportError(404, "Session not found: it ended or never existed; initialize a new session");
   if (session.getStream && !session.getStream.closed) {
     return transportError(409, "Conflict: this session already has an open GET stream");
   }
+  const slot = ep.streams.admit(req.caller);
+  if (isRefusal(slot)) return streamRefusal(slot);
   const stream = createSseStream({
     keepAliveMs: ep.keepAliveMs,
     maxQueuedFrames: ep.maxQueuedFrames,
+    slot,
     onClose: () => {
       if (session.getStream === stream) session.getStream = undefined;
     },

@@ -25,7 +25,8 @@ export interface Session {
 }
 
 export interface SessionTable {
-  create(protocolVersion: string): Session;
+  /** A new session, not used yet; `id` when the caller minted one (session-ids.ts). */
+  create(protocolVersion: string, id?: string): Session;
   /** A session another instance made (an McpSessionDirectory knows it): kept here from now on. */
   adopt(id: string, protocolVersion: string): Session;
   /** The session, marked used (a first use moves it out of the not-yet-used pool). */
@@ -45,6 +46,16 @@ export interface SessionLimits {
   /** Sessions not used since initialize, kept at most (a separate pool: see createSessionTable). */
   maxUnusedSessions: number;
   idleMs: number;
+}
+
+/**
+ * Past the cap of sessions in use on a shared table (PostgreSQL): a new session cannot start
+ * until idle ones expire; the sessions in use are never evicted for it. Answered 503.
+ */
+export class SessionsFullError extends Error {
+  constructor(readonly maxSessions: number) {
+    super(`the server holds its limit of ${maxSessions} MCP sessions in use`);
+  }
 }
 
 /** Session ids: 128 bits from the CSPRNG, hex (visible ASCII as the spec requires). */
@@ -95,13 +106,13 @@ export function createSessionTable(limits: SessionLimits): SessionTable {
     if (victim) terminate(victim);
   };
   return {
-    create(protocolVersion) {
+    create(protocolVersion, id = mintId()) {
       const now = Date.now();
       for (const s of unused.values()) {
         if (unused.size < limits.maxUnusedSessions && now - s.lastSeen <= limits.idleMs) break;
         terminate(s);
       }
-      const s: Session = { id: mintId(), protocolVersion, lastSeen: now, usedAt: ++clock, pending: new Map() };
+      const s: Session = { id, protocolVersion, lastSeen: now, usedAt: ++clock, pending: new Map() };
       unused.set(s.id, s);
       return s;
     },

@@ -11,6 +11,7 @@
 import type { ServerResponse } from "node:http";
 import type { CatalogType } from "../../model/app.js";
 import { createSseStream, type SseStream } from "../sse.js";
+import { isRefusal, StreamBudget, type StreamRefusal } from "../stream-budget.js";
 import type { ListQuery, Row, RowChange, Store } from "../../model/store.js";
 import { canonicalForms, rowFilter } from "../store/row-match.js";
 
@@ -23,26 +24,31 @@ export interface LiveStreamOptions {
   maxHeldChanges?: number;
   /** The least an unfiltered stream's events wait to be sent together (TableFeed). Default 5 ms. */
   coalesceMs?: number;
+  /** The process's stream budget (../stream-budget.ts), shared with MCP's streams. Default: one of its own. */
+  budget?: StreamBudget;
 }
 
 export interface LiveStreams {
   /**
    * A stream of `type`'s changes passing `where`; `resumeAfter`: the client's Last-Event-ID;
-   * `nodeResponse`: the node response that will answer with it, written to directly (../sse.ts).
+   * `nodeResponse`: the node response that will answer with it, written to directly (../sse.ts);
+   * `caller`: whom the stream counts against (streamCallerOf). A refusal when the budget has
+   * no room for it.
    */
   open(
     type: CatalogType,
     where: NonNullable<ListQuery["where"]>,
     resumeAfter: number | undefined,
     nodeResponse?: ServerResponse,
-  ): ReadableStream<Uint8Array>;
+    caller?: string,
+  ): ReadableStream<Uint8Array> | StreamRefusal;
   /** Server shutdown: every open stream ends. */
   closeAll(): void;
   readonly openCount: number;
 }
 
 /** Changes read from the log per page while replaying. */
-const replayPage = 256;
+const replayPage = 64;
 
 /** One event as a stream sends it: built once, when its commit reaches the table's feed. */
 function eventFrame(change: RowChange): string {
@@ -222,6 +228,7 @@ export function createLiveStreams(
   const maxQueuedBytes = options.maxQueuedBytes ?? 4 * 1024 * 1024;
   const coalesceMs = options.coalesceMs ?? 5;
   const maxHeld = options.maxHeldChanges ?? 4096;
+  const budget = options.budget ?? new StreamBudget();
   const open = new Set<SseStream>();
   const feeds = new Map<string, TableFeed>();
   const feedOf = (table: string) => {
@@ -231,7 +238,9 @@ export function createLiveStreams(
   };
 
   return {
-    open(type, where, resumeAfter, nodeResponse) {
+    open(type, where, resumeAfter, nodeResponse, caller = "local") {
+      const slot = budget.admit(caller);
+      if (isRefusal(slot)) return slot;
       const passes = where.length === 0 ? undefined : rowFilter(where, canonicalForms(type));
       const feed = feedOf(type.table);
       const held: RowChange[] = [];
@@ -242,6 +251,7 @@ export function createLiveStreams(
         maxQueuedFrames: 0,
         maxQueuedBytes,
         overflowFrame: resetFrame("overflow"),
+        slot,
         ...(nodeResponse ? { nodeResponse } : {}),
         onClose: () => {
           stopHolding?.();
@@ -288,18 +298,29 @@ export function createLiveStreams(
       void (async () => {
         try {
           for (;;) {
+            // A page only once the client has taken what it was sent (all but drainedBytes), and
+            // the rest of a page it falls behind on is read again later, not held meanwhile: a
+            // replay to a client that does not read holds one frame beyond that, no more.
+            await stream.whenDrained();
+            // One page per turn of the event loop, among all replays: other requests go first.
+            await slot.replayTurn();
+            if (stream.closed) return;
             const page = await store.changesAfter(type.table, last, replayPage);
             if (page.gone) {
               stream.send(resetFrame("retention", page.newest));
               last = page.newest;
               break;
             }
+            let isBehind = false;
             for (const change of page.changes) {
-              await stream.whenWritable();
               if (stream.closed) return;
+              if (stream.isBacklogged()) {
+                isBehind = true;
+                break;
+              }
               deliver(change);
             }
-            if (!page.more) break;
+            if (!isBehind && !page.more) break;
           }
         } catch (err) {
           log(`live stream of ${type.name}: replay failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -16,6 +16,7 @@ import { listVocabulary, liveFiltersValidator, type ListVocabulary } from "../..
 import { listConditions } from "../operations/list-page.js";
 import { readJsonObject, type RestFailure } from "./body.js";
 import type { LiveStreams } from "./live.js";
+import { isRefusal, streamCallerOf } from "../stream-budget.js";
 import { problemResponse } from "./problem.js";
 import { listInput } from "./query.js";
 
@@ -339,13 +340,17 @@ function live(c: Context, route: Route, deps: RestDeps, vocab: ListVocabulary): 
   // HEAD: the answer a GET would start with, and no stream left open behind it.
   if (c.req.method === "HEAD") return new Response(null, { status: 200, headers });
   // Under `wo run` the stream writes its events straight to node's response (../sse.ts).
-  const outgoing = nodeBindings(c).outgoing;
+  const { incoming, outgoing } = nodeBindings(c);
   const body = deps.live.open(
     route.type,
     where,
     lastEventId === undefined ? undefined : Number(lastEventId.trim()),
     outgoing,
+    streamCallerOf(incoming?.socket),
   );
+  // Past the stream budget (spec/security.md, "Streams and sessions"): no stream, come back later.
+  if (isRefusal(body))
+    return problemResponse(c, "busy", body.detail, [], { "retry-after": String(body.retryAfterSeconds) });
   return new Response(body, { status: 200, headers });
 }
 

@@ -112,7 +112,8 @@ describe("two wo run instances on one PostgreSQL database", () => {
     const transport = new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), { fetch: alternate });
     await client.connect(transport);
     const sessionId = transport.sessionId!;
-    expect(sessionId).toMatch(/^[0-9a-f]{32}$/);
+    // 128 random bits, when it was minted, the version, and the database key's signature (spec/mcp.md).
+    expect(sessionId).toMatch(/^[0-9a-f]{32}\.[0-9a-z]+\.2025-11-25\.[A-Za-z0-9_-]{22}$/);
     for (let i = 0; i < 4; i++) {
       const created = await client.callTool({
         name: "member_create",

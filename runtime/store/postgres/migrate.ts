@@ -9,6 +9,7 @@
 // the new shape already stored and change nothing. DDL is transactional in PostgreSQL, so a
 // failed migration leaves the database as it was.
 
+import { randomBytes } from "node:crypto";
 import type pg from "pg";
 import {
   appliedReport,
@@ -35,9 +36,13 @@ import { pgColumnDefinition, pgCreateIndexSql, pgCreateTableSql, pgDropIndexSql,
 
 /** 2025-era MCP sessions shared by the instances (store.ts); not part of the app's shape. */
 export const mcpSessionTable = "_wo_mcp_sessions";
+/** One row: the key session ids are signed with, the same for every instance (runtime/mcp/session-ids.ts). */
+export const mcpSessionKeyTable = "_wo_mcp_session_key";
 
 /** The advisory lock key every wo instance migrates under ("wo" in ASCII, then "migrate"). */
 export const migrationLockKey = 0x776f_6d69_6772n;
+/** The advisory lock key under which a session's row is counted and written ("wo" then "mcpses"). */
+export const mcpSessionLockKey = 0x776f_6d63_7073n;
 
 /** `where` names the database in messages (its URL without the password). */
 export async function migratePostgres(
@@ -59,6 +64,16 @@ export async function migratePostgres(
     await client.query(
       `ALTER TABLE ${quoteId(mcpSessionTable)} ADD COLUMN IF NOT EXISTS "last_used" TIMESTAMPTZ NOT NULL DEFAULT now()`,
     );
+    // A session ended by DELETE keeps its row, marked, while its id could still pass for unused.
+    await client.query(
+      `ALTER TABLE ${quoteId(mcpSessionTable)} ADD COLUMN IF NOT EXISTS "ended" BOOLEAN NOT NULL DEFAULT false`,
+    );
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${quoteId(mcpSessionKeyTable)} ("one" BOOLEAN PRIMARY KEY DEFAULT true CHECK ("one"), "key" BYTEA NOT NULL)`,
+    );
+    await client.query(`INSERT INTO ${quoteId(mcpSessionKeyTable)} ("key") VALUES ($1) ON CONFLICT DO NOTHING`, [
+      randomBytes(32),
+    ]);
     await client.query("COMMIT");
     return report;
   } catch (err) {

@@ -47,7 +47,7 @@ import { PgChangeLog } from "./change-log.js";
 import { ChangeRelay, changeChannel, changePayloads } from "./change-relay.js";
 import { buildTableRegistry } from "../tables.js";
 import { assertPostgresNames } from "./ddl.js";
-import { mcpSessionTable, migratePostgres, planPostgresMigration } from "./migrate.js";
+import { mcpSessionKeyTable, mcpSessionLockKey, mcpSessionTable, migratePostgres, planPostgresMigration } from "./migrate.js";
 import { PostgresTx, StatementNames, type PgTxContext } from "./tx.js";
 
 export interface OpenPostgresStoreOptions {
@@ -310,33 +310,87 @@ export class PostgresStore implements Store {
 
   /** MCP sessions in the database: a client keeps its session on whichever instance it lands. */
   readonly mcpSessions: McpSessionDirectory = {
-    record: async (id, protocolVersion) => {
-      await this.query(`INSERT INTO "${mcpSessionTable}" ("id", "protocol_version") VALUES ($1, $2)`, [
-        id,
-        protocolVersion,
-      ]);
+    sharedKey: () =>
+      (this.sessionKey ??= this.query(`SELECT "key" FROM "${mcpSessionKeyTable}"`, []).then(
+        (r) => r.rows[0].key as Buffer,
+        (err) => {
+          this.sessionKey = undefined;
+          throw err;
+        },
+      )),
+    record: async (id, protocolVersion, maxSessions, idleMs) => {
+      // Under a lock every instance takes, so that first requests arriving together cannot all
+      // see room for one more: the count and the insert are one step.
+      const client = await this.connect();
+      try {
+        await client.query("BEGIN");
+        await client.query("SELECT pg_advisory_xact_lock($1)", [mcpSessionLockKey.toString()]);
+        const insert = () =>
+          client.query(
+            `INSERT INTO "${mcpSessionTable}" ("id", "protocol_version")
+             SELECT $1, $2 WHERE (SELECT count(*) FROM "${mcpSessionTable}") < $3
+             ON CONFLICT ("id") DO UPDATE SET "last_used" = now() RETURNING 1`,
+            [id, protocolVersion, maxSessions],
+          );
+        let isRecorded = ((await insert()).rowCount ?? 0) > 0;
+        if (!isRecorded) {
+          await client.query(
+            `DELETE FROM "${mcpSessionTable}" WHERE "last_used" < now() - $1::bigint * interval '1 millisecond'`,
+            [Math.floor(idleMs)],
+          );
+          isRecorded = ((await insert()).rowCount ?? 0) > 0;
+        }
+        await client.query("COMMIT");
+        return isRecorded;
+      } catch (err) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw isConnectionFailure(err) ? this.unavailable(err) : err;
+      } finally {
+        client.release();
+      }
     },
     // One statement, a read unless the mark is older than a sixtieth of the idle time: a
     // session's requests write at most once a minute (for the default hour).
-    lookup: async (id, idleMs) =>
-      (
+    lookup: async (id, idleMs) => {
+      const row = (
         await this.query(
-          `WITH "used" AS (UPDATE "${mcpSessionTable}" SET "last_used" = now() WHERE "id" = $1 AND "last_used" < now() - $2::bigint * interval '1 millisecond')
-           SELECT "protocol_version" AS v FROM "${mcpSessionTable}" WHERE "id" = $1`,
+          `WITH "used" AS (UPDATE "${mcpSessionTable}" SET "last_used" = now() WHERE "id" = $1 AND NOT "ended" AND "last_used" < now() - $2::bigint * interval '1 millisecond')
+           SELECT "protocol_version" AS v, "ended" FROM "${mcpSessionTable}" WHERE "id" = $1`,
           [id, Math.floor(idleMs / 60)],
         )
-      ).rows[0]?.v as string | undefined,
-    end: async (id) => ((await this.query(`DELETE FROM "${mcpSessionTable}" WHERE "id" = $1`, [id])).rowCount ?? 0) > 0,
-    forgetIdle: async (idleMs, serving) => {
+      ).rows[0] as { v: string; ended: boolean } | undefined;
+      return row === undefined ? undefined : row.ended ? null : row.v;
+    },
+    end: async (id, isMinted) => {
+      if (!isMinted)
+        return ((await this.query(`DELETE FROM "${mcpSessionTable}" WHERE "id" = $1`, [id])).rowCount ?? 0) > 0;
+      const marked = await this.query(
+        `UPDATE "${mcpSessionTable}" SET "ended" = true, "last_used" = now() WHERE "id" = $1 AND NOT "ended"`,
+        [id],
+      );
+      if ((marked.rowCount ?? 0) > 0) return true;
+      const kept = await this.query(
+        `INSERT INTO "${mcpSessionTable}" ("id", "protocol_version", "ended") VALUES ($1, '', true) ON CONFLICT ("id") DO NOTHING`,
+        [id],
+      );
+      return (kept.rowCount ?? 0) > 0;
+    },
+    forgetIdle: async (idleMs, serving, endedMs) => {
       if (serving.length > 0)
         await this.query(`UPDATE "${mcpSessionTable}" SET "last_used" = now() WHERE "id" = ANY($1::text[])`, [serving]);
+      await this.query(
+        `DELETE FROM "${mcpSessionTable}" WHERE "ended" AND "last_used" < now() - $1::bigint * interval '1 millisecond'`,
+        [Math.floor(endedMs)],
+      );
       const ended = await this.query(
-        `DELETE FROM "${mcpSessionTable}" WHERE "last_used" < now() - $1::bigint * interval '1 millisecond'`,
+        `DELETE FROM "${mcpSessionTable}" WHERE NOT "ended" AND "last_used" < now() - $1::bigint * interval '1 millisecond'`,
         [Math.floor(idleMs)],
       );
       return ended.rowCount ?? 0;
     },
   };
+
+  private sessionKey: Promise<Buffer> | undefined;
 
   /** A connection from the pool; a server that cannot be reached is StoreUnavailableError. */
   private async connect(): Promise<pg.PoolClient> {
