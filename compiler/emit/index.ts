@@ -28,7 +28,7 @@ export function emitBuild(catalog: Catalog): EmittedFile[] {
     { path: "openapi.json", text: jsonText(emitOpenApi(catalog, b, table)) },
     { path: "types.d.ts", text: emitTypesText(schemas, rowNames, header) },
     ...emitValidators(schemas, header),
-    emitOperations(catalog),
+    emitOperations(catalog, table),
     operationsDeclaration(header),
   ];
   return files.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
