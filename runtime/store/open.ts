@@ -6,7 +6,6 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import { servesLiveStream, type Catalog, type WoConfig } from "../../model/app.js";
 import { defaultRetention, type ChangeLogOptions } from "./change-log.js";
 import { openSqliteStore } from "./sqlite.js";
-import { openPostgresStore, redactUrl } from "./postgres/store.js";
 import { StoreOpenError, type MigrationReport, type Store } from "../../model/store.js";
 
 /** Where an app's data lives, and so which store serves it. */
@@ -79,11 +78,13 @@ export interface OpenedStore {
 export async function openStore(options: OpenStoreOptions): Promise<OpenedStore> {
   const location = storeLocation(options);
   if (location.kind === "postgres") {
+    // Loaded only here: `pg` (and what it loads) costs a SQLite app's start-up for nothing.
+    const { openPostgresStore, redactUrl } = await import("./postgres/store.js");
     const { store, migration } = await openPostgresStore({
       url: location.url,
       catalog: options.catalog,
       allowDestructiveMigration: options.allowDestructiveMigration ?? false,
-      ...postgresSettings(location.url, options),
+      ...postgresSettings(location.url, options, redactUrl),
       changeLog: changeLogOf(options),
     });
     return { store, migration, location, description: redactUrl(location.url) };
@@ -114,6 +115,7 @@ function changeLogOf(options: OpenStoreOptions): ChangeLogOptions {
 function postgresSettings(
   url: string,
   options: OpenStoreOptions,
+  redactUrl: (url: string) => string,
 ): { password?: string; poolSize?: number; statementTimeoutMs?: number } {
   const { config } = options;
   const settings: { password?: string; poolSize?: number; statementTimeoutMs?: number } = {};
