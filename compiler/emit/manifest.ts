@@ -45,8 +45,7 @@ export function* jsonChunks(value: unknown, size = 1 << 20): Generator<string> {
 
 function* jsonPieces(value: unknown, indent: string, levels: number): Generator<string> {
   if (levels === 0 || value === null || typeof value !== "object" || "toJSON" in value) {
-    const text = JSON.stringify(value, null, 2);
-    yield indent ? text.replaceAll("\n", `\n${indent}`) : text;
+    yield stringifiedAt(value, indent.length / 2);
     return;
   }
   const inner = `${indent}  `;
@@ -66,6 +65,21 @@ function* jsonPieces(value: unknown, indent: string, levels: number): Generator<
     yield* jsonPieces(v, inner, levels - 1);
   }
   yield `\n${indent}${close}`;
+}
+
+/**
+ * JSON.stringify(value, null, 2) as it reads `depth` levels deep: stringified inside `depth`
+ * arrays and cut out, which costs one native call, not a second pass to indent its lines.
+ */
+function stringifiedAt(value: unknown, depth: number): string {
+  let wrapped = value;
+  for (let i = 0; i < depth; i++) wrapped = [wrapped];
+  const text = JSON.stringify(wrapped, null, 2);
+  // Each wrapper adds "[\n" + its indent before and "\n" + the outer indent + "]" after.
+  let before = 0;
+  for (let i = 1; i <= depth; i++) before += 2 + 2 * i;
+  const after = depth * 2 + depth * (depth - 1);
+  return text.slice(before, text.length - after);
 }
 
 /** What JSON.stringify leaves out of an object (and writes as null in an array). */
