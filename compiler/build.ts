@@ -55,7 +55,7 @@ export async function buildApp(dir: string, options: BuildOptions = {}): Promise
   if (fresh) return { ...base, ...(await replayWarnings(fresh, dir)), ok: true, skipped: true };
 
   // Loaded only when something must be built: the checker, ajv and TypeScript take longer to
-  // load than the whole up-to-date check (bench/compile/build.mjs, no-op rebuild).
+  // load than the whole up-to-date check (bench/compile/run.mjs, no-op rebuild).
   const [{ checkApp }, { emitBuildFiles }, { ts }] = await Promise.all([
     import("./index.js"),
     import("./emit/index.js"),
@@ -113,7 +113,7 @@ function* withCompiled(
  * compiled on its own with ts-morph's TypeScript (`transpileModule` + `transpileDeclaration`):
  * generated files are self-contained, so no program-wide type check is needed, and the build of
  * a 1,000-type app stays well under a second here instead of several seconds for a full
- * `Project.emit` (measured: bench/compile/build.mjs). `present`: every path of the build, so
+ * `Project.emit` (measured: bench/compile/run.mjs). `present`: every path of the build, so
  * what an emitter already wrote is not derived again.
  */
 export function compileTypeScript(

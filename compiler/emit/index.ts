@@ -57,7 +57,7 @@ export function emitBuildFiles(catalog: Catalog): EmittedBuild {
 /**
  * operations.d.ts, written here rather than derived from operations.ts: the module's public face
  * is the fixed contract of model/build-contract.ts, and declaration emit over the generated handlers
- * was the slowest step of a large build (bench/compile/build.mjs).
+ * was the slowest step of a large build (bench/compile/run.mjs).
  */
 function operationsDeclaration(header: string): EmittedFile {
   return {
