@@ -10,7 +10,7 @@ import { mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type { ts as TypeScript } from "ts-morph";
 import type { Diagnostic } from "./diagnostics/diagnostic.js";
-import type { EmittedFile } from "./emit/emitted-file.js";
+import type { EmittedFile, WrittenFile } from "./emit/emitted-file.js";
 
 // The up-to-date check lives apart so `wo run` can make it without loading the compiler.
 import {
@@ -55,8 +55,8 @@ export async function buildApp(dir: string, options: BuildOptions = {}): Promise
   if (fresh) return { ...base, ...(await replayWarnings(fresh, dir)), ok: true, skipped: true };
 
   // Loaded only when something must be built: the checker, ajv and TypeScript take longer to
-  // load than the whole up-to-date check (bench/compile/build.mjs, no-op rebuild).
-  const [{ checkApp }, { emitBuild }, { ts }] = await Promise.all([
+  // load than the whole up-to-date check (bench/compile/run.mjs, no-op rebuild).
+  const [{ checkApp }, { emitBuildFiles }, { ts }] = await Promise.all([
     import("./index.js"),
     import("./emit/index.js"),
     import("ts-morph"),
@@ -65,18 +65,11 @@ export async function buildApp(dir: string, options: BuildOptions = {}): Promise
   const result = { ...base, diagnostics: checked.diagnostics, sources: checked.sources };
   if (!checked.catalog || inputHash === undefined) return { ...result, ok: false, skipped: false };
 
-  const emitted = emitBuild(checked.catalog);
-  const files = [...emitted, ...compileTypeScript(emitted, ts)];
-  files.push({ path: buildInfoFileName, text: buildInfoText(inputHash, recordWarnings(checked.diagnostics, root)) });
-  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-
-  const manifest = JSON.parse(emitted.find((f) => f.path === "manifest.json")!.text) as {
-    tools: unknown[];
-    routes: unknown[];
-  };
-  const summary = { tools: manifest.tools.length, routes: manifest.routes.length };
+  const { files: emitted, summary } = emitBuildFiles(checked.catalog);
+  const info = { path: buildInfoFileName, text: buildInfoText(inputHash, recordWarnings(checked.diagnostics, root)) };
+  const written: string[] = [];
   try {
-    await replaceFolder(outDir, files);
+    await replaceFolder(outDir, withCompiled(emitted, ts, info, written));
   } catch (error) {
     const why = reasonOf(error);
     return {
@@ -89,7 +82,30 @@ export async function buildApp(dir: string, options: BuildOptions = {}): Promise
           : `cannot write the build to ${outDir}: ${why}`,
     };
   }
-  return { ...result, ok: true, skipped: false, files: files.map((f) => f.path), summary };
+  return { ...result, ok: true, skipped: false, files: written.sort(), summary };
+}
+
+/**
+ * The emitted files as they come, then the JavaScript and declarations compiled from their
+ * `.ts` files, then `info`; each path is added to `written` as it goes by. Written as they come,
+ * the folder's text is never all in memory at once (a 1,000-type app's is over 100 MB).
+ */
+function* withCompiled(
+  emitted: Iterable<WrittenFile>,
+  ts: typeof TypeScript,
+  info: EmittedFile,
+  written: string[],
+): Generator<WrittenFile> {
+  const sources: EmittedFile[] = [];
+  for (const f of emitted) {
+    written.push(f.path);
+    if ("text" in f && f.path.endsWith(".ts") && !f.path.endsWith(".d.ts")) sources.push(f);
+    yield f;
+  }
+  for (const f of [...compileTypeScript(sources, ts, new Set(written)), info]) {
+    written.push(f.path);
+    yield f;
+  }
 }
 
 /**
@@ -97,9 +113,14 @@ export async function buildApp(dir: string, options: BuildOptions = {}): Promise
  * compiled on its own with ts-morph's TypeScript (`transpileModule` + `transpileDeclaration`):
  * generated files are self-contained, so no program-wide type check is needed, and the build of
  * a 1,000-type app stays well under a second here instead of several seconds for a full
- * `Project.emit` (measured: bench/compile/build.mjs).
+ * `Project.emit` (measured: bench/compile/run.mjs). `present`: every path of the build, so
+ * what an emitter already wrote is not derived again.
  */
-export function compileTypeScript(files: EmittedFile[], ts: typeof TypeScript): EmittedFile[] {
+export function compileTypeScript(
+  files: readonly EmittedFile[],
+  ts: typeof TypeScript,
+  present: ReadonlySet<string> = new Set(files.map((f) => f.path)),
+): EmittedFile[] {
   const compilerOptions = {
     target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.ES2022,
@@ -108,7 +129,6 @@ export function compileTypeScript(files: EmittedFile[], ts: typeof TypeScript): 
     verbatimModuleSyntax: false,
   };
   const out: EmittedFile[] = [];
-  const present = new Set(files.map((f) => f.path));
   for (const f of files) {
     if (!f.path.endsWith(".ts") || f.path.endsWith(".d.ts")) continue;
     const stem = f.path.slice(0, -".ts".length);
@@ -129,8 +149,8 @@ export function compileTypeScript(files: EmittedFile[], ts: typeof TypeScript): 
   return out;
 }
 
-/** Writes `files` to a fresh folder beside `outDir`, then swaps it in. */
-async function replaceFolder(outDir: string, files: EmittedFile[]): Promise<void> {
+/** Writes `files` (in the order they come) to a fresh folder beside `outDir`, then swaps it in. */
+async function replaceFolder(outDir: string, files: Iterable<WrittenFile>): Promise<void> {
   await assertReplaceable(outDir);
   const parent = dirname(outDir);
   await ensureFolder(parent);
@@ -142,7 +162,7 @@ async function replaceFolder(outDir: string, files: EmittedFile[]): Promise<void
     for (const f of files) {
       const path = join(temp, f.path);
       await ensureFolder(dirname(path));
-      await writeFile(path, f.text);
+      await writeFile(path, "text" in f ? f.text : f.chunks);
     }
     let hadOld = true;
     try {

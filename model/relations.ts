@@ -6,6 +6,7 @@
 // its types (model/app.ts).
 
 import type { Catalog, CatalogField, CatalogType } from "./app.js";
+import { typesByName } from "./type-index.js";
 
 /** How the rows of a relation are found from the owning row's id. */
 export type RelationPath<B = unknown> =
@@ -36,7 +37,7 @@ export interface RelationOp<B = unknown> {
  * rows of one type, the declaring row is the link's `from` end.
  */
 export function relationsOf<B>(catalog: Pick<Catalog<B>, "types">, type: CatalogType<B>): Relation<B>[] {
-  const byName = new Map(catalog.types.map((t) => [t.name, t] as const));
+  const byName = typesByName(catalog);
   const out: Relation<B>[] = [];
   for (const field of type.fields) {
     const t = field.type;

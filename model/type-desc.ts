@@ -3,6 +3,7 @@
 // emitter and the method checker's type texts, so it lives in the model.
 
 import type { Catalog, CatalogField, CatalogType, FieldType } from "./app.js";
+import { typesByName } from "./type-index.js";
 
 /** A field's type, stripped to what storage cares about. */
 export type TypeDesc =
@@ -14,9 +15,12 @@ export type TypeDesc =
   /** An embedded type that embeds itself again: stored as JSON, not described further. */
   | { kind: "json" };
 
-/** A catalog field type as storage describes it (embedded types expanded, refs as tables). */
+/**
+ * A catalog field type as storage describes it (embedded types expanded, refs as tables). The
+ * types are looked up in the catalog's one index (type-index.ts), not in a map per call.
+ */
 export function describeFieldType(t: FieldType, catalog: Catalog): TypeDesc {
-  return describeFieldTypeIn(t, new Map(catalog.types.map((c) => [c.name, c] as const)), new Set());
+  return describeFieldTypeIn(t, typesByName(catalog));
 }
 
 /** describeFieldType with the catalog's types already indexed by name. */

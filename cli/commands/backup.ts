@@ -8,7 +8,7 @@ import { resolve } from "node:path";
 import { StoreOpenError } from "../../model/store.js";
 import { backupSqlite, restoreSqlite } from "../../runtime/store/backup.js";
 import { storeLocation, type StoreLocation } from "../../runtime/store/open.js";
-import { redactUrl } from "../../runtime/store/postgres/store.js";
+import { redactUrl } from "../../runtime/store/postgres/redact-url.js";
 import { BuildLoadError, loadBuild } from "../../runtime/load-build.js";
 import type { ParsedArgs } from "./args.js";
 import { buildIfStale } from "./run.js";

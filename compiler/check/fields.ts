@@ -291,6 +291,8 @@ export function requireType(name: string, span: Span, ctx: CheckContext, orScala
 
 /** Each scalar's schema, compiled once when a default of it is first checked. */
 const scalarValidators = new Map<ScalarName, (value: unknown) => boolean>();
+/** One ajv for them all: each new one compiles the JSON Schema meta-schema first (~40 ms). */
+let defaultsAjv: ReturnType<typeof createInputAjv> | undefined;
 
 function fitsScalarSchema(type: { scalar: ScalarName; schemes?: string[] }, value: unknown): boolean {
   const name = type.scalar;
@@ -301,7 +303,7 @@ function fitsScalarSchema(type: { scalar: ScalarName; schemes?: string[] }, valu
   }
   let validate = scalarValidators.get(name);
   if (validate === undefined) {
-    const compiled = createInputAjv({ standalone: false }).compile(scalars[name].schema);
+    const compiled = (defaultsAjv ??= createInputAjv({ standalone: false })).compile(scalars[name].schema);
     validate = (v) => compiled(v) === true;
     scalarValidators.set(name, validate);
   }

@@ -10,6 +10,7 @@
 
 import type { Catalog, CatalogField, CatalogType, FieldType } from "../catalog.js";
 import { scalars, type ScalarName } from "../../model/scalars.js";
+import { typesByName } from "../../model/type-index.js";
 
 export type ValueType =
   | { k: "int"; name: string; nullable?: boolean }
@@ -43,7 +44,7 @@ export function scalarValueType(scalar: ScalarName, nullable = false): ValueType
 }
 
 export function findType(catalog: Catalog, name: string): CatalogType | undefined {
-  return catalog.types.find((t) => t.name === name);
+  return typesByName(catalog).get(name);
 }
 
 /** The value a field of that type holds; relations are the rows they lead to. */

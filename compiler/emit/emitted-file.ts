@@ -3,3 +3,9 @@ export interface EmittedFile {
   path: string;
   text: string;
 }
+
+/**
+ * A file as the build writes it: whole, or (the large JSON files) as pieces of text rendered
+ * while they are written, so the whole text is never held at once.
+ */
+export type WrittenFile = EmittedFile | { path: string; chunks: Iterable<string> };

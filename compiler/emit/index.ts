@@ -4,9 +4,9 @@
 import type { Catalog } from "../catalog.js";
 import { servesLiveStream } from "../../model/app.js";
 import { liveFiltersValidator } from "../../model/list-filters.js";
-import type { EmittedFile } from "./emitted-file.js";
+import type { EmittedFile, WrittenFile } from "./emitted-file.js";
 import { SchemaBuilder, emitSchemas } from "./json-schema.js";
-import { emitManifest, jsonText } from "./manifest.js";
+import { emitManifest, jsonChunks } from "./manifest.js";
 import { emitOpenApi } from "./openapi.js";
 import { emitTypesText } from "./types.js";
 import { emitValidators } from "./validators.js";
@@ -15,25 +15,45 @@ import { generatedHeader } from "./header.js";
 import { operationTable } from "./operation-table.js";
 import { emitAppContract } from "./app-contract.js";
 
-export type { EmittedFile } from "./emitted-file.js";
+export type { EmittedFile, WrittenFile } from "./emitted-file.js";
 
 export function emitBuild(catalog: Catalog): EmittedFile[] {
+  return [...emitBuildFiles(catalog).files]
+    .map((f) => ("text" in f ? f : { path: f.path, text: [...f.chunks].join("") }))
+    .sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+}
+
+/** The build folder about to be written: its files, and the counts a build reports. */
+export interface EmittedBuild {
+  /**
+   * Every file, each rendered only when the iteration reaches it (iterate once), the JSON files
+   * in pieces. A 1,000-type app's JSON is 150 MB of text; written as it comes, only the objects
+   * one file is rendered from are held at a time, not the folder's text.
+   */
+  files: Iterable<WrittenFile>;
+  summary: { tools: number; routes: number };
+}
+
+/** emitBuild, rendered lazily for a writer (compiler/build.ts), in no particular order. */
+export function emitBuildFiles(catalog: Catalog): EmittedBuild {
   const b = new SchemaBuilder(catalog);
   const header = generatedHeader(catalog);
   const table = operationTable(catalog, b);
   const schemas = emitSchemas(catalog, b, table);
-  const rowNames = Object.fromEntries(catalog.types.map((t) => [t.snake, t.name]));
-  const files: EmittedFile[] = [
-    { path: "app.json", text: jsonText(emitAppContract(catalog, table)) },
-    { path: "manifest.json", text: jsonText(emitManifest(catalog, b, table)) },
-    { path: "schemas.json", text: jsonText(schemas) },
-    { path: "openapi.json", text: jsonText(emitOpenApi(catalog, b, table)) },
-    { path: "types.d.ts", text: emitTypesText(schemas, rowNames, header) },
-    ...emitValidators(schemas, header, liveFilterSchemas(catalog, b)),
-    emitOperations(catalog),
-    operationsDeclaration(header),
-  ];
-  return files.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+  const manifest = emitManifest(catalog, b, table);
+  function* files(): Generator<WrittenFile> {
+    // Each file's objects are made when the writer comes to it, its text as it writes.
+    yield { path: "app.json", chunks: jsonChunks(emitAppContract(catalog, table)) };
+    yield { path: "manifest.json", chunks: jsonChunks(manifest) };
+    yield { path: "schemas.json", chunks: jsonChunks(schemas) };
+    yield { path: "openapi.json", chunks: jsonChunks(emitOpenApi(catalog, b, table)) };
+    const rowNames = Object.fromEntries(catalog.types.map((t) => [t.snake, t.name]));
+    yield { path: "types.d.ts", text: emitTypesText(schemas, rowNames, header) };
+    yield* emitValidators(schemas, header, liveFilterSchemas(catalog, b));
+    yield emitOperations(catalog, table);
+    yield operationsDeclaration(header);
+  }
+  return { files: files(), summary: { tools: manifest.tools.length, routes: manifest.routes.length } };
 }
 
 /** Per type serving `GET P/live`, the schema of its filters (liveFiltersValidator). */
@@ -46,7 +66,7 @@ function liveFilterSchemas(catalog: Catalog, b: SchemaBuilder): Record<string, o
 /**
  * operations.d.ts, written here rather than derived from operations.ts: the module's public face
  * is the fixed contract of model/build-contract.ts, and declaration emit over the generated handlers
- * was the slowest step of a large build (bench/compile/build.mjs).
+ * was the slowest step of a large build (bench/compile/run.mjs).
  */
 function operationsDeclaration(header: string): EmittedFile {
   return {

@@ -24,7 +24,7 @@ import type { Block } from "../ast.js";
 
 /** A relation op of the compiler's catalog (method bodies as checked AST). */
 type RelationOp = ModelRelationOp<Block>;
-import { canHoldRef, isReferable } from "./ref-checks.js";
+import { canHoldRef, referableTables } from "./ref-checks.js";
 import { blockHas, usesArithmetic, writeStatements } from "./method-body.js";
 
 type ErrorStatus = "400" | "401" | "403" | "404" | "409" | "413" | "415" | "422" | "501" | "503";
@@ -83,6 +83,7 @@ export function emitOpenApi(
   const paths: Record<string, Record<string, object>> = {};
   const usedIds = new Set<string>();
   const typeNamed = new Map(catalog.types.map((t) => [t.name, t]));
+  const referable = referableTables(catalog);
   // Every route with the operation it runs (none for subscribe and me), in the manifest's order.
   const routes = [
     ...table.flatMap((entry) =>
@@ -194,7 +195,7 @@ export function emitOpenApi(
         } else {
           const link = (relation.relation.path as Extract<RelationOp["relation"]["path"], { kind: "link" }>).link;
           responses["204"] = { description: "Unlinked (or they were not linked)." };
-          errors.push("400", "404", "422", "503", ...(isReferable(catalog, link) ? ["409" as const] : []));
+          errors.push("400", "404", "422", "503", ...(referable.has(link.table) ? ["409" as const] : []));
         }
       }
       for (const status of [...new Set(errors)].sort()) {
@@ -236,7 +237,7 @@ export function emitOpenApi(
         break;
       case "delete":
         responses["204"] = { description: "Deleted." };
-        errors.push("400", "404", "503", ...(isReferable(catalog, type) ? ["409" as const] : []));
+        errors.push("400", "404", "503", ...(referable.has(type.table) ? ["409" as const] : []));
         break;
       case "subscribe":
         // A server-sent-events stream (spec/live.md), not a JSON body; filters as on list.

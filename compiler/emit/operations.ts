@@ -23,6 +23,7 @@ import { emitFunction, emitMethodHandler, rowTypeDeclarations } from "./methods.
 import { typeMethod } from "../check/methods.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { jsString } from "./js-literal.js";
+import { typesByName } from "../../model/type-index.js";
 
 interface Handler {
   name: string;
@@ -37,7 +38,7 @@ export function emitOperations(
   const handlers: Handler[] = [];
   for (const entry of table) {
     if (entry.kind !== "method") continue;
-    const type = catalog.types.find((t) => t.name === entry.type)!;
+    const type = typesByName(catalog).get(entry.type)!;
     const method = methodOf(type, entry.op);
     if (method) handlers.push({ name: entry.name, text: emitMethodHandler(catalog, type, method, entry.name) });
   }

@@ -34,19 +34,32 @@ export function canHoldRef(catalog: Catalog, type: CatalogType, fields: readonly
 }
 
 /**
- * Whether a delete of `type`'s rows can be refused (409): some stored value holds their ids. A
+ * The tables whose rows a delete can be refused for (409): some stored value holds their ids. A
  * link's endpoint does not count (its links go with the row, spec/storage.md "Link tables"),
- * unless a value elsewhere can hold one of those links.
+ * unless a value elsewhere can hold one of those links, and so on along links of links.
+ * Computed for the whole catalog at once, each field described once: asking per type walked
+ * every field of every type each time (spec/architecture.md "Build and start-up cost").
  */
-export function isReferable(catalog: Catalog, type: CatalogType, seen: Set<string> = new Set()): boolean {
-  if (seen.has(type.name)) return false;
-  seen.add(type.name);
-  return catalog.types.some((t) =>
-    t.fields.some((f) => {
-      if (!f.isStored || !refPaths(describeFieldType(f.type, catalog)).some((p) => p.table === type.table))
-        return false;
+export function referableTables(catalog: Catalog): Set<string> {
+  const referable = new Set<string>();
+  // A link's table → the tables its endpoints point into, referable once the link is.
+  const viaLink = new Map<string, string[]>();
+  for (const t of catalog.types) {
+    for (const f of t.fields) {
+      if (!f.isStored) continue;
+      const tables = refPaths(describeFieldType(f.type, catalog)).map((p) => p.table);
       const isEndpoint = t.link !== undefined && (f.name === t.link.fromField || f.name === t.link.toField);
-      return !isEndpoint || isReferable(catalog, t, seen);
-    }),
-  );
+      if (!isEndpoint) for (const table of tables) referable.add(table);
+      else viaLink.set(t.table, [...(viaLink.get(t.table) ?? []), ...tables]);
+    }
+  }
+  const pending = [...referable];
+  for (let table = pending.pop(); table !== undefined; table = pending.pop()) {
+    for (const endpoint of viaLink.get(table) ?? []) {
+      if (referable.has(endpoint)) continue;
+      referable.add(endpoint);
+      pending.push(endpoint);
+    }
+  }
+  return referable;
 }

@@ -23,6 +23,7 @@ import { blockHas, writeStatements } from "./method-body.js";
 import { article, capitalize, pluralWords, sentence, words } from "../../model/words.js";
 import { fieldTypeText } from "../../model/field-type-text.js";
 import type { RelationAccess, RelationOp } from "../../model/relations.js";
+import { refFieldsInto, typesByName } from "../../model/type-index.js";
 
 /** The MCP tools: the operations the types' MCP exposure brings, as the table describes them. */
 export function emitTools(table: readonly OperationEntry[]): ManifestTool[] {
@@ -212,21 +213,19 @@ function related(catalog: Catalog, type: CatalogType): string {
   for (const f of type.fields) {
     if (!f.isStored || f.type.kind !== "ref") continue;
     const targetName = f.type.target;
-    const target = catalog.types.find((t) => t.name === targetName);
+    const target = typesByName(catalog).get(targetName);
     const reader = target?.mcp.includes("get") ? ` (${toolName(targetName, "get")} reads it)` : "";
     parts.push(`${f.name} is the id of ${article(words(targetName))} ${words(targetName)}${reader}`);
   }
-  for (const other of catalog.types) {
+  // From the catalog's index of refs: scanning every type here made the tools quadratic.
+  for (const { owner: other, field: f } of refFieldsInto(catalog, type.name)) {
     if (!other.mcp.includes("list")) continue;
-    for (const f of other.fields) {
-      if (!f.isStored || f.type.kind !== "ref" || f.type.target !== type.name) continue;
-      const filter = (listControlNames as readonly string[]).includes(f.name)
-        ? `{ where: { ${f.name}: { eq: <id> } } }`
-        : `{ ${f.name}: <id> }`;
-      parts.push(
-        `${toolName(other.name, "list")} with ${filter} lists the ${pluralWords(other.name)} whose ${f.name} it is`,
-      );
-    }
+    const filter = (listControlNames as readonly string[]).includes(f.name)
+      ? `{ where: { ${f.name}: { eq: <id> } } }`
+      : `{ ${f.name}: <id> }`;
+    parts.push(
+      `${toolName(other.name, "list")} with ${filter} lists the ${pluralWords(other.name)} whose ${f.name} it is`,
+    );
   }
   return parts.length > 0 ? ` Related: ${parts.join("; ")}.` : "";
 }

@@ -10,7 +10,7 @@
 //
 // Nothing is offered inside comments and strings.
 
-import { tokenMatcher, type IToken, type TokenType } from "chevrotain";
+import { tokenMatcher, type IToken, type TokenType } from "../syntax/chevrotain.js";
 import { CompletionItemKind, type CompletionItem } from "vscode-languageserver/node";
 import type { SourceFileAst, TypeDecl } from "../ast.js";
 import { crudOps, isRestOnlyOp, restOnlyOps } from "../catalog.js";

@@ -7,7 +7,7 @@
 // readable token descriptions for "Expected X but found Y", doc comments, the checks every
 // declared name gets (no hyphens, not a reserved name).
 
-import { EOF, tokenMatcher, type IToken } from "chevrotain";
+import { EOF, tokenMatcher, type IToken } from "./chevrotain.js";
 import type { Name, Span } from "../ast.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { snakeCase } from "../../model/naming.js";

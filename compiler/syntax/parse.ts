@@ -6,7 +6,7 @@
 // each chunk with the shared parser (parser.ts) or read it by hand (raw-forms.ts).
 // Leaves everything about meaning (names, types, services) to compiler/check/.
 
-import type { IToken } from "chevrotain";
+import type { IToken } from "./chevrotain.js";
 import type { Comment, SourceFileAst, TopItem } from "../ast.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { isReal, ParseContext } from "./parse-context.js";

@@ -16,7 +16,13 @@
 //
 // The parser is built once (grammar analysis is the expensive part) and reused for every chunk.
 
-import { EmbeddedActionsParser, isRecognitionException, tokenMatcher, type IToken, type TokenType } from "chevrotain";
+import {
+  EmbeddedActionsParser,
+  isRecognitionException,
+  tokenMatcher,
+  type IToken,
+  type TokenType,
+} from "./chevrotain.js";
 import type {
   Annotation,
   Block,

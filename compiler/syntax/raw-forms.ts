@@ -8,7 +8,7 @@
 // grammar lacks) or tiny key/value shapes whose errors read better when reported per key.
 // Each reader gets the tokens and returns an AST node; problems go to ctx.diags.
 
-import { tokenMatcher, type IToken, type TokenType } from "chevrotain";
+import { tokenMatcher, type IToken, type TokenType } from "./chevrotain.js";
 import type {
   AppManifest,
   DefaultExpr,

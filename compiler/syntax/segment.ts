@@ -18,7 +18,7 @@
 // Also owns the nesting cap: a chunk nested deeper than MAX_DEPTH brackets is reported (WO1004)
 // and not parsed, so 10,000 `[` never reach a recursive-descent parser.
 
-import { tokenMatcher, type IToken, type TokenType } from "chevrotain";
+import { tokenMatcher, type IToken, type TokenType } from "./chevrotain.js";
 import type { ParseContext } from "./parse-context.js";
 import * as T from "./tokens.js";
 

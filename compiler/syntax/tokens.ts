@@ -8,7 +8,7 @@
 // `#`, Float before Int, and keywords before Identifier (every keyword also matches
 // Identifier; `longer_alt` turns `types`, `index`, `online` back into identifiers).
 
-import { createToken, Lexer, type IToken, type TokenType } from "chevrotain";
+import { createToken, Lexer, type IToken, type TokenType } from "./chevrotain.js";
 
 // Categories: a token type with no pattern that others belong to.
 /** Every identifier-shaped token: Identifier plus all keywords (field-name position accepts these). */

@@ -47,7 +47,9 @@ export interface ExplorerDeps {
 
 export function createExplorerRoutes(deps: ExplorerDeps): Hono {
   const app = new Hono({ strict: false });
-  const model = JSON.stringify(explorerModel(deps.build));
+  // Made on the first request, not at start: for a large app it is megabytes of JSON that
+  // most runs never serve.
+  let model: string | undefined;
   let openapi: Promise<Buffer> | undefined;
 
   app.get("/", (c) => {
@@ -56,9 +58,10 @@ export function createExplorerRoutes(deps: ExplorerDeps): Hono {
     return c.json(deps.info, 200, securityHeaders);
   });
   app.get("/docs", (c) => send(c, page("docs")));
-  app.get("/explorer/app.json", (c) =>
-    c.body(model, 200, { "content-type": "application/json", "cache-control": "no-store", ...securityHeaders }),
-  );
+  app.get("/explorer/app.json", (c) => {
+    model ??= JSON.stringify(explorerModel(deps.build));
+    return c.body(model, 200, { "content-type": "application/json", "cache-control": "no-store", ...securityHeaders });
+  });
   app.get("/openapi.json", async (c) => {
     // The file as the build wrote it, byte for byte; read once.
     openapi ??= readFile(join(deps.build.dir, "openapi.json"));

@@ -12,6 +12,7 @@ import type { CatalogType, CatalogField } from "../../model/app.js";
 import type { AppContract, CallContext, OperationEntry, OperationRuntime } from "../../model/build-contract.js";
 import { relationsOf } from "../../model/relations.js";
 import type { Row, StoreTx, WriteOptions } from "../../model/store.js";
+import { typesByName } from "../../model/type-index.js";
 
 /** What an operation does once admitted: its input has passed the schema. */
 export type OperationBody = (data: Row, call: CallContext) => Promise<unknown>;
@@ -31,7 +32,7 @@ export function tableOperationBody(
   rt: OperationRuntime,
   hasRefs: (table: string) => boolean,
 ): OperationBody {
-  const type = app.types.find((t) => t.name === entry.type);
+  const type = typesByName(app).get(entry.type);
   if (!type) throw new Error(`internal error: operation ${entry.name} names no type ${entry.type}`);
   const { table, name: typeName } = type;
   const store = rt.store;

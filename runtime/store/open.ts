@@ -6,7 +6,7 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import { servesLiveStream, type Catalog, type WoConfig } from "../../model/app.js";
 import { defaultRetention, type ChangeLogOptions } from "./change-log.js";
 import { openSqliteStore, planSqliteStoreMigration } from "./sqlite.js";
-import { openPostgresStore, planPostgresStoreMigration, redactUrl } from "./postgres/store.js";
+import { redactUrl } from "./postgres/redact-url.js";
 import { StoreOpenError, type MigrationPlan, type MigrationReport, type Store } from "../../model/store.js";
 
 /** Where an app's data lives, and so which store serves it. */
@@ -80,6 +80,8 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
   const location = storeLocation(options);
   if (location.kind === "postgres") {
     refuseUnsupportedUrl(location.url);
+    // Loaded only here: `pg` (and what it loads) costs a SQLite app's start-up for nothing.
+    const { openPostgresStore } = await import("./postgres/store.js");
     const { store, migration } = await openPostgresStore({
       url: location.url,
       catalog: options.catalog,
@@ -107,13 +109,15 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
 export async function planStoreMigration(options: OpenStoreOptions): Promise<MigrationPlan> {
   const location = storeLocation(options);
   const allowDestructiveMigration = options.allowDestructiveMigration ?? false;
-  if (location.kind === "postgres")
+  if (location.kind === "postgres") {
+    const { planPostgresStoreMigration } = await import("./postgres/store.js");
     return planPostgresStoreMigration({
       url: location.url,
       catalog: options.catalog,
       allowDestructiveMigration,
       ...postgresSettings(location.url, options),
     });
+  }
   return planSqliteStoreMigration({ file: location.file, catalog: options.catalog, allowDestructiveMigration });
 }
 

@@ -5,7 +5,6 @@
 import type { Catalog } from "../../model/app.js";
 import type { Store } from "../../model/store.js";
 import { postgresSettings, storeLocation, type StoreSelection } from "./open.js";
-import { openPostgresReader } from "./postgres/reader.js";
 import { openSqliteReader } from "./sqlite-reader.js";
 
 export type StoreReader = Pick<Store, "read" | "close">;
@@ -15,6 +14,8 @@ export async function openStoreReader(options: StoreSelection & { catalog: Catal
   const location = storeLocation(options);
   if (location.kind === "sqlite") return openSqliteReader(location.file, options.catalog);
   const { password } = postgresSettings(location.url, options);
+  // Loaded only for a PostgreSQL store, as in open.ts: a SQLite export never loads `pg`.
+  const { openPostgresReader } = await import("./postgres/reader.js");
   return openPostgresReader({
     url: location.url,
     ...(password !== undefined ? { password } : {}),

@@ -26,6 +26,7 @@
 // once the server is back.
 
 import pg from "pg";
+import { redactUrl } from "./redact-url.js";
 import { servesLiveStream, type Catalog } from "../../../model/app.js";
 import { deriveShape } from "../../../model/storage-shape.js";
 import {
@@ -72,16 +73,7 @@ const connectTimeoutMs = 10_000;
 /** Attempts of one write() before a deadlock or serialization failure is given up on (as 503). */
 const maxWriteAttempts = 12;
 
-/** The URL as messages show it: the password replaced by `***`. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = "***";
-    return u.toString();
-  } catch {
-    return "the [database] url";
-  }
-}
+export { redactUrl } from "./redact-url.js";
 
 export async function openPostgresStore(
   options: OpenPostgresStoreOptions,
