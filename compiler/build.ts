@@ -68,6 +68,7 @@ export async function buildApp(dir: string, options: BuildOptions = {}): Promise
   const emitted = emitBuild(checked.catalog);
   const files = [...emitted, ...compileTypeScript(emitted, ts)];
   files.push({ path: buildInfoFileName, text: buildInfoText(inputHash, recordWarnings(checked.diagnostics, root)) });
+  files.push(moduleMarker);
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
   const manifest = JSON.parse(emitted.find((f) => f.path === "manifest.json")!.text) as {
@@ -91,6 +92,14 @@ export async function buildApp(dir: string, options: BuildOptions = {}): Promise
   }
   return { ...result, ok: true, skipped: false, files: files.map((f) => f.path), summary };
 }
+
+/**
+ * The build's `.js` files are ES modules; Node before 22 (and 20.19) does not tell that from
+ * their syntax and loads a `.js` file without a `"type": "module"` above it as CommonJS
+ * (`Unexpected token 'export'`). The app folder rarely has a package.json, so the build
+ * carries its own (model/build-contract.ts).
+ */
+const moduleMarker: EmittedFile = { path: "package.json", text: `${JSON.stringify({ type: "module" })}\n` };
 
 /**
  * JavaScript and declarations for every emitted `.ts` file (not `.d.ts`). Each file is

@@ -30,6 +30,11 @@ let wo: WoProcess;
 beforeAll(async () => {
   appDir = writeApp("saves", { "note.wo": typeText("Note", 0) });
   wo = await startWo([appDir, "--listen", "127.0.0.1:0", "--watch"]);
+  // The watcher starts after the address is printed: a save before this line is not a test.
+  while (!wo.output().includes("wo: watching ")) {
+    if (wo.child.exitCode !== null) throw new Error(`wo run exited:\n${wo.output()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 });
 afterAll(async () => {
   await wo?.stop();
