@@ -59,7 +59,11 @@ async function whyNot(root: string, dir: string): Promise<string | undefined> {
   }
   if (await exists(join(root, configFileName)))
     return `${dir} already has a ${configFileName}; it is an app already (wo check ${dir})`;
-  const found = await loadSources(root, dir, new DiagnosticBag());
+  const bag = new DiagnosticBag();
+  const found = await loadSources(root, dir, bag);
+  // A folder holding apps (WO4007) would become one holding an app and those below it.
+  if (bag.items.some((d) => d.code === "WO4007"))
+    return `${dir} holds other apps (wo check ${dir} lists them); run wo init in a new or empty folder`;
   if (found.length > 0)
     return `${dir} already has .wo files (${found[0]!.path}${found.length > 1 ? `, +${found.length - 1} more` : ""}); run wo init in a new or empty folder`;
   return undefined;

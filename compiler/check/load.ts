@@ -4,7 +4,9 @@
 // `.`-prefixed entries and `target`, `data`, `node_modules`; refusing paths with control
 // characters, WO4006), their order (sorted by path relative to the root) and decoding them as
 // UTF-8. Leaves parsing to compiler/syntax/ and `wo.toml` to config.ts. A missing directory or
-// one without `.wo` files is a diagnostic. An overlay (an editor's unsaved buffers) replaces or
+// one without `.wo` files is a diagnostic. So is a folder holding more than one app (WO4007):
+// a folder below the root with a wo.toml of its own is another app (the repository's samples,
+// an `apps/` folder, test fixtures), and merging its files into this one is never what was meant. An overlay (an editor's unsaved buffers) replaces or
 // adds files under the same rules.
 
 import { readdir, readFile, stat } from "node:fs/promises";
@@ -12,6 +14,7 @@ import { join } from "node:path";
 import type { Span } from "../ast.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { escapeUnsafeChars, hasUnsafeChars } from "../unsafe-chars.js";
+import { configFileName } from "./config.js";
 
 export interface LoadedFile {
   /** Path relative to the app root, `/`-separated: what spans and the catalog carry. */
@@ -59,7 +62,15 @@ export async function loadSources(
     return [];
   }
   const paths: string[] = [];
-  await collect(rootDir, "", displayDir, paths, bag);
+  const otherApps: string[] = [];
+  await collect(rootDir, "", displayDir, paths, otherApps, bag);
+  if (otherApps.length > 0) {
+    bag.report("WO4007", wholeFileSpan(displayDir), {
+      dir: displayDir,
+      apps: await appsFound(rootDir, displayDir, paths, otherApps),
+    });
+    return [];
+  }
   const onDisk = new Set(paths);
   for (const path of overlay?.keys() ?? []) if (isProgramPath(path) && !onDisk.has(path)) paths.push(path);
   // Code-unit order of the relative path, so the order never depends on the file system.
@@ -91,6 +102,7 @@ async function collect(
   relDir: string,
   displayDir: string,
   out: string[],
+  otherApps: string[],
   bag: DiagnosticBag,
 ): Promise<void> {
   let entries;
@@ -100,11 +112,15 @@ async function collect(
     bag.report("WO4003", wholeFileSpan(relDir || "."), { file: relDir || ".", why: reasonOf(error) });
     return;
   }
+  if (relDir !== "" && entries.some((e) => e.name === configFileName && !e.isDirectory())) {
+    otherApps.push(relDir);
+    return;
+  }
   for (const entry of entries) {
     if (isSkipped(entry.name)) continue;
     const rel = relDir ? `${relDir}/${entry.name}` : entry.name;
     // Symbolic links are not followed: a link cycle would otherwise never end.
-    if (entry.isDirectory()) await collect(rootDir, rel, displayDir, out, bag);
+    if (entry.isDirectory()) await collect(rootDir, rel, displayDir, out, otherApps, bag);
     else if (entry.isFile() && entry.name.endsWith(".wo")) {
       // A path is printed in diagnostics and generated code (spec/security.md, "Generated
       // code"); one with a line terminator or control character is refused, never read, and
@@ -115,6 +131,30 @@ async function collect(
       } else out.push(rel);
     }
   }
+}
+
+/**
+ * The apps a folder holds, for WO4007: the root itself when it has a wo.toml or `.wo` files
+ * outside the other apps, then each folder with a wo.toml of its own.
+ */
+async function appsFound(rootDir: string, displayDir: string, ownFiles: string[], otherApps: string[]) {
+  const shown = (rel: string) => (displayDir === "." ? rel : `${displayDir}/${rel}`);
+  const found: string[] = [];
+  const hasConfig = await stat(join(rootDir, configFileName)).then(
+    (s) => s.isFile(),
+    () => false,
+  );
+  if (hasConfig || ownFiles.length > 0) {
+    const files = ownFiles.length === 0 ? "" : `${ownFiles.length} .wo file${ownFiles.length === 1 ? "" : "s"}`;
+    const what = hasConfig
+      ? files
+        ? `${configFileName}, ${files}`
+        : configFileName
+      : `${files} without a ${configFileName}, e.g. ${shown(ownFiles[0]!)}`;
+    found.push(`${displayDir} (${what})`);
+  }
+  for (const rel of otherApps.sort()) found.push(shown(rel));
+  return found.join(", ");
 }
 
 /** UTF-8 without a byte-order mark; invalid bytes become U+FFFD (the lexer then reports them). */
