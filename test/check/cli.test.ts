@@ -133,6 +133,14 @@ describe("wo help, --help, --version and usage mistakes", () => {
     expect(wo("version")).toMatchObject({ status: 0, stdout: `wo ${version}\n` });
   });
 
+  it("wo help mcp lists the mcp subcommands with their synopses", () => {
+    const help = wo("help", "mcp");
+    expect(help.status, help.stderr).toBe(0);
+    for (const c of commands.filter((c) => c.name.startsWith("mcp ")))
+      expect(help.stdout).toContain(`usage: wo ${c.name} `);
+    expect(help.stdout).toContain("wo help mcp <subcommand> lists the flags of one.");
+  });
+
   it("wo help lists every command; wo help <command> and wo <command> --help list every flag", () => {
     const all = wo("help");
     expect(all.status).toBe(0);
