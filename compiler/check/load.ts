@@ -42,13 +42,15 @@ export function wholeFileSpan(file: string): Span {
 /**
  * Reads every `.wo` file of the app at `rootDir`. `displayDir` names the directory in
  * diagnostics about the directory itself (as the user typed it). `overlay` (app-relative path
- * → text) wins over the disk and may add files the disk does not have yet.
+ * → text) wins over the disk and may add files the disk does not have yet. `otherApps`: a
+ * folder below with its own wo.toml is refused (WO4007) or skipped with its files.
  */
 export async function loadSources(
   rootDir: string,
   displayDir: string,
   bag: DiagnosticBag,
   overlay?: ReadonlyMap<string, string>,
+  otherApps: "refuse" | "skip" = "refuse",
 ): Promise<LoadedFile[]> {
   let isDirectory = false;
   try {
@@ -62,17 +64,19 @@ export async function loadSources(
     return [];
   }
   const paths: string[] = [];
-  const otherApps: string[] = [];
-  await collect(rootDir, "", displayDir, paths, otherApps, bag);
-  if (otherApps.length > 0) {
+  const appsBelow: string[] = [];
+  await collect(rootDir, "", displayDir, paths, appsBelow, bag);
+  if (appsBelow.length > 0 && otherApps === "refuse") {
     bag.report("WO4007", wholeFileSpan(displayDir), {
       dir: displayDir,
-      apps: await appsFound(rootDir, displayDir, paths, otherApps),
+      apps: await appsFound(rootDir, displayDir, paths, appsBelow),
     });
     return [];
   }
   const onDisk = new Set(paths);
-  for (const path of overlay?.keys() ?? []) if (isProgramPath(path) && !onDisk.has(path)) paths.push(path);
+  const inAppBelow = (path: string) => appsBelow.some((app) => path.startsWith(`${app}/`));
+  for (const path of overlay?.keys() ?? [])
+    if (isProgramPath(path) && !onDisk.has(path) && !inAppBelow(path)) paths.push(path);
   // Code-unit order of the relative path, so the order never depends on the file system.
   paths.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   if (paths.length === 0) {
