@@ -32,7 +32,7 @@ const field = (name: string, scalar: "Id" | "Text" | "Bool", opt: Partial<Catalo
   ...opt,
 });
 
-export const catalog: Catalog = {
+export const catalog: Catalog<undefined> = {
   app: { name: "notes", version: "0.1.0", description: "A test app" },
   config: {
     dataDir: ".wo/data",
@@ -229,6 +229,19 @@ export class NoteStore implements Store {
       },
       async referrers() {
         return [];
+      },
+      // The fixture's tools never nest writes: a savepoint is the SQLite one, unnamed twice.
+      async savepoint(fn) {
+        db.exec("SAVEPOINT fixture_sp");
+        try {
+          const result = await fn();
+          db.exec("RELEASE fixture_sp");
+          return result;
+        } catch (err) {
+          db.exec("ROLLBACK TO fixture_sp");
+          db.exec("RELEASE fixture_sp");
+          throw err;
+        }
       },
     };
   }
