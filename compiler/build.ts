@@ -102,11 +102,19 @@ function* withCompiled(
     if ("text" in f && f.path.endsWith(".ts") && !f.path.endsWith(".d.ts")) sources.push(f);
     yield f;
   }
-  for (const f of [...compileTypeScript(sources, ts, new Set(written)), info]) {
+  for (const f of [...compileTypeScript(sources, ts, new Set(written)), info, moduleMarker]) {
     written.push(f.path);
     yield f;
   }
 }
+
+/**
+ * The build's `.js` files are ES modules; Node before 22 (and 20.19) does not tell that from
+ * their syntax and loads a `.js` file without a `"type": "module"` above it as CommonJS
+ * (`Unexpected token 'export'`). The app folder rarely has a package.json, so the build
+ * carries its own (model/build-contract.ts).
+ */
+const moduleMarker: EmittedFile = { path: "package.json", text: `${JSON.stringify({ type: "module" })}\n` };
 
 /**
  * JavaScript and declarations for every emitted `.ts` file (not `.d.ts`). Each file is

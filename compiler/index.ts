@@ -42,6 +42,11 @@ export interface CheckOptions {
    * the disk has none: an editor's unsaved buffers. Paths the loader would skip are ignored.
    */
   overlay?: ReadonlyMap<string, string>;
+  /**
+   * What a folder below with a wo.toml of its own (another app) does: "refuse" (WO4007, the
+   * commands) or "skip" it (the language server, which checks each such folder as its own app).
+   */
+  otherApps?: "refuse" | "skip";
 }
 
 export async function checkApp(dir: string, options: CheckOptions = {}): Promise<CheckResult> {
@@ -51,7 +56,7 @@ export async function checkApp(dir: string, options: CheckOptions = {}): Promise
   const bag = new DiagnosticBag();
   const sources = new Map<string, string>();
 
-  const loaded = await loadSources(root, displayDir, bag, options.overlay);
+  const loaded = await loadSources(root, displayDir, bag, options.overlay, options.otherApps);
   const configText = await readOptional(join(root, configFileName));
   if (configText !== undefined) sources.set(toDisplay(configFileName), configText);
   const config = readConfig(configText, configFileName, basename(root), bag);

@@ -11,6 +11,7 @@
 //   validators.ts/.js ajv standalone validators, one per input schema (see ValidatorsModule)
 //   operations.ts/.js generated operation handlers (see OperationsModule)
 //   build-info.json   BuildInfo below: the up-to-date check
+//   package.json      { "type": "module" }: the .js files are ES modules on every Node (20 too)
 //
 // Generated JavaScript imports no package by name (a user's app folder has no node_modules):
 // what it needs is handed in by the runtime — `require` for ajv's runtime helpers and the
@@ -30,9 +31,10 @@ import type { ErrorDetail } from "./errors.js";
  * relation operations are run by the runtime from its operations table, not generated; method
  * handlers get validated input; bodies take their helpers from `rt.helpers`. 5: every body runs
  * under `rt.budgeted`, whose budget it passes to the fns it calls and counts its steps in
- * (loops, `nested`); text joins via `concat`.
+ * (loops, `nested`); text joins via `concat`. 6: package.json
+ * marks the .js files as ES modules (Node 20 before 20.19 loaded them as CommonJS).
  */
-export const buildFormat = 5;
+export const buildFormat = 6;
 
 /** build-info.json. */
 export interface BuildInfo {

@@ -49,6 +49,15 @@ export function commandHelp(command: Command): string {
   return lines.join("\n");
 }
 
+/** The commands that share a first word: each one's synopsis and summary. */
+function groupHelp(group: Command[]): string {
+  const lines: string[] = [];
+  for (const c of group) lines.push(`usage: ${synopsis(c)}`, `  ${c.summary}`, "");
+  const word = group[0]!.name.split(" ")[0]!;
+  lines.push(`wo help ${word} <subcommand> lists the flags of one.`, "");
+  return lines.join("\n");
+}
+
 /** A usage mistake: the message, then how to get help. Exit status 2. */
 export function usageError(command: Command | undefined, message: string): number {
   const hint = command ? `usage: ${synopsis(command)}\nwo help ${command.name} lists its flags.` : usage().trimEnd();
@@ -59,6 +68,12 @@ export function usageError(command: Command | undefined, message: string): numbe
 export async function runHelpCommand(args: ParsedArgs): Promise<number> {
   if (args.first === undefined) {
     process.stdout.write(usage());
+    return 0;
+  }
+  // `wo help mcp`: a word that only starts commands (`mcp install`, …) lists them.
+  const group = commands.filter((c) => c.name.startsWith(`${args.positionals.join(" ")} `));
+  if (group.length > 0) {
+    process.stdout.write(groupHelp(group));
     return 0;
   }
   const resolved = resolveCommand([...args.positionals]);

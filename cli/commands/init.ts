@@ -4,9 +4,9 @@
 // DECISION: the folder may be new, empty, or hold other files (a fresh git clone, notes) as
 // long as it has no `.wo` file (by the rule `wo check` uses to find them) and no wo.toml: init
 // never overwrites or mixes into an app. An existing README.md is kept; the next steps are
-// printed either way. Exit 0 when written, 1 when refused, 2 for a bug in wo.
+// printed either way. An existing .gitignore is kept and gets a `.wo/` line if it lacks one. Exit 0 when written, 1 when refused, 2 for a bug in wo.
 
-import { mkdir, stat, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { basename, join, relative, resolve } from "node:path";
 import { configFileName } from "../../compiler/check/config.js";
 import { loadSources } from "../../compiler/check/load.js";
@@ -33,6 +33,7 @@ export async function runInitCommand(args: ParsedArgs): Promise<number> {
         () => true,
         (err: NodeJS.ErrnoException) => {
           if (err.code === "EEXIST" && file === "README.md") return false;
+          if (err.code === "EEXIST" && file === ".gitignore") return addToGitignore(join(root, file));
           throw err;
         },
       );
@@ -59,7 +60,11 @@ async function whyNot(root: string, dir: string): Promise<string | undefined> {
   }
   if (await exists(join(root, configFileName)))
     return `${dir} already has a ${configFileName}; it is an app already (wo check ${dir})`;
-  const found = await loadSources(root, dir, new DiagnosticBag());
+  const bag = new DiagnosticBag();
+  const found = await loadSources(root, dir, bag);
+  // A folder holding apps (WO4007) would become one holding an app and those below it.
+  if (bag.items.some((d) => d.code === "WO4007"))
+    return `${dir} holds other apps (wo check ${dir} lists them); run wo init in a new or empty folder`;
   if (found.length > 0)
     return `${dir} already has .wo files (${found[0]!.path}${found.length > 1 ? `, +${found.length - 1} more` : ""}); run wo init in a new or empty folder`;
   return undefined;
@@ -86,8 +91,11 @@ version = "0.1.0"
 [server]
 listen = "127.0.0.1:8080"
 `,
-    "task.wo": `-- Something to do. wo serves it as REST routes under /api/tasks and as MCP tools
--- (task_list, task_get, task_create, task_update, task_delete) at /mcp.
+    "task.wo": `-- wo serves Task as REST routes under /api/tasks and as MCP tools (task_list, task_get,
+-- task_create, task_update, task_delete) at /mcp. (The blank line below keeps this note out
+-- of the tools' descriptions: a comment directly above a type is its doc comment.)
+
+-- Something to do.
 type Task {
   -- What needs doing.
   title: Text
@@ -106,6 +114,8 @@ test "a new task is not done" {
   assert count(select Task { done == false }) == 1 otherwise abort "a new task should start not done"
 }
 `,
+    // The build and the database live in .wo/: not something to commit.
+    ".gitignore": gitignoreLine,
     "README.md": `# ${name}
 
 A wo app (wo turns the .wo files here into a database, a REST API and an MCP server).
@@ -113,6 +123,19 @@ A wo app (wo turns the .wo files here into a database, a REST API and an MCP ser
 ${nextSteps(".").trimEnd()}
 `,
   };
+}
+
+const gitignoreLine = ".wo/\n";
+
+/**
+ * An existing .gitignore (a fresh clone's) is kept and gets the `.wo/` line when it lacks one;
+ * true when something was written.
+ */
+async function addToGitignore(path: string): Promise<boolean> {
+  const text = await readFile(path, "utf8");
+  if (text.split(/\r?\n/).some((line) => /^\/?\.wo\/?$/.test(line.trim()))) return false;
+  await appendFile(path, `${text === "" || text.endsWith("\n") ? "" : "\n"}${gitignoreLine}`);
+  return true;
 }
 
 function nextSteps(dir: string): string {

@@ -1,6 +1,6 @@
-// `wo mcp install <client> [dir] [--name NAME] [--runtime-dir DIR] [--token-file FILE] [--no-token]`:
-// register the app's MCP endpoint with an agent. The URL is the running background instance's
-// (its verified state), else wo.toml's listen. The bearer token is `--token-file`'s, else
+// `wo mcp install <client> [dir] [--name NAME] [--url URL] [--runtime-dir DIR] [--token-file FILE] [--no-token]`:
+// register the app's MCP endpoint with an agent. The URL is `--url`'s, else the running background
+// instance's (its verified state), else wo.toml's listen (with a note when nothing answers there). The bearer token is `--token-file`'s, else
 // `token_env`'s, else the automatic one (created if missing, as `wo run --background` would);
 // `--no-token` registers an open server.
 //
@@ -55,7 +55,7 @@ export async function runMcpInstallCommand(args: ParsedArgs): Promise<number> {
     const runtimeDir = runtimeDirFor(appDir, args.value("--runtime-dir"));
     const { app, config } = readAppConfig(appDir);
     const serverName = (name ?? app.name).replace(/[^A-Za-z0-9_-]/g, "-");
-    const url = `${await endpointBase(runtimeDir, config.listen)}/mcp`;
+    const url = `${await endpointBase(runtimeDir, config.listen, args.value("--url"))}/mcp`;
     let auth: Auth | undefined;
     if (!noToken) {
       if (tokenFile === undefined && !config.tokenEnv) ensurePrivateDir(runtimeDir);
@@ -182,14 +182,57 @@ function runClient(exe: string, args: string[], auth: Auth | undefined, done: st
   return 0;
 }
 
-/** The running background instance's address, else wo.toml's listen (default 127.0.0.1:8080). */
-async function endpointBase(runtimeDir: string, listen: string | undefined): Promise<string> {
+/**
+ * `--url`'s address, else the running background instance's, else wo.toml's listen (default
+ * 127.0.0.1:8080). A `wo run` in the foreground records its address nowhere, so when nothing
+ * answers at wo.toml's, that is said, with how to name the right one.
+ */
+async function endpointBase(
+  runtimeDir: string,
+  listen: string | undefined,
+  given: string | undefined,
+): Promise<string> {
+  if (given !== undefined) return givenBase(given);
   const probe = await probeInstance(runtimeDir);
   if (probe.kind === "running") return probe.status.url;
+  const base = configuredBase(listen);
+  if (!(await answersHealthz(base)))
+    process.stderr.write(
+      `wo mcp install: no wo answers at ${base} now; registering wo.toml's listen address. A wo run in the foreground records its address nowhere: if one serves elsewhere (wo run --listen), name it with --url http://HOST:PORT.\n`,
+    );
+  return base;
+}
+
+/** `--url http://127.0.0.1:9090` (a trailing `/` or `/mcp` allowed): its origin. */
+function givenBase(given: string): string {
+  let url: URL;
+  try {
+    url = new URL(given);
+  } catch {
+    throw new ConfigError(`--url ${given} is not a URL; give the server's address, e.g. --url http://127.0.0.1:8080`);
+  }
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || !["/", "/mcp", "/mcp/"].includes(url.pathname))
+    throw new ConfigError(
+      `--url ${given}: give the server's address, http(s)://HOST:PORT, e.g. --url http://127.0.0.1:8080`,
+    );
+  return url.origin;
+}
+
+async function answersHealthz(base: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(1000) });
+    await res.body?.cancel();
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+function configuredBase(listen: string | undefined): string {
   const { host, port } = parseListen(listen ?? "127.0.0.1:8080");
   if (port === 0)
     throw new ConfigError(
-      "wo.toml listens on port 0 (a free port picked at each start); start the app with `wo run --background` first, then install.",
+      "wo.toml listens on port 0 (a free port picked at each start); start the app with `wo run --background` first, or name the running server with --url http://HOST:PORT, then install.",
     );
   const shown =
     host === "0.0.0.0" || host === "" ? "127.0.0.1" : host === "::" ? "[::1]" : host.includes(":") ? `[${host}]` : host;

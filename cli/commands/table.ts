@@ -249,6 +249,11 @@ export const commands: readonly Command[] = [
     positionals: [{ name: "client", help: "claude, codex, cursor or vscode", required: true }, dir],
     flags: [
       { name: "--name", value: "NAME", help: "the server's name in the client (default: wo.toml name)" },
+      {
+        name: "--url",
+        value: "URL",
+        help: "the server's address, http://HOST:PORT (default: the background instance's, else wo.toml listen)",
+      },
       runtimeDir,
       tokenFile,
       { name: "--no-token", help: "register the endpoint without a bearer token" },

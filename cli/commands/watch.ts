@@ -1,20 +1,25 @@
-// `wo run --watch`: watches the app folder and, after each change to a `.wo` file or wo.toml
-// (debounced: an editor's save is often several events), rebuilds in a worker thread as
+// `wo run --watch`: watches the app folder (every folder of it, cli/commands/tree-watcher.ts, so
+// that a save by rename is seen like any other) and, after each change to a `.wo` file or
+// wo.toml (debounced: an editor's save is often several events), rebuilds in a worker thread as
 // `wo run` does at start, but in one worker kept for all rebuilds, so the compiler loads once
 // (compiler/build-worker.ts). Errors: the diagnostics are printed and the build serving stays. Success: the
 // server migrates its store and swaps the build in (runtime/server.ts reload(), spec/live.md).
 // `.wo/` (the build and the data) is never watched for changes: the server writes there itself.
 
-import { watch, type FSWatcher } from "node:fs";
-import { resolve, sep } from "node:path";
+import { statSync } from "node:fs";
+import { join, resolve } from "node:path";
 import type { RunningServer } from "../../runtime/server.js";
 import { hashInputs } from "../../compiler/build-info.js";
 import { startBuildWorker } from "../../compiler/build-worker.js";
 import { configFileName } from "../../compiler/check/config.js";
 import { isProgramPath } from "../../compiler/check/load.js";
 import { formatWithSources } from "../../compiler/diagnostics/format.js";
+import { watchTree, type TreeWatcher } from "./tree-watcher.js";
 
-/** Quiet time after the last event before rebuilding: one save, one build. */
+/**
+ * Quiet time after the last event before rebuilding: one save, one build. A save by rename is
+ * several events within a millisecond or two; a `git checkout` of many files, within tens.
+ */
 const debounceMillis = 100;
 
 export interface AppWatcher {
@@ -41,6 +46,9 @@ export function watchApp(dir: string, server: RunningServer, write: (text: strin
     }
     building = true;
     try {
+      // Folders created, removed or replaced since the last build are watched (or dropped)
+      // before the sources are read: a save into a new folder after this point is an event.
+      tree.sync();
       // Hashing the sources is cheap; the compiler starts only when they differ from what serves
       // (a save without changes, an editor's backup file, a revert to the serving text).
       const hash = await hashInputs(root);
@@ -63,34 +71,48 @@ export function watchApp(dir: string, server: RunningServer, write: (text: strin
     }
   };
 
-  let watcher: FSWatcher;
+  const watchesFolder = (relDir: string) => isProgramPath(`${relDir}/x.wo`);
+  let tree: TreeWatcher;
   try {
-    // Recursive watching works on Linux from Node 20 (and natively on macOS and Windows).
-    watcher = watch(root, { recursive: true }, (_event, name) => {
-      if (name === null || isWatched(name.split(sep).join("/"))) schedule();
+    tree = watchTree(root, {
+      watchesFolder,
+      onEvent: (path) => {
+        if (path === undefined || isWatched(path) || (watchesFolder(path) && isFolder(join(root, path)))) schedule();
+      },
+      onError: (relDir, err) =>
+        write(`wo: cannot watch ${join(dir, relDir)}: ${err.message}; changes in it are not seen\n`),
     });
   } catch (err) {
     write(`wo: cannot watch ${root}: ${(err as Error).message}; serving without --watch\n`);
     builder.close();
     return { close: () => undefined };
   }
-  watcher.on("error", (err) => write(`wo: watching ${root} stopped: ${err.message}; restart wo run to watch again\n`));
   write(`wo: watching ${dir} for changes to .wo files and ${configFileName}\n`);
   return {
     close() {
       if (timer) clearTimeout(timer);
-      watcher.close();
+      tree.close();
       builder.close();
     },
   };
 }
 
 /**
- * A `.wo` file of the program, wo.toml, or a folder that may hold `.wo` files (a folder renamed
- * or removed says nothing about its files). `.wo/`, dot folders and node_modules never are.
+ * A `.wo` file of the program, wo.toml, or a name that may be a folder holding `.wo` files (a
+ * folder renamed or removed says nothing about its files). `.wo/`, dot folders and
+ * node_modules never are. Editors' temp files (`note.wo~`, `#note.wo#`, `.note.wo.swp`) are not.
  */
 function isWatched(path: string): boolean {
   if (path === configFileName || isProgramPath(path)) return true;
   const last = path.slice(path.lastIndexOf("/") + 1);
   return !last.includes(".") && isProgramPath(`${path}/x.wo`);
+}
+
+/** A folder now (one created or renamed in, whatever its name). */
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -279,12 +279,31 @@ export function fieldType(expr: TypeExpr, ctx: CheckContext, isTopLevel: boolean
  */
 export function requireType(name: string, span: Span, ctx: CheckContext, orScalar = false): boolean {
   if (ctx.types.has(name)) return true;
+  const familiar = orScalar ? familiarScalarNames.get(name.toLowerCase()) : undefined;
   ctx.bag.report("WO2001", span, {
     name,
-    hint: didYouMean(name, orScalar ? [...scalarNames, ...ctx.types.keys()] : ctx.types.keys()),
+    hint: familiar
+      ? ` Did you mean '${familiar}'?`
+      : didYouMean(name, orScalar ? [...scalarNames, ...ctx.types.keys()] : ctx.types.keys()),
   });
   return false;
 }
+
+/**
+ * Other languages' names for wo's scalars, the first thing a newcomer writes: too far from
+ * wo's names for the edit distance (`String` is four edits from `Text`). A declared type of
+ * that name wins, being found first.
+ */
+const familiarScalarNames = new Map<string, ScalarName>([
+  ["string", "Text"],
+  ["str", "Text"],
+  ["integer", "Int"],
+  ["long", "Int"],
+  ["boolean", "Bool"],
+  ["double", "Float"],
+  ["datetime", "Timestamp"],
+  ["date", "Timestamp"],
+]);
 
 // ---------------------------------------------------------------------------------------------
 // Defaults

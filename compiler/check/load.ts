@@ -4,7 +4,9 @@
 // `.`-prefixed entries and `target`, `data`, `node_modules`; refusing paths with control
 // characters, WO4006), their order (sorted by path relative to the root) and decoding them as
 // UTF-8. Leaves parsing to compiler/syntax/ and `wo.toml` to config.ts. A missing directory or
-// one without `.wo` files is a diagnostic. An overlay (an editor's unsaved buffers) replaces or
+// one without `.wo` files is a diagnostic. So is a folder holding more than one app (WO4007):
+// a folder below the root with a wo.toml of its own is another app (the repository's samples,
+// an `apps/` folder, test fixtures), and merging its files into this one is never what was meant. An overlay (an editor's unsaved buffers) replaces or
 // adds files under the same rules.
 
 import { readdir, readFile, stat } from "node:fs/promises";
@@ -12,6 +14,7 @@ import { join } from "node:path";
 import type { Span } from "../ast.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { escapeUnsafeChars, hasUnsafeChars } from "../unsafe-chars.js";
+import { configFileName } from "./config.js";
 
 export interface LoadedFile {
   /** Path relative to the app root, `/`-separated: what spans and the catalog carry. */
@@ -39,13 +42,15 @@ export function wholeFileSpan(file: string): Span {
 /**
  * Reads every `.wo` file of the app at `rootDir`. `displayDir` names the directory in
  * diagnostics about the directory itself (as the user typed it). `overlay` (app-relative path
- * → text) wins over the disk and may add files the disk does not have yet.
+ * → text) wins over the disk and may add files the disk does not have yet. `otherApps`: a
+ * folder below with its own wo.toml is refused (WO4007) or skipped with its files.
  */
 export async function loadSources(
   rootDir: string,
   displayDir: string,
   bag: DiagnosticBag,
   overlay?: ReadonlyMap<string, string>,
+  otherApps: "refuse" | "skip" = "refuse",
 ): Promise<LoadedFile[]> {
   let isDirectory = false;
   try {
@@ -59,9 +64,19 @@ export async function loadSources(
     return [];
   }
   const paths: string[] = [];
-  await collect(rootDir, "", displayDir, paths, bag);
+  const appsBelow: string[] = [];
+  await collect(rootDir, "", displayDir, paths, appsBelow, bag);
+  if (appsBelow.length > 0 && otherApps === "refuse") {
+    bag.report("WO4007", wholeFileSpan(displayDir), {
+      dir: displayDir,
+      apps: await appsFound(rootDir, displayDir, paths, appsBelow),
+    });
+    return [];
+  }
   const onDisk = new Set(paths);
-  for (const path of overlay?.keys() ?? []) if (isProgramPath(path) && !onDisk.has(path)) paths.push(path);
+  const inAppBelow = (path: string) => appsBelow.some((app) => path.startsWith(`${app}/`));
+  for (const path of overlay?.keys() ?? [])
+    if (isProgramPath(path) && !onDisk.has(path) && !inAppBelow(path)) paths.push(path);
   // Code-unit order of the relative path, so the order never depends on the file system.
   paths.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   if (paths.length === 0) {
@@ -91,6 +106,7 @@ async function collect(
   relDir: string,
   displayDir: string,
   out: string[],
+  otherApps: string[],
   bag: DiagnosticBag,
 ): Promise<void> {
   let entries;
@@ -100,11 +116,15 @@ async function collect(
     bag.report("WO4003", wholeFileSpan(relDir || "."), { file: relDir || ".", why: reasonOf(error) });
     return;
   }
+  if (relDir !== "" && entries.some((e) => e.name === configFileName && !e.isDirectory())) {
+    otherApps.push(relDir);
+    return;
+  }
   for (const entry of entries) {
     if (isSkipped(entry.name)) continue;
     const rel = relDir ? `${relDir}/${entry.name}` : entry.name;
     // Symbolic links are not followed: a link cycle would otherwise never end.
-    if (entry.isDirectory()) await collect(rootDir, rel, displayDir, out, bag);
+    if (entry.isDirectory()) await collect(rootDir, rel, displayDir, out, otherApps, bag);
     else if (entry.isFile() && entry.name.endsWith(".wo")) {
       // A path is printed in diagnostics and generated code (spec/security.md, "Generated
       // code"); one with a line terminator or control character is refused, never read, and
@@ -115,6 +135,30 @@ async function collect(
       } else out.push(rel);
     }
   }
+}
+
+/**
+ * The apps a folder holds, for WO4007: the root itself when it has a wo.toml or `.wo` files
+ * outside the other apps, then each folder with a wo.toml of its own.
+ */
+async function appsFound(rootDir: string, displayDir: string, ownFiles: string[], otherApps: string[]) {
+  const shown = (rel: string) => (displayDir === "." ? rel : `${displayDir}/${rel}`);
+  const found: string[] = [];
+  const hasConfig = await stat(join(rootDir, configFileName)).then(
+    (s) => s.isFile(),
+    () => false,
+  );
+  if (hasConfig || ownFiles.length > 0) {
+    const files = ownFiles.length === 0 ? "" : `${ownFiles.length} .wo file${ownFiles.length === 1 ? "" : "s"}`;
+    const what = hasConfig
+      ? files
+        ? `${configFileName}, ${files}`
+        : configFileName
+      : `${files} without a ${configFileName}, e.g. ${shown(ownFiles[0]!)}`;
+    found.push(`${displayDir} (${what})`);
+  }
+  for (const rel of otherApps.sort()) found.push(shown(rel));
+  return found.join(", ");
 }
 
 /** UTF-8 without a byte-order mark; invalid bytes become U+FFFD (the lexer then reports them). */

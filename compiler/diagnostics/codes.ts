@@ -186,6 +186,11 @@ export const codes = {
     severity: "error",
     message: msg`Path '${"path"}' contains a control or line-separator character (shown escaped); rename it: wo reads no file whose path has one.`,
   },
+  WO4007: {
+    severity: "error",
+    message: msg`'${"dir"}' is not one app; apps found: ${"apps"}. wo works on one app at a time (a folder with its wo.toml and the .wo files below it): name one of these folders.`,
+  },
+
   // WO41xx: wo.toml warnings
   WO4101: { severity: "warning", message: msg`wo.toml key '${"key"}' is not used by wo and is ignored.${"hint"}` },
   WO4102: {

@@ -260,10 +260,15 @@ function writeStmt(w: CodeBlockWriter, ctx: ExprContext, s: Stmt): void {
       w.writeLine(s.value ? `return ${printExpr(ctx, s.value)};` : "return null;");
       return;
     case "AssertStmt": {
+      // In a test, `otherwise abort …` says where too, as a failed assert does.
+      const where =
+        ctx.isTest && (s.abortExpr || s.abortMessage)
+          ? `${jsString(`abort at ${s.span.file}:${s.span.line}: `)} + `
+          : "";
       const message = s.abortExpr
-        ? printExpr(ctx, s.abortExpr)
+        ? `${where}${printExpr(ctx, s.abortExpr)}`
         : s.abortMessage
-          ? jsString(s.abortMessage.value)
+          ? `${where}${jsString(s.abortMessage.value)}`
           : ctx.isTest
             ? failedAssert(ctx, s)
             : jsString("assertion failed");

@@ -60,7 +60,8 @@ export function appRelative(root: string, file: string): string {
 export async function analyseApp(root: string, overlay: ReadonlyMap<string, string>): Promise<AppAnalysis> {
   const relOverlay = new Map<string, string>();
   for (const [file, text] of overlay) if (isInside(file, root)) relOverlay.set(appRelative(root, file), text);
-  const result = await checkApp(root, { overlay: relOverlay });
+  // A folder below with its own wo.toml is checked as its own app (appRootOf), never refused.
+  const result = await checkApp(root, { overlay: relOverlay, otherApps: "skip" });
   const files = new Map<string, AnalysedFile>();
   result.asts.forEach((ast, i) => {
     // asts and files are both in program order; `files` holds display paths, keys of `sources`.

@@ -158,6 +158,8 @@ export class ParseContext {
   describe(tok: IToken | undefined): string {
     if (!tok || tok.tokenType === EOF || !isReal(tok)) return "end of file";
     if (tokenMatcher(tok, NL)) return "end of line";
+    // `//` from C, JavaScript or Rust: a comment in wo starts with `--`.
+    if (tok.image === "/" && this.text[tok.startOffset + 1] === "/") return "'//' (a comment in wo starts with '--')";
     const image = tok.image.length > 24 ? `${tok.image.slice(0, 24)}…` : tok.image;
     return `'${image.replace(/\n/g, "\\n")}'`;
   }

@@ -40,7 +40,7 @@ export interface ManagementOptions {
 }
 
 export function isManagementPath(url: string | undefined): boolean {
-  return url !== undefined && url.startsWith(managementPrefix);
+  return url?.startsWith(managementPrefix) === true;
 }
 
 function requestProof(key: Buffer, method: string, path: string, nonce: string): Buffer {

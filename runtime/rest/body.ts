@@ -20,9 +20,7 @@ export type BodyResult = { ok: true; value: Record<string, unknown> } | { ok: fa
 /** application/json, or an `application/…+json` structured-syntax type (merge-patch and the like). */
 function isJsonType(contentType: string): boolean {
   const type = mediaTypeOf(contentType);
-  return (
-    type === "application/json" || (type !== undefined && type.startsWith("application/") && type.endsWith("+json"))
-  );
+  return type === "application/json" || (type?.startsWith("application/") === true && type.endsWith("+json"));
 }
 
 export async function readJsonObject(

@@ -25,6 +25,42 @@ export const brokenCases: BrokenCase[] = [
     message: "Unknown type 'Timestmp'. Did you mean 'Timestamp'?",
   },
   {
+    name: "String, another language's name: did you mean Text",
+    files: one("type A {\n  x: ┆String?\n}\n"),
+    code: "WO2001",
+    message: "Unknown type 'String'. Did you mean 'Text'?",
+  },
+  {
+    name: "Integer, another language's name: did you mean Int",
+    files: one("type A {\n  x: ┆Integer?\n}\n"),
+    code: "WO2001",
+    message: "Unknown type 'Integer'. Did you mean 'Int'?",
+  },
+  {
+    name: "Boolean, another language's name: did you mean Bool",
+    files: one("type A {\n  x: ┆Boolean?\n}\n"),
+    code: "WO2001",
+    message: "Unknown type 'Boolean'. Did you mean 'Bool'?",
+  },
+  {
+    name: "DateTime, another language's name: did you mean Timestamp",
+    files: one("type A {\n  x: ┆DateTime?\n}\n"),
+    code: "WO2001",
+    message: "Unknown type 'DateTime'. Did you mean 'Timestamp'?",
+  },
+  {
+    name: "a // comment: a comment in wo starts with --",
+    files: one("type A {\n  ┆// the title\n  title: Text\n}\n"),
+    code: "WO1003",
+    message: "but found '//' (a comment in wo starts with '--')",
+  },
+  {
+    name: "a // comment between declarations",
+    files: one("type A {\n  title: Text\n}\n┆// more\n"),
+    code: "WO1003",
+    message: "but found '//' (a comment in wo starts with '--')",
+  },
+  {
     name: "misspelt ref target: did you mean",
     files: one("type Author {\n  name: Text\n}\ntype Post {\n  by: ref ┆Autor\n}\n"),
     code: "WO2001",

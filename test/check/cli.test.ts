@@ -133,6 +133,14 @@ describe("wo help, --help, --version and usage mistakes", () => {
     expect(wo("version")).toMatchObject({ status: 0, stdout: `wo ${version}\n` });
   });
 
+  it("wo help mcp lists the mcp subcommands with their synopses", () => {
+    const help = wo("help", "mcp");
+    expect(help.status, help.stderr).toBe(0);
+    for (const c of commands.filter((c) => c.name.startsWith("mcp ")))
+      expect(help.stdout).toContain(`usage: wo ${c.name} `);
+    expect(help.stdout).toContain("wo help mcp <subcommand> lists the flags of one.");
+  });
+
   it("wo help lists every command; wo help <command> and wo <command> --help list every flag", () => {
     const all = wo("help");
     expect(all.status).toBe(0);
@@ -196,7 +204,7 @@ describe("wo init", () => {
     const dir = join(fresh(), "todo");
     const r = wo("init", dir);
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout).toContain("wrote wo.toml, task.wo, README.md");
+    expect(r.stdout).toContain("wrote wo.toml, task.wo, .gitignore, README.md");
     expect(r.stdout).toContain(`wo run ${dir}`);
     expect(r.stdout).toContain("second terminal");
     expect(readFileSync(join(dir, "wo.toml"), "utf8")).toContain('name = "todo"');
@@ -209,16 +217,35 @@ describe("wo init", () => {
     const test = wo("test", dir);
     expect(test.status, test.stderr).toBe(0);
     expect(test.stdout).toContain("1 passed, 0 failed");
+    // The type's doc comment is the tools' description prefix, the file's note is not.
+    expect(wo("build", dir).status).toBe(0);
+    const tools = JSON.parse(readFileSync(join(dir, ".wo/build/manifest.json"), "utf8")).tools as {
+      description: string;
+    }[];
+    for (const t of tools) expect(t.description).toMatch(/^Something to do\. [A-Z]/);
+    // `git add .` leaves the build and the database out.
+    expect(readFileSync(join(dir, ".gitignore"), "utf8")).toBe(".wo/\n");
+    const git = (...args: string[]) => spawnSync("git", args, { cwd: dir, encoding: "utf8" });
+    expect(git("init", "-q").status).toBe(0);
+    expect(git("add", ".").status).toBe(0);
+    expect(git("ls-files").stdout.split("\n").filter(Boolean).sort()).toEqual([
+      ".gitignore",
+      "README.md",
+      "task.wo",
+      "wo.toml",
+    ]);
   });
 
   it("takes a folder with other files but keeps its README; refuses one that is an app already", () => {
     const dir = fresh();
     writeFileSync(join(dir, "README.md"), "mine\n");
     writeFileSync(join(dir, "notes.txt"), "x\n");
+    writeFileSync(join(dir, ".gitignore"), "node_modules/");
     const r = wo("init", dir);
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout).toContain("wrote wo.toml, task.wo in");
+    expect(r.stdout).toContain("wrote wo.toml, task.wo, .gitignore in");
     expect(readFileSync(join(dir, "README.md"), "utf8")).toBe("mine\n");
+    expect(readFileSync(join(dir, ".gitignore"), "utf8")).toBe("node_modules/\n.wo/\n");
 
     const again = wo("init", dir);
     expect(again.status).toBe(1);

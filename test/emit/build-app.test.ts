@@ -89,6 +89,7 @@ describe.each(samples)("samples/%s", (sample) => {
       "operations.d.ts",
       "operations.js",
       "operations.ts",
+      "package.json",
       "schemas.json",
       "types.d.ts",
       "validators.d.ts",
@@ -165,7 +166,7 @@ describe("up to date, failures and the CLI", () => {
     writeFileSync(join(dir, wo0), `${readFileSync(join(dir, wo0), "utf8")}\n-- a comment changes the hash\n`);
     const third = await wo([dir, "--out", out]);
     expect(third.code).toBe(0);
-    expect(third.stdout).toMatch(/\d+ tools, \d+ routes, 12 files written/);
+    expect(third.stdout).toMatch(/\d+ tools, \d+ routes, 13 files written/);
     expect(JSON.parse(readFileSync(join(out, "build-info.json"), "utf8")).inputHash).not.toBe(info.inputHash);
   });
 

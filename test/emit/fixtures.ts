@@ -10,6 +10,7 @@ import type {
 } from "../../compiler/catalog.js";
 import type { Block, Stmt } from "../../compiler/ast.js";
 import { snakeCase } from "../../model/naming.js";
+import { defaultLimits } from "../../model/app.js";
 
 const at = (file = "app/blog.wo", line = 1) => ({ file, line, col: 1 });
 const span = { file: "app/blog.wo", offset: 0, end: 0, line: 1, col: 1 };
@@ -220,6 +221,7 @@ export function blogCatalog(): Catalog {
     app: { name: "blog", version: "1.2.3", description: "A small blog." },
     config: {
       dataDir: ".wo/data",
+      limits: defaultLimits(),
       mcp: { sessions: true, allowedOrigins: [] },
       allowedOrigins: [],
       maxBodyBytes: 1048576,

@@ -175,7 +175,7 @@ describe("explorer", () => {
     await page.locator(".call-box button[type=submit]").click();
     await page.locator(".call-box pre.status", { hasText: "HTTP/1.1 201 Created" }).waitFor();
     expect(await text(page, ".call-box pre.http")).toContain(`PUT /api/posts/${post.id}/tags/${tag.id} HTTP/1.1`);
-    const tags = await fetch(`${blog.wo.url}/api/posts/${post.id}/tags`).then((r) => r.json());
+    const tags = await fetch(`${blog.wo.url}/api/posts/${post.id}/tags`).then((r) => r.json() as Promise<any>);
     expect(tags.items.map((t: { label: string }) => t.label)).toEqual(["explorer"]);
     expect(errors).toEqual([]);
     await page.close();
@@ -216,7 +216,7 @@ describe("explorer", () => {
     expect(edit).toContain(`PATCH /api/authors/${author.id} HTTP/1.1`);
     expect(edit).toContain('{"name":"Edsger Dijkstra"}');
     expect(await text(page, "table.record-fields")).toContain("Edsger Dijkstra");
-    const stored = await fetch(`${blog.wo.url}/api/authors/${author.id}`).then((r) => r.json());
+    const stored = (await fetch(`${blog.wo.url}/api/authors/${author.id}`).then((r) => r.json())) as { name: string };
     expect(stored.name).toBe("Edsger Dijkstra");
 
     // Delete the comment from its own row.
@@ -274,7 +274,7 @@ describe("explorer", () => {
     expect(await text(page, ".call-box pre.http")).toContain("authorization: Bearer ••••••");
     await page.locator(".rows table.data td", { hasText: "<b>not bold</b>" }).waitFor();
     expect(await page.locator("main b").count()).toBe(0);
-    expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as unknown as { pwned?: number }).pwned)).toBeUndefined();
     // The 401s before the token was entered are the only errors the pages logged.
     // Swagger UI in the same tab uses the token the explorer keeps.
     await page.goto(`${guarded.wo.url}/docs`);

@@ -58,7 +58,7 @@ describe("GET / negotiates", () => {
       {},
       { accept: "text/html, application/json" },
       { accept: "text/html;q=0.5, application/json" },
-    ]) {
+    ] as Record<string, string>[]) {
       const r = await get(open, "/", headers);
       expect(r.status).toBe(200);
       expect(r.headers["content-type"]).toBe("application/json");
@@ -178,7 +178,7 @@ describe("security", () => {
         { host: `127.0.0.1.nip.io:${new URL(open.wo.url).port}` },
         { origin: "http://evil.example" },
         { origin: "null" },
-      ]) {
+      ] as Record<string, string>[]) {
         const r = await get(open, path, { accept: browserAccept, ...headers });
         expect(r.status, `${path} ${JSON.stringify(headers)}`).toBe(403);
         expect(r.json).toMatchObject({ type: "urn:wo:problem:forbidden" });

@@ -4,6 +4,7 @@ import { afterEach, beforeEach } from "vitest";
 import type { CatalogType } from "../../compiler/catalog.js";
 import { openSqliteStore, type SqliteStore } from "../../runtime/store/sqlite.js";
 import { catalog, tempDir } from "../store/fixture.js";
+import { isRefusal, type StreamRefusal } from "../../runtime/stream-budget.js";
 
 /** Registers the hooks; the returned function gives the current test's store. */
 export function liveStoreEach(type: CatalogType): () => SqliteStore {
@@ -22,4 +23,10 @@ export function liveStoreEach(type: CatalogType): () => SqliteStore {
     tmp.cleanup();
   });
   return () => store;
+}
+
+/** A stream `LiveStreams.open` gave, or the test fails with the refusal it gave instead. */
+export function opened(stream: ReadableStream<Uint8Array> | StreamRefusal): ReadableStream<Uint8Array> {
+  if (isRefusal(stream)) throw new Error(`the stream was refused: ${JSON.stringify(stream)}`);
+  return stream;
 }

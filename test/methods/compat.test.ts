@@ -59,7 +59,7 @@ describe("a pricing-shaped app: set_price without in txn, history returning a pr
     expect(viaMcp.isError).toBeFalsy();
     const refused = await post(served.wo.url, `/api/products/${id}/set_price`, { amount: 0 });
     expect(refused.status).toBe(409);
-    const prices = await fetch(`${served.wo.url}/api/prices`).then((r) => r.json());
+    const prices = await fetch(`${served.wo.url}/api/prices`).then((r) => r.json() as Promise<any>);
     expect(prices.items.map((p: { amount: number }) => p.amount)).toEqual([4999, 3999]);
   });
 
@@ -89,7 +89,7 @@ describe("a pricing-shaped app: set_price without in txn, history returning a pr
     expect(called.structuredContent).toEqual({ result: rest.body });
 
     // REST: the OpenAPI response of the method route (JSON Schema 2020-12) says the same.
-    const openapi = await fetch(`${served.wo.url}/openapi.json`).then((r) => r.json());
+    const openapi = await fetch(`${served.wo.url}/openapi.json`).then((r) => r.json() as Promise<any>);
     const response =
       openapi.paths["/api/products/{id}/history"].post.responses["200"].content["application/json"].schema;
     expect(Object.keys(response.items.properties)).toEqual(["amount", "at", "note"]);

@@ -223,7 +223,7 @@ describe("samples/ledger: SIGKILL during a method load", () => {
 
     // Workers keep sending until the server is gone, so calls are in flight when it dies.
     const inFlight = 8;
-    const { acked, sent } = await transfersUntilKilled(base, () => wo.stop("SIGKILL"), inFlight);
+    const { acked, sent } = await transfersUntilKilled(base, () => wo!.stop("SIGKILL"), inFlight);
 
     const db = dumpDb(app, { afterCrash: true }) as { accounts: any[]; entries: any[] };
     const outs = db.entries.filter((e) => e.memo === "transfer out").length;

@@ -168,7 +168,7 @@ describe("on startup", () => {
       try {
         // Served only after the hook committed: the very first request sees the seed.
         const res = await fetch(`${wo.url}/api/accounts`);
-        expect((await res.json()).items).toEqual([{ id: 1, owner: "house", balance: 5 }]);
+        expect(((await res.json()) as any).items).toEqual([{ id: 1, owner: "house", balance: 5 }]);
       } finally {
         await wo.stop();
       }

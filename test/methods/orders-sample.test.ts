@@ -14,7 +14,7 @@ describe("samples/orders: wo run", () => {
     for (let start = 0; start < 2; start++) {
       const wo = await startWo([app, "--listen", "127.0.0.1:0"]);
       try {
-        const customers = await (await fetch(`${wo.url}/api/customers`)).json();
+        const customers = (await (await fetch(`${wo.url}/api/customers`)).json()) as any;
         expect(customers.items).toEqual([
           {
             id: 1,
@@ -24,7 +24,7 @@ describe("samples/orders: wo run", () => {
             address: { street: "1 Main St", city: "Springfield", zip: null },
           },
         ]);
-        const orders = await (await fetch(`${wo.url}/api/orders`)).json();
+        const orders = (await (await fetch(`${wo.url}/api/orders`)).json()) as any;
         expect(orders.items).toEqual([
           {
             id: 1,

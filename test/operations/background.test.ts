@@ -173,7 +173,7 @@ describe("wo run --background", () => {
     // The data folder is free: a foreground server opens it and finds the committed row.
     const fg = await startWo([app.appDir, "--listen", "127.0.0.1:0"]);
     foreground.push(fg);
-    const rows = await fetch(`${fg.url}/api/greetings`).then((r) => r.json());
+    const rows = await fetch(`${fg.url}/api/greetings`).then((r) => r.json() as Promise<any>);
     expect(rows.items.map((r: { message: string }) => r.message)).toEqual(["hi from an agent"]);
     // Stopping a stopped app says so and succeeds.
     const again = await runWoCommand(["stop", app.appDir, "--runtime-dir", app.runtimeDir]);

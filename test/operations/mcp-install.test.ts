@@ -4,7 +4,7 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { copyApp, removeApp, runWoCommand, tempDir } from "../support/wo-process.js";
+import { copyApp, removeApp, runWoCommand, startWo, tempDir } from "../support/wo-process.js";
 
 const apps: string[] = [];
 afterEach(() => {
@@ -81,5 +81,33 @@ describe("wo mcp install", () => {
     });
     expect(json.inputs[0]).toMatchObject({ type: "promptString", id: "hello-token", password: true });
     expect(run.stdout).not.toContain(readFileSync(join(runtimeDir, "agent.token"), "utf8").trim());
+  });
+
+  it("a foreground wo run elsewhere: without --url it says nothing answers at wo.toml's address and how to name it; --url registers that server", async () => {
+    const { appDir, runtimeDir, argvFile, env } = setup("claude");
+    const wo = await startWo([appDir, "--listen", "127.0.0.1:0", "--runtime-dir", runtimeDir]);
+    try {
+      const guessed = await runWoCommand(["mcp", "install", "claude", appDir, "--runtime-dir", runtimeDir], { env });
+      expect(guessed.code, guessed.stderr).toBe(0);
+      expect(guessed.stderr).toContain(
+        "wo mcp install: no wo answers at http://127.0.0.1:8931 now; registering wo.toml's listen address.",
+      );
+      expect(guessed.stderr).toContain("name it with --url http://HOST:PORT");
+
+      const named = await runWoCommand(
+        ["mcp", "install", "claude", appDir, "--runtime-dir", runtimeDir, "--url", `${wo.url}/mcp`],
+        { env },
+      );
+      expect(named.code, named.stderr).toBe(0);
+      expect(named.stderr).toBe("");
+      expect(readFileSync(argvFile, "utf8").split("\n")[5]).toBe(`${wo.url}/mcp`);
+      expect(named.stdout).toContain(`registered ${wo.url}/mcp with Claude Code as 'hello'`);
+
+      const bad = await runWoCommand(["mcp", "install", "claude", appDir, "--url", "ftp://x/y"], { env });
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain("--url ftp://x/y: give the server's address, http(s)://HOST:PORT");
+    } finally {
+      await wo.stop();
+    }
   });
 });

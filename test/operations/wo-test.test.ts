@@ -30,6 +30,16 @@ describe("wo test", () => {
     );
   });
 
+  it("an `otherwise abort` in a test says where, before its message", async () => {
+    const dir = writeApp("wo-test-abort", {
+      "app.wo": `class Item {\n  sku: Text\n  service rest "/api/items" expose list\n}\n`,
+      "tests/t.wo": `test "counted" {\n  insert Item { sku: "a" }\n  assert count(Item{ id > 0 }) == 2 otherwise abort "want two items"\n}\n`,
+    });
+    const r = await runWoCommand(["test", dir]);
+    expect(r.code).toBe(1);
+    expect(timing(r.stdout)).toBe("✖ counted (Nms)\n  abort at tests/t.wo:3: want two items\n0 passed, 1 failed\n");
+  });
+
   it("all passing: exit 0 and no skipped count", async () => {
     const dir = writeApp("wo-test-green", {
       "app.wo": `class Item {\n  sku: Text\n  service rest "/api/items" expose list\n}\n`,

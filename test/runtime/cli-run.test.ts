@@ -8,14 +8,14 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { mcpClient } from "../methods/wo-process.js";
-import { removeApp, repoRoot, startWo, tempDir, type WoProcess } from "../support/wo-process.js";
+import { removeApp, repoRoot, startWo, tempDir, woNode, type WoProcess } from "../support/wo-process.js";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
 let app: string;
 beforeAll(() => {
   app = join(tempDir("wo-e2e-init-"), "todo");
-  const init = spawnSync(process.execPath, ["bin/wo.js", "init", app], { cwd: repoRoot, encoding: "utf8" });
+  const init = spawnSync(woNode, ["bin/wo.js", "init", app], { cwd: repoRoot, encoding: "utf8" });
   expect(init.status, init.stderr).toBe(0);
   // Something the check warns about, to see the warning on every start.
   writeFileSync(join(app, "note.wo"), "type Note {\n  text: Text\n  policy read anyone\n}\n");

@@ -162,7 +162,7 @@ describe("wo migrate on SQLite", () => {
     ]);
     const wo = await startWo([dir, "--listen", "127.0.0.1:0"]);
     try {
-      const rows = await fetch(`${wo.url}/api/memos`).then((r) => r.json());
+      const rows = await fetch(`${wo.url}/api/memos`).then((r) => r.json() as Promise<{ items: unknown[] }>);
       expect(rows.items).toMatchObject([{ id: 1, title: "moved", status: "Done" }]);
       const busy = await runWoCommand(["migrate", dir]);
       expect(busy.code).toBe(1);
@@ -213,7 +213,7 @@ describe("wo migrate on PostgreSQL", () => {
     await apply(dir, "--db", url);
     const wo2 = await startWo([dir, "--listen", "127.0.0.1:0", "--db", url]);
     try {
-      const rows = await fetch(`${wo2.url}/api/notes`).then((r) => r.json());
+      const rows = await fetch(`${wo2.url}/api/notes`).then((r) => r.json() as Promise<{ items: unknown[] }>);
       expect(rows.items).toMatchObject([{ title: "pg", text: "kept on PostgreSQL" }]);
     } finally {
       await wo2.stop();

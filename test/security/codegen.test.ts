@@ -236,7 +236,7 @@ async function withBuild(
   const built = [
     ...emitted,
     ...compileTypeScript(emitted, ts),
-    { path: "build-info.json", text: buildInfoText("test") },
+    { path: "build-info.json", text: buildInfoText("test", []) },
   ];
   const dir = tempDir("wo-codegen-build-");
   for (const f of built) writeFileSync(join(dir, f.path), f.text);

@@ -54,7 +54,7 @@ describe("bearer JWTs: valid tokens", () => {
     expect(await source.resolve(token)).toEqual({ name: "claude-desktop", user: "u-42", role: "editor", via: "jwt" });
     // An aud list that includes this server, azp as the label, a role array, a numeric user.
     const other = await issuer.mint(
-      { sub: 7, role: ["admin", "staff"], azp: "web" },
+      { sub: 7 as unknown as string, role: ["admin", "staff"], azp: "web" },
       { aud: ["https://elsewhere.example", audience] },
     );
     expect(await source.resolve(other)).toEqual({ name: "web", user: "7", role: "admin", via: "jwt" });

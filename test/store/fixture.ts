@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Catalog, CatalogField, CatalogType, FieldType } from "../../compiler/catalog.js";
+import { defaultLimits } from "../../model/app.js";
 
 const at = { file: "app.wo", line: 1, col: 1 };
 
@@ -54,6 +55,7 @@ export function catalog(...types: CatalogType[]): Catalog {
     app: { name: "test", version: "0.0.0" },
     config: {
       dataDir: ".wo/data",
+      limits: defaultLimits(),
       mcp: { sessions: true, allowedOrigins: [] },
       allowedOrigins: [],
       maxBodyBytes: 1 << 20,

@@ -37,10 +37,12 @@ describe("openStore", () => {
       dataDir: join(tmp.dir, "d"),
       file: join(tmp.dir, "d/app.sqlite"),
     });
-    expect(storeLocation({ appDir: tmp.dir, db: join(tmp.dir, "x.db"), config }).file).toBe(join(tmp.dir, "x.db"));
-    expect(storeLocation({ appDir: tmp.dir, db: join(tmp.dir, "x.SQLITE3"), config }).file).toBe(
-      join(tmp.dir, "x.SQLITE3"),
-    );
+    expect(storeLocation({ appDir: tmp.dir, db: join(tmp.dir, "x.db"), config })).toMatchObject({
+      file: join(tmp.dir, "x.db"),
+    });
+    expect(storeLocation({ appDir: tmp.dir, db: join(tmp.dir, "x.SQLITE3"), config })).toMatchObject({
+      file: join(tmp.dir, "x.SQLITE3"),
+    });
   });
 
   it("a postgres:// URL, from --db or [database] url, selects PostgreSQL; nothing is created in the data folder", async () => {

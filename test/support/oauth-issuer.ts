@@ -10,6 +10,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, exportSPKI, generateKeyPair, type JWK, type JWTPayload, SignJWT } from "jose";
+import type { webcrypto } from "node:crypto";
+
+type CryptoKey = webcrypto.CryptoKey;
 
 export interface IssuerOptions {
   /** The issuer's path (`/realms/shop`): metadata then sits at RFC 8414's path-inserted URLs. */

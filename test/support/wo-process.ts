@@ -6,7 +6,9 @@
 // Shared by the runtime, REST, methods and MCP end-to-end suites; what only one suite needs
 // (MCP sample arguments, an MCP SDK client, a JSON POST) stays in that suite's support.
 //
-// Always `process.execPath`: the Node running the tests is the one better-sqlite3 was built for.
+// The Node running the tests (`process.execPath`: the one better-sqlite3 was built for) unless
+// WO_TEST_NODE names another of the same major version: .ci/run runs wo's end-to-end suites
+// again with the oldest Node wo supports that way (vitest itself needs a newer one).
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -16,6 +18,8 @@ import Database from "better-sqlite3";
 
 export const repoRoot = resolve(import.meta.dirname, "../..");
 const bin = join(repoRoot, "bin/wo.js");
+/** The Node that runs `bin/wo.js` in these tests. */
+export const woNode = process.env.WO_TEST_NODE || process.execPath;
 
 /** A fresh empty temp folder (a data folder for `--db`, say). */
 export function tempDir(prefix = "wo-e2e-"): string {
@@ -69,7 +73,7 @@ export interface RunOptions {
 }
 
 function spawnWo(args: string[], options: RunOptions) {
-  const child = spawn(process.execPath, [bin, "run", ...args], {
+  const child = spawn(woNode, [bin, "run", ...args], {
     cwd: repoRoot,
     env: { ...process.env, ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -163,7 +167,7 @@ export interface CommandResult {
 
 /** Runs `wo <args>` (any command) to its end: `wo status`, `wo stop`, `wo run --background`, … */
 export function runWoCommand(args: string[], options: RunOptions = {}): Promise<CommandResult> {
-  const child = spawn(process.execPath, [bin, ...args], {
+  const child = spawn(woNode, [bin, ...args], {
     cwd: repoRoot,
     env: { ...process.env, ...options.env },
     stdio: ["ignore", "pipe", "pipe"],

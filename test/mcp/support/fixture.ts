@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import type { Catalog, CatalogField } from "../../../model/app.js";
+import { defaultLimits } from "../../../model/app.js";
 import type { AppContract, Manifest, Operation, OperationKind } from "../../../model/build-contract.js";
 import { OperationError } from "../../../model/errors.js";
 import type { ChangeLogRead, Row, Store, StoreTx } from "../../../model/store.js";
@@ -32,10 +33,11 @@ const field = (name: string, scalar: "Id" | "Text" | "Bool", opt: Partial<Catalo
   ...opt,
 });
 
-export const catalog: Catalog = {
+export const catalog: Catalog<undefined> = {
   app: { name: "notes", version: "0.1.0", description: "A test app" },
   config: {
     dataDir: ".wo/data",
+    limits: defaultLimits(),
     mcp: { sessions: true, allowedOrigins: [] },
     allowedOrigins: [],
     maxBodyBytes: 1 << 20,
@@ -227,8 +229,30 @@ export class NoteStore implements Store {
       async delete(_t, id) {
         return db.prepare("DELETE FROM note WHERE id = ?").run(id).changes > 0;
       },
+      async insertWithId(_t, id, v) {
+        db.prepare("INSERT INTO note (id, title, body, done) VALUES (?, ?, ?, ?)").run(
+          id,
+          v.title,
+          v.body ?? null,
+          v.done ? 1 : 0,
+        );
+        return out(db.prepare("SELECT * FROM note WHERE id = ?").get(id))!;
+      },
       async referrers() {
         return [];
+      },
+      // The fixture's tools never nest writes: a savepoint is the SQLite one, unnamed twice.
+      async savepoint(fn) {
+        db.exec("SAVEPOINT fixture_sp");
+        try {
+          const result = await fn();
+          db.exec("RELEASE fixture_sp");
+          return result;
+        } catch (err) {
+          db.exec("ROLLBACK TO fixture_sp");
+          db.exec("RELEASE fixture_sp");
+          throw err;
+        }
       },
     };
   }

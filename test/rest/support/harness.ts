@@ -49,7 +49,8 @@ export async function serveApp(appDir: string): Promise<Served> {
   };
 }
 
-export interface Served extends RunningServer {
+/** A server to send requests to; serveApp's runs in a `wo run` process, so it cannot reload. */
+export interface Served extends Omit<RunningServer, "reload" | "inputHash"> {
   dir: string;
   dbFile: string;
   dispose(): Promise<void>;
