@@ -300,7 +300,8 @@ const unknownFieldMessage = "is not an accepted field; remove it";
 /**
  * ajv errors → [{ path, message }] an agent can act on: the JSON pointer names the field.
  * `refused` words, by JSON pointer, what the operation leaves out on purpose (read-only
- * fields, list operators a field does not take).
+ * fields, list operators a field does not take); `checks`, the fields' `@check`s, so their
+ * keyword's error says the check ("must be >= 0 (@check)").
  */
 export function describeAjvErrors(
   errors: AjvError[],
