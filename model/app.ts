@@ -9,6 +9,7 @@
 // types in declaration order (file path order, then source order), fields in source order.
 
 import type { ScalarName } from "./scalars.js";
+import type { FieldCheck } from "./field-check.js";
 
 // The scalars and everything known about each are one table (scalars.ts).
 export type { ScalarName };
@@ -233,6 +234,8 @@ export interface CatalogField {
   isImmutable?: boolean;
   /** `@renamed_from("old")` (top-level stored fields): the field's name before, so a migration renames its column and keeps its values. */
   renamedFrom?: string;
+  /** `@check(> 0)` (top-level scalar fields): enforced on every write (model/field-check.ts). */
+  check?: FieldCheck;
   /** In the create input's `required` list (rule: spec/language.md, "Create required"). */
   isRequiredOnCreate: boolean;
   /** True only for the `id` field that the checker adds when the source declares none. */

@@ -22,6 +22,7 @@ import {
 import type { TypeDesc } from "./type-desc.js";
 import { MigrationRefusedError, StoreOpenError, type MigrationPlan, type MigrationReport } from "./store.js";
 import { counted } from "./words.js";
+import { describeCheck, type FieldCheck } from "./field-check.js";
 
 export type Severity = "additive" | "destructive" | "blocked";
 
@@ -51,7 +52,12 @@ export interface DataProbe {
   countIn(table: string, column: string, values: string[]): Promise<number>;
   /** How many distinct non-null values (compared under `collation`) occur in more than one row. */
   duplicateCount(table: string, column: string, collation?: "nocase"): Promise<number>;
+  /** The rows whose non-null value breaks `check`: how many, and the first `shownIds` of their ids, ascending. */
+  checkViolations(table: string, column: string, check: FieldCheck): Promise<{ count: number; ids: number[] }>;
 }
+
+/** How many ids of violating rows a refused check names. */
+export const shownIds = 5;
 
 export async function diffShapes(old: StorageShape, next: StorageShape, probe: DataProbe): Promise<Change[]> {
   const changes: Change[] = [];
@@ -281,7 +287,45 @@ async function diffColumn(
         steps: c.default ? [{ op: "fillNulls", table, column: c, fill: c.default }] : [],
       });
   }
+  changes.push(...(await diffCheck(o, c, name, probeTable, probe, rewritten)));
   return changes;
+}
+
+/**
+ * A new or changed `@check` holds on the stored rows or is blocked, naming how many break it and
+ * the first ids (nothing is changed for it: the check lives in the schemas and the runtime, not
+ * in the database). A removed check, or one every row passes (a loosened one), is additive.
+ */
+async function diffCheck(
+  o: ColumnShape,
+  c: ColumnShape,
+  name: string,
+  probeTable: string,
+  probe: DataProbe,
+  rewritten: Set<string>,
+): Promise<Change[]> {
+  if (sameCheck(o.check, c.check)) return [];
+  if (c.check === undefined)
+    return [
+      { severity: "additive", text: `field ${name} no longer has @check(${describeCheck(o.check!)})`, steps: [] },
+    ];
+  const what = `@check(${describeCheck(c.check)}) on ${name}`;
+  // A column rebuilt by this migration holds no old values to break it.
+  if (rewritten.has(c.name)) return [{ severity: "additive", text: `new ${what}`, steps: [] }];
+  const { count, ids } = await probe.checkViolations(probeTable, o.name, c.check);
+  if (count === 0) return [{ severity: "additive", text: `new ${what} (every row passes it)`, steps: [] }];
+  const shown = ids.join(", ") + (count > ids.length ? ", …" : "");
+  return [
+    {
+      severity: "blocked",
+      text: `cannot add ${what}: ${counted(count, "row")} break${count === 1 ? "s" : ""} it (id${ids.length === 1 ? "" : "s"} ${shown}); change ${count === 1 ? "its value" : "their values"} first`,
+      steps: [],
+    },
+  ];
+}
+
+function sameCheck(a: FieldCheck | undefined, b: FieldCheck | undefined): boolean {
+  return a?.op === b?.op && a?.value === b?.value;
 }
 
 async function diffIndexes(

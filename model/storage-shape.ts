@@ -7,6 +7,7 @@
 // The shape is plain JSON. It keeps a structural description of each field's type (not the
 // model's, which carries source locations) so that a moved declaration is not a change.
 
+import type { FieldCheck } from "./field-check.js";
 import type { Catalog, CatalogField, CatalogType, FieldDefault } from "./app.js";
 import { isScalarName, scalars, type StorageKind } from "./scalars.js";
 import { describeFieldTypeIn, type TypeDesc } from "./type-desc.js";
@@ -31,6 +32,8 @@ export interface ColumnShape {
   default?: StoredDefault;
   /** `@renamed_from("old")`: the column's name before; a migration renames that column to this one. */
   renamedFrom?: string;
+  /** `@check(op value)`: stored values must pass it; a migration adding one probes the rows (model/shape-diff.ts). */
+  check?: FieldCheck;
 }
 
 export type StoredDefault = { kind: "literal"; value: string | number | boolean | null } | { kind: "now" };
@@ -110,6 +113,7 @@ function deriveColumn(field: CatalogField, byName: Map<string, CatalogType>): Co
   const def = storedDefault(field.default);
   if (def) column.default = def;
   if (field.renamedFrom !== undefined) column.renamedFrom = field.renamedFrom;
+  if (field.check) column.check = field.check;
   return column;
 }
 

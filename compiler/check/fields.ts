@@ -21,9 +21,11 @@ import { createInputAjv } from "../input-ajv.js";
 import { didYouMean } from "./did-you-mean.js";
 import { linkEndpointFields } from "../../model/naming.js";
 import { renamedFrom } from "./renamed-from.js";
+import { fieldCheck } from "./field-check.js";
+import { checkHolds, type FieldCheck } from "../../model/field-check.js";
 
 /** Field annotations wo knows but does not enforce yet (a warning each). */
-const unenforcedAnnotations = new Set(["check", "index", "search", "materialized"]);
+const unenforcedAnnotations = new Set(["index", "search", "materialized"]);
 
 /** Annotations that keep a field out of caller input (spec/language.md, "Read-only fields"). */
 const accessAnnotations = new Set(["readonly", "immutable"]);
@@ -116,9 +118,12 @@ function buildField(decl: FieldDecl, ctx: CheckContext, isTopLevel: boolean): Ca
   let annotationDefault: Literal | undefined;
   let annotationDefaultSpan: Span | undefined;
   let previousName: string | undefined;
+  let check: FieldCheck | undefined;
   for (const a of decl.annotations) {
     const name = a.name.text;
-    if (name === "renamed_from") {
+    if (name === "check") {
+      check = fieldCheck(a, decl.name.text, type, isTopLevel, ctx.bag) ?? check;
+    } else if (name === "renamed_from") {
       previousName = renamedFrom(a, "a field", `old_${decl.name.text}`, ctx.bag);
       if (previousName !== undefined && !isTopLevel) {
         ctx.bag.report("WO2041", a.span, {
@@ -175,6 +180,13 @@ function buildField(decl: FieldDecl, ctx: CheckContext, isTopLevel: boolean): Ca
   };
   if (fieldDefault) field.default = fieldDefault;
   if (decl.doc) field.doc = decl.doc;
+  if (check && fieldDefault?.kind === "literal" && !checkHolds(check, fieldDefault.value)) {
+    // Every create that omits the field would break the check.
+    ctx.bag.report("WO2045", decl.name.span, {
+      field: decl.name.text,
+      why: `is broken by the field's own default ${JSON.stringify(fieldDefault.value)}`,
+    });
+  } else if (check) field.check = check;
   if (previousName !== undefined && previousName !== field.name && field.isStored) field.renamedFrom = previousName;
   for (const [name, span] of access) {
     const why = !isTopLevel

@@ -115,6 +115,7 @@ export const codes = {
     severity: "error",
     message: msg`@renamed_from takes the old name of ${"what"} as one string, e.g. @renamed_from("${"example"}")${"why"}.`,
   },
+  WO2045: { severity: "error", message: msg`@check on '${"field"}' ${"why"}.` },
   // WO21xx: warnings for declarations that parse but are not executed yet
   WO2101: { severity: "warning", message: msg`'policy ${"action"}' is parsed but not enforced yet.` },
   WO2102: { severity: "warning", message: msg`Trigger 'on ${"event"}' is parsed but not executed yet.` },

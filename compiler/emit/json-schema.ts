@@ -29,6 +29,7 @@ import {
 } from "../../model/list-filters.js";
 import type { RelationOp as ModelRelationOp } from "../../model/relations.js";
 import type { Block } from "../ast.js";
+import { checkSchemaKeyword } from "../../model/field-check.js";
 
 /** A relation op of the compiler's catalog (method bodies as checked AST). */
 type RelationOp = ModelRelationOp<Block>;
@@ -314,7 +315,13 @@ export class SchemaBuilder {
   }
 
   private field(f: CatalogField, mode: Mode, stack: string[]): JsonSchema {
-    const schema = this.value(f.type, mode, stack);
+    let schema = this.value(f.type, mode, stack);
+    if (f.check) {
+      // A check is never looser than the scalar's own bounds (the checker keeps its number within
+      // them), so its keyword may replace `minimum`/`maximum` (spec/schemas.md, "Checks").
+      const { keyword, value } = checkSchemaKeyword(f.check);
+      schema = { ...schema, [keyword]: value };
+    }
     return withDoc(f.isOptional ? nullable(schema) : schema, f.doc);
   }
 

@@ -9,6 +9,7 @@ import type { AppContract, OperationRuntime, Validator } from "../../model/build
 import { OperationError, maxErrorDetails, type ErrorDetail } from "../../model/errors.js";
 import { acceptedNames, refusedFieldMessages, unknownKeys, unstorableTexts } from "./input-checks.js";
 import { createListPager } from "./list-page.js";
+import { enforceFieldChecks, inputCheckMessages, type InputCheck } from "./field-checks.js";
 import { addLink, removeLink } from "./links.js";
 import { idsAlong, refPaths, type RefPath } from "../../model/ref-paths.js";
 import { describeFieldType } from "../../model/type-desc.js";
@@ -44,9 +45,11 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
   const { catalog, validators } = deps;
   const typeByTable = new Map(catalog.types.map((t) => [t.table, t]));
   const refColumns = refColumnsByTable(catalog);
-  const store = translateStoreErrors(deps.store, catalog, deps.log);
+  // Checks wrap the translated store (a plain object), so their errors pass through unchanged.
+  const store = enforceFieldChecks(translateStoreErrors(deps.store, catalog, deps.log), catalog);
   const accepted = acceptedNames(catalog.operations);
   const refusedFields = refusedFieldMessages(catalog, catalog.operations);
+  const inputChecks = inputCheckMessages(catalog, catalog.operations);
   const invalid = (message: string, details: ErrorDetail[] = []): never => {
     throw new OperationError("invalid_input", message, details);
   };
@@ -77,7 +80,7 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
         );
       }
       if (!validator(input)) {
-        const all = describeAjvErrors(validator.errors ?? [], refusedFields.get(name));
+        const all = describeAjvErrors(validator.errors ?? [], refusedFields.get(name), inputChecks.get(name));
         const details = all.slice(0, maxErrorDetails);
         const summary = all.length === 1 ? `${all[0]!.path || "input"} ${all[0]!.message}` : `${all.length} problems`;
         throw new OperationError(
@@ -296,13 +299,23 @@ const unknownFieldMessage = "is not an accepted field; remove it";
 /**
  * ajv errors → [{ path, message }] an agent can act on: the JSON pointer names the field.
  * `refused` words, by JSON pointer, what the operation leaves out on purpose (read-only
- * fields, list operators a field does not take).
+ * fields, list operators a field does not take); `checks`, the fields' `@check`s, so their
+ * keyword's error says the check ("must be >= 0 (@check)").
  */
-export function describeAjvErrors(errors: AjvError[], refused?: Map<string, string>): ErrorDetail[] {
+export function describeAjvErrors(
+  errors: AjvError[],
+  refused?: Map<string, string>,
+  checks?: Map<string, InputCheck>,
+): ErrorDetail[] {
   const out: ErrorDetail[] = [];
   const seen = new Set<string>();
   for (const e of errors) {
-    const detail = describeAjvError(e, refused);
+    const check = checks?.get(e.instancePath);
+    // The check's own keyword says which rule broke; the field's other bounds keep their wording.
+    const detail =
+      check && check.keyword === e.keyword
+        ? { path: e.instancePath, message: check.message }
+        : describeAjvError(e, refused);
     if (!detail) continue;
     const key = `${detail.path}\u0000${detail.message}`;
     if (seen.has(key)) continue;

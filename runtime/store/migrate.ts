@@ -8,6 +8,7 @@
 import type Database from "better-sqlite3";
 import { createIndexSql, createTableSql, dropIndexSql, quoteId, columnDefinition } from "./ddl.js";
 import { StoreOpenError, type MigrationPlan, type MigrationReport } from "../../model/store.js";
+import { violatingSqlOp } from "../../model/field-check.js";
 import {
   appliedReport,
   migrationChanges,
@@ -16,6 +17,7 @@ import {
   parseStoredShape,
   planMigration,
   shapeChanged,
+  shownIds,
   type DataProbe,
   type Step,
 } from "../../model/shape-diff.js";
@@ -214,5 +216,14 @@ function createProbe(db: Database.Database): DataProbe {
       one(
         `SELECT COUNT(*) AS n FROM (SELECT ${quoteId(c)} FROM ${quoteId(t)} WHERE ${quoteId(c)} IS NOT NULL GROUP BY ${quoteId(c)}${collation === "nocase" ? " COLLATE NOCASE" : ""} HAVING COUNT(*) > 1)`,
       ),
+    checkViolations: async (t, c, check) => {
+      const where = `FROM ${quoteId(t)} WHERE ${quoteId(c)} IS NOT NULL AND ${quoteId(c)} ${violatingSqlOp(check.op)} ?`;
+      const count = await one(`SELECT COUNT(*) AS n ${where}`, check.value);
+      const ids = db
+        .prepare(`SELECT "id" ${where} ORDER BY "id" LIMIT ${shownIds}`)
+        .all(check.value)
+        .map((r) => Number((r as { id: number }).id));
+      return { count, ids };
+    },
   };
 }

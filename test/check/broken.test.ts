@@ -354,6 +354,48 @@ export const brokenCases: BrokenCase[] = [
     code: "WO2041",
     message: "the old name of a type",
   },
+  {
+    name: "check comparing an Int with a string",
+    files: one('type A {\n  x: Int ┆@check(> "a")\n}\n'),
+    code: "WO2045",
+    message: "@check on 'x' compares an Int with a number, e.g. @check(> 0); got \"a\".",
+  },
+  {
+    name: "check with a fraction on an Int",
+    files: one("type A {\n  x: Money ┆@check(>= 0.5)\n}\n"),
+    code: "WO2045",
+    message: "compares a Money with a whole number",
+  },
+  {
+    name: "check ordering text",
+    files: one('type A {\n  x: Text ┆@check(> "a")\n}\n'),
+    code: "WO2045",
+    message: "takes only != (text has no order a schema can check)",
+  },
+  {
+    name: "check on a Bool",
+    files: one("type A {\n  x: Bool ┆@check(!= true)\n}\n"),
+    code: "WO2045",
+    message: "cannot be a comparison on a Bool field: only Int, Money, Float and text fields take one",
+  },
+  {
+    name: "check on a struct's field",
+    files: one("type A {\n  s: { x: Int ┆@check(> 0) }\n}\n"),
+    code: "WO2045",
+    message: "is only enforced on a top-level field",
+  },
+  {
+    name: "check broken by the field's default",
+    files: one("type A {\n  ┆x: Int = 0 @check(> 0)\n}\n"),
+    code: "WO2045",
+    message: "@check on 'x' is broken by the field's own default 0.",
+  },
+  {
+    name: "check without a comparison",
+    files: one("type A {\n  x: Int ┆@check()\n}\n"),
+    code: "WO2045",
+    message: "needs a comparison, e.g. @check(> 0)",
+  },
   // WO3xxx: services and exposure
   {
     name: "expose typo",

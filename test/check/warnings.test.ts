@@ -13,7 +13,7 @@ const cases: [string, string, string][] = [
   ["WO2105", "unknown field annotation", "type A {\n  x: Int @┆fancy\n}\n"],
   ["WO2106", "unknown type annotation", "@┆experimental\ntype A {\n  x: Int\n}\n"],
   ["WO2107", "computed default", "type A {\n  x: Int\n  y: Int = ┆x * 2\n}\n"],
-  ["WO2108", "@check", "type A {\n  x: Int ┆@check(>= 0)\n}\n"],
+  ["WO2108", "@check", "type A {\n  x: Int ┆@check(self.x > 0)\n}\n"],
   ["WO2110", "multi without a ref back", "type A {\n  bs: multi ┆B\n}\ntype B {\n  x: Int\n}\n"],
   ["WO3101", "service mcp on another path", 'type A {\n  x: Int\n  service mcp ┆"/tools" expose list\n}\n'],
   ["WO3102", "graphql service", 'type A {\n  x: Int\n  service ┆graphql "/graphql" expose list\n}\n'],

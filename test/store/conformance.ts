@@ -7,6 +7,7 @@
 // types, locks, file damage) are tested next to each store.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Catalog } from "../../model/app.js";
+import type { FieldCheck } from "../../model/field-check.js";
 import {
   MigrationRefusedError,
   StoreCancelledError,
@@ -826,6 +827,42 @@ export function storeConformance(name: string, harness: StoreHarness): void {
         expect(err).toBeInstanceOf(MigrationRefusedError);
         expect((err as MigrationRefusedError).blocked.join("\n")).toMatch(/Tag\.label/);
         expect(await count("tag")).toBe(2);
+      });
+
+      it("a new or tightened @check over rows that break it is blocked, naming how many and their ids; a looser one, or none, migrates", async () => {
+        await store.write(async (tx) => {
+          for (const n of [5, -1, 0, -3, -7, -8, -9]) await tx.insert("counter", { n });
+          await tx.insert("tag", { label: "" });
+          await tx.insert("tag", { label: "x" });
+        });
+        const checked = (n?: FieldCheck, label?: FieldCheck) => {
+          const app = conformanceApp();
+          const fields = (type: string) => app.types.find((t) => t.name === type)!.fields;
+          if (n) fields("Counter").find((f) => f.name === "n")!.check = n;
+          if (label) fields("Tag").find((f) => f.name === "label")!.check = label;
+          return app;
+        };
+        const blocked = async (app: Catalog) => {
+          const err = await refusedOpen(app, { allowDestructiveMigration: true });
+          expect(err).toBeInstanceOf(MigrationRefusedError);
+          return (err as MigrationRefusedError).blocked.join("\n");
+        };
+        expect(await blocked(checked({ op: ">", value: 0 }))).toBe(
+          "cannot add @check(> 0) on 'Counter.n': 6 rows break it (ids 2, 3, 4, 5, 6, …); change their values first",
+        );
+        expect(await blocked(checked(undefined, { op: "!=", value: "" }))).toBe(
+          `cannot add @check(!= "") on 'Tag.label': 1 row breaks it (id 1); change its value first`,
+        );
+        expect(await count("counter")).toBe(7);
+        let migration = await reopen(checked({ op: ">=", value: -9 }));
+        expect(migration.applied).toEqual(["new @check(>= -9) on 'Counter.n' (every row passes it)"]);
+        // Tightened: -9 and -8 now break it.
+        expect(await blocked(checked({ op: ">=", value: -7 }))).toMatch(/2 rows break it \(ids 6, 7\)/);
+        migration = await reopen(checked({ op: "<=", value: 5 }));
+        expect(migration.applied.join("\n")).toContain("new @check(<= 5) on 'Counter.n' (every row passes it)");
+        migration = await reopen(conformanceApp());
+        expect(migration.applied).toEqual(["field 'Counter.n' no longer has @check(<= 5)"]);
+        expect(await count("counter")).toBe(7);
       });
     });
 

@@ -19,6 +19,7 @@ import {
   parseStoredShape,
   planMigration,
   shapeChanged,
+  shownIds,
   type DataProbe,
   type Step,
 } from "../../../model/shape-diff.js";
@@ -30,6 +31,7 @@ import {
   type StoredDefault,
 } from "../../../model/storage-shape.js";
 import { StoreOpenError, type MigrationPlan, type MigrationReport } from "../../../model/store.js";
+import { violatingSqlOp } from "../../../model/field-check.js";
 import { quoteId } from "../ddl.js";
 import { createChangeLogSql } from "./change-log.js";
 import { pgColumnDefinition, pgCreateIndexSql, pgCreateTableSql, pgDropIndexSql, pgIndexedColumn } from "./ddl.js";
@@ -141,6 +143,17 @@ function createProbe(client: pg.ClientBase): DataProbe {
       return one(
         `SELECT COUNT(*) AS n FROM (SELECT ${value} FROM ${quoteId(t)} WHERE ${quoteId(c)} IS NOT NULL GROUP BY ${value} HAVING COUNT(*) > 1) AS d`,
       );
+    },
+    checkViolations: async (t, c, check) => {
+      // The value is a parameter; PostgreSQL types it as the column (BIGINT, DOUBLE PRECISION or TEXT).
+      const where = `FROM ${quoteId(t)} WHERE ${quoteId(c)} IS NOT NULL AND ${quoteId(c)} ${violatingSqlOp(check.op)} $1`;
+      const count = Number(
+        (await client.query<{ n: string }>(`SELECT COUNT(*) AS n ${where}`, [check.value])).rows[0]!.n,
+      );
+      const ids = (
+        await client.query<{ id: string }>(`SELECT "id" ${where} ORDER BY "id" LIMIT ${shownIds}`, [check.value])
+      ).rows.map((r) => Number(r.id));
+      return { count, ids };
     },
   };
 }
