@@ -37,10 +37,17 @@ async function patch(base: string, path: string, body: unknown) {
     headers: { "content-type": "application/json" },
     body: JSON.stringify(body),
   });
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, body: (await res.json()) as Problem };
 }
 
-const list = async (base: string) => (await (await fetch(`${base}/api/accounts`)).json()).items;
+/** A stored account as the list gives it. */
+type Account = { id: number; owner: string; balance: number };
+
+/** A REST answer's body: a row, or a problem with its errors. */
+type Problem = Record<string, unknown> & { id?: number; detail?: string; errors?: unknown[] };
+
+const list = async (base: string) =>
+  ((await (await fetch(`${base}/api/accounts`)).json()) as { items: Account[] }).items;
 
 describe("@check", () => {
   const served = serveForSuite("field-checks", { "app.wo": app });
