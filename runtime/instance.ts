@@ -19,6 +19,7 @@ import { buildChanges, type BuildChanges } from "./build-changes.js";
 import { allowedOriginsOf, createHttpGuard, type HttpGuard } from "./http-guard.js";
 import type { BearerSource, ProtectedResource } from "./identity/contract.js";
 import { createIdentity, type Identity } from "./identity/identity.js";
+import { startNamedTokenSource } from "./identity/named-tokens.js";
 import type { LoadedBuild } from "./load-build.js";
 import type { ListKind } from "./mcp/list-changes.js";
 import { createMcpHandler, type McpHandler } from "./mcp/index.js";
@@ -92,8 +93,11 @@ export async function createRuntimeInstance(options: InstanceOptions): Promise<R
     allowedOrigins: allowedOriginsOf(config),
     ...(options.listenHost !== undefined ? { listenHost: options.listenHost } : {}),
   });
+  // Named tokens live in the store; whether there are any is known before anything is served.
+  const namedTokens = store.namedTokens && (await startNamedTokenSource(store.namedTokens, log));
   const identity = createIdentity({
     ...(options.ownerToken !== undefined ? { ownerToken: options.ownerToken } : {}),
+    ...(namedTokens ? { namedTokens } : {}),
     ...(options.bearerSources ? { sources: options.bearerSources } : {}),
     ...(options.protectedResource ? { protectedResource: options.protectedResource } : {}),
     log,
@@ -157,6 +161,7 @@ export async function createRuntimeInstance(options: InstanceOptions): Promise<R
       shutdown.abort();
       mcp.close();
       live.closeAll();
+      namedTokens?.close();
     },
   };
 }

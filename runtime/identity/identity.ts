@@ -77,12 +77,25 @@ export function createIdentity(options: IdentityOptions): Identity {
     return notRecognised;
   };
 
+  const fromNamedWhileUnconfigured = async (source: NamedTokenSource, credential: string): Promise<Resolution> => {
+    try {
+      return (await source.resolve(credential)) ?? ownerPrincipal;
+    } catch {
+      return ownerPrincipal;
+    }
+  };
+
   return {
     get configured() {
       return isConfigured();
     },
     resolve(authorization) {
-      if (!isConfigured()) return ownerPrincipal;
+      if (!isConfigured()) {
+        // Every caller is the owner, but a named token made a moment ago (before the source
+        // noticed) proves its own principal, never the owner's.
+        const credential = named && authorization ? bearerCredential(authorization) : undefined;
+        return credential === undefined ? ownerPrincipal : fromNamedWhileUnconfigured(named!, credential);
+      }
       if (authorization === undefined || authorization === "") return anonymousPrincipal;
       const credential = bearerCredential(authorization);
       if (credential === undefined) return noCredential;

@@ -111,9 +111,9 @@ function changeLogOf(options: OpenStoreOptions): ChangeLogOptions {
 }
 
 /** The password from `[database] password_env` (when the URL has none), pool size and timeout. */
-function postgresSettings(
+export function postgresSettings(
   url: string,
-  options: OpenStoreOptions,
+  options: StoreSelection,
 ): { password?: string; poolSize?: number; statementTimeoutMs?: number } {
   const { config } = options;
   const settings: { password?: string; poolSize?: number; statementTimeoutMs?: number } = {};

@@ -30,6 +30,7 @@ import {
   type CommitListener,
   type McpSessionDirectory,
   type MigrationReport,
+  type NamedTokenDirectory,
   type Store,
   type StoreTx,
   type WriteOptions,
@@ -41,6 +42,7 @@ import { ChangeRelay, changeChannel, changePayloads } from "./change-relay.js";
 import { buildTableRegistry } from "../tables.js";
 import { assertPostgresNames } from "./ddl.js";
 import { mcpSessionTable, migratePostgres } from "./migrate.js";
+import { pgNamedTokens } from "./named-tokens.js";
 import { PostgresTx, StatementNames, type PgTxContext } from "./tx.js";
 
 export interface OpenPostgresStoreOptions {
@@ -129,13 +131,16 @@ function parseJson(text: string): unknown {
 }
 
 /** The URL with the password from password_env when it has none. */
-function connectionString(options: OpenPostgresStoreOptions): string {
+function connectionString(options: PoolOptions): string {
   const url = new URL(options.url);
   if (!url.password && options.password !== undefined) url.password = encodeURIComponent(options.password);
   return url.toString();
 }
 
-function createPool(options: OpenPostgresStoreOptions): pg.Pool {
+type PoolOptions = Pick<OpenPostgresStoreOptions, "url" | "password" | "poolSize" | "statementTimeoutMs">;
+
+/** The pool of an instance (or of `wo token`) on the database `options.url` names. */
+export function createPool(options: PoolOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString: connectionString(options),
     max: options.poolSize ?? defaultPoolSize,
@@ -303,6 +308,9 @@ export class PostgresStore implements Store {
       return ended.rowCount ?? 0;
     },
   };
+
+  /** Named tokens in the database: every instance on it refuses a revoked one at once. */
+  readonly namedTokens: NamedTokenDirectory = pgNamedTokens((text, values) => this.query(text, values));
 
   /** A connection from the pool; a server that cannot be reached is StoreUnavailableError. */
   private async connect(): Promise<pg.PoolClient> {
