@@ -93,13 +93,18 @@ export async function createRuntimeInstance(options: InstanceOptions): Promise<R
     allowedOrigins: allowedOriginsOf(config),
     ...(options.listenHost !== undefined ? { listenHost: options.listenHost } : {}),
   });
-  // Named tokens live in the store; whether there are any is known before anything is served.
+  // Who is calling, in this order: the owner's token, the store's named tokens (whether there
+  // are any is known before anything is served), then these sources. The OAuth 2.1 JWT verifier
+  // of wo.toml `[auth]` joins them here, with its ProtectedResource: the edge then serves the
+  // resource metadata and every 401 carries its challenge.
   const namedTokens = store.namedTokens && (await startNamedTokenSource(store.namedTokens, log));
+  const bearerSources: BearerSource[] = [...(options.bearerSources ?? [])];
+  const protectedResource: ProtectedResource | undefined = options.protectedResource;
   const identity = createIdentity({
     ...(options.ownerToken !== undefined ? { ownerToken: options.ownerToken } : {}),
     ...(namedTokens ? { namedTokens } : {}),
-    ...(options.bearerSources ? { sources: options.bearerSources } : {}),
-    ...(options.protectedResource ? { protectedResource: options.protectedResource } : {}),
+    sources: bearerSources,
+    ...(protectedResource ? { protectedResource } : {}),
     log,
   });
   const bind = (build: LoadedBuild) =>
