@@ -49,7 +49,8 @@ export interface Identity {
 /** The challenge of a 401 when no OAuth resource server is configured. */
 export const plainChallenge = 'Bearer realm="wo"';
 
-const noCredential = new CredentialRefused(
+/** Why a request without credentials (anonymous), or with a malformed header, is refused. */
+export const anonymousRefusal = new CredentialRefused(
   "Send Authorization: Bearer <token>: the owner's token, or a named token (`wo token add`).",
 );
 const notRecognised = new CredentialRefused(
@@ -98,7 +99,7 @@ export function createIdentity(options: IdentityOptions): Identity {
       }
       if (authorization === undefined || authorization === "") return anonymousPrincipal;
       const credential = bearerCredential(authorization);
-      if (credential === undefined) return noCredential;
+      if (credential === undefined) return anonymousRefusal;
       if (isOwnerToken?.(credential)) return ownerPrincipal;
       return askSources(credential);
     },
@@ -116,6 +117,3 @@ export function createIdentity(options: IdentityOptions): Identity {
     },
   };
 }
-
-/** The 401 detail for a request without credentials, once identities are configured. */
-export const anonymousRefusal = noCredential;
