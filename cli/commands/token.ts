@@ -7,6 +7,7 @@
 // with `tail -n 1`; the database keeps only its SHA-256, so it cannot be shown again. `list`
 // never shows a token.
 
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { StoreOpenError } from "../../model/store.js";
 import {
@@ -99,6 +100,7 @@ async function withTokens(
   body: (opened: OpenedNamedTokens | undefined) => Promise<number>,
 ): Promise<number> {
   const appDir = resolve(dir ?? ".");
+  if (!existsSync(appDir)) return fail(verb, `there is no app folder ${appDir}`);
   let opened: OpenedNamedTokens | undefined;
   try {
     const db = args.value("--db");
