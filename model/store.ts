@@ -162,6 +162,39 @@ export interface Store {
    * the memory of the instance that made them.
    */
   readonly mcpSessions?: McpSessionDirectory;
+  /**
+   * The app's named tokens (spec/operations.md, "Tokens"), kept in the database so that every
+   * instance on it knows the same ones. Absent: a store that keeps none.
+   */
+  readonly namedTokens?: NamedTokenDirectory;
+}
+
+/** A named token as stored: never the token itself, only its SHA-256. */
+export interface NamedTokenRecord {
+  name: string;
+  role: string;
+  /** `--user`: the caller's user id as text. */
+  user: string | null;
+  /** ISO 8601. */
+  createdAt: string;
+  /** ISO 8601, to within a minute; null until first used. */
+  lastUsed: string | null;
+}
+
+/** The named tokens of one database: `wo token add/list/revoke` and the edge's lookups. */
+export interface NamedTokenDirectory {
+  /** Stores a new token by the hex SHA-256 of its text; false when `name` is taken (nothing stored). */
+  add(token: { name: string; role: string; user: string | null; hash: string }): Promise<boolean>;
+  /** Every token, by name. */
+  list(): Promise<NamedTokenRecord[]>;
+  /** Removes the token: refused from now on, by every instance. False when there was none of that name. */
+  revoke(name: string): Promise<boolean>;
+  /** The token whose text has this hex SHA-256, with its hash as stored; undefined when none has. */
+  find(hash: string): Promise<(NamedTokenRecord & { hash: string }) | undefined>;
+  /** Records that `name` was used now. */
+  touch(name: string): Promise<void>;
+  /** How many tokens there are. */
+  count(): Promise<number>;
 }
 
 /**

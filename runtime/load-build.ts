@@ -1,6 +1,6 @@
 // Loads a build folder (model/build-contract.ts describes its layout) into memory: app.json, the
 // compiled validators and the operations module — nothing else of the folder is read. Owns
-// nothing but reading; wiring the operations to a store is createApp's job (runtime/app.ts).
+// nothing but reading; binding the operations to a store is runtime/binding.ts's job.
 //
 // A missing or unreadable file is reported as a BuildLoadError naming it, so `wo run` can say
 // "rebuild" instead of printing a stack trace.
@@ -23,7 +23,7 @@ export interface LoadedBuild {
   /** app.json: the model (no method bodies), the operations table, routes and resource templates. */
   catalog: AppContract;
   validators: Record<string, Validator>;
-  /** The generated module; `createOperations(rt)` binds it to a store (createApp does). */
+  /** The generated module; `createOperations(rt)` binds it to a store (runtime/binding.ts does). */
   operations: OperationsModule;
   /** build-info.json's hash of the inputs: which build this is (`wo status` shows it). */
   inputHash?: string;

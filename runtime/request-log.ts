@@ -1,6 +1,7 @@
 // The request log of `wo run`: one line per HTTP request on stderr — method, path, for MCP the
-// JSON-RPC method and tool name, status, duration (spec/rest.md, "Request log"). One function
-// serves REST (server.ts) and MCP (mcp/node.ts).
+// JSON-RPC method and tool name, status, duration, and who called: the name of the principal the
+// edge resolved (spec/rest.md, "Request log"). One function serves every route (edge.ts) and MCP
+// (mcp/node.ts).
 //
 // Never logged: bodies, headers (tokens), query-string values (a query shows only its
 // parameter names: `/api/posts?status&limit`). A JSON-RPC method or tool name is the client's
@@ -8,6 +9,7 @@
 // no logger at all and the request path does no work for it.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { stampedPrincipal } from "./identity/request-principal.js";
 import type { Message } from "./mcp/json-rpc.js";
 
 export type RequestLogFormat = "off" | "text" | "json";
@@ -15,6 +17,8 @@ export type RequestLogFormat = "off" | "text" | "json";
 /**
  * Logs one request; `started` is a performance.now() reading, `cut` says the connection closed
  * before the whole answer was written (a client that went away, an SSE stream it ended).
+ * `principal`: the caller's name; undefined when none was resolved (a refused credential,
+ * /healthz, the explorer's static files).
  */
 export type RequestLogger = (
   method: string | undefined,
@@ -23,6 +27,7 @@ export type RequestLogger = (
   started: number,
   message: Message | undefined,
   cut: boolean,
+  principal?: string,
 ) => void;
 
 export function createRequestLogger(
@@ -31,7 +36,9 @@ export function createRequestLogger(
 ): RequestLogger | undefined {
   if (format === "off") return undefined;
   const write = batched(writeText);
-  return (method, url, status, started, message, cut) => {
+  return (method, url, status, started, message, cut, caller) => {
+    // A JWT's subject is the issuer's text: anything but a plain name is quoted, escapes and all.
+    const principal = caller === undefined || isName(caller) ? caller : JSON.stringify(caller.slice(0, 128));
     const ms = Math.round((performance.now() - started) * 10) / 10;
     const path = loggablePath(url ?? "");
     const call = message && message.kind !== "response" ? message : undefined;
@@ -47,12 +54,13 @@ export function createRequestLogger(
         ...(tool ? { tool } : {}),
         status,
         ms,
+        ...(principal !== undefined ? { principal } : {}),
         ...(cut ? { cut: true } : {}),
       };
       write(`${JSON.stringify(entry)}\n`);
     } else {
       write(
-        `wo: ${method} ${path}${rpc ? ` ${rpc}` : ""}${tool ? ` ${tool}` : ""} ${status} ${ms} ms${cut ? " (connection closed before the answer was complete)" : ""}\n`,
+        `wo: ${method} ${path}${rpc ? ` ${rpc}` : ""}${tool ? ` ${tool}` : ""} ${status} ${ms} ms${principal !== undefined ? ` by ${principal}` : ""}${cut ? " (connection closed before the answer was complete)" : ""}\n`,
       );
     }
   };
@@ -89,7 +97,17 @@ export function logWhenFinished(
   call?: { readonly message?: Message | undefined },
 ): void {
   const started = performance.now();
-  res.once("close", () => log(req.method, req.url, res.statusCode, started, call?.message, !res.writableFinished));
+  res.once("close", () =>
+    log(
+      req.method,
+      req.url,
+      res.statusCode,
+      started,
+      call?.message,
+      !res.writableFinished,
+      stampedPrincipal(req)?.name,
+    ),
+  );
 }
 
 /** The path with only the names of its query parameters: their values may be secrets. */

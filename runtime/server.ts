@@ -1,7 +1,8 @@
 // startServer: the process around an app — lock the data folder, open (and migrate) the store,
-// load the build, listen, print the address and the route/tool table, and shut down cleanly on
-// SIGINT/SIGTERM (stop accepting, let in-flight requests finish within 5 s, close the store,
-// release the lock). Owns nothing about requests; createApp does.
+// load the build, assemble the runtime instance (runtime/instance.ts) and its HTTP edge
+// (runtime/edge.ts), listen, print the address and the route/tool table, and shut down cleanly
+// on SIGINT/SIGTERM (stop accepting, let in-flight requests finish within 5 s, close the store,
+// release the lock). Owns nothing about requests; the edge does.
 //
 // User-facing failures (folder in use, migration refused, port taken, bad --listen, an unusable
 // token or runtime directory) are thrown as ServerStartError with a message to print; the CLI
@@ -11,23 +12,26 @@
 // management endpoint with the key found there, records its state once listening, and on stop
 // removes that state after the store is closed (spec/operations.md).
 //
-// With `watch`, the app is served through an AppHost (app-host.ts) and reload() swaps in a new
-// build while serving (spec/live.md); the CLI's watcher (cli/commands/watch.ts) calls it.
+// With `watch`, reload() swaps a new build into the instance while serving (spec/live.md); the
+// CLI's watcher (cli/commands/watch.ts) calls it.
 
-import { getRequestListener } from "@hono/node-server";
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import type { App } from "./app.js";
-import { createAppHost } from "./app-host.js";
 import { describeChanges } from "./build-changes.js";
+import { createEdge } from "./edge.js";
+import type { BearerSource, ProtectedResource } from "./identity/contract.js";
+import { createJwtSource } from "./identity/jwt.js";
+import { createProtectedResource } from "./identity/resource-metadata.js";
+import { createRuntimeInstance, type RuntimeInstance } from "./instance.js";
 import { loadBuild, BuildLoadError } from "./load-build.js";
 import { startupOperation } from "../model/build-contract.js";
+import { ownerPrincipal } from "../model/principal.js";
 import { hasRepeatedHost, isLoopbackName } from "./http-guard.js";
 import { resolveAgentToken, TokenError } from "./ops/agent-token.js";
 import { readManagementKey, removeInstance, writeRunningState } from "./ops/instance-state.js";
-import { isManagementPath, type InstanceStatus } from "./ops/management.js";
+import type { InstanceStatus } from "./ops/management.js";
 import { ensurePrivateDir, PrivateFileError } from "./ops/private-files.js";
-import { createRequestLogger, logWhenFinished, type RequestLogFormat } from "./request-log.js";
+import { createRequestLogger, type RequestLogFormat } from "./request-log.js";
 import { restEndpoints } from "./rest/routes.js";
 import { openStore } from "./store/open.js";
 import { StoreOpenError, type Store } from "../model/store.js";
@@ -60,6 +64,10 @@ export interface StartOptions {
   log?: (line: string) => void;
   /** `--watch`: builds are swapped in with reload(), and MCP declares listChanged. */
   watch?: boolean;
+  /** Identity sources asked after the owner's token and the named tokens (the OAuth 2.1 JWT verifier). */
+  bearerSources?: readonly BearerSource[];
+  /** Served at /.well-known/oauth-protected-resource[/mcp]; every 401 carries its challenge. */
+  protectedResource?: ProtectedResource;
 }
 
 export interface RunningServer {
@@ -147,7 +155,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   }
 
   const startedAt = new Date();
-  let requests = 0;
   let url = "";
   let stopping: Promise<void> | undefined;
   // Which build serves: `wo status` shows it, and under --watch a swap changes it.
@@ -159,56 +166,64 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     pid: process.pid,
     startedAt: startedAt.toISOString(),
     uptimeSeconds: Math.floor((Date.now() - startedAt.getTime()) / 1000),
-    requests,
+    requests: edge?.requests ?? 0,
     ...(buildId() ? { build: buildId()! } : {}),
   });
-  // The node listener is per app (its hono adapter); a swap rebinds it (onSwap below).
-  let listener: RequestListener | undefined;
-  const appHost = createAppHost({
-    build,
-    store,
-    config,
-    listenHost: host,
-    allowDestructiveMigration: options.allowDestructiveMigration ?? false,
-    watching: options.watch ?? false,
-    ...(token ? { token } : {}),
-    ...(options.log ? { log: options.log } : {}),
-    ...(managementKey ? { management: { key: managementKey, status, stop: () => stopFor("wo stop") } } : {}),
-    onSwap: (next) => (listener = listenerFor(next)),
-  });
-  const app = appHost.app;
+  // `[auth]`: bearer JWTs of one OAuth 2.1 / OIDC issuer (spec/security.md). Their default
+  // audience is this server's /mcp URL, known once it listens; no request comes before that.
+  const auth = config.auth;
+  let jwtSource: BearerSource | undefined;
+  const bearerSources: BearerSource[] = [
+    ...(options.bearerSources ?? []),
+    ...(auth
+      ? [
+          {
+            resolve: (credential: string) =>
+              (jwtSource ??= createJwtSource(auth, { publicOrigin: url })).resolve(credential),
+          },
+        ]
+      : []),
+  ];
+  const protectedResource = options.protectedResource ?? (auth ? createProtectedResource(auth) : undefined);
+  let instance: RuntimeInstance;
+  try {
+    instance = await createRuntimeInstance({
+      build,
+      store,
+      config,
+      listenHost: host,
+      allowDestructiveMigration: options.allowDestructiveMigration ?? false,
+      watching: options.watch ?? false,
+      ...(token ? { ownerToken: token } : {}),
+      ...(bearerSources.length > 0 ? { bearerSources } : {}),
+      ...(protectedResource ? { protectedResource } : {}),
+      ...(options.log ? { log: options.log } : {}),
+      ...(managementKey ? { management: { key: managementKey, status, stop: () => stopFor("wo stop") } } : {}),
+    });
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
   // `on startup` hooks run once, in one transaction, before anything is served.
-  const startup = app.operations[startupOperation];
+  const startup = instance.binding.operations[startupOperation];
   if (startup) {
     try {
-      await startup({}, {});
+      await startup({}, { principal: ownerPrincipal, surface: "startup" });
     } catch (err) {
-      app.close();
+      instance.close();
       await store.close();
       throw new ServerStartError(`on startup failed: ${(err as Error).message}`);
     }
   }
   let server: Server;
   let address: AddressInfo;
+  // With `--quiet` there is no logger, and nothing per request is spent on logging.
   const requestLog = createRequestLogger(options.requestLog ?? "off", options.requestLogTo);
-  function listenerFor(current: App): RequestListener {
-    const honoListener = getRequestListener(current.hono.fetch, { hostname: host });
-    const serveManagement = current.serveManagement;
-    const log = requestLog;
-    return (req: IncomingMessage, res: ServerResponse) => {
-      requests++;
-      // With `--quiet` there is no logger, and nothing per request is spent on logging.
-      if (isMcpPath(req.url)) return current.serveMcp(req, res, log);
-      if (log) logWhenFinished(log, req, res);
-      if (serveManagement && isManagementPath(req.url)) serveManagement(req, res);
-      else honoListener(req, res);
-    };
-  }
-  listener = listenerFor(app);
+  const edge = createEdge(instance, { hostname: host, publicOrigin: () => url, ...(requestLog ? { requestLog } : {}) });
   try {
-    // Each request goes to the listener of the app serving when it arrives.
-    ({ server, address } = await listen((req, res) => listener!(req, res), host, port));
+    ({ server, address } = await listen(edge.node, host, port));
   } catch (err) {
+    instance.close();
     await store.close();
     const code = (err as NodeJS.ErrnoException).code;
     const why =
@@ -224,7 +239,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // then close the store (which releases the data folder's lock), then forget the instance.
   const stop = () => {
     stopping ??= (async () => {
-      appHost.app.close();
+      instance.close();
       await closeServer(server);
       await store.close();
       if (options.background) removeInstance(options.runtimeDir!, process.pid);
@@ -263,7 +278,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   for (const change of migrated) out(`wo: migrated: ${change}\n`);
   // Off loopback the Host check is off too (spec/security.md): without a token, anyone who can
   // reach the address reads and writes everything.
-  if (!token && !isLoopbackName(host))
+  if (!instance.identity.configured && !isLoopbackName(host))
     out(
       `wo: warning: listening on ${host} without a bearer token: anyone who can reach ${url} can read and change every row. Set [server] token_env (or token = "auto") in wo.toml.\n`,
     );
@@ -274,6 +289,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       database,
       restEndpoints(build.catalog),
       build.catalog.operations.filter((o) => o.mcp).map((o) => o.name),
+      instance.identity.describe(),
     ),
   );
   const reload = async (buildDir: string): Promise<boolean> => {
@@ -286,7 +302,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       out(`wo: not reloaded: ${err.message}\n`);
       return false;
     }
-    const outcome = await appHost.swap(next);
+    const outcome = await instance.swap(next);
     if (!outcome.swapped) {
       out(`wo: not reloaded, the previous build keeps serving: ${outcome.reason}\n`);
       return false;
@@ -305,13 +321,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       return servingHash;
     },
   };
-}
-
-/** /mcp, as hono's `app.route("/mcp", …)` with strict: false matches it: a trailing slash and a query allowed. */
-function isMcpPath(url: string | undefined): boolean {
-  if (url === undefined || !url.startsWith("/mcp")) return false;
-  const rest = url.slice(4);
-  return rest === "" || rest === "/" || rest.startsWith("?") || rest.startsWith("/?");
 }
 
 function listen(listener: RequestListener, hostname: string, port: number) {
@@ -431,10 +440,12 @@ function startupBanner(
   database: string,
   endpoints: { method: string; path: string; op: string }[],
   tools: string[],
+  identity: string,
 ): string {
   const lines = [
     `wo: ${app.name} ${app.version} serving at ${url}`,
     `  database  ${database}`,
+    `  identity  ${identity}`,
     `  mcp       ${url}/mcp (${tools.length} tools)`,
     `  explorer  ${url}/ (API docs: ${url}/docs)`,
     "",

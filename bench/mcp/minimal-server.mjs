@@ -22,7 +22,7 @@ const { store } = await openSqliteStore({
   lock: false,
 });
 // createApp's operations: the same concurrency-limited handlers wo's REST and MCP call.
-const get = createApp({ build, store, log: () => {} }).operations.greeting_get;
+const get = (await createApp({ build, store, log: () => {} })).operations.greeting_get;
 const meta = JSON.stringify({
   "io.modelcontextprotocol/serverInfo": { name: build.catalog.app.name, version: build.catalog.app.version },
 });

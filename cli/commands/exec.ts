@@ -1,15 +1,17 @@
 // `wo exec [dir] [--db PATH]`: run the program's `main { … }` block once against the app's
 // store, in one write transaction, with `print(…)` writing to stdout.
 //
-// Same build and store as `wo run` (build if stale; the data folder's single-writer lock, so a
-// running `wo run` makes this refuse with the lock's message). An `abort` or runtime error in
+// Same build, store and runtime instance as `wo run` (build if stale; the data folder's
+// single-writer lock, so a running `wo run` makes this refuse with the lock's message; the
+// operations bound by runtime/instance.ts), run as the owner. An `abort` or runtime error in
 // `main` rolls everything back and exits 1 with the message.
 
 import { resolve } from "node:path";
 import { formatWithSources } from "../../compiler/diagnostics/format.js";
 import { mainOperation } from "../../model/build-contract.js";
+import { ownerPrincipal } from "../../model/principal.js";
+import { createRuntimeInstance } from "../../runtime/instance.js";
 import { BuildLoadError, loadBuild } from "../../runtime/load-build.js";
-import { createOperationRuntime } from "../../runtime/operations/runtime.js";
 import { openStore } from "../../runtime/store/open.js";
 import { StoreOpenError } from "../../model/store.js";
 import type { ParsedArgs } from "./args.js";
@@ -50,9 +52,12 @@ export async function runExecCommand(args: ParsedArgs): Promise<number> {
   }
   try {
     const log = (line: string) => void process.stderr.write(`wo: ${line}\n`);
-    const rt = createOperationRuntime({ catalog: build.catalog, store, validators: build.validators, log });
-    const run = build.operations.createOperations(rt)[mainOperation]!;
-    await run({}, {});
+    const instance = await createRuntimeInstance({ build, store, log });
+    try {
+      await instance.binding.operations[mainOperation]!({}, { principal: ownerPrincipal, surface: "exec" });
+    } finally {
+      instance.close();
+    }
     return 0;
   } catch (err) {
     return fail(`main aborted: ${(err as Error).message}`, 1);

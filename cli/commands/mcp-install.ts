@@ -239,9 +239,10 @@ function configuredBase(listen: string | undefined): string {
   return `http://${shown}:${port}`;
 }
 
-class ConfigError extends Error {}
+export class ConfigError extends Error {}
 
-function readAppConfig(appDir: string) {
+/** wo.toml of `appDir` (defaults when there is none); ConfigError when it has errors. */
+export function readAppConfig(appDir: string) {
   let text: string | undefined;
   try {
     text = readFileSync(join(appDir, configFileName), "utf8");

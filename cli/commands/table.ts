@@ -63,6 +63,11 @@ function dbFlag(what: string): Flag {
     help: `a data folder, a .sqlite/.db file or a postgres:// URL, as for wo run: ${what}`,
   };
 }
+const tokenDb: Flag = {
+  name: "--db",
+  value: "PATH",
+  help: "the app's database as for wo run (a data folder, a .sqlite/.db file or a postgres:// URL); works while wo run serves it",
+};
 
 export const commands: readonly Command[] = [
   {
@@ -242,6 +247,31 @@ export const commands: readonly Command[] = [
     positionals: [{ name: "file", help: "a backup made by wo backup", required: true }, dir],
     flags: [dbFlag("the database to replace")],
     run: async (args) => (await import("./backup.js")).runRestoreCommand(args),
+  },
+  {
+    name: "token add",
+    summary: "make a named bearer token with a role in the app's database; print it once, on the last line",
+    positionals: [{ name: "name", help: "the token's name: lower-case letters, digits, - or _", required: true }, dir],
+    flags: [
+      { name: "--role", value: "ROLE", help: "the principal's role (required), e.g. agent" },
+      { name: "--user", value: "ID", help: "the principal's user id ($session.user)" },
+      tokenDb,
+    ],
+    run: async (args) => (await import("./token.js")).runTokenAddCommand(args),
+  },
+  {
+    name: "token list",
+    summary: "the app's named tokens: name, role, user, created, last used (never the token)",
+    positionals: [dir],
+    flags: [{ name: "--json", help: "one JSON array on stdout" }, tokenDb],
+    run: async (args) => (await import("./token.js")).runTokenListCommand(args),
+  },
+  {
+    name: "token revoke",
+    summary: "revoke a named token: refused from the next request on, by every instance",
+    positionals: [{ name: "name", help: "the token's name", required: true }, dir],
+    flags: [tokenDb],
+    run: async (args) => (await import("./token.js")).runTokenRevokeCommand(args),
   },
   {
     name: "mcp install",

@@ -3,7 +3,8 @@
 // test runner: `✔ name (12ms)`, `✖ name (3ms)` with the failure indented below it,
 // `﹣ name # SKIP reason`, then `N passed, N failed[, N skipped]`. Exit 1 on any failure.
 //
-// A test fails when it aborts (a failed `assert` says `file:line` and, for a comparison, both
+// Each test runs on the same runtime instance `wo run` assembles (runtime/instance.ts), as the
+// owner. A test fails when it aborts (a failed `assert` says `file:line` and, for a comparison, both
 // values). A test wo cannot run (its body has an error, e.g. `as session`) is skipped with the
 // reason, never counted as passed.
 
@@ -12,8 +13,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatWithSources } from "../../compiler/diagnostics/format.js";
 import { testOperation } from "../../model/build-contract.js";
+import { ownerPrincipal } from "../../model/principal.js";
+import { createRuntimeInstance } from "../../runtime/instance.js";
 import { BuildLoadError, loadBuild } from "../../runtime/load-build.js";
-import { createOperationRuntime } from "../../runtime/operations/runtime.js";
 import { openStore } from "../../runtime/store/open.js";
 import type { ParsedArgs } from "./args.js";
 import { buildIfStale } from "./run.js";
@@ -75,8 +77,12 @@ async function runOne(
     });
     try {
       const log = (line: string) => void process.stderr.write(`wo: ${line}\n`);
-      const rt = createOperationRuntime({ catalog: build.catalog, store, validators: build.validators, log });
-      await build.operations.createOperations(rt)[testOperation(index)]!({}, {});
+      const instance = await createRuntimeInstance({ build, store, log });
+      try {
+        await instance.binding.operations[testOperation(index)]!({}, { principal: ownerPrincipal, surface: "test" });
+      } finally {
+        instance.close();
+      }
       return { ms: Math.round(performance.now() - started) };
     } catch (err) {
       return { ms: Math.round(performance.now() - started), message: (err as Error).message };

@@ -1,6 +1,7 @@
 // Running one method handler for one JSON-RPC request: the call's context (its era and the
 // signal that stops it) and the rule that anything but an RpcError thrown is a -32603.
 
+import type { Principal } from "../../model/principal.js";
 import type { McpRequest } from "./http.js";
 import { ErrorCode, RpcError, type JsonRpcId, type Message } from "./json-rpc.js";
 import type { Handler, MethodContext } from "./methods.js";
@@ -35,6 +36,9 @@ export class ModernContext implements MethodContext {
   get signal(): AbortSignal {
     return this.req.signal;
   }
+  get principal(): Principal | undefined {
+    return this.req.principal;
+  }
 }
 
 /**
@@ -58,6 +62,9 @@ export class LegacyContext implements MethodContext {
       this.pending.set(this.id, this.controller);
     }
     return this.controller.signal;
+  }
+  get principal(): Principal | undefined {
+    return this.req.principal;
   }
   /** After the call: forget it, so a late cancel finds nothing. */
   settle(): void {

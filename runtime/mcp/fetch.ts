@@ -3,6 +3,7 @@
 
 import { Hono } from "hono";
 import type { IncomingMessage } from "node:http";
+import type { Principal } from "../../model/principal.js";
 import { readBody } from "../body-bytes.js";
 import type { HeaderView } from "./era.js";
 import type { McpRequest } from "./http.js";
@@ -16,6 +17,7 @@ class FetchMcpRequest implements McpRequest {
   constructor(
     private readonly req: Request,
     private readonly incoming: IncomingMessage | undefined,
+    readonly principal: Principal | undefined,
   ) {}
   get method(): string {
     return this.req.method;
@@ -37,9 +39,14 @@ class FetchMcpRequest implements McpRequest {
   }
 }
 
-/** handle() for a fetch-API server. */
-export async function serveMcpFetch(handler: McpHandler, req: Request, incoming?: IncomingMessage): Promise<Response> {
-  const reply = await handler.handle(new FetchMcpRequest(req, incoming));
+/** handle() for a fetch-API server; `principal`: who is calling, as the edge resolved it. */
+export async function serveMcpFetch(
+  handler: McpHandler,
+  req: Request,
+  incoming?: IncomingMessage,
+  principal?: Principal,
+): Promise<Response> {
+  const reply = await handler.handle(new FetchMcpRequest(req, incoming, principal));
   return new Response(reply.body, { status: reply.status, headers: reply.headers });
 }
 
@@ -50,7 +57,7 @@ export function createMcpRoutes(deps: McpDeps): McpRoutes {
   return mcpRoutesFor(createMcpHandler(deps));
 }
 
-/** The same sub-app around an existing handler: a new build's app keeps the sessions of the old one (runtime/app-host.ts). */
+/** The same sub-app around an existing handler. */
 export function mcpRoutesFor(handler: McpHandler): McpRoutes {
   const app = new Hono<{ Bindings: { incoming?: IncomingMessage } }>();
   app.all("/", (c) => serveMcpFetch(handler, c.req.raw, c.env?.incoming));

@@ -2,6 +2,7 @@
 // (McpRequest), the answer it gives (McpReply), and the replies every verb shares — JSON-RPC
 // errors as transport failures, Accept negotiation, SSE framing of one answer, CORS.
 
+import type { Principal } from "../../model/principal.js";
 import type { HeaderView, Rejection } from "./era.js";
 import { ErrorCode, errorBody, type JsonRpcId, type Message } from "./json-rpc.js";
 import { sseFrame } from "../sse.js";
@@ -25,6 +26,8 @@ export interface McpRequest {
    * reaches calls of the same connection (legacy.ts).
    */
   readonly connection?: object | undefined;
+  /** Who is calling, as the edge resolved it (runtime/edge.ts); absent: the owner. */
+  readonly principal?: Principal | undefined;
 }
 
 /** An answer: a complete body (string or none) or a server-sent-events stream. */

@@ -61,7 +61,7 @@ export interface McpBuild {
 
 export interface McpDeps extends McpBuild {
   config: WoConfig;
-  /** The app's Host/Origin policy (createApp shares its own); default: one from `config` and `listenHost`. */
+  /** The instance's Host/Origin policy (runtime/instance.ts shares its own); default: one from `config` and `listenHost`. */
   guard?: HttpGuard;
   /** The host the server listens on; loopback turns on the Host check (DNS rebinding). */
   listenHost?: string;

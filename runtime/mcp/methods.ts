@@ -12,7 +12,14 @@
 
 import { readsRowsOverMcp, type CatalogType } from "../../model/app.js";
 import { fieldSummaries } from "../field-summary.js";
-import { manifestTool, type AppContract, type ManifestTool, type Operation } from "../../model/build-contract.js";
+import {
+  manifestTool,
+  type AppContract,
+  type CallContext,
+  type ManifestTool,
+  type Operation,
+} from "../../model/build-contract.js";
+import { ownerPrincipal, type Principal } from "../../model/principal.js";
 import { OperationError, type OperationErrorKind } from "../../model/errors.js";
 import type { Store } from "../../model/store.js";
 import { paginate } from "./cursor.js";
@@ -30,6 +37,8 @@ export interface MethodContext {
    * materializes the request's signal), and read-only calls have nothing to roll back.
    */
   readonly signal: AbortSignal;
+  /** Who is calling (runtime/edge.ts); absent: the owner. */
+  readonly principal?: Principal | undefined;
 }
 
 export type Handler = (params: Params, ctx: MethodContext) => unknown | Promise<unknown>;
@@ -64,8 +73,15 @@ export interface MethodTable {
 }
 
 const MIME = "application/json";
-/** The call context of a read-only tool: nothing to cancel, so no signal (and no allocation). */
-const READ_ONLY_CALL = Object.freeze({});
+/** The call context of a read-only tool of the owner: nothing to cancel, so no signal (and no allocation). */
+const OWNER_READ_ONLY_CALL: CallContext = Object.freeze({ principal: ownerPrincipal, surface: "mcp" });
+
+/** The CallContext of an MCP call: who is calling, and for a call that can write, what stops it. */
+function mcpCall(ctx: MethodContext, canWrite: boolean): CallContext {
+  const principal = ctx.principal ?? ownerPrincipal;
+  if (canWrite) return { signal: ctx.signal, principal, surface: "mcp" };
+  return principal === ownerPrincipal ? OWNER_READ_ONLY_CALL : { principal, surface: "mcp" };
+}
 const TEMPLATE_SUFFIX = "/{id}";
 
 function invalidParams(message: string, data?: unknown): RpcError {
@@ -235,7 +251,7 @@ export function createMethods(deps: MethodDeps): MethodTable {
     const canWrite = tool.annotations.readOnlyHint !== true;
     let value: unknown;
     try {
-      value = await op(args, canWrite ? { signal: ctx.signal } : READ_ONLY_CALL);
+      value = await op(args, mcpCall(ctx, canWrite));
     } catch (err) {
       if (err instanceof OperationError) return { content: [{ type: "text", text: errorText(err) }], isError: true };
       if (canWrite && ctx.signal.aborted)
@@ -287,12 +303,12 @@ export function createMethods(deps: MethodDeps): MethodTable {
    * The row as GET /api/…/:id returns it, through the type's get operation (it has one: `get` is
    * exposed). Never the store directly: that would read what the expose list keeps back.
    */
-  const readRow = async (type: CatalogType, id: number): Promise<unknown> => {
+  const readRow = async (type: CatalogType, id: number, call: CallContext): Promise<unknown> => {
     const name = getOperation.get(type.name);
     const get = name !== undefined && Object.hasOwn(operations, name) ? operations[name] : undefined;
     if (!get) return undefined;
     try {
-      return await get({ id }, {});
+      return await get({ id }, call);
     } catch (err) {
       if (err instanceof OperationError && err.kind === "not_found") return undefined;
       throw err;
@@ -300,7 +316,12 @@ export function createMethods(deps: MethodDeps): MethodTable {
   };
 
   /** The row a row URI names, read as resources/read reads it; throws the era's not-found. */
-  const rowAt = async (method: string, uri: unknown, era: Era): Promise<{ uri: string; row: unknown }> => {
+  const rowAt = async (
+    method: string,
+    uri: unknown,
+    era: Era,
+    call: CallContext = OWNER_READ_ONLY_CALL,
+  ): Promise<{ uri: string; row: unknown }> => {
     if (typeof uri !== "string") throw invalidParams(`Invalid params: ${method} needs params.uri (a string)`);
     const m = /^wo:\/\/([a-z0-9_]+)\/([^/?#]+)$/.exec(uri);
     const type = m ? templateTypes.get(m[1]!) : undefined;
@@ -309,7 +330,7 @@ export function createMethods(deps: MethodDeps): MethodTable {
     if (!type || !/^[1-9][0-9]{0,15}$/.test(tail) || !Number.isSafeInteger(Number(tail))) throw notFound(era, uri);
     let row: unknown;
     try {
-      row = await readRow(type, Number(tail));
+      row = await readRow(type, Number(tail), call);
     } catch (err) {
       deps.log(`mcp: ${method} ${uri} failed: ${err instanceof Error ? err.message : String(err)}`);
       throw new RpcError(ErrorCode.InternalError, "Internal error while reading the resource");
@@ -326,7 +347,7 @@ export function createMethods(deps: MethodDeps): MethodTable {
       if (text === undefined) throw notFound(ctx.era, uri);
       return { contents: [{ uri, mimeType: MIME, text }] };
     }
-    const { row } = await rowAt("resources/read", uri, ctx.era);
+    const { row } = await rowAt("resources/read", uri, ctx.era, mcpCall(ctx, false));
     // Same serialization as the REST body (JSON.stringify of the row), so the texts are equal.
     return { contents: [{ uri, mimeType: MIME, text: JSON.stringify(row) }] };
   };

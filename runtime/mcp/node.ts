@@ -5,6 +5,7 @@
 // McpRequest/McpReply.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Principal } from "../../model/principal.js";
 import { Readable, pipeline } from "node:stream";
 import { discardUnread, readBody } from "../body-bytes.js";
 import type { HeaderView } from "./era.js";
@@ -22,15 +23,17 @@ const INTERNAL_ERROR: McpReply = {
 
 /**
  * Answers one request for /mcp. Never throws: a failure becomes a 500 or a closed socket.
- * `log` (absent with `--quiet`) gets the request when its answer is written.
+ * `log` (absent with `--quiet`) gets the request when its answer is written. `principal`: who
+ * is calling, as the edge resolved it.
  */
 export function serveMcpNode(
   handler: McpHandler,
   incoming: IncomingMessage,
   res: ServerResponse,
   log?: RequestLogger,
+  principal?: Principal,
 ): void {
-  const request = new NodeMcpRequest(incoming, res);
+  const request = new NodeMcpRequest(incoming, res, principal);
   if (log) logWhenFinished(log, incoming, res, request);
   const done = (reply: McpReply) => {
     try {
@@ -58,6 +61,7 @@ class NodeMcpRequest implements McpRequest, HeaderView {
   constructor(
     private readonly incoming: IncomingMessage,
     private readonly res: ServerResponse,
+    readonly principal: Principal | undefined,
   ) {}
 
   get method(): string {

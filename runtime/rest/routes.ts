@@ -6,10 +6,11 @@
 // defaults, transactions and error wording belong to the operation layer; who may send
 // requests at all, to the app's HttpGuard.
 
-import { nodeBindings } from "../node-bindings.js";
+import { nodeBindings, requestPrincipal } from "../node-bindings.js";
 import { Hono, type Context } from "hono";
 import type { CatalogType } from "../../model/app.js";
-import type { AppContract, Operation, OperationKind } from "../../model/build-contract.js";
+import type { AppContract, CallContext, Operation, OperationKind } from "../../model/build-contract.js";
+import { ownerPrincipal } from "../../model/principal.js";
 import { OperationError } from "../../model/errors.js";
 import { isPreflight, restPreflightHeaders } from "../http-guard.js";
 import { listVocabulary, liveFiltersValidator, type ListVocabulary } from "../../model/list-filters.js";
@@ -245,8 +246,13 @@ async function handle(
   try {
     // Reads have nothing to roll back; creating the request's AbortSignal costs a few percent
     // of a GET, so only calls that may write get one.
-    const call =
-      route.kind === "get" || route.kind === "list" || route.kind === "relation" ? {} : { signal: c.req.raw.signal };
+    const principal = requestPrincipal(c) ?? ownerPrincipal;
+    const call: CallContext =
+      route.kind === "get" || route.kind === "list" || route.kind === "relation"
+        ? principal === ownerPrincipal
+          ? OWNER_READ
+          : { principal, surface: "rest" }
+        : { signal: c.req.raw.signal, principal, surface: "rest" };
     result = await operation(input, call);
   } catch (err) {
     if (err instanceof OperationError) {
@@ -286,6 +292,9 @@ async function handle(
       return c.json(result ?? null, 200);
   }
 }
+
+/** The call context of the owner's reads: one object for all of them. */
+const OWNER_READ: CallContext = Object.freeze({ principal: ownerPrincipal, surface: "rest" });
 
 /** Live streams take a list's filters, but not its paging, sorting or counting. */
 const notForLive = ["limit", "cursor", "sort", "count"];

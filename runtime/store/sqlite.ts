@@ -18,6 +18,7 @@ import { ChangeLog, defaultRetention, type ChangeLogOptions } from "./change-log
 import { openConnection, type Connection } from "./connection.js";
 import { acquireDataLock, type DataLock } from "./lock.js";
 import { migrate, planSqliteMigration } from "./migrate.js";
+import { createNamedTokenTableSql, sqliteNamedTokens } from "./named-tokens.js";
 import { databaseDamaged, databaseReadOnly, explainOpenFailure } from "./open-errors.js";
 import { deriveShape } from "../../model/storage-shape.js";
 import { assertSqliteNames } from "./ddl.js";
@@ -29,6 +30,7 @@ import {
   type CommitListener,
   type MigrationPlan,
   type MigrationReport,
+  type NamedTokenDirectory,
   type Store,
   type StoreTx,
   type WriteOptions,
@@ -81,6 +83,7 @@ export async function openSqliteStore(
       allowDestructive: options.allowDestructiveMigration ?? false,
     });
     if (options.maxBytes !== undefined) limitSize(writer, options.maxBytes);
+    writer.db.exec(createNamedTokenTableSql);
     const changeLog =
       options.changeLog && options.changeLog.tables.length > 0 ? new ChangeLog(writer, options.changeLog) : undefined;
     const store = new SqliteStore(file, writer, buildTableRegistry(shape), lock, options.maxBytes, changeLog);
@@ -161,6 +164,17 @@ export class SqliteStore implements Store {
   /** Bumped by migrate(): connections drop statements cached for an older shape. */
   private shapeVersion = 0;
   private readonly listeners = new CommitListeners();
+  /** Named-token lookups: outside any snapshot, so a `wo token revoke` elsewhere counts at once. */
+  private tokenReader: Connection | undefined;
+
+  readonly namedTokens: NamedTokenDirectory = sqliteNamedTokens({
+    reader: () => {
+      if (this.isClosed) throw new Error("the store is closed");
+      this.tokenReader ??= openConnection(this.file, { readonly: true });
+      return this.tokenReader.db;
+    },
+    write: (fn) => this.write(async () => fn(this.writer.db)),
+  });
 
   constructor(
     readonly file: string,
@@ -286,6 +300,7 @@ export class SqliteStore implements Store {
     this.isClosed = true;
     await this.writes.whenIdle();
     for (const c of this.idleReaders.splice(0)) c.close();
+    this.tokenReader?.close();
     // Closing the last connection checkpoints the WAL into the main file.
     this.writer.close();
     this.lock?.release();

@@ -471,7 +471,7 @@ describe("failures the caller did not cause", () => {
     const build = await loadBuild(join(dir, "build"));
     const { store } = await openSqliteStore({ file: join(dir, "data", "app.sqlite"), catalog: build.catalog });
     const lines: string[] = [];
-    const app = createApp({ build, store, log: (line) => lines.push(line) });
+    const app = await createApp({ build, store, log: (line) => lines.push(line) });
     // A real store in a real broken state: closed under the app's feet.
     await store.close();
     const res = await app.hono.request("/api/authors", {

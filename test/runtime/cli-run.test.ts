@@ -53,10 +53,16 @@ describe("wo init, then wo run", () => {
       const res = await fetch(`${wo.url}/api/tasks?done=false&limit=secret-value`);
       expect(res.status).toBe(400);
       const lines = await linesUntil(wo, from, /^wo: GET \/api\/tasks/);
-      expect(lines).toContainEqual(expect.stringMatching(/^wo: POST \/mcp tools\/call task_create 200 \d+(\.\d)? ms$/));
-      expect(lines).toContainEqual(expect.stringMatching(/^wo: POST \/mcp tools\/call task_list 200 \d+(\.\d)? ms$/));
+      expect(lines).toContainEqual(
+        expect.stringMatching(/^wo: POST \/mcp tools\/call task_create 200 \d+(\.\d)? ms by owner$/),
+      );
+      expect(lines).toContainEqual(
+        expect.stringMatching(/^wo: POST \/mcp tools\/call task_list 200 \d+(\.\d)? ms by owner$/),
+      );
       expect(lines).toContainEqual(expect.stringMatching(/^wo: POST \/mcp initialize 200 /));
-      expect(lines).toContainEqual(expect.stringMatching(/^wo: GET \/api\/tasks\?done&limit 400 \d+(\.\d)? ms$/));
+      expect(lines).toContainEqual(
+        expect.stringMatching(/^wo: GET \/api\/tasks\?done&limit 400 \d+(\.\d)? ms by owner$/),
+      );
       expect(wo.output()).not.toContain("secret");
     } finally {
       await wo.stop();
@@ -86,7 +92,9 @@ describe("wo init, then wo run", () => {
       req.destroy();
       const lines = await linesUntil(wo, from, /^wo: GET \/mcp /);
       expect(lines).toContainEqual(
-        expect.stringMatching(/^wo: GET \/mcp 200 \d+(\.\d)? ms \(connection closed before the answer was complete\)$/),
+        expect.stringMatching(
+          /^wo: GET \/mcp 200 \d+(\.\d)? ms by owner \(connection closed before the answer was complete\)$/,
+        ),
       );
     } finally {
       await wo.stop();
@@ -106,6 +114,7 @@ describe("wo init, then wo run", () => {
         path: "/api/tasks?limit",
         status: 200,
         ms: expect.any(Number),
+        principal: "owner",
       });
     } finally {
       await wo.stop();

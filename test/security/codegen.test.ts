@@ -249,7 +249,7 @@ async function withBuild(
       lock: false,
     });
     try {
-      await use(createApp({ build, store, log: () => {} }).operations as never);
+      await use((await createApp({ build, store, log: () => {} })).operations as never);
     } finally {
       await store.close();
     }

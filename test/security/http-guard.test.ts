@@ -115,7 +115,7 @@ describe("the fetch-API app: Host and Origin before the token", () => {
     writeBuild(blogCatalog(), join(dir, "build"));
     const build = await loadBuild(join(dir, "build"));
     store = (await openSqliteStore({ file: join(dir, "data", "app.sqlite"), catalog: build.catalog })).store;
-    app = createApp({ build, store, token, log: () => {} });
+    app = await createApp({ build, store, token, log: () => {} });
   });
   afterAll(async () => {
     app?.close();

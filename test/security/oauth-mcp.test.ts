@@ -33,9 +33,7 @@ function postMcp(headers: Record<string, string>) {
   });
 }
 
-// Enabled when the edge wires createJwtSource (runtime/identity/jwt.ts) and
-// createProtectedResource (runtime/identity/resource-metadata.ts) into `wo run`.
-describe.skip("an OAuth-protected wo run, with the official MCP clients", () => {
+describe("an OAuth-protected wo run, with the official MCP clients", () => {
   beforeAll(async () => {
     issuer = await OAuthIssuer.start({ path: "/realms/shop" });
     appDir = writeApp("oauth", {

@@ -91,7 +91,7 @@ function dumpAll(): Record<string, Row[]> {
     const tables = (
       db
         .prepare(
-          `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_wo_meta' ORDER BY name`,
+          `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '\\_wo\\_%' ESCAPE '\\' ORDER BY name`,
         )
         .all() as { name: string }[]
     ).map((r) => r.name);

@@ -38,6 +38,7 @@ import {
   type McpSessionDirectory,
   type MigrationPlan,
   type MigrationReport,
+  type NamedTokenDirectory,
   type Store,
   type StoreTx,
   type WriteOptions,
@@ -48,7 +49,14 @@ import { PgChangeLog } from "./change-log.js";
 import { ChangeRelay, changeChannel, changePayloads } from "./change-relay.js";
 import { buildTableRegistry } from "../tables.js";
 import { assertPostgresNames } from "./ddl.js";
-import { mcpSessionKeyTable, mcpSessionLockKey, mcpSessionTable, migratePostgres, planPostgresMigration } from "./migrate.js";
+import {
+  mcpSessionKeyTable,
+  mcpSessionLockKey,
+  mcpSessionTable,
+  migratePostgres,
+  planPostgresMigration,
+} from "./migrate.js";
+import { pgNamedTokens } from "./named-tokens.js";
 import { PostgresTx, StatementNames, type PgTxContext } from "./tx.js";
 
 export interface OpenPostgresStoreOptions {
@@ -156,7 +164,10 @@ export function connectionString(options: Pick<OpenPostgresStoreOptions, "url" |
   return url.toString();
 }
 
-function createPool(options: OpenPostgresStoreOptions): pg.Pool {
+type PoolOptions = Pick<OpenPostgresStoreOptions, "url" | "password" | "poolSize" | "statementTimeoutMs">;
+
+/** The pool of an instance (or of `wo token`) on the database `options.url` names. */
+export function createPool(options: PoolOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString: connectionString(options),
     max: options.poolSize ?? defaultPoolSize,
@@ -383,6 +394,8 @@ export class PostgresStore implements Store {
   };
 
   private sessionKey: Promise<Buffer> | undefined;
+  /** Named tokens in the database: every instance on it refuses a revoked one at once. */
+  readonly namedTokens: NamedTokenDirectory = pgNamedTokens((text, values) => this.query(text, values));
 
   /** A connection from the pool; a server that cannot be reached is StoreUnavailableError. */
   private async connect(): Promise<pg.PoolClient> {

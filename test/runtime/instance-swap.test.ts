@@ -1,12 +1,13 @@
-// The swap behind `wo run --watch` in process (runtime/app-host.ts; spec/live.md): a call that
-// took the serving app before a swap finishes on that build, the store is migrated between the
-// two, the MCP endpoint (sessions, streams) and the budget carry over, and a refused migration
-// leaves the serving app as it was. Real builds from .wo sources, a real SQLite file.
+// The swap behind `wo run --watch` in process (runtime/instance.ts; spec/live.md): a call that
+// took the serving binding before a swap finishes on that build, the store is migrated between
+// the two, the instance's parts (the MCP endpoint with its sessions and streams, the budget)
+// serve on, and a refused migration leaves the serving binding as it was. Real builds from .wo
+// sources, a real SQLite file.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildApp } from "../../compiler/build.js";
-import { createAppHost, type AppHost } from "../../runtime/app-host.js";
+import { createRuntimeInstance, type RuntimeInstance } from "../../runtime/instance.js";
 import { loadBuild, type LoadedBuild } from "../../runtime/load-build.js";
 import { openSqliteStore, type SqliteStore } from "../../runtime/store/sqlite.js";
 import { removeApp, writeApp } from "../support/wo-process.js";
@@ -23,7 +24,7 @@ ${fields}
 let appDir: string;
 let builds: LoadedBuild[];
 let store: SqliteStore;
-let host: AppHost;
+let host: RuntimeInstance;
 
 /** Builds the app as `text` into its own folder and loads it. */
 async function built(text: string, name: string): Promise<LoadedBuild> {
@@ -42,7 +43,7 @@ beforeAll(async () => {
   ];
   store = (await openSqliteStore({ file: join(appDir, ".wo", "data", "app.sqlite"), catalog: builds[0]!.catalog }))
     .store;
-  host = createAppHost({
+  host = await createRuntimeInstance({
     build: builds[0]!,
     store,
     allowDestructiveMigration: false,
@@ -51,14 +52,14 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  host?.app.close();
+  host?.close();
   await store?.close();
   if (appDir) removeApp(appDir);
 });
 
-describe("AppHost.swap", () => {
-  it("a call that started on the old app commits on the old build; the next call gets the new one; MCP and the budget carry over", async () => {
-    const old = host.app;
+describe("RuntimeInstance.swap", () => {
+  it("a call that started on the old app commits on the old build; the next call gets the new one; the instance's MCP endpoint serves on", async () => {
+    const old = host.binding;
     const inFlight = old.operations.note_create!({ title: "before" }, {});
     const outcome = await host.swap(builds[1]!);
     expect(await inFlight).toMatchObject({ id: 1, title: "before" });
@@ -73,24 +74,22 @@ describe("AppHost.swap", () => {
         settings: false,
       },
     });
-    expect(host.app).not.toBe(old);
-    expect(host.app.parts.mcp).toBe(old.parts.mcp);
-    expect(host.app.parts.limit).toBe(old.parts.limit);
-    expect(await host.app.operations.note_update!({ id: 1, body: "after" }, {})).toEqual({
+    expect(host.binding).not.toBe(old);
+    expect(await host.binding.operations.note_update!({ id: 1, body: "after" }, {})).toEqual({
       id: 1,
       title: "before",
       body: "after",
     });
-    // The old app still answers what reached it before the swap, with its own build.
+    // The old binding still answers what reached it before the swap, with its own build.
     expect(Object.keys(old.operations)).not.toContain("note_update");
   });
 
-  it("a refused migration keeps the serving app and the data", async () => {
-    const serving = host.app;
+  it("a refused migration keeps the serving binding and the data", async () => {
+    const serving = host.binding;
     const outcome = await host.swap(builds[2]!);
     expect(outcome.swapped).toBe(false);
     expect(outcome.swapped === false && outcome.reason).toContain("field 'Note.title' was removed");
-    expect(host.app).toBe(serving);
-    expect(await host.app.operations.note_get!({ id: 1 }, {})).toEqual({ id: 1, title: "before", body: "after" });
+    expect(host.binding).toBe(serving);
+    expect(await host.binding.operations.note_get!({ id: 1 }, {})).toEqual({ id: 1, title: "before", body: "after" });
   });
 });
