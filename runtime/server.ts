@@ -17,11 +17,11 @@
 
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { describeChanges } from "./build-changes.js";
 import { createEdge } from "./edge.js";
 import type { BearerSource, ProtectedResource } from "./identity/contract.js";
 import { createJwtSource } from "./identity/jwt.js";
 import { createProtectedResource } from "./identity/resource-metadata.js";
+import { reloadBuild } from "./reload.js";
 import { createRuntimeInstance, type RuntimeInstance } from "./instance.js";
 import { loadBuild, BuildLoadError } from "./load-build.js";
 import { startupOperation } from "../model/build-contract.js";
@@ -294,24 +294,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   );
   const reload = async (buildDir: string): Promise<boolean> => {
     if (stopping) return false;
-    let next;
-    try {
-      next = await loadBuild(buildDir);
-    } catch (err) {
-      if (!(err instanceof BuildLoadError)) throw err;
-      out(`wo: not reloaded: ${err.message}\n`);
-      return false;
-    }
-    const outcome = await instance.swap(next);
-    if (!outcome.swapped) {
-      out(`wo: not reloaded, the previous build keeps serving: ${outcome.reason}\n`);
-      return false;
-    }
-    servingHash = next.inputHash;
-    for (const change of outcome.migrated) out(`wo: migrated: ${change}\n`);
-    out(`wo: reloaded: ${describeChanges(outcome.changes)}\n`);
-    if (outcome.changes.settings) out("wo: wo.toml settings changed; they apply when wo run starts again\n");
-    return true;
+    const reloaded = await reloadBuild(instance, buildDir, out);
+    if (reloaded) servingHash = reloaded.inputHash;
+    return reloaded !== false;
   };
   return {
     url,

@@ -1,6 +1,6 @@
 // The budget of every long-lived stream a caller can hold open: REST live streams
 // (rest/live.ts), MCP GET streams (mcp/session-verbs.ts) and `subscriptions/listen`
-// (mcp/listen.ts). One per process (an AppPart, so a `--watch` swap keeps its count), shared
+// (mcp/listen.ts). One per process (the runtime instance's, so a `--watch` swap keeps its count), shared
 // by all three, bounding (spec/security.md, "Streams and sessions"):
 //
 // - how many streams are open, in all and per caller: one more is refused (503, Retry-After);
@@ -11,6 +11,8 @@
 //
 // Each stream (../sse.ts) keeps its own per-stream bound; this module only sees the totals. It
 // does no work while no stream is open: the sweep runs only then.
+
+import type { Principal } from "../model/principal.js";
 
 /** What the budget reads of a stream and may do to it. */
 export interface BudgetedStream {
@@ -70,11 +72,15 @@ export interface StreamSlot {
 }
 
 /**
- * Who a stream is counted against. Until requests carry a principal (model/principal.ts), the
- * remote address of the connection; in process (no socket), one caller, "local". The one place
- * to change when identities land.
+ * Who a stream is counted against: a named token's or a JWT's principal by its name, whatever
+ * address it comes from; the owner and anonymous callers, who share one principal each, by the
+ * remote address of the connection; in process (no socket), one caller, "local".
  */
-export function streamCallerOf(socket: { remoteAddress?: string | undefined } | undefined): string {
+export function streamCallerOf(
+  socket: { remoteAddress?: string | undefined } | undefined,
+  principal?: Principal,
+): string {
+  if (principal && (principal.via === "token" || principal.via === "jwt")) return `${principal.via}:${principal.name}`;
   return socket?.remoteAddress ?? "local";
 }
 

@@ -25,7 +25,7 @@ import { parseListen, ServerStartError } from "../../runtime/server.js";
 import type { ParsedArgs } from "./args.js";
 import { probeInstance } from "./instance.js";
 
-const clients = ["claude", "codex", "cursor", "vscode"] as const;
+const clients = ["claude", "claude-desktop", "codex", "cursor", "vscode"] as const;
 type Client = (typeof clients)[number];
 
 interface Auth {
@@ -48,6 +48,19 @@ export async function runMcpInstallCommand(args: ParsedArgs): Promise<number> {
     );
   }
   const name = args.value("--name");
+  if (client === "claude-desktop") {
+    // A client that launches the server itself over stdio: no URL, no token.
+    const appDir = resolve(dir ?? ".");
+    const { installClaudeDesktop } = await import("./mcp-install-desktop.js");
+    try {
+      const serverName = (name ?? readAppConfig(appDir).app.name).replace(/[^A-Za-z0-9_-]/g, "-");
+      return installClaudeDesktop(serverName, appDir, process.argv[1] ?? "wo");
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      process.stderr.write(`wo mcp install: ${err.message}\n`);
+      return 1;
+    }
+  }
   const tokenFile = args.value("--token-file");
   const noToken = args.has("--no-token");
   try {
@@ -71,7 +84,7 @@ export async function runMcpInstallCommand(args: ParsedArgs): Promise<number> {
         envVar: config.tokenEnv ?? `${serverName.toUpperCase().replace(/-/g, "_")}_WO_TOKEN`,
       };
     }
-    return install(client as Client, serverName, url, auth);
+    return install(client as Exclude<Client, "claude-desktop">, serverName, url, auth);
   } catch (err) {
     if (
       err instanceof PrivateFileError ||
@@ -86,7 +99,7 @@ export async function runMcpInstallCommand(args: ParsedArgs): Promise<number> {
   }
 }
 
-function install(client: Client, name: string, url: string, auth: Auth | undefined): number {
+function install(client: Exclude<Client, "claude-desktop">, name: string, url: string, auth: Auth | undefined): number {
   // How a shell gets the token without it being written out: from its file, or its variable.
   const tokenRef = auth?.file ? `$(cat ${shellQuote(auth.file)})` : `$${auth?.envVar}`;
   const fromFile = `"${tokenRef}"`;

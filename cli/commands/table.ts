@@ -276,7 +276,14 @@ export const commands: readonly Command[] = [
   {
     name: "mcp install",
     summary: "register the app's MCP endpoint with an agent",
-    positionals: [{ name: "client", help: "claude, codex, cursor or vscode", required: true }, dir],
+    positionals: [
+      {
+        name: "client",
+        help: "claude, claude-desktop (launches wo mcp stdio), codex, cursor or vscode",
+        required: true,
+      },
+      dir,
+    ],
     flags: [
       { name: "--name", value: "NAME", help: "the server's name in the client (default: wo.toml name)" },
       {
@@ -289,6 +296,20 @@ export const commands: readonly Command[] = [
       { name: "--no-token", help: "register the endpoint without a bearer token" },
     ],
     run: async (args) => (await import("./mcp-install.js")).runMcpInstallCommand(args),
+  },
+  {
+    name: "mcp stdio",
+    summary: "serve the app over MCP's stdio transport (for agents that launch their servers: Claude Desktop, IDEs)",
+    positionals: [dir],
+    flags: [
+      {
+        name: "--db",
+        value: "PATH",
+        help: "a data folder, a .sqlite/.db file or a postgres:// URL, as for wo run; a SQLite one is refused while wo run holds it",
+      },
+      { name: "--watch", help: "rebuild on every saved change and swap the new build in; clients get list_changed" },
+    ],
+    run: async (args) => (await import("./mcp-stdio.js")).runMcpStdioCommand(args),
   },
   {
     name: "lsp",

@@ -68,7 +68,7 @@ export function decodeHeaderValue(raw: string): string | undefined {
 }
 
 /** The body parameter that `Mcp-Name` must mirror, per method. */
-function nameParam(method: string): "name" | "uri" | undefined {
+export function nameParam(method: string): "name" | "uri" | undefined {
   if (method === "tools/call" || method === "prompts/get") return "name";
   if (method === "resources/read") return "uri";
   return undefined;

@@ -32,7 +32,7 @@ class FetchMcpRequest implements McpRequest {
     return this.req.signal;
   }
   get caller(): string {
-    return streamCallerOf(this.incoming?.socket);
+    return streamCallerOf(this.incoming?.socket, this.principal);
   }
   get connection(): object | undefined {
     return this.incoming?.socket;

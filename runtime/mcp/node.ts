@@ -83,7 +83,7 @@ class NodeMcpRequest implements McpRequest, HeaderView {
   }
 
   get caller(): string {
-    return streamCallerOf(this.incoming.socket);
+    return streamCallerOf(this.incoming.socket, this.principal);
   }
 
   get connection(): object {

@@ -355,7 +355,7 @@ function live(c: Context, route: Route, deps: RestDeps, vocab: ListVocabulary): 
     where,
     lastEventId === undefined ? undefined : Number(lastEventId.trim()),
     outgoing,
-    streamCallerOf(incoming?.socket),
+    streamCallerOf(incoming?.socket, requestPrincipal(c)),
   );
   // Past the stream budget (spec/security.md, "Streams and sessions"): no stream, come back later.
   if (isRefusal(body))
