@@ -8,6 +8,7 @@
 // It is plain JSON-able data: no classes, no cycles, no Maps. Order is meaningful and stable:
 // types in declaration order (file path order, then source order), fields in source order.
 
+import type { AuditRetention } from "./store.js";
 import type { ScalarName } from "./scalars.js";
 
 // The scalars and everything known about each are one table (scalars.ts).
@@ -73,6 +74,11 @@ export interface WoConfig {
    * from (spec/live.md). Default 10,000.
    */
   liveRetention?: number;
+  /**
+   * `[audit] retention`: how much of the audit trail is kept (spec/operations.md, "Audit
+   * trail"): a duration (`"30d"`) or a number of entries. Default 30 days.
+   */
+  auditRetention?: AuditRetention;
   /** `[server] token_env`: name of an environment variable holding a bearer token. */
   tokenEnv?: string;
   /** `[server] token = "auto"`: foreground `wo run` uses the automatic agent token too. */

@@ -17,7 +17,7 @@
 // OperationRuntime for everything else.
 
 import type { Catalog } from "./app.js";
-import type { Row, Store, StoreTx } from "./store.js";
+import type { AuditRecord, Row, Store, StoreTx } from "./store.js";
 import type { Principal, Surface } from "./principal.js";
 import type { ErrorDetail } from "./errors.js";
 
@@ -213,6 +213,11 @@ export interface OperationRuntime {
   checkedInt(value: number, at: string): number;
   /** What compiled bodies call for wo's own semantics (runtime/operations/body-helpers.ts). */
   helpers: BodyHelpers;
+  /**
+   * `$session.user` and `$session.role` of the call whose body is running (null for the
+   * owner, anonymous callers and `wo test`/`wo exec`): runtime/operations/session.ts.
+   */
+  session(): { user: string | null; role: string | null };
 }
 
 /**
@@ -253,6 +258,12 @@ export interface CallContext {
   principal?: Principal;
   /** Where the call came from; absent means an in-process caller (tests of the runtime). */
   surface?: Surface;
+  /**
+   * The audit record of a call that may write, attached by the operation pipeline
+   * (runtime/operations/audit.ts): the store write that receives this context appends it in
+   * the same transaction.
+   */
+  audit?: AuditRecord;
 }
 
 /** One operation: input is the tool's arguments (REST adapters build the same object). */

@@ -93,6 +93,7 @@ export function createApp(options: AppOptions): App {
     generated: build.operations,
     limiter: limit,
     policy: options.policy ?? admitEverything,
+    log,
   });
 
   // One Host/Origin policy for every route but /healthz, /mcp included (spec/security.md).

@@ -175,7 +175,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const startup = app.operations[startupOperation];
   if (startup) {
     try {
-      await startup({}, {});
+      await startup({}, { surface: "startup" });
     } catch (err) {
       app.close();
       await store.close();

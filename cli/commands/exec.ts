@@ -10,6 +10,7 @@ import { formatWithSources } from "../../compiler/diagnostics/format.js";
 import { mainOperation } from "../../model/build-contract.js";
 import { BuildLoadError, loadBuild } from "../../runtime/load-build.js";
 import { createOperationRuntime } from "../../runtime/operations/runtime.js";
+import { auditedEntryPoint } from "../../runtime/operations/bind.js";
 import { openStore } from "../../runtime/store/open.js";
 import { StoreOpenError } from "../../model/store.js";
 import type { ParsedArgs } from "./args.js";
@@ -51,8 +52,9 @@ export async function runExecCommand(args: ParsedArgs): Promise<number> {
   try {
     const log = (line: string) => void process.stderr.write(`wo: ${line}\n`);
     const rt = createOperationRuntime({ catalog: build.catalog, store, validators: build.validators, log });
-    const run = build.operations.createOperations(rt)[mainOperation]!;
-    await run({}, {});
+    // As the owner, recorded in the audit trail like a write (spec/operations.md, "Audit trail").
+    const run = auditedEntryPoint(mainOperation, build.operations.createOperations(rt)[mainOperation]!, rt, log);
+    await run({}, { surface: "exec" });
     return 0;
   } catch (err) {
     return fail(`main aborted: ${(err as Error).message}`, 1);

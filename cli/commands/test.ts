@@ -14,6 +14,7 @@ import { formatWithSources } from "../../compiler/diagnostics/format.js";
 import { testOperation } from "../../model/build-contract.js";
 import { BuildLoadError, loadBuild } from "../../runtime/load-build.js";
 import { createOperationRuntime } from "../../runtime/operations/runtime.js";
+import { auditedEntryPoint } from "../../runtime/operations/bind.js";
 import { openStore } from "../../runtime/store/open.js";
 import type { ParsedArgs } from "./args.js";
 import { buildIfStale } from "./run.js";
@@ -76,7 +77,9 @@ async function runOne(
     try {
       const log = (line: string) => void process.stderr.write(`wo: ${line}\n`);
       const rt = createOperationRuntime({ catalog: build.catalog, store, validators: build.validators, log });
-      await build.operations.createOperations(rt)[testOperation(index)]!({}, {});
+      const name = testOperation(index);
+      // As the owner ($session.user and .role are null), like every call of the test's surface.
+      await auditedEntryPoint(name, build.operations.createOperations(rt)[name]!, rt, log)({}, { surface: "test" });
       return { ms: Math.round(performance.now() - started) };
     } catch (err) {
       return { ms: Math.round(performance.now() - started), message: (err as Error).message };

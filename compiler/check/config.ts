@@ -11,6 +11,8 @@ import type { Span } from "../ast.js";
 import type { Catalog, WoConfig } from "../catalog.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { didYouMean } from "./did-you-mean.js";
+import { durationForm, parseDuration } from "../../model/duration.js";
+import type { AuditRetention } from "../../model/store.js";
 
 export const configFileName = "wo.toml";
 
@@ -92,10 +94,26 @@ export function readConfig(text: string | undefined, file: string, dirName: stri
   if (maxBytes !== undefined) config.databaseMaxBytes = maxBytes;
   const retention = read.positiveInt("live", "retention");
   if (retention !== undefined) config.liveRetention = retention;
+  const auditRetention = readAuditRetention(read);
+  if (auditRetention !== undefined) config.auditRetention = auditRetention;
   config.mcp.sessions = read.bool("mcp", "sessions") ?? config.mcp.sessions;
   config.mcp.allowedOrigins = read.stringList("mcp", "allowed_origins") ?? config.mcp.allowedOrigins;
   warnUnknownKeys(doc, read.known, text, file, bag);
   return result;
+}
+
+/** `[audit] retention`: a duration (`"30d"`) keeps entries that young, a number that many entries. */
+function readAuditRetention(read: KeyReader): AuditRetention | undefined {
+  const value = read.typed(
+    "audit",
+    "retention",
+    `a positive number of entries or ${durationForm} (as a string)`,
+    (v): v is number | string =>
+      (typeof v === "number" && Number.isSafeInteger(v) && v > 0) ||
+      (typeof v === "string" && parseDuration(v) !== undefined),
+  );
+  if (value === undefined) return undefined;
+  return typeof value === "number" ? { maxRows: value } : { maxAgeMs: parseDuration(value)! };
 }
 
 /** Reads one typed key; a wrong type is reported at the key's position in the file. */

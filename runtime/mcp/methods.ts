@@ -65,7 +65,7 @@ export interface MethodTable {
 
 const MIME = "application/json";
 /** The call context of a read-only tool: nothing to cancel, so no signal (and no allocation). */
-const READ_ONLY_CALL = Object.freeze({});
+const READ_ONLY_CALL = Object.freeze({ surface: "mcp" as const });
 const TEMPLATE_SUFFIX = "/{id}";
 
 function invalidParams(message: string, data?: unknown): RpcError {
@@ -235,7 +235,7 @@ export function createMethods(deps: MethodDeps): MethodTable {
     const canWrite = tool.annotations.readOnlyHint !== true;
     let value: unknown;
     try {
-      value = await op(args, canWrite ? { signal: ctx.signal } : READ_ONLY_CALL);
+      value = await op(args, canWrite ? { signal: ctx.signal, surface: "mcp" as const } : READ_ONLY_CALL);
     } catch (err) {
       if (err instanceof OperationError) return { content: [{ type: "text", text: errorText(err) }], isError: true };
       if (canWrite && ctx.signal.aborted)

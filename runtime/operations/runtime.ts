@@ -5,7 +5,9 @@
 
 // Type-only: the model arrives as app.json; nothing from compiler/ is loaded at run time.
 import type { Catalog } from "../../model/app.js";
-import type { AppContract, OperationRuntime, Validator } from "../../model/build-contract.js";
+import type { AppContract, CallContext, OperationRuntime, Validator } from "../../model/build-contract.js";
+import { appendingAudit } from "./audit.js";
+import { currentSession } from "./session.js";
 import { OperationError, maxErrorDetails, type ErrorDetail } from "../../model/errors.js";
 import {
   acceptedNames,
@@ -32,6 +34,7 @@ import {
   type Row,
   type Store,
   type StoreTx,
+  type WriteOptions,
 } from "../../model/store.js";
 
 export interface OperationRuntimeDeps {
@@ -180,6 +183,7 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
     abort,
     checkedInt,
     helpers: createBodyHelpers({ abort, invalid }),
+    session: currentSession,
   };
   return rt;
 }
@@ -276,8 +280,9 @@ function translateStoreErrors(store: Store, catalog: Catalog, log: (line: string
         unavailableLog.succeeded();
         return value;
       }, translate),
+    // A call's audit record (its CallContext is the options) commits with the call's writes.
     write: (fn, options) =>
-      store.write(fn, options).then((value) => {
+      store.write(writeWithAudit(fn, options), options).then((value) => {
         fullLog.succeeded();
         lockedLog.succeeded();
         unavailableLog.succeeded();
@@ -285,8 +290,14 @@ function translateStoreErrors(store: Store, catalog: Catalog, log: (line: string
       }, translate),
     onCommit: (listener) => store.onCommit(listener),
     changesAfter: (table, after, limit) => store.changesAfter(table, after, limit),
+    readAudit: (query) => store.readAudit(query).catch(translate),
     close: () => store.close(),
   };
+}
+
+function writeWithAudit<T>(fn: (tx: StoreTx) => Promise<T>, options: WriteOptions | undefined) {
+  const audit = (options as CallContext | undefined)?.audit;
+  return audit ? appendingAudit(fn, audit) : fn;
 }
 
 type AjvError = NonNullable<Validator["errors"]>[number];

@@ -9,7 +9,7 @@
 import { nodeBindings } from "../node-bindings.js";
 import { Hono, type Context } from "hono";
 import type { CatalogType } from "../../model/app.js";
-import type { AppContract, Operation, OperationKind } from "../../model/build-contract.js";
+import type { AppContract, CallContext, Operation, OperationKind } from "../../model/build-contract.js";
 import { OperationError } from "../../model/errors.js";
 import { isPreflight, restPreflightHeaders } from "../http-guard.js";
 import { listVocabulary, type ListVocabulary } from "../../model/list-filters.js";
@@ -124,6 +124,9 @@ export function createRestRoutes(deps: RestDeps): Hono {
 }
 
 const idText = /^[1-9][0-9]{0,15}$/;
+
+/** The CallContext of every read: one frozen object, not one per request. */
+const READ_CALL: CallContext = Object.freeze({ surface: "rest" });
 
 /**
  * Whether a query's percent-escapes decode as UTF-8. URLSearchParams would turn `%FF` into
@@ -243,7 +246,9 @@ async function handle(
     // Reads have nothing to roll back; creating the request's AbortSignal costs a few percent
     // of a GET, so only calls that may write get one.
     const call =
-      route.kind === "get" || route.kind === "list" || route.kind === "relation" ? {} : { signal: c.req.raw.signal };
+      route.kind === "get" || route.kind === "list" || route.kind === "relation"
+        ? READ_CALL
+        : { signal: c.req.raw.signal, surface: "rest" as const };
     result = await operation(input, call);
   } catch (err) {
     if (err instanceof OperationError) {

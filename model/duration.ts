@@ -1,0 +1,13 @@
+// Durations as wo writes them: a whole number and a unit, `90s`, `15m`, `12h`, `30d`, `2w`.
+// Read once here for `[audit] retention` in wo.toml (compiler/check/config.ts) and the relative
+// `--since 1h` of `wo audit` (cli/commands/audit.ts).
+
+const unitMs: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+export const durationForm = "a duration such as 90s, 15m, 12h, 30d or 2w";
+
+/** The duration in milliseconds, or undefined when `text` is not one. */
+export function parseDuration(text: string): number | undefined {
+  const m = /^([1-9][0-9]{0,8})([smhdw])$/.exec(text.trim());
+  return m ? Number(m[1]) * unitMs[m[2]!]! : undefined;
+}
