@@ -27,6 +27,7 @@ import { logWhenFinished, type RequestLogger } from "./request-log.js";
 import { problem, problemResponse } from "./rest/problem.js";
 import { createLiveStreams } from "./rest/live.js";
 import { createRestRoutes, restEndpoints } from "./rest/routes.js";
+import { createAuditRoutes } from "./rest/audit-route.js";
 import type { Store } from "../model/store.js";
 
 export interface AppOptions {
@@ -167,6 +168,7 @@ export function createApp(options: AppOptions): App {
   app.route("/", createExplorerRoutes({ build, info: runtimeInfo(build) }));
 
   app.route("/mcp", mcp);
+  app.route("/", createAuditRoutes({ store }));
 
   const live = createLiveStreams(store, log);
   app.route(

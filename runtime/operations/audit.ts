@@ -88,6 +88,8 @@ export async function recordRefusal(
   try {
     await store.write((tx) => tx.appendAudit({ ...audit, outcome }));
   } catch (e) {
-    log(`the audit trail could not record a refused ${audit.operation}: ${(e as Error)?.message ?? String(e)}`);
+    // An internal failure is logged by the surface already; the store is likely what failed.
+    if (outcome !== "internal")
+      log(`the audit trail could not record a refused ${audit.operation}: ${(e as Error)?.message ?? String(e)}`);
   }
 }
