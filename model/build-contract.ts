@@ -218,6 +218,11 @@ export interface OperationRuntime {
    * owner, anonymous callers and `wo test`/`wo exec`): runtime/operations/session.ts.
    */
   session(): { user: string | null; role: string | null };
+  /**
+   * `$session.user` as an id (what it is wherever the checker typed it `Id?`): null when the
+   * call has none; a user that is not a decimal id ends the call (409) naming `at`.
+   */
+  sessionUser(at: string): number | null;
 }
 
 /**

@@ -240,6 +240,14 @@ export const codes = {
   WO5028: { severity: "error", message: msg`fn '${"name"}' cannot be called: it is not executed (${"reason"}).` },
   WO5029: { severity: "error", message: msg`${"what"} does not fit ${"expected"}: ${"why"}.` },
   WO5027: { severity: "error", message: msg`'${"name"}' holds ${"expected"}; it cannot be given ${"found"}.` },
+  WO5030: {
+    severity: "error",
+    message: msg`$session has no member '${"member"}'; it has user and role.${"hint"}`,
+  },
+  WO5031: {
+    severity: "error",
+    message: msg`'${"name"}' is not a value: the caller is read as $session.user or $session.role.${"hint"}`,
+  },
   // biome-ignore lint/suspicious/noExplicitAny: each entry has its own argument names; any admits them all
 } as const satisfies Record<`WO${number}`, DiagnosticDef<any>>;
 

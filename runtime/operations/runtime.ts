@@ -7,7 +7,7 @@
 import type { Catalog } from "../../model/app.js";
 import type { AppContract, CallContext, OperationRuntime, Validator } from "../../model/build-contract.js";
 import { appendingAudit } from "./audit.js";
-import { currentSession } from "./session.js";
+import { currentSession, currentSessionUser } from "./session.js";
 import { OperationError, maxErrorDetails, type ErrorDetail } from "../../model/errors.js";
 import {
   acceptedNames,
@@ -184,6 +184,7 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
     checkedInt,
     helpers: createBodyHelpers({ abort, invalid }),
     session: currentSession,
+    sessionUser: (at) => currentSessionUser(at, abort),
   };
   return rt;
 }

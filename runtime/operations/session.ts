@@ -21,3 +21,12 @@ export function currentSession(): { user: string | null; role: string | null } {
   const p = scope.getStore();
   return { user: p?.user ?? null, role: p?.role ?? null };
 }
+
+/** `$session.user` as an id; a user id that is not a decimal integer ends the call with `abort`. */
+export function currentSessionUser(at: string, abort: (message: string) => never): number | null {
+  const user = scope.getStore()?.user ?? null;
+  if (user === null) return null;
+  if (/^[1-9][0-9]{0,15}$/.test(user) && Number.isSafeInteger(Number(user))) return Number(user);
+  const shown = user.length > 40 ? `${user.slice(0, 40)}…` : user;
+  return abort(`$session.user is ${JSON.stringify(shown)}, which is not a row id, where ${at} needs one.`);
+}
