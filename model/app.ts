@@ -150,9 +150,9 @@ export type CrudOp = (typeof crudOps)[number];
 
 /**
  * Expose entries that are not CRUD ops but still mean something (REST only): routes the
- * runtime answers itself (`subscribe` the live stream, `me` 501), never operations (spec/rest.md).
+ * runtime answers itself (`subscribe` the live stream), never operations (spec/rest.md).
  */
-export const restOnlyOps = ["subscribe", "me"] as const;
+export const restOnlyOps = ["subscribe"] as const;
 export type RestOnlyOp = (typeof restOnlyOps)[number];
 
 export function isRestOnlyOp(op: string): op is RestOnlyOp {

@@ -80,7 +80,17 @@ export interface ManifestTool {
  * relation kinds are run by the runtime from the table (runtime/operations/table-operations.ts);
  * `method` runs the generated handler of operations.js.
  */
-export type OperationKind = "list" | "get" | "create" | "update" | "delete" | "method" | "relation" | "link" | "unlink";
+export type OperationKind =
+  | "list"
+  | "get"
+  | "create"
+  | "update"
+  | "delete"
+  | "me"
+  | "method"
+  | "relation"
+  | "link"
+  | "unlink";
 
 /** One REST route: `base` is the `service rest` path it hangs off (a created row's Location). */
 export interface OperationRoute {
@@ -122,12 +132,9 @@ export function manifestTool(entry: OperationEntry): ManifestTool {
   return { name, title, description, inputSchema, outputSchema, annotations };
 }
 
-/**
- * A REST route the runtime answers itself, not through an operation: `subscribe` (`GET P/live`,
- * the live stream) and `me` (501).
- */
+/** A REST route the runtime answers itself, not through an operation: `subscribe` (`GET P/live`, the live stream). */
 export interface RuntimeRoute extends OperationRoute {
-  /** The expose entry: `subscribe` or `me`. */
+  /** The expose entry: `subscribe`. */
   op: string;
   type: string;
 }
@@ -141,7 +148,7 @@ export interface RuntimeRoute extends OperationRoute {
 export interface AppContract extends Omit<Catalog<undefined>, "functions"> {
   /** Sorted by name. */
   operations: OperationEntry[];
-  /** `subscribe` and `me` routes, in declaration order (type, `service rest` block, expose entry). */
+  /** `subscribe` routes, in declaration order (type, `service rest` block, expose entry). */
   runtimeRoutes: RuntimeRoute[];
   resourceTemplates: Manifest["resourceTemplates"];
 }

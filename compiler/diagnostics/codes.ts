@@ -163,10 +163,6 @@ export const codes = {
   },
   WO3102: { severity: "warning", message: msg`service ${"kind"} is parsed but not served yet.` },
   WO3103: { severity: "warning", message: msg`'${"name"}' is exposed twice in this service.` },
-  WO3104: {
-    severity: "warning",
-    message: msg`'${"name"}' is exposed but not served by this version of wo: GET ${"path"} answers 501 Not Implemented.`,
-  },
   WO3105: {
     severity: "warning",
     message: msg`Method '${"name"}' of '${"type"}' is in no expose list, so it has no route and no tool; name it in a service's expose list to call it.`,

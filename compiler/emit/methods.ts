@@ -314,8 +314,7 @@ function argumentPointers(ctx: ExprContext, writes: [string, Expr][]): Record<st
 /** The stored value for one field: a Text value going into a union field is checked. */
 function storedValue(ctx: ExprContext, field: CatalogField, value: Expr): string {
   // Into a Text field `$session.user` is the user's text, not an id (compiler/check/body/session.ts).
-  if (isSessionUser(value) && field.type.kind === "scalar" && field.type.scalar === "Text")
-    return "rt.session().user";
+  if (isSessionUser(value) && field.type.kind === "scalar" && field.type.scalar === "Text") return "rt.session().user";
   const code = printExpr(ctx, value);
   const t = typeOf(ctx, value);
   if (field.type.kind === "union" && t.k === "text" && value.kind !== "LiteralExpr") {

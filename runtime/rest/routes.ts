@@ -34,11 +34,11 @@ export interface RestDeps {
 export interface Endpoint {
   method: string;
   path: string;
-  /** Tool name of the operation, or `subscribe` (the live stream) / `me` (the 501 stub). */
+  /** Tool name of the operation, or `subscribe` (the live stream). */
   op: string;
 }
 
-type Kind = OperationKind | "live" | "stub";
+type Kind = OperationKind | "live";
 interface Route extends Endpoint {
   kind: Kind;
   type: CatalogType;
@@ -71,7 +71,7 @@ function routesOf(app: AppContract): Route[] {
       method: r.method,
       path: r.path,
       op: r.op,
-      kind: r.op === "subscribe" ? "live" : "stub",
+      kind: "live",
       type: typeNamed.get(r.type)!,
       base: r.base,
     });
@@ -94,7 +94,7 @@ export function createRestRoutes(deps: RestDeps): Hono {
   // `P/live` and `P/me` go first: the router tries patterns in registration order, and they
   // must win over `P/:id`.
   const routes = routesOf(deps.catalog);
-  const isFixedSuffix = (r: Route) => r.kind === "live" || r.kind === "stub";
+  const isFixedSuffix = (r: Route) => r.kind === "live" || r.kind === "me";
   const ordered = [...routes.filter(isFixedSuffix), ...routes.filter((r) => !isFixedSuffix(r))];
   for (const route of ordered) {
     const list = byPath.get(route.path) ?? [];
@@ -147,13 +147,6 @@ async function handle(
   deps: RestDeps,
   vocabularies: Map<string, ListVocabulary>,
 ): Promise<Response> {
-  if (route.kind === "stub") {
-    return problemResponse(
-      c,
-      "not_implemented",
-      `'${route.op}' is declared for ${route.type.name} but not served by this version of wo.`,
-    );
-  }
   let id: number | undefined;
   if (route.path.includes("/:id")) {
     const raw = c.req.param("id") ?? "";
@@ -222,6 +215,10 @@ async function handle(
     case "delete":
       input = { id };
       break;
+    case "me":
+      // The caller's own row: the operation reads who is calling from the call.
+      input = {};
+      break;
     case "create":
     case "update":
     case "method": {
@@ -246,7 +243,7 @@ async function handle(
     // Reads have nothing to roll back; creating the request's AbortSignal costs a few percent
     // of a GET, so only calls that may write get one.
     const call =
-      route.kind === "get" || route.kind === "list" || route.kind === "relation"
+      route.kind === "get" || route.kind === "list" || route.kind === "relation" || route.kind === "me"
         ? READ_CALL
         : { signal: c.req.raw.signal, surface: "rest" as const };
     result = await operation(input, call);
