@@ -7,7 +7,7 @@
 import type { Catalog } from "../../model/app.js";
 import type { AppContract, CallContext, OperationRuntime, Validator } from "../../model/build-contract.js";
 import { appendingAudit } from "./audit.js";
-import { currentSession, currentSessionUser } from "./session.js";
+import { currentSession, currentSessionUser, keepSession } from "./session.js";
 import { OperationError, maxErrorDetails, type ErrorDetail } from "../../model/errors.js";
 import {
   acceptedNames,
@@ -277,13 +277,13 @@ function translateStoreErrors(store: Store, catalog: Catalog, log: (line: string
   };
   return {
     read: (fn) =>
-      store.read(fn).then((value) => {
+      store.read(keepSession(fn)).then((value) => {
         unavailableLog.succeeded();
         return value;
       }, translate),
     // A call's audit record (its CallContext is the options) commits with the call's writes.
     write: (fn, options) =>
-      store.write(writeWithAudit(fn, options), options).then((value) => {
+      store.write(keepSession(writeWithAudit(fn, options)), options).then((value) => {
         fullLog.succeeded();
         lockedLog.succeeded();
         unavailableLog.succeeded();

@@ -7,13 +7,32 @@
 
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { CallContext } from "../../model/build-contract.js";
-import type { Principal } from "../../model/principal.js";
+import { isOwner, type Principal } from "../../model/principal.js";
 
 const scope = new AsyncLocalStorage<Principal | undefined>();
 
-/** Runs `fn` with `call`'s principal as `$session`. */
+/**
+ * Runs `fn` with `call`'s principal as `$session`. The owner's session is the empty one, which
+ * is also what a body sees outside any scope: owner calls skip the scope and what it costs.
+ */
 export function inSession<T>(call: CallContext, fn: () => Promise<T>): Promise<T> {
+  if (isOwner(call.principal)) return fn();
+  scoped = true;
   return scope.run(call.principal, fn);
+}
+
+/** Set once a call ran in a principal's scope; until then every session is the owner's. */
+let scoped = false;
+
+/**
+ * `fn` run in the session of the code that hands it over. A store runs write callbacks from
+ * its queue (the SQLite group commit, the PostgreSQL writer queue), in the async context of
+ * whichever call started the queue: each callback must get back its own caller's session.
+ */
+export function keepSession<A, R>(fn: (arg: A) => R): (arg: A) => R {
+  if (!scoped) return fn;
+  const principal = scope.getStore();
+  return (arg) => scope.run(principal, () => fn(arg));
 }
 
 /** `$session.user` and `$session.role` of the running call: null for the owner and anonymous. */

@@ -12,6 +12,7 @@ import { withInProcessApp } from "./in-process.js";
 vi.setConfig({ testTimeout: 120_000 });
 
 const editor: Principal = { name: "ci-agent", user: "7", role: "editor", via: "token" };
+const ownerPrincipalLike: Principal = { name: "owner", user: null, role: null, via: "owner" };
 const alice: Principal = { name: "alice", user: "alice@example.com", role: null, via: "jwt" };
 
 const app = `
@@ -56,6 +57,30 @@ describe("$session in method bodies", () => {
       expect(claimed).toMatchObject({ author: 7, author_text: "7", by_editor: true });
       expect(await call("post_mine", { id: post.id }, { principal: editor })).toBe(true);
       expect(await call("post_mine", { id: post.id }, { principal: { ...editor, user: "6" } })).toBe(false);
+    });
+  });
+
+  it("concurrent calls of different principals each see their own (group commit runs them in one queue)", async () => {
+    await withInProcessApp({ "app.wo": app }, async ({ call }) => {
+      for (let i = 1; i <= 30; i++) await call("user_create", { name: `u${i}` });
+      const posts = [];
+      for (let i = 1; i <= 30; i++) posts.push(await call("post_create", { title: `p${i}` }));
+      const claimed = await Promise.all(
+        posts.map((p, i) =>
+          call(
+            "post_claim",
+            { id: p.id },
+            {
+              principal:
+                i % 3 === 0 ? ownerPrincipalLike : { ...editor, user: String(i + 1), role: i % 2 ? "editor" : null },
+            },
+          ),
+        ),
+      );
+      claimed.forEach((row, i) => {
+        if (i % 3 === 0) expect(row).toMatchObject({ author: null, by_editor: false });
+        else expect(row).toMatchObject({ author: i + 1, author_text: String(i + 1), by_editor: i % 2 === 1 });
+      });
     });
   });
 
