@@ -8,6 +8,7 @@
 // It is plain JSON-able data: no classes, no cycles, no Maps. Order is meaningful and stable:
 // types in declaration order (file path order, then source order), fields in source order.
 
+import type { AuditRetention } from "./store.js";
 import type { ScalarName } from "./scalars.js";
 import type { FieldCheck } from "./field-check.js";
 
@@ -82,6 +83,11 @@ export interface WoConfig {
    * together; spec/security.md, "Streams and sessions"). Absent keys keep the runtime's defaults.
    */
   streamLimits?: { maxStreams?: number; maxStreamsPerCaller?: number; maxQueuedBytes?: number; stallMs?: number };
+  /**
+   * `[audit] retention`: how much of the audit trail is kept (spec/operations.md, "Audit
+   * trail"): a duration (`"30d"`) or a number of entries. Default 30 days.
+   */
+  auditRetention?: AuditRetention;
   /** `[server] token_env`: name of an environment variable holding a bearer token. */
   tokenEnv?: string;
   /** `[server] token = "auto"`: foreground `wo run` uses the automatic agent token too. */
@@ -207,9 +213,9 @@ export type CrudOp = (typeof crudOps)[number];
 
 /**
  * Expose entries that are not CRUD ops but still mean something (REST only): routes the
- * runtime answers itself (`subscribe` the live stream, `me` 501), never operations (spec/rest.md).
+ * runtime answers itself (`subscribe` the live stream), never operations (spec/rest.md).
  */
-export const restOnlyOps = ["subscribe", "me"] as const;
+export const restOnlyOps = ["subscribe"] as const;
 export type RestOnlyOp = (typeof restOnlyOps)[number];
 
 export function isRestOnlyOp(op: string): op is RestOnlyOp {

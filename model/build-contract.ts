@@ -18,7 +18,7 @@
 // OperationRuntime for everything else.
 
 import type { Catalog, RunKind } from "./app.js";
-import type { Row, Store, StoreTx } from "./store.js";
+import type { AuditRecord, Row, Store, StoreTx } from "./store.js";
 import type { Principal, Surface } from "./principal.js";
 import type { ErrorDetail } from "./errors.js";
 
@@ -84,7 +84,17 @@ export interface ManifestTool {
  * relation kinds are run by the runtime from the table (runtime/operations/table-operations.ts);
  * `method` runs the generated handler of operations.js.
  */
-export type OperationKind = "list" | "get" | "create" | "update" | "delete" | "method" | "relation" | "link" | "unlink";
+export type OperationKind =
+  | "list"
+  | "get"
+  | "create"
+  | "update"
+  | "delete"
+  | "me"
+  | "method"
+  | "relation"
+  | "link"
+  | "unlink";
 
 /** One REST route: `base` is the `service rest` path it hangs off (a created row's Location). */
 export interface OperationRoute {
@@ -126,12 +136,9 @@ export function manifestTool(entry: OperationEntry): ManifestTool {
   return { name, title, description, inputSchema, outputSchema, annotations };
 }
 
-/**
- * A REST route the runtime answers itself, not through an operation: `subscribe` (`GET P/live`,
- * the live stream) and `me` (501).
- */
+/** A REST route the runtime answers itself, not through an operation: `subscribe` (`GET P/live`, the live stream). */
 export interface RuntimeRoute extends OperationRoute {
-  /** The expose entry: `subscribe` or `me`. */
+  /** The expose entry: `subscribe`. */
   op: string;
   type: string;
 }
@@ -145,7 +152,7 @@ export interface RuntimeRoute extends OperationRoute {
 export interface AppContract extends Omit<Catalog<undefined>, "functions"> {
   /** Sorted by name. */
   operations: OperationEntry[];
-  /** `subscribe` and `me` routes, in declaration order (type, `service rest` block, expose entry). */
+  /** `subscribe` routes, in declaration order (type, `service rest` block, expose entry). */
   runtimeRoutes: RuntimeRoute[];
   resourceTemplates: Manifest["resourceTemplates"];
 }
@@ -231,6 +238,16 @@ export interface OperationRuntime {
     call: CallContext,
     body: (tx: StoreTx, budget: RunBudgetCounter) => Promise<T>,
   ): (tx: StoreTx) => Promise<T>;
+  /**
+   * `$session.user` and `$session.role` of the call whose body is running (null for the
+   * owner, anonymous callers and `wo test`/`wo exec`): runtime/operations/session.ts.
+   */
+  session(): { user: string | null; role: string | null };
+  /**
+   * `$session.user` as an id (what it is wherever the checker typed it `Id?`): null when the
+   * call has none; a user that is not a decimal id ends the call (409) naming `at`.
+   */
+  sessionUser(at: string): number | null;
 }
 
 /**
@@ -295,6 +312,12 @@ export interface CallContext {
   principal?: Principal;
   /** Where the call came from; absent means an in-process caller (tests of the runtime). */
   surface?: Surface;
+  /**
+   * The audit record of a call that may write, attached by the operation pipeline
+   * (runtime/operations/audit.ts): the store write that receives this context appends it in
+   * the same transaction.
+   */
+  audit?: AuditRecord;
 }
 
 /** One operation: input is the tool's arguments (REST adapters build the same object). */

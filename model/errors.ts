@@ -8,6 +8,8 @@ export type OperationErrorKind =
   | "invalid_input"
   /** No row with that id (REST 404). */
   | "not_found"
+  /** The call needs a caller who is someone, and nobody identified themselves (REST 401): `me` when anonymous. */
+  | "unauthorized"
   /** A unique value already taken, or a row still referenced by others (REST 409). */
   | "conflict"
   /** A method's `assert … otherwise abort "…"` failed (REST 409). */

@@ -77,7 +77,58 @@ export interface StoreTx {
   savepoint<T>(fn: () => Promise<T>): Promise<T>;
   /** Rows elsewhere whose `ref` columns point at (table, id): used to refuse a delete. Link endpoints do not count. */
   referrers(table: string, id: number): Promise<{ table: string; field: string; count: number }[]>;
+  /**
+   * Appends one entry to the audit trail inside this write transaction (spec/operations.md,
+   * "Audit trail"), so it commits or rolls back with the write it records; sweeps entries past
+   * the retention when due. Throws in a read() transaction.
+   */
+  appendAudit(record: AuditRecord): Promise<void>;
 }
+
+/**
+ * One entry of the audit trail: who called, when, from where, what, and how it ended. Never
+ * argument values or credentials.
+ */
+export interface AuditRecord {
+  /** When the call was made: ISO-8601 UTC with milliseconds. */
+  at: string;
+  /** The principal's name, `$session.user`, `$session.role` and how it was identified (model/principal.ts). */
+  principal: string;
+  user: string | null;
+  role: string | null;
+  via: string;
+  /** rest, mcp, test, exec, startup, explorer; `internal` for an in-process caller. */
+  surface: string;
+  /** The operation's tool name (`post_create`), or an entry point (`(startup)`, `(main)`). */
+  operation: string;
+  /** The declared type it belongs to; null for an entry point. */
+  type: string | null;
+  /** The row it wrote (the created row's id), null when there is none. */
+  rowId: number | null;
+  /** `ok`, or the OperationError kind that ended the call (`not_found`, `aborted`, …). */
+  outcome: string;
+}
+
+/** A stored audit entry: `seq` increases with every entry and is the paging cursor. */
+export interface AuditEntry extends AuditRecord {
+  seq: number;
+}
+
+export interface AuditQuery {
+  /** Entries at or after this ISO-8601 time. */
+  since?: string;
+  /** Only this `$session.user`. */
+  user?: string;
+  /** Entries with a seq above this (the cursor of the previous page). */
+  after?: number;
+  limit: number;
+}
+
+/**
+ * How much of the audit trail a store keeps (wo.toml `[audit] retention`): entries younger
+ * than `maxAgeMs`, or the newest `maxRows`. Older ones are deleted in batches by later writes.
+ */
+export type AuditRetention = { maxAgeMs: number } | { maxRows: number };
 
 /** What a committed write did to one row. */
 export type ChangeOp = "create" | "update" | "delete";
@@ -150,6 +201,8 @@ export interface Store {
    * retention) or `after` is beyond the newest seq: the caller must start over from `newest`.
    */
   changesAfter(table: string, after: number, limit: number): Promise<ChangeLogRead>;
+  /** The audit trail's entries matching `query`, in seq order; `more` when others follow. */
+  readAudit(query: AuditQuery): Promise<{ entries: AuditEntry[]; more: boolean }>;
   close(): Promise<void>;
   /**
    * For /healthz: undefined while the database answers, else why it does not. Absent for an

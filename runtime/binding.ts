@@ -13,7 +13,7 @@ import { createExplorerRoutes } from "./explorer/routes.js";
 import { addCorsHeaders } from "./http-guard.js";
 import type { LoadedBuild } from "./load-build.js";
 import type { McpBuild } from "./mcp/index.js";
-import { nodeBindings } from "./node-bindings.js";
+import { nodeBindings, requestPrincipal } from "./node-bindings.js";
 import { bindOperations } from "./operations/bind.js";
 import type { ConcurrencyLimiter } from "./operations/limit.js";
 import type { OperationPolicy } from "./operations/policy.js";
@@ -21,6 +21,7 @@ import { createOperationRuntime } from "./operations/runtime.js";
 import type { LiveStreams } from "./rest/live.js";
 import { problemResponse } from "./rest/problem.js";
 import { createRestRoutes, restEndpoints } from "./rest/routes.js";
+import { createAuditRoutes } from "./rest/audit-route.js";
 
 /** The instance's per-process parts a binding uses (and never closes). */
 export interface BindingDeps {
@@ -51,6 +52,7 @@ export function bindBuild(build: LoadedBuild, deps: BindingDeps): Binding {
     generated: build.operations,
     limiter: deps.limiter,
     policy: deps.policy,
+    log,
   });
   const routes = new Hono({ strict: false });
   // The edge admitted the request's Origin; a page from it may read the answer. Synchronous
@@ -72,6 +74,8 @@ export function bindBuild(build: LoadedBuild, deps: BindingDeps): Binding {
     return problem === undefined ? c.text("ok") : c.text("database unavailable", 503);
   });
   routes.route("/", createExplorerRoutes({ build, info: runtimeInfo(build) }));
+  // The audit trail, for the owner only: the principal is the one the edge resolved.
+  routes.route("/", createAuditRoutes({ store, principalOf: requestPrincipal }));
   routes.route(
     "/",
     createRestRoutes({

@@ -200,6 +200,22 @@ export const commands: readonly Command[] = [
     run: async (args) => (await import("./migrate.js")).runMigrateCommand(args),
   },
   {
+    name: "audit",
+    summary: "print the audit trail: every write and refused call, with who, when, where and the outcome",
+    positionals: [dir],
+    flags: [
+      { name: "--since", value: "T", help: "only entries since T: an ISO-8601 time, or a duration ago (1h, 2d)" },
+      { name: "--user", value: "U", help: "only calls whose $session.user is U" },
+      { name: "--json", help: "print a JSON array of the entries instead of a table" },
+      {
+        name: "--db",
+        value: "PATH",
+        help: "a data folder, a .sqlite/.db file or a postgres:// URL, as for wo run; read-only, so wo run may hold it",
+      },
+    ],
+    run: async (args) => (await import("./audit.js")).runAuditCommand(args),
+  },
+  {
     name: "status",
     summary: "the background instance: state, URL, PID, uptime, requests",
     positionals: [dir],

@@ -14,6 +14,8 @@ import type { Catalog, WoConfig } from "../catalog.js";
 import { defaultLimits } from "../../model/app.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { didYouMean } from "./did-you-mean.js";
+import { durationForm, parseDuration } from "../../model/duration.js";
+import type { AuditRetention } from "../../model/store.js";
 
 export const configFileName = "wo.toml";
 
@@ -104,6 +106,8 @@ export function readConfig(text: string | undefined, file: string, dirName: stri
   };
   const givenLimits = Object.entries(streamLimits).filter(([, v]) => v !== undefined);
   if (givenLimits.length > 0) config.streamLimits = Object.fromEntries(givenLimits);
+  const auditRetention = readAuditRetention(read);
+  if (auditRetention !== undefined) config.auditRetention = auditRetention;
   config.mcp.sessions = read.bool("mcp", "sessions") ?? config.mcp.sessions;
   const maxSessions = read.positiveInt("mcp", "max_sessions");
   if (maxSessions !== undefined) config.mcp.maxSessions = maxSessions;
@@ -177,6 +181,20 @@ function isClaimName(v: unknown): v is string {
 
 function isScopeList(v: unknown): v is string[] {
   return Array.isArray(v) && v.every((x) => typeof x === "string" && /^[\x21\x23-\x5B\x5D-\x7E]+$/.test(x));
+}
+
+/** `[audit] retention`: a duration (`"30d"`) keeps entries that young, a number that many entries. */
+function readAuditRetention(read: KeyReader): AuditRetention | undefined {
+  const value = read.typed(
+    "audit",
+    "retention",
+    `a positive number of entries or ${durationForm} (as a string)`,
+    (v): v is number | string =>
+      (typeof v === "number" && Number.isSafeInteger(v) && v > 0) ||
+      (typeof v === "string" && parseDuration(v) !== undefined),
+  );
+  if (value === undefined) return undefined;
+  return typeof value === "number" ? { maxRows: value } : { maxAgeMs: parseDuration(value)! };
 }
 
 /** Reads one typed key; a wrong type is reported at the key's position in the file. */

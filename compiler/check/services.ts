@@ -20,7 +20,6 @@ import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { toolName } from "../../model/naming.js";
 import { type CheckContext, locationOf } from "./context.js";
 import { didYouMean } from "./did-you-mean.js";
-import { restRoute } from "../../model/route-table.js";
 import { allRelationOps, relationOps } from "../../model/relations.js";
 
 const serviceKinds = new Set(["rest", "mcp", "graphql", "native"]);
@@ -115,13 +114,11 @@ function checkExposeList(
         ctx.bag.report("WO3002", entry.span, { name, kind: `service ${kind}` });
         continue;
       }
-      // `me` is declared, routed, answered 501: say so where it is written, not first at runtime.
-      // `subscribe` is served (GET P/live, spec/live.md).
-      if (name === "me") ctx.bag.report("WO3104", entry.span, { name, path: restRoute(s.path.value, name).path });
-    } else if (!(crudOps as readonly string[]).includes(name) && !methods.has(name)) {
+      // `subscribe` is served (GET P/live, spec/live.md); `me` is an operation like get.
+    } else if (!(crudOps as readonly string[]).includes(name) && name !== "me" && !methods.has(name)) {
       const hint = plainFns.has(name)
         ? ` It is a fn of the plain type '${typeName}'; declare '${typeName}' as a class to make it a method.`
-        : didYouMean(name, [...crudOps, ...(kind === "rest" ? restOnlyOps : []), ...methods]);
+        : didYouMean(name, [...crudOps, "me", ...(kind === "rest" ? restOnlyOps : []), ...methods]);
       ctx.bag.report("WO3001", entry.span, { name, type: typeName, hint });
       continue;
     }
@@ -235,7 +232,7 @@ export function checkRelationNames(types: CatalogType[], decls: Map<string, Type
     for (const r of allRelationOps(catalog, type)) {
       const field = r.relation.field.name;
       const other =
-        (crudOps as readonly string[]).includes(r.op) || isRestOnlyOp(r.op)
+        (crudOps as readonly string[]).includes(r.op) || isRestOnlyOp(r.op) || r.op === "me"
           ? `the built-in operation '${r.op}'`
           : type.methods.some((m) => m.name === r.op)
             ? `the method '${r.op}'`

@@ -169,10 +169,6 @@ export const codes = {
   },
   WO3102: { severity: "warning", message: msg`service ${"kind"} is parsed but not served yet.` },
   WO3103: { severity: "warning", message: msg`'${"name"}' is exposed twice in this service.` },
-  WO3104: {
-    severity: "warning",
-    message: msg`'${"name"}' is exposed but not served by this version of wo: GET ${"path"} answers 501 Not Implemented.`,
-  },
   WO3105: {
     severity: "warning",
     message: msg`Method '${"name"}' of '${"type"}' is in no expose list, so it has no route and no tool; name it in a service's expose list to call it.`,
@@ -251,6 +247,14 @@ export const codes = {
   WO5028: { severity: "error", message: msg`fn '${"name"}' cannot be called: it is not executed (${"reason"}).` },
   WO5029: { severity: "error", message: msg`${"what"} does not fit ${"expected"}: ${"why"}.` },
   WO5027: { severity: "error", message: msg`'${"name"}' holds ${"expected"}; it cannot be given ${"found"}.` },
+  WO5030: {
+    severity: "error",
+    message: msg`$session has no member '${"member"}'; it has user and role.${"hint"}`,
+  },
+  WO5031: {
+    severity: "error",
+    message: msg`'${"name"}' is not a value: the caller is read as $session.user or $session.role.${"hint"}`,
+  },
   // biome-ignore lint/suspicious/noExplicitAny: each entry has its own argument names; any admits them all
 } as const satisfies Record<`WO${number}`, DiagnosticDef<any>>;
 

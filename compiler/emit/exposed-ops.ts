@@ -1,7 +1,8 @@
 // Which operations a type has in the build: the union of its REST expose lists and its MCP
 // exposure (catalog `rest` and `mcp`), first-mention order. Operation handlers, input schemas
-// and validators exist for exactly these; `subscribe`/`me` are routes answered by the runtime
-// (501), never operations, so they are left out here.
+// and validators exist for exactly these; `subscribe` is a route answered by the runtime (the
+// live stream), never an operation, so it is left out here. `me` is an operation: the
+// caller's own row (`GET P/me`, tool `t_me`).
 import { crudOps, isRestOnlyOp, type CatalogMethod, type CatalogType, type CrudOp } from "../catalog.js";
 
 export function isCrudOp(op: string): op is CrudOp {
@@ -18,7 +19,7 @@ export function exposedOps(type: CatalogType): string[] {
   return ops;
 }
 
-/** The method an exposed op names, if it is not a CRUD op (the checker guarantees it exists). */
+/** The method an exposed op names, if it is not a CRUD op or `me` (the checker guarantees it exists). */
 export function methodOf(type: CatalogType, op: string): CatalogMethod | undefined {
-  return isCrudOp(op) ? undefined : type.methods.find((m) => m.name === op);
+  return isCrudOp(op) || op === "me" ? undefined : type.methods.find((m) => m.name === op);
 }

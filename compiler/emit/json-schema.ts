@@ -403,6 +403,9 @@ export function operationSchemas(
       return { input: b.update(type), output: b.row(type) };
     case "delete":
       return { input: b.byId(type, "delete"), output: b.deleted(type) };
+    case "me":
+      // The caller names no row: it is the one whose id is `$session.user`.
+      return { input: { type: "object", properties: {}, additionalProperties: false }, output: b.row(type) };
     default: {
       const method = methodOf(type, op);
       return method ? { input: b.methodInput(type, method), output: b.methodResult(method) } : undefined;

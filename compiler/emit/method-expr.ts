@@ -6,6 +6,7 @@
 // relation, a select or a built-in reads the store. Leaves statements and the handler frame
 // to ./methods.ts, and every typing decision to check/methods.ts (`MethodTyping`).
 
+import { sessionMember } from "../check/body/session.js";
 import { builtinFunctions } from "../builtins.js";
 import type { Expr, SelectExpr } from "../ast.js";
 import type { Catalog, CatalogField, CatalogType, FieldType } from "../catalog.js";
@@ -378,6 +379,10 @@ function integerChecked(ctx: ExprContext, e: Expr, p: Printed): Printed {
 }
 
 function member(ctx: ExprContext, e: import("../ast.js").MemberExpr): Printed {
+  // `$session.user` as an id, `$session.role` as text: the running call's (compiler/check/body/session.ts).
+  const session = sessionMember(e);
+  if (session === "user") return { code: `rt.sessionUser(${at(e)})`, prec: 8 };
+  if (session === "role") return { code: "rt.session().role", prec: 8 };
   const rel = ctx.typing.relations.get(e);
   if (rel?.link) {
     // The linked rows, in id order like every relation read; a link always names existing rows.

@@ -18,6 +18,7 @@ import type { Block, Expr, InsertStmt, LinkStmt, NameExpr, SelectExpr, Stmt, Upd
 import type { Catalog, CatalogField, CatalogMethod, CatalogType, FieldType } from "../catalog.js";
 import { blockHas, someExpression, writeStatements } from "./method-body.js";
 import { typeMethod } from "../check/methods.js";
+import { isSessionUser } from "../check/body/session.js";
 import { fieldValueType, findType, returnValueType } from "../check/method-types.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { refCheckLine } from "./ref-checks.js";
@@ -334,6 +335,8 @@ function argumentPointers(ctx: ExprContext, writes: [string, Expr][]): Record<st
 
 /** The stored value for one field: a Text value going into a union field is checked. */
 function storedValue(ctx: ExprContext, field: CatalogField, value: Expr): string {
+  // Into a Text field `$session.user` is the user's text, not an id (compiler/check/body/session.ts).
+  if (isSessionUser(value) && field.type.kind === "scalar" && field.type.scalar === "Text") return "rt.session().user";
   const code = printExpr(ctx, value);
   const t = typeOf(ctx, value);
   if (field.type.kind === "union" && t.k === "text" && value.kind !== "LiteralExpr") {

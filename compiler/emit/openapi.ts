@@ -248,7 +248,9 @@ export function emitOpenApi(
         errors.push("400");
         break;
       case "me":
-        errors.push("501");
+        // 401 (among the guard's) for an anonymous caller; 404 when the caller has no row.
+        responses["200"] = json(`The caller's own ${type.name}: the one whose id is $session.user.`, rowRef);
+        errors.push("404", "503");
         break;
       default: {
         if (!io || !method) break;

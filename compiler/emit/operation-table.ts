@@ -11,7 +11,7 @@ import { allRelationOps, relationOps, relationRoute, type RelationAccess } from 
 import { SchemaBuilder, compareText, operationSchemas } from "./json-schema.js";
 import { exposedOps, isCrudOp, methodOf } from "./exposed-ops.js";
 import {
-  crudAnnotations,
+  builtinAnnotations,
   methodAnnotations,
   methodOutput,
   operationDescription,
@@ -34,7 +34,7 @@ export function operationTable(catalog: Catalog, b = new SchemaBuilder(catalog))
       entries.push({
         name: toolName(type.name, op),
         type: type.name,
-        kind: isCrudOp(op) ? op : "method",
+        kind: isCrudOp(op) || op === "me" ? op : "method",
         op,
         mcp: type.mcp.includes(op),
         routes: type.rest
@@ -44,7 +44,9 @@ export function operationTable(catalog: Catalog, b = new SchemaBuilder(catalog))
         description: operationDescription(catalog, type, op, method, "mcp"),
         inputSchema: io.input,
         outputSchema: method ? methodOutput(io.output) : io.output,
-        annotations: method ? methodAnnotations(catalog, method) : crudAnnotations[op as keyof typeof crudAnnotations],
+        annotations: method
+          ? methodAnnotations(catalog, method)
+          : builtinAnnotations[op as keyof typeof builtinAnnotations],
       });
     }
     const onMcp = relationOps(catalog, type, type.mcp);
@@ -73,7 +75,7 @@ export function operationTable(catalog: Catalog, b = new SchemaBuilder(catalog))
   return entries.sort((x, y) => compareText(x.name, y.name));
 }
 
-/** `subscribe` and `me` entries of `service rest` blocks: answered by the runtime (the live stream, 501), never operations. */
+/** `subscribe` entries of `service rest` blocks: answered by the runtime (the live stream), never operations. */
 export function runtimeRoutes(catalog: Catalog): RuntimeRoute[] {
   const out: RuntimeRoute[] = [];
   for (const type of catalog.types) {

@@ -41,8 +41,9 @@ export function methodOutput(result: JsonSchema): JsonSchema {
   return { type: "object", properties: { result }, required: ["result"] };
 }
 
-export const crudAnnotations = {
+export const builtinAnnotations = {
   list: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  me: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   get: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   create: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   update: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -122,6 +123,8 @@ export function toolTitle(type: CatalogType, op: string): string {
     case "update":
     case "delete":
       return `${capitalize(op)} ${one}`;
+    case "me":
+      return `My ${one}`;
     default:
       return `${capitalize(one)}: ${words(op)}`;
   }
@@ -173,6 +176,8 @@ export function operationDescription(
       );
     case "delete":
       return `${lead(type.doc)}Deletes ${a} by id. Fails while other rows still reference it.`;
+    case "me":
+      return `${lead(type.doc)}Gets the caller's own ${one}: the one whose id is the caller's user id ($session.user). Takes no input. Fails when the caller has no user id or no such ${one} exists.${links}`;
     default: {
       if (!method) return `${lead(type.doc)}Calls ${op} on ${a}.`;
       const params = method.params.map((p) => `${p.name} (${typeText(p.type)})`);

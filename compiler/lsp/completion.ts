@@ -235,7 +235,8 @@ function fieldItems(decl: TypeDecl, analysis: AppAnalysis): CompletionItem[] {
 }
 
 function exposeItems(decl: TypeDecl | undefined, written: string[]): CompletionItem[] {
-  const builtins: CompletionItem[] = [...crudOps, ...restOnlyOps].map((op) => ({
+  // `me` (the caller's own row) is offered last, after the REST-only `subscribe`.
+  const builtins: CompletionItem[] = [...crudOps, ...restOnlyOps, "me"].map((op) => ({
     label: op,
     kind: CompletionItemKind.Keyword,
     detail: isRestOnlyOp(op) ? "built-in operation (REST only)" : "built-in operation",

@@ -1353,6 +1353,13 @@ export class WoParser extends EmbeddedActionsParser {
             return this.ACTION(() => ({ kind: "NameExpr" as const, name: this.ctx.name(t), span: this.ctx.span(t) }));
           },
         },
+        {
+          // `$session` (of `$session.user`): a name no binding can have; the checker knows it.
+          ALT: () => {
+            const t = this.CONSUME(T.Param);
+            return this.ACTION(() => ({ kind: "NameExpr" as const, name: this.ctx.name(t), span: this.ctx.span(t) }));
+          },
+        },
       ],
     }),
   );

@@ -111,6 +111,7 @@ function hasObjectOutput(tool: ManifestTool): boolean {
 const errorPrefix: Record<OperationErrorKind, string> = {
   invalid_input: "Invalid input",
   not_found: "Not found",
+  unauthorized: "Unauthorized",
   conflict: "Conflict",
   aborted: "Refused",
   unprocessable: "Unprocessable",

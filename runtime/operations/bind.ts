@@ -7,8 +7,13 @@
 //   generated handler of operations.js (a method) → one store transaction, committed in
 //   rt.store.write before the call is answered.
 //
+// A call that may write carries its audit record (audit.ts) through all of it: appended in its
+// transaction when it commits, recorded on its own when any step refuses it. Every body runs
+// inside the call's session scope (session.ts), where `$session` reads the caller.
+//
 // The members of operations.js that are not operations (`(startup)`, `(main)`, tests) take no
-// input: they only wait for a slot. Everything is bound once here, so a call looks nothing up.
+// input: they only wait for a slot (and are recorded like a write). Everything is bound once
+// here, so a call looks nothing up.
 
 import type {
   AppContract,
@@ -20,6 +25,8 @@ import type {
 } from "../../model/build-contract.js";
 import type { Row } from "../../model/store.js";
 import { refColumnsByTable } from "./runtime.js";
+import { auditedCall, isAudited, recordRefusal } from "./audit.js";
+import { inSession } from "./session.js";
 import { withSlot, type ConcurrencyLimiter } from "./limit.js";
 import type { OperationPolicy } from "./policy.js";
 import { isTableDriven, tableOperationBody, type OperationBody } from "./table-operations.js";
@@ -31,6 +38,8 @@ export interface BindDeps {
   generated: OperationsModule;
   limiter: ConcurrencyLimiter;
   policy: OperationPolicy;
+  /** The server log: an audit entry that could not be written is said here. */
+  log: (line: string) => void;
 }
 
 export function bindOperations(deps: BindDeps): Record<string, Operation> {
@@ -44,12 +53,30 @@ export function bindOperations(deps: BindDeps): Record<string, Operation> {
       ? tableOperationBody(app, entry, rt, hasRefs)
       : generated[entry.name];
     // A method the build lists but operations.js lacks: REST and MCP answer that it is not served.
-    if (body) bound[entry.name] = admitted(entry, body, rt, policy, limiter);
+    if (body) bound[entry.name] = admitted(entry, body, rt, policy, limiter, deps.log);
   }
   const listed = new Set(app.operations.map((e) => e.name));
   for (const [name, member] of Object.entries(generated))
-    if (!listed.has(name)) bound[name] = withSlot(limiter, member);
+    if (!listed.has(name)) bound[name] = withSlot(limiter, auditedEntryPoint(name, member, rt, deps.log));
   return bound;
+}
+
+/** An entry point (`(startup)`, `(main)`, a test), recorded in the audit trail like a write. */
+export function auditedEntryPoint(
+  name: string,
+  member: Operation,
+  rt: OperationRuntime,
+  log: (line: string) => void,
+): Operation {
+  return async (input, call) => {
+    const audited = auditedCall(call, name, null, undefined, rt.now());
+    try {
+      return await inSession(audited, () => member(input, audited));
+    } catch (err) {
+      await recordRefusal(rt.store, audited.audit!, err, log);
+      throw err;
+    }
+  };
 }
 
 function admitted(
@@ -58,17 +85,28 @@ function admitted(
   rt: OperationRuntime,
   policy: OperationPolicy,
   limiter: ConcurrencyLimiter,
+  log: (line: string) => void,
 ): Operation {
   const { name } = entry;
-  return async (input: unknown, call: CallContext) => {
+  const run = async (input: unknown, call: CallContext) => {
     const data = rt.validate<Row>(name, input);
     policy.admit(entry, data, call);
     const wait = limiter.acquire(call);
     if (wait) await wait;
     try {
-      return await body(data, call);
+      return await inSession(call, () => body(data, call));
     } finally {
       limiter.release();
+    }
+  };
+  if (!isAudited(entry)) return run;
+  return async (input: unknown, call: CallContext) => {
+    const audited = auditedCall(call, name, entry.type, input, rt.now());
+    try {
+      return await run(input, audited);
+    } catch (err) {
+      await recordRefusal(rt.store, audited.audit!, err, log);
+      throw err;
     }
   };
 }

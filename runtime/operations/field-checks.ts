@@ -72,6 +72,7 @@ export function enforceFieldChecks(store: Store, catalog: Catalog): Store {
   if (checks.size === 0) return store;
   const checkedTx = (tx: StoreTx): StoreTx => ({
     get: (table, id, lock) => tx.get(table, id, lock),
+    appendAudit: (record) => tx.appendAudit(record),
     list: (table, query) => tx.list(table, query),
     count: (table, query) => tx.count(table, query),
     insert: (table, values) => {

@@ -5,7 +5,9 @@
 
 // Type-only: the model arrives as app.json; nothing from compiler/ is loaded at run time.
 import { defaultLimits, type Catalog } from "../../model/app.js";
-import type { AppContract, OperationRuntime, Validator } from "../../model/build-contract.js";
+import type { AppContract, CallContext, OperationRuntime, Validator } from "../../model/build-contract.js";
+import { appendingAudit } from "./audit.js";
+import { currentSession, currentSessionUser, keepSession } from "./session.js";
 import { OperationError, maxErrorDetails, type ErrorDetail } from "../../model/errors.js";
 import { acceptedNames, refusedFieldMessages, unknownKeys, unstorableTexts } from "./input-checks.js";
 import { createListPager } from "./list-page.js";
@@ -28,6 +30,7 @@ import {
   type Row,
   type Store,
   type StoreTx,
+  type WriteOptions,
 } from "../../model/store.js";
 
 export interface OperationRuntimeDeps {
@@ -183,6 +186,8 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
     checkedFloat,
     helpers: createBodyHelpers({ abort, invalid }),
     budgeted: (kind, what, call, body) => budgeted(kind, what, limits[kind], call, body),
+    session: currentSession,
+    sessionUser: (at) => currentSessionUser(at, abort),
   };
   return rt;
 }
@@ -275,12 +280,13 @@ function translateStoreErrors(store: Store, catalog: Catalog, log: (line: string
   };
   return {
     read: (fn) =>
-      store.read(fn).then((value) => {
+      store.read(keepSession(fn)).then((value) => {
         unavailableLog.succeeded();
         return value;
       }, translate),
+    // A call's audit record (its CallContext is the options) commits with the call's writes.
     write: (fn, options) =>
-      store.write(fn, options).then((value) => {
+      store.write(keepSession(writeWithAudit(fn, options)), options).then((value) => {
         fullLog.succeeded();
         lockedLog.succeeded();
         unavailableLog.succeeded();
@@ -288,8 +294,14 @@ function translateStoreErrors(store: Store, catalog: Catalog, log: (line: string
       }, translate),
     onCommit: (listener) => store.onCommit(listener),
     changesAfter: (table, after, limit) => store.changesAfter(table, after, limit),
+    readAudit: (query) => store.readAudit(query).catch(translate),
     close: () => store.close(),
   };
+}
+
+function writeWithAudit<T>(fn: (tx: StoreTx) => Promise<T>, options: WriteOptions | undefined) {
+  const audit = (options as CallContext | undefined)?.audit;
+  return audit ? appendingAudit(fn, audit) : fn;
 }
 
 type AjvError = NonNullable<Validator["errors"]>[number];

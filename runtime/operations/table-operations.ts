@@ -13,6 +13,7 @@ import type { AppContract, CallContext, OperationEntry, OperationRuntime } from 
 import { relationsOf } from "../../model/relations.js";
 import type { Row, StoreTx, WriteOptions } from "../../model/store.js";
 import { typesByName } from "../../model/type-index.js";
+import { OperationError } from "../../model/errors.js";
 
 /** What an operation does once admitted: its input has passed the schema. */
 export type OperationBody = (data: Row, call: CallContext) => Promise<unknown>;
@@ -42,6 +43,12 @@ export function tableOperationBody(
     case "get":
       return async (data) => {
         const id = data.id as number;
+        const row = await store.read((tx) => tx.get(table, id));
+        return row ?? rt.notFound(typeName, id);
+      };
+    case "me":
+      return async (_data, call) => {
+        const id = callersRowId(call, typeName);
         const row = await store.read((tx) => tx.get(table, id));
         return row ?? rt.notFound(typeName, id);
       };
@@ -164,6 +171,34 @@ function relationBody(app: AppContract, type: CatalogType, entry: OperationEntry
  */
 function concurrently(call: CallContext): CallContext & WriteOptions {
   return { ...call, concurrent: true };
+}
+
+/**
+ * `me`: the id of the caller's own row, `$session.user`. Anonymous callers are refused (401); a
+ * caller without a user id (the owner: no identity says who it is) or with one that is no row
+ * id has no such row (404), and the message says why.
+ */
+function callersRowId(call: CallContext, typeName: string): number {
+  const p = call.principal;
+  if (p?.via === "anonymous")
+    throw new OperationError(
+      "unauthorized",
+      `'me' needs to know who is calling: identify yourself to get your ${typeName}.`,
+    );
+  const user = p?.user ?? null;
+  if (user === null)
+    throw new OperationError(
+      "not_found",
+      `The caller (${p?.name ?? "owner"}) has no user id, so it has no ${typeName} of its own; get the row by its id instead.`,
+    );
+  if (!/^[1-9][0-9]{0,15}$/.test(user) || !Number.isSafeInteger(Number(user))) {
+    const shown = user.length > 40 ? `${user.slice(0, 40)}…` : user;
+    throw new OperationError(
+      "not_found",
+      `No ${typeName} has the caller's user id ${JSON.stringify(shown)}: ids are positive integers.`,
+    );
+  }
+  return Number(user);
 }
 
 /**

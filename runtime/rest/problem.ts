@@ -13,7 +13,6 @@ export type ProblemKind =
   | "payload_too_large"
   | "unsupported_media_type"
   | "not_implemented"
-  | "unauthorized"
   | "forbidden";
 
 // A Record over the kind: adding an OperationError kind fails compilation until it has a status.

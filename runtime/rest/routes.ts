@@ -38,11 +38,11 @@ export interface RestDeps {
 export interface Endpoint {
   method: string;
   path: string;
-  /** Tool name of the operation, or `subscribe` (the live stream) / `me` (the 501 stub). */
+  /** Tool name of the operation, or `subscribe` (the live stream). */
   op: string;
 }
 
-type Kind = OperationKind | "live" | "stub";
+type Kind = OperationKind | "live";
 interface Route extends Endpoint {
   kind: Kind;
   type: CatalogType;
@@ -75,7 +75,7 @@ function routesOf(app: AppContract): Route[] {
       method: r.method,
       path: r.path,
       op: r.op,
-      kind: r.op === "subscribe" ? "live" : "stub",
+      kind: "live",
       type: typeNamed.get(r.type)!,
       base: r.base,
     });
@@ -98,7 +98,7 @@ export function createRestRoutes(deps: RestDeps): Hono {
   // `P/live` and `P/me` go first: the router tries patterns in registration order, and they
   // must win over `P/:id`.
   const routes = routesOf(deps.catalog);
-  const isFixedSuffix = (r: Route) => r.kind === "live" || r.kind === "stub";
+  const isFixedSuffix = (r: Route) => r.kind === "live" || r.kind === "me";
   const ordered = [...routes.filter(isFixedSuffix), ...routes.filter((r) => !isFixedSuffix(r))];
   for (const route of ordered) {
     const list = byPath.get(route.path) ?? [];
@@ -129,6 +129,9 @@ export function createRestRoutes(deps: RestDeps): Hono {
 
 const idText = /^[1-9][0-9]{0,15}$/;
 
+/** The CallContext of every read: one frozen object, not one per request. */
+const READ_CALL: CallContext = Object.freeze({ surface: "rest" });
+
 /**
  * Whether a query's percent-escapes decode as UTF-8. URLSearchParams would turn `%FF` into
  * U+FFFD and filter on that; a `%` not followed by two hex digits is a literal `%` there too.
@@ -148,13 +151,6 @@ async function handle(
   deps: RestDeps,
   vocabularies: Map<string, ListVocabulary>,
 ): Promise<Response> {
-  if (route.kind === "stub") {
-    return problemResponse(
-      c,
-      "not_implemented",
-      `'${route.op}' is declared for ${route.type.name} but not served by this version of wo.`,
-    );
-  }
   let id: number | undefined;
   if (route.path.includes("/:id")) {
     const raw = c.req.param("id") ?? "";
@@ -223,6 +219,10 @@ async function handle(
     case "delete":
       input = { id };
       break;
+    case "me":
+      // The caller's own row: the operation reads who is calling from the call.
+      input = {};
+      break;
     case "create":
     case "update":
     case "method": {
@@ -248,7 +248,7 @@ async function handle(
     // of a GET, so only calls that may write get one.
     const principal = requestPrincipal(c) ?? ownerPrincipal;
     const call: CallContext =
-      route.kind === "get" || route.kind === "list" || route.kind === "relation"
+      route.kind === "get" || route.kind === "list" || route.kind === "relation" || route.kind === "me"
         ? principal === ownerPrincipal
           ? OWNER_READ
           : { principal, surface: "rest" }

@@ -3,6 +3,7 @@
 // the first-time setup and by migrations so both produce the same schema.
 
 import { changeLogTable } from "./change-log.js";
+import { auditTable } from "./audit-trail.js";
 import { StoreOpenError } from "../../model/store.js";
 import {
   metaTable,
@@ -32,7 +33,7 @@ export function sqlTypeOf(column: ColumnShape): SqlType {
 /** Table names SQLite or wo keep for themselves. */
 export function isReservedTable(name: string): boolean {
   const lower = name.toLowerCase();
-  return lower.startsWith("sqlite_") || lower === metaTable || lower === changeLogTable;
+  return lower.startsWith("sqlite_") || lower === metaTable || lower === changeLogTable || lower === auditTable;
 }
 
 /**

@@ -153,6 +153,19 @@ function refuseUnsupportedUrl(url: string): void {
     );
 }
 
+/** The password `[database] password_env` names; throws StoreOpenError when it is unset and the URL has none. */
+export function postgresPassword(url: string, selection: Pick<StoreSelection, "config" | "env">): string | undefined {
+  const env = selection.config.databasePasswordEnv;
+  if (env === undefined) return undefined;
+  const password = (selection.env ?? process.env)[env];
+  if (password === undefined && !new URL(url).password) {
+    throw new StoreOpenError(
+      `[database] password_env names ${env}, which is not set; set it to the password of ${redactUrl(url)}.`,
+    );
+  }
+  return password;
+}
+
 /** The password from `[database] password_env` (when the URL has none), pool size and timeout. */
 export function postgresSettings(
   url: string,
@@ -160,15 +173,8 @@ export function postgresSettings(
 ): { password?: string; poolSize?: number; statementTimeoutMs?: number } {
   const { config } = options;
   const settings: { password?: string; poolSize?: number; statementTimeoutMs?: number } = {};
-  if (config.databasePasswordEnv !== undefined) {
-    const password = (options.env ?? process.env)[config.databasePasswordEnv];
-    if (password !== undefined) settings.password = password;
-    else if (!new URL(url).password) {
-      throw new StoreOpenError(
-        `[database] password_env names ${config.databasePasswordEnv}, which is not set; set it to the password of ${redactUrl(url)}.`,
-      );
-    }
-  }
+  const password = postgresPassword(url, options);
+  if (password !== undefined) settings.password = password;
   if (config.databasePoolSize !== undefined) settings.poolSize = config.databasePoolSize;
   if (config.databaseStatementTimeoutMs !== undefined) settings.statementTimeoutMs = config.databaseStatementTimeoutMs;
   return settings;

@@ -6,6 +6,7 @@
 // the COMMIT) and appends logged tables' changes to the change log (change-log.ts).
 
 import type { ChangeLog } from "./change-log.js";
+import { appendAuditSql, auditPage, auditValues, readAuditSql, type AuditSweep } from "./audit-trail.js";
 import type { Connection } from "./connection.js";
 import { caseFold } from "./connection.js";
 import { quoteId } from "./ddl.js";
@@ -13,6 +14,9 @@ import { EACH, refPathLabel, type RefStep } from "../../model/ref-paths.js";
 import {
   StoreConstraintError,
   StoreQueryError,
+  type AuditEntry,
+  type AuditQuery,
+  type AuditRecord,
   type ChangeLogRead,
   type ChangeOp,
   type Comparison,
@@ -35,6 +39,8 @@ const sqlOperator: Partial<Record<Comparison, string>> = {
 
 /** A `where` on `id` is allowed too; it is not among the table's columns. */
 
+const sqlitePlaceholder = () => "?";
+
 export class SqliteTx implements StoreTx {
   private isOpen = true;
   /** What this transaction changed, in order (writable transactions only). */
@@ -45,6 +51,7 @@ export class SqliteTx implements StoreTx {
     private readonly tables: TableRegistry,
     private readonly isWritable: boolean,
     private readonly log?: ChangeLog,
+    private readonly auditSweep?: AuditSweep,
   ) {}
 
   private savepoints = 0;
@@ -71,6 +78,21 @@ export class SqliteTx implements StoreTx {
     const change: RowChange = { table, op, id, row: row === null ? null : { ...row } };
     if (this.log?.logs(table)) change.seq = this.log.append(this.conn, table, op, id, row);
     this.changes.push(change);
+  }
+
+  async appendAudit(record: AuditRecord): Promise<void> {
+    if (!this.isWritable || !this.auditSweep) throw new Error("read() transactions cannot write; use write()");
+    if (!this.isOpen) throw new Error("this transaction has already ended");
+    this.conn.statement("audit:append", () => appendAuditSql(sqlitePlaceholder)).run(...auditValues(record));
+    const sweep = this.auditSweep.due(sqlitePlaceholder);
+    if (sweep) this.conn.statement(`audit:sweep:${sweep.text}`, () => sweep.text).run(...sweep.values);
+  }
+
+  /** A page of the audit trail, as this snapshot sees it (audit-trail.ts). */
+  readAudit(query: AuditQuery): { entries: AuditEntry[]; more: boolean } {
+    if (!this.isOpen) throw new Error("this transaction has already ended");
+    const { text, values } = readAuditSql(sqlitePlaceholder, query);
+    return auditPage(this.conn.statement(`audit:read:${text}`, () => text).all(...values) as Row[], query.limit);
   }
 
   /** The change log's entries of `table` after `after`, as this snapshot sees them (change-log.ts). */

@@ -15,6 +15,7 @@ import { accessSync, constants, existsSync, mkdirSync, statfsSync } from "node:f
 import { dirname, resolve } from "node:path";
 import { servesLiveStream, type Catalog } from "../../model/app.js";
 import { ChangeLog, defaultRetention, type ChangeLogOptions } from "./change-log.js";
+import { AuditSweep, createAuditSql, defaultAuditRetention } from "./audit-trail.js";
 import { openConnection, type Connection } from "./connection.js";
 import { acquireDataLock, type DataLock } from "./lock.js";
 import { migrate, planSqliteMigration } from "./migrate.js";
@@ -26,6 +27,8 @@ import { SqliteTx } from "./sqlite-tx.js";
 import {
   StoreBusyError,
   StoreFullError,
+  type AuditEntry,
+  type AuditQuery,
   type ChangeLogRead,
   type CommitListener,
   type MigrationPlan,
@@ -86,7 +89,17 @@ export async function openSqliteStore(
     writer.db.exec(createNamedTokenTableSql);
     const changeLog =
       options.changeLog && options.changeLog.tables.length > 0 ? new ChangeLog(writer, options.changeLog) : undefined;
-    const store = new SqliteStore(file, writer, buildTableRegistry(shape), lock, options.maxBytes, changeLog);
+    for (const sql of createAuditSql("INTEGER PRIMARY KEY AUTOINCREMENT")) writer.db.exec(sql);
+    const auditSweep = new AuditSweep(options.catalog.config.auditRetention ?? defaultAuditRetention);
+    const store = new SqliteStore(
+      file,
+      writer,
+      buildTableRegistry(shape),
+      lock,
+      auditSweep,
+      options.maxBytes,
+      changeLog,
+    );
     return { store, migration };
   } catch (err) {
     writer?.close();
@@ -181,12 +194,13 @@ export class SqliteStore implements Store {
     private readonly writer: Connection,
     private tables: TableRegistry,
     private readonly lock: DataLock | undefined,
+    private readonly auditSweep: AuditSweep,
     private readonly maxBytes?: number,
     private changeLog?: ChangeLog,
   ) {
     this.writes = new WriteQueue(
       writer,
-      () => new SqliteTx(writer, this.tables, true, this.changeLog),
+      () => new SqliteTx(writer, this.tables, true, this.changeLog, this.auditSweep),
       (changes) => {
         // An idle reader must not keep an outdated snapshot open: it would hold back WAL
         // checkpoints while writes go on and no reads come.
@@ -205,6 +219,10 @@ export class SqliteStore implements Store {
     const log = this.changeLog;
     if (!log?.logs(table)) throw new Error(`table '${table}' has no change log`);
     return this.read(async (tx) => (tx as SqliteTx).readChangeLog(log, table, after, limit));
+  }
+
+  readAudit(query: AuditQuery): Promise<{ entries: AuditEntry[]; more: boolean }> {
+    return this.read(async (tx) => (tx as SqliteTx).readAudit(query));
   }
 
   async read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
@@ -282,6 +300,7 @@ export class SqliteStore implements Store {
       // The new build may expose `subscribe` on other types: the log follows (spec/live.md).
       const logged = catalog.types.filter(servesLiveStream).map((t) => t.table);
       const retention = catalog.config.liveRetention ?? defaultRetention;
+      this.auditSweep.follow(catalog.config.auditRetention ?? defaultAuditRetention);
       if (this.changeLog) this.changeLog.follow(conn, { tables: logged, retention });
       else if (logged.length > 0) this.changeLog = new ChangeLog(conn, { tables: logged, retention });
       conn.forgetStatements(++this.shapeVersion);

@@ -24,7 +24,6 @@ const cases: [string, string, string][] = [
     'class A {\n  x: Int\n  fn ┆m() -> Int {\n    return 1\n  }\n  service rest "/api/a" expose list\n}\n',
   ],
   ["WO2102", "trigger on a known event", "type A {\n  x: Int\n  ┆on delete do set x = 1\n}\n"],
-  ["WO3104", "me is not served", 'type A {\n  x: Int\n  service rest "/api/a" expose list, ┆me\n}\n'],
 ];
 
 describe("warnings for inert constructs", () => {

@@ -39,7 +39,12 @@ const padding = "x".repeat(2000);
  * Everything else must be produced.
  */
 function unproducible(op: Operation, status: string): boolean {
-  return (status === "503" && op.kind !== "create") || (status === "422" && op.kind === "method");
+  return (
+    (status === "503" && op.kind !== "create") ||
+    (status === "422" && op.kind === "method") ||
+    // `me` answers 200 to a caller with a user id: the owner these runs call as has none.
+    (status === "200" && op.kind === "me")
+  );
 }
 
 interface Operation {
@@ -48,7 +53,7 @@ interface Operation {
   /** The path template, `{id}` included. */
   path: string;
   doc: Schema;
-  kind: "list" | "get" | "create" | "update" | "delete" | "method" | "stub" | "live" | "link" | "unlink";
+  kind: "list" | "get" | "create" | "update" | "delete" | "method" | "me" | "live" | "link" | "unlink";
 }
 
 describe.each(samples)("the OpenAPI document of samples/%s matches its responses", (sample) => {
@@ -139,7 +144,7 @@ describe.each(samples)("the OpenAPI document of samples/%s matches its responses
       // 401 and 403: the same request without the token, and from a foreign Host.
       await call(op, 1, { ...valid, note: "no token" }, guarded.url);
       await call(op, 1, { ...valid, headers: { host: "evil.example" }, note: "foreign Host" });
-      if (op.kind === "stub") {
+      if (op.kind === "me") {
         await call(op, 1);
         continue;
       }
@@ -330,8 +335,8 @@ function operationsOf(doc: Json): Operation[] {
               ? "update"
               : method === "post"
                 ? "method"
-                : !r["200"]
-                  ? "stub"
+                : path.endsWith("/me")
+                  ? "me"
                   : r["200"].content?.["text/event-stream"]
                     ? "live"
                     : paged

@@ -13,6 +13,7 @@ import {
   StoreCancelledError,
   StoreConstraintError,
   StoreQueryError,
+  type AuditRecord,
   type ListQuery,
   type MigrationReport,
   type Row,
@@ -987,6 +988,78 @@ export function storeConformance(name: string, harness: StoreHarness): void {
         const newest = published[published.length - 1]!.seq!;
         expect(await store.changesAfter("post", newest, 10)).toEqual({ gone: false, changes: [], more: false });
         expect(await store.changesAfter("post", newest + 1, 10)).toEqual({ gone: true, newest });
+      });
+    });
+
+    describe('the audit trail (spec/operations.md, "Audit trail")', () => {
+      const recent = Date.now() - 24 * 3600 * 1000;
+      const entry = (n: number, extra: Partial<AuditRecord> = {}): AuditRecord => ({
+        // Within the default retention (30 days), a minute apart.
+        at: new Date(recent + n * 60_000).toISOString(),
+        principal: n % 2 === 0 ? "agent" : "owner",
+        user: n % 2 === 0 ? "42" : null,
+        role: n % 2 === 0 ? "editor" : null,
+        via: n % 2 === 0 ? "token" : "owner",
+        surface: "rest",
+        operation: "author_create",
+        type: "Author",
+        rowId: n,
+        outcome: "ok",
+        ...extra,
+      });
+
+      it("an entry commits with its write, and rolls back with it", async () => {
+        await store.write(async (tx) => {
+          await tx.insert("author", author(1));
+          await tx.appendAudit(entry(1));
+        });
+        const failed = store.write(async (tx) => {
+          await tx.insert("author", author(2));
+          await tx.appendAudit(entry(2));
+          throw new Error("refused");
+        });
+        await expect(failed).rejects.toThrow("refused");
+        const { entries, more } = await store.readAudit({ limit: 10 });
+        expect(more).toBe(false);
+        expect(entries).toEqual([{ ...entry(1), seq: entries[0]!.seq }]);
+        await reopen();
+        expect((await store.readAudit({ limit: 10 })).entries.map((e) => e.rowId)).toEqual([1]);
+      });
+
+      it("reads page by seq and filter by time and user", async () => {
+        for (let n = 1; n <= 5; n++) await store.write((tx) => tx.appendAudit(entry(n)));
+        const first = await store.readAudit({ limit: 2 });
+        expect(first.entries.map((e) => e.rowId)).toEqual([1, 2]);
+        expect(first.more).toBe(true);
+        const next = await store.readAudit({ limit: 2, after: first.entries[1]!.seq });
+        expect(next.entries.map((e) => e.rowId)).toEqual([3, 4]);
+        expect((await store.readAudit({ limit: 10, since: entry(3).at })).entries.map((e) => e.rowId)).toEqual([
+          3, 4, 5,
+        ]);
+        expect((await store.readAudit({ limit: 10, user: "42" })).entries.map((e) => e.rowId)).toEqual([2, 4]);
+        await expect(store.read((tx) => tx.appendAudit(entry(9)))).rejects.toThrow();
+      });
+
+      it("keeps the newest entries within a row-count retention", async () => {
+        const app = conformanceApp();
+        app.config.auditRetention = { maxRows: 3 };
+        await reopen(app);
+        for (let n = 1; n <= 8; n++) await store.write((tx) => tx.appendAudit(entry(n)));
+        const kept = (await store.readAudit({ limit: 100 })).entries.map((e) => e.rowId);
+        expect(kept.length).toBeLessThanOrEqual(3 + 1);
+        expect(kept.slice(-3)).toEqual([6, 7, 8]);
+      });
+
+      it("sweeps entries older than an age retention, at the first write after open", async () => {
+        await store.write(async (tx) => {
+          await tx.appendAudit(entry(1, { at: "2000-01-01T00:00:00.000Z" }));
+          await tx.appendAudit(entry(2, { at: new Date().toISOString() }));
+        });
+        const app = conformanceApp();
+        app.config.auditRetention = { maxAgeMs: 24 * 3600 * 1000 };
+        await reopen(app);
+        await store.write((tx) => tx.appendAudit(entry(3, { at: new Date().toISOString() })));
+        expect((await store.readAudit({ limit: 100 })).entries.map((e) => e.rowId)).toEqual([2, 3]);
       });
     });
 

@@ -24,6 +24,7 @@ import type { BodyCheck } from "./context.js";
 import { isLiteral } from "./literals.js";
 import { member, select } from "./queries.js";
 import { checkVariantLiteral } from "./variants.js";
+import { reportLoneParam } from "./session.js";
 
 /** Types `e`, records its type, and reports what is wrong in it. */
 export function typeExpr(check: BodyCheck, e: Expr): ValueType {
@@ -64,6 +65,7 @@ function exprUncached(check: BodyCheck, e: Expr): ValueType {
       }
       return unknownType;
     case "NameExpr": {
+      if (e.name.text.startsWith("$")) return reportLoneParam(check, e.name);
       const found = scope.get(e.name.text);
       if (!found && check.variants.has(e.name.text)) {
         // A bare variant (`Admin`) is its text; where it goes, the union's variants are checked.

@@ -19,8 +19,10 @@ import {
 } from "../method-types.js";
 import type { BodyCheck, RelationRead } from "./context.js";
 import { checkVariantLiteral } from "./variants.js";
+import { sessionMemberType, sessionName } from "./session.js";
 
 export function member(check: BodyCheck, e: MemberExpr): ValueType {
+  if (e.object.kind === "NameExpr" && e.object.name.text === sessionName) return sessionMemberType(check, e);
   const { bag, catalog, typing } = check;
   let objType = check.expr(e.object);
   const name = e.member.text;

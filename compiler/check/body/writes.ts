@@ -18,6 +18,7 @@ import { reportUnexecuted } from "../unexecuted.js";
 import type { BodyCheck } from "./context.js";
 import { fitLiteral, isLiteral } from "./literals.js";
 import { variantText } from "./variants.js";
+import { isSessionUser } from "./session.js";
 
 /** An insert; its value is the new row. */
 export function insert(check: BodyCheck, s: InsertStmt): ValueType {
@@ -196,6 +197,8 @@ function checkStore(check: BodyCheck, target: CatalogType, field: CatalogField, 
     fitLiteral(check, value, want);
     return;
   }
+  // `$session.user` into a Text field: the user's text (session.ts).
+  if (want.k === "text" && want.name === "Text" && isSessionUser(value)) return;
   const text = variantText(check, value);
   if (want.k === "union" && text !== undefined) {
     if (!want.variants.includes(text))

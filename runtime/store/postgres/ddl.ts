@@ -11,6 +11,7 @@
 // Ids come from an identity column: minted by the database, never reused after a delete (a
 // rolled-back insert may leave a gap, as sequences do).
 
+import { auditTable } from "../audit-trail.js";
 import { StoreOpenError } from "../../../model/store.js";
 import {
   metaTable,
@@ -55,7 +56,7 @@ export function pgCreateTableSql(table: TableShape): string {
  */
 export function assertPostgresNames(shape: StorageShape): void {
   for (const t of shape.tables) {
-    if (t.table === metaTable)
+    if (t.table === metaTable || t.table === auditTable)
       throw new StoreOpenError(
         `type '${t.typeName}' uses the table name '${t.table}', which is reserved; choose another with @table(name: ...)`,
       );

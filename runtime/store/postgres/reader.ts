@@ -13,6 +13,7 @@ import type { StoreReader } from "../reader.js";
 import { buildTableRegistry } from "../tables.js";
 import { connectionString, explainPostgresOpenFailure, redactUrl, types } from "./store.js";
 import { PostgresTx, StatementNames } from "./tx.js";
+import { AuditSweep, defaultAuditRetention } from "../audit-trail.js";
 
 export async function openPostgresReader(options: {
   url: string;
@@ -23,7 +24,13 @@ export async function openPostgresReader(options: {
   const shape = deriveShape(options.catalog);
   const expected = JSON.stringify(shape);
   // `contains` is never asked of an export: the database's own collation will do.
-  const ctx = { tables: buildTableRegistry(shape), statements: new StatementNames(), foldCollation: "default" };
+  // A reader writes nothing, so its audit sweep is never due.
+  const ctx = {
+    tables: buildTableRegistry(shape),
+    statements: new StatementNames(),
+    foldCollation: "default",
+    auditSweep: new AuditSweep(defaultAuditRetention),
+  };
   const client = new pg.Client({ connectionString: connectionString(options), application_name: "wo", types });
   // A connection the server drops is reported here too; the read in progress rejects.
   client.on("error", () => undefined);

@@ -33,6 +33,8 @@ import {
   StoreCancelledError,
   StoreOpenError,
   StoreUnavailableError,
+  type AuditEntry,
+  type AuditQuery,
   type ChangeLogRead,
   type CommitListener,
   type McpSessionDirectory,
@@ -46,6 +48,7 @@ import {
 import { CommitListeners } from "../commit-listeners.js";
 import { defaultRetention, type ChangeLogOptions } from "../change-log.js";
 import { PgChangeLog } from "./change-log.js";
+import { AuditSweep, defaultAuditRetention } from "../audit-trail.js";
 import { ChangeRelay, changeChannel, changePayloads } from "./change-relay.js";
 import { buildTableRegistry } from "../tables.js";
 import { assertPostgresNames } from "./ddl.js";
@@ -102,7 +105,12 @@ export async function openPostgresStore(
     } finally {
       client.release();
     }
-    const ctx: PgTxContext = { tables: buildTableRegistry(shape), statements: new StatementNames(), foldCollation };
+    const ctx: PgTxContext = {
+      tables: buildTableRegistry(shape),
+      statements: new StatementNames(),
+      foldCollation,
+      auditSweep: new AuditSweep(options.catalog.config.auditRetention ?? defaultAuditRetention),
+    };
     if (options.changeLog && options.changeLog.tables.length > 0) ctx.log = new PgChangeLog(options.changeLog);
     const store = new PostgresStore(pool, ctx, where, {
       connectionString: connectionString(options),
@@ -285,6 +293,7 @@ export class PostgresStore implements Store {
           tables: catalog.types.filter(servesLiveStream).map((t) => t.table),
           retention: catalog.config.liveRetention ?? defaultRetention,
         };
+        this.ctx.auditSweep.follow(catalog.config.auditRetention ?? defaultAuditRetention);
         if (this.ctx.log) this.ctx.log.follow(logged);
         else if (logged.tables.length > 0) this.ctx.log = new PgChangeLog(logged);
         return report;
@@ -309,6 +318,10 @@ export class PostgresStore implements Store {
     const log = this.ctx.log;
     if (!log?.logs(table)) throw new Error(`table '${table}' has no change log`);
     return this.read(async (tx) => (tx as PostgresTx).readChangeLog(log, table, after, limit));
+  }
+
+  readAudit(query: AuditQuery): Promise<{ entries: AuditEntry[]; more: boolean }> {
+    return this.read((tx) => (tx as PostgresTx).readAudit(query));
   }
 
   /** MCP sessions in the database: a client keeps its session on whichever instance it lands. */

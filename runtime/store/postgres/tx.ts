@@ -13,6 +13,9 @@ import type { IndexShape } from "../../../model/storage-shape.js";
 import {
   StoreConstraintError,
   StoreQueryError,
+  type AuditEntry,
+  type AuditQuery,
+  type AuditRecord,
   type ChangeOp,
   type Comparison,
   type ListQuery,
@@ -25,6 +28,7 @@ import { idColumn, queryColumn } from "../query-columns.js";
 import { quoteId } from "../ddl.js";
 import type { TableInfo, TableRegistry } from "../tables.js";
 import type { PgChangeLog } from "./change-log.js";
+import { appendAuditSql, auditPage, auditValues, readAuditSql, type AuditSweep } from "../audit-trail.js";
 import { pgCastType, pgIdentifier, pgIndexedColumn } from "./ddl.js";
 
 const sqlOperator: Partial<Record<Comparison, string>> = {
@@ -77,7 +81,12 @@ export interface PgTxContext {
   foldCollation: string;
   /** The durable change log, when some table is logged. */
   log?: PgChangeLog;
+  /** When an append to the audit trail also sweeps it (../audit-trail.ts). */
+  auditSweep: AuditSweep;
 }
+
+const pgPlaceholder = (n: number) => `$${n}`;
+const appendAuditText = appendAuditSql(pgPlaceholder);
 
 export class PostgresTx implements StoreTx {
   private isOpen = true;
@@ -132,6 +141,20 @@ export class PostgresTx implements StoreTx {
     const change: RowChange = { table, op, id, row: row === null ? null : { ...row } };
     if (this.ctx.log?.logs(table)) change.seq = await this.ctx.log.append(this.client, table, op, id, row);
     this.changes.push(change);
+  }
+
+  async appendAudit(record: AuditRecord): Promise<void> {
+    if (!this.isWritable) throw new Error("read() transactions cannot write; use write()");
+    if (!this.isOpen) throw new Error("this transaction has already ended");
+    await this.client.query({ name: "wo_audit_append", text: appendAuditText, values: auditValues(record) });
+    const sweep = this.ctx.auditSweep.due(pgPlaceholder);
+    if (sweep) await this.client.query(sweep);
+  }
+
+  /** A page of the audit trail, as this snapshot sees it. */
+  async readAudit(query: AuditQuery): Promise<{ entries: AuditEntry[]; more: boolean }> {
+    const r = await this.client.query<Row>(readAuditSql(pgPlaceholder, query));
+    return auditPage(r.rows, query.limit);
   }
 
   /** The change log's entries of `table` after `after`, as this snapshot sees them. */

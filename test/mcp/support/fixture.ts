@@ -15,7 +15,7 @@ import type { Catalog, CatalogField } from "../../../model/app.js";
 import { defaultLimits } from "../../../model/app.js";
 import type { AppContract, Manifest, Operation, OperationKind } from "../../../model/build-contract.js";
 import { OperationError } from "../../../model/errors.js";
-import type { ChangeLogRead, Row, Store, StoreTx } from "../../../model/store.js";
+import type { AuditEntry, AuditQuery, ChangeLogRead, Row, Store, StoreTx } from "../../../model/store.js";
 import type { McpHandler, McpOptions } from "../../../runtime/mcp/index.js";
 import { createMcpRoutes } from "../../../runtime/mcp/fetch.js";
 import { serveMcpNode } from "../../../runtime/mcp/node.js";
@@ -193,6 +193,7 @@ export class NoteStore implements Store {
   }
   private tx(): StoreTx {
     const db = this.db;
+    const audit = this.audit;
     const out = (r: any): Row | undefined =>
       r ? { id: r.id, title: r.title, body: r.body ?? null, done: r.done === 1 } : undefined;
     return {
@@ -254,7 +255,16 @@ export class NoteStore implements Store {
           throw err;
         }
       },
+      async appendAudit(record) {
+        audit.push({ ...record, seq: audit.length + 1 });
+      },
     };
+  }
+  /** The audit trail, in memory (the real stores keep it in `_wo_audit`). */
+  readonly audit: AuditEntry[] = [];
+  async readAudit(q: AuditQuery) {
+    const entries = this.audit.filter((e) => e.seq > (q.after ?? 0)).slice(0, q.limit);
+    return { entries, more: false };
   }
   async read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
     return fn(this.tx());

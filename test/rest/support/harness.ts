@@ -82,15 +82,25 @@ export async function serveCatalog(catalog: Catalog): Promise<Served> {
 export function dumpDatabase(file: string): string {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as {
+    // The audit trail records refused calls too (spec/operations.md, "Audit trail"): it is not
+    // the app's data, which is what "nothing changed" is about.
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name <> '_wo_audit' ORDER BY name")
+      .all() as {
       name: string;
     }[];
     const parts = tables.map(({ name }) => {
-      const rows = db.prepare(`SELECT * FROM "${name.replace(/"/g, '""')}" ORDER BY rowid`).all();
+      const rows = db
+        .prepare(
+          name === "sqlite_sequence"
+            ? "SELECT * FROM sqlite_sequence WHERE name <> '_wo_audit' ORDER BY rowid"
+            : `SELECT * FROM "${name.replace(/"/g, '""')}" ORDER BY rowid`,
+        )
+        .all();
       return `${name}: ${JSON.stringify(rows)}`;
     });
     const seq = db.prepare("SELECT name FROM sqlite_master WHERE name = 'sqlite_sequence'").get()
-      ? JSON.stringify(db.prepare("SELECT * FROM sqlite_sequence ORDER BY name").all())
+      ? JSON.stringify(db.prepare("SELECT * FROM sqlite_sequence WHERE name <> '_wo_audit' ORDER BY name").all())
       : "";
     return [...parts, seq].join("\n");
   } finally {

@@ -1,0 +1,51 @@
+// `$session` at run time (spec/language.md, "$session"): the principal of the call whose body
+// is running. bind.ts runs every body inside its call's scope; compiled bodies read it with
+// `rt.session()`. An AsyncLocalStorage carries it, rather than a parameter, so free fns and
+// nested method calls (which take only the transaction) see their caller's session without
+// every generated signature growing one. Outside any call (`wo test`, `wo exec`, startup
+// hooks) and for the owner, user and role are null.
+
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { CallContext } from "../../model/build-contract.js";
+import { isOwner, type Principal } from "../../model/principal.js";
+
+const scope = new AsyncLocalStorage<Principal | undefined>();
+
+/**
+ * Runs `fn` with `call`'s principal as `$session`. The owner's session is the empty one, which
+ * is also what a body sees outside any scope: owner calls skip the scope and what it costs.
+ */
+export function inSession<T>(call: CallContext, fn: () => Promise<T>): Promise<T> {
+  if (isOwner(call.principal)) return fn();
+  scoped = true;
+  return scope.run(call.principal, fn);
+}
+
+/** Set once a call ran in a principal's scope; until then every session is the owner's. */
+let scoped = false;
+
+/**
+ * `fn` run in the session of the code that hands it over. A store runs write callbacks from
+ * its queue (the SQLite group commit, the PostgreSQL writer queue), in the async context of
+ * whichever call started the queue: each callback must get back its own caller's session.
+ */
+export function keepSession<A, R>(fn: (arg: A) => R): (arg: A) => R {
+  if (!scoped) return fn;
+  const principal = scope.getStore();
+  return (arg) => scope.run(principal, () => fn(arg));
+}
+
+/** `$session.user` and `$session.role` of the running call: null for the owner and anonymous. */
+export function currentSession(): { user: string | null; role: string | null } {
+  const p = scope.getStore();
+  return { user: p?.user ?? null, role: p?.role ?? null };
+}
+
+/** `$session.user` as an id; a user id that is not a decimal integer ends the call with `abort`. */
+export function currentSessionUser(at: string, abort: (message: string) => never): number | null {
+  const user = scope.getStore()?.user ?? null;
+  if (user === null) return null;
+  if (/^[1-9][0-9]{0,15}$/.test(user) && Number.isSafeInteger(Number(user))) return Number(user);
+  const shown = user.length > 40 ? `${user.slice(0, 40)}…` : user;
+  return abort(`$session.user is ${JSON.stringify(shown)}, which is not a row id, where ${at} needs one.`);
+}
