@@ -203,6 +203,9 @@ describe("named tokens on PostgreSQL, shared by two instances", () => {
       }),
     );
     const token = await addToken(["ci", apps[0]!, "--db", url, "--role", "agent"]);
+    // A second token keeps identities configured once `ci` is revoked (with none left, every
+    // local caller would be the owner again, spec/security.md "Principals").
+    await addToken(["keeper", apps[0]!, "--db", url, "--role", "agent"]);
     for (const wo of [a!, b!]) {
       const from = wo.output().length;
       expect((await fetch(`${wo.url}/api/tasks`, { headers: bearer(token) })).status).toBe(200);

@@ -36,7 +36,8 @@ async function sessionRows(): Promise<number> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
-    return Number((await c.query(`SELECT count(*) AS n FROM "_wo_mcp_sessions"`)).rows[0].n);
+    // Live sessions; a DELETEd one stays a while as an ended row (a tombstone), not a session.
+    return Number((await c.query(`SELECT count(*) AS n FROM "_wo_mcp_sessions" WHERE NOT "ended"`)).rows[0].n);
   } finally {
     await c.end();
   }
