@@ -29,8 +29,10 @@ const clients = ["claude", "claude-desktop", "codex", "cursor", "vscode"] as con
 type Client = (typeof clients)[number];
 
 interface Auth {
-  /** The token itself: only ever handed to `claude mcp add`. */
+  /** The token itself: only ever handed to `claude mcp add` (and shown once when made for this install). */
   token: string;
+  /** Set when the token is a named token made for this install: shown once, as `wo token add` does. */
+  named?: string;
   /** Where a person or a client can read it from. */
   file?: string;
   /** The environment variable a client should read it from. */
@@ -70,7 +72,16 @@ export async function runMcpInstallCommand(args: ParsedArgs): Promise<number> {
     const serverName = (name ?? app.name).replace(/[^A-Za-z0-9_-]/g, "-");
     const url = `${await endpointBase(runtimeDir, config.listen, args.value("--url"))}/mcp`;
     let auth: Auth | undefined;
-    if (!noToken) {
+    const tokenName = args.value("--token-name");
+    if (tokenName !== undefined) {
+      // The agent's own named token (spec/operations.md, "Tokens"), made now in the app's store.
+      const made = await addAgentToken(appDir, config, tokenName, args.value("--role") ?? "agent", args.value("--db"));
+      if (typeof made === "string") {
+        process.stderr.write(`wo mcp install: ${made}\n`);
+        return 1;
+      }
+      auth = { token: made.token, envVar: `${serverName.toUpperCase().replace(/-/g, "_")}_WO_TOKEN`, named: tokenName };
+    } else if (!noToken) {
       if (tokenFile === undefined && !config.tokenEnv) ensurePrivateDir(runtimeDir);
       const found = resolveAgentToken({
         config,
@@ -84,7 +95,13 @@ export async function runMcpInstallCommand(args: ParsedArgs): Promise<number> {
         envVar: config.tokenEnv ?? `${serverName.toUpperCase().replace(/-/g, "_")}_WO_TOKEN`,
       };
     }
-    return install(client as Exclude<Client, "claude-desktop">, serverName, url, auth);
+    const code = install(client as Exclude<Client, "claude-desktop">, serverName, url, auth);
+    if (auth?.named !== undefined && (client !== "claude" || code !== 0))
+      // The client reads the token from a variable it is given; a named token exists only now.
+      process.stdout.write(
+        `wo: named token '${auth.named}' is shown only now; set ${auth.envVar} to it where the client starts:\n${auth.token}\n`,
+      );
+    return code;
   } catch (err) {
     if (
       err instanceof PrivateFileError ||
@@ -284,4 +301,33 @@ function findOnPath(name: string): string | undefined {
 
 function shellQuote(text: string): string {
   return /^[A-Za-z0-9_./:@%+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * `--token-name NAME [--role ROLE]`: a named token for the agent, added to the app's store as
+ * `wo token add` would (the token is returned, never stored); a message when it cannot be.
+ */
+async function addAgentToken(
+  appDir: string,
+  config: ReturnType<typeof readAppConfig>["config"],
+  name: string,
+  role: string,
+  db: string | undefined,
+): Promise<{ token: string } | string> {
+  const { namedTokenHash, newNamedToken, tokenNameProblem, tokenRoleProblem } = await import(
+    "../../runtime/identity/named-tokens.js"
+  );
+  const { openNamedTokens } = await import("../../runtime/store/open-named-tokens.js");
+  const problem = tokenNameProblem(name) ?? tokenRoleProblem(role);
+  if (problem) return `--token-name ${name}: ${problem}`;
+  const opened = await openNamedTokens({ appDir, ...(db !== undefined ? { db } : {}), config }, true);
+  try {
+    const token = newNamedToken();
+    const added = await opened!.tokens.add({ name, role, user: null, hash: namedTokenHash(token) });
+    if (!added)
+      return `a token named '${name}' exists already; revoke it first (wo token revoke ${name}) or pick another name`;
+    return { token };
+  } finally {
+    await opened?.close();
+  }
 }

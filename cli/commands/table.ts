@@ -310,6 +310,17 @@ export const commands: readonly Command[] = [
       runtimeDir,
       tokenFile,
       { name: "--no-token", help: "register the endpoint without a bearer token" },
+      {
+        name: "--token-name",
+        value: "NAME",
+        help: "give the agent its own named token (made now, as wo token add) instead of the owner's",
+      },
+      { name: "--role", value: "ROLE", help: "the named token's role (default: agent)" },
+      {
+        name: "--db",
+        value: "PATH",
+        help: "the database the named token goes in, as for wo run (default: wo.toml's)",
+      },
     ],
     run: async (args) => (await import("./mcp-install.js")).runMcpInstallCommand(args),
   },

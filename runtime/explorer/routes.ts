@@ -15,6 +15,8 @@ import { problemResponse } from "../rest/problem.js";
 import { restEndpoints } from "../rest/routes.js";
 import { assetAt, assetPaths, page, type Asset } from "./assets.js";
 import { docsDocument } from "./docs-text.js";
+import { ownerPrincipal } from "../../model/principal.js";
+import { requestPrincipal } from "../node-bindings.js";
 
 // Scripts, styles and connections only from this server; no inline script, no framing.
 const contentSecurityPolicy =
@@ -60,7 +62,11 @@ export function createExplorerRoutes(deps: ExplorerDeps): Hono {
   app.get("/docs", (c) => send(c, page("docs")));
   app.get("/explorer/app.json", (c) => {
     model ??= JSON.stringify(explorerModel(deps.build));
-    return c.body(model, 200, { "content-type": "application/json", "cache-control": "no-store", ...securityHeaders });
+    // Who this request's token makes the caller (the edge resolved it): the pages say so. The
+    // model is the same for everyone, so it is made once and the caller appended to it.
+    const { name, user, role, via } = requestPrincipal(c) ?? ownerPrincipal;
+    const body = `${model.slice(0, -1)},"caller":${JSON.stringify({ name, user, role, via })}}`;
+    return c.body(body, 200, { "content-type": "application/json", "cache-control": "no-store", ...securityHeaders });
   });
   app.get("/openapi.json", async (c) => {
     // The file as the build wrote it, byte for byte; read once.

@@ -48,6 +48,53 @@ describe("wo mcp install", () => {
     expect(run.stdout).toContain("registered http://127.0.0.1:8931/mcp with Claude Code as 'hello'");
   });
 
+  it("--token-name: the agent gets a named token of its own, which the served app then knows by name", async () => {
+    const { appDir, runtimeDir, argvFile, env } = setup("claude");
+    const run = await runWoCommand(
+      ["mcp", "install", "claude", appDir, "--runtime-dir", runtimeDir, "--token-name", "claude", "--role", "agent"],
+      { env },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const header = readFileSync(argvFile, "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("Authorization: Bearer "));
+    const token = header!.slice("Authorization: Bearer ".length);
+    expect(token).toMatch(/^wo_/);
+    expect(run.stdout + run.stderr).not.toContain(token); // claude took it: shown nowhere
+    const listed = await runWoCommand(["token", "list", appDir, "--json"]);
+    expect(JSON.parse(listed.stdout)).toMatchObject([{ name: "claude", role: "agent", user: null }]);
+    // The app serves it as that principal, and the explorer's model says who the caller is.
+    const wo = await startWo([appDir, "--listen", "127.0.0.1:0"]);
+    try {
+      const model = await fetch(`${wo.url}/explorer/app.json`, { headers: { authorization: `Bearer ${token}` } });
+      expect(model.status).toBe(200);
+      expect(((await model.json()) as { caller: unknown }).caller).toEqual({
+        name: "claude",
+        user: null,
+        role: "agent",
+        via: "token",
+      });
+    } finally {
+      await wo.stop();
+    }
+    // A second install with the same name is refused, and adds nothing.
+    const again = await runWoCommand(["mcp", "install", "claude", appDir, "--token-name", "claude"], { env });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("a token named 'claude' exists already");
+  });
+
+  it("--token-name with a client that reads a variable: the new token is shown once, to set it", async () => {
+    const { appDir, runtimeDir, env } = setup("codex");
+    const run = await runWoCommand(
+      ["mcp", "install", "codex", appDir, "--runtime-dir", runtimeDir, "--token-name", "codex-agent"],
+      { env },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stdout.trim().split("\n");
+    expect(lines.at(-2)).toContain("named token 'codex-agent' is shown only now; set HELLO_WO_TOKEN to it");
+    expect(lines.at(-1)).toMatch(/^wo_[A-Za-z0-9_-]{43}$/);
+  });
+
   it("codex: runs `codex mcp add` naming an environment variable, so the token passes nowhere", async () => {
     const { appDir, runtimeDir, argvFile, env } = setup("codex");
     const run = await runWoCommand(

@@ -3,6 +3,15 @@
 // for this tab (sessionStorage), goes on every request Swagger UI makes: the document and "Try
 // it out" alike; a 401 shows where to enter it.
 window.addEventListener("DOMContentLoaded", () => {
+  // Who the server takes this tab for, as the explorer shows it (app.json names the caller).
+  const token = sessionStorage.getItem("wo.token");
+  fetch("/explorer/app.json", { headers: token ? { authorization: `Bearer ${token}` } : {}, credentials: "omit" })
+    .then((r) => (r.ok ? r.json() : undefined))
+    .then((model) => {
+      const c = model?.caller;
+      if (c) document.getElementById("whoami").textContent = `as ${c.name}${c.role ? ` · ${c.role}` : ""}`;
+    })
+    .catch(() => undefined);
   window.ui = window.SwaggerUIBundle({
     url: "/docs/openapi.json",
     dom_id: "#swagger-ui",

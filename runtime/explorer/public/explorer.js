@@ -601,6 +601,8 @@ function renderNav() {
   $("app-description").textContent = model.app.description ?? "";
   $("app-description").title = model.app.description ?? "";
   document.title = `${model.app.name} · wo explorer`;
+  $("whoami").textContent = callerText(model.caller);
+  $("whoami").title = model.caller ? `how: ${model.caller.via}${model.caller.user !== null ? `, $session.user ${model.caller.user}` : ""}` : "";
   const types = $("type-list");
   types.replaceChildren();
   for (const t of model.types) {
@@ -620,6 +622,12 @@ function renderNav() {
     li.append(a);
     tools.append(li);
   }
+}
+
+/** Who the server takes this tab for, from the token it sent: `as owner`, `as claude · agent`. */
+function callerText(caller) {
+  if (!caller) return "";
+  return `as ${caller.name}${caller.role ? ` · ${caller.role}` : ""}`;
 }
 
 function showTokenForm(message) {
