@@ -76,9 +76,11 @@ function readStoredShape(db: Database.Database, file: string): StorageShape | un
     .prepare(`SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
     .all() as { name: string }[];
   if (!tables.some((t) => t.name === metaTable)) {
-    if (tables.length > 0) {
+    // wo's own tables (`_wo_tokens`: `wo token add` before the first start) are not an app's.
+    const foreign = tables.filter((t) => !t.name.startsWith("_wo_"));
+    if (foreign.length > 0) {
       throw new StoreOpenError(
-        `${file} already holds tables that wo did not create (${tables.map((t) => t.name).join(", ")}); point the data folder somewhere else.`,
+        `${file} already holds tables that wo did not create (${foreign.map((t) => t.name).join(", ")}); point the data folder somewhere else.`,
       );
     }
     return undefined;

@@ -119,9 +119,11 @@ async function readStoredShape(client: pg.ClientBase, where: string): Promise<St
     )
   ).rows;
   if (!tables.some((t) => t.name === metaTable)) {
-    if (tables.length > 0) {
+    // wo's own tables (`_wo_tokens`: `wo token add` before the first start) are not an app's.
+    const foreign = tables.filter((t) => !t.name.startsWith("_wo_"));
+    if (foreign.length > 0) {
       throw new StoreOpenError(
-        `${where} already holds tables that wo did not create (${tables.map((t) => t.name).join(", ")}); use an empty database.`,
+        `${where} already holds tables that wo did not create (${foreign.map((t) => t.name).join(", ")}); use an empty database.`,
       );
     }
     return undefined;
