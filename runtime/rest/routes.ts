@@ -129,9 +129,6 @@ export function createRestRoutes(deps: RestDeps): Hono {
 
 const idText = /^[1-9][0-9]{0,15}$/;
 
-/** The CallContext of every read: one frozen object, not one per request. */
-const READ_CALL: CallContext = Object.freeze({ surface: "rest" });
-
 /**
  * Whether a query's percent-escapes decode as UTF-8. URLSearchParams would turn `%FF` into
  * U+FFFD and filter on that; a `%` not followed by two hex digits is a literal `%` there too.
