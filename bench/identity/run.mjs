@@ -104,10 +104,12 @@ try {
   const cases = [
     [
       "REST GET /api/greetings/1",
-      { url: `${open.url}/api/greetings/1` },
+      // Both sides send the same header bytes (with no identity source the open server ignores
+      // Authorization), so the ratio is the server's work, not the load generator's.
+      { url: `${open.url}/api/greetings/1`, headers: bearer },
       { url: `${authed.url}/api/greetings/1`, headers: bearer },
     ],
-    ["MCP tools/call greeting_get", mcp(open.url, {}), mcp(authed.url, bearer)],
+    ["MCP tools/call greeting_get", mcp(open.url, bearer), mcp(authed.url, bearer)],
   ];
   console.log(`identity bench: ${rounds} paired rounds × ${duration} s, ${connections} connections each; ${placement}`);
   console.log(`  ${"case".padEnd(30)} goal    JWT / open (median)   rounds`);
