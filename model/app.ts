@@ -11,6 +11,7 @@
 import type { AuditRetention } from "./store.js";
 import type { ScalarName } from "./scalars.js";
 import type { FieldCheck } from "./field-check.js";
+import type { BypassPolicy, PolicyGrant } from "./policy.js";
 
 // The scalars and everything known about each are one table (scalars.ts).
 export type { ScalarName };
@@ -37,6 +38,8 @@ export interface Catalog<Body = unknown> {
   tests?: { name: string; source: SourceLocation; fn?: CatalogMethod<Body>; skipped?: string }[];
   /** Free fns named by `on startup do: f()` hooks, in source order: run once per start. */
   startup?: string[];
+  /** Top-level `policy NAME` blocks (model/policy.ts). Absent when there are none. */
+  bypassPolicies?: BypassPolicy[];
 }
 
 /** `wo.toml`, resolved. Every key is optional in the file; defaults are applied here. */
@@ -185,6 +188,11 @@ export interface CatalogType<Body = unknown> {
    * its `service rest` lists; `subscribe` and `me` dropped; first-mention order.
    */
   mcp: ExposedOp[];
+  /**
+   * The type's `policy` lines (model/policy.ts). Absent or empty: today's rule, every caller that
+   * may call at all may do everything; otherwise every action no line grants is denied.
+   */
+  policies?: PolicyGrant[];
   source: SourceLocation;
 }
 

@@ -15,6 +15,7 @@
 // tables that need one (changesAfter). spec/live.md is the contract an implementation keeps.
 
 import type { Catalog } from "./app.js";
+import type { RowCondition } from "./policy.js";
 
 export type Row = Record<string, unknown>;
 
@@ -30,6 +31,11 @@ export type Comparison = "==" | "!=" | "<" | "<=" | ">" | ">=" | "in" | "contain
 export interface ListQuery {
   /** ANDed conditions on top-level stored scalar columns (and `id`). */
   where?: { column: string; op: Comparison; value: unknown }[];
+  /**
+   * A policy's row condition with the caller's session bound (model/policy.ts), ANDed with
+   * `where`: compiled into the same SQL, so paging, cursors, count and sort stay correct.
+   */
+  filter?: RowCondition;
   /**
    * Row order: ascending id unless a column is named; ties on the column are broken by id in
    * the same direction. Nulls come first ascending and last descending.
