@@ -103,7 +103,7 @@ export interface AuditRecord {
   user: string | null;
   role: string | null;
   via: string;
-  /** rest, mcp, test, exec, startup, explorer; `internal` for an in-process caller. */
+  /** rest, mcp, test, exec, startup, explorer, import; `internal` for an in-process caller. */
   surface: string;
   /** The operation's tool name (`post_create`), or an entry point (`(startup)`, `(main)`). */
   operation: string;
