@@ -103,7 +103,7 @@ export interface AuditRecord {
   user: string | null;
   role: string | null;
   via: string;
-  /** rest, mcp, test, exec, startup, explorer, import; `internal` for an in-process caller. */
+  /** rest, mcp, test, exec, startup, explorer, cli; `internal` for an in-process caller. */
   surface: string;
   /** The operation's tool name (`post_create`), or an entry point (`(startup)`, `(main)`). */
   operation: string;
@@ -242,12 +242,15 @@ export interface NamedTokenRecord {
 
 /** The named tokens of one database: `wo token add/list/revoke` and the edge's lookups. */
 export interface NamedTokenDirectory {
-  /** Stores a new token by the hex SHA-256 of its text; false when `name` is taken (nothing stored). */
-  add(token: { name: string; role: string; user: string | null; hash: string }): Promise<boolean>;
+  /**
+   * Stores a new token by the hex SHA-256 of its text; false when `name` is taken (nothing
+   * stored). `audit`, when given, is appended to the audit trail in the same transaction.
+   */
+  add(token: { name: string; role: string; user: string | null; hash: string }, audit?: AuditRecord): Promise<boolean>;
   /** Every token, by name. */
   list(): Promise<NamedTokenRecord[]>;
   /** Removes the token: refused from now on, by every instance. False when there was none of that name. */
-  revoke(name: string): Promise<boolean>;
+  revoke(name: string, audit?: AuditRecord): Promise<boolean>;
   /** The token whose text has this hex SHA-256, with its hash as stored; undefined when none has. */
   find(hash: string): Promise<(NamedTokenRecord & { hash: string }) | undefined>;
   /** Records that `name` was used now. */

@@ -89,7 +89,7 @@ export async function openSqliteStore(
     writer.db.exec(createNamedTokenTableSql);
     const changeLog =
       options.changeLog && options.changeLog.tables.length > 0 ? new ChangeLog(writer, options.changeLog) : undefined;
-    for (const sql of createAuditSql("INTEGER PRIMARY KEY AUTOINCREMENT")) writer.db.exec(sql);
+    for (const sql of createAuditSql("sqlite")) writer.db.exec(sql);
     const auditSweep = new AuditSweep(options.catalog.config.auditRetention ?? defaultAuditRetention);
     const store = new SqliteStore(
       file,

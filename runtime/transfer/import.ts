@@ -122,7 +122,7 @@ export async function importRows(options: ImportOptions): Promise<Map<string, nu
       user: null,
       role: null,
       via: ownerPrincipal.via,
-      surface: "import",
+      surface: "cli",
       operation: "(import)",
       type: null,
       rowId: null,

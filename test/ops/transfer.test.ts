@@ -136,7 +136,7 @@ describe("wo export and wo import", () => {
     // The import is a write: one audit entry, the owner's, committed with the rows.
     const audit = await wo(["audit", appDir, "--db", sqlite, "--json"]);
     expect(JSON.parse(audit.stdout)).toMatchObject([
-      { operation: "(import)", surface: "import", principal: "owner", type: null, rowId: null, outcome: "ok" },
+      { operation: "(import)", surface: "cli", principal: "owner", type: null, rowId: null, outcome: "ok" },
     ]);
 
     const url = await pg.createDatabase();
