@@ -20,6 +20,7 @@ import { spawnSync } from "node:child_process";
 import { startPostgres, postgresUnavailable, pgPassword } from "../../tools/postgres/server.mjs";
 import { pinCpus, startNode, stopNode } from "../node-process.mjs";
 import { median, pairedRatios } from "../paired-load.mjs";
+import { summarize } from "../summary.mjs";
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -195,6 +196,11 @@ try {
     `  wo POST / pgbench plain INSERT (${connections} clients)      ≥ 0.5   ${(woPost / plainTps).toFixed(2)}   (wo ${woPost.toFixed(0)} req/s, pgbench ${plainTps.toFixed(0)} tps)`,
   );
   console.log(`  ${"pgbench BEGIN; INSERT; COMMIT (wo's CRUD shape)".padEnd(52)}         ${woShapeTps.toFixed(0)} tps`);
+  summarize("postgres", [
+    ["wo POST / hand-written pg server POST, paired", "≥ 1.0", `${median(postRatios).toFixed(2)}×`, rounds],
+    ["wo GET / hand-written pg server GET, paired", "≥ 0.8", `${median(getRatios).toFixed(2)}×`, rounds],
+    [`wo POST / pgbench plain INSERT (${connections} clients)`, "≥ 0.5", `${(woPost / plainTps).toFixed(2)}×`, 1],
+  ]);
 } finally {
   for (const child of started) await stopNode(child);
   await pg.stop();
