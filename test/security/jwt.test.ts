@@ -33,7 +33,7 @@ function sourceFor(issuer: OAuthIssuer, auth: Partial<AuthConfig> = {}, options:
 
 /** The reason `source` refuses `token` with; fails when it does not refuse. */
 async function refusal(source: BearerSource, token: string): Promise<CredentialRefused> {
-  const error = await source.resolve(token).then(
+  const error = await Promise.resolve(source.resolve(token)).then(
     (p) => {
       throw new Error(`accepted as ${JSON.stringify(p)}`);
     },
