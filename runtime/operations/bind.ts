@@ -8,8 +8,8 @@
 //   rt.store.write before the call is answered.
 //
 // A call that may write carries its audit record (audit.ts) through all of it: appended in its
-// transaction when it commits, recorded on its own when any step refuses it. Every body runs
-// inside the call's session scope (session.ts), where `$session` reads the caller.
+// transaction when it commits, recorded on its own when any step refuses it. Every body that
+// can read `$session` (a compiled one) runs inside the call's session scope (session.ts).
 //
 // The members of operations.js that are not operations (`(startup)`, `(main)`, tests) take no
 // input: they only wait for a slot (and are recorded like a write). Everything is bound once
@@ -88,13 +88,16 @@ function admitted(
   log: (line: string) => void,
 ): Operation {
   const { name } = entry;
+  // Only compiled bodies read `$session`; the table-driven ones (CRUD, relations) take the
+  // caller from `call`, so they run without the session scope and its cost (session.ts).
+  const scoped = !isTableDriven(entry);
   const run = async (input: unknown, call: CallContext) => {
     const data = rt.validate<Row>(name, input);
     policy.admit(entry, data, call);
     const wait = limiter.acquire(call);
     if (wait) await wait;
     try {
-      return await inSession(call, () => body(data, call));
+      return await (scoped ? inSession(call, () => body(data, call)) : body(data, call));
     } finally {
       limiter.release();
     }

@@ -15,6 +15,7 @@ import { OperationError } from "../../model/errors.js";
 import { isPreflight, restPreflightHeaders } from "../http-guard.js";
 import { listVocabulary, liveFiltersValidator, type ListVocabulary } from "../../model/list-filters.js";
 import { listConditions } from "../operations/list-page.js";
+import { readCall } from "../operations/read-call.js";
 import { readJsonObject, type RestFailure } from "./body.js";
 import type { LiveStreams } from "./live.js";
 import { isRefusal, streamCallerOf } from "../stream-budget.js";
@@ -246,9 +247,7 @@ async function handle(
     const principal = requestPrincipal(c) ?? ownerPrincipal;
     const call: CallContext =
       route.kind === "get" || route.kind === "list" || route.kind === "relation" || route.kind === "me"
-        ? principal === ownerPrincipal
-          ? OWNER_READ
-          : { principal, surface: "rest" }
+        ? readCall(principal, "rest")
         : { signal: c.req.raw.signal, principal, surface: "rest" };
     result = await operation(input, call);
   } catch (err) {
@@ -289,9 +288,6 @@ async function handle(
       return c.json(result ?? null, 200);
   }
 }
-
-/** The call context of the owner's reads: one object for all of them. */
-const OWNER_READ: CallContext = Object.freeze({ principal: ownerPrincipal, surface: "rest" });
 
 /** Live streams take a list's filters, but not its paging, sorting or counting. */
 const notForLive = ["limit", "cursor", "sort", "count"];
