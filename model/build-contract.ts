@@ -255,6 +255,11 @@ export interface OperationRuntime {
    * transaction of `store` runs the triggers of its table (runtime/operations/triggers.ts).
    */
   defineTriggers(triggers: readonly TriggerDefinition[]): void;
+  /**
+   * Whether a write of `table` runs triggers. A CRUD write of such a table is not run
+   * `concurrent`ly (model/store.ts WriteOptions): its triggers may read and write other rows.
+   */
+  hasTriggers(table: string): boolean;
 }
 
 /**

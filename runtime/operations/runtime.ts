@@ -197,6 +197,7 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
     session: currentSession,
     sessionUser: (at) => currentSessionUser(at, abort),
     defineTriggers: triggered.define,
+    hasTriggers: triggered.fires,
   };
   return rt;
 }

@@ -27,6 +27,8 @@ export interface TriggeredStore {
   /** `store`, whose write transactions run the defined triggers. */
   store: Store;
   define(triggers: readonly TriggerDefinition[]): void;
+  /** Whether writes of `table` run any trigger. */
+  fires(table: string): boolean;
 }
 
 type Budgeted = OperationRuntime["budgeted"];
@@ -49,7 +51,7 @@ export function withTriggers(store: Store, budgeted: Budgeted): TriggeredStore {
     const call: CallContext = (options as CallContext | undefined) ?? {};
     return store.write((tx) => fn(triggeredTx(tx, byTable, { running: [], call, budgeted })), options);
   };
-  return { store: { ...store, write }, define };
+  return { store: { ...store, write }, define, fires: (table) => byTable.has(table) };
 }
 
 /** One write transaction's triggers in flight, outermost first. */
@@ -106,6 +108,16 @@ function triggeredTx(
       if (!old) return false;
       const { fired } = await before(tx, state, triggers, old, old);
       await actions(tx, state, fired, old, old);
+      // The caller checked the row was unreferenced before its triggers ran; they may have
+      // referred to it since (an audit row naming it), which would leave a dangling ref.
+      if (fired.length > 0) {
+        const referrers = (await inner.referrers(table, id)).filter((r) => r.count > 0);
+        if (referrers.length > 0)
+          throw new OperationError(
+            "conflict",
+            `The delete's triggers (${fired.map((t) => t.name).join(", ")}) made rows that refer to the row being deleted (${referrers.map((r) => `${r.table}.${r.field}`).join(", ")}); nothing was deleted.`,
+          );
+      }
       return inner.delete(table, id);
     },
   };

@@ -153,6 +153,20 @@ fn bump(c: Counter) {
   update row set hits = row.hits + 1
 }
 `);
+  // on delete: the fn sees the row before it is removed.
+  parts.push(`type Tag {
+  name: Text
+  on delete do call log_removal(self.name)
+  service rest "/api/tags" expose list, create, delete
+}
+type Removal {
+  name: Text
+  service rest "/api/removals" expose list
+}
+fn log_removal(name: Text) {
+  insert Removal { name: name + " removed" }
+}
+`);
   return { "app.wo": parts.join("\n") };
 }
 
@@ -181,6 +195,14 @@ describe("trigger chains", () => {
     expect(message).toContain("T9 on create (app.wo:");
     expect(await items(wo.url, "/api/t1")).toHaveLength(0);
     expect(await items(wo.url, "/api/t10")).toHaveLength(1);
+  });
+
+  it("a delete fires its trigger, which sees the row before it is removed", async () => {
+    const { body: tag } = await post(wo.url, "/api/tags", { name: "old" });
+    const res = await json(wo.url, "DELETE", `/api/tags/${tag.id}`);
+    expect(res.status).toBe(204);
+    expect(await items(wo.url, "/api/tags")).toHaveLength(0);
+    expect((await items(wo.url, "/api/removals")).map((r) => r.name)).toEqual(["old removed"]);
   });
 
   it("a trigger's own write does not fire it again", async () => {
