@@ -11,7 +11,7 @@
 // so `old` in an `on create` trigger is an unknown name. `emit` and `enqueue` are not run yet:
 // a warning each (WO2115), and a trigger with nothing else is not executed (WO2102).
 
-import type { Block, Expr, LetStmt, Stmt, Trigger, TypeDecl } from "../ast.js";
+import type { Block, Expr, LetStmt, MemberExpr, NameExpr, Stmt, Trigger, TypeDecl, UpdateStmt } from "../ast.js";
 import type { Catalog, CatalogMethod, CatalogTrigger, CatalogType } from "../catalog.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { locationOf } from "./context.js";
@@ -60,6 +60,13 @@ function buildTrigger(
     }
     (action.verb === "set" ? sets : runs).push(action.run);
   }
+  if (event === "create") {
+    // Before the insert the row has no id yet: `self.id` there would be null, typed Int.
+    for (const e of [m.when, ...sets.map((s) => (s as UpdateStmt).assignments[0]!.value)]) {
+      const read = e && idRead(e);
+      if (read) bag.report("WO2032", read.span, { name: (read.object as NameExpr).name.text });
+    }
+  }
   if (!isReadable) return undefined;
   if (sets.length + runs.length === 0) {
     // Only emit/enqueue: nothing of it runs.
@@ -88,6 +95,26 @@ function buildTrigger(
     body: { kind: "Block", statements, span: m.span },
     source: locationOf(m.span),
   };
+}
+
+/** The first `self.id` / `new.id` inside `e`, in source order. */
+function idRead(e: Expr): MemberExpr | undefined {
+  let first: MemberExpr | undefined;
+  const visit = (node: unknown): void => {
+    if (node === null || typeof node !== "object") return;
+    const x = node as Expr;
+    if (
+      x.kind === "MemberExpr" &&
+      x.member.text === "id" &&
+      x.object.kind === "NameExpr" &&
+      (x.object.name.text === "self" || x.object.name.text === "new") &&
+      (!first || x.span.offset < first.span.offset)
+    )
+      first = x;
+    for (const value of Object.values(node)) if (typeof value === "object") visit(value);
+  };
+  visit(e);
+  return first;
 }
 
 /** `let old = self`: the name the trigger's text uses for a row of the type. */

@@ -114,6 +114,10 @@ export const codes = {
     severity: "error",
     message: msg`'do set' in an 'on delete' trigger has no row to change: the row is being removed. Use 'on update', or 'do call' a fn.`,
   },
+  WO2032: {
+    severity: "error",
+    message: msg`'${"name"}.id' has no value yet in the 'when' or a 'set' of an 'on create' trigger: the id is minted when the row is stored. Use it in a 'do call' or a write, which run after.`,
+  },
   WO2040: { severity: "error", message: msg`@schemes on '${"field"}': ${"why"}.` },
   WO2041: {
     severity: "error",

@@ -18,6 +18,7 @@ const errors: [string, string, string][] = [
   ["WO5003", "an unknown field in the condition", post("on update when new.┆stat == Published do call note(self)")],
   ["WO2031", "a set in an on delete trigger", post('on delete do ┆set self.title = "gone"')],
   ["WO5004", "a call of an unknown fn", post("on update do call ┆notify(self)")],
+  ["WO2032", "the id of a row not stored yet", post('on create when ┆self.id > 3 do set self.title = "x"')],
   ["WO1003", "a set that names no field", post("on update do set ┆now() = 1")],
 ];
 
