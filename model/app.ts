@@ -193,6 +193,26 @@ export interface CatalogType<Body = unknown> {
    * may call at all may do everything; otherwise every action no line grants is denied.
    */
   policies?: PolicyGrant[];
+  /**
+   * The type's triggers that run (spec/language.md, "Triggers"), in source order; absent when
+   * it has none. Compiled into operations.js; app.json keeps them without their bodies.
+   */
+  triggers?: CatalogTrigger<Body>[];
+  source: SourceLocation;
+}
+
+/**
+ * `on create|update|delete [when …] do …`, checked. `body` is what the method checker types
+ * (compiler: `let new = self`, `let old = self` as the event has them, then
+ * `if <when> { <sets>; <actions> }`), of whose `if` block the first `sets` statements are
+ * the `set`s (`update self set f = e`).
+ */
+export interface CatalogTrigger<Body = unknown> {
+  event: "create" | "update" | "delete";
+  /** `Post on update (posts.wo:17)`. */
+  name: string;
+  sets: number;
+  body: Body;
   source: SourceLocation;
 }
 

@@ -1,5 +1,5 @@
 // Warnings for constructs that parse but that wo does not execute yet (spec/diagnostics.md
-// WO21xx): policies, triggers, `main`/`test` blocks, top-level policies and
+// WO21xx): policies, `main`/`test` blocks, top-level policies and
 // hooks, `##` blocks, unknown type annotations, and class methods whose body uses a statement
 // or expression of the full language that wo never runs (live queries, `as session`, edge
 // labels). A warning, not an error, so a program written for the full language still checks;
@@ -9,6 +9,7 @@ import type { Block, Expr, FnDecl, SourceFileAst, Span, Stmt, TypeDecl } from ".
 import type { CatalogMethod } from "../catalog.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { didYouMean } from "./did-you-mean.js";
+import { triggerEvents } from "./triggers.js";
 import type { TypeExposure } from "./services.js";
 
 export function warnTopLevel(file: SourceFileAst, bag: DiagnosticBag): void {
@@ -45,21 +46,17 @@ export function warnTypeMembers(decl: TypeDecl, bag: DiagnosticBag): void {
   for (const m of decl.members) {
     if (m.kind === "PolicyLine") bag.report("WO2101", m.span, { action: m.action.text });
     else if (m.kind === "Trigger") {
-      // Inert, but a misspelt event would never fire even once triggers run: an error now.
+      // A known event is built and run (check/triggers.ts); a misspelt one would never fire.
       const event = m.event.text;
-      if (triggerEvents.includes(event)) bag.report("WO2102", m.span, { event });
-      else
+      if (!(triggerEvents as readonly string[]).includes(event))
         bag.report("WO2030", m.event.span, {
           event,
           known: triggerEvents.join(", "),
-          hint: didYouMean(event, triggerEvents),
+          hint: didYouMean(event, [...triggerEvents]),
         });
     }
   }
 }
-
-/** The row events a type-level trigger may name (the reference's `on create|update|delete`). */
-export const triggerEvents = ["create", "update", "delete"];
 
 /** A construct of the full language that no body runs: what it is and why, for WO5025 / WO2114. */
 export interface UnexecutedConstruct {

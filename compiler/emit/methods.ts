@@ -162,7 +162,7 @@ export function rowTypeDeclarations(catalog: Catalog, types: Set<string>): strin
   return w.toString().trimEnd();
 }
 
-function writer(): CodeBlockWriter {
+export function writer(): CodeBlockWriter {
   return new CodeBlockWriter({ newLine: "\n", indentNumberOfSpaces: 2, useTabs: false, useSingleQuote: false });
 }
 
@@ -200,7 +200,7 @@ function line(s: { span: { file: string; line: number } }): string {
   return `// ${jsComment(`${s.span.file}:${s.span.line}`)}`;
 }
 
-function writeStmt(w: CodeBlockWriter, ctx: ExprContext, s: Stmt): void {
+export function writeStmt(w: CodeBlockWriter, ctx: ExprContext, s: Stmt): void {
   if (s.kind !== "IfStmt") w.writeLine(line(s));
   switch (s.kind) {
     case "LetStmt": {
@@ -334,7 +334,7 @@ function argumentPointers(ctx: ExprContext, writes: [string, Expr][]): Record<st
 }
 
 /** The stored value for one field: a Text value going into a union field is checked. */
-function storedValue(ctx: ExprContext, field: CatalogField, value: Expr): string {
+export function storedValue(ctx: ExprContext, field: CatalogField, value: Expr): string {
   // Into a Text field `$session.user` is the user's text, not an id (compiler/check/body/session.ts).
   if (isSessionUser(value) && field.type.kind === "scalar" && field.type.scalar === "Text") return "rt.session().user";
   const code = printExpr(ctx, value);

@@ -13,6 +13,7 @@ import { isReal, ParseContext } from "./parse-context.js";
 import { woParser } from "./parser.js";
 import { manifestFrom, topPolicyFrom } from "./raw-forms.js";
 import { segment, type Chunk } from "./segment.js";
+import { readTriggerParts } from "./trigger-parts.js";
 import { collapseNewlines, NL, Startup, StringLiteral, Unexpected, UnterminatedString, woLexer } from "./tokens.js";
 
 /** More than this many diagnostics in one file are cut off with WO1010 (garbage input). */
@@ -179,6 +180,8 @@ function parseChunk(chunk: Chunk, ctx: ParseContext): TopItem | undefined {
   if (parser.errors.length === 0 && rest.length > 0) {
     ctx.diags.report("WO1003", ctx.span(rest[0]), { expected: "a new declaration", found: ctx.describe(rest[0]) });
   }
+  // The grammar is free again: read the triggers' conditions and actions it skipped.
+  if (item?.kind === "TypeDecl") readTriggerParts(parser, ctx, item);
   return item ?? undefined;
 }
 
