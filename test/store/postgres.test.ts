@@ -166,6 +166,99 @@ describe("PostgreSQL store", () => {
       expect(await store.read((tx) => tx.get("post", 1))).toMatchObject({ order: 11 });
     });
 
+    /** A method's transfer of `amount` between two posts' `order`, reading both by id (WriteOptions.byKey). */
+    const transfer = (on: PostgresStore, from: number, to: number, amount: number) =>
+      on.write(
+        async (tx) => {
+          const a = await tx.get("post", from);
+          const b = (await tx.list("post", { where: [{ column: "id", op: "==", value: to }] }))[0];
+          await tx.update("post", from, { order: (a!.order as number) - amount });
+          await tx.update("post", to, { order: (b!.order as number) + amount });
+        },
+        {
+          byKey: {
+            lockFirst: [
+              ["post", from],
+              ["post", to],
+            ],
+          },
+        },
+      );
+
+    it("keyed writes (methods reading by id) run beside each other: one held open does not hold up one on other rows", async () => {
+      await store.write((tx) => tx.insert("author", author(1)));
+      for (const _ of [1, 2, 3]) await store.write((tx) => tx.insert("post", post(1)));
+      const held = gate();
+      const first = store.write(
+        async (tx) => {
+          await tx.get("post", 1);
+          await held.opened;
+        },
+        { byKey: { lockFirst: [["post", 1]] } },
+      );
+      await new Promise((r) => setTimeout(r, 100));
+      expect(await settledWithin(transfer(store, 2, 3, 5), 5_000)).toBe(true);
+      // The same row waits for the first one's commit.
+      const same = transfer(store, 1, 2, 5);
+      expect(await settledWithin(same, 300)).toBe(false);
+      held.open();
+      await Promise.all([first, same]);
+      const orders = (await store.read((tx) => tx.list("post"))).map((p) => p.order);
+      expect(orders).toEqual([-5, 0, 5]);
+    });
+
+    it("opposite keyed transfers from two stores lock their rows in one order: no update lost, no deadlock to retry", async () => {
+      await store.write((tx) => tx.insert("author", author(1)));
+      for (const _ of [1, 2]) await store.write((tx) => tx.insert("post", post(1)));
+      const { store: other } = await openPostgresStore({ url, catalog: blog() });
+      try {
+        await Promise.all(
+          Array.from({ length: 60 }, (_, i) =>
+            i % 2 ? transfer(store, 1, 2, 1 + (i % 7)) : transfer(other, 2, 1, 1 + (i % 5)),
+          ),
+        );
+        expect(store.retries + other.retries).toBe(0);
+      } finally {
+        await other.close();
+      }
+      const orders = (await store.read((tx) => tx.list("post"))).map((p) => p.order as number);
+      const out = Array.from({ length: 60 }, (_, i) => (i % 2 ? 1 + (i % 7) : -(1 + (i % 5)))).reduce((a, b) => a + b);
+      expect(orders).toEqual([-out, out]);
+    });
+
+    it("a keyed write that reads by a condition runs again from the start, alone, and its result counts every row", async () => {
+      await store.write((tx) => tx.insert("author", author(1)));
+      await store.write((tx) => tx.insert("post", post(1)));
+      const held = gate();
+      const keyed = store.write(
+        async (tx) => {
+          await tx.get("post", 1);
+          await held.opened;
+          await tx.insert("post", post(1));
+        },
+        { byKey: { lockFirst: [["post", 1]] } },
+      );
+      await new Promise((r) => setTimeout(r, 100));
+      let runs = 0;
+      const counting = store.write(
+        async (tx) => {
+          runs++;
+          // Caught, as a body might: the store still knows the attempt read by a condition.
+          const n = await tx.count("post", { where: [{ column: "author", op: "==", value: 1 }] }).catch(() => -1);
+          await tx.insert("post", post(1, { order: n }));
+          return n;
+        },
+        { byKey: { lockFirst: [["post", 1]] } },
+      );
+      // Alone: it waits for the keyed write still open, then sees its row.
+      expect(await settledWithin(counting, 300)).toBe(false);
+      held.open();
+      await keyed;
+      expect(await counting).toBe(2);
+      expect(runs).toBe(2);
+      expect(await countRows("post")).toBe(3);
+    });
+
     it("two concurrent creates of one unique value: one row, the other a unique violation", async () => {
       const results = await Promise.allSettled(
         [1, 2].map(() => store.write((tx) => tx.insert("author", author(7)), { concurrent: true })),

@@ -94,17 +94,39 @@ export class PostgresTx implements StoreTx {
   /** What this transaction changed, in order (writable transactions only): published after the COMMIT. */
   readonly changes: RowChange[] = [];
 
+  /** A keyed transaction that read by a condition (store.ts runs it again, alone). */
+  readByCondition = false;
+  /** The rows a keyed transaction's reads locked, as (table, id): locked first should it run again. */
+  readonly held: [string, number][] = [];
+
   /**
-   * `locksReads`: a write that runs after others rather than beside them (a method, store.ts)
-   * still runs beside the concurrent CRUD writes, so what it reads it holds until its commit
-   * (`FOR NO KEY UPDATE`): a row it read cannot change under it before it writes it back.
+   * `locksReads`: a method (store.ts) runs beside the concurrent CRUD writes (and, when
+   * `keyed`, beside other methods), so what it reads it holds until its commit (`FOR NO KEY
+   * UPDATE`): a row it read cannot change under it before it writes it back. `keyed`: it may
+   * read by id only; a read by another condition could miss a row another writer is adding, so
+   * it is refused (ReadsByCondition in store.ts) and the write runs again alone.
    */
   constructor(
     private readonly client: pg.PoolClient,
     private readonly ctx: PgTxContext,
     private readonly isWritable: boolean,
     private readonly locksReads = false,
+    private readonly keyed = false,
   ) {}
+
+  /** In a keyed transaction, a query whose condition is not `id ==` / `id in` ends the attempt. */
+  private requireKeyed(query: ListQuery | undefined): void {
+    if (!this.keyed) return;
+    const where = query?.where ?? [];
+    if (where.length === 1 && where[0]!.column === "id" && (where[0]!.op === "==" || where[0]!.op === "in")) return;
+    this.readByCondition = true;
+    throw new Error("this write reads rows by a condition; it runs again on its own");
+  }
+
+  /** Remembers the rows a keyed read locked. */
+  private hold(table: string, rows: Row[], lock: RowLock | undefined): void {
+    if (this.keyed && lock === undefined) for (const r of rows) this.held.push([table, r.id as number]);
+  }
 
   /** The row-lock clause a read ends with in this transaction. */
   private lockClause(lock: RowLock | undefined): string {
@@ -176,11 +198,13 @@ export class PostgresTx implements StoreTx {
       () => `SELECT ${t.selectList} FROM ${t.quoted} WHERE "id" = $1${clause}`,
       [id],
     );
+    this.hold(table, r.rows, lock);
     return r.rows[0];
   }
 
   async list(table: string, query: ListQuery = {}): Promise<Row[]> {
     const t = this.table(table);
+    this.requireKeyed(query);
     const params = new Params();
     const where = this.compileWhere(t, query, params);
     const order = this.compileOrder(t, query, params);
@@ -194,11 +218,13 @@ export class PostgresTx implements StoreTx {
       () => sql,
       params.values,
     );
+    this.hold(table, r.rows, undefined);
     return r.rows;
   }
 
   async count(table: string, query: ListQuery = {}): Promise<number> {
     const t = this.table(table);
+    this.requireKeyed(query);
     const params = new Params();
     const where = this.compileWhere(t, query, params);
     const sql = `SELECT COUNT(*) AS n FROM ${t.quoted}${whereClause(where.conds)}`;
@@ -338,6 +364,8 @@ export class PostgresTx implements StoreTx {
 
   async referrers(table: string, id: number): Promise<{ table: string; field: string; count: number }[]> {
     const t = this.table(table);
+    // Counting referrers is a read by a condition (a row referring may be on its way in).
+    this.requireKeyed(undefined);
     // One count per place that can hold the id; places in the same column are counted apart.
     const found: { table: string; field: string; count: number }[] = [];
     for (const r of t.referrers) {
