@@ -259,6 +259,36 @@ describe("PostgreSQL store", () => {
       expect(await countRows("post")).toBe(3);
     });
 
+    it("the audit entry rides with the COMMIT: text with quotes and backslashes is stored as given; a failed call leaves none", async () => {
+      const odd = `o'brien \\' \\n "x" $1 ; DROP TABLE author; --`;
+      const entry = {
+        at: new Date().toISOString(),
+        principal: odd,
+        user: "42",
+        role: null,
+        via: "token",
+        surface: "rest",
+        operation: "author_create",
+        type: "Author",
+        rowId: 7,
+        outcome: "ok",
+      };
+      await store.write(async (tx) => {
+        await tx.insert("author", author(1));
+        await tx.appendAudit(entry);
+      });
+      await expect(
+        store.write(async (tx) => {
+          await tx.appendAudit({ ...entry, rowId: 8 });
+          throw new Error("the call failed");
+        }),
+      ).rejects.toThrow("the call failed");
+      const { entries } = await store.readAudit({ limit: 10 });
+      expect(entries).toHaveLength(1);
+      expect(entries[0]).toMatchObject({ principal: odd, user: "42", role: null, rowId: 7 });
+      expect(await countRows("author")).toBe(1);
+    });
+
     it("two concurrent creates of one unique value: one row, the other a unique violation", async () => {
       const results = await Promise.allSettled(
         [1, 2].map(() => store.write((tx) => tx.insert("author", author(7)), { concurrent: true })),

@@ -502,7 +502,7 @@ export class PostgresStore implements Store {
       // notification fail, the COMMIT is not run and the catch below rolls back).
       const payloads = tx.changes.length > 0 ? changePayloads(this.relay.instanceId, tx.changes) : [];
       const notify = payloads.map((p) => `SELECT pg_notify('${changeChannel}', ${client.escapeLiteral(p)}); `);
-      await client.query(`${notify.join("")}COMMIT`);
+      await client.query(`${tx.beforeCommit.join("")}${notify.join("")}COMMIT`);
       // After the COMMIT, before the write resolves: a listener sees a change before its writer's answer.
       if (tx.changes.length > 0) this.listeners.publish(tx.changes);
       return result;

@@ -86,7 +86,6 @@ export interface PgTxContext {
 }
 
 const pgPlaceholder = (n: number) => `$${n}`;
-const appendAuditText = appendAuditSql(pgPlaceholder);
 
 export class PostgresTx implements StoreTx {
   private isOpen = true;
@@ -144,6 +143,7 @@ export class PostgresTx implements StoreTx {
   async savepoint<T>(fn: () => Promise<T>): Promise<T> {
     const name = `wo_sp_${++this.savepoints}`;
     const mark = this.changes.length;
+    const deferred = this.beforeCommit.length;
     await this.client.query(`SAVEPOINT ${name}`);
     try {
       const result = await fn();
@@ -154,6 +154,7 @@ export class PostgresTx implements StoreTx {
       await this.client.query(`RELEASE SAVEPOINT ${name}`);
       // The undone writes were never committed: no event for them (their log rows went too).
       this.changes.length = mark;
+      this.beforeCommit.length = deferred;
       throw err;
     }
   }
@@ -168,9 +169,24 @@ export class PostgresTx implements StoreTx {
   async appendAudit(record: AuditRecord): Promise<void> {
     if (!this.isWritable) throw new Error("read() transactions cannot write; use write()");
     if (!this.isOpen) throw new Error("this transaction has already ended");
-    await this.client.query({ name: "wo_audit_append", text: appendAuditText, values: auditValues(record) });
+    // Sent with the COMMIT (store.ts, `beforeCommit`), in its round trip: the entry is the
+    // call's last statement anyway, and should it fail the COMMIT is not run. Its values as
+    // literals, since a simple query of several statements takes no parameters.
+    const values = auditValues(record);
+    this.beforeCommit.push(`${appendAuditSql((n) => this.literal(values[n - 1]))}; `);
     const sweep = this.ctx.auditSweep.due(pgPlaceholder);
     if (sweep) await this.client.query(sweep);
+  }
+
+  /** Statements (each ending in `; `) that store.ts sends in the COMMIT's round trip, before it. */
+  readonly beforeCommit: string[] = [];
+
+  /** A value as an SQL literal: text escaped by the driver, integers as digits, null. */
+  private literal(value: unknown): string {
+    if (value === null || value === undefined) return "NULL";
+    if (typeof value === "number" && Number.isSafeInteger(value)) return String(value);
+    if (typeof value === "string") return this.client.escapeLiteral(value);
+    throw new Error(`cannot write ${typeof value} as an SQL literal`);
   }
 
   /** A page of the audit trail, as this snapshot sees it. */
