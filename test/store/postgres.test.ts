@@ -289,6 +289,27 @@ describe("PostgreSQL store", () => {
       expect(await countRows("author")).toBe(1);
     });
 
+    it("a ref check of a row the transaction holds answers from it: inserted, updated, deleted, undone by a savepoint", async () => {
+      await store.write((tx) => tx.insert("author", author(1)));
+      await store.write(async (tx) => {
+        const made = await tx.insert("author", author(2));
+        expect(await tx.get("author", made.id as number, "key-share")).toMatchObject({ email: "a2@x.org" });
+        await tx.update("author", 1, { name: "renamed" });
+        expect(await tx.get("author", 1, "key-share")).toMatchObject({ name: "renamed" });
+        await tx.delete("author", 1);
+        expect(await tx.get("author", 1, "key-share")).toBeUndefined();
+        const undone = await tx
+          .savepoint(async () => {
+            const row = await tx.insert("author", author(3));
+            throw Object.assign(new Error("undo"), { id: row.id });
+          })
+          .catch((e: { id: number }) => e.id);
+        expect(await tx.get("author", undone, "key-share")).toBeUndefined();
+        expect(await tx.get("author", made.id as number, "key-share")).toBeDefined();
+      });
+      expect((await store.read((tx) => tx.list("author"))).map((a) => a.email)).toEqual(["a2@x.org"]);
+    });
+
     it("two concurrent creates of one unique value: one row, the other a unique violation", async () => {
       const results = await Promise.allSettled(
         [1, 2].map(() => store.write((tx) => tx.insert("author", author(7)), { concurrent: true })),

@@ -122,6 +122,21 @@ export class PostgresTx implements StoreTx {
     throw new Error("this write reads rows by a condition; it runs again on its own");
   }
 
+  /**
+   * Rows this write transaction holds locked against deletion by others (read `FOR NO KEY
+   * UPDATE` or `FOR UPDATE`, updated or inserted by it), as it last saw them: a ref check
+   * (`key-share`) of one of them needs no round trip, since nobody else can remove or change it
+   * before the commit. Forgotten on delete, and wholly when a savepoint rolls back (its row
+   * locks go with it).
+   */
+  private readonly mine = new Map<string, Row>();
+
+  private keep(table: string, id: number, row: Row | undefined): void {
+    if (!this.isWritable) return;
+    if (row === undefined) this.mine.delete(`${table}\u0000${id}`);
+    else this.mine.set(`${table}\u0000${id}`, { ...row });
+  }
+
   /** Remembers the rows a keyed read locked. */
   private hold(table: string, rows: Row[], lock: RowLock | undefined): void {
     if (this.keyed && lock === undefined) for (const r of rows) this.held.push([table, r.id as number]);
@@ -150,6 +165,7 @@ export class PostgresTx implements StoreTx {
       await this.client.query(`RELEASE SAVEPOINT ${name}`);
       return result;
     } catch (err) {
+      this.mine.clear();
       await this.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
       await this.client.query(`RELEASE SAVEPOINT ${name}`);
       // The undone writes were never committed: no event for them (their log rows went too).
@@ -208,6 +224,10 @@ export class PostgresTx implements StoreTx {
   async get(table: string, id: number, lock?: RowLock): Promise<Row | undefined> {
     const t = this.table(table);
     if (!Number.isSafeInteger(id)) return undefined;
+    if (lock === "key-share") {
+      const held = this.mine.get(`${table}\u0000${id}`);
+      if (held !== undefined) return { ...held };
+    }
     const clause = this.lockClause(lock);
     const r = await this.run(
       `get:${table}${clause}`,
@@ -215,6 +235,7 @@ export class PostgresTx implements StoreTx {
       [id],
     );
     this.hold(table, r.rows, lock);
+    if (clause !== "" && clause !== " FOR KEY SHARE") this.keep(table, id, r.rows[0]);
     return r.rows[0];
   }
 
@@ -235,6 +256,7 @@ export class PostgresTx implements StoreTx {
       params.values,
     );
     this.hold(table, r.rows, undefined);
+    if (clause !== "") for (const row of r.rows) this.keep(table, row.id as number, row);
     return r.rows;
   }
 
@@ -263,6 +285,7 @@ export class PostgresTx implements StoreTx {
     const uniques = t.shape.indexes.filter((ix) => ix.isUnique);
     if (uniques.length === 0) {
       const row = (await this.run(`insert:${table}`, sql, params)).rows[0]!;
+      this.keep(table, row.id as number, row);
       await this.record(table, "create", row.id as number, row);
       return row;
     }
@@ -288,6 +311,7 @@ export class PostgresTx implements StoreTx {
       params,
     );
     if (r.rows[0] !== undefined) {
+      this.keep(table, r.rows[0].id as number, r.rows[0]);
       await this.record(table, "create", r.rows[0].id as number, r.rows[0]);
       return r.rows[0];
     }
@@ -355,6 +379,7 @@ export class PostgresTx implements StoreTx {
     // savepoint, so a caught violation leaves the transaction usable (as on SQLite).
     const touchesUnique = t.shape.indexes.some((ix) => ix.isUnique && ix.columns.some((c) => patch[c] !== undefined));
     const r = touchesUnique ? await this.savepoint(update) : await update();
+    this.keep(table, id, r.rows[0]);
     if (r.rows[0] !== undefined) await this.record(table, "update", id, r.rows[0]);
     return r.rows[0];
   }
@@ -370,9 +395,13 @@ export class PostgresTx implements StoreTx {
         () => `DELETE FROM ${from.quoted} WHERE ${quoteId(link.column)} = $1 RETURNING "id"`,
         [id],
       );
-      for (const l of gone.rows) await this.record(link.table, "delete", l.id as number, null);
+      for (const l of gone.rows) {
+        this.keep(link.table, l.id as number, undefined);
+        await this.record(link.table, "delete", l.id as number, null);
+      }
     }
     const r = await this.run(`delete:${table}`, () => `DELETE FROM ${t.quoted} WHERE "id" = $1`, [id]);
+    this.keep(table, id, undefined);
     if ((r.rowCount ?? 0) === 0) return false;
     await this.record(table, "delete", id, null);
     return true;
