@@ -176,6 +176,16 @@ export interface WriteOptions {
    * relation writes. A store may run it beside other writes instead of after them.
    */
   concurrent?: boolean;
+  /**
+   * The write reads rows only by their id (`get`, or `list`/`count` whose only condition is
+   * `id ==` or `id in`): a method whose reads the compiler could bound. A store may run it
+   * beside other such writes, holding every row it reads until its commit; `lockFirst` names
+   * rows it is known to read (table, id; ids that are not integers are skipped), which the store
+   * locks before anything else, in one order for every writer, so two of these writes cannot
+   * deadlock over them. Should it read by another condition after all, the store runs it again
+   * from the start as an ordinary write.
+   */
+  byKey?: { lockFirst: readonly (readonly [table: string, id: unknown])[] };
 }
 
 export interface Store {

@@ -21,6 +21,7 @@ import { typeMethod } from "../check/methods.js";
 import { isSessionUser } from "../check/body/session.js";
 import { fieldValueType, findType, returnValueType } from "../check/method-types.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
+import { keyedLocks } from "./method-locks.js";
 import { refCheckLine } from "./ref-checks.js";
 import { jsComment, jsIdentifier, jsJson, jsString } from "./js-literal.js";
 import {
@@ -92,7 +93,10 @@ export function emitMethodHandler(catalog: Catalog, type: CatalogType, method: C
       );
       w.write(body.toString());
     });
-    w.write(isWrite ? "), call);" : "));").newLine();
+    // A write that reads by id only may run beside other writers, locking those rows first (./method-locks.ts).
+    const locks = isWrite ? keyedLocks(catalog, type, method, typing) : undefined;
+    const options = locks ? `{ ...call, byKey: { lockFirst: [${locks.join(", ")}] } }` : "call";
+    w.write(isWrite ? `), ${options});` : "));").newLine();
   });
   return w.toString().trimEnd();
 }
