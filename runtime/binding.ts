@@ -22,6 +22,8 @@ import type { LiveStreams } from "./rest/live.js";
 import { problemResponse } from "./rest/problem.js";
 import { createRestRoutes, restEndpoints } from "./rest/routes.js";
 import { createAuditRoutes } from "./rest/audit-route.js";
+import { observedStore, stampRoute } from "./telemetry/observe.js";
+import type { Telemetry } from "./telemetry/telemetry.js";
 
 /** The instance's per-process parts a binding uses (and never closes). */
 export interface BindingDeps {
@@ -31,6 +33,8 @@ export interface BindingDeps {
   policy: OperationPolicy;
   live: LiveStreams;
   log: (line: string) => void;
+  /** The instance's telemetry (runtime/telemetry/telemetry.ts); absent: nothing is observed. */
+  telemetry?: Telemetry;
 }
 
 export interface Binding {
@@ -44,8 +48,15 @@ export interface Binding {
 }
 
 export function bindBuild(build: LoadedBuild, deps: BindingDeps): Binding {
-  const { store, config, log } = deps;
-  const rt = createOperationRuntime({ catalog: build.catalog, store, validators: build.validators, log });
+  const { store, config, log, telemetry } = deps;
+  // Under telemetry the operations see the store timed and traced; /healthz and the rest, as it is.
+  const operationStore = telemetry ? observedStore(telemetry, store, store.poolUse ? "postgresql" : "sqlite") : store;
+  const rt = createOperationRuntime({
+    catalog: build.catalog,
+    store: operationStore,
+    validators: build.validators,
+    log,
+  });
   const operations = bindOperations({
     app: build.catalog,
     rt,
@@ -53,8 +64,19 @@ export function bindBuild(build: LoadedBuild, deps: BindingDeps): Binding {
     limiter: deps.limiter,
     policy: deps.policy,
     log,
+    ...(telemetry ? { telemetry } : {}),
   });
   const routes = new Hono({ strict: false });
+  // Under telemetry, the edge counts a request under the route template that answered it
+  // (`/api/posts/:id`, never the path with its ids): hono knows it once the handler has run.
+  if (telemetry)
+    routes.use("*", async (c, next) => {
+      await next();
+      const incoming = nodeBindings(c).incoming;
+      // "/*" is this middleware's own path: no route took the request (the 404 of notFound).
+      const route = c.req.routePath;
+      if (incoming && route !== "/*") stampRoute(incoming, route);
+    });
   // The edge admitted the request's Origin; a page from it may read the answer. Synchronous
   // when there is no Origin: this runs on every REST request, and an async middleware costs a
   // promise per request.
