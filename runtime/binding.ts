@@ -5,7 +5,7 @@
 // an old binding needs closing. Who may send a request, and as whom, is decided before a
 // request reaches these routes (runtime/edge.ts).
 
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import type { WoConfig } from "../model/app.js";
 import type { Operation } from "../model/build-contract.js";
 import type { Store } from "../model/store.js";
@@ -22,7 +22,7 @@ import type { LiveStreams } from "./rest/live.js";
 import { problemResponse } from "./rest/problem.js";
 import { createRestRoutes, restEndpoints } from "./rest/routes.js";
 import { createAuditRoutes } from "./rest/audit-route.js";
-import { observedStore, stampRoute } from "./telemetry/observe.js";
+import { observedStore, stampRoute, traceOf } from "./telemetry/observe.js";
 import type { Telemetry } from "./telemetry/telemetry.js";
 
 /** The instance's per-process parts a binding uses (and never closes). */
@@ -67,16 +67,6 @@ export function bindBuild(build: LoadedBuild, deps: BindingDeps): Binding {
     ...(telemetry ? { telemetry } : {}),
   });
   const routes = new Hono({ strict: false });
-  // Under telemetry, the edge counts a request under the route template that answered it
-  // (`/api/posts/:id`, never the path with its ids): hono knows it once the handler has run.
-  if (telemetry)
-    routes.use("*", async (c, next) => {
-      await next();
-      const incoming = nodeBindings(c).incoming;
-      // "/*" is this middleware's own path: no route took the request (the 404 of notFound).
-      const route = c.req.routePath;
-      if (incoming && route !== "/*") stampRoute(incoming, route);
-    });
   // The edge admitted the request's Origin; a page from it may read the answer. Synchronous
   // when there is no Origin: this runs on every REST request, and an async middleware costs a
   // promise per request.
@@ -107,6 +97,20 @@ export function bindBuild(build: LoadedBuild, deps: BindingDeps): Binding {
       live: deps.live,
       log,
       validate: (name, input) => rt.validate(name, input),
+      // Under telemetry the edge counts a request under the route template that took it
+      // (`/api/posts/:id`, never the path with its ids).
+      ...(telemetry
+        ? {
+            onRoute: (c: Context, path: string) => {
+              const incoming = nodeBindings(c).incoming;
+              if (incoming) stampRoute(incoming, path);
+            },
+            traceOf: (c: Context) => {
+              const incoming = nodeBindings(c).incoming;
+              return incoming && traceOf(incoming);
+            },
+          }
+        : {}),
     }),
   );
   routes.notFound((c) =>

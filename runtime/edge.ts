@@ -147,7 +147,10 @@ export function createEdge(instance: RuntimeInstance, options: EdgeOptions = {})
       return serveManagement(instance.management, req, res);
     }
     const path = pathOf(url);
-    if (path === "/healthz") return restListener(binding)(req, res);
+    if (path === "/healthz") {
+      if (telemetry) stampRoute(req, "/healthz");
+      return restListener(binding)(req, res);
+    }
     const h = req.headers;
     const refused = guard.refusal(h.origin, h.host);
     if (refused !== undefined) {

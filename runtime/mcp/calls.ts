@@ -15,6 +15,8 @@ export interface CallObservation {
   telemetry: Telemetry;
   sessionId?: string | undefined;
   protocolVersion?: string | undefined;
+  /** The trace of the HTTP request the call came in (McpRequest.trace). */
+  parent?: unknown;
 }
 
 /**
@@ -39,9 +41,13 @@ export function runCall(
       sessionId: observed.sessionId,
       protocolVersion: observed.protocolVersion,
       requestId: msg.id,
+      parent: observed.parent,
     },
     (out) => out instanceof RpcError,
-    () => callHandler(handler, msg, ctx, log),
+    (trace) => {
+      if (trace !== undefined) ctx.trace = trace;
+      return callHandler(handler, msg, ctx, log);
+    },
   );
 }
 
@@ -68,6 +74,7 @@ async function callHandler(
 /** 2026-07-28: the call is stopped by the client closing the request; the signal is made on first read. */
 export class ModernContext implements MethodContext {
   readonly era = "modern";
+  trace: unknown = undefined;
   constructor(private readonly req: McpRequest) {}
   get signal(): AbortSignal {
     return this.req.signal;
@@ -84,6 +91,7 @@ export class ModernContext implements MethodContext {
  */
 export class LegacyContext implements MethodContext {
   readonly era = "legacy";
+  trace: unknown = undefined;
   private controller: AbortController | undefined;
   private readonly onAbort = () => this.controller?.abort();
   constructor(

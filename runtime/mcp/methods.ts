@@ -39,6 +39,8 @@ export interface MethodContext {
   readonly signal: AbortSignal;
   /** Who is calling (runtime/edge.ts); absent: the owner. */
   readonly principal?: Principal | undefined;
+  /** The trace of the method call's span, set while it runs (calls.ts): its operation joins it. */
+  trace?: unknown;
 }
 
 export type Handler = (params: Params, ctx: MethodContext) => unknown | Promise<unknown>;
@@ -79,6 +81,10 @@ const OWNER_READ_ONLY_CALL: CallContext = Object.freeze({ principal: ownerPrinci
 /** The CallContext of an MCP call: who is calling, and for a call that can write, what stops it. */
 function mcpCall(ctx: MethodContext, canWrite: boolean): CallContext {
   const principal = ctx.principal ?? ownerPrincipal;
+  if (ctx.trace !== undefined)
+    return canWrite
+      ? { signal: ctx.signal, principal, surface: "mcp", trace: ctx.trace }
+      : { principal, surface: "mcp", trace: ctx.trace };
   if (canWrite) return { signal: ctx.signal, principal, surface: "mcp" };
   return principal === ownerPrincipal ? OWNER_READ_ONLY_CALL : { principal, surface: "mcp" };
 }

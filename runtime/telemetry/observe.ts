@@ -4,13 +4,19 @@
 // operations and the store are exactly what they are without this module.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Operation } from "../../model/build-contract.js";
+import type { CallContext, Operation } from "../../model/build-contract.js";
 import { OperationError } from "../../model/errors.js";
 import type { Store, StoreTx } from "../../model/store.js";
 import type { Telemetry } from "./telemetry.js";
 
 const routeKey = Symbol("wo.route");
-type RoutedRequest = IncomingMessage & { [routeKey]?: string };
+const traceKey = Symbol("wo.trace");
+type RoutedRequest = IncomingMessage & { [routeKey]?: string; [traceKey]?: unknown };
+
+/** The trace of a request's server span, when it is traced: the spans of its calls join it. */
+export function traceOf(req: IncomingMessage): unknown {
+  return (req as RoutedRequest)[traceKey];
+}
 
 /** Records which route template answered a request (the REST routes' middleware, /mcp, /_wo/). */
 export function stampRoute(req: IncomingMessage, route: string): void {
@@ -19,16 +25,18 @@ export function stampRoute(req: IncomingMessage, route: string): void {
 
 /**
  * Serves one request under telemetry: `handle` runs inside the request's server span (when
- * tracing), and when the answer is done (or the connection closed) the span ends and the
- * request is counted under its route template — "unmatched" when no route took it (a 404, a
- * refusal at the edge).
+ * tracing and sampled), and when the answer is done (or the connection closed) the span ends
+ * and the request is counted under its route template — "other" when no REST route took it
+ * (the explorer and /docs, a 404, a refusal at the edge).
  */
 export function observeRequest(t: Telemetry, req: IncomingMessage, res: ServerResponse, handle: () => void): void {
   const started = performance.now();
   const { metrics, tracing } = t;
-  const span = tracing ? tracing.serveRequest(req, handle) : undefined;
+  const traced = tracing?.serveRequest(req);
+  const span = traced?.span;
+  if (traced) (req as RoutedRequest)[traceKey] = traced.trace;
   res.once("close", () => {
-    const route = (req as RoutedRequest)[routeKey] ?? "unmatched";
+    const route = (req as RoutedRequest)[routeKey] ?? "other";
     const status = res.statusCode;
     metrics?.httpRequest(req.method, route, status, (performance.now() - started) / 1000);
     if (span) {
@@ -39,7 +47,7 @@ export function observeRequest(t: Telemetry, req: IncomingMessage, res: ServerRe
       span.end();
     }
   });
-  if (!span) handle();
+  handle();
 }
 
 /** How a call ended, as the metrics label it: ok, the OperationError kind, or internal. */
@@ -50,35 +58,46 @@ export function outcomeOf(err: unknown): string {
 /** `operation` counted and timed, and run inside a span of its own (when tracing). */
 export function observedOperation(t: Telemetry, name: string, operation: Operation): Operation {
   const { metrics, tracing } = t;
-  return async (input, call) => {
+  // A call outside a sampled trace (call.trace absent) goes straight to the operation.
+  const traced: Operation = tracing
+    ? (input, call) =>
+        call.trace === undefined
+          ? operation(input, call)
+          : tracing.inSpan(
+              `operation ${name}`,
+              "internal",
+              { "wo.operation": name, "wo.surface": call.surface ?? "internal" },
+              call.trace,
+              (span, trace) =>
+                operation(input, trace === undefined ? call : { ...call, trace }).catch((err: unknown) => {
+                  span.setAttribute("error.type", outcomeOf(err));
+                  throw err;
+                }),
+            )
+    : operation;
+  if (!metrics) return traced;
+  // One `then` per call, no async frame: this wraps every REST and MCP call.
+  return (input, call) => {
     const started = performance.now();
-    let outcome = "ok";
-    try {
-      return tracing
-        ? await tracing.inSpan(
-            `operation ${name}`,
-            "internal",
-            { "wo.operation": name, "wo.surface": call.surface ?? "internal" },
-            (span) =>
-              operation(input, call).catch((err: unknown) => {
-                span.setAttribute("error.type", outcomeOf(err));
-                throw err;
-              }),
-          )
-        : await operation(input, call);
-    } catch (err) {
-      outcome = outcomeOf(err);
-      throw err;
-    } finally {
-      metrics?.operation(name, outcome, (performance.now() - started) / 1000);
-    }
+    return traced(input, call).then(
+      (value) => {
+        metrics.operation(name, "ok", (performance.now() - started) / 1000);
+        return value;
+      },
+      (err: unknown) => {
+        metrics.operation(name, outcomeOf(err), (performance.now() - started) / 1000);
+        throw err;
+      },
+    );
   };
 }
 
 /**
  * The store as the operations use it, with each write timed (submission to durable commit) and
- * its changed rows counted, and each transaction in a span of its own (when tracing). Only the
- * members the operation runtime uses (runtime/operations/runtime.ts).
+ * its changed rows counted, and each write transaction in a span of its own (when tracing: its
+ * options are the call's CallContext, which carries the trace; a read is handed none, so its
+ * time shows in the operation's span). Only the members the operation runtime uses
+ * (runtime/operations/runtime.ts).
  */
 export function observedStore(t: Telemetry, store: Store, system: "sqlite" | "postgresql"): Store {
   const { metrics, tracing } = t;
@@ -98,13 +117,11 @@ export function observedStore(t: Telemetry, store: Store, system: "sqlite" | "po
           throw err;
         },
       );
-    return tracing ? tracing.inSpan("store.write", "client", dbAttributes, run) : run();
+    const parent = (options as CallContext | undefined)?.trace;
+    return tracing && parent !== undefined ? tracing.inSpan("store.write", "client", dbAttributes, parent, run) : run();
   };
-  const read: Store["read"] = tracing
-    ? (fn) => tracing.inSpan("store.read", "client", dbAttributes, () => store.read(fn))
-    : (fn) => store.read(fn);
   return {
-    read,
+    read: (fn) => store.read(fn),
     write,
     onCommit: (listener) => store.onCommit(listener),
     changesAfter: (table, after, limit) => store.changesAfter(table, after, limit),
@@ -142,6 +159,8 @@ export interface McpCallInfo {
   sessionId: string | undefined;
   protocolVersion: string | undefined;
   requestId: string | number;
+  /** The trace of the HTTP request the call came in. */
+  parent: unknown;
 }
 
 /**
@@ -153,36 +172,38 @@ export async function observeMcpCall(
   t: Telemetry,
   info: McpCallInfo,
   isRpcError: (out: object) => boolean,
-  run: () => Promise<object>,
+  run: (trace: unknown) => Promise<object>,
 ): Promise<object> {
   const { metrics, tracing } = t;
   const started = performance.now();
   const outcomeOf = (out: object) =>
     isRpcError(out) ? "rpc_error" : (out as { isError?: unknown }).isError === true ? "tool_error" : "ok";
-  const out = tracing
-    ? await tracing.inSpan(
-        info.tool !== undefined ? `${info.method} ${info.tool}` : info.method,
-        "internal",
-        {
-          "mcp.method.name": info.method,
-          "jsonrpc.request.id": String(info.requestId),
-          ...(info.tool !== undefined
-            ? { "gen_ai.tool.name": info.tool, "gen_ai.operation.name": "execute_tool" }
-            : {}),
-          ...(info.sessionId !== undefined ? { "mcp.session.id": info.sessionId } : {}),
-          ...(info.protocolVersion !== undefined ? { "mcp.protocol.version": info.protocolVersion } : {}),
-        },
-        async (span) => {
-          const result = await run();
-          const outcome = outcomeOf(result);
-          if (outcome !== "ok") {
-            span.setAttribute("error.type", outcome);
-            span.setStatus({ code: 2 /* SpanStatusCode.ERROR */ });
-          }
-          return result;
-        },
-      )
-    : await run();
+  const out =
+    tracing && info.parent !== undefined
+      ? await tracing.inSpan(
+          info.tool !== undefined ? `${info.method} ${info.tool}` : info.method,
+          "internal",
+          {
+            "mcp.method.name": info.method,
+            "jsonrpc.request.id": String(info.requestId),
+            ...(info.tool !== undefined
+              ? { "gen_ai.tool.name": info.tool, "gen_ai.operation.name": "execute_tool" }
+              : {}),
+            ...(info.sessionId !== undefined ? { "mcp.session.id": info.sessionId } : {}),
+            ...(info.protocolVersion !== undefined ? { "mcp.protocol.version": info.protocolVersion } : {}),
+          },
+          info.parent,
+          async (span, trace) => {
+            const result = await run(trace);
+            const outcome = outcomeOf(result);
+            if (outcome !== "ok") {
+              span.setAttribute("error.type", outcome);
+              span.setStatus({ code: 2 /* SpanStatusCode.ERROR */ });
+            }
+            return result;
+          },
+        )
+      : await run(undefined);
   metrics?.mcpRequest(info.method, info.tool, outcomeOf(out), (performance.now() - started) / 1000);
   return out;
 }

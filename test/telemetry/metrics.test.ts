@@ -60,7 +60,7 @@ describe("the admin listener", () => {
     expect(new URL(admin).hostname).toBe("127.0.0.1");
     const res = await fetch(`${wo.url}/metrics`);
     expect(res.status).toBe(404);
-    expect((await res.json()).type).toBe("urn:wo:problem:route-not-found");
+    expect(((await res.json()) as { type: string }).type).toBe("urn:wo:problem:route-not-found");
     for (const path of ["/live", "/ready"]) expect((await fetch(`${wo.url}${path}`)).status).toBe(404);
   });
 
@@ -158,7 +158,7 @@ describe("/metrics after a known load", () => {
     expect([...after.keys()].some((k) => k.startsWith("wo_rate_limited_total"))).toBe(false);
     expect(after.get("process_cpu_seconds_total")).toBeGreaterThan(0);
 
-    const publicMetrics = 'wo_http_requests_total{method="GET",route="unmatched",status="404"}';
+    const publicMetrics = 'wo_http_requests_total{method="GET",route="other",status="404"}';
     await fetch(`${wo.url}/metrics`);
     expect(((await scrape()).get(publicMetrics) ?? 0) - (after.get(publicMetrics) ?? 0)).toBe(1);
   });
