@@ -99,6 +99,20 @@ export interface WoConfig {
   auth?: AuthConfig;
   /** `[limits]`: the run budget of each kind of run (spec/security.md, "Budgets"). */
   limits: Record<RunKind, RunLimits>;
+  /** `[admin] listen`: the admin listener's "host:port" (/metrics, /live, /ready). Absent: none. */
+  adminListen?: string;
+  /** `[telemetry]`: OpenTelemetry traces (spec/operations.md, "Traces"). Absent keys: the OTEL_* variables decide. */
+  telemetry?: TelemetryConfig;
+}
+
+/** `[telemetry]` of wo.toml. */
+export interface TelemetryConfig {
+  /** `otlp_endpoint`: the OTLP/HTTP base URL (`http://127.0.0.1:4318`); spans go to `<it>/v1/traces`. */
+  otlpEndpoint?: string;
+  /** `sample_ratio`: the share of traces started here that are recorded, 0–1. Default 1. */
+  sampleRatio?: number;
+  /** `service_name`: the `service.name` of the spans. Default OTEL_SERVICE_NAME, else the app's name. */
+  serviceName?: string;
 }
 
 /**

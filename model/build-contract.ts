@@ -350,6 +350,12 @@ export interface CallContext {
    * the same transaction.
    */
   audit?: AuditRecord;
+  /**
+   * The trace the call's spans join (runtime/telemetry/tracing.ts), handed down explicitly
+   * rather than through an AsyncLocalStorage, whose promise hooks would cost every call of the
+   * process. Opaque here; absent when the call is not traced.
+   */
+  trace?: unknown;
 }
 
 /** One operation: input is the tool's arguments (REST adapters build the same object). */

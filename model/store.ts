@@ -226,6 +226,11 @@ export interface Store {
    */
   problem?(): Promise<string | undefined>;
   /**
+   * A store with a connection pool (PostgreSQL): its connections now, those idle, and the
+   * callers waiting for one (the admin listener's gauges). Absent: no pool.
+   */
+  poolUse?(): { total: number; idle: number; waiting: number };
+  /**
    * A store that several instances share (PostgreSQL) keeps 2025-era MCP session ids here, so
    * a client whose requests land on any instance keeps its session. Absent: sessions live in
    * the memory of the instance that made them.

@@ -40,6 +40,8 @@ export interface MethodContext {
   readonly signal: AbortSignal;
   /** Who is calling (runtime/edge.ts); absent: the owner. */
   readonly principal?: Principal | undefined;
+  /** The trace of the method call's span, set while it runs (calls.ts): its operation joins it. */
+  trace?: unknown;
 }
 
 export type Handler = (params: Params, ctx: MethodContext) => unknown | Promise<unknown>;
@@ -77,6 +79,10 @@ const MIME = "application/json";
 /** The CallContext of an MCP call: who is calling, and for a call that can write, what stops it. */
 function mcpCall(ctx: MethodContext, canWrite: boolean): CallContext {
   const principal = ctx.principal ?? ownerPrincipal;
+  if (ctx.trace !== undefined)
+    return canWrite
+      ? { signal: ctx.signal, principal, surface: "mcp", trace: ctx.trace }
+      : { principal, surface: "mcp", trace: ctx.trace };
   if (canWrite) return { signal: ctx.signal, principal, surface: "mcp" };
   return readCall(principal, "mcp");
 }

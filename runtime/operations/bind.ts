@@ -30,6 +30,8 @@ import { inSession } from "./session.js";
 import { withSlot, type ConcurrencyLimiter } from "./limit.js";
 import type { OperationPolicy } from "./policy.js";
 import { isTableDriven, tableOperationBody, type OperationBody } from "./table-operations.js";
+import { observedOperation } from "../telemetry/observe.js";
+import type { Telemetry } from "../telemetry/telemetry.js";
 
 export interface BindDeps {
   app: AppContract;
@@ -40,6 +42,8 @@ export interface BindDeps {
   policy: OperationPolicy;
   /** The server log: an audit entry that could not be written is said here. */
   log: (line: string) => void;
+  /** The instance's telemetry: each operation call is counted and traced. Absent: not observed. */
+  telemetry?: Telemetry;
 }
 
 export function bindOperations(deps: BindDeps): Record<string, Operation> {
@@ -53,7 +57,9 @@ export function bindOperations(deps: BindDeps): Record<string, Operation> {
       ? tableOperationBody(app, entry, rt, hasRefs)
       : generated[entry.name];
     // A method the build lists but operations.js lacks: REST and MCP answer that it is not served.
-    if (body) bound[entry.name] = admitted(entry, body, rt, policy, limiter, deps.log);
+    if (!body) continue;
+    const operation = admitted(entry, body, rt, policy, limiter, deps.log);
+    bound[entry.name] = deps.telemetry ? observedOperation(deps.telemetry, entry.name, operation) : operation;
   }
   const listed = new Set(app.operations.map((e) => e.name));
   for (const [name, member] of Object.entries(generated))

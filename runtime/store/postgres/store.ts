@@ -462,6 +462,10 @@ export class PostgresStore implements Store {
   }
 
   /** Is the database reachable? For /healthz: undefined when it is, else why not. */
+  poolUse(): { total: number; idle: number; waiting: number } {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
+  }
+
   async problem(): Promise<string | undefined> {
     try {
       await this.pool.query("SELECT 1");
