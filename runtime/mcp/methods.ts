@@ -112,6 +112,7 @@ const errorPrefix: Record<OperationErrorKind, string> = {
   invalid_input: "Invalid input",
   not_found: "Not found",
   unauthorized: "Unauthorized",
+  forbidden: "Forbidden",
   conflict: "Conflict",
   aborted: "Refused",
   unprocessable: "Unprocessable",
