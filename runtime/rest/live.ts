@@ -9,11 +9,12 @@
 // then it is fed like every caught-up stream, by its table's feed (TableFeed below).
 
 import type { ServerResponse } from "node:http";
-import type { CatalogType } from "../../model/app.js";
+import type { Catalog, CatalogType } from "../../model/app.js";
 import { createSseStream, type SseStream } from "../sse.js";
 import { isRefusal, StreamBudget, type StreamRefusal } from "../stream-budget.js";
 import type { ListQuery, Row, RowChange, Store } from "../../model/store.js";
-import { canonicalForms, rowFilter } from "../store/row-match.js";
+import type { RowCondition } from "../../model/policy.js";
+import { catalogTables, queryCondition, rowMatcher } from "../store/conditions.js";
 
 export interface LiveStreamOptions {
   /** Keep-alive comment interval. Default 15 s. */
@@ -28,16 +29,25 @@ export interface LiveStreamOptions {
   budget?: StreamBudget;
 }
 
+/** Which changes a stream sends: its list filters, and the caller's read policy (store/conditions.ts). */
+export interface LiveFilters {
+  where: NonNullable<ListQuery["where"]>;
+  /** The caller's read condition (runtime/operations/row-policy.ts); absent: every row. */
+  filter?: RowCondition;
+  /** The app's types, for the columns the conditions name. */
+  catalog: Pick<Catalog, "types">;
+}
+
 export interface LiveStreams {
   /**
-   * A stream of `type`'s changes passing `where`; `resumeAfter`: the client's Last-Event-ID;
+   * A stream of `type`'s changes passing `filters`; `resumeAfter`: the client's Last-Event-ID;
    * `nodeResponse`: the node response that will answer with it, written to directly (../sse.ts);
    * `caller`: whom the stream counts against (streamCallerOf). A refusal when the budget has
    * no room for it.
    */
   open(
     type: CatalogType,
-    where: NonNullable<ListQuery["where"]>,
+    filters: LiveFilters,
     resumeAfter: number | undefined,
     nodeResponse?: ServerResponse,
     caller?: string,
@@ -238,10 +248,14 @@ export function createLiveStreams(
   };
 
   return {
-    open(type, where, resumeAfter, nodeResponse, caller = "local") {
+    open(type, filters, resumeAfter, nodeResponse, caller = "local") {
       const slot = budget.admit(caller);
       if (isRefusal(slot)) return slot;
-      const passes = where.length === 0 ? undefined : rowFilter(where, canonicalForms(type));
+      const passes = rowMatcher(
+        queryCondition(type.table, { where: filters.where, ...(filters.filter ? { filter: filters.filter } : {}) }),
+        type.table,
+        catalogTables(filters.catalog),
+      );
       const feed = feedOf(type.table);
       const held: RowChange[] = [];
       /** While resuming: stops holding back the commits that come during the replay. */

@@ -349,7 +349,7 @@ function live(c: Context, route: Route, deps: RestDeps, vocab: ListVocabulary): 
   const { incoming, outgoing } = nodeBindings(c);
   const body = deps.live.open(
     route.type,
-    where,
+    { where, catalog: deps.catalog },
     lastEventId === undefined ? undefined : Number(lastEventId.trim()),
     outgoing,
     streamCallerOf(incoming?.socket, requestPrincipal(c)),
