@@ -130,7 +130,8 @@ function bindPolicies(app: AppContract): BuildPolicy {
 function createRowGuard(type: CatalogType, entry: OperationEntry, bypass: AppContract["bypassPolicies"]): RowGuard {
   const action = actionOf(entry.kind);
   const lines = (type.policies ?? []).filter((g) => g.action === action).map((g) => g.text);
-  const linesText = lines.length === 1 ? `the line ${lines[0]}` : `one of the lines ${lines.join("; ")}`;
+  const linesText =
+    lines.length === 1 ? `the line that grants it: ${lines[0]}` : `the lines that grant it: ${lines.join("; ")}`;
   return {
     async before(tx, id, call) {
       const p = call.principal;
@@ -139,7 +140,7 @@ function createRowGuard(type: CatalogType, entry: OperationEntry, bypass: AppCon
         throw new OperationError("not_found", `No ${type.name} with id ${JSON.stringify(id)}.`);
       if (!(await holds(tx, type.table, id, rowCondition(type, action, p, bypass))))
         throw forbidden(
-          `${callerName(p!)} may not ${describe(entry, type, id)}: the row satisfies no policy line that grants ${action} to ${whom(p!)} (${linesText}).`,
+          `${callerName(p!)} may not ${describe(entry, type, id)}: the row satisfies no policy line granting ${action} to ${whom(p!)}; ${linesText}.`,
         );
     },
     async after(tx, id, call) {
@@ -147,7 +148,7 @@ function createRowGuard(type: CatalogType, entry: OperationEntry, bypass: AppCon
       if (isOwner(p)) return;
       if (!(await holds(tx, type.table, id, rowCondition(type, "write", p, bypass))))
         throw forbidden(
-          `${callerName(p!)} may not ${describe(entry, type, entry.kind === "create" ? undefined : id)}: the ${entry.kind === "create" ? "new" : "updated"} row would satisfy no policy line that grants write to ${whom(p!)} (${linesText}).`,
+          `${callerName(p!)} may not ${describe(entry, type, entry.kind === "create" ? undefined : id)}: the ${entry.kind === "create" ? "new" : "updated"} row would satisfy no policy line granting write to ${whom(p!)}; ${linesText}.`,
         );
     },
   };
@@ -166,12 +167,13 @@ function forbidden(message: string): OperationError {
 }
 
 function callerName(p: Principal): string {
-  return p.via === "anonymous" ? "An anonymous caller" : `The caller ${JSON.stringify(p.name)}`;
+  if (p.via === "anonymous") return "An anonymous caller";
+  const role = p.role === null ? "no role" : `role ${JSON.stringify(p.role)}`;
+  return `The caller ${JSON.stringify(p.name)} (${role})`;
 }
 
 function whom(p: Principal): string {
-  if (p.via === "anonymous") return "anonymous callers";
-  return p.role === null ? "this caller (no role)" : `this caller (role ${JSON.stringify(p.role)})`;
+  return p.via === "anonymous" ? "anonymous callers" : "this caller";
 }
 
 /** `create Post`, `update Post 3`, `call Post.publish on Post 3`, `link Post 3's tags`. */
