@@ -27,6 +27,8 @@ import { paginate } from "./cursor.js";
 import { ErrorCode, isPlainObject, RpcError, SerializedResult, type Params } from "./json-rpc.js";
 import { LEGACY_VERSIONS, MODERN_VERSION } from "./era.js";
 import { sentence } from "../../model/words.js";
+import { mayCall } from "../operations/policy.js";
+import { hasPolicies } from "../operations/row-policy.js";
 
 export type Era = "legacy" | "modern";
 
@@ -59,6 +61,8 @@ export interface MethodDeps {
 
 export interface MethodTable {
   instructions: string;
+  /** tools/list differs between callers (some type has policy lines): its results are private to the caller. */
+  toolsVary: boolean;
   /** What tools/list and resources/list (with templates and schema texts) show, as comparable text: a swap notifies when it differs. */
   listings(): { tools: string; resources: string };
   /**
@@ -118,6 +122,7 @@ const errorPrefix: Record<OperationErrorKind, string> = {
   invalid_input: "Invalid input",
   not_found: "Not found",
   unauthorized: "Unauthorized",
+  forbidden: "Forbidden",
   conflict: "Conflict",
   aborted: "Refused",
   unprocessable: "Unprocessable",
@@ -194,6 +199,21 @@ export function createMethods(deps: MethodDeps): MethodTable {
     else toolsByType.set(type, [name]);
   }
   const toolsOf = (t: CatalogType): string[] => toolsByType.get(t.name) ?? [];
+
+  // A caller is shown the tools it holds some grant for (spec/policies.md, "Tools a caller is
+  // shown"): the owner all of them; anyone else those whose action a policy line (or, on a type
+  // without lines, being identified) grants it. Lists are filtered per call: a grant depends on
+  // the caller's role and on which session values it has, and no answer is shared.
+  const typeByName = new Map(catalog.types.map((t) => [t.name, t]));
+  const operationOf = new Map(mcpOperations.map((o) => [o.name, o]));
+  const toolsVary = catalog.types.some((t) => t.mcp.length > 0 && hasPolicies(t));
+  const shownTo = (name: string, principal: Principal | undefined): boolean => {
+    const entry = operationOf.get(name);
+    const type = entry && typeByName.get(entry.type);
+    return type !== undefined && mayCall(type, entry!, principal);
+  };
+  const visibleTools = <T extends ManifestTool>(all: readonly T[], principal: Principal | undefined): readonly T[] =>
+    principal === undefined || principal.via === "owner" ? all : all.filter((t) => shownTo(t.name, principal));
   // `get` of each type whose MCP exposure has it: what resources/read runs.
   const getOperation = new Map(mcpOperations.filter((o) => o.kind === "get").map((o) => [o.type, o.name]));
 
@@ -235,13 +255,9 @@ export function createMethods(deps: MethodDeps): MethodTable {
   // --- tools --------------------------------------------------------------------------
 
   const toolsList: Handler = (params, ctx) => {
-    const page = paginate(
-      ctx.era === "modern" ? toolsModern : toolsLegacy,
-      "tools",
-      fingerprint,
-      pageSize,
-      params.cursor,
-    );
+    const shown = visibleTools(ctx.era === "modern" ? toolsModern : toolsLegacy, ctx.principal);
+    // A cursor minted for one caller's list is refused on a list of another length.
+    const page = paginate(shown, "tools", `${fingerprint}.${shown.length}`, pageSize, params.cursor);
     return page.nextCursor ? { tools: page.items, nextCursor: page.nextCursor } : { tools: page.items };
   };
 
@@ -250,7 +266,9 @@ export function createMethods(deps: MethodDeps): MethodTable {
     if (typeof name !== "string") throw invalidParams("Invalid params: tools/call needs params.name (a string)");
     const tool = toolByName.get(name);
     const op = tool ? operations[name] : undefined;
-    if (!tool || !op) throw invalidParams(`Unknown tool: ${name}`, { name });
+    // A tool the caller is not shown answers exactly as one that does not exist.
+    if (!tool || !op || !shownTo(name, ctx.principal ?? ownerPrincipal))
+      throw invalidParams(`Unknown tool: ${name}`, { name });
     const args = params.arguments ?? {};
     if (!isPlainObject(args)) {
       return { content: [{ type: "text", text: "Invalid input: arguments must be an object" }], isError: true };
@@ -417,8 +435,10 @@ export function createMethods(deps: MethodDeps): MethodTable {
   ];
   return {
     instructions,
+    toolsVary,
     listings: () => ({
-      tools: JSON.stringify(toolsModern),
+      // The policy lines too: a reload that changes only them changes what callers are shown.
+      tools: JSON.stringify([toolsModern, catalog.types.map((t) => t.policies ?? [])]),
       resources: JSON.stringify([schemaResources, templates, [...schemaTexts]]),
     }),
     readableRow: async (uri, era, principal) =>
