@@ -203,14 +203,16 @@ export interface ServiceDecl {
   span: Span;
 }
 
-/** `policy read anyone when visible == true`, `policy write for role Clerk`. Not enforced yet. */
+/** `policy read anyone when visible == true`, `policy write for role Clerk` (compiler/check/policies.ts). */
 export interface PolicyLine {
   kind: "PolicyLine";
   action: Name;
   isAnyone: boolean;
   role?: Name;
-  /** The `when` condition as source text (it may use `$session.user`, which methods cannot). */
+  /** The `when` condition as source text. */
   whenText?: string;
+  /** The `when` condition as parsed; the checker types it against the type's fields. */
+  when?: Expr;
   span: Span;
 }
 
@@ -223,11 +225,13 @@ export interface Trigger {
   span: Span;
 }
 
-/** Top-level `policy Name` block (applies_to / when / effect). Not enforced. */
+/** Top-level `policy Name` block (applies_to / when / effect), compiler/check/policies.ts. */
 export interface TopPolicy {
   kind: "TopPolicy";
   name: Name;
   entries: { key: Name; valueText: string; span: Span }[];
+  /** The `when:` entry's value as parsed (undefined when absent or unparsable). */
+  when?: Expr;
   span: Span;
 }
 

@@ -1,6 +1,6 @@
 // Warnings for constructs that parse but that wo does not execute yet (spec/diagnostics.md
-// WO21xx): policies, triggers, `main`/`test` blocks, top-level policies and
-// hooks, `##` blocks, unknown type annotations, and class methods whose body uses a statement
+// WO21xx): triggers, top-level policies with an effect other than skip-row-filters
+// (check/policies.ts), `##` blocks, unknown type annotations, and class methods whose body uses a statement
 // or expression of the full language that wo never runs (live queries, `as session`, edge
 // labels). A warning, not an error, so a program written for the full language still checks;
 // the user learns what is inert.
@@ -23,8 +23,7 @@ export function warnTopLevel(file: SourceFileAst, bag: DiagnosticBag): void {
       case "TestBlock":
         break; // `wo test` runs it, or reports it skipped with the reason (check/functions.ts)
       case "TopPolicy":
-        bag.report("WO2104", item.name.span, { what: `policy '${item.name.text}'` });
-        break;
+        break; // compiled into Catalog.bypassPolicies (check/policies.ts)
       case "StartupHook":
         break; // run at start when it names a free fn (check/functions.ts)
       case "AppManifest":
@@ -43,8 +42,8 @@ export function warnTypeMembers(decl: TypeDecl, bag: DiagnosticBag): void {
       bag.report("WO2106", a.name.span, { name: a.name.text });
   }
   for (const m of decl.members) {
-    if (m.kind === "PolicyLine") bag.report("WO2101", m.span, { action: m.action.text });
-    else if (m.kind === "Trigger") {
+    // Policy lines are compiled into CatalogType.policies (check/policies.ts).
+    if (m.kind === "Trigger") {
       // Inert, but a misspelt event would never fire even once triggers run: an error now.
       const event = m.event.text;
       if (triggerEvents.includes(event)) bag.report("WO2102", m.span, { event });
