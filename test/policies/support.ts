@@ -101,9 +101,9 @@ export const pressApp = {
   tags: multi Tag via Tagging
 
   policy read anyone when published == true
-  policy read for role Editor when author == $session.user
-  policy write for role Editor when author == $session.user
-  policy delete for role Editor when published == false
+  policy read for role editor when author == $session.user
+  policy write for role editor when author == $session.user
+  policy delete for role editor when published == false
 
   fn publish() -> Post in txn {
     update self set published = true

@@ -1,7 +1,7 @@
 // Writes under policies end to end (spec/policies.md, "Writes" and "Tools a caller is shown"): a
 // real `wo run` of an app whose `.wo` source has policy lines, three principals — anonymous, a
 // named token with role Editor (`wo token add … --role Editor --user 7`), the owner
-// (`[server] token_env`) — and a fourth, identified without a role, over REST and the official
+// (`[server] token_env`) — and a fourth with another role, over REST and the official
 // MCP SDK clients of both eras. What a user observes: a refused write is 403
 // urn:wo:problem:forbidden (404 when the row is unreadable) or "Forbidden: …" over MCP, changes
 // nothing (the database file is the same), and is in the audit trail with outcome `forbidden`;
@@ -39,8 +39,8 @@ describe("writes under policies (SQLite)", () => {
 
   beforeAll(async () => {
     appDir = writeApp("press", pressApp);
-    editor = await addToken(["editor", appDir, "--role", "Editor", "--user", "7"]);
-    reader = await addToken(["reader", appDir, "--user", "9"]);
+    editor = await addToken(["editor", appDir, "--role", "editor", "--user", "7"]);
+    reader = await addToken(["reader", appDir, "--role", "reader", "--user", "9"]);
     wo = await startWo([appDir, "--listen", "127.0.0.1:0"], { env: ownerEnv });
     const make = async (body: object) => {
       const r = await rest(wo.url, owner, "POST", "/api/posts", body);
@@ -99,7 +99,7 @@ describe("writes under policies (SQLite)", () => {
     expect((await rest(wo.url, anonymous, "GET", "/api/tags")).status).toBe(401);
   });
 
-  it("Editor 7: the new row must satisfy the write line (create), and both the old and the new row (update)", async () => {
+  it("editor 7: the new row must satisfy the write line (create), and both the old and the new row (update)", async () => {
     const made = await rest(wo.url, editor, "POST", "/api/posts", { title: "mine", author: 7 });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     const detail = await refused(
@@ -109,7 +109,7 @@ describe("writes under policies (SQLite)", () => {
     );
     expect(detail).toMatch(/editor/);
     expect(detail).toMatch(/create/);
-    expect(detail).toContain("policy write for role Editor when author == $session.user");
+    expect(detail).toContain("policy write for role editor when author == $session.user");
 
     const renamed = await rest(wo.url, editor, "PATCH", `/api/posts/${made.body.id}`, { title: "mine, renamed" });
     expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
@@ -132,7 +132,7 @@ describe("writes under policies (SQLite)", () => {
     expect(hidden).toBe(missing.body.detail.replace("999999", String(ids.othersDraft)));
   });
 
-  it("Editor 7: delete checks the old row under the delete line; a method and a link check write on their row", async () => {
+  it("editor 7: delete checks the old row under the delete line; a method and a link check write on their row", async () => {
     await refused(() => rest(wo.url, editor, "DELETE", `/api/posts/${ids.ownPublished}`), 403, "forbidden");
     await refused(() => rest(wo.url, editor, "DELETE", `/api/posts/${ids.othersDraft}`), 404, "not-found");
 
@@ -160,7 +160,7 @@ describe("writes under policies (SQLite)", () => {
     expect((await rest(wo.url, editor, "DELETE", `/api/posts/${draft.body.id}`)).status).toBe(204);
   });
 
-  it("an identified caller without the role holds no write grant: refused at the action, before any row is read", async () => {
+  it("an identified caller with another role holds no write grant: refused at the action, before any row is read", async () => {
     const detail = await refused(
       () => rest(wo.url, reader, "PATCH", `/api/posts/${ids.othersPublished}`, { title: "x" }),
       403,
@@ -181,16 +181,28 @@ describe("writes under policies (SQLite)", () => {
   });
 
   it("MCP, both eras: each caller is shown only the tools it holds a grant for; a hidden one is an unknown tool", async () => {
-    const readTools = ["post_get", "post_list"];
-    const allTools = ["post_create", "post_delete", "post_get", "post_list", "post_publish", "post_update"];
+    // The relation read (post_tags) is a read, its add/remove a write. Tag has no policy
+    // lines: its tools are every identified caller's, and no anonymous caller's.
+    const postReads = ["post_get", "post_list", "post_tags"];
+    const tagTools = ["tag_create", "tag_get", "tag_list"];
+    const allTools = [
+      ...postReads,
+      "post_create",
+      "post_delete",
+      "post_publish",
+      "post_update",
+      "post_tags_add",
+      "post_tags_remove",
+      ...tagTools,
+    ].sort();
     for (const connect of [clientV1, clientV2]) {
       const anon = await connect(wo.url, anonymous);
       const ed = await connect(wo.url, editor);
       const rd = await connect(wo.url, reader);
       const own = await connect(wo.url, owner);
       try {
-        expect(await toolNames(anon)).toEqual(readTools);
-        expect(await toolNames(rd)).toEqual(readTools);
+        expect(await toolNames(anon)).toEqual(postReads);
+        expect(await toolNames(rd)).toEqual([...postReads, ...tagTools]);
         expect(await toolNames(ed)).toEqual(allTools);
         expect(await toolNames(own)).toEqual(allTools);
         const unknown = await callError(anon, "post_nonexistent");
@@ -230,7 +242,11 @@ describe("writes under policies (SQLite)", () => {
     expect(list.json.result.tools.map((t: { name: string }) => t.name)).toContain("post_create");
     const anon = await rawPost(`${wo.url}/mcp`, req("tools/list", { _meta: env }), modernHeaders("tools/list"));
     expect(anon.json.result.cacheScope).toBe("private");
-    expect(anon.json.result.tools.map((t: { name: string }) => t.name).sort()).toEqual(["post_get", "post_list"]);
+    expect(anon.json.result.tools.map((t: { name: string }) => t.name).sort()).toEqual([
+      "post_get",
+      "post_list",
+      "post_tags",
+    ]);
   });
 
   it("each refusal is in the audit trail with outcome forbidden and the refused principal", async () => {

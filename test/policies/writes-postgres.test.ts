@@ -23,7 +23,7 @@ describe("writes under policies (PostgreSQL)", () => {
     server = await startPostgres();
     const db = await server.createDatabase();
     appDir = writeApp("press", pressApp);
-    editor = await addToken(["editor", appDir, "--db", db, "--role", "Editor", "--user", "7"]);
+    editor = await addToken(["editor", appDir, "--db", db, "--role", "editor", "--user", "7"]);
     wo = await startWo([appDir, "--db", db, "--listen", "127.0.0.1:0"], { env: ownerEnv });
     const made = await rest(wo.url, ownerToken, "POST", "/api/posts", { title: "other's", author: 8, published: true });
     expect(made.status).toBe(201);
