@@ -203,14 +203,16 @@ export interface ServiceDecl {
   span: Span;
 }
 
-/** `policy read anyone when visible == true`, `policy write for role Clerk`. Not enforced yet. */
+/** `policy read anyone when visible == true`, `policy write for role Clerk` (compiler/check/policies.ts). */
 export interface PolicyLine {
   kind: "PolicyLine";
   action: Name;
   isAnyone: boolean;
   role?: Name;
-  /** The `when` condition as source text (it may use `$session.user`, which methods cannot). */
+  /** The `when` condition as source text. */
   whenText?: string;
+  /** The `when` condition as parsed; the checker types it against the type's fields. */
+  when?: Expr;
   span: Span;
 }
 
@@ -240,11 +242,13 @@ export interface TriggerAction {
   span: Span;
 }
 
-/** Top-level `policy Name` block (applies_to / when / effect). Not enforced. */
+/** Top-level `policy Name` block (applies_to / when / effect), compiler/check/policies.ts. */
 export interface TopPolicy {
   kind: "TopPolicy";
   name: Name;
   entries: { key: Name; valueText: string; span: Span }[];
+  /** The `when:` entry's value as parsed (undefined when absent or unparsable). */
+  when?: Expr;
   span: Span;
 }
 
@@ -395,10 +399,16 @@ export interface ExpectAbortStmt {
   span: Span;
 }
 
-/** `as session who { … }` (tests): run the block as another caller. */
+/**
+ * `as session { user: …, role: … } { … }` (tests): run the block as that caller
+ * (spec/policies.md). The older `as session who { … }` form names the caller instead
+ * (`identity`); wo does not run it.
+ */
 export interface AsSessionStmt {
   kind: "AsSessionStmt";
-  identity: { text: string; span: Span };
+  identity?: { text: string; span: Span };
+  /** The `{ user: …, role: … }` literal. */
+  principal?: ObjectExpr;
   body: Block;
   span: Span;
 }

@@ -6,7 +6,8 @@
 //   3. per type: fields, methods, services, storage      fields.ts, methods-catalog.ts,
 //                                                        services.ts, storage.ts
 //   4. cross-type: relations, cycles, storage names,     resolve.ts, storage.ts, services.ts
-//      REST paths, tool names
+//      REST paths, tool names; policies (their           policies.ts
+//      conditions go through refs)
 //   5. method bodies, trigger conditions and actions    methods.ts (method language), triggers.ts
 // The catalog is returned only when no error was reported (anywhere, parse errors included).
 
@@ -30,6 +31,7 @@ import {
   type TypeExposure,
 } from "./services.js";
 import { buildIndexes, checkStorageNames, tableNameOf } from "./storage.js";
+import { buildPolicies } from "./policies.js";
 import { skipUnexecutedMethods, warnTopLevel, warnTypeMembers } from "./unexecuted.js";
 import { renamedFrom } from "./renamed-from.js";
 import { buildTriggers, checkTriggerBodies } from "./triggers.js";
@@ -96,6 +98,8 @@ export function checkProgram(files: SourceFileAst[], config: ConfigResult, bag: 
   const toolCount = checkToolNames(built, ctx.types, bag);
 
   const catalog: Catalog = { app: config.app, config: config.config, types };
+  const tops = files.flatMap((f) => f.items.filter((i) => i.kind === "TopPolicy"));
+  buildPolicies(ctx.types.values(), tops, catalog, bag);
 
   // ── Method bodies ────────────────────────────────────────────────────────────────────────
   // compiler/check/methods.ts (the method language): reads the finished catalog (types,

@@ -1,6 +1,7 @@
 // Warnings for constructs that parse but that wo does not execute yet (spec/diagnostics.md
-// WO21xx): policies, `main`/`test` blocks, top-level policies and
-// hooks, `##` blocks, unknown type annotations, and class methods whose body uses a statement
+// WO21xx): trigger actions wo does not run yet (emit, enqueue), top-level policies with an
+// effect other than skip-row-filters (check/policies.ts), `main`/`test` blocks, hooks, `##` blocks,
+// unknown type annotations, and class methods whose body uses a statement
 // or expression of the full language that wo never runs (live queries, `as session`, edge
 // labels). A warning, not an error, so a program written for the full language still checks;
 // the user learns what is inert.
@@ -24,8 +25,7 @@ export function warnTopLevel(file: SourceFileAst, bag: DiagnosticBag): void {
       case "TestBlock":
         break; // `wo test` runs it, or reports it skipped with the reason (check/functions.ts)
       case "TopPolicy":
-        bag.report("WO2104", item.name.span, { what: `policy '${item.name.text}'` });
-        break;
+        break; // compiled into Catalog.bypassPolicies (check/policies.ts)
       case "StartupHook":
         break; // run at start when it names a free fn (check/functions.ts)
       case "AppManifest":
@@ -44,8 +44,8 @@ export function warnTypeMembers(decl: TypeDecl, bag: DiagnosticBag): void {
       bag.report("WO2106", a.name.span, { name: a.name.text });
   }
   for (const m of decl.members) {
-    if (m.kind === "PolicyLine") bag.report("WO2101", m.span, { action: m.action.text });
-    else if (m.kind === "Trigger") {
+    // Policy lines are compiled into CatalogType.policies (check/policies.ts).
+    if (m.kind === "Trigger") {
       // A known event is built and run (check/triggers.ts); a misspelt one would never fire.
       const event = m.event.text;
       if (!(triggerEvents as readonly string[]).includes(event))
@@ -79,10 +79,11 @@ export function unexecutedConstruct(node: Stmt | Expr): UnexecutedConstruct | un
         why: "wo has no subscriptions inside programs; select takes a snapshot",
       };
     case "AsSessionStmt":
+      if (node.principal) return undefined; // tests run it (check/body/statements.ts)
       return {
         span: node.span,
-        what: "'as session'",
-        why: "wo has no session identities yet (policies are not enforced)",
+        what: `'as session ${node.identity?.text ?? ""}'`,
+        why: "name the caller as 'as session { user: …, role: … }'",
       };
     case "LinkStmt":
       if (!node.isLabel) return undefined;

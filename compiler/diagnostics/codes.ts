@@ -124,8 +124,24 @@ export const codes = {
     message: msg`@renamed_from takes the old name of ${"what"} as one string, e.g. @renamed_from("${"example"}")${"why"}.`,
   },
   WO2045: { severity: "error", message: msg`@check on '${"field"}' ${"why"}.` },
+  // WO205x: policies (spec/policies.md)
+  WO2050: {
+    severity: "error",
+    message: msg`'policy ${"action"}': a policy line grants read, write or delete.${"hint"}`,
+  },
+  WO2051: { severity: "error", message: msg`'${"name"}' in a policy condition is not a field of ${"type"}.${"hint"}` },
+  WO2052: {
+    severity: "error",
+    message: msg`'${"path"}' cannot be followed: '${"name"}' is ${"found"}, and a policy condition goes through refs only.`,
+  },
+  WO2053: { severity: "error", message: msg`A policy condition cannot compare ${"left"} with ${"right"} ('${"op"}').` },
+  WO2054: { severity: "error", message: msg`A policy condition ${"why"}.` },
+  WO2055: { severity: "error", message: msg`policy '${"name"}': ${"why"}.${"hint"}` },
+  WO2056: {
+    severity: "error",
+    message: msg`'${"name"}' in a policy condition is neither a field of ${"type"} nor a variant of ${"variants"}.${"hint"}`,
+  },
   // WO21xx: warnings for declarations that parse but are not executed yet
-  WO2101: { severity: "warning", message: msg`'policy ${"action"}' is parsed but not enforced yet.` },
   WO2102: {
     severity: "warning",
     message: msg`Trigger 'on ${"event"}' is not executed: its only actions are 'emit' and 'enqueue', which wo does not run yet.`,
@@ -265,6 +281,10 @@ export const codes = {
   WO5030: {
     severity: "error",
     message: msg`$session has no member '${"member"}'; it has user and role.${"hint"}`,
+  },
+  WO5032: {
+    severity: "error",
+    message: msg`'as session' takes user and role; '${"name"}' is not one of them.${"hint"}`,
   },
   WO5031: {
     severity: "error",

@@ -7,10 +7,10 @@
 // Leaves everything about meaning (names, types, services) to compiler/check/.
 
 import type { IToken } from "./chevrotain.js";
-import type { Comment, SourceFileAst, TopItem } from "../ast.js";
+import type { Comment, Expr, SourceFileAst, TopItem } from "../ast.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { isReal, ParseContext } from "./parse-context.js";
-import { woParser } from "./parser.js";
+import { woParser, type WoParser } from "./parser.js";
 import { manifestFrom, topPolicyFrom } from "./raw-forms.js";
 import { segment, type Chunk } from "./segment.js";
 import { readTriggerParts } from "./trigger-parts.js";
@@ -103,7 +103,7 @@ function readChunk(chunk: Chunk, ctx: ParseContext): TopItem | undefined {
         span: ctx.span(first, lastReal(chunk.tokens)),
       };
     case "policy":
-      return topPolicyFrom(ctx, chunk.tokens);
+      return topPolicyFrom(ctx, chunk.tokens, (tokens, next) => parseCondition(ctx, tokens, next ?? chunk.next));
     case "on": {
       const event = chunk.tokens[1];
       if (event?.tokenType !== Startup) {
@@ -130,27 +130,35 @@ function readChunk(chunk: Chunk, ctx: ParseContext): TopItem | undefined {
 
 /** Runs the grammar over one chunk; its end of input is reported as the token after it. */
 function parseChunk(chunk: Chunk, ctx: ParseContext): TopItem | undefined {
+  return runRule(chunk, ctx, (parser) => {
+    switch (chunk.kind) {
+      case "type":
+        return parser.typeDecl();
+      case "fn":
+        return parser.fnDecl();
+      case "main":
+        return parser.mainBlock();
+      default:
+        return parser.testBlock();
+    }
+  });
+}
+
+/** A top-level policy's `when:` value (its tokens, then the token after them) as an expression. */
+function parseCondition(ctx: ParseContext, tokens: IToken[], next: IToken | undefined): Expr | undefined {
+  return runRule({ kind: "policy", tokens, next, isTooDeep: false }, ctx, (parser) => parser.condition());
+}
+
+function runRule<N>(chunk: Chunk, ctx: ParseContext, rule: (parser: WoParser) => N | undefined): N | undefined {
   const parser = woParser();
   parser.ctx = ctx;
   ctx.fallbackOffset = chunk.next?.startOffset ?? ctx.text.length;
   ctx.chunkNext = chunk.next;
   parser.input = chunk.tokens;
   const before = ctx.diags.items.length;
-  let item: TopItem | undefined;
+  let item: N | undefined;
   try {
-    switch (chunk.kind) {
-      case "type":
-        item = parser.typeDecl();
-        break;
-      case "fn":
-        item = parser.fnDecl();
-        break;
-      case "main":
-        item = parser.mainBlock();
-        break;
-      default:
-        item = parser.testBlock();
-    }
+    item = rule(parser);
   } catch (e) {
     // Deep unary chains (`- - - … x`) can still exhaust the stack: that is a limit of the input,
     // not a bug, and is reported like too-deep brackets.
@@ -181,7 +189,8 @@ function parseChunk(chunk: Chunk, ctx: ParseContext): TopItem | undefined {
     ctx.diags.report("WO1003", ctx.span(rest[0]), { expected: "a new declaration", found: ctx.describe(rest[0]) });
   }
   // The grammar is free again: read the triggers' conditions and actions it skipped.
-  if (item?.kind === "TypeDecl") readTriggerParts(parser, ctx, item);
+  const declared = item as TopItem | Expr | undefined;
+  if (declared?.kind === "TypeDecl") readTriggerParts(parser, ctx, declared);
   return item ?? undefined;
 }
 

@@ -61,7 +61,7 @@ import { isReal, tokenEnd, type ParseContext } from "./parse-context.js";
 import { defaultFrom, literalFrom, policyFrom, tableFrom, triggerFrom, unquote } from "./raw-forms.js";
 import * as T from "./tokens.js";
 
-type RawMode = "default" | "line" | "paren" | "trigger";
+type RawMode = "default" | "line" | "paren" | "trigger" | "policyHead";
 
 /** What the statement position accepts, for WO1003. */
 const STATEMENT_EXPECTED = "a statement (let, insert, return, assert, if, for, update, delete, link or a call)";
@@ -225,6 +225,8 @@ export class WoParser extends EmbeddedActionsParser {
         return this.is(1, T.NL) || this.is(1, T.Comma) || this.is(1, T.At);
       case "line":
         return this.is(1, T.NL);
+      case "policyHead":
+        return this.is(1, T.NL) || this.is(1, T.When);
       case "paren":
         // An unclosed `@table(` stops before a line that starts a declaration.
         return this.is(1, T.NL) && (this.is(2, T.Type) || this.is(2, T.Class)) && !this.is(3, T.Colon);
@@ -559,10 +561,21 @@ export class WoParser extends EmbeddedActionsParser {
     });
   });
 
-  policyLine = this.RULE("policyLine", () => {
+  /**
+   * `policy <action> [anyone] [for role R] [when <expr>]`: the head is read by hand
+   * (raw-forms.ts), the condition with the expression grammar, so the checker types it like a
+   * method body's (compiler/check/policies.ts).
+   */
+  policyLine = this.lineRule("policyLine", () => {
     const kw = this.CONSUME(T.Policy);
-    const tokens = this.SUBRULE(this.rawRun, { ARGS: ["line", 0] });
-    return this.ACTION(() => policyFrom(this.ctx, kw, tokens));
+    const head = this.SUBRULE(this.rawRun, { ARGS: ["policyHead", 0] });
+    const when = this.OPTION(() => {
+      const keyword = this.CONSUME(T.When);
+      const condition = this.OPTION2({ GATE: () => !this.atLineEnd(), DEF: () => this.SUBRULE(this.expr) });
+      return { keyword, condition };
+    });
+    const rest = this.SUBRULE2(this.rawRun, { ARGS: ["line", 0] });
+    return this.ACTION(() => policyFrom(this.ctx, kw, head, when, rest));
   });
 
   trigger = this.RULE("trigger", () => {
@@ -875,26 +888,29 @@ export class WoParser extends EmbeddedActionsParser {
     });
   });
 
-  /** `as session who { … }` (who: a name or a `$binding`). */
+  /** `as session { user: …, role: … } { … }`, or `as session who { … }` (who: a name or a `$binding`). */
   asSessionStmt = this.innerRule("asSessionStmt", (): AsSessionStmt | undefined => {
     const kw = this.CONSUME(T.As);
     const session = this.CONSUME(T.Identifier);
-    const who = this.OR([{ ALT: () => this.CONSUME2(T.Identifier) }, { ALT: () => this.CONSUME(T.Param) }]);
+    const who = this.OR([
+      { ALT: () => this.CONSUME2(T.Identifier) },
+      { ALT: () => this.CONSUME(T.Param) },
+      { ALT: () => this.SUBRULE(this.objectLiteral) },
+    ]);
     this.MANY(() => this.CONSUME(T.NL));
     const body = this.SUBRULE(this.block);
     return this.ACTION(() => {
-      if (!body) return undefined;
+      if (!body || !who) return undefined;
       if (session.image !== "session")
         this.ctx.diags.report("WO1003", this.ctx.span(session), {
           expected: "'session'",
           found: this.ctx.describe(session),
         });
-      return {
-        kind: "AsSessionStmt" as const,
-        identity: { text: who.image, span: this.ctx.span(who) },
-        body,
-        span: this.ctx.span(kw, this.LA(0)),
-      };
+      const span = this.ctx.span(kw, this.LA(0));
+      if ("kind" in who && who.kind === "ObjectExpr")
+        return { kind: "AsSessionStmt" as const, principal: who, body, span };
+      const identity = { text: (who as IToken).image, span: this.ctx.span(who as IToken) };
+      return { kind: "AsSessionStmt" as const, identity, body, span };
     });
   });
 
@@ -1470,6 +1486,9 @@ export class WoParser extends EmbeddedActionsParser {
 
   // ------------------------------------------------------------------------------------------
   // Top-level blocks
+
+  /** A top-level policy's `when:` value: one expression and nothing after it. */
+  condition = this.RULE("condition", (): Expr | undefined => this.SUBRULE(this.expr));
 
   mainBlock = this.RULE("mainBlock", (): MainBlock | undefined => {
     const kw = this.CONSUME(T.Main);

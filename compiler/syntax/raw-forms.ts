@@ -3,8 +3,8 @@
 // triggers (spec/language.md, "Types", "Fields and type expressions", "Services, policies,
 // triggers"), top-level `policy` blocks, `on startup` and `##app`.
 //
-// Why by hand: these forms are either open-ended text the runtime does not execute (policy
-// conditions, trigger actions, computed defaults use `.*`, `Type{…}` and aggregates the method
+// Why by hand: these forms are either open-ended text the runtime does not execute (trigger
+// actions, computed defaults use `.*`, `Type{…}` and aggregates the method
 // grammar lacks) or tiny key/value shapes whose errors read better when reported per key.
 // Each reader gets the tokens and returns an AST node; problems go to ctx.diags.
 
@@ -12,6 +12,7 @@ import { tokenMatcher, type IToken, type TokenType } from "./chevrotain.js";
 import type {
   AppManifest,
   DefaultExpr,
+  Expr,
   Literal,
   Name,
   PolicyLine,
@@ -182,55 +183,72 @@ function indexColumns(ctx: ParseContext, colon: IToken, value: IToken[]): { colu
   return { columns, span: ctx.span(value[0], value[i]) };
 }
 
-/** `policy <action> [anyone] [for role R] [when <text>]` (spec/language.md, "Services, policies, triggers"); `policy` itself is `kw`. */
-export function policyFrom(ctx: ParseContext, kw: IToken, tokens: IToken[]): PolicyLine | undefined {
-  const [action] = tokens;
+/**
+ * `policy <action> [anyone] [for role R] [when <expr>]` (spec/policies.md); `policy` itself is
+ * `kw`, `head` the tokens before `when`, `rest` what follows the condition on its line.
+ */
+export function policyFrom(
+  ctx: ParseContext,
+  kw: IToken,
+  head: IToken[],
+  when: { keyword: IToken; condition: Expr | undefined } | undefined,
+  rest: IToken[],
+): PolicyLine | undefined {
+  const [action] = head;
   if (!is(action, AnyWord)) {
-    ctx.diags.report("WO1003", ctx.span(action ?? kw), {
+    ctx.diags.report("WO1003", ctx.span(action ?? when?.keyword ?? kw), {
       expected: "a policy action (read, write, delete)",
-      found: ctx.describe(action),
+      found: ctx.describe(action ?? when?.keyword),
     });
     return undefined;
   }
+  const lastToken = rest[rest.length - 1] ?? when?.keyword ?? head[head.length - 1] ?? kw;
+  const end = Math.max(ctx.span(lastToken).end, when?.condition?.span.end ?? 0);
   const line: PolicyLine = {
     kind: "PolicyLine",
     action: ctx.name(action),
     isAnyone: false,
-    span: ctx.span(kw, tokens[tokens.length - 1]),
+    span: ctx.spanAt(ctx.span(kw).offset, end),
   };
   let i = 1;
-  if (is(tokens[i], Anyone)) {
+  if (is(head[i], Anyone)) {
     line.isAnyone = true;
     i++;
   }
-  if (is(tokens[i], For)) {
-    if (!is(tokens[i + 1], Role) || !is(tokens[i + 2], Identifier)) {
-      const bad = is(tokens[i + 1], Role) ? tokens[i + 2] : tokens[i + 1];
-      ctx.diags.report("WO1003", ctx.span(bad ?? tokens[i]), {
-        expected: is(tokens[i + 1], Role) ? "a role name" : "'role'",
-        found: ctx.describe(bad),
+  if (is(head[i], For)) {
+    if (!is(head[i + 1], Role) || !is(head[i + 2], Identifier)) {
+      const bad = is(head[i + 1], Role) ? head[i + 2] : head[i + 1];
+      ctx.diags.report("WO1003", ctx.span(bad ?? head[i]), {
+        expected: is(head[i + 1], Role) ? "a role name" : "'role'",
+        found: ctx.describe(bad ?? when?.keyword),
       });
       return undefined;
     }
-    line.role = ctx.name(tokens[i + 2]);
+    line.role = ctx.name(head[i + 2]);
     i += 3;
   }
-  if (is(tokens[i], When)) {
-    const text = ctx.textOf(tokens.slice(i + 1));
-    if (text === "") {
-      ctx.diags.report("WO1003", ctx.span(tokens[i]), {
+  if (i < head.length) {
+    ctx.diags.report("WO1003", ctx.span(head[i]), {
+      expected: "'anyone', 'for role …', 'when …' or end of line",
+      found: ctx.describe(head[i]),
+    });
+    return undefined;
+  }
+  if (when) {
+    if (!when.condition) {
+      ctx.diags.report("WO1003", ctx.span(when.keyword), {
         expected: "a condition after 'when'",
-        found: ctx.describe(tokens[i + 1]),
+        found: ctx.describe(rest[0]),
       });
       return undefined;
     }
-    line.whenText = text;
-    i = tokens.length;
+    line.when = when.condition;
+    line.whenText = ctx.text.slice(when.condition.span.offset, when.condition.span.end);
   }
-  if (i < tokens.length) {
-    ctx.diags.report("WO1003", ctx.span(tokens[i]), {
-      expected: "'anyone', 'for role …', 'when …' or end of line",
-      found: ctx.describe(tokens[i]),
+  if (rest.length > 0) {
+    ctx.diags.report("WO1003", ctx.span(rest[0]), {
+      expected: when ? "'and', 'or' or end of line after the condition" : "end of line",
+      found: ctx.describe(rest[0]),
     });
     return undefined;
   }
@@ -349,19 +367,33 @@ function entriesFrom(ctx: ParseContext, tokens: IToken[], continuation: boolean)
   return entries;
 }
 
-/** Top-level `policy Name` followed by `key: value` lines (applies_to, when, effect). */
-export function topPolicyFrom(ctx: ParseContext, tokens: IToken[]): TopPolicy | undefined {
+/**
+ * Top-level `policy Name` followed by `key: value` lines (applies_to, when, effect);
+ * `parseCondition` reads the `when:` value with the expression grammar (parse.ts).
+ */
+export function topPolicyFrom(
+  ctx: ParseContext,
+  tokens: IToken[],
+  parseCondition: (tokens: IToken[], next: IToken | undefined) => Expr | undefined,
+): TopPolicy | undefined {
   const [kw, name] = tokens;
   if (!is(name, Identifier)) {
     ctx.diags.report("WO1003", ctx.span(name ?? kw), { expected: "a policy name", found: ctx.describe(name) });
     return undefined;
   }
-  return {
+  const top: TopPolicy = {
     kind: "TopPolicy",
     name: ctx.name(name),
     entries: entriesFrom(ctx, tokens.slice(2), false),
     span: ctx.span(kw, tokens[tokens.length - 1]),
   };
+  const lines = linesOf(tokens.slice(2));
+  const at = lines.findIndex((l) => is(l[0], AnyWord) && l[0]!.image === "when" && is(l[1], Colon));
+  if (at >= 0) {
+    const value = lines[at]!.slice(2);
+    if (value.length > 0) top.when = parseCondition(value, lines[at + 1]?.[0]);
+  }
+  return top;
 }
 
 /** `##app` followed by `key: value` lines; other lines continue the previous entry. */

@@ -34,11 +34,11 @@ describe("wo check", () => {
     expect(r.stdout).toBe("samples/pricing: 2 types, 3 services, 3 methods, 9 tools — ok\n");
   });
 
-  it("a sample with inert policies: exit 0, warnings on stderr, counted in the summary", () => {
+  it("a sample with an inert trigger: exit 0, warnings on stderr, counted in the summary", () => {
     const r = wo("check", "samples/blog");
     expect(r.status).toBe(0);
-    expect(r.stderr).toMatch(/^samples\/blog\/authors\.wo:12:3: warning WO2101: /m);
-    expect(r.stdout).toMatch(/^samples\/blog: 5 types, 5 services, 0 methods, 23 tools — ok \(\d+ warnings\)\n$/);
+    expect(r.stderr).toMatch(/^samples\/blog\/posts\.wo:17:3: warning WO2102: /m);
+    expect(r.stdout).toMatch(/\nsamples\/blog: 5 types, 5 services, 0 methods, 23 tools — ok \(1 warning\)\n$/);
   });
 
   it("a broken file: exit 1, path:line:col and a caret on stderr", () => {
@@ -105,7 +105,7 @@ describe("wo check --format json", () => {
     const list = JSON.parse(warned.stdout);
     expect(list.length).toBeGreaterThan(0);
     expect(list.every((d: { severity: string }) => d.severity === "warning")).toBe(true);
-    expect(list[0]).toMatchObject({ file: "samples/blog/authors.wo", line: 12, column: 3, code: "WO2101" });
+    expect(list[0]).toMatchObject({ file: "samples/blog/posts.wo", line: 17, column: 3, code: "WO2102" });
     expect(wo("check", "samples/pricing", "--format", "json").stdout).toBe("[]\n");
   });
 

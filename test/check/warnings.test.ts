@@ -7,7 +7,11 @@ import { checkApp } from "../../compiler/index.js";
 import { cursorPosition, writeApp } from "./app-fixture.js";
 
 const cases: [string, string, string][] = [
-  ["WO2101", "policy line", "type A {\n  x: Int\n  ┆policy read anyone\n}\n"],
+  [
+    "WO2104",
+    "top-level policy with another effect",
+    "type A {\n  x: Int\n}\npolicy P\n  applies_to: A\n  ┆effect: allow\n",
+  ],
   ["WO2103", "fn in a plain type", "type A {\n  x: Int\n  fn ┆go() -> Int {\n    return 1\n  }\n}\n"],
   ["WO2111", "free fn wo does not run", "fn ┆helper(a: Int) {\n  link a -[:E]-> a\n}\ntype A {\n  x: Int\n}\n"],
   ["WO2105", "unknown field annotation", "type A {\n  x: Int @┆fancy\n}\n"],

@@ -172,10 +172,12 @@ describe("up to date, failures and the CLI", () => {
 
   it("an up-to-date build shows the warnings its check reported, without checking again", async () => {
     const dir = copySample("blog");
+    // A block wo keeps as text: a warning the check reports (the sample itself has none).
+    writeFileSync(join(dir, "extra.wo"), "##ui\n<p>hello</p>\n");
     const out = join(temp, "blog-warnings-out");
     const first = await wo([dir, "--out", out]);
     expect(first.code).toBe(0);
-    expect(first.stderr).toMatch(/authors\.wo:12:3: warning WO2101: /);
+    expect(first.stderr).toMatch(/extra\.wo:1:1: warning WO2109: /);
     const second = await wo([dir, "--out", out]);
     expect(second.stdout).toMatch(/up to date/);
     expect(second.stderr).toBe(first.stderr);

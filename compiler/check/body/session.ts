@@ -10,7 +10,8 @@ import { unknownType, type ValueType } from "../method-types.js";
 import type { BodyCheck } from "./context.js";
 
 export const sessionName = "$session";
-const members: Record<string, ValueType> = {
+/** The members of `$session` and their types (policy conditions read them too, check/policies.ts). */
+export const sessionMembers: Readonly<Record<string, ValueType>> = {
   user: { k: "int", name: "Id", nullable: true },
   role: { k: "text", name: "Text", nullable: true },
 };
@@ -29,11 +30,11 @@ export function isSessionUser(e: Expr): boolean {
 
 /** Types `$session.x`; an unknown member is WO5030. */
 export function sessionMemberType(check: BodyCheck, e: MemberExpr): ValueType {
-  const t = members[e.member.text];
+  const t = sessionMembers[e.member.text];
   if (t) return t;
   check.bag.report("WO5030", e.member.span, {
     member: e.member.text,
-    hint: didYouMean(e.member.text, Object.keys(members)),
+    hint: didYouMean(e.member.text, Object.keys(sessionMembers)),
   });
   return unknownType;
 }
