@@ -25,7 +25,7 @@ import { isTokenFree } from "./explorer/routes.js";
 import { addCorsHeaders, isPreflight } from "./http-guard.js";
 import { CredentialRefused } from "./identity/contract.js";
 import { anonymousRefusal, CredentialUncheckable } from "./identity/identity.js";
-import { stampPrincipal } from "./identity/request-principal.js";
+import { stampChallenge, stampPrincipal } from "./identity/request-principal.js";
 import type { RuntimeInstance } from "./instance.js";
 import { serveMcpFetch } from "./mcp/fetch.js";
 import { serveMcpNode } from "./mcp/node.js";
@@ -175,6 +175,7 @@ export function createEdge(instance: RuntimeInstance, options: EdgeOptions = {})
         return answerNode(res, decision, h.origin, h.host);
       }
       if (decision.principal) stampPrincipal(req, decision.principal);
+      if (decision.principal?.via === "anonymous") stampChallenge(req, identity.challenge(originOf(h.host)));
       if (mcp) serveMcpNode(instance.mcp, req, res, log, decision.principal);
       else restListener(binding)(req, res);
     };

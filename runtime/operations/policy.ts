@@ -113,6 +113,12 @@ function bindPolicies(app: AppContract): BuildPolicy {
         );
       // A row that cannot be read answers as if it were not there; the type itself is no secret.
       const id = (input as { id?: unknown } | undefined)?.id;
+      // No line grants this to anyone: identifying might (a 401 names how), refusing would not.
+      if (who.via === "anonymous")
+        throw new OperationError(
+          "unauthorized",
+          `${callerName(who)} may not ${describe(entry, type)}: send Authorization: Bearer <token>; no policy line of ${type.name} grants ${action} to anyone.`,
+        );
       if (action === "read" && entry.kind !== "list")
         throw new OperationError("not_found", `No ${type.name} with id ${JSON.stringify(id ?? null)}.`);
       throw forbidden(

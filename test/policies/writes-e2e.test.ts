@@ -68,30 +68,30 @@ describe("writes under policies (SQLite)", () => {
     return r.body.detail as string;
   };
 
-  it("anonymous: a type with policies refuses its writes (403), a type without any needs an identity (401)", async () => {
+  it("anonymous: writes no line grants to anyone are 401 with the challenge, on a type with policies as on one without", async () => {
     const detail = await refused(
       () => rest(wo.url, anonymous, "POST", "/api/posts", { title: "drive-by", author: 7 }),
-      403,
-      "forbidden",
+      401,
+      "unauthorized",
     );
     expect(detail).toMatch(/anonymous/i);
     expect(detail).toMatch(/create/);
     expect(detail).toMatch(/Post/);
     await refused(
       () => rest(wo.url, anonymous, "PATCH", `/api/posts/${ids.ownPublished}`, { title: "x" }),
-      403,
-      "forbidden",
+      401,
+      "unauthorized",
     );
-    await refused(() => rest(wo.url, anonymous, "DELETE", `/api/posts/${ids.ownDraft}`), 403, "forbidden");
+    await refused(() => rest(wo.url, anonymous, "DELETE", `/api/posts/${ids.ownDraft}`), 401, "unauthorized");
     await refused(
       () => rest(wo.url, anonymous, "POST", `/api/posts/${ids.ownPublished}/publish`, {}),
-      403,
-      "forbidden",
+      401,
+      "unauthorized",
     );
     await refused(
       () => rest(wo.url, anonymous, "PUT", `/api/posts/${ids.ownPublished}/tags/${ids.tag}`, {}),
-      403,
-      "forbidden",
+      401,
+      "unauthorized",
     );
     // Reading is what `anyone` is granted: the route answers.
     expect((await rest(wo.url, anonymous, "GET", "/api/posts")).status).toBe(200);
@@ -264,7 +264,6 @@ describe("writes under policies (SQLite)", () => {
     const seen = (e: (typeof entries)[number]) => [e.principal, e.surface, e.operation, e.rowId];
     expect(refusals.map(seen)).toEqual(
       expect.arrayContaining([
-        ["anonymous", "rest", "post_create", null],
         ["editor", "rest", "post_create", null],
         ["editor", "rest", "post_update", ids.othersPublished],
         ["editor", "rest", "post_delete", ids.ownPublished],
@@ -275,6 +274,12 @@ describe("writes under policies (SQLite)", () => {
       ]),
     );
     expect(refusals.every((e) => e.type === "Post")).toBe(true);
+    // Anonymous: refused as unidentified (401), recorded with that outcome.
+    expect(entries.map((e) => [e.principal, e.operation, e.outcome])).toContainEqual([
+      "anonymous",
+      "post_create",
+      "unauthorized",
+    ]);
     // An unreadable row is refused as not found, and recorded so.
     expect(entries.map((e) => [e.principal, e.operation, e.rowId, e.outcome])).toContainEqual([
       "editor",
