@@ -76,3 +76,14 @@ export async function stopNode(child) {
   child.kill("SIGTERM");
   await exited;
 }
+
+/** `--name N` from the command line as a number, else `fallback`. */
+export function numberArg(name, fallback) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+/** `wo run DIR` on a free loopback port, quiet; resolves once it serves, with its URL. */
+export function serveApp(dir, env = {}) {
+  return startNode("bin/wo.js", ["run", dir, "--quiet", "--listen", "127.0.0.1:0"], /serving at (http:\/\/\S+)/, env);
+}

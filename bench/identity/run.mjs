@@ -11,14 +11,11 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
-import { pinCpus, repoRoot, startNode, stopNode } from "../node-process.mjs";
+import { numberArg, pinCpus, repoRoot, serveApp, stopNode } from "../node-process.mjs";
 import { median, pairedRatios } from "../paired-load.mjs";
 import { summarize } from "../summary.mjs";
 
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
+const arg = numberArg;
 const rounds = arg("rounds", 8);
 const duration = arg("duration", 2);
 const connections = arg("connections", 10);
@@ -48,8 +45,7 @@ function app(name, toml) {
   writeFileSync(join(dir, "wo.toml"), toml);
   return dir;
 }
-const serve = (dir) =>
-  startNode("bin/wo.js", ["run", dir, "--quiet", "--listen", "127.0.0.1:0"], /serving at (http:\/\/\S+)/);
+const serve = (dir) => serveApp(dir);
 
 const started = [];
 try {

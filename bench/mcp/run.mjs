@@ -25,15 +25,12 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
-import { pinCpus, startNode, stopNode } from "../node-process.mjs";
+import { numberArg, pinCpus, startNode, stopNode } from "../node-process.mjs";
 import { median, pairedRatio, pairedRatios } from "../paired-load.mjs";
 import { summarize } from "../summary.mjs";
 
 const root = resolve(fileURLToPath(import.meta.url), "../../..");
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
+const arg = numberArg;
 const duration = arg("duration", 2);
 const connections = arg("connections", 10);
 const roundCount = arg("rounds", 3);

@@ -15,13 +15,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { pinCpus, repoRoot, startNode, stopNode } from "../node-process.mjs";
+import { numberArg, pinCpus, repoRoot, startNode, stopNode } from "../node-process.mjs";
 import { median, pairedRatios } from "../paired-load.mjs";
 
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
+const arg = numberArg;
 const rounds = arg("rounds", 8);
 const duration = arg("duration", 2);
 const connections = arg("connections", 10);

@@ -24,14 +24,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
 import { spawnSync } from "node:child_process";
 import { startPostgres, postgresUnavailable, pgPassword } from "../../tools/postgres/server.mjs";
-import { pinCpus, startNode, stopNode } from "../node-process.mjs";
+import { numberArg, pinCpus, startNode, stopNode } from "../node-process.mjs";
 import { median, pairedRatios } from "../paired-load.mjs";
 import { summarize } from "../summary.mjs";
 
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
+const arg = numberArg;
 const duration = arg("duration", 5);
 const connections = arg("connections", 10);
 const rounds = arg("rounds", 6);
