@@ -37,7 +37,7 @@ describe("wo check", () => {
   it("a sample with an inert trigger: exit 0, warnings on stderr, counted in the summary", () => {
     const r = wo("check", "samples/blog");
     expect(r.status).toBe(0);
-    expect(r.stderr).toMatch(/^samples\/blog\/posts\.wo:17:3: warning WO2102: /m);
+    expect(r.stderr).toMatch(/^samples\/blog\/posts\.wo:23:3: warning WO2102: /m);
     expect(r.stdout).toMatch(/\nsamples\/blog: 5 types, 5 services, 0 methods, 23 tools — ok \(1 warning\)\n$/);
   });
 
@@ -105,7 +105,7 @@ describe("wo check --format json", () => {
     const list = JSON.parse(warned.stdout);
     expect(list.length).toBeGreaterThan(0);
     expect(list.every((d: { severity: string }) => d.severity === "warning")).toBe(true);
-    expect(list[0]).toMatchObject({ file: "samples/blog/posts.wo", line: 17, column: 3, code: "WO2102" });
+    expect(list[0]).toMatchObject({ file: "samples/blog/posts.wo", line: 23, column: 3, code: "WO2102" });
     expect(wo("check", "samples/pricing", "--format", "json").stdout).toBe("[]\n");
   });
 

@@ -175,7 +175,7 @@ describe("up to date, failures and the CLI", () => {
     const out = join(temp, "blog-warnings-out");
     const first = await wo([dir, "--out", out]);
     expect(first.code).toBe(0);
-    expect(first.stderr).toMatch(/posts\.wo:17:3: warning WO2102: /);
+    expect(first.stderr).toMatch(/posts\.wo:23:3: warning WO2102: /);
     const second = await wo([dir, "--out", out]);
     expect(second.stdout).toMatch(/up to date/);
     expect(second.stderr).toBe(first.stderr);
