@@ -40,14 +40,19 @@ export function moveToServerCpus(pid) {
 }
 
 /**
- * Starts `node <script> <args>` (script relative to the repository); resolves with the child
+ * Starts `node <script> <args>` (script relative to the repository; `env` added to this
+ * process's environment); resolves with the child
  * and the first group of `pattern` once the output matches it, rejects with the output if the
  * process exits first.
  */
-export function startNode(script, args, pattern) {
+export function startNode(script, args, pattern, env = {}) {
   const command = [process.execPath, resolve(repoRoot, script), ...args];
   const [file, ...rest] = serverCpus ? ["taskset", "-c", serverCpus, ...command] : command;
-  const child = spawn(file, rest, { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(file, rest, {
+    cwd: repoRoot,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...env },
+  });
   let out = "";
   return new Promise((resolveStart, reject) => {
     const onData = (d) => {

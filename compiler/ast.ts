@@ -216,12 +216,29 @@ export interface PolicyLine {
   span: Span;
 }
 
-/** `on create|update|delete [when …] do …`. Not executed yet. */
+/**
+ * `on create|update|delete [when …] do …` (spec/language.md, "Triggers"). The texts are kept as
+ * written; `when` and each action's `run` are what the parser read of them (compiler/syntax/
+ * trigger-parts.ts), absent when they could not be read (a syntax error was reported).
+ */
 export interface Trigger {
   kind: "Trigger";
   event: Name;
   whenText?: string;
-  actions: { text: string; span: Span }[];
+  when?: Expr;
+  actions: TriggerAction[];
+  span: Span;
+}
+
+/**
+ * One `do …`. `verb`: `set`, `call`, `emit`, `enqueue`, or `statement` (a write such as
+ * `update T{ … }.f = e`). `run` is the statement it runs: `set self.f = e` as
+ * `update self set f = e`, `call f(a)` as the call `f(a)`; none for `emit` and `enqueue`.
+ */
+export interface TriggerAction {
+  text: string;
+  verb: "set" | "call" | "emit" | "enqueue" | "statement";
+  run?: Stmt;
   span: Span;
 }
 

@@ -99,6 +99,20 @@ export interface WoConfig {
   auth?: AuthConfig;
   /** `[limits]`: the run budget of each kind of run (spec/security.md, "Budgets"). */
   limits: Record<RunKind, RunLimits>;
+  /** `[admin] listen`: the admin listener's "host:port" (/metrics, /live, /ready). Absent: none. */
+  adminListen?: string;
+  /** `[telemetry]`: OpenTelemetry traces (spec/operations.md, "Traces"). Absent keys: the OTEL_* variables decide. */
+  telemetry?: TelemetryConfig;
+}
+
+/** `[telemetry]` of wo.toml. */
+export interface TelemetryConfig {
+  /** `otlp_endpoint`: the OTLP/HTTP base URL (`http://127.0.0.1:4318`); spans go to `<it>/v1/traces`. */
+  otlpEndpoint?: string;
+  /** `sample_ratio`: the share of traces started here that are recorded, 0–1. Default 1. */
+  sampleRatio?: number;
+  /** `service_name`: the `service.name` of the spans. Default OTEL_SERVICE_NAME, else the app's name. */
+  serviceName?: string;
 }
 
 /**
@@ -193,6 +207,26 @@ export interface CatalogType<Body = unknown> {
    * may call at all may do everything; otherwise every action no line grants is denied.
    */
   policies?: PolicyGrant[];
+  /**
+   * The type's triggers that run (spec/language.md, "Triggers"), in source order; absent when
+   * it has none. Compiled into operations.js; app.json keeps them without their bodies.
+   */
+  triggers?: CatalogTrigger<Body>[];
+  source: SourceLocation;
+}
+
+/**
+ * `on create|update|delete [when …] do …`, checked. `body` is what the method checker types
+ * (compiler: `let new = self`, `let old = self` as the event has them, then
+ * `if <when> { <sets>; <actions> }`), of whose `if` block the first `sets` statements are
+ * the `set`s (`update self set f = e`).
+ */
+export interface CatalogTrigger<Body = unknown> {
+  event: "create" | "update" | "delete";
+  /** `Post on update (posts.wo:17)`. */
+  name: string;
+  sets: number;
+  body: Body;
   source: SourceLocation;
 }
 

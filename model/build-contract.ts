@@ -18,7 +18,7 @@
 // OperationRuntime for everything else.
 
 import type { Catalog, RunKind } from "./app.js";
-import type { AuditRecord, Row, Store, StoreTx } from "./store.js";
+import type { AuditRecord, ChangeOp, Row, Store, StoreTx } from "./store.js";
 import type { Principal, Surface } from "./principal.js";
 import type { ErrorDetail } from "./errors.js";
 
@@ -32,9 +32,10 @@ import type { ErrorDetail } from "./errors.js";
  * handlers get validated input; bodies take their helpers from `rt.helpers`. 5: every body runs
  * under `rt.budgeted`, whose budget it passes to the fns it calls and counts its steps in
  * (loops, `nested`); text joins via `concat`. 6: package.json
- * marks the .js files as ES modules (Node 20 before 20.19 loaded them as CommonJS).
+ * marks the .js files as ES modules (Node 20 before 20.19 loaded them as CommonJS). 7: triggers,
+ * registered with `rt.defineTriggers` (a build without them would skip the program's triggers).
  */
-export const buildFormat = 6;
+export const buildFormat = 7;
 
 /** build-info.json. */
 export interface BuildInfo {
@@ -254,6 +255,37 @@ export interface OperationRuntime {
    * numeric user is its decimal text.
    */
   asSession<T>(who: { user: string | number | null; role: string | null }, body: () => Promise<T>): Promise<T>;
+  /**
+   * Registers the program's triggers (spec/language.md, "Triggers"): operations.js calls it
+   * once, from createOperations. From then on every insert, update and delete of a write
+   * transaction of `store` runs the triggers of its table (runtime/operations/triggers.ts).
+   */
+  defineTriggers(triggers: readonly TriggerDefinition[]): void;
+  /**
+   * Whether a write of `table` runs triggers. A CRUD write of such a table is not run
+   * `concurrent`ly (model/store.ts WriteOptions): its triggers may read and write other rows.
+   */
+  hasTriggers(table: string): boolean;
+}
+
+/**
+ * One compiled trigger. `old` is the row before the write (null on create), `row` the row as it
+ * will be stored (before: with the caller's values, `id` null on create) or as it was stored
+ * (actions). Both functions run in the write's transaction, under the budget of a method call.
+ */
+export interface TriggerDefinition {
+  /** The type's table. */
+  table: string;
+  event: ChangeOp;
+  /** How messages name it: `Post on update (posts.wo:17)`. */
+  name: string;
+  /**
+   * Its `when` and `set`s, before the row is stored: undefined when `when` is false (the trigger
+   * does not fire), else the fields its `set`s give (`{}` when it has none).
+   */
+  before(tx: StoreTx, budget: RunBudgetCounter, old: Row | null, row: Row): Promise<Row | undefined>;
+  /** Its other actions (calls and writes), once the row is stored (on delete: before it is removed). */
+  actions?(tx: StoreTx, budget: RunBudgetCounter, old: Row | null, row: Row): Promise<void>;
 }
 
 /**
@@ -324,6 +356,12 @@ export interface CallContext {
    * the same transaction.
    */
   audit?: AuditRecord;
+  /**
+   * The trace the call's spans join (runtime/telemetry/tracing.ts), handed down explicitly
+   * rather than through an AsyncLocalStorage, whose promise hooks would cost every call of the
+   * process. Opaque here; absent when the call is not traced.
+   */
+  trace?: unknown;
 }
 
 /** One operation: input is the tool's arguments (REST adapters build the same object). */

@@ -103,7 +103,7 @@ export interface AuditRecord {
   user: string | null;
   role: string | null;
   via: string;
-  /** rest, mcp, test, exec, startup, explorer; `internal` for an in-process caller. */
+  /** rest, mcp, test, exec, startup, explorer, cli; `internal` for an in-process caller. */
   surface: string;
   /** The operation's tool name (`post_create`), or an entry point (`(startup)`, `(main)`). */
   operation: string;
@@ -176,6 +176,16 @@ export interface WriteOptions {
    * relation writes. A store may run it beside other writes instead of after them.
    */
   concurrent?: boolean;
+  /**
+   * The write reads rows only by their id (`get`, or `list`/`count` whose only condition is
+   * `id ==` or `id in`): a method whose reads the compiler could bound. A store may run it
+   * beside other such writes, holding every row it reads until its commit; `lockFirst` names
+   * rows it is known to read (table, id; ids that are not integers are skipped), which the store
+   * locks before anything else, in one order for every writer, so two of these writes cannot
+   * deadlock over them. Should it read by another condition after all, the store runs it again
+   * from the start as an ordinary write.
+   */
+  byKey?: { lockFirst: readonly (readonly [table: string, id: unknown])[] };
 }
 
 export interface Store {
@@ -216,6 +226,11 @@ export interface Store {
    */
   problem?(): Promise<string | undefined>;
   /**
+   * A store with a connection pool (PostgreSQL): its connections now, those idle, and the
+   * callers waiting for one (the admin listener's gauges). Absent: no pool.
+   */
+  poolUse?(): { total: number; idle: number; waiting: number };
+  /**
    * A store that several instances share (PostgreSQL) keeps 2025-era MCP session ids here, so
    * a client whose requests land on any instance keeps its session. Absent: sessions live in
    * the memory of the instance that made them.
@@ -242,12 +257,15 @@ export interface NamedTokenRecord {
 
 /** The named tokens of one database: `wo token add/list/revoke` and the edge's lookups. */
 export interface NamedTokenDirectory {
-  /** Stores a new token by the hex SHA-256 of its text; false when `name` is taken (nothing stored). */
-  add(token: { name: string; role: string; user: string | null; hash: string }): Promise<boolean>;
+  /**
+   * Stores a new token by the hex SHA-256 of its text; false when `name` is taken (nothing
+   * stored). `audit`, when given, is appended to the audit trail in the same transaction.
+   */
+  add(token: { name: string; role: string; user: string | null; hash: string }, audit?: AuditRecord): Promise<boolean>;
   /** Every token, by name. */
   list(): Promise<NamedTokenRecord[]>;
   /** Removes the token: refused from now on, by every instance. False when there was none of that name. */
-  revoke(name: string): Promise<boolean>;
+  revoke(name: string, audit?: AuditRecord): Promise<boolean>;
   /** The token whose text has this hex SHA-256, with its hash as stored; undefined when none has. */
   find(hash: string): Promise<(NamedTokenRecord & { hash: string }) | undefined>;
   /** Records that `name` was used now. */

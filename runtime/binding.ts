@@ -5,7 +5,7 @@
 // an old binding needs closing. Who may send a request, and as whom, is decided before a
 // request reaches these routes (runtime/edge.ts).
 
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import type { WoConfig } from "../model/app.js";
 import type { Operation } from "../model/build-contract.js";
 import type { Store } from "../model/store.js";
@@ -22,6 +22,8 @@ import type { LiveStreams } from "./rest/live.js";
 import { problemResponse } from "./rest/problem.js";
 import { createRestRoutes, restEndpoints } from "./rest/routes.js";
 import { createAuditRoutes } from "./rest/audit-route.js";
+import { observedStore, stampRoute, traceOf } from "./telemetry/observe.js";
+import type { Telemetry } from "./telemetry/telemetry.js";
 
 /** The instance's per-process parts a binding uses (and never closes). */
 export interface BindingDeps {
@@ -31,6 +33,8 @@ export interface BindingDeps {
   policy: OperationPolicy;
   live: LiveStreams;
   log: (line: string) => void;
+  /** The instance's telemetry (runtime/telemetry/telemetry.ts); absent: nothing is observed. */
+  telemetry?: Telemetry;
 }
 
 export interface Binding {
@@ -44,8 +48,15 @@ export interface Binding {
 }
 
 export function bindBuild(build: LoadedBuild, deps: BindingDeps): Binding {
-  const { store, config, log } = deps;
-  const rt = createOperationRuntime({ catalog: build.catalog, store, validators: build.validators, log });
+  const { store, config, log, telemetry } = deps;
+  // Under telemetry the operations see the store timed and traced; /healthz and the rest, as it is.
+  const operationStore = telemetry ? observedStore(telemetry, store, store.poolUse ? "postgresql" : "sqlite") : store;
+  const rt = createOperationRuntime({
+    catalog: build.catalog,
+    store: operationStore,
+    validators: build.validators,
+    log,
+  });
   const operations = bindOperations({
     app: build.catalog,
     rt,
@@ -53,6 +64,7 @@ export function bindBuild(build: LoadedBuild, deps: BindingDeps): Binding {
     limiter: deps.limiter,
     policy: deps.policy,
     log,
+    ...(telemetry ? { telemetry } : {}),
   });
   const routes = new Hono({ strict: false });
   // The edge admitted the request's Origin; a page from it may read the answer. Synchronous
@@ -85,6 +97,20 @@ export function bindBuild(build: LoadedBuild, deps: BindingDeps): Binding {
       live: deps.live,
       log,
       validate: (name, input) => rt.validate(name, input),
+      // Under telemetry the edge counts a request under the route template that took it
+      // (`/api/posts/:id`, never the path with its ids).
+      ...(telemetry
+        ? {
+            onRoute: (c: Context, path: string) => {
+              const incoming = nodeBindings(c).incoming;
+              if (incoming) stampRoute(incoming, path);
+            },
+            traceOf: (c: Context) => {
+              const incoming = nodeBindings(c).incoming;
+              return incoming && traceOf(incoming);
+            },
+          }
+        : {}),
     }),
   );
   routes.notFound((c) =>

@@ -31,6 +31,7 @@ import { serveMcpNode } from "./mcp/node.js";
 import { isManagementPath, serveManagement } from "./ops/management.js";
 import { logWhenFinished, type RequestLogger } from "./request-log.js";
 import { problem, type ProblemKind } from "./rest/problem.js";
+import { observeRequest, stampRoute } from "./telemetry/observe.js";
 
 export interface EdgeOptions {
   /** The request log; none (`--quiet`): nothing per request is spent on logging. */
@@ -133,16 +134,23 @@ export function createEdge(instance: RuntimeInstance, options: EdgeOptions = {})
     detail: `${reason}.`,
   });
 
-  const node: RequestListener = (req: IncomingMessage, res: ServerResponse) => {
+  const serve: RequestListener = (req: IncomingMessage, res: ServerResponse) => {
     requests++;
     const url = req.url ?? "/";
     const mcp = isMcpPath(url);
+    if (telemetry && mcp) stampRoute(req, "/mcp");
     // /mcp logs itself, once it knows the JSON-RPC method.
     if (log && !mcp) logWhenFinished(log, req, res);
     const binding = instance.binding;
-    if (instance.management && isManagementPath(url)) return serveManagement(instance.management, req, res);
+    if (instance.management && isManagementPath(url)) {
+      if (telemetry) stampRoute(req, "/_wo");
+      return serveManagement(instance.management, req, res);
+    }
     const path = pathOf(url);
-    if (path === "/healthz") return restListener(binding)(req, res);
+    if (path === "/healthz") {
+      if (telemetry) stampRoute(req, "/healthz");
+      return restListener(binding)(req, res);
+    }
     const h = req.headers;
     const refused = guard.refusal(h.origin, h.host);
     if (refused !== undefined) {
@@ -166,6 +174,11 @@ export function createEdge(instance: RuntimeInstance, options: EdgeOptions = {})
     if (decision instanceof Promise) decision.then(proceed, () => res.destroy());
     else proceed(decision);
   };
+  // Telemetry wraps the whole edge (its refusals are requests too); without it, nothing does.
+  const telemetry = instance.telemetry;
+  const node: RequestListener = telemetry
+    ? (req, res) => observeRequest(telemetry, req, res, () => serve(req, res))
+    : serve;
 
   const answerNode = (res: ServerResponse, decision: Decision, origin?: string, host?: string) => {
     const body = answerBody(decision);

@@ -28,6 +28,7 @@ import { admitEverything, type OperationPolicy } from "./operations/policy.js";
 import type { ManagementOptions } from "./ops/management.js";
 import { createLiveStreams, type LiveStreams } from "./rest/live.js";
 import { defaultStreamLimits, StreamBudget } from "./stream-budget.js";
+import { startTelemetry, type Telemetry } from "./telemetry/telemetry.js";
 
 export interface InstanceOptions {
   build: LoadedBuild;
@@ -51,6 +52,8 @@ export interface InstanceOptions {
   allowDestructiveMigration?: boolean;
   /** Who may run which operation (runtime/operations/policy.ts); default: everyone, everything. */
   policy?: OperationPolicy;
+  /** Where OTEL_* variables are read (traces); default process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export type SwapOutcome =
@@ -68,6 +71,11 @@ export interface RuntimeInstance {
   readonly mcp: McpHandler;
   readonly live: LiveStreams;
   readonly limiter: ConcurrencyLimiter;
+  /**
+   * Metrics (when `[admin] listen` is set) and traces (when an OTLP endpoint is), or undefined
+   * when neither is configured; its shutdown() exports the spans not sent yet.
+   */
+  readonly telemetry: Telemetry | undefined;
   /** The management endpoint's options with the instance's guard, when it serves one. */
   readonly management: ManagementOptions | undefined;
   readonly log: (line: string) => void;
@@ -110,14 +118,36 @@ export async function createRuntimeInstance(options: InstanceOptions): Promise<R
     ...(protectedResource ? { protectedResource } : {}),
     log,
   });
+  // The gauges read these when scraped; `mcp` and `binding` exist by the first scrape.
+  const telemetry = await startTelemetry({
+    config,
+    app: options.build.catalog.app,
+    env: options.env ?? process.env,
+    log,
+    sources: {
+      concurrency: () => limiter,
+      streams: () => streams.openCount,
+      mcpSessions: () => mcp.sessionCount,
+      pool: () => store.poolUse?.(),
+      isTool: (name) => Object.hasOwn(binding.operations, name),
+    },
+  });
   const bind = (build: LoadedBuild) =>
-    bindBuild(build, { store, config, limiter, policy: options.policy ?? admitEverything, live, log });
+    bindBuild(build, {
+      store,
+      config,
+      limiter,
+      policy: options.policy ?? admitEverything,
+      live,
+      log,
+      ...(telemetry ? { telemetry } : {}),
+    });
   let binding = bind(options.build);
   const mcp = createMcpHandler({
     ...binding.mcpBuild,
     config,
     guard,
-    options: { log, listChanged: options.watching ?? false, streams },
+    options: { log, listChanged: options.watching ?? false, streams, ...(telemetry ? { telemetry } : {}) },
   });
   // The management endpoint: its own key (never a bearer token), the same Host/Origin guard.
   const management = options.management && {
@@ -158,6 +188,7 @@ export async function createRuntimeInstance(options: InstanceOptions): Promise<R
     mcp,
     live,
     limiter,
+    telemetry,
     management,
     log,
     swap(build) {

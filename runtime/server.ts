@@ -34,6 +34,7 @@ import { ensurePrivateDir, PrivateFileError } from "./ops/private-files.js";
 import { createRequestLogger, type RequestLogFormat } from "./request-log.js";
 import { restEndpoints } from "./rest/routes.js";
 import { openStore } from "./store/open.js";
+import { startAdminListener, type AdminListener } from "./telemetry/admin.js";
 import { StoreOpenError, type Store } from "../model/store.js";
 import type { CatalogType } from "../model/app.js";
 import { hasPolicies } from "./operations/row-policy.js";
@@ -237,13 +238,38 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
   url = `http://${shownHost}:${address.port}`;
+  // The admin listener (/metrics, /live, /ready): its own address, never the public port.
+  let admin: AdminListener | undefined;
+  if (config.adminListen !== undefined && instance.telemetry?.metrics) {
+    const where = parseListen(config.adminListen);
+    try {
+      admin = await startAdminListener({
+        ...where,
+        metrics: instance.telemetry.metrics,
+        notReady: () => (stopping ? Promise.resolve("shutting down") : storeProblem(store)),
+        log: options.log ?? ((line: string) => process.stderr.write(`wo: ${line}\n`)),
+      });
+    } catch (err) {
+      instance.close();
+      await closeServer(server);
+      await store.close();
+      const code = (err as NodeJS.ErrnoException).code;
+      const why = code === "EADDRINUSE" ? "the port is in use" : (err as Error).message;
+      throw new ServerStartError(
+        `Cannot listen on ${where.host}:${where.port} for [admin] listen: ${why}. Pick another in wo.toml (port 0 picks a free one).`,
+      );
+    }
+  }
   // Refuse queued calls and end MCP streams first, then stop accepting and drain (5 s bound),
   // then close the store (which releases the data folder's lock), then forget the instance.
   const stop = () => {
     stopping ??= (async () => {
       instance.close();
       await closeServer(server);
+      await admin?.close();
       await store.close();
+      // Spans of the requests just drained are exported before the process ends.
+      await instance.telemetry?.shutdown();
       if (options.background) removeInstance(options.runtimeDir!, process.pid);
     })();
     return stopping;
@@ -293,6 +319,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       build.catalog.operations.filter((o) => o.mcp).map((o) => o.name),
       instance.identity.describe(),
       policiesInForce(build.catalog.types, instance.identity.configured),
+      admin?.url,
     ),
   );
   const reload = async (buildDir: string): Promise<boolean> => {
@@ -412,6 +439,17 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
+/** Why the store is not answering (/ready), or undefined: a server database is asked, SQLite read. */
+async function storeProblem(store: Store): Promise<string | undefined> {
+  if (store.problem) return store.problem();
+  try {
+    await store.read(async () => undefined);
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
 export function parseListen(text: string): { host: string; port: number } {
   const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s]*)):(\d{1,5})$/.exec(text.trim());
   const port = m ? Number(m[3]) : NaN;
@@ -444,6 +482,7 @@ function startupBanner(
   tools: string[],
   identity: string,
   policies: string,
+  admin: string | undefined,
 ): string {
   const lines = [
     `wo: ${app.name} ${app.version} serving at ${url}`,
@@ -452,6 +491,7 @@ function startupBanner(
     `  policies  ${policies}`,
     `  mcp       ${url}/mcp (${tools.length} tools)`,
     `  explorer  ${url}/ (API docs: ${url}/docs)`,
+    ...(admin ? [`  admin     ${admin} (/metrics, /live, /ready)`] : []),
     "",
   ];
   if (endpoints.length > 0) {

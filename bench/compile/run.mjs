@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createServer } from "node:net";
 import { writeSyntheticApp } from "./synthetic.mjs";
+import { summarize } from "../summary.mjs";
 
 const SIZES = [100, 400, 1000];
 const ROUNDS = Number(process.env.WO_BENCH_ROUNDS ?? 3);
@@ -171,6 +172,7 @@ console.log(`compile bench: synthetic app (${SIZES.join(", ")} types × 10 field
 console.log(line(header));
 console.log(line(widths.map((w) => "-".repeat(w))));
 for (const r of rows) console.log(line(r));
+summarize("compile", rows);
 console.log(
   `load average at the end: ${loadavg()
     .map((x) => x.toFixed(1))

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { pinCpus, repoRoot, startNode, stopNode } from "../node-process.mjs";
 import { median, pairedRatios } from "../paired-load.mjs";
+import { summarize } from "../summary.mjs";
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -113,12 +114,15 @@ try {
   ];
   console.log(`identity bench: ${rounds} paired rounds × ${duration} s, ${connections} connections each; ${placement}`);
   console.log(`  ${"case".padEnd(30)} goal    JWT / open (median)   rounds`);
+  const figures = [];
   for (const [title, a, b] of cases) {
     const ratios = await pairedRatios([[a, b]], { rounds, duration, connections });
+    figures.push([`${title}: JWT / open, paired`, "≥ 0.9", `${median(ratios).toFixed(2)}×`, rounds]);
     console.log(
       `  ${title.padEnd(30)} ≥ 0.9   ${median(ratios).toFixed(3).padStart(5)}                 ${ratios.map((r) => r.toFixed(2)).join(" ")}`,
     );
   }
+  summarize("identity", figures);
 } finally {
   for (const child of started) await stopNode(child);
   issuerServer.close();

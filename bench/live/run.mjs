@@ -42,6 +42,7 @@ import { join } from "node:path";
 import autocannon from "autocannon";
 import { pinCpus, startNode, stopNode } from "../node-process.mjs";
 import { median } from "../paired-load.mjs";
+import { summarize } from "../summary.mjs";
 
 const SECONDS = Number(process.argv[2] ?? 3);
 const C = Number(process.argv[3] ?? 32);
@@ -267,6 +268,9 @@ try {
     `  writes/s, ${S} subscribers: ${rates(withSubs)} (median ${med(withSubs, "rate").toFixed(0)}); events received ${got} of ${expected}`,
   );
   console.log(`  throughput ratio (with/without), median of pairs: ${summary(pairRatios("rate"))} (target ≥ 0.9)`);
+  summarize("live", [
+    [`writes/s with ${S} subscribers / without, paired`, "≥ 0.9", `${median(pairRatios("rate")).toFixed(2)}×`, ROUNDS],
+  ]);
   if (without[0].cpuPerWrite !== undefined) {
     console.log(
       `  server CPU per write: ${(med(without, "cpuPerWrite") * 1000).toFixed(0)} µs without, ${(med(withSubs, "cpuPerWrite") * 1000).toFixed(0)} µs with ${S} subscribers (ratio without/with ${summary(pairRatios("cpuPerWrite", true))}); server busy ${(med(without, "busy") * 100).toFixed(0)}% / ${(med(withSubs, "busy") * 100).toFixed(0)}% of a core, client ${(med(without, "clientBusy") * 100).toFixed(0)}% / ${(med(withSubs, "clientBusy") * 100).toFixed(0)}%`,

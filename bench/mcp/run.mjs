@@ -27,6 +27,7 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { pinCpus, startNode, stopNode } from "../node-process.mjs";
 import { median, pairedRatio, pairedRatios } from "../paired-load.mjs";
+import { summarize } from "../summary.mjs";
 
 const root = resolve(fileURLToPath(import.meta.url), "../../..");
 const arg = (name, dflt) => {
@@ -241,9 +242,12 @@ try {
   const [sdkCreate, sdkCreateOpts] = fasterSdk("SDK v1   tools/call create");
 
   // --- Part 2: ratios near 1, in pairs loaded together ---------------------------------
+  const figures = [];
   const pairLine = async (label, arrangements, target) => {
     const each = await pairedRatios(arrangements, { rounds: pairRounds, duration, connections });
-    line(label, each, target, pairedRatio(each, arrangements.length));
+    const v = pairedRatio(each, arrangements.length);
+    line(label, each, target, v);
+    if (target) figures.push([`${label}, paired`, `≥ ${target}`, `${v.toFixed(2)}×`, pairRounds]);
   };
   console.log(`\nIn pairs loaded at the same time on a shared CPU (${pairRounds} rounds; wo against wo: two identical`);
   console.log("processes swap roles, and the figure is the geometric mean of the two arrangements' median rounds):\n");
@@ -289,6 +293,7 @@ try {
   await pairLine(`MCP create / SDK v1 create (${sdkCreate.title.includes("session") ? "session" : "stateless"})`, [
     [sdkCreateOpts, wo1.mcpCreate],
   ]);
+  summarize("mcp", figures);
 } finally {
   for (const s of servers.reverse()) await stopNode(s.child);
   rmSync(dir, { recursive: true, force: true });

@@ -8,6 +8,7 @@ import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoRoot as root, startNode, stopNode } from "../node-process.mjs";
+import { summarize } from "../summary.mjs";
 
 const N = Number(process.argv[2] ?? 2000);
 const C = Number(process.argv[3] ?? 16);
@@ -52,6 +53,7 @@ try {
   console.log(
     `transfer: ${N} calls, ${C} in flight: ${(N / seconds).toFixed(0)} calls/s, p50 ${pct(50)} ms, p99 ${pct(99)} ms, failed ${failed}`,
   );
+  summarize("methods", [[`ledger transfer, ${C} in flight (SQLite)`, "", `${(N / seconds).toFixed(0)} calls/s`, 1]]);
 } finally {
   await stopNode(child);
   rmSync(dir, { recursive: true, force: true });

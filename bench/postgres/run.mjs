@@ -9,17 +9,24 @@
 // Then the anchors: a hand-written node:http + pg server (anchor-server.mjs) on the same
 // table, loaded in pairs with wo for POST and GET (paired-load.mjs: medians of `--rounds`), and
 // pgbench running the same INSERT with as many clients, plain and in wo's CRUD transaction shape.
+// Then method calls: samples/ledger's `transfer` between random accounts (of 20), on one and on
+// two instances; with `--old CHECKOUT` (another checkout, built) also on that build, and paired
+// with it (new/old, medians of `--rounds`).
+// Last, round trips to PostgreSQL per call (REST create, GET, method call), counted inside a
+// separate `wo run` (count-round-trips.mjs) over 200 calls one after another.
 //
-// usage: node bench/postgres/run.mjs [--duration 5 --connections 10 --rounds 6]   (needs `npm run build`
-// and PostgreSQL's binaries, as the tests)
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+// usage: node bench/postgres/run.mjs [--duration 5 --connections 10 --rounds 6 --old CHECKOUT]
+// (needs `npm run build` and PostgreSQL's binaries, as the tests)
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
 import { spawnSync } from "node:child_process";
 import { startPostgres, postgresUnavailable, pgPassword } from "../../tools/postgres/server.mjs";
 import { pinCpus, startNode, stopNode } from "../node-process.mjs";
 import { median, pairedRatios } from "../paired-load.mjs";
+import { summarize } from "../summary.mjs";
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -28,6 +35,8 @@ const arg = (name, dflt) => {
 const duration = arg("duration", 5);
 const connections = arg("connections", 10);
 const rounds = arg("rounds", 6);
+const oldIndex = process.argv.indexOf("--old");
+const oldCheckout = oldIndex > 0 ? resolve(process.argv[oldIndex + 1]) : undefined;
 if (postgresUnavailable) throw new Error(postgresUnavailable);
 const placement = pinCpus();
 
@@ -56,8 +65,79 @@ function app(name) {
   );
   return dir;
 }
-const serve = (dir, db) =>
-  startNode("bin/wo.js", ["run", dir, "--quiet", "--listen", "127.0.0.1:0", "--db", db], /serving at (http:\/\/\S+)/);
+const serve = (dir, db, { wo = "bin/wo.js", env } = {}) =>
+  startNode(wo, ["run", dir, "--quiet", "--listen", "127.0.0.1:0", "--db", db], /serving at (http:\/\/\S+)/, env);
+
+/** A copy of samples/ledger per instance. */
+function ledgerApp(name) {
+  const dir = join(work, name, "ledger");
+  cpSync("samples/ledger", dir, { recursive: true });
+  return dir;
+}
+const accounts = 20;
+/** 20 accounts with money enough for every transfer of the bench; their ids. */
+async function seedLedger(url) {
+  const ids = [];
+  for (let i = 0; i < accounts; i++) {
+    const res = await fetch(`${url}/api/accounts`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ owner: `o${i}` }),
+    });
+    const { id } = await res.json();
+    await fetch(`${url}/api/accounts/${id}/deposit`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ amount: 1e12 }),
+    });
+    ids.push(id);
+  }
+  return ids;
+}
+/** A transfer of 1 cent between two random distinct accounts, drawn afresh for each request. */
+const transferRequest = (ids) => ({
+  method: "POST",
+  headers: json,
+  path: "/api/accounts/1/transfer",
+  requests: [
+    {
+      setupRequest: (req) => {
+        const from = Math.floor(Math.random() * ids.length);
+        const to = (from + 1 + Math.floor(Math.random() * (ids.length - 1))) % ids.length;
+        return {
+          ...req,
+          path: `/api/accounts/${ids[from]}/transfer`,
+          body: JSON.stringify({ to: ids[to], amount: 1 }),
+        };
+      },
+    },
+  ],
+});
+
+/**
+ * Round trips to PostgreSQL per call of `request` (a fetch), in a `wo run` that counts them
+ * (count-round-trips.mjs): 200 calls one after another, after 20 to warm up.
+ */
+async function roundTripsPerCall(server, countFile, request) {
+  const counted = async () => {
+    rmSync(countFile, { force: true });
+    server.child.kill("SIGUSR2");
+    for (let i = 0; i < 200 && !existsSync(countFile); i++) await sleep(10);
+    return Number(readFileSync(countFile, "utf8"));
+  };
+  for (let i = 0; i < 20; i++) await request();
+  const before = await counted();
+  const calls = 200;
+  for (let i = 0; i < calls; i++) {
+    const res = await request();
+    if (!res.ok) throw new Error(`round-trip count: ${res.status} ${await res.text()}`);
+  }
+  return ((await counted()) - before) / calls;
+}
+const counting = (file) => ({
+  NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import=${new URL("./count-round-trips.mjs", import.meta.url).href}`,
+  WO_BENCH_ROUND_TRIPS: file,
+});
 
 /** Load spread evenly over `urls` (one autocannon per instance, together); summed req/s, the worst latencies. */
 async function load(urls, request) {
@@ -71,6 +151,7 @@ async function load(urls, request) {
         method: request.method ?? "GET",
         headers: request.headers,
         body: request.body,
+        requests: request.requests,
       }),
     ),
   );
@@ -166,6 +247,7 @@ try {
   );
   started.push(anchor.child);
   const [, post] = cases(pgId)[1];
+  const transfers = [];
   const [, get] = cases(pgId)[0];
   const opts = (url, request) => ({
     url: url + request.path,
@@ -195,6 +277,79 @@ try {
     `  wo POST / pgbench plain INSERT (${connections} clients)      ≥ 0.5   ${(woPost / plainTps).toFixed(2)}   (wo ${woPost.toFixed(0)} req/s, pgbench ${plainTps.toFixed(0)} tps)`,
   );
   console.log(`  ${"pgbench BEGIN; INSERT; COMMIT (wo's CRUD shape)".padEnd(52)}         ${woShapeTps.toFixed(0)} tps`);
+
+  // Method calls: each build on a database of its own, 1 then 2 instances, one after another.
+  const builds = [
+    ["this build", "bin/wo.js"],
+    ...(oldCheckout ? [["--old build", join(oldCheckout, "bin/wo.js")]] : []),
+  ];
+  const ledgers = [];
+  for (const [name, wo] of builds) {
+    const db = await pg.createDatabase();
+    const one = await serve(ledgerApp(`${name}-a`), db, { wo });
+    started.push(one.child);
+    const two = await serve(ledgerApp(`${name}-b`), db, { wo });
+    started.push(two.child);
+    const ids = await seedLedger(one.url);
+    ledgers.push({ name, one, ids });
+    for (const [setup, urls] of [
+      ["1 instance", [one.url]],
+      ["2 instances", [one.url, two.url]],
+    ])
+      transfers.push({ name, setup, ...(await load(urls, transferRequest(ids))) });
+  }
+  console.log(
+    `method calls: POST /api/accounts/:id/transfer (samples/ledger), ${accounts} accounts, random pairs, ${connections} connections in all`,
+  );
+  for (const t of transfers)
+    console.log(
+      `  ${t.name.padEnd(12)} ${t.setup.padEnd(12)} ${t.rps.toFixed(0).padStart(7)} calls/s  p50 ${t.p50} ms  p99 ${t.p99} ms`,
+    );
+  if (ledgers.length === 2) {
+    const [fresh, old] = ledgers;
+    const at = (l) => ({ url: `${l.one.url}/api/accounts/1/transfer`, ...transferRequest(l.ids) });
+    const ratios = await pairedRatios([[at(old), at(fresh)]], paired);
+    console.log(
+      `  this build / --old build, paired, 1 instance each: ${median(ratios).toFixed(2)}   (${ratios.map((r) => r.toFixed(2)).join(" ")})`,
+    );
+  }
+
+  const trips = [];
+  // Round trips per call, counted inside a `wo run` of each build (not one of the loaded ones).
+  console.log("round trips to PostgreSQL per call (200 calls one after another)");
+  for (const [name, wo] of builds) {
+    const countFile = join(work, `round-trips-${name.replace(/\W/g, "")}`);
+    const notes = await serve(app(`count-${name}`), pgUrl, { wo, env: counting(countFile) });
+    started.push(notes.child);
+    const ledgerDb = await pg.createDatabase();
+    const ledger = await serve(ledgerApp(`count-${name}`), ledgerDb, { wo, env: counting(`${countFile}-ledger`) });
+    started.push(ledger.child);
+    const ids = await seedLedger(ledger.url);
+    const create = await roundTripsPerCall(notes, countFile, () =>
+      fetch(`${notes.url}/api/notes`, { method: "POST", headers: json, body: post.body }),
+    );
+    const read = await roundTripsPerCall(notes, countFile, () => fetch(`${notes.url}/api/notes/${pgId}`));
+    const transfer = await roundTripsPerCall(ledger, `${countFile}-ledger`, () =>
+      fetch(`${ledger.url}/api/accounts/${ids[0]}/transfer`, {
+        method: "POST",
+        headers: json,
+        body: JSON.stringify({ to: ids[1], amount: 1 }),
+      }),
+    );
+    console.log(
+      `  ${name.padEnd(12)} REST create ${create.toFixed(2)}   REST GET ${read.toFixed(2)}   method call (transfer) ${transfer.toFixed(2)}`,
+    );
+    if (name === "this build") trips.push(create, read, transfer);
+  }
+  summarize("postgres", [
+    ["wo POST / hand-written pg server POST, paired", "≥ 1.0", `${median(postRatios).toFixed(2)}×`, rounds],
+    ["wo GET / hand-written pg server GET, paired", "≥ 0.8", `${median(getRatios).toFixed(2)}×`, rounds],
+    [`wo POST / pgbench plain INSERT (${connections} clients)`, "≥ 0.5", `${(woPost / plainTps).toFixed(2)}×`, 1],
+    ...transfers
+      .filter((t) => t.name === "this build")
+      .map((t) => [`method call (ledger transfer), ${t.setup}`, "", `${t.rps.toFixed(0)} calls/s`, 1]),
+    ["round trips per REST create / GET / method call", "", trips.map((n) => n.toFixed(2)).join(" / "), 200],
+  ]);
 } finally {
   for (const child of started) await stopNode(child);
   await pg.stop();

@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { pinCpus, startNode, stopNode } from "../node-process.mjs";
 import { median, pairedRatios } from "../paired-load.mjs";
+import { summarize } from "../summary.mjs";
 
 const root = resolve(fileURLToPath(import.meta.url), "../../..");
 const arg = (name, dflt) => {
@@ -151,3 +152,8 @@ console.log(
   `start-up of wo run samples/blog (built) to first answered request: ${startups.map((t) => t.toFixed(0)).join(", ")} ms; median ${startupMedian.toFixed(0)} ms (target < 1000)`,
 );
 console.log(`wo RSS after the load: ${rss.toFixed(1)} MiB`);
+summarize("rest", [
+  ["REST GET by id / hand-written hono + better-sqlite3, paired", "≥ 0.95", `${ratio.toFixed(2)}×`, pairRounds],
+  ["start-up of wo run samples/blog to first answer", "< 1000 ms", `${startupMedian.toFixed(0)} ms`, startups.length],
+  ["REST POST (durable) alone", "", `${results[2].rps.toFixed(0)} req/s`, 1],
+]);

@@ -9,9 +9,8 @@ import { StoreOpenError } from "../../model/store.js";
 import { backupSqlite, restoreSqlite } from "../../runtime/store/backup.js";
 import { storeLocation, type StoreLocation } from "../../runtime/store/open.js";
 import { redactUrl } from "../../runtime/store/postgres/redact-url.js";
-import { BuildLoadError, loadBuild } from "../../runtime/load-build.js";
 import type { ParsedArgs } from "./args.js";
-import { buildIfStale } from "./run.js";
+import { loadAppBuild } from "./app-build.js";
 
 export async function runBackupCommand(args: ParsedArgs): Promise<number> {
   const located = await locate(args, "backup");
@@ -57,15 +56,9 @@ export async function runRestoreCommand(args: ParsedArgs): Promise<number> {
 async function locate(args: ParsedArgs, command: string): Promise<{ location: StoreLocation; file: string } | number> {
   const file = args.positionals[0]!;
   const dir = args.positionals[1] ?? ".";
-  const built = await buildIfStale(dir);
-  if (!built.ok) return fail(command, `${built.error ?? "the app has errors; run wo check"}.`);
-  let config;
-  try {
-    config = (await loadBuild(built.outDir)).catalog.config;
-  } catch (err) {
-    if (err instanceof BuildLoadError) return fail(command, err.message);
-    throw err;
-  }
+  const build = await loadAppBuild(dir, command);
+  if (build === 1) return 1;
+  const config = build.catalog.config;
   const db = args.value("--db");
   try {
     return { location: storeLocation({ appDir: resolve(dir), ...(db !== undefined ? { db } : {}), config }), file };

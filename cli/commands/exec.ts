@@ -7,32 +7,20 @@
 // `main` rolls everything back and exits 1 with the message.
 
 import { resolve } from "node:path";
-import { formatWithSources } from "../../compiler/diagnostics/format.js";
 import { mainOperation } from "../../model/build-contract.js";
 import { ownerPrincipal } from "../../model/principal.js";
 import { createRuntimeInstance } from "../../runtime/instance.js";
-import { BuildLoadError, loadBuild } from "../../runtime/load-build.js";
 import { openStore } from "../../runtime/store/open.js";
 import { StoreOpenError } from "../../model/store.js";
 import type { ParsedArgs } from "./args.js";
-import { buildIfStale } from "./run.js";
+import { loadAppBuild } from "./app-build.js";
 
 export async function runExecCommand(args: ParsedArgs): Promise<number> {
   const db = args.value("--db");
   const dir = args.first ?? ".";
 
-  const built = await buildIfStale(dir);
-  for (const d of built.diagnostics.filter((d) => d.severity === "error"))
-    process.stderr.write(`${formatWithSources(d, built.sources)}\n`);
-  if (!built.ok) return fail(`${built.error ?? "the app has errors; fix them and run again"}.`, 1);
-
-  let build;
-  try {
-    build = await loadBuild(built.outDir);
-  } catch (err) {
-    if (err instanceof BuildLoadError) return fail(err.message, 1);
-    throw err;
-  }
+  const build = await loadAppBuild(dir, "exec");
+  if (build === 1) return 1;
   if (!build.catalog.main) {
     return fail("the app has no 'main' block that runs (wo check says why when there is one).", 1);
   }

@@ -7,18 +7,16 @@
 // so the two do not serve one folder at once (the lock's message says so); on PostgreSQL they can.
 
 import { resolve } from "node:path";
-import { formatWithSources } from "../../compiler/diagnostics/format.js";
 import { startupOperation } from "../../model/build-contract.js";
 import { ownerPrincipal, type Principal } from "../../model/principal.js";
 import { StoreOpenError } from "../../model/store.js";
 import { createRuntimeInstance } from "../../runtime/instance.js";
-import { BuildLoadError, loadBuild } from "../../runtime/load-build.js";
 import { serveMcpStdio } from "../../runtime/mcp/stdio.js";
 import { reloadBuild } from "../../runtime/reload.js";
 import { resolveAgentToken, TokenError } from "../../runtime/ops/agent-token.js";
 import { openStore } from "../../runtime/store/open.js";
 import type { ParsedArgs } from "./args.js";
-import { buildIfStale } from "./run.js";
+import { loadAppBuild } from "./app-build.js";
 
 export async function runMcpStdioCommand(args: ParsedArgs): Promise<number> {
   const dir = args.first ?? ".";
@@ -26,16 +24,8 @@ export async function runMcpStdioCommand(args: ParsedArgs): Promise<number> {
   const watching = args.has("--watch");
   const err = (text: string) => void process.stderr.write(text);
 
-  const built = await buildIfStale(dir);
-  for (const d of built.diagnostics) err(`${formatWithSources(d, built.sources)}\n`);
-  if (!built.ok) return fail(`${built.error ?? "the app has errors; fix them and run again"}.`);
-  let build;
-  try {
-    build = await loadBuild(built.outDir);
-  } catch (e) {
-    if (e instanceof BuildLoadError) return fail(e.message);
-    throw e;
-  }
+  const build = await loadAppBuild(dir, "mcp stdio", { warnings: true });
+  if (build === 1) return 1;
   let opened;
   try {
     opened = await openStore({

@@ -10,12 +10,10 @@
 // SQLite, so neither runs beside a `wo run` of the same data (the lock's message says so).
 
 import { resolve } from "node:path";
-import { formatWithSources } from "../../compiler/diagnostics/format.js";
-import { BuildLoadError, loadBuild } from "../../runtime/load-build.js";
 import { openStore, planStoreMigration, storeLocation } from "../../runtime/store/open.js";
 import { StoreOpenError, type MigrationPlan } from "../../model/store.js";
 import type { ParsedArgs } from "./args.js";
-import { buildIfStale } from "./run.js";
+import { loadAppBuild } from "./app-build.js";
 
 const marks = { additive: "+", destructive: "!", blocked: "×" } as const;
 const why = {
@@ -31,17 +29,8 @@ export async function runMigrateCommand(args: ParsedArgs): Promise<number> {
   const json = args.has("--json");
   if (args.has("--plan") && args.has("--apply")) return fail("give --plan or --apply, not both.");
 
-  const built = await buildIfStale(dir);
-  for (const d of built.diagnostics.filter((d) => d.severity === "error"))
-    process.stderr.write(`${formatWithSources(d, built.sources)}\n`);
-  if (!built.ok) return fail(`${built.error ?? "the app has errors; fix them and run again"}.`);
-  let build;
-  try {
-    build = await loadBuild(built.outDir);
-  } catch (err) {
-    if (err instanceof BuildLoadError) return fail(err.message);
-    throw err;
-  }
+  const build = await loadAppBuild(dir, "migrate");
+  if (build === 1) return 1;
   const options = {
     appDir: resolve(dir),
     ...(db !== undefined ? { db } : {}),

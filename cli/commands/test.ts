@@ -11,31 +11,17 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { formatWithSources } from "../../compiler/diagnostics/format.js";
 import { testOperation } from "../../model/build-contract.js";
 import { ownerPrincipal } from "../../model/principal.js";
 import { createRuntimeInstance } from "../../runtime/instance.js";
-import { BuildLoadError, loadBuild } from "../../runtime/load-build.js";
+import type { LoadedBuild } from "../../runtime/load-build.js";
 import { openStore } from "../../runtime/store/open.js";
 import type { ParsedArgs } from "./args.js";
-import { buildIfStale } from "./run.js";
+import { loadAppBuild } from "./app-build.js";
 
 export async function runTestCommand(args: ParsedArgs): Promise<number> {
-  const built = await buildIfStale(args.first ?? ".");
-  for (const d of built.diagnostics.filter((d) => d.severity === "error"))
-    process.stderr.write(`${formatWithSources(d, built.sources)}\n`);
-  if (!built.ok) {
-    process.stderr.write(`wo test: ${built.error ?? "the app has errors; fix them and run again"}.\n`);
-    return 1;
-  }
-  let build;
-  try {
-    build = await loadBuild(built.outDir);
-  } catch (err) {
-    if (!(err instanceof BuildLoadError)) throw err;
-    process.stderr.write(`wo test: ${err.message}\n`);
-    return 1;
-  }
+  const build = await loadAppBuild(args.first ?? ".", "test");
+  if (build === 1) return 1;
 
   const counts = { passed: 0, failed: 0, skipped: 0 };
   const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -61,10 +47,7 @@ export async function runTestCommand(args: ParsedArgs): Promise<number> {
 }
 
 /** One test on a store of its own; the message is undefined when it passed. */
-async function runOne(
-  build: Awaited<ReturnType<typeof loadBuild>>,
-  index: number,
-): Promise<{ ms: number; message?: string }> {
+async function runOne(build: LoadedBuild, index: number): Promise<{ ms: number; message?: string }> {
   const dir = mkdtempSync(join(tmpdir(), "wo-test-"));
   const started = performance.now();
   try {

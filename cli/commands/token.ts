@@ -9,7 +9,8 @@
 
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { StoreOpenError } from "../../model/store.js";
+import { ownerPrincipal } from "../../model/principal.js";
+import { type AuditRecord, StoreOpenError } from "../../model/store.js";
 import {
   namedTokenHash,
   newNamedToken,
@@ -32,12 +33,10 @@ export async function runTokenAddCommand(args: ParsedArgs): Promise<number> {
   if (problem) return fail("add", problem);
   return withTokens("add", dir, args, true, async (opened) => {
     const token = newNamedToken();
-    const added = await opened!.tokens.add({
-      name: name!,
-      role: role!,
-      user: user ?? null,
-      hash: namedTokenHash(token),
-    });
+    const added = await opened!.tokens.add(
+      { name: name!, role: role!, user: user ?? null, hash: namedTokenHash(token) },
+      cliAudit(`(token add) ${name}`),
+    );
     if (!added)
       return fail(
         "add",
@@ -84,7 +83,7 @@ export async function runTokenRevokeCommand(args: ParsedArgs): Promise<number> {
   const problem = tokenNameProblem(name!);
   if (problem) return fail("revoke", problem);
   return withTokens("revoke", dir, args, false, async (opened) => {
-    if (!opened || !(await opened.tokens.revoke(name!)))
+    if (!opened || !(await opened.tokens.revoke(name!, cliAudit(`(token revoke) ${name}`))))
       return fail("revoke", `there is no token named '${name}'; \`wo token list\` shows the tokens there are`);
     process.stdout.write(`wo: token '${name}' revoked; every instance refuses it from now on.\n`);
     return 0;
@@ -113,6 +112,23 @@ async function withTokens(
   } finally {
     await opened?.close();
   }
+}
+
+/** The audit entry of a `wo token` write: the owner's, from the command line (spec/operations.md, "Audit trail"). */
+function cliAudit(operation: string): AuditRecord {
+  const p = ownerPrincipal;
+  return {
+    at: new Date().toISOString(),
+    principal: p.name,
+    user: p.user,
+    role: p.role,
+    via: p.via,
+    surface: "cli",
+    operation,
+    type: null,
+    rowId: null,
+    outcome: "ok",
+  };
 }
 
 function fail(verb: string, message: string): number {

@@ -9,18 +9,17 @@
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { formatWithSources } from "../../compiler/diagnostics/format.js";
 import { createInputAjv } from "../../compiler/input-ajv.js";
 import type { Validator } from "../../model/build-contract.js";
 import { StoreOpenError } from "../../model/store.js";
-import { BuildLoadError, loadBuild, type LoadedBuild } from "../../runtime/load-build.js";
+import { BuildLoadError, type LoadedBuild } from "../../runtime/load-build.js";
 import { createOperationRuntime } from "../../runtime/operations/runtime.js";
 import { openStore } from "../../runtime/store/open.js";
 import { openStoreReader, type StoreReader } from "../../runtime/store/reader.js";
 import { writeExport } from "../../runtime/transfer/export.js";
 import { ImportError, importRows } from "../../runtime/transfer/import.js";
 import type { ParsedArgs } from "./args.js";
-import { buildIfStale } from "./run.js";
+import { loadAppBuild } from "./app-build.js";
 
 export async function runExportCommand(args: ParsedArgs): Promise<number> {
   const dir = args.first ?? ".";
@@ -116,19 +115,6 @@ async function compileRowValidators(build: LoadedBuild): Promise<Record<string, 
 }
 
 /** The app's build (built first when stale), or the exit code after saying why not. */
-async function loadAppBuild(dir: string, command: string): Promise<LoadedBuild | number> {
-  const built = await buildIfStale(dir);
-  for (const d of built.diagnostics.filter((d) => d.severity === "error"))
-    process.stderr.write(`${formatWithSources(d, built.sources)}\n`);
-  if (!built.ok) return fail(command, `${built.error ?? "the app has errors; fix them and run again"}.`);
-  try {
-    return await loadBuild(built.outDir);
-  } catch (err) {
-    if (err instanceof BuildLoadError) return fail(command, err.message);
-    throw err;
-  }
-}
-
 function fail(command: string, message: string): number {
   process.stderr.write(`wo ${command}: ${message}\n`);
   return 1;

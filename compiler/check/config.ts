@@ -7,7 +7,7 @@
 // a WO4xxx error at the key's line:col; the file being absent is fine.
 
 import { parse, TomlError } from "smol-toml";
-import type { AuthConfig } from "../../model/app.js";
+import type { AuthConfig, TelemetryConfig } from "../../model/app.js";
 import { isLoopbackName } from "../../model/loopback.js";
 import type { Span } from "../ast.js";
 import type { Catalog, WoConfig } from "../catalog.js";
@@ -118,8 +118,36 @@ export function readConfig(text: string | undefined, file: string, dirName: stri
     limits.steps = read.positiveInt("limits", `${kind}_steps`) ?? limits.steps;
     limits.millis = read.positiveInt("limits", `${kind}_millis`) ?? limits.millis;
   }
+  const adminListen = read.listen("admin", "listen");
+  // ":9090" keeps the loopback host, as `[server] listen` does: metrics are for the operator.
+  if (adminListen !== undefined)
+    config.adminListen = adminListen.startsWith(":") ? `127.0.0.1${adminListen}` : adminListen;
+  const telemetry = readTelemetry(read);
+  if (telemetry !== undefined) config.telemetry = telemetry;
   warnUnknownKeys(doc, read.known, text, file, bag);
   return result;
+}
+
+/** `[telemetry]` (spec/operations.md, "Traces"); undefined when the table sets none of its keys. */
+function readTelemetry(read: KeyReader): TelemetryConfig | undefined {
+  const telemetry: TelemetryConfig = {};
+  const endpoint = read.typed(
+    "telemetry",
+    "otlp_endpoint",
+    'an http:// or https:// URL, e.g. "http://127.0.0.1:4318"',
+    (v): v is string => typeof v === "string" && /^https?:\/\/[^\s/?#]+[^\s?#]*$/i.test(v),
+  );
+  if (endpoint !== undefined) telemetry.otlpEndpoint = endpoint;
+  const ratio = read.typed(
+    "telemetry",
+    "sample_ratio",
+    "a number from 0 to 1",
+    (v): v is number => typeof v === "number" && v >= 0 && v <= 1,
+  );
+  if (ratio !== undefined) telemetry.sampleRatio = ratio;
+  const serviceName = read.string("telemetry", "service_name");
+  if (serviceName !== undefined) telemetry.serviceName = serviceName;
+  return Object.keys(telemetry).length > 0 ? telemetry : undefined;
 }
 
 // `[auth]` (spec/security.md, "OAuth 2.1 bearer tokens (JWT)"). The issuer and the JWKS are
@@ -333,6 +361,8 @@ const firstKeyOf: Record<string, string> = {
   live: "retention",
   auth: "issuer",
   limits: "method_steps",
+  admin: "listen",
+  telemetry: "otlp_endpoint",
 };
 
 /**

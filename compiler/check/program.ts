@@ -8,7 +8,7 @@
 //   4. cross-type: relations, cycles, storage names,     resolve.ts, storage.ts, services.ts
 //      REST paths, tool names; policies (their           policies.ts
 //      conditions go through refs)
-//   5. method bodies                                     methods.ts (method language)
+//   5. method bodies, trigger conditions and actions    methods.ts (method language), triggers.ts
 // The catalog is returned only when no error was reported (anywhere, parse errors included).
 
 import type { SourceFileAst } from "../ast.js";
@@ -34,6 +34,7 @@ import { buildIndexes, checkStorageNames, tableNameOf } from "./storage.js";
 import { buildPolicies } from "./policies.js";
 import { skipUnexecutedMethods, warnTopLevel, warnTypeMembers } from "./unexecuted.js";
 import { renamedFrom } from "./renamed-from.js";
+import { buildTriggers, checkTriggerBodies } from "./triggers.js";
 
 export interface ProgramCheck {
   catalog: Catalog;
@@ -78,6 +79,8 @@ export function checkProgram(files: SourceFileAst[], config: ConfigResult, bag: 
         ...linkEndpointFields(decl.link.from.text, decl.link.to.text),
       };
     if (decl.doc) type.doc = decl.doc;
+    const triggers = buildTriggers(decl, bag);
+    if (triggers.length > 0) type.triggers = triggers;
     for (const a of decl.annotations) {
       if (a.name.text !== "renamed_from") continue;
       const before = renamedFrom(a, "a type", `Old${decl.name.text}`, bag);
@@ -106,6 +109,7 @@ export function checkProgram(files: SourceFileAst[], config: ConfigResult, bag: 
   checkMain(files, catalog, skipped, ctx);
   checkTests(files, catalog, skipped);
   checkMethodBodies(catalog, bag, skipped);
+  checkTriggerBodies(catalog, bag, skipped);
   // ─────────────────────────────────────────────────────────────────────────────────────────
 
   return { catalog, toolCount };

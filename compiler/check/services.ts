@@ -138,10 +138,25 @@ export function restPathProblem(path: string): string | undefined {
   if (path.includes("//")) return "empty path segment '//'";
   const bad = /[^A-Za-z0-9._~/-]/.exec(path);
   if (bad) return `'${bad[0]}' is not allowed; use letters, digits, '-', '_', '.', '~' and '/'`;
-  if (path === "/mcp" || path.startsWith("/mcp/")) return "'/mcp' is the MCP endpoint";
-  if (!path.startsWith("/api/")) return "REST paths live under '/api/', e.g. '/api/posts'";
+  if (path === "/") return "'/' is the explorer; name the collection, e.g. '/api/posts'";
+  const reserved = reservedPaths.find(([prefix]) => path === prefix || path.startsWith(`${prefix}/`));
+  if (reserved) return `'${reserved[0]}' is ${reserved[1]}`;
   return undefined;
 }
+
+/**
+ * wo's own routes: a REST path may be anywhere else (`/api/posts` by convention; the language's
+ * docs use `/articles`), never on or inside one of these, which it would shadow.
+ */
+const reservedPaths: readonly (readonly [string, string])[] = [
+  ["/mcp", "the MCP endpoint"],
+  ["/healthz", "wo's health check"],
+  ["/docs", "the API documentation page"],
+  ["/openapi.json", "the OpenAPI document"],
+  ["/explorer", "the explorer's files"],
+  ["/_wo", "wo's runtime endpoints"],
+  ["/.well-known", "for the OAuth resource metadata"],
+];
 
 function checkPath(s: ServiceDecl, bag: DiagnosticBag): void {
   const kind = s.serviceKind.text;

@@ -1,6 +1,6 @@
 // Warnings for constructs that parse but that wo does not execute yet (spec/diagnostics.md
-// WO21xx): triggers, top-level policies with an effect other than skip-row-filters
-// (check/policies.ts), `##` blocks, unknown type annotations, and class methods whose body uses a statement
+// WO21xx): top-level policies with an effect other than skip-row-filters (check/policies.ts),
+// `main`/`test` blocks and hooks, `##` blocks, unknown type annotations, and class methods whose body uses a statement
 // or expression of the full language that wo never runs (live queries, `as session`, edge
 // labels). A warning, not an error, so a program written for the full language still checks;
 // the user learns what is inert.
@@ -9,6 +9,7 @@ import type { Block, Expr, FnDecl, SourceFileAst, Span, Stmt, TypeDecl } from ".
 import type { CatalogMethod } from "../catalog.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { didYouMean } from "./did-you-mean.js";
+import { triggerEvents } from "./triggers.js";
 import type { TypeExposure } from "./services.js";
 
 export function warnTopLevel(file: SourceFileAst, bag: DiagnosticBag): void {
@@ -44,21 +45,17 @@ export function warnTypeMembers(decl: TypeDecl, bag: DiagnosticBag): void {
   for (const m of decl.members) {
     // Policy lines are compiled into CatalogType.policies (check/policies.ts).
     if (m.kind === "Trigger") {
-      // Inert, but a misspelt event would never fire even once triggers run: an error now.
+      // A known event is built and run (check/triggers.ts); a misspelt one would never fire.
       const event = m.event.text;
-      if (triggerEvents.includes(event)) bag.report("WO2102", m.span, { event });
-      else
+      if (!(triggerEvents as readonly string[]).includes(event))
         bag.report("WO2030", m.event.span, {
           event,
           known: triggerEvents.join(", "),
-          hint: didYouMean(event, triggerEvents),
+          hint: didYouMean(event, [...triggerEvents]),
         });
     }
   }
 }
-
-/** The row events a type-level trigger may name (the reference's `on create|update|delete`). */
-export const triggerEvents = ["create", "update", "delete"];
 
 /** A construct of the full language that no body runs: what it is and why, for WO5025 / WO2114. */
 export interface UnexecutedConstruct {

@@ -110,6 +110,14 @@ export const codes = {
     message: msg`Field '${"name"}' clashes with the endpoint field '${"name"}' that link type '${"link"}' adds to store its '${"target"}' row; rename the field.`,
   },
   WO2030: { severity: "error", message: msg`Unknown trigger event '${"event"}' (known: ${"known"}).${"hint"}` },
+  WO2031: {
+    severity: "error",
+    message: msg`'do set' in an 'on delete' trigger has no row to change: the row is being removed. Use 'on update', or 'do call' a fn.`,
+  },
+  WO2032: {
+    severity: "error",
+    message: msg`'${"name"}.id' has no value yet in the 'when' or a 'set' of an 'on create' trigger: the id is minted when the row is stored. Use it in a 'do call' or a write, which run after.`,
+  },
   WO2040: { severity: "error", message: msg`@schemes on '${"field"}': ${"why"}.` },
   WO2041: {
     severity: "error",
@@ -134,7 +142,10 @@ export const codes = {
     message: msg`'${"name"}' in a policy condition is neither a field of ${"type"} nor a variant of ${"variants"}.${"hint"}`,
   },
   // WO21xx: warnings for declarations that parse but are not executed yet
-  WO2102: { severity: "warning", message: msg`Trigger 'on ${"event"}' is parsed but not executed yet.` },
+  WO2102: {
+    severity: "warning",
+    message: msg`Trigger 'on ${"event"}' is not executed: its only actions are 'emit' and 'enqueue', which wo does not run yet.`,
+  },
   WO2103: {
     severity: "warning",
     message: msg`'fn ${"name"}' in plain type '${"type"}' is not executed; declare '${"type"}' as a class to make it a method.`,
@@ -148,6 +159,10 @@ export const codes = {
   },
   WO2108: { severity: "warning", message: msg`'@${"name"}' is parsed but not enforced yet.` },
   WO2109: { severity: "warning", message: msg`'${"marker"}' block is kept as text and not interpreted.` },
+  WO2115: {
+    severity: "warning",
+    message: msg`'do ${"verb"}' in trigger 'on ${"event"}' is parsed but not executed yet; the trigger's other actions run.`,
+  },
   WO2111: { severity: "warning", message: msg`fn '${"name"}' is not executed: ${"reason"} (${"at"}).` },
   WO2112: { severity: "warning", message: msg`'on startup' hook is not run: ${"reason"}.` },
   WO2113: { severity: "warning", message: msg`'main' is not run: ${"reason"}.` },

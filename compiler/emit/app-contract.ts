@@ -1,6 +1,6 @@
 // app.json (model/build-contract.ts `AppContract`): what the runtime reads of the build besides the
-// compiled code. The model loses what only the compiler needs — method, fn, `main` and test
-// bodies, which operations.js already holds compiled — and gains the operations table, the
+// compiled code. The model loses what only the compiler needs — method, fn, `main`, test and
+// trigger bodies, which operations.js already holds compiled — and gains the operations table, the
 // routes the runtime answers itself (subscribe, me) and the resource templates, so the
 // runtime derives no name and no route itself.
 import type { Catalog, CatalogMethod } from "../catalog.js";
@@ -13,7 +13,11 @@ export function emitAppContract(catalog: Catalog, table: readonly OperationEntry
   return {
     app: catalog.app,
     config: catalog.config,
-    types: catalog.types.map((t) => ({ ...t, methods: t.methods.map(signature) })),
+    types: catalog.types.map(({ triggers, ...t }) => ({
+      ...t,
+      methods: t.methods.map(signature),
+      ...(triggers ? { triggers: triggers.map((trigger) => ({ ...trigger, body: undefined })) } : {}),
+    })),
     operations: [...table],
     runtimeRoutes: runtimeRoutes(catalog),
     resourceTemplates: emitResourceTemplates(catalog),

@@ -6,7 +6,7 @@ import { servesLiveStream } from "../../model/app.js";
 import { liveFiltersValidator } from "../../model/list-filters.js";
 import type { EmittedFile, WrittenFile } from "./emitted-file.js";
 import { SchemaBuilder, emitSchemas } from "./json-schema.js";
-import { emitManifest, jsonChunks } from "./manifest.js";
+import { compactJsonChunks, emitManifest, jsonChunks } from "./manifest.js";
 import { emitOpenApi } from "./openapi.js";
 import { emitTypesText } from "./types.js";
 import { emitValidators } from "./validators.js";
@@ -43,7 +43,8 @@ export function emitBuildFiles(catalog: Catalog): EmittedBuild {
   const manifest = emitManifest(catalog, b, table);
   function* files(): Generator<WrittenFile> {
     // Each file's objects are made when the writer comes to it, its text as it writes.
-    yield { path: "app.json", chunks: jsonChunks(emitAppContract(catalog, table)) };
+    // Read by the runtime only (manifest.json is the readable contract): compact.
+    yield { path: "app.json", chunks: compactJsonChunks(emitAppContract(catalog, table)) };
     yield { path: "manifest.json", chunks: jsonChunks(manifest) };
     yield { path: "schemas.json", chunks: jsonChunks(schemas) };
     yield { path: "openapi.json", chunks: jsonChunks(emitOpenApi(catalog, b, table)) };

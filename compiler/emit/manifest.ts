@@ -43,6 +43,39 @@ export function* jsonChunks(value: unknown, size = 1 << 20): Generator<string> {
   yield `${pending}\n`;
 }
 
+/**
+ * Compact JSON (no indentation) in pieces: for files only wo reads (app.json), where the
+ * indentation of jsonChunks would be half the bytes the runtime parses at every start. Each
+ * member of a top-level array is stringified on its own, so no piece is the whole text.
+ */
+export function* compactJsonChunks(value: unknown, size = 1 << 20): Generator<string> {
+  let pending = "";
+  const push = function* (piece: string): Generator<string> {
+    pending += piece;
+    if (pending.length >= size) {
+      yield pending;
+      pending = "";
+    }
+  };
+  if (value === null || typeof value !== "object" || Array.isArray(value) || "toJSON" in value) {
+    yield `${JSON.stringify(value)}\n`;
+    return;
+  }
+  const entries = Object.entries(value).filter(([, v]) => !omitted(v));
+  yield* push("{");
+  for (let i = 0; i < entries.length; i++) {
+    const [key, v] = entries[i]!;
+    yield* push(`${i > 0 ? "," : ""}${JSON.stringify(key)}:`);
+    if (Array.isArray(v)) {
+      yield* push("[");
+      for (let j = 0; j < v.length; j++)
+        yield* push(`${j > 0 ? "," : ""}${JSON.stringify(omitted(v[j]) ? null : v[j])}`);
+      yield* push("]");
+    } else yield* push(JSON.stringify(v));
+  }
+  yield `${pending}}\n`;
+}
+
 function* jsonPieces(value: unknown, indent: string, levels: number): Generator<string> {
   if (levels === 0 || value === null || typeof value !== "object" || "toJSON" in value) {
     yield stringifiedAt(value, indent.length / 2);

@@ -21,6 +21,7 @@ import { typeMethod } from "../check/methods.js";
 import { isSessionUser } from "../check/body/session.js";
 import { fieldValueType, findType, returnValueType } from "../check/method-types.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
+import { keyedLocks } from "./method-locks.js";
 import { refCheckLine } from "./ref-checks.js";
 import { jsComment, jsIdentifier, jsJson, jsString } from "./js-literal.js";
 import {
@@ -92,7 +93,10 @@ export function emitMethodHandler(catalog: Catalog, type: CatalogType, method: C
       );
       w.write(body.toString());
     });
-    w.write(isWrite ? "), call);" : "));").newLine();
+    // A write that reads by id only may run beside other writers, locking those rows first (./method-locks.ts).
+    const locks = isWrite ? keyedLocks(catalog, type, method, typing) : undefined;
+    const options = locks ? `{ ...call, byKey: { lockFirst: [${locks.join(", ")}] } }` : "call";
+    w.write(isWrite ? `), ${options});` : "));").newLine();
   });
   return w.toString().trimEnd();
 }
@@ -162,7 +166,7 @@ export function rowTypeDeclarations(catalog: Catalog, types: Set<string>): strin
   return w.toString().trimEnd();
 }
 
-function writer(): CodeBlockWriter {
+export function writer(): CodeBlockWriter {
   return new CodeBlockWriter({ newLine: "\n", indentNumberOfSpaces: 2, useTabs: false, useSingleQuote: false });
 }
 
@@ -200,7 +204,7 @@ function line(s: { span: { file: string; line: number } }): string {
   return `// ${jsComment(`${s.span.file}:${s.span.line}`)}`;
 }
 
-function writeStmt(w: CodeBlockWriter, ctx: ExprContext, s: Stmt): void {
+export function writeStmt(w: CodeBlockWriter, ctx: ExprContext, s: Stmt): void {
   if (s.kind !== "IfStmt") w.writeLine(line(s));
   switch (s.kind) {
     case "LetStmt": {
@@ -347,7 +351,7 @@ function argumentPointers(ctx: ExprContext, writes: [string, Expr][]): Record<st
 }
 
 /** The stored value for one field: a Text value going into a union field is checked. */
-function storedValue(ctx: ExprContext, field: CatalogField, value: Expr): string {
+export function storedValue(ctx: ExprContext, field: CatalogField, value: Expr): string {
   // Into a Text field `$session.user` is the user's text, not an id (compiler/check/body/session.ts).
   if (isSessionUser(value) && field.type.kind === "scalar" && field.type.scalar === "Text") return "rt.session().user";
   const code = printExpr(ctx, value);

@@ -24,6 +24,8 @@ import { typeMethod } from "../check/methods.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { jsString } from "./js-literal.js";
 import { typesByName } from "../../model/type-index.js";
+import { emitTriggers } from "./triggers.js";
+import { triggerMethod } from "../check/triggers.js";
 
 interface Handler {
   name: string;
@@ -70,6 +72,9 @@ export function emitOperations(
       w.writeLine("const { nested } = rt.helpers;");
       for (const text of fns) w.writeLine(dedentTail(text)).blankLine();
     }
+    // Triggers: registered with the runtime, which runs them in every write (emit/triggers.ts).
+    const triggers = emitTriggers(catalog);
+    if (triggers) w.writeLine(triggers);
     const hasMembers =
       handlers.length > 0 ||
       catalog.startup !== undefined ||
@@ -163,6 +168,7 @@ function calledMethods(catalog: Catalog): { type: CatalogType; method: CatalogMe
       ...(catalog.tests ?? []).flatMap((t) => (t.fn ? [t.fn] : [])),
     ].map((f): [undefined, CatalogMethod] => [undefined, f]),
   ];
+  for (const t of catalog.types) for (const trigger of t.triggers ?? []) bodies.push([t, triggerMethod(trigger)]);
   const names = new Set<string>();
   for (const [owner, body] of bodies) {
     for (const [e, call] of typeMethod(catalog, owner, body, new DiagnosticBag()).methodCalls)

@@ -13,6 +13,7 @@ import { isReal, ParseContext } from "./parse-context.js";
 import { woParser, type WoParser } from "./parser.js";
 import { manifestFrom, topPolicyFrom } from "./raw-forms.js";
 import { segment, type Chunk } from "./segment.js";
+import { readTriggerParts } from "./trigger-parts.js";
 import { collapseNewlines, NL, Startup, StringLiteral, Unexpected, UnterminatedString, woLexer } from "./tokens.js";
 
 /** More than this many diagnostics in one file are cut off with WO1010 (garbage input). */
@@ -129,7 +130,7 @@ function readChunk(chunk: Chunk, ctx: ParseContext): TopItem | undefined {
 
 /** Runs the grammar over one chunk; its end of input is reported as the token after it. */
 function parseChunk(chunk: Chunk, ctx: ParseContext): TopItem | undefined {
-  return runRule(chunk, ctx, (parser) => {
+  const item = runRule(chunk, ctx, (parser): TopItem | undefined => {
     switch (chunk.kind) {
       case "type":
         return parser.typeDecl();
@@ -141,6 +142,9 @@ function parseChunk(chunk: Chunk, ctx: ParseContext): TopItem | undefined {
         return parser.testBlock();
     }
   });
+  // The grammar is free again: read the triggers' conditions and actions it skipped.
+  if (item?.kind === "TypeDecl") readTriggerParts(woParser(), ctx, item);
+  return item;
 }
 
 /** A top-level policy's `when:` value (its tokens, then the token after them) as an expression. */

@@ -20,14 +20,18 @@ import type {
   TableAnnotation,
   TopPolicy,
   Trigger,
+  TriggerAction,
 } from "../ast.js";
 import type { ParseContext } from "./parse-context.js";
 import {
   AnyWord,
   Anyone,
+  Call,
   Colon,
   Comma,
   Do,
+  Emit,
+  Enqueue,
   False,
   FloatLiteral,
   For,
@@ -43,6 +47,7 @@ import {
   RCurly,
   Role,
   RParen,
+  Set as SetKw,
   StringLiteral,
   True,
   When,
@@ -289,14 +294,38 @@ export function triggerFrom(ctx: ParseContext, kw: IToken, tokens: IToken[]): Tr
       return undefined;
     }
     if (is(piece.head, When)) trigger.whenText = text;
-    else trigger.actions.push({ text, span: ctx.span(piece.body[0], piece.body[piece.body.length - 1]) });
+    else
+      trigger.actions.push({
+        text,
+        verb: actionVerb(piece.body[0]!),
+        span: ctx.span(piece.body[0], piece.body[piece.body.length - 1]),
+      });
   }
+  // Read into expressions and statements once the chunk's parse is over (trigger-parts.ts).
+  triggerTokens.set(trigger, {
+    when: pieces.find((p) => is(p.head, When))?.body,
+    actions: pieces.filter((p) => is(p.head, Do)).map((p) => p.body),
+  });
   if (trigger.actions.length === 0) {
     const end = ctx.span(real[real.length - 1]).end;
     ctx.diags.report("WO1003", ctx.spanAt(end, end), { expected: "'do' and an action", found: "end of line" });
     return undefined;
   }
   return trigger;
+}
+
+/**
+ * The tokens of each trigger's `when` and actions, kept until the shared parser is free to read
+ * them (it is in the middle of the type body when triggerFrom runs).
+ */
+export const triggerTokens = new WeakMap<Trigger, { when?: IToken[]; actions: IToken[][] }>();
+
+function actionVerb(first: IToken): TriggerAction["verb"] {
+  if (is(first, SetKw)) return "set";
+  if (is(first, Call)) return "call";
+  if (is(first, Emit)) return "emit";
+  if (is(first, Enqueue)) return "enqueue";
+  return "statement";
 }
 
 /** Splits a chunk into lines (depth-0 NLs), each a non-empty token list. */

@@ -9,8 +9,13 @@ import type { Principal } from "../../model/principal.js";
 
 /** One way to recognise a bearer credential: named tokens (the store), OAuth 2.1 / OIDC JWTs. */
 export interface BearerSource {
-  /** The principal `credential` proves; undefined when this source does not recognise it. */
-  resolve(credential: string): Promise<Principal | undefined>;
+  /**
+   * The principal `credential` proves; undefined when this source does not recognise it. A
+   * source answers at once (no promise) when it can — a credential that is not its kind, one it
+   * verified lately — so that the edge dispatches such a request without waiting a turn; a
+   * refusal may come either way (thrown, or a rejected promise).
+   */
+  resolve(credential: string): Principal | undefined | Promise<Principal | undefined>;
 }
 
 /**

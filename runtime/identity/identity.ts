@@ -64,31 +64,51 @@ export function createIdentity(options: IdentityOptions): Identity {
   const named = options.namedTokens;
   const isConfigured = () => always || (named?.configured ?? false);
 
-  const askSources = async (credential: string): Promise<Resolution> => {
-    for (const source of sources) {
+  const failure = (err: unknown): Resolution => {
+    // An issuer out of reach is not the caller's fault: 503, so it retries with the same token.
+    if (err instanceof CredentialUnverifiable) {
+      options.log(`identity: ${err.reason}: ${err.detail}`);
+      return new CredentialUncheckable(`${err.reason}; retry shortly.`);
+    }
+    if (err instanceof CredentialRefused) return err;
+    options.log(`identity: a credential could not be checked: ${(err as Error).message}`);
+    return new CredentialUncheckable("The credential cannot be checked right now; retry shortly.");
+  };
+
+  /**
+   * The sources from `from` on, in order. Synchronous for as long as the sources answer at
+   * once (a cached JWT is answered without a promise); from the first one that must wait, a promise.
+   */
+  const askSources = (credential: string, from = 0): Resolution | Promise<Resolution> => {
+    for (let i = from; i < sources.length; i++) {
+      let answer: ReturnType<BearerSource["resolve"]>;
       try {
-        const principal = await source.resolve(credential);
-        if (principal) return principal;
+        answer = sources[i]!.resolve(credential);
       } catch (err) {
-        // An issuer out of reach is not the caller's fault: 503, so it retries with the same token.
-        if (err instanceof CredentialUnverifiable) {
-          options.log(`identity: ${err.reason}: ${err.detail}`);
-          return new CredentialUncheckable(`${err.reason}; retry shortly.`);
-        }
-        if (err instanceof CredentialRefused) return err;
-        options.log(`identity: a credential could not be checked: ${(err as Error).message}`);
-        return new CredentialUncheckable("The credential cannot be checked right now; retry shortly.");
+        return failure(err);
       }
+      if (answer instanceof Promise) return answer.then((p) => p ?? askSources(credential, i + 1), failure);
+      if (answer) return answer;
     }
     return notRecognised;
   };
 
-  const fromNamedWhileUnconfigured = async (source: NamedTokenSource, credential: string): Promise<Resolution> => {
+  const fromNamedWhileUnconfigured = (
+    source: NamedTokenSource,
+    credential: string,
+  ): Resolution | Promise<Resolution> => {
+    let answer: ReturnType<BearerSource["resolve"]>;
     try {
-      return (await source.resolve(credential)) ?? ownerPrincipal;
+      answer = source.resolve(credential);
     } catch {
       return ownerPrincipal;
     }
+    if (answer instanceof Promise)
+      return answer.then(
+        (p) => p ?? ownerPrincipal,
+        () => ownerPrincipal,
+      );
+    return answer ?? ownerPrincipal;
   };
 
   return {

@@ -93,20 +93,26 @@ export async function startNamedTokenSource(
     get count() {
       return count;
     },
-    async resolve(credential): Promise<Principal | undefined> {
+    resolve(credential) {
+      // Not a named token: said at once, so the next source (a cached JWT) needs no promise either.
       if (!credential.startsWith(namedTokenPrefix)) return undefined;
-      const hash = namedTokenHash(credential);
-      const found = await directory.find(hash);
-      if (!found || !timingSafeEqual(Buffer.from(found.hash, "hex"), Buffer.from(hash, "hex"))) throw unknownToken;
-      const now = Date.now();
-      if (now - (touched.get(found.name) ?? 0) >= touchEveryMs) {
-        touched.set(found.name, now);
-        directory.touch(found.name).catch((err) => log(`identity: could not mark token ${found.name} used: ${err}`));
-      }
-      return { name: found.name, user: found.user, role: found.role, via: "token" };
+      return lookUp(credential);
     },
     close() {
       clearInterval(timer);
     },
   };
+
+  // Every time, from the store: a revocation counts at once, on every instance (no cache).
+  async function lookUp(credential: string): Promise<Principal> {
+    const hash = namedTokenHash(credential);
+    const found = await directory.find(hash);
+    if (!found || !timingSafeEqual(Buffer.from(found.hash, "hex"), Buffer.from(hash, "hex"))) throw unknownToken;
+    const now = Date.now();
+    if (now - (touched.get(found.name) ?? 0) >= touchEveryMs) {
+      touched.set(found.name, now);
+      directory.touch(found.name).catch((err) => log(`identity: could not mark token ${found.name} used: ${err}`));
+    }
+    return { name: found.name, user: found.user, role: found.role, via: "token" };
+  }
 }

@@ -5,11 +5,53 @@ import type { Principal } from "../../model/principal.js";
 import type { McpRequest } from "./http.js";
 import { ErrorCode, RpcError, type JsonRpcId, type Message } from "./json-rpc.js";
 import type { Handler, MethodContext } from "./methods.js";
+import { observeMcpCall } from "../telemetry/observe.js";
+import type { Telemetry } from "../telemetry/telemetry.js";
 
 export type RequestMessage = Extract<Message, { kind: "request" }>;
 
-/** Runs a handler: its result (an object), or the RpcError to answer; anything else thrown is a -32603. */
-export async function runCall(
+/** Who a call is observed as, when the endpoint has telemetry. */
+export interface CallObservation {
+  telemetry: Telemetry;
+  sessionId?: string | undefined;
+  protocolVersion?: string | undefined;
+  /** The trace of the HTTP request the call came in (McpRequest.trace). */
+  parent?: unknown;
+}
+
+/**
+ * Runs a handler: its result (an object), or the RpcError to answer; anything else thrown is a
+ * -32603. Under telemetry the call is counted and runs in a span of its own.
+ */
+export function runCall(
+  handler: Handler,
+  msg: RequestMessage,
+  ctx: MethodContext,
+  log: (line: string) => void,
+  observed?: CallObservation,
+): Promise<object> {
+  if (!observed) return callHandler(handler, msg, ctx, log);
+  const name = msg.method === "tools/call" ? msg.params?.name : undefined;
+  return observeMcpCall(
+    observed.telemetry,
+    {
+      method: msg.method,
+      // A name no tool has is still the client's text: bounded before it reaches a span.
+      tool: typeof name === "string" ? name.slice(0, 128) : undefined,
+      sessionId: observed.sessionId,
+      protocolVersion: observed.protocolVersion,
+      requestId: msg.id,
+      parent: observed.parent,
+    },
+    (out) => out instanceof RpcError,
+    (trace) => {
+      if (trace !== undefined) ctx.trace = trace;
+      return callHandler(handler, msg, ctx, log);
+    },
+  );
+}
+
+async function callHandler(
   handler: Handler,
   msg: RequestMessage,
   ctx: MethodContext,
@@ -32,6 +74,7 @@ export async function runCall(
 /** 2026-07-28: the call is stopped by the client closing the request; the signal is made on first read. */
 export class ModernContext implements MethodContext {
   readonly era = "modern";
+  trace: unknown = undefined;
   constructor(private readonly req: McpRequest) {}
   get signal(): AbortSignal {
     return this.req.signal;
@@ -48,6 +91,7 @@ export class ModernContext implements MethodContext {
  */
 export class LegacyContext implements MethodContext {
   readonly era = "legacy";
+  trace: unknown = undefined;
   private controller: AbortController | undefined;
   private readonly onAbort = () => this.controller?.abort();
   constructor(

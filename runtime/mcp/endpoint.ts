@@ -10,6 +10,7 @@ import { createRowSubscriptions, type RowSubscriptions } from "./row-subscriptio
 import { mintSharedId, verifySharedId } from "./session-ids.js";
 import { createSessionTable, SessionsFullError, type Session, type SessionTable } from "./sessions.js";
 import { StreamBudget } from "../stream-budget.js";
+import type { Telemetry } from "../telemetry/telemetry.js";
 
 /** The per-build part of the endpoint: its methods and what 2026-07-28 adds to their results. */
 export interface BoundBuild {
@@ -53,6 +54,8 @@ export interface Endpoint {
   readonly sessionlessPending: Map<object, Map<JsonRpcId, AbortController>>;
   /** Every long-lived stream's budget: GET and listen streams count with REST live streams. */
   readonly streams: StreamBudget;
+  /** Counts and traces each method call; absent: nothing is observed. */
+  readonly telemetry: Telemetry | undefined;
   readonly maxBody: number;
   readonly keepAliveMs: number;
   readonly maxQueuedFrames: number;
@@ -179,6 +182,7 @@ export function createEndpoint(deps: McpDeps): Endpoint {
     }),
     sessionlessPending: new Map(),
     streams,
+    telemetry: opts.telemetry,
     maxBody: deps.config.maxBodyBytes,
     keepAliveMs,
     maxQueuedFrames,

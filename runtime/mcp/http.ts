@@ -28,6 +28,8 @@ export interface McpRequest {
   readonly connection?: object | undefined;
   /** Who is calling, as the edge resolved it (runtime/edge.ts); absent: the owner. */
   readonly principal?: Principal | undefined;
+  /** The request's trace, when it is traced (../telemetry/observe.ts, traceOf). */
+  readonly trace?: unknown;
 }
 
 /** An answer: a complete body (string or none) or a server-sent-events stream. */

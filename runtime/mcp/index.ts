@@ -19,6 +19,7 @@ import { ErrorCode, errorBody } from "./json-rpc.js";
 import type { ListKind } from "./list-changes.js";
 import { post } from "./post.js";
 import { SessionsFullError } from "./sessions.js";
+import type { Telemetry } from "../telemetry/telemetry.js";
 import { endSession, openSessionStream } from "./session-verbs.js";
 
 export type { McpReply, McpRequest } from "./http.js";
@@ -48,6 +49,8 @@ export interface McpOptions {
   maxRowSubscriptions?: number;
   /** The process's stream budget, shared with REST live streams (../stream-budget.ts). Default: one of its own. */
   streams?: StreamBudget;
+  /** The instance's telemetry: each method call is counted and traced (../telemetry/observe.ts). */
+  telemetry?: Telemetry;
 }
 
 /** What the endpoint serves from one build; setBuild() replaces it while sessions and streams stay. */

@@ -68,7 +68,8 @@ export async function serveLegacy(ep: Endpoint, msg: Message, version: string, r
   if (!handler) return answer(mode, errorBody(msg.id, ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));
 
   if (isInitialize) {
-    const out = await runCall(handler, msg, { era: "legacy", signal: req.signal }, ep.log);
+    const observed = ep.telemetry && { telemetry: ep.telemetry, protocolVersion: version, parent: req.trace };
+    const out = await runCall(handler, msg, { era: "legacy", signal: req.signal }, ep.log, observed);
     if (out instanceof RpcError) return answer(mode, rpcErrorBody(msg.id, out));
     const result = out as { protocolVersion: string };
     if (!ep.sessionsOn) return answer(mode, resultBody(msg.id, result));
@@ -78,8 +79,14 @@ export async function serveLegacy(ep: Endpoint, msg: Message, version: string, r
 
   const pending = session ? session.pending : sessionlessCallsOf(ep, req.connection);
   const ctx = new LegacyContext(req, pending, msg.id);
+  const observed = ep.telemetry && {
+    telemetry: ep.telemetry,
+    sessionId: session?.id,
+    protocolVersion: version,
+    parent: req.trace,
+  };
   try {
-    const out = await runCall(handler, msg, ctx, ep.log);
+    const out = await runCall(handler, msg, ctx, ep.log, observed);
     if (out instanceof RpcError) return answer(mode, rpcErrorBody(msg.id, out));
     return answer(mode, resultBody(msg.id, out));
   } finally {

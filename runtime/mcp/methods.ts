@@ -22,6 +22,7 @@ import {
 import { ownerPrincipal, type Principal } from "../../model/principal.js";
 import { OperationError, type OperationErrorKind } from "../../model/errors.js";
 import type { Store } from "../../model/store.js";
+import { readCall } from "../operations/read-call.js";
 import { paginate } from "./cursor.js";
 import { ErrorCode, isPlainObject, RpcError, SerializedResult, type Params } from "./json-rpc.js";
 import { LEGACY_VERSIONS, MODERN_VERSION } from "./era.js";
@@ -39,6 +40,8 @@ export interface MethodContext {
   readonly signal: AbortSignal;
   /** Who is calling (runtime/edge.ts); absent: the owner. */
   readonly principal?: Principal | undefined;
+  /** The trace of the method call's span, set while it runs (calls.ts): its operation joins it. */
+  trace?: unknown;
 }
 
 export type Handler = (params: Params, ctx: MethodContext) => unknown | Promise<unknown>;
@@ -73,14 +76,15 @@ export interface MethodTable {
 }
 
 const MIME = "application/json";
-/** The call context of a read-only tool of the owner: nothing to cancel, so no signal (and no allocation). */
-const OWNER_READ_ONLY_CALL: CallContext = Object.freeze({ principal: ownerPrincipal, surface: "mcp" });
-
 /** The CallContext of an MCP call: who is calling, and for a call that can write, what stops it. */
 function mcpCall(ctx: MethodContext, canWrite: boolean): CallContext {
   const principal = ctx.principal ?? ownerPrincipal;
+  if (ctx.trace !== undefined)
+    return canWrite
+      ? { signal: ctx.signal, principal, surface: "mcp", trace: ctx.trace }
+      : { principal, surface: "mcp", trace: ctx.trace };
   if (canWrite) return { signal: ctx.signal, principal, surface: "mcp" };
-  return principal === ownerPrincipal ? OWNER_READ_ONLY_CALL : { principal, surface: "mcp" };
+  return readCall(principal, "mcp");
 }
 const TEMPLATE_SUFFIX = "/{id}";
 
@@ -321,7 +325,7 @@ export function createMethods(deps: MethodDeps): MethodTable {
     method: string,
     uri: unknown,
     era: Era,
-    call: CallContext = OWNER_READ_ONLY_CALL,
+    call: CallContext = readCall(ownerPrincipal, "mcp"),
   ): Promise<{ uri: string; row: unknown }> => {
     if (typeof uri !== "string") throw invalidParams(`Invalid params: ${method} needs params.uri (a string)`);
     const m = /^wo:\/\/([a-z0-9_]+)\/([^/?#]+)$/.exec(uri);

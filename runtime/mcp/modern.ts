@@ -20,7 +20,8 @@ export async function serveModern(ep: Endpoint, msg: Message, req: McpRequest): 
     return jsonReply(404, errorBody(msg.id, ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));
   }
   // `req.signal` only when a handler asks for it: a write that can still be stopped.
-  const out = await runCall(handler, msg, new ModernContext(req), ep.log);
+  const observed = ep.telemetry && { telemetry: ep.telemetry, protocolVersion: "2026-07-28", parent: req.trace };
+  const out = await runCall(handler, msg, new ModernContext(req), ep.log, observed);
   if (out instanceof RpcError) return answer(mode, rpcErrorBody(msg.id, out));
   return answer(mode, resultBody(msg.id, out, modernTailFor(b, msg.method, msg.params)));
 }

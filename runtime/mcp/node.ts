@@ -5,6 +5,7 @@
 // McpRequest/McpReply.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { traceOf } from "../telemetry/observe.js";
 import type { Principal } from "../../model/principal.js";
 import { Readable, pipeline } from "node:stream";
 import { discardUnread, readBody } from "../body-bytes.js";
@@ -84,6 +85,10 @@ class NodeMcpRequest implements McpRequest, HeaderView {
 
   get caller(): string {
     return streamCallerOf(this.incoming.socket, this.principal);
+  }
+
+  get trace(): unknown {
+    return traceOf(this.incoming);
   }
 
   get connection(): object {

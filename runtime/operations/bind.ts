@@ -8,8 +8,8 @@
 //   rt.store.write before the call is answered.
 //
 // A call that may write carries its audit record (audit.ts) through all of it: appended in its
-// transaction when it commits, recorded on its own when any step refuses it. Every body runs
-// inside the call's session scope (session.ts), where `$session` reads the caller.
+// transaction when it commits, recorded on its own when any step refuses it. Every body that
+// can read `$session` (a compiled one) runs inside the call's session scope (session.ts).
 //
 // The members of operations.js that are not operations (`(startup)`, `(main)`, tests) take no
 // input: they only wait for a slot (and are recorded like a write). Everything is bound once
@@ -30,6 +30,8 @@ import { inSession } from "./session.js";
 import { withSlot, type ConcurrencyLimiter } from "./limit.js";
 import type { OperationPolicy } from "./policy.js";
 import { isTableDriven, tableOperationBody, type OperationBody } from "./table-operations.js";
+import { observedOperation } from "../telemetry/observe.js";
+import type { Telemetry } from "../telemetry/telemetry.js";
 
 export interface BindDeps {
   app: AppContract;
@@ -40,6 +42,8 @@ export interface BindDeps {
   policy: OperationPolicy;
   /** The server log: an audit entry that could not be written is said here. */
   log: (line: string) => void;
+  /** The instance's telemetry: each operation call is counted and traced. Absent: not observed. */
+  telemetry?: Telemetry;
 }
 
 export function bindOperations(deps: BindDeps): Record<string, Operation> {
@@ -53,7 +57,9 @@ export function bindOperations(deps: BindDeps): Record<string, Operation> {
       ? tableOperationBody(app, entry, rt, hasRefs)
       : generated[entry.name];
     // A method the build lists but operations.js lacks: REST and MCP answer that it is not served.
-    if (body) bound[entry.name] = admitted(entry, body, rt, policy, limiter, deps.log);
+    if (!body) continue;
+    const operation = admitted(entry, body, rt, policy, limiter, deps.log);
+    bound[entry.name] = deps.telemetry ? observedOperation(deps.telemetry, entry.name, operation) : operation;
   }
   const listed = new Set(app.operations.map((e) => e.name));
   for (const [name, member] of Object.entries(generated))
@@ -88,13 +94,16 @@ function admitted(
   log: (line: string) => void,
 ): Operation {
   const { name } = entry;
+  // Only compiled bodies read `$session`; the table-driven ones (CRUD, relations) take the
+  // caller from `call`, so they run without the session scope and its cost (session.ts).
+  const scoped = !isTableDriven(entry);
   const run = async (input: unknown, call: CallContext) => {
     const data = rt.validate<Row>(name, input);
     policy.admit(entry, data, call);
     const wait = limiter.acquire(call);
     if (wait) await wait;
     try {
-      return await inSession(call, () => body(data, call));
+      return await (scoped ? inSession(call, () => body(data, call)) : body(data, call));
     } finally {
       limiter.release();
     }

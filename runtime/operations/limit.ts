@@ -28,6 +28,9 @@ const shuttingDown = () =>
 export interface ConcurrencyLimiter {
   acquire(call: CallContext): Promise<void> | undefined;
   release(): void;
+  /** Calls holding a slot now, and calls waiting for one (the admin listener's gauges). */
+  readonly running: number;
+  readonly queued: number;
 }
 
 export function createConcurrencyLimit(limit: ConcurrencyLimit, shutdown?: AbortSignal): ConcurrencyLimiter {
@@ -84,7 +87,16 @@ export function createConcurrencyLimit(limit: ConcurrencyLimit, shutdown?: Abort
     });
   };
 
-  return { acquire, release };
+  return {
+    acquire,
+    release,
+    get running() {
+      return active;
+    },
+    get queued() {
+      return waiting.length;
+    },
+  };
 }
 
 /** `operation` run only while holding a slot of `limiter`. */

@@ -18,6 +18,7 @@ import { describeFieldType } from "../../model/type-desc.js";
 import { checkedFloat, checkedInt } from "./int-arithmetic.js";
 import { createBodyHelpers } from "./body-helpers.js";
 import { budgeted } from "./run-budget.js";
+import { withTriggers } from "./triggers.js";
 import { RepeatedFailureLog } from "../repeated-failure-log.js";
 import { counted } from "../../model/words.js";
 import {
@@ -48,8 +49,16 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
   const { catalog, validators } = deps;
   const typeByTable = new Map(catalog.types.map((t) => [t.table, t]));
   const refColumns = refColumnsByTable(catalog);
-  // Checks wrap the translated store (a plain object), so their errors pass through unchanged.
-  const store = enforceFieldChecks(translateStoreErrors(deps.store, catalog, deps.log), catalog);
+  const limits = catalog.config.limits ?? defaultLimits();
+  const runBudgeted: OperationRuntime["budgeted"] = (kind, what, call, body) =>
+    budgeted(kind, what, limits[kind], call, body);
+  // Checks wrap the translated store (a plain object), so their errors pass through unchanged;
+  // triggers wrap the checks, so the fields a trigger sets are checked like the caller's.
+  const triggered = withTriggers(
+    enforceFieldChecks(translateStoreErrors(deps.store, catalog, deps.log), catalog),
+    runBudgeted,
+  );
+  const store = triggered.store;
   const accepted = acceptedNames(catalog.operations);
   const refusedFields = refusedFieldMessages(catalog, catalog.operations);
   const inputChecks = inputCheckMessages(catalog, catalog.operations);
@@ -59,7 +68,6 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
   const abort = (message: string): never => {
     throw new OperationError("aborted", message);
   };
-  const limits = catalog.config.limits ?? defaultLimits();
 
   const rt: OperationRuntime = {
     store,
@@ -185,10 +193,12 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
     checkedInt,
     checkedFloat,
     helpers: createBodyHelpers({ abort, invalid }),
-    budgeted: (kind, what, call, body) => budgeted(kind, what, limits[kind], call, body),
+    budgeted: runBudgeted,
     session: currentSession,
     sessionUser: (at) => currentSessionUser(at, abort),
     asSession,
+    defineTriggers: triggered.define,
+    hasTriggers: triggered.fires,
   };
   return rt;
 }

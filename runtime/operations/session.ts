@@ -14,23 +14,45 @@ const scope = new AsyncLocalStorage<Principal | undefined>();
 /**
  * Runs `fn` with `call`'s principal as `$session`. The owner's session is the empty one, which
  * is also what a body sees outside any scope: owner calls skip the scope and what it costs.
+ *
+ * An AsyncLocalStorage in use (on Node 20) hooks the creation of every promise in the process,
+ * every caller's alike: measured, that made each call about a quarter slower
+ * (bench/identity/run.mjs). So the storage is on only while some principal's body runs —
+ * `inScope` counts them — and off again when the last one ends.
  */
 export function inSession<T>(call: CallContext, fn: () => Promise<T>): Promise<T> {
   if (isOwner(call.principal)) return fn();
-  scoped = true;
-  return scope.run(call.principal, fn);
+  return runScoped(call.principal, fn);
 }
 
-/** Set once a call ran in a principal's scope; until then every session is the owner's. */
-let scoped = false;
+function runScoped<T>(principal: Principal | undefined, fn: () => Promise<T>): Promise<T> {
+  inScope++;
+  let running: Promise<T>;
+  try {
+    running = scope.run(principal, fn);
+  } catch (err) {
+    leaveScope();
+    throw err;
+  }
+  return running.finally(leaveScope);
+}
+
+/** Bodies running in a principal's scope now; at 0 the storage is off and every session the owner's. */
+let inScope = 0;
+
+function leaveScope(): void {
+  // disable() takes the storage's hooks off; the next run() puts them back.
+  if (--inScope === 0) scope.disable();
+}
 
 /**
  * `fn` run in the session of the code that hands it over. A store runs write callbacks from
  * its queue (the SQLite group commit, the PostgreSQL writer queue), in the async context of
  * whichever call started the queue: each callback must get back its own caller's session.
+ * With no principal's body running, every caller is the owner and `fn` needs no scope.
  */
 export function keepSession<A, R>(fn: (arg: A) => R): (arg: A) => R {
-  if (!scoped) return fn;
+  if (inScope === 0) return fn;
   const principal = scope.getStore();
   return (arg) => scope.run(principal, () => fn(arg));
 }
@@ -65,8 +87,7 @@ export function asSession<T>(
     role: who.role,
     via: "token",
   });
-  scoped = true;
-  return scope.run(principal, fn);
+  return runScoped(principal, fn);
 }
 
 /** The principal of the running body: undefined (the owner) outside any caller's scope. */

@@ -60,11 +60,14 @@ export function tableOperationBody(
       const checkRefs = hasRefs(table);
       return (data, call) => {
         const row = values(data);
-        return store.write(async (tx) => {
-          // Every ref must name an existing row: checked in the same transaction as the write.
-          if (checkRefs) await rt.checkRefs(tx, table, row);
-          return tx.insert(table, row);
-        }, concurrently(call));
+        return store.write(
+          async (tx) => {
+            // Every ref must name an existing row: checked in the same transaction as the write.
+            if (checkRefs) await rt.checkRefs(tx, table, row);
+            return tx.insert(table, row);
+          },
+          concurrently(call, table, rt),
+        );
       };
     }
     case "update": {
@@ -72,23 +75,29 @@ export function tableOperationBody(
       return (data, call) => {
         // Partial: only the fields the input names change.
         const { id, ...patch } = data as Row & { id: number };
-        return store.write(async (tx) => {
-          if (!(await tx.get(table, id, "update"))) rt.notFound(typeName, id);
-          if (checkRefs) await rt.checkRefs(tx, table, patch);
-          return (await tx.update(table, id, patch)) ?? rt.notFound(typeName, id);
-        }, concurrently(call));
+        return store.write(
+          async (tx) => {
+            if (!(await tx.get(table, id, "update"))) rt.notFound(typeName, id);
+            if (checkRefs) await rt.checkRefs(tx, table, patch);
+            return (await tx.update(table, id, patch)) ?? rt.notFound(typeName, id);
+          },
+          concurrently(call, table, rt),
+        );
       };
     }
     case "delete":
       return (data, call) => {
         const id = data.id as number;
-        return store.write(async (tx) => {
-          // Locked first: a write that would add a ref to it waits for this one, then finds it gone.
-          if (!(await tx.get(table, id, "update"))) rt.notFound(typeName, id);
-          await rt.checkNotReferenced(tx, table, id);
-          await tx.delete(table, id);
-          return { deleted: true, id };
-        }, concurrently(call));
+        return store.write(
+          async (tx) => {
+            // Locked first: a write that would add a ref to it waits for this one, then finds it gone.
+            if (!(await tx.get(table, id, "update"))) rt.notFound(typeName, id);
+            await rt.checkNotReferenced(tx, table, id);
+            await tx.delete(table, id);
+            return { deleted: true, id };
+          },
+          concurrently(call, table, rt),
+        );
       };
     case "relation":
     case "link":
@@ -149,28 +158,35 @@ function relationBody(app: AppContract, type: CatalogType, entry: OperationEntry
       rt,
     );
     return (data, call) =>
-      store.write(async (tx) => {
-        await ownerMustExist(tx, data.id as number);
-        const row: Row = { [ownerColumn]: data.id, [targetColumn]: data[targetColumn], ...own(data) };
-        // Every ref must name an existing row: checked in the same transaction as the write.
-        await rt.checkRefs(tx, link.table, row);
-        return rt.link(tx, link.table, ends(data), row);
-      }, concurrently(call));
+      store.write(
+        async (tx) => {
+          await ownerMustExist(tx, data.id as number);
+          const row: Row = { [ownerColumn]: data.id, [targetColumn]: data[targetColumn], ...own(data) };
+          // Every ref must name an existing row: checked in the same transaction as the write.
+          await rt.checkRefs(tx, link.table, row);
+          return rt.link(tx, link.table, ends(data), row);
+        },
+        concurrently(call, link.table, rt),
+      );
   }
   return (data, call) =>
-    store.write(async (tx) => {
-      await ownerMustExist(tx, data.id as number);
-      await rt.checkRefs(tx, link.table, { [targetColumn]: data[targetColumn] });
-      return { removed: await rt.unlink(tx, link.table, ends(data)) };
-    }, concurrently(call));
+    store.write(
+      async (tx) => {
+        await ownerMustExist(tx, data.id as number);
+        await rt.checkRefs(tx, link.table, { [targetColumn]: data[targetColumn] });
+        return { removed: await rt.unlink(tx, link.table, ends(data)) };
+      },
+      concurrently(call, link.table, rt),
+    );
 }
 
 /**
  * These bodies read only the rows they change (locked for update) and the rows their refs name
- * (locked against delete), so a store may run them beside other writes (model/store.ts).
+ * (locked against delete), so a store may run them beside other writes (model/store.ts) —
+ * unless `table` has triggers, which may read and write other rows like a method.
  */
-function concurrently(call: CallContext): CallContext & WriteOptions {
-  return { ...call, concurrent: true };
+function concurrently(call: CallContext, table: string, rt: OperationRuntime): CallContext & WriteOptions {
+  return { ...call, concurrent: !rt.hasTriggers(table) };
 }
 
 /**

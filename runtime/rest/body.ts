@@ -9,6 +9,9 @@ import type { ErrorDetail } from "../../model/errors.js";
 import { mediaTypeOf } from "../media-type.js";
 import type { ProblemKind } from "./problem.js";
 
+/** How to add the header from the shell, where most hand-typed requests come from. */
+const curlHint = "with curl: -H 'content-type: application/json'";
+
 export interface RestFailure {
   kind: ProblemKind;
   detail: string;
@@ -36,9 +39,16 @@ export async function readJsonObject(
   // A Content-Type is required even for an empty body: a page can POST cross-site without a
   // preflight only with no type or a form type, never with a JSON one (spec/security.md, CSRF).
   if (contentType === null)
-    return fail("unsupported_media_type", "Send the body with Content-Type: application/json, even an empty one.");
+    return fail(
+      "unsupported_media_type",
+      `Send the body with Content-Type: application/json, even an empty one (${curlHint}).`,
+    );
   if (!isJsonType(contentType)) {
-    return fail("unsupported_media_type", `Send the body as application/json, not '${contentType.slice(0, 100)}'.`);
+    // `curl -d` sends a form type: the commonest way to land here, so the message shows the fix.
+    return fail(
+      "unsupported_media_type",
+      `Send the body as application/json, not '${contentType.slice(0, 100)}' (${curlHint}).`,
+    );
   }
   const bytes = await readBody(incoming, request, maxBytes);
   if (bytes === "too_large")

@@ -15,6 +15,7 @@ import { OperationError } from "../../model/errors.js";
 import { isPreflight, restPreflightHeaders } from "../http-guard.js";
 import { listVocabulary, liveFiltersValidator, type ListVocabulary } from "../../model/list-filters.js";
 import { listConditions } from "../operations/list-page.js";
+import { readCall } from "../operations/read-call.js";
 import { readJsonObject, type RestFailure } from "./body.js";
 import type { LiveStreams } from "./live.js";
 import { isRefusal, streamCallerOf } from "../stream-budget.js";
@@ -32,6 +33,10 @@ export interface RestDeps {
   log: (line: string) => void;
   /** The operation layer's input check (rt.validate): a live stream's filters go through it. */
   validate: (name: string, input: unknown) => unknown;
+  /** Told the route template (`/api/posts/:id`) of each request a route takes (telemetry's label). */
+  onRoute?: (c: Context, path: string) => void;
+  /** The request's trace, when it is traced: the operation's spans join it. */
+  traceOf?: (c: Context) => unknown;
 }
 
 /** One REST endpoint, as `GET /` and `wo run`'s route table show it. */
@@ -110,6 +115,7 @@ export function createRestRoutes(deps: RestDeps): Hono {
   for (const [path, list] of byPath) {
     const allow = [...new Set(list.map((r) => r.method))].sort().join(", ");
     app.all(path, async (c) => {
+      deps.onRoute?.(c, path);
       const method = c.req.method === "HEAD" ? "GET" : c.req.method;
       const route = list.find((r) => r.method === method);
       if (!route) {
@@ -244,12 +250,12 @@ async function handle(
     // Reads have nothing to roll back; creating the request's AbortSignal costs a few percent
     // of a GET, so only calls that may write get one.
     const principal = requestPrincipal(c) ?? ownerPrincipal;
-    const call: CallContext =
+    const untraced: CallContext =
       route.kind === "get" || route.kind === "list" || route.kind === "relation" || route.kind === "me"
-        ? principal === ownerPrincipal
-          ? OWNER_READ
-          : { principal, surface: "rest" }
+        ? readCall(principal, "rest")
         : { signal: c.req.raw.signal, principal, surface: "rest" };
+    const trace = deps.traceOf?.(c);
+    const call = trace === undefined ? untraced : { ...untraced, trace };
     result = await operation(input, call);
   } catch (err) {
     if (err instanceof OperationError) {
@@ -289,9 +295,6 @@ async function handle(
       return c.json(result ?? null, 200);
   }
 }
-
-/** The call context of the owner's reads: one object for all of them. */
-const OWNER_READ: CallContext = Object.freeze({ principal: ownerPrincipal, surface: "rest" });
 
 /** Live streams take a list's filters, but not its paging, sorting or counting. */
 const notForLive = ["limit", "cursor", "sort", "count"];

@@ -4,7 +4,7 @@
 // audit-trail.ts's; where the data lives is open.ts's.
 
 import { existsSync } from "node:fs";
-import Database from "better-sqlite3";
+import { openSqliteFile } from "./connection.js";
 import pg from "pg";
 import { StoreOpenError, type AuditEntry, type AuditQuery } from "../../model/store.js";
 import { auditPage, auditTable, readAuditSql } from "./audit-trail.js";
@@ -24,7 +24,7 @@ export async function openAuditReader(selection: StoreSelection): Promise<AuditR
   if (location.kind === "sqlite") {
     const { file } = location;
     if (!existsSync(file)) throw new StoreOpenError(`There is no database at ${file} yet: nothing has been recorded.`);
-    const db = new Database(file, { readonly: true, fileMustExist: true });
+    const db = openSqliteFile(file, { readonly: true, fileMustExist: true });
     const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(auditTable);
     return {
       description: file,

@@ -15,8 +15,14 @@ export const defaultAuditRetention: AuditRetention = { maxAgeMs: 30 * 24 * 3600 
 /** The columns after `seq`, in the order records are bound. */
 const columns = ["at", "principal", "user", "role", "via", "surface", "operation", "type", "row_id", "outcome"];
 
-/** CREATE statements; `idColumn` is the dialect's auto-increasing integer key. */
-export function createAuditSql(idColumn: string): string[] {
+const seqColumn = {
+  sqlite: "INTEGER PRIMARY KEY AUTOINCREMENT",
+  postgres: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
+};
+
+/** CREATE statements (IF NOT EXISTS: the store's open and `wo token` both make sure of the table). */
+export function createAuditSql(dialect: keyof typeof seqColumn): string[] {
+  const idColumn = seqColumn[dialect];
   return [
     `CREATE TABLE IF NOT EXISTS "${auditTable}" ("seq" ${idColumn}, "at" TEXT NOT NULL, "principal" TEXT NOT NULL, "user" TEXT, "role" TEXT, "via" TEXT NOT NULL, "surface" TEXT NOT NULL, "operation" TEXT NOT NULL, "type" TEXT, "row_id" BIGINT, "outcome" TEXT NOT NULL)`,
     // `--since` and the age sweep.

@@ -13,7 +13,8 @@
 
 import { copyFileSync, existsSync, fsyncSync, openSync, closeSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { openSqliteFile } from "./connection.js";
 import { parseStoredShape } from "../../model/shape-diff.js";
 import { metaTable } from "../../model/storage-shape.js";
 import { StoreOpenError } from "../../model/store.js";
@@ -35,13 +36,13 @@ export async function backupSqlite(source: string, destination: string): Promise
   if (!existsSync(dirname(to))) throw new StoreOpenError(`The folder ${dirname(to)} does not exist.`);
   const partial = join(dirname(to), `.${basename(to)}.partial-${process.pid}`);
   rmSync(partial, { force: true });
-  const db = new Database(from, { readonly: true, fileMustExist: true });
+  const db = openSqliteFile(from, { readonly: true, fileMustExist: true });
   try {
     db.pragma("busy_timeout = 5000");
     // After the first (empty) step, every remaining page in one step: one snapshot.
     const progress = await db.backup(partial, { progress: () => 0x7fffffff });
     // The copy keeps the source's WAL mode in its header; a backup is one file on its own.
-    const copy = new Database(partial);
+    const copy = openSqliteFile(partial);
     try {
       copy.pragma("journal_mode = DELETE");
     } finally {
@@ -97,7 +98,7 @@ export function restoreSqlite(backup: string, target: string): { keptAs?: string
 export function checkWoDatabase(file: string, name: string): void {
   let db: Database.Database | undefined;
   try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
+    db = openSqliteFile(file, { readonly: true, fileMustExist: true });
     const check = (db.pragma("quick_check(1)") as { quick_check: string }[])[0]?.quick_check;
     if (check !== "ok") throw new StoreOpenError(`${name} is damaged (${check}); it is not restored.`);
     const hasMeta = db.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?`).get(metaTable);

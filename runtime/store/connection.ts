@@ -69,9 +69,30 @@ export interface ConnectionOptions {
   readonly?: boolean;
 }
 
+/**
+ * `new Database(…)`, with the one failure a user's install causes turned into a StoreOpenError:
+ * better-sqlite3's native module built for another Node.js version (a Node upgrade after
+ * `npm ci`). Its own message names NODE_MODULE_VERSIONs; the user needs the command that fixes it.
+ */
+export function openSqliteFile(file: string, options?: Database.Options): Database.Database {
+  try {
+    return new Database(file, options);
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (code === "ERR_DLOPEN_FAILED" && /NODE_MODULE_VERSION/.test(String((err as Error).message)))
+      throw new StoreOpenError(
+        `better-sqlite3, the embedded database, was installed for another Node.js version than this one (${process.version}); run \`npm rebuild better-sqlite3\` in the folder wo is installed in, with this Node.js.`,
+      );
+    throw err;
+  }
+}
+
 /** Opens a connection with wo's pragmas. The writer sets WAL; readers inherit it. */
 export function openConnection(file: string, options: ConnectionOptions = {}): Connection {
-  const db = new Database(file, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
+  const db = openSqliteFile(file, {
+    readonly: options.readonly ?? false,
+    fileMustExist: options.readonly ?? false,
+  });
   try {
     // Waits instead of failing when another connection holds the lock briefly (a checkpoint,
     // or an external reader such as the sqlite3 shell).

@@ -8,7 +8,8 @@
 // token must be refused at once.
 
 import type Database from "better-sqlite3";
-import type { NamedTokenDirectory, NamedTokenRecord } from "../../model/store.js";
+import type { AuditRecord, NamedTokenDirectory, NamedTokenRecord } from "../../model/store.js";
+import { appendAuditSql, auditValues } from "./audit-trail.js";
 
 export const namedTokenTable = "_wo_tokens";
 
@@ -48,20 +49,23 @@ function statement(db: Database.Database, sql: string): Database.Statement {
 
 export function sqliteNamedTokens(access: SqliteTokenAccess): NamedTokenDirectory {
   return {
-    add: (token) =>
-      access.write(
-        (db) =>
+    add: (token, audit) =>
+      access.write((db) =>
+        withAudit(db, audit, () =>
           statement(
             db,
             `INSERT INTO "${namedTokenTable}" ("name", "role", "user", "hash", "created_at") VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-          ).run(token.name, token.role, token.user, token.hash, new Date().toISOString()).changes > 0,
+          ).run(token.name, token.role, token.user, token.hash, new Date().toISOString()),
+        ),
       ),
     list: async () =>
       (
         statement(access.reader(), `SELECT ${columns} FROM "${namedTokenTable}" ORDER BY "name"`).all() as TokenRow[]
       ).map(record),
-    revoke: (name) =>
-      access.write((db) => statement(db, `DELETE FROM "${namedTokenTable}" WHERE "name" = ?`).run(name).changes > 0),
+    revoke: (name, audit) =>
+      access.write((db) =>
+        withAudit(db, audit, () => statement(db, `DELETE FROM "${namedTokenTable}" WHERE "name" = ?`).run(name)),
+      ),
     find: async (hash) => {
       const row = statement(access.reader(), `SELECT ${columns} FROM "${namedTokenTable}" WHERE "hash" = ?`).get(
         hash,
@@ -78,4 +82,17 @@ export function sqliteNamedTokens(access: SqliteTokenAccess): NamedTokenDirector
     count: async () =>
       (statement(access.reader(), `SELECT count(*) AS n FROM "${namedTokenTable}"`).get() as { n: number }).n,
   };
+}
+
+/** Runs `write` and, when it changed a row, appends `audit` in the same transaction: true when it changed one. */
+function withAudit(db: Database.Database, audit: AuditRecord | undefined, write: () => Database.RunResult): boolean {
+  return db.transaction(() => {
+    const changed = write().changes > 0;
+    if (changed && audit)
+      statement(
+        db,
+        appendAuditSql(() => "?"),
+      ).run(...auditValues(audit));
+    return changed;
+  })();
 }

@@ -8,6 +8,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { NamedTokenDirectory } from "../../model/store.js";
+import { createAuditSql } from "./audit-trail.js";
 import { openConnection } from "./connection.js";
 import { createNamedTokenTableSql, sqliteNamedTokens } from "./named-tokens.js";
 import { explainOpenFailure } from "./open-errors.js";
@@ -40,6 +41,7 @@ export async function openNamedTokens(
       const conn = openConnection(location.file);
       try {
         conn.db.exec(createNamedTokenTableSql);
+        for (const sql of createAuditSql("sqlite")) conn.db.exec(sql);
       } catch (err) {
         conn.close();
         throw err;
@@ -61,6 +63,7 @@ export async function openNamedTokens(
       await client.query("BEGIN");
       await client.query("SELECT pg_advisory_xact_lock($1)", [migrationLockKey.toString()]);
       await client.query(pgCreateNamedTokenTableSql);
+      for (const sql of createAuditSql("postgres")) await client.query(sql);
       await client.query("COMMIT");
     } catch (err) {
       await client.query("ROLLBACK").catch(() => undefined);

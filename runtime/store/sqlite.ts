@@ -10,13 +10,13 @@
 // log in change-log.ts. openSqliteStore() is the one way in: lock, check the file, open,
 // migrate, serve.
 
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { accessSync, constants, existsSync, mkdirSync, statfsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { servesLiveStream, type Catalog } from "../../model/app.js";
 import { ChangeLog, defaultRetention, type ChangeLogOptions } from "./change-log.js";
 import { AuditSweep, createAuditSql, defaultAuditRetention } from "./audit-trail.js";
-import { openConnection, type Connection } from "./connection.js";
+import { openConnection, openSqliteFile, type Connection } from "./connection.js";
 import { acquireDataLock, type DataLock } from "./lock.js";
 import { migrate, planSqliteMigration } from "./migrate.js";
 import { createNamedTokenTableSql, sqliteNamedTokens } from "./named-tokens.js";
@@ -89,7 +89,7 @@ export async function openSqliteStore(
     writer.db.exec(createNamedTokenTableSql);
     const changeLog =
       options.changeLog && options.changeLog.tables.length > 0 ? new ChangeLog(writer, options.changeLog) : undefined;
-    for (const sql of createAuditSql("INTEGER PRIMARY KEY AUTOINCREMENT")) writer.db.exec(sql);
+    for (const sql of createAuditSql("sqlite")) writer.db.exec(sql);
     const auditSweep = new AuditSweep(options.catalog.config.auditRetention ?? defaultAuditRetention);
     const store = new SqliteStore(
       file,
@@ -122,7 +122,7 @@ export async function planSqliteStoreMigration(options: OpenSqliteStoreOptions):
   let db: Database.Database | undefined;
   try {
     lock = exists ? acquireDataLock(dirname(file)) : undefined;
-    db = exists ? openConnection(file).db : new Database(":memory:");
+    db = exists ? openConnection(file).db : openSqliteFile(":memory:");
     return await planSqliteMigration(db, file, shape, {
       allowDestructive: options.allowDestructiveMigration ?? false,
     });

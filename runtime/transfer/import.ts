@@ -11,6 +11,7 @@
 import type { CatalogType } from "../../model/app.js";
 import type { AppContract, OperationRuntime } from "../../model/build-contract.js";
 import { OperationError } from "../../model/errors.js";
+import { ownerPrincipal } from "../../model/principal.js";
 import { idsAlong } from "../../model/ref-paths.js";
 import { StoreConstraintError, type Row, type Store } from "../../model/store.js";
 import { refColumnsByTable } from "../operations/runtime.js";
@@ -114,6 +115,19 @@ export async function importRows(options: ImportOptions): Promise<Map<string, nu
       const target = byTable.get(r.target)?.name ?? r.target;
       throw new ImportError(r.line, `${r.at}: no ${target} with id ${JSON.stringify(r.id)} in the import`);
     }
+    // One audit entry for the whole import (spec/operations.md, "Audit trail"), committed with it.
+    await tx.appendAudit({
+      at: new Date().toISOString(),
+      principal: ownerPrincipal.name,
+      user: null,
+      role: null,
+      via: ownerPrincipal.via,
+      surface: "cli",
+      operation: "(import)",
+      type: null,
+      rowId: null,
+      outcome: "ok",
+    });
     return counts;
   });
 }

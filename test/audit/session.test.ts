@@ -84,6 +84,22 @@ describe("$session in method bodies", () => {
     });
   });
 
+  it("principals and the owner in turn: the session is switched off between calls and back on for each principal", async () => {
+    await withInProcessApp({ "app.wo": app }, async ({ call }) => {
+      for (let i = 1; i <= 7; i++) await call("user_create", { name: `u${i}` });
+      const turns: Array<Principal | undefined> = [editor, undefined, { ...editor, user: "3", role: null }, undefined];
+      for (const principal of turns) {
+        const post = await call("post_create", { title: "turn" }, principal ? { principal } : {});
+        const claimed = await call("post_claim", { id: post.id }, principal ? { principal } : {});
+        expect(claimed).toMatchObject(
+          principal
+            ? { author: Number(principal.user), author_text: principal.user, by_editor: principal.role === "editor" }
+            : { author: null, author_text: null, by_editor: false },
+        );
+      }
+    });
+  });
+
   it("the owner has no user or role: null is stored", async () => {
     await withInProcessApp({ "app.wo": app }, async ({ call }) => {
       const post = await call("post_create", { title: "Hello" });

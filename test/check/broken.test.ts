@@ -451,12 +451,22 @@ export const brokenCases: BrokenCase[] = [
     code: "WO3003",
     message: "MCP",
   },
-  {
-    name: "REST path outside /api",
-    files: one('type A {\n  x: Int\n  service rest ┆"/things" expose list\n}\n'),
+  ...(
+    [
+      ["/healthz", "health check"],
+      ["/docs/a", "documentation page"],
+      ["/openapi.json", "OpenAPI"],
+      ["/explorer", "explorer's files"],
+      ["/_wo/things", "runtime endpoints"],
+      ["/.well-known/x", "resource metadata"],
+      ["/", "the explorer"],
+    ] as const
+  ).map(([path, message]) => ({
+    name: `REST path on wo's own ${path}`,
+    files: one(`type A {\n  x: Int\n  service rest ┆"${path}" expose list\n}\n`),
     code: "WO3003",
-    message: "/api/",
-  },
+    message,
+  })),
   {
     name: "same REST path in two types",
     files: one(

@@ -133,6 +133,11 @@ describe("wo export and wo import", () => {
     const fromSqlite = await wo(["export", appDir, "--db", sqlite]);
     expect(fromSqlite.code).toBe(0);
     expect(fromSqlite.stdout).toBe(input);
+    // The import is a write: one audit entry, the owner's, committed with the rows.
+    const audit = await wo(["audit", appDir, "--db", sqlite, "--json"]);
+    expect(JSON.parse(audit.stdout)).toMatchObject([
+      { operation: "(import)", surface: "cli", principal: "owner", type: null, rowId: null, outcome: "ok" },
+    ]);
 
     const url = await pg.createDatabase();
     const intoPg = await wo(["import", appDir, "--db", url], fromSqlite.stdout);

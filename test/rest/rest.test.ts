@@ -377,6 +377,14 @@ describe("hostile and malformed requests", () => {
     if (errorPath) expect(r.json.errors?.map((e: { path: string }) => e.path)).toContain(errorPath);
   });
 
+  it("what curl -d sends (a form type, or no type) is 415 with the header to add", async () => {
+    for (const headers of [{ "content-type": "application/x-www-form-urlencoded" }, {}] as Record<string, string>[]) {
+      const r = await send(base, "POST", "/api/authors", { body: '{"name":"c"}', headers });
+      expectProblem(r, 415);
+      expect(r.json.detail).toContain("with curl: -H 'content-type: application/json'");
+    }
+  });
+
   it("a chunked body over the limit is cut off while it streams (413)", async () => {
     // A raw socket: fetch reports EPIPE rather than the answer once the server stops reading.
     const { connect } = await import("node:net");

@@ -175,6 +175,13 @@ describe("named tokens on a serving SQLite app", () => {
     const gone = await runWoCommand(["token", "revoke", "claude", appDir]);
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain("there is no token named 'claude'");
+    // Adding and revoking are writes: each has its audit entry, the owner's, from the CLI; the
+    // refused second revoke changed nothing and has none.
+    const audit = JSON.parse((await runWoCommand(["audit", appDir, "--json"])).stdout) as Record<string, unknown>[];
+    expect(audit.filter((e) => e.surface === "cli").map((e) => [e.operation, e.principal])).toEqual([
+      ["(token add) claude", "owner"],
+      ["(token revoke) claude", "owner"],
+    ]);
   });
 });
 
@@ -218,5 +225,13 @@ describe("named tokens on PostgreSQL, shared by two instances", () => {
     expect(refused.headers.get("www-authenticate")).toMatch(/^Bearer/);
     expect((await fetch(`${a!.url}/api/tasks`, { headers: bearer(token) })).status).toBe(401);
     expect(a!.output() + b!.output()).not.toContain(token);
+    const audit = JSON.parse((await runWoCommand(["audit", apps[0]!, "--db", url, "--json"])).stdout) as {
+      operation: string;
+    }[];
+    expect(audit.map((e) => e.operation).filter((o) => o.startsWith("(token"))).toEqual([
+      "(token add) ci",
+      "(token add) keeper",
+      "(token revoke) ci",
+    ]);
   });
 });

@@ -65,4 +65,21 @@ describe("Node versions", () => {
     expect(without.status).toBe(1);
     expect(without.stderr).toMatch(/validators\.js/);
   });
+
+  // node_modules holds better-sqlite3 built for the Node that ran `npm ci`; the conformance
+  // suite's Node 22 (tools/mcp-conformance/ensure.mjs, run before the suite) has another ABI:
+  // what a user sees after upgrading Node without reinstalling.
+  const node22 = join(repoRoot, "tools/mcp-conformance/node_modules/node22/bin/node");
+  const otherAbi =
+    existsSync(node22) &&
+    spawnSync(node22, ["-p", "process.versions.modules"], { encoding: "utf8" }).stdout.trim() !==
+      process.versions.modules;
+  it.runIf(otherAbi)("on a Node the native store module was not built for, wo says to rebuild it", () => {
+    const built = wo(["build", app]);
+    expect(built.status, built.stderr).toBe(0);
+    const r = spawnSync(node22, [join(repoRoot, "bin/wo.js"), "test", app], { cwd: repoRoot, encoding: "utf8" });
+    expect(r.stderr).toContain("run `npm rebuild better-sqlite3` in the folder wo is installed in");
+    expect(r.stderr).not.toContain("bug in wo");
+    expect(r.status).not.toBe(0);
+  });
 });

@@ -3,7 +3,7 @@
 // discovery, JWKS fetched over HTTP, tokens signed by jose. Each refusal is checked for its
 // reason, and that the reason never holds the token.
 
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AuthConfig } from "../../model/app.js";
 import { type BearerSource, CredentialRefused, CredentialUnverifiable } from "../../runtime/identity/contract.js";
 import { metadataUrls } from "../../runtime/identity/issuer-discovery.js";
@@ -15,6 +15,7 @@ const audience = `${origin}/mcp`;
 const issuers: OAuthIssuer[] = [];
 
 afterEach(async () => {
+  vi.useRealTimers();
   await Promise.all(issuers.splice(0).map((i) => i.close()));
 });
 
@@ -33,7 +34,7 @@ function sourceFor(issuer: OAuthIssuer, auth: Partial<AuthConfig> = {}, options:
 
 /** The reason `source` refuses `token` with; fails when it does not refuse. */
 async function refusal(source: BearerSource, token: string): Promise<CredentialRefused> {
-  const error = await source.resolve(token).then(
+  const error = await Promise.resolve(source.resolve(token)).then(
     (p) => {
       throw new Error(`accepted as ${JSON.stringify(p)}`);
     },
@@ -187,6 +188,23 @@ describe("bearer JWTs: signing keys over time", () => {
     expect(await source.resolve(await issuer.mint({ sub: "b" }, { aud: audience, kid }))).toMatchObject({ user: "b" });
     expect(issuer.hits.get("/jwks")).toBe(2);
     expect((await refusal(source, old)).reason).toBe("unknown signing key");
+  });
+
+  it("a remembered token is answered at once (no promise), and never past its exp: then it is refused as expired", async () => {
+    const issuer = await startIssuer();
+    const source = sourceFor(issuer, {}, { keyTimings: { maxAgeMs: 600_000, cooldownMs: 0 } });
+    // Only the clock is faked: the issuer is still fetched over HTTP.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const start = Date.now();
+    const token = await issuer.mint({ sub: "a" }, { aud: audience, expiresIn: 5 });
+    expect(await source.resolve(token)).toMatchObject({ user: "a" });
+    const remembered = source.resolve(token);
+    expect(remembered).not.toBeInstanceOf(Promise);
+    expect(remembered).toMatchObject({ user: "a" });
+    // Past exp and the 30 s of skew, well within the minute an entry may be kept.
+    vi.setSystemTime(start + 40_000);
+    expect((await refusal(source, token)).reason).toBe("expired");
+    expect((await refusal(source, token)).reason).toBe("expired");
   });
 
   it("a burst of tokens with a new kid: one refetch, and every one of them verifies", async () => {

@@ -62,7 +62,7 @@ export async function migratePostgres(
     const report = await planAndApply(client, where, next, options);
     for (const sql of createChangeLogSql) await client.query(sql);
     await client.query(pgCreateNamedTokenTableSql);
-    for (const sql of createAuditSql("BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY")) await client.query(sql);
+    for (const sql of createAuditSql("postgres")) await client.query(sql);
     await client.query(
       `CREATE TABLE IF NOT EXISTS ${quoteId(mcpSessionTable)} ("id" TEXT PRIMARY KEY, "protocol_version" TEXT NOT NULL, "created_at" TIMESTAMPTZ NOT NULL DEFAULT now(), "last_used" TIMESTAMPTZ NOT NULL DEFAULT now())`,
     );

@@ -4,12 +4,17 @@
 //     as ordinary READ COMMITTED transactions: each locks the row it changes (`FOR UPDATE`)
 //     and the rows its refs name (`FOR KEY SHARE`, so they cannot be deleted before it
 //     commits), and unique indexes settle racing values. Concurrent commits share WAL flushes.
-//   - Every other write (methods, `on startup`, tests: they read rows, then write what they
-//     computed) takes a database-wide transaction-scoped advisory lock right after BEGIN, so
-//     such writers run one at a time across every instance (50 clients moving money between
-//     3 accounts starve under SERIALIZABLE's abort-and-retry, and opposite transfers deadlock
-//     under bare row locks). What such a writer reads it holds (`FOR NO KEY UPDATE`) until it
-//     commits, so a concurrent CRUD write to a row it read waits for it, and vice versa. Within
+//   - Methods that read by id only (WriteOptions.byKey) run side by side as well, holding what
+//     they read (`FOR NO KEY UPDATE`) until they commit; the rows the compiler knows they read
+//     are locked first, in (table, id) order, so opposite transfers queue instead of
+//     deadlocking. They hold the advisory lock below in shared mode, which keeps them apart
+//     from the writers that run alone; one that reads by a condition after all runs again alone.
+//   - Every other write (methods reading by a condition, `on startup`, tests: they read rows,
+//     then write what they computed) takes a database-wide transaction-scoped advisory lock
+//     right after BEGIN, so such writers run one at a time across every instance (50 clients
+//     moving money between 3 accounts starve under SERIALIZABLE's abort-and-retry). What such
+//     a writer reads it holds (`FOR NO KEY UPDATE`) until it commits, so a concurrent CRUD
+//     write to a row it read waits for it, and vice versa. Within
 //     one instance these writers queue in memory first, so at most one pool connection waits
 //     for the lock. A deadlock or serialization failure (a CRUD write against a method in rare
 //     lock orders, a non-wo writer, a migration) rolls everything back and runs the callback
@@ -242,14 +247,30 @@ export class PostgresStore implements Store {
   }
 
   async write<T>(fn: (tx: StoreTx) => Promise<T>, options: WriteOptions = {}): Promise<T> {
+    let mode: "rows" | "keyed" | "serial" = options.concurrent ? "rows" : options.byKey ? "keyed" : "serial";
+    // Rows a keyed write locks first, in (table, id) order: those it names, and after a deadlock
+    // also every row its failed attempt held, so the next attempt takes them all in that order.
+    let lockFirst = options.byKey ? keyedRows(options.byKey.lockFirst) : [];
     for (let attempt = 1; ; attempt++) {
+      const held: [string, number][] = [];
       try {
         // A CRUD write runs at once, beside the others, holding the rows it names; PostgreSQL
         // then groups the commits of concurrent writers into one WAL flush.
-        if (options.concurrent)
+        if (mode === "rows")
           return await this.transaction("BEGIN ISOLATION LEVEL READ COMMITTED", "rows", fn, options.signal);
-        // Any other write (a method: it reads rows, then writes what it computed) runs after
-        // the others of its kind, on every instance. One round trip: BEGIN and the lock together.
+        // A method that reads only by id runs beside the others too, holding what it reads;
+        // the shared advisory lock only keeps it apart from the writes that run alone. One
+        // round trip: BEGIN, that lock and the rows it locks first.
+        if (mode === "keyed")
+          return await this.transaction(
+            `BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock_shared(${writeLockKey})${lockRowsSql(this.ctx, lockFirst)}`,
+            "keyed",
+            fn,
+            options.signal,
+            held,
+          );
+        // Any other write (one that reads by a condition: a phantom could change what it read)
+        // runs alone, after the others of its kind, on every instance.
         return await this.writers.run(() =>
           this.transaction(
             `BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(${writeLockKey})`,
@@ -259,16 +280,27 @@ export class PostgresStore implements Store {
           ),
         );
       } catch (err) {
+        if (err instanceof ReadsByCondition) {
+          // Not a failure: the write simply needs to run alone. Not counted as an attempt.
+          mode = "serial";
+          attempt--;
+          continue;
+        }
         if (!isSerializationFailure(err)) throw err;
+        this.retries++;
         if (attempt >= maxWriteAttempts)
           throw new StoreUnavailableError(
             `the write conflicted with concurrent writes ${attempt} times in a row (${(err as Error).message})`,
           );
+        if (mode === "keyed") lockFirst = keyedRows([...lockFirst, ...held]);
         // A random pause that grows: two retrying writers should not collide again in step.
         await new Promise((r) => setTimeout(r, Math.random() * 5 * 2 ** Math.min(attempt, 6)));
       }
     }
   }
+
+  /** Writes run again after a deadlock or serialization failure, since the store opened (benches, tests). */
+  retries = 0;
 
   /**
    * `wo run --watch`: migrates to `catalog` while serving, by the rules of the migration at
@@ -430,6 +462,10 @@ export class PostgresStore implements Store {
   }
 
   /** Is the database reachable? For /healthz: undefined when it is, else why not. */
+  poolUse(): { total: number; idle: number; waiting: number } {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
+  }
+
   async problem(): Promise<string | undefined> {
     try {
       await this.pool.query("SELECT 1");
@@ -439,23 +475,30 @@ export class PostgresStore implements Store {
     }
   }
 
-  /** `mode`: a read, a concurrent CRUD write (`rows`), or a write that runs after the others (`serial`). */
+  /**
+   * `mode`: a read, a concurrent CRUD write (`rows`), a concurrent write that reads by id only
+   * (`keyed`), or a write that runs after the others (`serial`). `held` receives the rows a
+   * keyed write locked, also when it fails.
+   */
   private async transaction<T>(
     begin: string,
-    mode: "read" | "rows" | "serial",
+    mode: "read" | "rows" | "keyed" | "serial",
     fn: (tx: StoreTx) => Promise<T>,
     signal: AbortSignal | undefined,
+    held?: [string, number][],
   ): Promise<T> {
     if (this.isClosed) throw new Error("the store is closed");
     if (signal?.aborted) throw new StoreCancelledError();
     const client = await this.connect();
     let broken: Error | undefined;
     const isWritable = mode !== "read";
-    const tx = new PostgresTx(client, this.ctx, isWritable, mode === "serial");
+    const tx = new PostgresTx(client, this.ctx, isWritable, mode === "serial" || mode === "keyed", mode === "keyed");
     try {
       await client.query(begin);
       const result = await fn(tx);
       tx.finish();
+      // The body read by a condition and went on (it caught what the read threw): run it alone.
+      if (tx.readByCondition) throw new ReadsByCondition();
       if (signal?.aborted) throw new StoreCancelledError();
       if (isWritable) await this.ctx.log?.pruneIfDue(client);
       // Sent by the COMMIT (and only if it commits), in commit order, to the other instances;
@@ -463,12 +506,14 @@ export class PostgresStore implements Store {
       // notification fail, the COMMIT is not run and the catch below rolls back).
       const payloads = tx.changes.length > 0 ? changePayloads(this.relay.instanceId, tx.changes) : [];
       const notify = payloads.map((p) => `SELECT pg_notify('${changeChannel}', ${client.escapeLiteral(p)}); `);
-      await client.query(`${notify.join("")}COMMIT`);
+      await client.query(`${tx.beforeCommit.join("")}${notify.join("")}COMMIT`);
       // After the COMMIT, before the write resolves: a listener sees a change before its writer's answer.
       if (tx.changes.length > 0) this.listeners.publish(tx.changes);
       return result;
-    } catch (err) {
+    } catch (caught) {
       tx.finish();
+      held?.push(...tx.held);
+      const err = tx.readByCondition ? new ReadsByCondition() : caught;
       if (isConnectionFailure(err)) {
         broken = err as Error;
         throw this.unavailable(err);
@@ -493,6 +538,46 @@ export class PostgresStore implements Store {
     await this.relay.close();
     await this.pool.end();
   }
+}
+
+/** A keyed write (WriteOptions.byKey) read by a condition: it runs again, alone. */
+class ReadsByCondition extends Error {
+  constructor() {
+    super("the write read rows by a condition, not by id");
+  }
+}
+
+/** Integer ids only, once each, in (table, id) order: the one order every keyed write locks in. */
+function keyedRows(rows: readonly (readonly [string, unknown])[]): [string, number][] {
+  const seen = new Set<string>();
+  const out: [string, number][] = [];
+  for (const [table, id] of rows) {
+    if (typeof id !== "number" || !Number.isSafeInteger(id) || seen.has(`${table}\u0000${id}`)) continue;
+    seen.add(`${table}\u0000${id}`);
+    out.push([table, id]);
+  }
+  return out.sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x - y));
+}
+
+/**
+ * `; SELECT … FOR NO KEY UPDATE` per table for `rows` (keyedRows order): each locks its rows
+ * in id order (the sort runs below the lock), tables in name order. Ids are integers, so
+ * inlining them is safe, and the statements join BEGIN's round trip.
+ */
+function lockRowsSql(ctx: PgTxContext, rows: readonly [string, number][]): string {
+  const byTable = new Map<string, number[]>();
+  for (const [table, id] of rows) {
+    if (!ctx.tables.get(table)) continue;
+    const ids = byTable.get(table) ?? [];
+    ids.push(id);
+    byTable.set(table, ids);
+  }
+  return [...byTable]
+    .map(
+      ([table, ids]) =>
+        `; SELECT 1 FROM ${ctx.tables.get(table)!.quoted} WHERE "id" = ANY('{${ids.join(",")}}'::bigint[]) ORDER BY "id" FOR NO KEY UPDATE`,
+    )
+    .join("");
 }
 
 /** 40001 serialization_failure, 40P01 deadlock_detected: the transaction may simply run again. */

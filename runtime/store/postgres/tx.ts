@@ -86,7 +86,6 @@ export interface PgTxContext {
 }
 
 const pgPlaceholder = (n: number) => `$${n}`;
-const appendAuditText = appendAuditSql(pgPlaceholder);
 
 export class PostgresTx implements StoreTx {
   private isOpen = true;
@@ -94,17 +93,54 @@ export class PostgresTx implements StoreTx {
   /** What this transaction changed, in order (writable transactions only): published after the COMMIT. */
   readonly changes: RowChange[] = [];
 
+  /** A keyed transaction that read by a condition (store.ts runs it again, alone). */
+  readByCondition = false;
+  /** The rows a keyed transaction's reads locked, as (table, id): locked first should it run again. */
+  readonly held: [string, number][] = [];
+
   /**
-   * `locksReads`: a write that runs after others rather than beside them (a method, store.ts)
-   * still runs beside the concurrent CRUD writes, so what it reads it holds until its commit
-   * (`FOR NO KEY UPDATE`): a row it read cannot change under it before it writes it back.
+   * `locksReads`: a method (store.ts) runs beside the concurrent CRUD writes (and, when
+   * `keyed`, beside other methods), so what it reads it holds until its commit (`FOR NO KEY
+   * UPDATE`): a row it read cannot change under it before it writes it back. `keyed`: it may
+   * read by id only; a read by another condition could miss a row another writer is adding, so
+   * it is refused (ReadsByCondition in store.ts) and the write runs again alone.
    */
   constructor(
     private readonly client: pg.PoolClient,
     private readonly ctx: PgTxContext,
     private readonly isWritable: boolean,
     private readonly locksReads = false,
+    private readonly keyed = false,
   ) {}
+
+  /** In a keyed transaction, a query whose condition is not `id ==` / `id in` ends the attempt. */
+  private requireKeyed(query: ListQuery | undefined): void {
+    if (!this.keyed) return;
+    const where = query?.where ?? [];
+    if (where.length === 1 && where[0]!.column === "id" && (where[0]!.op === "==" || where[0]!.op === "in")) return;
+    this.readByCondition = true;
+    throw new Error("this write reads rows by a condition; it runs again on its own");
+  }
+
+  /**
+   * Rows this write transaction holds locked against deletion by others (read `FOR NO KEY
+   * UPDATE` or `FOR UPDATE`, updated or inserted by it), as it last saw them: a ref check
+   * (`key-share`) of one of them needs no round trip, since nobody else can remove or change it
+   * before the commit. Forgotten on delete, and wholly when a savepoint rolls back (its row
+   * locks go with it).
+   */
+  private readonly mine = new Map<string, Row>();
+
+  private keep(table: string, id: number, row: Row | undefined): void {
+    if (!this.isWritable) return;
+    if (row === undefined) this.mine.delete(`${table}\u0000${id}`);
+    else this.mine.set(`${table}\u0000${id}`, { ...row });
+  }
+
+  /** Remembers the rows a keyed read locked. */
+  private hold(table: string, rows: Row[], lock: RowLock | undefined): void {
+    if (this.keyed && lock === undefined) for (const r of rows) this.held.push([table, r.id as number]);
+  }
 
   /** The row-lock clause a read ends with in this transaction. */
   private lockClause(lock: RowLock | undefined): string {
@@ -122,16 +158,19 @@ export class PostgresTx implements StoreTx {
   async savepoint<T>(fn: () => Promise<T>): Promise<T> {
     const name = `wo_sp_${++this.savepoints}`;
     const mark = this.changes.length;
+    const deferred = this.beforeCommit.length;
     await this.client.query(`SAVEPOINT ${name}`);
     try {
       const result = await fn();
       await this.client.query(`RELEASE SAVEPOINT ${name}`);
       return result;
     } catch (err) {
+      this.mine.clear();
       await this.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
       await this.client.query(`RELEASE SAVEPOINT ${name}`);
       // The undone writes were never committed: no event for them (their log rows went too).
       this.changes.length = mark;
+      this.beforeCommit.length = deferred;
       throw err;
     }
   }
@@ -146,9 +185,24 @@ export class PostgresTx implements StoreTx {
   async appendAudit(record: AuditRecord): Promise<void> {
     if (!this.isWritable) throw new Error("read() transactions cannot write; use write()");
     if (!this.isOpen) throw new Error("this transaction has already ended");
-    await this.client.query({ name: "wo_audit_append", text: appendAuditText, values: auditValues(record) });
+    // Sent with the COMMIT (store.ts, `beforeCommit`), in its round trip: the entry is the
+    // call's last statement anyway, and should it fail the COMMIT is not run. Its values as
+    // literals, since a simple query of several statements takes no parameters.
+    const values = auditValues(record);
+    this.beforeCommit.push(`${appendAuditSql((n) => this.literal(values[n - 1]))}; `);
     const sweep = this.ctx.auditSweep.due(pgPlaceholder);
     if (sweep) await this.client.query(sweep);
+  }
+
+  /** Statements (each ending in `; `) that store.ts sends in the COMMIT's round trip, before it. */
+  readonly beforeCommit: string[] = [];
+
+  /** A value as an SQL literal: text escaped by the driver, integers as digits, null. */
+  private literal(value: unknown): string {
+    if (value === null || value === undefined) return "NULL";
+    if (typeof value === "number" && Number.isSafeInteger(value)) return String(value);
+    if (typeof value === "string") return this.client.escapeLiteral(value);
+    throw new Error(`cannot write ${typeof value} as an SQL literal`);
   }
 
   /** A page of the audit trail, as this snapshot sees it. */
@@ -170,17 +224,24 @@ export class PostgresTx implements StoreTx {
   async get(table: string, id: number, lock?: RowLock): Promise<Row | undefined> {
     const t = this.table(table);
     if (!Number.isSafeInteger(id)) return undefined;
+    if (lock === "key-share") {
+      const held = this.mine.get(`${table}\u0000${id}`);
+      if (held !== undefined) return { ...held };
+    }
     const clause = this.lockClause(lock);
     const r = await this.run(
       `get:${table}${clause}`,
       () => `SELECT ${t.selectList} FROM ${t.quoted} WHERE "id" = $1${clause}`,
       [id],
     );
+    this.hold(table, r.rows, lock);
+    if (clause !== "" && clause !== " FOR KEY SHARE") this.keep(table, id, r.rows[0]);
     return r.rows[0];
   }
 
   async list(table: string, query: ListQuery = {}): Promise<Row[]> {
     const t = this.table(table);
+    this.requireKeyed(query);
     const params = new Params();
     const where = this.compileWhere(t, query, params);
     const order = this.compileOrder(t, query, params);
@@ -194,11 +255,14 @@ export class PostgresTx implements StoreTx {
       () => sql,
       params.values,
     );
+    this.hold(table, r.rows, undefined);
+    if (clause !== "") for (const row of r.rows) this.keep(table, row.id as number, row);
     return r.rows;
   }
 
   async count(table: string, query: ListQuery = {}): Promise<number> {
     const t = this.table(table);
+    this.requireKeyed(query);
     const params = new Params();
     const where = this.compileWhere(t, query, params);
     const sql = `SELECT COUNT(*) AS n FROM ${t.quoted}${whereClause(where.conds)}`;
@@ -221,6 +285,7 @@ export class PostgresTx implements StoreTx {
     const uniques = t.shape.indexes.filter((ix) => ix.isUnique);
     if (uniques.length === 0) {
       const row = (await this.run(`insert:${table}`, sql, params)).rows[0]!;
+      this.keep(table, row.id as number, row);
       await this.record(table, "create", row.id as number, row);
       return row;
     }
@@ -246,6 +311,7 @@ export class PostgresTx implements StoreTx {
       params,
     );
     if (r.rows[0] !== undefined) {
+      this.keep(table, r.rows[0].id as number, r.rows[0]);
       await this.record(table, "create", r.rows[0].id as number, r.rows[0]);
       return r.rows[0];
     }
@@ -313,6 +379,7 @@ export class PostgresTx implements StoreTx {
     // savepoint, so a caught violation leaves the transaction usable (as on SQLite).
     const touchesUnique = t.shape.indexes.some((ix) => ix.isUnique && ix.columns.some((c) => patch[c] !== undefined));
     const r = touchesUnique ? await this.savepoint(update) : await update();
+    this.keep(table, id, r.rows[0]);
     if (r.rows[0] !== undefined) await this.record(table, "update", id, r.rows[0]);
     return r.rows[0];
   }
@@ -328,9 +395,13 @@ export class PostgresTx implements StoreTx {
         () => `DELETE FROM ${from.quoted} WHERE ${quoteId(link.column)} = $1 RETURNING "id"`,
         [id],
       );
-      for (const l of gone.rows) await this.record(link.table, "delete", l.id as number, null);
+      for (const l of gone.rows) {
+        this.keep(link.table, l.id as number, undefined);
+        await this.record(link.table, "delete", l.id as number, null);
+      }
     }
     const r = await this.run(`delete:${table}`, () => `DELETE FROM ${t.quoted} WHERE "id" = $1`, [id]);
+    this.keep(table, id, undefined);
     if ((r.rowCount ?? 0) === 0) return false;
     await this.record(table, "delete", id, null);
     return true;
@@ -338,6 +409,8 @@ export class PostgresTx implements StoreTx {
 
   async referrers(table: string, id: number): Promise<{ table: string; field: string; count: number }[]> {
     const t = this.table(table);
+    // Counting referrers is a read by a condition (a row referring may be on its way in).
+    this.requireKeyed(undefined);
     // One count per place that can hold the id; places in the same column are counted apart.
     const found: { table: string; field: string; count: number }[] = [];
     for (const r of t.referrers) {

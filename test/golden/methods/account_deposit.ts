@@ -17,5 +17,5 @@ async account_deposit(input: unknown, call: CallContext) {
     }
     // account.wo:15
     return self;
-  }), call);
+  }), { ...call, byKey: { lockFirst: [["accounts", args.id]] } });
 }

@@ -36,5 +36,5 @@ async account_transfer(input: unknown, call: CallContext) {
     }
     // account.wo:29
     return self;
-  }), call);
+  }), { ...call, byKey: { lockFirst: [["accounts", args.id], ["accounts", v_to]] } });
 }

@@ -10,5 +10,5 @@ async customer_move(input: unknown, call: CallContext) {
     self = ((await tx.update("customer", self.id, { address: { street: v_street, city: v_city, zip: null } })) as CustomerRow | undefined) ?? rt.notFound("Customer", self.id);
     // customer.wo:12
     return self;
-  }), call);
+  }), { ...call, byKey: { lockFirst: [["customer", args.id]] } });
 }

@@ -11,5 +11,5 @@ async order_cancel(input: unknown, call: CallContext) {
     self = ((await tx.update("order", self.id, { status: "Cancelled" })) as OrderRow | undefined) ?? rt.notFound("Order", self.id);
     // order.wo:19
     return self;
-  }), call);
+  }), { ...call, byKey: { lockFirst: [["order", args.id]] } });
 }

@@ -1,0 +1,133 @@
+// What observing a server costs: REST GET by id on a `wo run` with metrics and a sampled
+// tracer on against the same GET on one with both off, paired (bench/paired-load.mjs). The
+// traced server exports OTLP/HTTP to a sink this bench serves on 127.0.0.1 (it reads and drops
+// each batch, as a collector would accept it). Cases: metrics only (`[admin] listen`), and
+// metrics with traces (`[telemetry] otlp_endpoint`, sample_ratio 0.1). Prints the median ratio
+// observed / off per case (goal ≥ 0.97: at most 3% of the throughput) and the spans received.
+//
+// Throughput pairs are only as steady as the machine: on a shared one they drift by more than
+// the 3% they are to show. So the bench also measures what the server spends: CPU time per
+// request (user + system, from /proc/<pid>/stat, Linux), each server loaded alone in turn with
+// a fixed number of requests, rounds alternating; the ratio observed / off of the medians.
+//
+// usage: npm run build && node bench/telemetry/run.mjs [--rounds 8 --duration 2 --connections 10 --ratio 0.1 --requests 40000]
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import autocannon from "autocannon";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pinCpus, repoRoot, startNode, stopNode } from "../node-process.mjs";
+import { median, pairedRatios } from "../paired-load.mjs";
+
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const rounds = arg("rounds", 8);
+const duration = arg("duration", 2);
+const connections = arg("connections", 10);
+const ratio = arg("ratio", 0.1);
+const requests = arg("requests", 40000);
+
+/** CPU time a process has used so far, in µs (clock ticks of 10 ms). */
+function cpuMicros(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+/** µs of the server's CPU per request, for `requests` GETs. */
+async function cpuPerRequest(server) {
+  const before = cpuMicros(server.child.pid);
+  const r = await autocannon({ url: `${server.url}/api/greetings/1`, connections, amount: requests });
+  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${server.url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+  return (cpuMicros(server.child.pid) - before) / r.requests.total;
+}
+const placement = pinCpus();
+
+// The OTLP sink: counts the spans of each JSON batch and answers as a collector does.
+let spansReceived = 0;
+const sink = createServer((req, res) => {
+  const chunks = [];
+  req.on("data", (c) => chunks.push(c));
+  req.on("end", () => {
+    try {
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      for (const rs of body.resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) spansReceived += ss.spans.length;
+    } catch {
+      // Not JSON: counted as nothing.
+    }
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end("{}");
+  });
+});
+await new Promise((r) => sink.listen(0, "127.0.0.1", r));
+const otlp = `http://127.0.0.1:${sink.address().port}`;
+
+const work = mkdtempSync(join(tmpdir(), "wo-bench-telemetry-"));
+function app(name, toml) {
+  const dir = join(work, name, "hello");
+  cpSync(join(repoRoot, "samples/hello"), dir, { recursive: true, filter: (p) => !p.includes("/.wo") });
+  writeFileSync(join(dir, "wo.toml"), `name = "hello"\n${toml}`);
+  return dir;
+}
+const serve = (dir) =>
+  startNode("bin/wo.js", ["run", dir, "--quiet", "--listen", "127.0.0.1:0"], /serving at (http:\/\/\S+)/);
+
+const started = [];
+try {
+  const off = await serve(app("off", ""));
+  started.push(off.child);
+  const metrics = await serve(app("metrics", '[admin]\nlisten = "127.0.0.1:0"\n'));
+  started.push(metrics.child);
+  const traced = await serve(
+    app("traced", `[admin]\nlisten = "127.0.0.1:0"\n[telemetry]\notlp_endpoint = "${otlp}"\nsample_ratio = ${ratio}\n`),
+  );
+  started.push(traced.child);
+  for (const s of [off, metrics, traced]) {
+    const r = await fetch(`${s.url}/api/greetings`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ message: "hello" }),
+    });
+    if (r.status !== 201) throw new Error(`seeding ${s.url}: ${r.status} ${await r.text()}`);
+  }
+  const get = (s) => ({ url: `${s.url}/api/greetings/1` });
+  const cases = [
+    ["metrics on", get(off), get(metrics)],
+    [`metrics + traces (ratio ${ratio})`, get(off), get(traced)],
+  ];
+  console.log(
+    `telemetry bench: ${rounds} paired rounds × ${duration} s, ${connections} connections each; ${placement}`,
+  );
+  console.log(`  REST GET /api/greetings/1       goal     observed / off (median)   rounds`);
+  for (const [title, a, b] of cases) {
+    const ratios = await pairedRatios([[a, b]], { rounds, duration, connections });
+    console.log(
+      `  ${title.padEnd(31)} ≥ 0.97   ${median(ratios).toFixed(3).padStart(5)}                     ${ratios.map((r) => r.toFixed(2)).join(" ")}`,
+    );
+  }
+  if (existsSync(`/proc/${off.child.pid}/stat`)) {
+    const servers = [off, metrics, traced];
+    const cpu = servers.map(() => []);
+    for (const s of servers) await cpuPerRequest(s); // warm-up: the JIT, the caches
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 === 0 ? [0, 1, 2] : [2, 1, 0];
+      for (const k of order) cpu[k].push(await cpuPerRequest(servers[k]));
+    }
+    const [offCpu, metricsCpu, tracedCpu] = cpu.map(median);
+    console.log(`  server CPU per request (${requests} GETs × ${rounds} rounds, median):`);
+    console.log(`    off                             ${offCpu.toFixed(1)} µs`);
+    console.log(
+      `    metrics on                      ${metricsCpu.toFixed(1)} µs   cost ${(100 * (metricsCpu / offCpu - 1)).toFixed(1)}%   (goal ≤ 3%)`,
+    );
+    console.log(
+      `    metrics + traces (ratio ${ratio})    ${tracedCpu.toFixed(1)} µs   cost ${(100 * (tracedCpu / offCpu - 1)).toFixed(1)}%   (goal ≤ 3%)`,
+    );
+  }
+} finally {
+  for (const child of started) await stopNode(child);
+  // The traced server flushed its spans when it stopped.
+  console.log(`  spans received by the OTLP sink: ${spansReceived}`);
+  sink.close();
+  rmSync(work, { recursive: true, force: true });
+}

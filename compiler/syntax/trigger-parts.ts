@@ -1,0 +1,124 @@
+// A trigger's `when` and actions, read with the shared grammar once the type body around them
+// has been parsed (spec/language.md, "Triggers"). The raw reader (raw-forms.ts `triggerFrom`)
+// cuts a trigger at its `when` and `do` words while the parser is inside the type body; the
+// pieces are read here, so a condition or an action is the same expression or statement a
+// method body would hold, with its own positions, and its syntax errors are reported where
+// they are.
+//
+// `set self.f = e` (or `set f = e`) becomes `update self set f = e`, `call f(a)` the call
+// `f(a)`, and any other action must be a write statement (`update T{ … }.f = e`, `insert`,
+// `delete`, `link`). `emit` and `enqueue` keep only their text: wo does not run them yet.
+
+import type { IToken } from "./chevrotain.js";
+import type { Expr, Stmt, TypeDecl, UpdateStmt } from "../ast.js";
+import type { ParseContext } from "./parse-context.js";
+import type { WoParser } from "./parser.js";
+import { triggerTokens } from "./raw-forms.js";
+
+/** Reads the `when` and actions of every trigger of `decl`, in place. */
+export function readTriggerParts(parser: WoParser, ctx: ParseContext, decl: TypeDecl): void {
+  for (const m of decl.members) {
+    if (m.kind !== "Trigger") continue;
+    const parts = triggerTokens.get(m);
+    if (!parts) continue;
+    if (parts.when) m.when = readWith(parser, ctx, parts.when, "a condition after 'when'", () => parser.expr());
+    m.actions.forEach((action, i) => {
+      const tokens = parts.actions[i]!;
+      switch (action.verb) {
+        case "set":
+          action.run = setAction(parser, ctx, tokens);
+          return;
+        case "call": {
+          const stmt = readWith(parser, ctx, tokens.slice(1), "a call after 'call': f(args)", () => parser.exprStmt());
+          if (stmt && !isCall(stmt)) report(ctx, tokens[1], "a call after 'call': f(args)");
+          else action.run = stmt;
+          return;
+        }
+        case "statement": {
+          const stmt = readWith(parser, ctx, tokens, expectedAction, () => parser.statement());
+          if (stmt && !isCall(stmt) && !writes.includes(stmt.kind)) report(ctx, tokens[0], expectedAction);
+          else action.run = stmt;
+          return;
+        }
+        default:
+          return; // emit, enqueue: kept as text (unexecuted.ts warns)
+      }
+    });
+    triggerTokens.delete(m);
+  }
+}
+
+const expectedAction = "an action after 'do': set, call, emit, enqueue or a write (update, insert, delete, link)";
+const writes: Stmt["kind"][] = ["UpdateStmt", "InsertStmt", "DeleteStmt", "LinkStmt"];
+
+function isCall(s: Stmt): boolean {
+  return s.kind === "ExprStmt" && (s.expr.kind === "CallExpr" || s.expr.kind === "MethodCallExpr");
+}
+
+/** `set self.f = e` / `set f = e` → `update self set f = e` (the set is checked like that update). */
+function setAction(parser: WoParser, ctx: ParseContext, tokens: IToken[]): UpdateStmt | undefined {
+  const expected = "'self.field = value' after 'set'";
+  const stmt = readWith(parser, ctx, tokens.slice(1), expected, () => parser.exprStmt());
+  if (!stmt) return undefined;
+  const field = stmt.kind === "AssignStmt" && stmt.op === "=" ? fieldOfSelf(stmt.target) : undefined;
+  if (!field || stmt.kind !== "AssignStmt") {
+    report(ctx, tokens[1], expected);
+    return undefined;
+  }
+  const at = ctx.span(tokens[0]);
+  return {
+    kind: "UpdateStmt",
+    target: { kind: "NameExpr", name: { text: "self", span: at }, span: at },
+    assignments: [{ field, value: stmt.value, span: stmt.span }],
+    span: ctx.span(tokens[0], tokens[tokens.length - 1]),
+  };
+}
+
+/** `f` or `self.f`: the field a `set` names; undefined for anything else. */
+function fieldOfSelf(target: Expr) {
+  if (target.kind === "NameExpr" && target.name.text !== "self") return target.name;
+  if (target.kind === "MemberExpr" && target.object.kind === "NameExpr" && target.object.name.text === "self")
+    return target.member;
+  return undefined;
+}
+
+/** Runs `rule` over exactly `tokens`; a syntax error (or a token left over) is reported and gives undefined. */
+function readWith<T>(
+  parser: WoParser,
+  ctx: ParseContext,
+  tokens: IToken[],
+  expected: string,
+  rule: () => T | undefined,
+): T | undefined {
+  if (tokens.length === 0) return undefined; // raw-forms.ts reported the missing text
+  const last = tokens[tokens.length - 1]!;
+  ctx.fallbackOffset = last.startOffset + last.image.length;
+  parser.input = tokens;
+  const before = ctx.diags.items.length;
+  let node: T | undefined;
+  try {
+    node = rule();
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    ctx.diags.report("WO1012", ctx.span(tokens[0]), {});
+    return undefined;
+  }
+  const error = parser.errors[0];
+  const rest = tokens[parser.nextTokenIndex()];
+  if (error || rest) {
+    ctx.diags.items.splice(before);
+    const atEnd = error !== undefined && Number.isNaN(error.token.startOffset);
+    const at = error && !atEnd ? error.token : rest;
+    const leftOver = !error || error.name === "NotAllInputParsedException";
+    if (atEnd && !rest) {
+      const end = ctx.span(last).end;
+      ctx.diags.report("WO1003", ctx.spanAt(end, end), { expected: error.message, found: "end of line" });
+    } else report(ctx, at ?? last, leftOver ? expected : ctx.expectedText(error.message, tokens, at?.startOffset ?? 0));
+    return undefined;
+  }
+  return ctx.diags.items.length > before ? undefined : node;
+}
+
+function report(ctx: ParseContext, at: IToken | undefined, expected: string): void {
+  ctx.diags.report("WO1003", ctx.span(at), { expected, found: ctx.describe(at) });
+}
