@@ -10,6 +10,8 @@ export type OperationErrorKind =
   | "not_found"
   /** The call needs a caller who is someone, and nobody identified themselves (REST 401): `me` when anonymous. */
   | "unauthorized"
+  /** The caller's policies do not grant this action on this row or type (REST 403; spec/policies.md). */
+  | "forbidden"
   /** A unique value already taken, or a row still referenced by others (REST 409). */
   | "conflict"
   /** A method's `assert … otherwise abort "…"` failed (REST 409). */

@@ -45,6 +45,12 @@ export interface Binding {
   routes: Hono;
   /** What the MCP endpoint serves of this build (McpHandler.setBuild). */
   mcpBuild: McpBuild;
+  /**
+   * Whether an anonymous caller may reach `path` (`mcp`: /mcp): only when some policy line
+   * grants `anyone` something, and then only /mcp and the operations' REST routes, where the
+   * policies decide (runtime/operations/policy.ts). Everything else stays 401 (spec/security.md).
+   */
+  admitsAnonymous(path: string, mcp: boolean): boolean;
 }
 
 export function bindBuild(build: LoadedBuild, deps: BindingDeps): Binding {
@@ -132,6 +138,7 @@ export function bindBuild(build: LoadedBuild, deps: BindingDeps): Binding {
     build,
     operations,
     routes,
+    admitsAnonymous: anonymousRoutes(build),
     mcpBuild: {
       catalog: build.catalog,
       operations,
@@ -139,6 +146,23 @@ export function bindBuild(build: LoadedBuild, deps: BindingDeps): Binding {
       serverInfo: { name: build.catalog.app.name, version: build.catalog.app.version },
     },
   };
+}
+
+function anonymousRoutes(build: LoadedBuild): Binding["admitsAnonymous"] {
+  const { catalog } = build;
+  const grantsAnyone = catalog.types.some((t) => t.policies?.some((g) => g.grantee.kind === "anyone"));
+  if (!grantsAnyone) return () => false;
+  const pattern = (path: string) => new RegExp(`^${path.split("/").map(segment).join("/")}$`);
+  const operationPaths = catalog.operations.flatMap((o) => o.routes.map((r) => pattern(r.path)));
+  // Live streams (`GET …/live`) too: the route refuses anonymous where no line grants it a read
+  // (runtime/rest/routes.ts), and filters each change by the caller's read policy.
+  const livePaths = catalog.runtimeRoutes.map((r) => pattern(r.path));
+  return (path, mcp) => mcp || operationPaths.some((p) => p.test(path)) || livePaths.some((p) => p.test(path));
+}
+
+/** One route segment as a pattern: `:id` matches any one segment, the rest literally. */
+function segment(s: string): string {
+  return s.startsWith(":") ? "[^/]+" : s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 function runtimeInfo(build: LoadedBuild) {

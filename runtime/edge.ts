@@ -11,8 +11,9 @@
 // Exempt: /healthz (neither step: a load balancer asks it), the management endpoint /_wo/ (its
 // own key, the same guard), and from identity only: CORS preflights, the explorer's pages and
 // static files (isTokenFree: they hold no data), and the OAuth protected-resource metadata.
-// Anonymous callers may do nothing that needs a grant yet: they get 401 wherever a principal is
-// needed (spec/security.md, "Principals").
+// Anonymous callers get 401 wherever a principal is needed, except where the app's policies grant
+// `anyone` something: then /mcp and the operations' REST routes take them, and the policies
+// decide (Binding.admitsAnonymous; spec/security.md, "Principals").
 //
 // `node` is what `wo run` listens with; `fetch` is the same edge for in-process callers (tests).
 
@@ -24,7 +25,7 @@ import { isTokenFree } from "./explorer/routes.js";
 import { addCorsHeaders, isPreflight } from "./http-guard.js";
 import { CredentialRefused } from "./identity/contract.js";
 import { anonymousRefusal, CredentialUncheckable } from "./identity/identity.js";
-import { stampPrincipal } from "./identity/request-principal.js";
+import { stampChallenge, stampPrincipal } from "./identity/request-principal.js";
 import type { RuntimeInstance } from "./instance.js";
 import { serveMcpFetch } from "./mcp/fetch.js";
 import { serveMcpNode } from "./mcp/node.js";
@@ -82,13 +83,19 @@ export function createEdge(instance: RuntimeInstance, options: EdgeOptions = {})
     return adapted.listener;
   };
 
-  const toDecision = (resolved: Principal | CredentialRefused | CredentialUncheckable): Decision => {
+  const toDecision = (
+    resolved: Principal | CredentialRefused | CredentialUncheckable,
+    path: string,
+    mcp: boolean,
+  ): Decision => {
     if (resolved instanceof CredentialRefused)
       return { kind: "refuse", status: 401, problem: "unauthorized", detail: resolved.reason, refused: resolved };
     if (resolved instanceof CredentialUncheckable)
       return { kind: "refuse", status: 503, problem: "unavailable", detail: resolved.reason };
     if (resolved.via === "anonymous")
-      return { kind: "refuse", status: 401, problem: "unauthorized", detail: anonymousRefusal.reason };
+      return instance.binding.admitsAnonymous(path, mcp)
+        ? { kind: "dispatch", principal: resolved }
+        : { kind: "refuse", status: 401, problem: "unauthorized", detail: anonymousRefusal.reason };
     return resolved === ownerPrincipal ? DISPATCH_OWNER : { kind: "dispatch", principal: resolved };
   };
 
@@ -107,7 +114,9 @@ export function createEdge(instance: RuntimeInstance, options: EdgeOptions = {})
       return { kind: "metadata", body: JSON.stringify(resource.metadata(originOf(host))) };
     if (isPreflight(method, origin, requestMethod) || (!mcp && isTokenFree(path))) return DISPATCH_UNIDENTIFIED;
     const resolved = identity.resolve(authorization);
-    return resolved instanceof Promise ? resolved.then(toDecision) : toDecision(resolved);
+    return resolved instanceof Promise
+      ? resolved.then((r) => toDecision(r, path, mcp))
+      : toDecision(resolved, path, mcp);
   };
 
   /** The headers of an answer the edge gives itself (401, 403, 503, metadata). */
@@ -166,6 +175,7 @@ export function createEdge(instance: RuntimeInstance, options: EdgeOptions = {})
         return answerNode(res, decision, h.origin, h.host);
       }
       if (decision.principal) stampPrincipal(req, decision.principal);
+      if (decision.principal?.via === "anonymous") stampChallenge(req, identity.challenge(originOf(h.host)));
       if (mcp) serveMcpNode(instance.mcp, req, res, log, decision.principal);
       else restListener(binding)(req, res);
     };

@@ -24,7 +24,7 @@ import type { LoadedBuild } from "./load-build.js";
 import type { ListKind } from "./mcp/list-changes.js";
 import { createMcpHandler, type McpHandler } from "./mcp/index.js";
 import { createConcurrencyLimit, type ConcurrencyLimiter } from "./operations/limit.js";
-import { admitEverything, type OperationPolicy } from "./operations/policy.js";
+import { enforcePolicies, type OperationPolicy } from "./operations/policy.js";
 import type { ManagementOptions } from "./ops/management.js";
 import { createLiveStreams, type LiveStreams } from "./rest/live.js";
 import { defaultStreamLimits, StreamBudget } from "./stream-budget.js";
@@ -50,7 +50,7 @@ export interface InstanceOptions {
   watching?: boolean;
   /** Apply migrations that drop or narrow data on swap (`--allow-destructive-migration`). */
   allowDestructiveMigration?: boolean;
-  /** Who may run which operation (runtime/operations/policy.ts); default: everyone, everything. */
+  /** Who may run which operation (runtime/operations/policy.ts); default: the build's `policy` lines. */
   policy?: OperationPolicy;
   /** Where OTEL_* variables are read (traces); default process.env. */
   env?: NodeJS.ProcessEnv;
@@ -137,7 +137,7 @@ export async function createRuntimeInstance(options: InstanceOptions): Promise<R
       store,
       config,
       limiter,
-      policy: options.policy ?? admitEverything,
+      policy: options.policy ?? enforcePolicies,
       live,
       log,
       ...(telemetry ? { telemetry } : {}),

@@ -1,6 +1,7 @@
 // Warnings for constructs that parse but that wo does not execute yet (spec/diagnostics.md
-// WO21xx): top-level policies with an effect other than skip-row-filters (check/policies.ts),
-// `main`/`test` blocks and hooks, `##` blocks, unknown type annotations, and class methods whose body uses a statement
+// WO21xx): trigger actions wo does not run yet (emit, enqueue), top-level policies with an
+// effect other than skip-row-filters (check/policies.ts), `main`/`test` blocks, hooks, `##` blocks,
+// unknown type annotations, and class methods whose body uses a statement
 // or expression of the full language that wo never runs (live queries, `as session`, edge
 // labels). A warning, not an error, so a program written for the full language still checks;
 // the user learns what is inert.

@@ -130,7 +130,7 @@ function readChunk(chunk: Chunk, ctx: ParseContext): TopItem | undefined {
 
 /** Runs the grammar over one chunk; its end of input is reported as the token after it. */
 function parseChunk(chunk: Chunk, ctx: ParseContext): TopItem | undefined {
-  const item = runRule(chunk, ctx, (parser): TopItem | undefined => {
+  return runRule(chunk, ctx, (parser) => {
     switch (chunk.kind) {
       case "type":
         return parser.typeDecl();
@@ -142,9 +142,6 @@ function parseChunk(chunk: Chunk, ctx: ParseContext): TopItem | undefined {
         return parser.testBlock();
     }
   });
-  // The grammar is free again: read the triggers' conditions and actions it skipped.
-  if (item?.kind === "TypeDecl") readTriggerParts(woParser(), ctx, item);
-  return item;
 }
 
 /** A top-level policy's `when:` value (its tokens, then the token after them) as an expression. */
@@ -191,6 +188,9 @@ function runRule<N>(chunk: Chunk, ctx: ParseContext, rule: (parser: WoParser) =>
   if (parser.errors.length === 0 && rest.length > 0) {
     ctx.diags.report("WO1003", ctx.span(rest[0]), { expected: "a new declaration", found: ctx.describe(rest[0]) });
   }
+  // The grammar is free again: read the triggers' conditions and actions it skipped.
+  const declared = item as TopItem | Expr | undefined;
+  if (declared?.kind === "TypeDecl") readTriggerParts(parser, ctx, declared);
   return item ?? undefined;
 }
 

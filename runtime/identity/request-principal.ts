@@ -6,8 +6,9 @@ import type { IncomingMessage } from "node:http";
 import type { Principal } from "../../model/principal.js";
 
 const principalKey = Symbol("wo.principal");
+const challengeKey = Symbol("wo.challenge");
 
-type Stamped = IncomingMessage & { [principalKey]?: Principal };
+type Stamped = IncomingMessage & { [principalKey]?: Principal; [challengeKey]?: string };
 
 export function stampPrincipal(incoming: IncomingMessage, principal: Principal): void {
   (incoming as Stamped)[principalKey] = principal;
@@ -16,4 +17,17 @@ export function stampPrincipal(incoming: IncomingMessage, principal: Principal):
 /** The request's principal; undefined before the edge resolved one, or on a route that takes none (/healthz, static files). */
 export function stampedPrincipal(incoming: IncomingMessage | undefined): Principal | undefined {
   return incoming && (incoming as Stamped)[principalKey];
+}
+
+/**
+ * The `WWW-Authenticate` challenge for an anonymous request, which the edge admitted because
+ * some policy grants `anyone`: a 401 the operation layer gives it later (an action no line
+ * grants to anyone) carries the same challenge as the edge's own 401s.
+ */
+export function stampChallenge(incoming: IncomingMessage, challenge: string): void {
+  (incoming as Stamped)[challengeKey] = challenge;
+}
+
+export function stampedChallenge(incoming: IncomingMessage | undefined): string | undefined {
+  return incoming && (incoming as Stamped)[challengeKey];
 }

@@ -19,6 +19,8 @@ export interface BoundBuild {
   /** What 2026-07-28 adds to every result, by kind, as JSON members written once per build. */
   tail: string;
   listTail: string;
+  /** tools/list's tail when it differs between callers: the same hints, private to the caller. */
+  privateListTail: string;
   rowTail: string;
 }
 
@@ -70,10 +72,14 @@ export interface Endpoint {
 const LIST_CACHE = { ttlMs: 60_000, cacheScope: "public" } as const;
 const WATCHED_LIST_CACHE = { ttlMs: 0, cacheScope: "public" } as const;
 const ROW_CACHE = { ttlMs: 0, cacheScope: "private" } as const;
+/** A list filtered by the caller's policies may be kept by that caller only. */
+const PRIVATE_LIST_CACHE = { ttlMs: 60_000, cacheScope: "private" } as const;
+const WATCHED_PRIVATE_LIST_CACHE = { ttlMs: 0, cacheScope: "private" } as const;
 const cachedMethods = new Set(["tools/list", "resources/list", "resources/templates/list", "server/discover"]);
 
 /** The members 2026-07-28 appends to a result: resultType, the cache hints of lists and reads, serverInfo. */
 export function modernTailFor(b: BoundBuild, method: string, params: Record<string, unknown> | undefined): string {
+  if (method === "tools/list" && b.methods.toolsVary) return b.privateListTail;
   if (cachedMethods.has(method)) return b.listTail;
   if (method !== "resources/read") return b.tail;
   return typeof params?.uri === "string" && params.uri.startsWith("wo://schema/") ? b.listTail : b.rowTail;
@@ -115,6 +121,7 @@ export function createEndpoint(deps: McpDeps): Endpoint {
       serverInfoMeta,
       tail: members(),
       listTail: members(listChanged ? WATCHED_LIST_CACHE : LIST_CACHE),
+      privateListTail: members(listChanged ? WATCHED_PRIVATE_LIST_CACHE : PRIVATE_LIST_CACHE),
       rowTail: members(ROW_CACHE),
     };
   };

@@ -19,7 +19,8 @@ import {
   type ManifestTool,
   type Operation,
 } from "../../model/build-contract.js";
-import { ownerPrincipal, type Principal } from "../../model/principal.js";
+import { isOwner, ownerPrincipal, type Principal } from "../../model/principal.js";
+import { readFilter } from "../operations/read-policy.js";
 import { OperationError, type OperationErrorKind } from "../../model/errors.js";
 import type { Store } from "../../model/store.js";
 import { readCall } from "../operations/read-call.js";
@@ -27,6 +28,8 @@ import { paginate } from "./cursor.js";
 import { ErrorCode, isPlainObject, RpcError, SerializedResult, type Params } from "./json-rpc.js";
 import { LEGACY_VERSIONS, MODERN_VERSION } from "./era.js";
 import { sentence } from "../../model/words.js";
+import { mayCall } from "../operations/policy.js";
+import { hasPolicies } from "../operations/row-policy.js";
 
 export type Era = "legacy" | "modern";
 
@@ -61,13 +64,20 @@ export interface MethodDeps {
 
 export interface MethodTable {
   instructions: string;
+  /** tools/list differs between callers (some type has policy lines): its results are private to the caller. */
+  toolsVary: boolean;
   /** What tools/list and resources/list (with templates and schema texts) show, as comparable text: a swap notifies when it differs. */
   listings(): { tools: string; resources: string };
   /**
    * The row URI `uri` names when this client may read it (the same rule and the same answer as
    * resources/read: an unknown, unreadable or missing row is the era's not-found RpcError).
    */
-  readableRow(uri: unknown, era: Era): Promise<string>;
+  readableRow(uri: unknown, era: Era, principal?: Principal): Promise<string>;
+  /**
+   * Whether `principal` may read the row `uri` names now (its read policy, through the get
+   * operation): a row subscription tells a caller only of changes to rows it may read.
+   */
+  mayRead(uri: string, principal: Principal | undefined): Promise<boolean>;
   /** `wo://<t>/<id>` of a changed row, when its type's rows are resources; else undefined. */
   rowUri(table: string, id: number): string | undefined;
   /** Maps, not objects: a method name from the wire must never find `constructor` or `__proto__`. */
@@ -116,6 +126,7 @@ const errorPrefix: Record<OperationErrorKind, string> = {
   invalid_input: "Invalid input",
   not_found: "Not found",
   unauthorized: "Unauthorized",
+  forbidden: "Forbidden",
   conflict: "Conflict",
   aborted: "Refused",
   unprocessable: "Unprocessable",
@@ -192,6 +203,21 @@ export function createMethods(deps: MethodDeps): MethodTable {
     else toolsByType.set(type, [name]);
   }
   const toolsOf = (t: CatalogType): string[] => toolsByType.get(t.name) ?? [];
+
+  // A caller is shown the tools it holds some grant for (spec/policies.md, "Tools a caller is
+  // shown"): the owner all of them; anyone else those whose action a policy line (or, on a type
+  // without lines, being identified) grants it. Lists are filtered per call: a grant depends on
+  // the caller's role and on which session values it has, and no answer is shared.
+  const typeByName = new Map(catalog.types.map((t) => [t.name, t]));
+  const operationOf = new Map(mcpOperations.map((o) => [o.name, o]));
+  const toolsVary = catalog.types.some((t) => t.mcp.length > 0 && hasPolicies(t));
+  const shownTo = (name: string, principal: Principal | undefined): boolean => {
+    const entry = operationOf.get(name);
+    const type = entry && typeByName.get(entry.type);
+    return type !== undefined && mayCall(type, entry!, principal);
+  };
+  const visibleTools = <T extends ManifestTool>(all: readonly T[], principal: Principal | undefined): readonly T[] =>
+    principal === undefined || principal.via === "owner" ? all : all.filter((t) => shownTo(t.name, principal));
   // `get` of each type whose MCP exposure has it: what resources/read runs.
   const getOperation = new Map(mcpOperations.filter((o) => o.kind === "get").map((o) => [o.type, o.name]));
 
@@ -233,13 +259,9 @@ export function createMethods(deps: MethodDeps): MethodTable {
   // --- tools --------------------------------------------------------------------------
 
   const toolsList: Handler = (params, ctx) => {
-    const page = paginate(
-      ctx.era === "modern" ? toolsModern : toolsLegacy,
-      "tools",
-      fingerprint,
-      pageSize,
-      params.cursor,
-    );
+    const shown = visibleTools(ctx.era === "modern" ? toolsModern : toolsLegacy, ctx.principal);
+    // A cursor minted for one caller's list is refused on a list of another length.
+    const page = paginate(shown, "tools", `${fingerprint}.${shown.length}`, pageSize, params.cursor);
     return page.nextCursor ? { tools: page.items, nextCursor: page.nextCursor } : { tools: page.items };
   };
 
@@ -248,7 +270,9 @@ export function createMethods(deps: MethodDeps): MethodTable {
     if (typeof name !== "string") throw invalidParams("Invalid params: tools/call needs params.name (a string)");
     const tool = toolByName.get(name);
     const op = tool ? operations[name] : undefined;
-    if (!tool || !op) throw invalidParams(`Unknown tool: ${name}`, { name });
+    // A tool the caller is not shown answers exactly as one that does not exist.
+    if (!tool || !op || !shownTo(name, ctx.principal ?? ownerPrincipal))
+      throw invalidParams(`Unknown tool: ${name}`, { name });
     const args = params.arguments ?? {};
     if (!isPlainObject(args)) {
       return { content: [{ type: "text", text: "Invalid input: arguments must be an object" }], isError: true };
@@ -359,7 +383,7 @@ export function createMethods(deps: MethodDeps): MethodTable {
 
   // --- completion ---------------------------------------------------------------------
 
-  const complete: Handler = async (params) => {
+  const complete: Handler = async (params, ctx) => {
     const ref = params.ref as Record<string, unknown> | undefined;
     const arg = params.argument as Record<string, unknown> | undefined;
     if (!isPlainObject(ref) || !isPlainObject(arg) || typeof arg.name !== "string" || typeof arg.value !== "string") {
@@ -374,7 +398,11 @@ export function createMethods(deps: MethodDeps): MethodTable {
     if (!type || arg.name !== "id") return none;
     const prefix = arg.value;
     // Ids are positive integers: scan a bounded window in id order, keep those with the prefix.
-    const rows = await store.read((tx) => tx.list(type.table, { limit: completionWindow }));
+    // Only ids of rows the caller may read (its read policy is part of the query).
+    const filter = readFilter(type, ctx.principal, catalog);
+    const rows = await store.read((tx) =>
+      tx.list(type.table, { limit: completionWindow, ...(filter ? { filter } : {}) }),
+    );
     const matches = rows.map((r) => String(r.id)).filter((id) => id.startsWith(prefix));
     return {
       completion: {
@@ -411,11 +439,23 @@ export function createMethods(deps: MethodDeps): MethodTable {
   ];
   return {
     instructions,
+    toolsVary,
     listings: () => ({
-      tools: JSON.stringify(toolsModern),
+      // The policy lines too: a reload that changes only them changes what callers are shown.
+      tools: JSON.stringify([toolsModern, catalog.types.map((t) => t.policies ?? [])]),
       resources: JSON.stringify([schemaResources, templates, [...schemaTexts]]),
     }),
-    readableRow: async (uri, era) => (await rowAt("resources/subscribe", uri, era)).uri,
+    readableRow: async (uri, era, principal) =>
+      (await rowAt("resources/subscribe", uri, era, readCall(principal ?? ownerPrincipal, "mcp"))).uri,
+    mayRead: async (uri, principal) => {
+      if (isOwner(principal)) return true;
+      try {
+        await rowAt("resources/subscribe", uri, "modern", { principal: principal!, surface: "mcp" });
+        return true;
+      } catch {
+        return false;
+      }
+    },
     rowUri: (table, id) => {
       const snake = tableToSnake.get(table);
       return snake === undefined ? undefined : `wo://${snake}/${id}`;

@@ -2,10 +2,11 @@
 // handler, keyed by its tool name, that REST and MCP both call. Each call goes through the same
 // steps, in this order:
 //
-//   validate (the entry's input schema) → policy (runtime/operations/policy.ts) →
+//   validate (the entry's input schema) → policy, action level (runtime/operations/policy.ts) →
 //   concurrency slot (limit.ts) → the body: table-driven (table-operations.ts) or the
-//   generated handler of operations.js (a method) → one store transaction, committed in
-//   rt.store.write before the call is answered.
+//   generated handler of operations.js (a method, behind the policy's check of its row) → one
+//   store transaction, committed in rt.store.write before the call is answered. A write of a
+//   type with policy lines checks its rows inside that transaction (the policy's RowGuard).
 //
 // A call that may write carries its audit record (audit.ts) through all of it: appended in its
 // transaction when it commits, recorded on its own when any step refuses it. Every body that
@@ -28,7 +29,7 @@ import { refColumnsByTable } from "./runtime.js";
 import { auditedCall, isAudited, recordRefusal } from "./audit.js";
 import { inSession } from "./session.js";
 import { withSlot, type ConcurrencyLimiter } from "./limit.js";
-import type { OperationPolicy } from "./policy.js";
+import type { BuildPolicy, OperationPolicy, RowGuard } from "./policy.js";
 import { isTableDriven, tableOperationBody, type OperationBody } from "./table-operations.js";
 import { observedOperation } from "../telemetry/observe.js";
 import type { Telemetry } from "../telemetry/telemetry.js";
@@ -47,15 +48,17 @@ export interface BindDeps {
 }
 
 export function bindOperations(deps: BindDeps): Record<string, Operation> {
-  const { app, rt, limiter, policy } = deps;
+  const { app, rt, limiter } = deps;
+  const policy = deps.policy.bind(app);
   const generated = deps.generated.createOperations(rt);
   const refTables = refColumnsByTable(app);
   const hasRefs = (table: string) => refTables.has(table);
   const bound: Record<string, Operation> = {};
   for (const entry of app.operations) {
+    const guard = policy.rowGuard(entry);
     const body: OperationBody | undefined = isTableDriven(entry)
-      ? tableOperationBody(app, entry, rt, hasRefs)
-      : generated[entry.name];
+      ? tableOperationBody(app, entry, rt, hasRefs, guard)
+      : atEntry(generated[entry.name], guard, rt, app, entry);
     // A method the build lists but operations.js lacks: REST and MCP answer that it is not served.
     if (!body) continue;
     const operation = admitted(entry, body, rt, policy, limiter, deps.log);
@@ -85,11 +88,35 @@ export function auditedEntryPoint(
   };
 }
 
+/**
+ * A method's body behind the row check at its entry: `write` on its row (its `id`), read in a
+ * snapshot before the body's own transaction; the body then runs with the method's authority.
+ */
+function atEntry(
+  body: OperationBody | undefined,
+  guard: RowGuard | undefined,
+  rt: OperationRuntime,
+  app: AppContract,
+  entry: OperationEntry,
+): OperationBody | undefined {
+  if (!body || !guard) return body;
+  const table = app.types.find((t) => t.name === entry.type)?.table;
+  if (table === undefined) throw new Error(`internal error: operation ${entry.name} names no type ${entry.type}`);
+  return async (data, call) => {
+    const id = data.id as number;
+    // A missing row is the body's to answer (404, its own wording).
+    await rt.store.read(async (tx) => {
+      if (await tx.get(table, id)) await guard.before(tx, id, call);
+    });
+    return body(data, call);
+  };
+}
+
 function admitted(
   entry: OperationEntry,
   body: OperationBody,
   rt: OperationRuntime,
-  policy: OperationPolicy,
+  policy: BuildPolicy,
   limiter: ConcurrencyLimiter,
   log: (line: string) => void,
 ): Operation {

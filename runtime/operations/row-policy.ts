@@ -5,7 +5,8 @@
 //
 // The rules, in order:
 //   - the owner bypasses policies: every row;
-//   - a type without policy lines keeps the rule from before policies: every row;
+//   - a type without policy lines keeps the rule from before policies: every row for an
+//     authenticated caller, none for anonymous (who was refused everything then);
 //   - otherwise the OR of the lines that grant the action to this caller (`anyone`; any
 //     authenticated caller; `for role R`), each narrowed by its `when`; no such line: no row
 //     (default deny);
@@ -41,8 +42,9 @@ export function rowCondition(
   principal: Principal | undefined,
   bypass: readonly BypassPolicy[] = [],
 ): RowCondition {
-  if (isOwner(principal) || !hasPolicies(type)) return everyRow;
+  if (isOwner(principal)) return everyRow;
   const who = principal as Principal;
+  if (!hasPolicies(type)) return who.via === "anonymous" ? noRow : everyRow;
   const granting = (type.policies ?? []).filter((g) => g.action === action && isGrantee(g.grantee, who));
   if (granting.length === 0) return noRow;
   if (action === "read" && bypass.some((b) => appliesTo(b, type.name) && sessionHolds(b.when, who))) return everyRow;

@@ -196,9 +196,9 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
     budgeted: runBudgeted,
     session: currentSession,
     sessionUser: (at) => currentSessionUser(at, abort),
-    asSession,
     defineTriggers: triggered.define,
     hasTriggers: triggered.fires,
+    asSession,
   };
   return rt;
 }

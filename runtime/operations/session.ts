@@ -22,10 +22,11 @@ const scope = new AsyncLocalStorage<Principal | undefined>();
  */
 export function inSession<T>(call: CallContext, fn: () => Promise<T>): Promise<T> {
   if (isOwner(call.principal)) return fn();
-  return runScoped(call.principal, fn);
+  return runAs(call.principal!, fn);
 }
 
-function runScoped<T>(principal: Principal | undefined, fn: () => Promise<T>): Promise<T> {
+/** `fn` in `principal`'s scope, the storage on while it runs. */
+function runAs<T>(principal: Principal, fn: () => Promise<T>): Promise<T> {
   inScope++;
   let running: Promise<T>;
   try {
@@ -87,7 +88,7 @@ export function asSession<T>(
     role: who.role,
     via: "token",
   });
-  return runScoped(principal, fn);
+  return runAs(principal, fn);
 }
 
 /** The principal of the running body: undefined (the owner) outside any caller's scope. */

@@ -4,8 +4,9 @@
 // startup, to what it needs of the model — its table, the create defaults, whether its fields
 // can hold refs — so a call does no lookup by name.
 //
-// A body here receives input that has passed the operation's schema and the policy and holds
-// a concurrency slot (runtime/operations/bind.ts). Every write commits in `rt.store.write`: the
+// A body here receives input that has passed the operation's schema and the policy's action
+// check and holds a concurrency slot (runtime/operations/bind.ts); a write of a type with
+// policy lines checks its rows in its own transaction with the RowGuard (policy.ts). Every write commits in `rt.store.write`: the
 // one place an operation's transaction commits, for these bodies and generated ones alike.
 
 import type { CatalogType, CatalogField } from "../../model/app.js";
@@ -14,6 +15,8 @@ import { relationsOf } from "../../model/relations.js";
 import type { Row, StoreTx, WriteOptions } from "../../model/store.js";
 import { typesByName } from "../../model/type-index.js";
 import { OperationError } from "../../model/errors.js";
+import { readableRow, readFilterOf } from "./read-policy.js";
+import type { RowGuard } from "./policy.js";
 
 /** What an operation does once admitted: its input has passed the schema. */
 export type OperationBody = (data: Row, call: CallContext) => Promise<unknown>;
@@ -25,31 +28,35 @@ export function isTableDriven(entry: OperationEntry): boolean {
 
 /**
  * The body of a table-driven entry. `hasRefs(table)` tells whether a write to `table` can name
- * a missing row, so writes to ref-free types skip the check entirely.
+ * a missing row, so writes to ref-free types skip the check entirely. `guard`: the row checks of
+ * the type's policy lines (none: every row may be written).
  */
 export function tableOperationBody(
   app: AppContract,
   entry: OperationEntry,
   rt: OperationRuntime,
   hasRefs: (table: string) => boolean,
+  guard?: RowGuard,
 ): OperationBody {
   const type = typesByName(app).get(entry.type);
   if (!type) throw new Error(`internal error: operation ${entry.name} names no type ${entry.type}`);
   const { table, name: typeName } = type;
   const store = rt.store;
+  // Reads see only the rows the caller's read policy admits; an unreadable row is not found.
+  const readable = readFilterOf(type, app);
   switch (entry.kind) {
     case "list":
-      return (data) => rt.listPage(table, data);
+      return (data, call) => rt.listPage(table, data, readable(call));
     case "get":
-      return async (data) => {
+      return async (data, call) => {
         const id = data.id as number;
-        const row = await store.read((tx) => tx.get(table, id));
+        const row = await store.read((tx) => readableRow(tx, table, id, readable(call)));
         return row ?? rt.notFound(typeName, id);
       };
     case "me":
       return async (_data, call) => {
         const id = callersRowId(call, typeName);
-        const row = await store.read((tx) => tx.get(table, id));
+        const row = await store.read((tx) => readableRow(tx, table, id, readable(call)));
         return row ?? rt.notFound(typeName, id);
       };
     case "create": {
@@ -64,7 +71,10 @@ export function tableOperationBody(
           async (tx) => {
             // Every ref must name an existing row: checked in the same transaction as the write.
             if (checkRefs) await rt.checkRefs(tx, table, row);
-            return tx.insert(table, row);
+            const made = await tx.insert(table, row);
+            // Checked as stored (defaults filled in, refs followed); a refusal rolls the insert back.
+            await guard?.after(tx, made.id as number, call);
+            return made;
           },
           concurrently(call, table, rt),
         );
@@ -78,8 +88,11 @@ export function tableOperationBody(
         return store.write(
           async (tx) => {
             if (!(await tx.get(table, id, "update"))) rt.notFound(typeName, id);
+            await guard?.before(tx, id, call);
             if (checkRefs) await rt.checkRefs(tx, table, patch);
-            return (await tx.update(table, id, patch)) ?? rt.notFound(typeName, id);
+            const updated = (await tx.update(table, id, patch)) ?? rt.notFound(typeName, id);
+            await guard?.after(tx, id, call);
+            return updated;
           },
           concurrently(call, table, rt),
         );
@@ -92,6 +105,7 @@ export function tableOperationBody(
           async (tx) => {
             // Locked first: a write that would add a ref to it waits for this one, then finds it gone.
             if (!(await tx.get(table, id, "update"))) rt.notFound(typeName, id);
+            await guard?.before(tx, id, call);
             await rt.checkNotReferenced(tx, table, id);
             await tx.delete(table, id);
             return { deleted: true, id };
@@ -102,7 +116,7 @@ export function tableOperationBody(
     case "relation":
     case "link":
     case "unlink":
-      return relationBody(app, type, entry, rt);
+      return relationBody(app, type, entry, rt, guard);
     case "method":
       throw new Error(`internal error: ${entry.name} is a method; operations.js runs it`);
   }
@@ -115,7 +129,13 @@ export function tableOperationBody(
  * backlink in ascending id order. Linking is idempotent (an existing link is returned with
  * created: false), so is unlinking (removed: false).
  */
-function relationBody(app: AppContract, type: CatalogType, entry: OperationEntry, rt: OperationRuntime): OperationBody {
+function relationBody(
+  app: AppContract,
+  type: CatalogType,
+  entry: OperationEntry,
+  rt: OperationRuntime,
+  guard: RowGuard | undefined,
+): OperationBody {
   const relation = relationsOf(app, type).find((r) => r.field.name === entry.relation?.field);
   if (!relation) throw new Error(`internal error: ${entry.name} names no relation of ${type.name}`);
   const { table, name: typeName } = type;
@@ -124,20 +144,25 @@ function relationBody(app: AppContract, type: CatalogType, entry: OperationEntry
   if (entry.kind === "relation") {
     // Paged by the list pager (limit, cursor) over the rows that hold this row's id: the
     // target's rows themselves, or the links (in the order they were made, the cursor a link id).
+    // The owning row must be readable (else 404), and only readable targets (and links) are listed.
     const [listed, column] = path.kind === "ref" ? [target.table, path.column] : [path.link.table, path.ownerColumn];
-    return async (data) => {
+    const ownerReadable = readFilterOf(type, app);
+    const targetReadable = readFilterOf(target, app);
+    const listedReadable = path.kind === "ref" ? targetReadable : readFilterOf(path.link, app);
+    return async (data, call) => {
       const id = data.id as number;
-      if (!(await store.read((tx) => tx.get(table, id)))) rt.notFound(typeName, id);
-      const page = await rt.listPage(listed, {
-        limit: data.limit,
-        cursor: data.cursor,
-        where: { [column]: { eq: id } },
-      });
+      if (!(await store.read((tx) => readableRow(tx, table, id, ownerReadable(call))))) rt.notFound(typeName, id);
+      const page = await rt.listPage(
+        listed,
+        { limit: data.limit, cursor: data.cursor, where: { [column]: { eq: id } } },
+        listedReadable(call),
+      );
       if (path.kind === "ref") return page;
+      const filter = targetReadable(call);
       const items = await store.read(async (tx) => {
         const rows: Row[] = [];
         for (const link of page.items) {
-          const row = await tx.get(target.table, link[path.targetColumn] as number);
+          const row = await readableRow(tx, target.table, link[path.targetColumn] as number, filter);
           if (row) rows.push(row);
         }
         return rows;
@@ -148,8 +173,10 @@ function relationBody(app: AppContract, type: CatalogType, entry: OperationEntry
   if (path.kind !== "link") throw new Error(`internal error: relation ${entry.name} has no link to write`);
   const { link, ownerColumn, targetColumn } = path;
   const ends = (data: Row) => ({ [ownerColumn]: data.id as number, [targetColumn]: data[targetColumn] as number });
-  const ownerMustExist = async (tx: StoreTx, id: number) => {
+  // Linking and unlinking write the owning row's relation: `write` on that row.
+  const ownerMustExist = async (tx: StoreTx, id: number, call: CallContext) => {
     if (!(await tx.get(table, id, "key-share"))) rt.notFound(typeName, id);
+    await guard?.before(tx, id, call);
   };
   if (entry.kind === "link") {
     const endFields = [link.link!.fromField, link.link!.toField];
@@ -160,7 +187,7 @@ function relationBody(app: AppContract, type: CatalogType, entry: OperationEntry
     return (data, call) =>
       store.write(
         async (tx) => {
-          await ownerMustExist(tx, data.id as number);
+          await ownerMustExist(tx, data.id as number, call);
           const row: Row = { [ownerColumn]: data.id, [targetColumn]: data[targetColumn], ...own(data) };
           // Every ref must name an existing row: checked in the same transaction as the write.
           await rt.checkRefs(tx, link.table, row);
@@ -172,7 +199,7 @@ function relationBody(app: AppContract, type: CatalogType, entry: OperationEntry
   return (data, call) =>
     store.write(
       async (tx) => {
-        await ownerMustExist(tx, data.id as number);
+        await ownerMustExist(tx, data.id as number, call);
         await rt.checkRefs(tx, link.table, { [targetColumn]: data[targetColumn] });
         return { removed: await rt.unlink(tx, link.table, ends(data)) };
       },

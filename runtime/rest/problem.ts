@@ -5,6 +5,8 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ErrorDetail, OperationErrorKind } from "../../model/errors.js";
+import { stampedChallenge } from "../identity/request-principal.js";
+import { nodeBindings } from "../node-bindings.js";
 
 export type ProblemKind =
   | OperationErrorKind
@@ -68,6 +70,8 @@ export function problemResponse(
   truncated = 0,
 ): Response {
   const body = problem(kind, detail, errors, truncated);
+  const challenge = kind === "unauthorized" ? stampedChallenge(nodeBindings(c).incoming) : undefined;
+  if (challenge !== undefined) headers = { ...headers, "www-authenticate": challenge };
   return c.body(JSON.stringify(body), problems[kind].status, {
     "content-type": "application/problem+json",
     ...headers,

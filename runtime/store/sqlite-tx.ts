@@ -13,31 +13,21 @@ import { quoteId } from "./ddl.js";
 import { EACH, refPathLabel, type RefStep } from "../../model/ref-paths.js";
 import {
   StoreConstraintError,
-  StoreQueryError,
   type AuditEntry,
   type AuditQuery,
   type AuditRecord,
   type ChangeLogRead,
   type ChangeOp,
-  type Comparison,
   type ListQuery,
   type Row,
   type RowChange,
   type StoreTx,
 } from "../../model/store.js";
+import { compileCondition, queryCondition, sqliteDialect } from "./conditions.js";
 import { idColumn, queryColumn } from "./query-columns.js";
 import type { TableInfo, TableRegistry } from "./tables.js";
 
-const sqlOperator: Partial<Record<Comparison, string>> = {
-  "==": "=",
-  "!=": "IS NOT",
-  "<": "<",
-  "<=": "<=",
-  ">": ">",
-  ">=": ">=",
-};
-
-/** A `where` on `id` is allowed too; it is not among the table's columns. */
+const sqliteSql = sqliteDialect(caseFold);
 
 const sqlitePlaceholder = () => "?";
 
@@ -73,9 +63,10 @@ export class SqliteTx implements StoreTx {
     }
   }
 
-  private record(table: string, op: ChangeOp, id: number, row: Row | null): void {
+  private record(table: string, op: ChangeOp, id: number, row: Row | null, previous?: Row): void {
     // A copy: the caller owns the row it was handed and may change it before the commit.
     const change: RowChange = { table, op, id, row: row === null ? null : { ...row } };
+    if (previous !== undefined) change.previous = previous;
     if (this.log?.logs(table)) change.seq = this.log.append(this.conn, table, op, id, row);
     this.changes.push(change);
   }
@@ -203,14 +194,19 @@ export class SqliteTx implements StoreTx {
       const gone = this.conn
         .statement(
           `unlink:${link.table}:${link.column}`,
-          () => `DELETE FROM ${from.quoted} WHERE ${quoteId(link.column)} = ? RETURNING "id"`,
+          () => `DELETE FROM ${from.quoted} WHERE ${quoteId(link.column)} = ? RETURNING ${from.selectList}`,
         )
-        .all(id) as { id: number }[];
-      for (const l of gone) this.record(link.table, "delete", l.id, null);
+        .all(id) as Row[];
+      for (const l of gone) this.record(link.table, "delete", l.id as number, null, from.codec.decode(l));
     }
-    const stmt = this.conn.statement(`delete:${table}`, () => `DELETE FROM ${t.quoted} WHERE "id" = ?`);
-    if (stmt.run(id).changes === 0) return false;
-    this.record(table, "delete", id, null);
+    // The row as it was goes with its change (RowChange.previous): live streams test it against a read policy.
+    const stmt = this.conn.statement(
+      `delete:${table}`,
+      () => `DELETE FROM ${t.quoted} WHERE "id" = ? RETURNING ${t.selectList}`,
+    );
+    const gone = stmt.get(id) as Row | undefined;
+    if (gone === undefined) return false;
+    this.record(table, "delete", id, null, t.codec.decode(gone));
     return true;
   }
 
@@ -266,41 +262,17 @@ export class SqliteTx implements StoreTx {
     return this.table(name);
   }
 
+  /** The query's `where` and `filter` as SQL (conditions.ts); the key is the SQL itself, its shape. */
   private compileWhere(t: TableInfo, query: ListQuery): { key: string; where: string[]; params: unknown[] } {
-    const conds: string[] = [];
-    const keyParts: string[] = [];
     const params: unknown[] = [];
-    for (const w of query.where ?? []) {
-      const column = queryColumn(t, w.column);
-      const col = quoteId(column.name);
-      if (w.op === "in") {
-        if (!Array.isArray(w.value) || w.value.length === 0)
-          throw new StoreQueryError(t.shape.table, w.column, `'in' on '${w.column}' needs a non-empty array`);
-        conds.push(`${col} IN (${w.value.map(() => "?").join(", ")})`);
-        keyParts.push(`${column.name}in${w.value.length}`);
-        for (const v of w.value) params.push(t.codec.encodeOperand(column, v));
-      } else if (w.op === "contains") {
-        if (typeof w.value !== "string")
-          throw new StoreQueryError(t.shape.table, w.column, `'contains' on '${w.column}' needs a string`);
-        conds.push(`instr(${caseFold}(${col}), ?) > 0`);
-        keyParts.push(`${column.name}contains`);
-        params.push(w.value.toLowerCase());
-      } else {
-        const op = sqlOperator[w.op];
-        if (op === undefined)
-          throw new StoreQueryError(t.shape.table, w.column, `unknown comparison '${String(w.op)}'`);
-        const value = t.codec.encodeOperand(column, w.value);
-        if (value === null && (w.op === "==" || w.op === "!=")) {
-          conds.push(`${col} ${w.op === "==" ? "IS NULL" : "IS NOT NULL"}`);
-          keyParts.push(`${column.name}${w.op}null`);
-        } else {
-          conds.push(`${col} ${op} ?`);
-          keyParts.push(`${column.name}${w.op}`);
-          params.push(value);
-        }
-      }
-    }
-    return { key: keyParts.join("\u0000"), where: conds, params };
+    const condition = queryCondition(t.shape.table, query);
+    const sql =
+      condition &&
+      compileCondition(condition, t, this.tables, sqliteSql, (value) => {
+        params.push(value);
+        return "?";
+      });
+    return { key: sql ?? "", where: sql === undefined ? [] : [sql], params };
   }
 
   /**

@@ -172,12 +172,12 @@ describe("up to date, failures and the CLI", () => {
 
   it("an up-to-date build shows the warnings its check reported, without checking again", async () => {
     const dir = copySample("blog");
-    // The sample checks clean: add a trigger that only emits, which wo does not run (WO2102).
-    writeFileSync(join(dir, "notes.wo"), 'type Note {\n  text: Text\n  on delete do emit "gone"(self)\n}\n');
+    // A block wo keeps as text: a warning the check reports (the sample itself has none).
+    writeFileSync(join(dir, "extra.wo"), "##ui\n<p>hello</p>\n");
     const out = join(temp, "blog-warnings-out");
     const first = await wo([dir, "--out", out]);
     expect(first.code).toBe(0);
-    expect(first.stderr).toMatch(/notes\.wo:3:3: warning WO2102: /);
+    expect(first.stderr).toMatch(/extra\.wo:1:1: warning WO2109: /);
     const second = await wo([dir, "--out", out]);
     expect(second.stdout).toMatch(/up to date/);
     expect(second.stderr).toBe(first.stderr);

@@ -16,8 +16,8 @@ async function readAll(body: ReadableStream<Uint8Array>, into: string[]): Promis
 
 it("a stalled stream is reset and closed at its bound; every write commits and a reading stream gets every event", async () => {
   const live = createLiveStreams(store(), () => {}, { keepAliveMs: 0, maxQueuedBytes: 300 });
-  const stalled = opened(live.open(note, [], undefined));
-  const reading = opened(live.open(note, [], undefined));
+  const stalled = opened(live.open(note, { where: [], catalog: { types: [note] } }, undefined));
+  const reading = opened(live.open(note, { where: [], catalog: { types: [note] } }, undefined));
   const heard: string[] = [];
   const done = readAll(reading, heard);
   expect(live.openCount).toBe(2);
@@ -50,7 +50,7 @@ it("a stalled stream is reset and closed at its bound; every write commits and a
 it("a replay waits for its reader instead of overflowing, and hands over to live events without a gap or a repeat", async () => {
   for (let i = 0; i < 30; i++) await store().write((tx) => tx.insert("note", { title: `n${i}` }));
   const live = createLiveStreams(store(), () => {}, { keepAliveMs: 0, maxQueuedBytes: 300, maxHeldChanges: 4 });
-  const body = opened(live.open(note, [], 0));
+  const body = opened(live.open(note, { where: [], catalog: { types: [note] } }, 0));
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let text = "";

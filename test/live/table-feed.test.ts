@@ -42,9 +42,9 @@ async function until(ok: () => boolean, what: () => string): Promise<void> {
 
 it("unfiltered and filtered streams of one table each get their own events of multi-row and grouped commits, in order", async () => {
   const live = createLiveStreams(store(), () => {}, { keepAliveMs: 0 });
-  const all = reader(opened(live.open(note, [], undefined)));
-  const high = reader(opened(live.open(note, rankAtLeast(5), undefined)));
-  const none = reader(opened(live.open(note, rankAtLeast(100), undefined)));
+  const all = reader(opened(live.open(note, { where: [], catalog: { types: [note] } }, undefined)));
+  const high = reader(opened(live.open(note, { where: rankAtLeast(5), catalog: { types: [note] } }, undefined)));
+  const none = reader(opened(live.open(note, { where: rankAtLeast(100), catalog: { types: [note] } }, undefined)));
 
   // One commit of three rows, two of which pass; then writes queued together, so they share a COMMIT.
   await store().write(async (tx) => {
@@ -86,7 +86,7 @@ it("unfiltered and filtered streams of one table each get their own events of mu
   expect(none.events()).toEqual([["delete", 1]]);
 
   // A stream opened now gets only what commits after it, and the others go on.
-  const late = reader(opened(live.open(note, rankAtLeast(0), undefined)));
+  const late = reader(opened(live.open(note, { where: rankAtLeast(0), catalog: { types: [note] } }, undefined)));
   await store().write((tx) => tx.insert("note", { title: "f", rank: 3 }));
   await until(
     () => late.events().length === 1 && all.events().length === 8,
@@ -99,8 +99,8 @@ it("unfiltered and filtered streams of one table each get their own events of mu
 
 it("a filtered stream whose client stops reading is reset at its bound; an unfiltered one reading goes on", async () => {
   const live = createLiveStreams(store(), () => {}, { keepAliveMs: 0, maxQueuedBytes: 300 });
-  const stalled = opened(live.open(note, rankAtLeast(0), undefined));
-  const reading = reader(opened(live.open(note, [], undefined)));
+  const stalled = opened(live.open(note, { where: rankAtLeast(0), catalog: { types: [note] } }, undefined));
+  const reading = reader(opened(live.open(note, { where: [], catalog: { types: [note] } }, undefined)));
   for (let i = 0; i < 20; i++) await store().write((tx) => tx.insert("note", { title: `n${i}`, rank: i }));
   await until(
     () => reading.events().length === 20,

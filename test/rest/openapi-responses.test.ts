@@ -141,8 +141,10 @@ describe.each(samples)("the OpenAPI document of samples/%s matches its responses
         : undefined;
       const hasId = op.path.includes("{id}");
       const valid: Request = body === undefined ? {} : { body };
-      // 401 and 403: the same request without the token, and from a foreign Host.
+      // 401 and 403: the same request without the token (admitted as anonymous where a policy
+      // grants anyone the action), with a wrong one, and from a foreign Host.
       await call(op, 1, { ...valid, note: "no token" }, guarded.url);
+      await call(op, 1, { ...valid, headers: { authorization: "Bearer wrong" }, note: "wrong token" }, guarded.url);
       await call(op, 1, { ...valid, headers: { host: "evil.example" }, note: "foreign Host" });
       if (op.kind === "me") {
         await call(op, 1);

@@ -5,8 +5,8 @@
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openSqliteStore, type SqliteStore } from "../../runtime/store/sqlite.js";
-import type { RowChange } from "../../model/store.js";
-import { canonicalForms, rowFilter } from "../../runtime/store/row-match.js";
+import type { ListQuery, RowChange } from "../../model/store.js";
+import { catalogTables, queryCondition, rowMatcher } from "../../runtime/store/conditions.js";
 import { blog, catalog, field, scalar, tempDir, type, authorRow as author, postRow as post } from "./fixture.js";
 
 let tmp: ReturnType<typeof tempDir>;
@@ -61,7 +61,7 @@ describe("the change log", () => {
   });
 });
 
-describe("rowFilter agrees with the store's list filters", () => {
+describe("the in-memory row matcher agrees with the store's list filters", () => {
   it("for ==, !=, null, in, ordering, contains and Timestamps, on the same rows", async () => {
     await store.close();
     const cat = catalog(
@@ -85,7 +85,7 @@ describe("rowFilter agrees with the store's list filters", () => {
       for (const r of rows) await tx.insert("ev", r);
     });
     const stored = await store.read((tx) => tx.list("ev"));
-    const queries: NonNullable<Parameters<typeof rowFilter>[0]>[] = [
+    const queries: NonNullable<ListQuery["where"]>[] = [
       [{ column: "name", op: "==", value: "apfel" }],
       [{ column: "name", op: "!=", value: "apfel" }],
       [{ column: "name", op: "==", value: null }],
@@ -103,7 +103,8 @@ describe("rowFilter agrees with the store's list filters", () => {
     ];
     for (const where of queries) {
       const listed = (await store.read((tx) => tx.list("ev", { where }))).map((r) => r.id);
-      const filtered = stored.filter(rowFilter(where, canonicalForms(cat.types[0]!))).map((r) => r.id);
+      const passes = rowMatcher(queryCondition("ev", { where }), "ev", catalogTables(cat))!;
+      const filtered = stored.filter(passes).map((r) => r.id);
       expect([JSON.stringify(where), filtered]).toEqual([JSON.stringify(where), listed]);
     }
     await store.close();

@@ -12,35 +12,23 @@ import { EACH, refPathLabel, type RefStep } from "../../../model/ref-paths.js";
 import type { IndexShape } from "../../../model/storage-shape.js";
 import {
   StoreConstraintError,
-  StoreQueryError,
   type AuditEntry,
   type AuditQuery,
   type AuditRecord,
   type ChangeOp,
-  type Comparison,
   type ListQuery,
   type Row,
   type RowChange,
   type RowLock,
   type StoreTx,
 } from "../../../model/store.js";
+import { compileCondition, postgresDialect, queryCondition } from "../conditions.js";
 import { idColumn, queryColumn } from "../query-columns.js";
 import { quoteId } from "../ddl.js";
 import type { TableInfo, TableRegistry } from "../tables.js";
 import type { PgChangeLog } from "./change-log.js";
 import { appendAuditSql, auditPage, auditValues, readAuditSql, type AuditSweep } from "../audit-trail.js";
 import { pgCastType, pgIdentifier, pgIndexedColumn } from "./ddl.js";
-
-const sqlOperator: Partial<Record<Comparison, string>> = {
-  "==": "=",
-  "!=": "IS DISTINCT FROM",
-  "<": "<",
-  "<=": "<=",
-  ">": ">",
-  ">=": ">=",
-};
-
-/** A `where` on `id` is allowed too; it is not among the table's columns. */
 
 /** SQL text per query-shape key, and the statement name it is prepared under; shared by all connections. */
 export class StatementNames {
@@ -175,9 +163,10 @@ export class PostgresTx implements StoreTx {
     }
   }
 
-  private async record(table: string, op: ChangeOp, id: number, row: Row | null): Promise<void> {
+  private async record(table: string, op: ChangeOp, id: number, row: Row | null, previous?: Row): Promise<void> {
     // A copy: the caller owns the row it was handed and may change it before the commit.
     const change: RowChange = { table, op, id, row: row === null ? null : { ...row } };
+    if (previous !== undefined) change.previous = previous;
     if (this.ctx.log?.logs(table)) change.seq = await this.ctx.log.append(this.client, table, op, id, row);
     this.changes.push(change);
   }
@@ -392,18 +381,23 @@ export class PostgresTx implements StoreTx {
       const from = this.table(link.table);
       const gone = await this.run(
         `unlink:${link.table}:${link.column}`,
-        () => `DELETE FROM ${from.quoted} WHERE ${quoteId(link.column)} = $1 RETURNING "id"`,
+        () => `DELETE FROM ${from.quoted} WHERE ${quoteId(link.column)} = $1 RETURNING ${from.selectList}`,
         [id],
       );
       for (const l of gone.rows) {
         this.keep(link.table, l.id as number, undefined);
-        await this.record(link.table, "delete", l.id as number, null);
+        await this.record(link.table, "delete", l.id as number, null, l);
       }
     }
-    const r = await this.run(`delete:${table}`, () => `DELETE FROM ${t.quoted} WHERE "id" = $1`, [id]);
+    // The row as it was goes with its change (RowChange.previous): live streams test it against a read policy.
+    const r = await this.run(
+      `delete:${table}`,
+      () => `DELETE FROM ${t.quoted} WHERE "id" = $1 RETURNING ${t.selectList}`,
+      [id],
+    );
     this.keep(table, id, undefined);
-    if ((r.rowCount ?? 0) === 0) return false;
-    await this.record(table, "delete", id, null);
+    if (r.rows[0] === undefined) return false;
+    await this.record(table, "delete", id, null, r.rows[0]);
     return true;
   }
 
@@ -458,41 +452,13 @@ export class PostgresTx implements StoreTx {
     return this.table(name);
   }
 
+  /** The query's `where` and `filter` as SQL (../conditions.ts); the key is the SQL itself, its shape. */
   private compileWhere(t: TableInfo, query: ListQuery, params: Params): { key: string; conds: string[] } {
-    const conds: string[] = [];
-    const keyParts: string[] = [];
-    for (const w of query.where ?? []) {
-      const column = queryColumn(t, w.column);
-      const col = quoteId(column.name);
-      if (w.op === "in") {
-        if (!Array.isArray(w.value) || w.value.length === 0)
-          throw new StoreQueryError(t.shape.table, w.column, `'in' on '${w.column}' needs a non-empty array`);
-        conds.push(`${col} IN (${w.value.map((v) => params.add(t.codec.encodeOperand(column, v))).join(", ")})`);
-        keyParts.push(`${column.name}in${w.value.length}`);
-      } else if (w.op === "contains") {
-        if (typeof w.value !== "string")
-          throw new StoreQueryError(t.shape.table, w.column, `'contains' on '${w.column}' needs a string`);
-        // The column as text (a number column too, as SQLite's instr reads it), lowered in
-        // Unicode; the needle is lowered by JavaScript, as on SQLite.
-        conds.push(
-          `strpos(lower(${col}::text COLLATE ${quoteId(this.ctx.foldCollation)}), ${params.add(w.value.toLowerCase())}) > 0`,
-        );
-        keyParts.push(`${column.name}contains`);
-      } else {
-        const op = sqlOperator[w.op];
-        if (op === undefined)
-          throw new StoreQueryError(t.shape.table, w.column, `unknown comparison '${String(w.op)}'`);
-        const value = t.codec.encodeOperand(column, w.value);
-        if (value === null && (w.op === "==" || w.op === "!=")) {
-          conds.push(`${col} ${w.op === "==" ? "IS NULL" : "IS NOT NULL"}`);
-          keyParts.push(`${column.name}${w.op}null`);
-        } else {
-          conds.push(`${col} ${op} ${params.add(value)}`);
-          keyParts.push(`${column.name}${w.op}`);
-        }
-      }
-    }
-    return { key: keyParts.join("\u0000"), conds };
+    const condition = queryCondition(t.shape.table, query);
+    const sql =
+      condition &&
+      compileCondition(condition, t, this.ctx.tables, postgresDialect(this.ctx.foldCollation), (v) => params.add(v));
+    return { key: sql ?? "", conds: sql === undefined ? [] : [sql] };
   }
 
   /**
