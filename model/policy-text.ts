@@ -41,14 +41,17 @@ function valueText(v: PolicyValue): string {
     case "session":
       return `$session.${v.member}`;
     case "literal":
-      // A variant is written bare; other text quoted.
-      return typeof v.value === "string" && /^[A-Z][A-Za-z0-9_]*$/.test(v.value) ? v.value : JSON.stringify(v.value);
+      // Quoted: a variant and a text read the same to the store (`status == "Published"`).
+      return JSON.stringify(v.value);
   }
 }
 
-/** `anyone when status == Published`: one grant without its action. */
+/** `anyone when status == Published`: one grant without its action, its condition as written. */
 export function grantText(g: PolicyGrant): string {
-  return g.when ? `${granteeText(g.grantee)} when ${policyExprText(g.when)}` : granteeText(g.grantee);
+  if (!g.when) return granteeText(g.grantee);
+  // The line's head has no other `when`: the condition is the rest of the line.
+  const at = g.text.indexOf(" when ");
+  return `${granteeText(g.grantee)} when ${at >= 0 ? g.text.slice(at + 6) : policyExprText(g.when)}`;
 }
 
 /**

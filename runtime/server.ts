@@ -36,6 +36,8 @@ import { restEndpoints } from "./rest/routes.js";
 import { openStore } from "./store/open.js";
 import { startAdminListener, type AdminListener } from "./telemetry/admin.js";
 import { StoreOpenError, type Store } from "../model/store.js";
+import type { CatalogType } from "../model/app.js";
+import { hasPolicies } from "./operations/row-policy.js";
 
 export interface StartOptions {
   appDir: string;
@@ -316,6 +318,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       restEndpoints(build.catalog),
       build.catalog.operations.filter((o) => o.mcp).map((o) => o.name),
       instance.identity.describe(),
+      policiesInForce(build.catalog.types, instance.identity.configured),
       admin?.url,
     ),
   );
@@ -457,6 +460,20 @@ export function parseListen(text: string): { host: string; port: number } {
   return { host: m[1] ?? (m[2] || "127.0.0.1"), port };
 }
 
+/**
+ * The banner's policies line (spec/policies.md, "At startup"): which types declare policy lines
+ * and whether they narrow anything. Without an identity source every local caller is the owner,
+ * whom policies do not bind.
+ */
+export function policiesInForce(types: readonly Pick<CatalogType, "name" | "policies">[], configured: boolean): string {
+  const names = types.filter(hasPolicies).map((t) => t.name);
+  if (names.length === 0) return "none declared: every caller that may call at all may do everything";
+  const on = `${names.length === 1 ? "type" : "types"} ${names.join(", ")}`;
+  if (!configured)
+    return `declared on ${on}, not in force: no identity source is configured, so every local caller is the owner, whom policies do not narrow`;
+  return `in force on ${on}; anonymous callers get only 'anyone' grants, the owner bypasses them`;
+}
+
 function startupBanner(
   app: { name: string; version: string },
   url: string,
@@ -464,12 +481,14 @@ function startupBanner(
   endpoints: { method: string; path: string; op: string }[],
   tools: string[],
   identity: string,
+  policies: string,
   admin: string | undefined,
 ): string {
   const lines = [
     `wo: ${app.name} ${app.version} serving at ${url}`,
     `  database  ${database}`,
     `  identity  ${identity}`,
+    `  policies  ${policies}`,
     `  mcp       ${url}/mcp (${tools.length} tools)`,
     `  explorer  ${url}/ (API docs: ${url}/docs)`,
     ...(admin ? [`  admin     ${admin} (/metrics, /live, /ready)`] : []),

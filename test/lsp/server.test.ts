@@ -39,7 +39,7 @@ const postText = (authorType: string) => `class Post {
 
 const nestedText = `type Reader {
   name: Text
-  on delete do set name = 1
+  on delete do emit "gone"(self)
   service rest "/api/authors" expose list
 }
 `;
@@ -183,8 +183,9 @@ describe("wo lsp", () => {
 
   it("gives every file of an app, open or not, the diagnostics wo check gives (a sample app with wo.toml, outside the workspace)", async () => {
     blogDir = copyApp("samples/blog");
-    // A warning in a file that is never opened (the sample's own warnings are all in posts.wo).
+    // Warnings in files that are never opened (the sample itself checks clean).
     writeFileSync(join(blogDir, "notes.wo"), "@experimental\ntype Note {\n  text: Text\n}\n");
+    writeFileSync(join(blogDir, "memos.wo"), "@draft\ntype Memo {\n  text: Text\n}\n");
     const expected = await checkApp(blogDir);
     const byFile = new Map<string, string[]>();
     for (const d of expected.diagnostics)
@@ -215,7 +216,7 @@ describe("wo lsp", () => {
       textDocument: { uri: uri("nested/reader.wo"), languageId: "wo", version: 1, text: nestedText },
     });
     const own = await diagnosticsFor("nested/reader.wo", since, () => true);
-    expect(own.diagnostics.map((d) => d.code)).toEqual(["WO2102"]);
+    expect(own.diagnostics.map((d) => d.code)).toEqual(["WO2102", "WO2115"]);
     // The outer app (checked since the first test, where the path clashes: WO3004) never
     // claimed the nested file.
     expect(

@@ -50,7 +50,7 @@ describe("wo check lists each type's grants", () => {
       "  read: anyone when status == Published; or any signed-in caller when author == $session.user",
       "  write: role Editor",
       "  delete: owner only",
-      "policy Editors: signed-in callers when $session.role == Editor read every row of Post they may read at all (skip-row-filters)",
+      'policy Editors: signed-in callers when $session.role == "Editor" read every row of Post they may read at all (skip-row-filters)',
     ]);
     expect(lines.at(-1)).toMatch(/: 2 types, 0 services, 0 methods, 0 tools — ok$/);
   });
