@@ -382,10 +382,16 @@ export interface ExpectAbortStmt {
   span: Span;
 }
 
-/** `as session who { … }` (tests): run the block as another caller. */
+/**
+ * `as session { user: …, role: … } { … }` (tests): run the block as that caller
+ * (spec/policies.md). The older `as session who { … }` form names the caller instead
+ * (`identity`); wo does not run it.
+ */
 export interface AsSessionStmt {
   kind: "AsSessionStmt";
-  identity: { text: string; span: Span };
+  identity?: { text: string; span: Span };
+  /** The `{ user: …, role: … }` literal. */
+  principal?: ObjectExpr;
   body: Block;
   span: Span;
 }

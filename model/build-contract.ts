@@ -248,6 +248,12 @@ export interface OperationRuntime {
    * call has none; a user that is not a decimal id ends the call (409) naming `at`.
    */
   sessionUser(at: string): number | null;
+  /**
+   * `as session { user, role } { … }` in tests: runs `body` with a token principal named
+   * "session" holding that user and role as the caller (runtime/operations/session.ts). A
+   * numeric user is its decimal text.
+   */
+  asSession<T>(who: { user: string | number | null; role: string | null }, body: () => Promise<T>): Promise<T>;
 }
 
 /**

@@ -1,11 +1,16 @@
-// `wo check [dir] [--format text|json]`: parse and check an app. Text: diagnostics to stderr,
-// one summary line to stdout. JSON: the diagnostics as one array on stdout, nothing else
-// (spec/diagnostics.md). Exit 0 when there is no error (warnings allowed), 1 otherwise, 2 for
+// `wo check [dir] [--format text|json] [--policies]`: parse and check an app. Text:
+// diagnostics to stderr; on stdout each type's policy grants (when the app has any), then one
+// summary line. JSON: the diagnostics as one array on stdout, nothing else (spec/diagnostics.md);
+// with --policies an object with the diagnostics and every type's grants (spec/policies.md). Exit 0 when there is no error (warnings allowed), 1 otherwise, 2 for
 // a usage mistake or a bug in wo. Nothing here prints a stack trace for a user error.
 
+import { resolve } from "node:path";
 import { checkApp, type CheckResult } from "../../compiler/index.js";
+import { displayFile, displayPathOf } from "../../compiler/display-path.js";
 import { formatWithSources } from "../../compiler/diagnostics/format.js";
 import { diagnosticsJson } from "../../compiler/diagnostics/json.js";
+import type { SourceLocation } from "../../model/app.js";
+import { bypassText, policySummary } from "../../model/policy-text.js";
 import { counted } from "../../model/words.js";
 import type { ParsedArgs } from "./args.js";
 
@@ -23,12 +28,43 @@ export async function runCheckCommand(args: ParsedArgs): Promise<number> {
     return 2;
   }
   if (args.value("--format") === "json") {
-    process.stdout.write(`${JSON.stringify(diagnosticsJson(result.diagnostics, result.sources))}\n`);
+    const diagnostics = diagnosticsJson(result.diagnostics, result.sources);
+    const out = args.has("--policies") ? { diagnostics, ...policiesJson(dir, result) } : diagnostics;
+    process.stdout.write(`${JSON.stringify(out)}\n`);
   } else {
     for (const d of result.diagnostics) process.stderr.write(`${formatWithSources(d, result.sources)}\n`);
+    for (const line of policyLines(result)) process.stdout.write(`${line}\n`);
     process.stdout.write(`${summaryLine(dir, result)}\n`);
   }
   return result.catalog ? 0 : 1;
+}
+
+/** Each type with policy lines, its grants per action; then the top-level bypass blocks. */
+function policyLines(result: CheckResult): string[] {
+  const catalog = result.catalog;
+  if (!catalog) return [];
+  const lines: string[] = [];
+  for (const type of catalog.types) {
+    const summary = policySummary(type.policies);
+    if (summary.length > 0) lines.push(`${type.name}:`, ...summary.map((s) => `  ${s}`));
+  }
+  for (const b of catalog.bypassPolicies ?? []) lines.push(bypassText(b));
+  return lines;
+}
+
+/** `--format json --policies`: every type's grants (an empty list: no policy lines) and the bypass blocks. */
+function policiesJson(dir: string, result: CheckResult) {
+  const catalog = result.catalog;
+  // Files as the diagnostics show them: from the current directory.
+  const shown = displayPathOf(dir, resolve(dir));
+  const at = <T extends { source: SourceLocation }>(x: T): T => ({
+    ...x,
+    source: { ...x.source, file: displayFile(shown, x.source.file) },
+  });
+  return {
+    types: (catalog?.types ?? []).map((t) => ({ name: t.name, grants: (t.policies ?? []).map(at) })),
+    bypassPolicies: (catalog?.bypassPolicies ?? []).map(at),
+  };
 }
 
 /** `samples/blog: 5 types, 6 services, 2 methods, 14 tools — ok (3 warnings)`. */

@@ -93,6 +93,10 @@ export const commands: readonly Command[] = [
         choices: ["text", "json"],
         help: "text (default: file:line:col with the source line, on stderr) or json (an array on stdout; spec/diagnostics.md)",
       },
+      {
+        name: "--policies",
+        help: "with --format json: an object { diagnostics, types (each type's policy grants), bypassPolicies } (spec/policies.md)",
+      },
     ],
     run: async (args) => (await import("./check.js")).runCheckCommand(args),
   },

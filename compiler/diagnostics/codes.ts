@@ -267,6 +267,10 @@ export const codes = {
     severity: "error",
     message: msg`$session has no member '${"member"}'; it has user and role.${"hint"}`,
   },
+  WO5032: {
+    severity: "error",
+    message: msg`'as session' takes user and role; '${"name"}' is not one of them.${"hint"}`,
+  },
   WO5031: {
     severity: "error",
     message: msg`'${"name"}' is not a value: the caller is read as $session.user or $session.role.${"hint"}`,

@@ -65,6 +65,8 @@ function walk(
         return calls(s.iterable) || s.body.statements.some(stmt);
       case "ExpectAbortStmt":
         return s.body.statements.some(stmt);
+      case "AsSessionStmt":
+        return (s.principal ? calls(s.principal) : false) || s.body.statements.some(stmt);
       case "AssignStmt":
         return calls(s.value);
       case "ExprStmt":

@@ -252,6 +252,19 @@ function writeStmt(w: CodeBlockWriter, ctx: ExprContext, s: Stmt): void {
       });
       return;
     }
+    case "AsSessionStmt": {
+      // Tests only (the checker refuses it elsewhere): the block runs with that caller as
+      // `$session`, the principal every policy check of the runtime reads (spec/policies.md).
+      const value = (key: string) => {
+        const entry = s.principal?.entries.find((x) => x.name.text === key);
+        return entry ? printExpr(ctx, entry.value) : "null";
+      };
+      w.write(`await rt.asSession({ user: ${value("user")}, role: ${value("role")} }, async () => `).inlineBlock(() =>
+        writeBlock(w, ctx, s.body),
+      );
+      w.write(");").newLine();
+      return;
+    }
     case "AssignStmt": {
       const compound = ctx.typing.compound.get(s);
       w.writeLine(`${printExpr(ctx, s.target)} = ${printExpr(ctx, compound ?? s.value)};`);

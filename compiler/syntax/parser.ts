@@ -888,26 +888,29 @@ export class WoParser extends EmbeddedActionsParser {
     });
   });
 
-  /** `as session who { … }` (who: a name or a `$binding`). */
+  /** `as session { user: …, role: … } { … }`, or `as session who { … }` (who: a name or a `$binding`). */
   asSessionStmt = this.innerRule("asSessionStmt", (): AsSessionStmt | undefined => {
     const kw = this.CONSUME(T.As);
     const session = this.CONSUME(T.Identifier);
-    const who = this.OR([{ ALT: () => this.CONSUME2(T.Identifier) }, { ALT: () => this.CONSUME(T.Param) }]);
+    const who = this.OR([
+      { ALT: () => this.CONSUME2(T.Identifier) },
+      { ALT: () => this.CONSUME(T.Param) },
+      { ALT: () => this.SUBRULE(this.objectLiteral) },
+    ]);
     this.MANY(() => this.CONSUME(T.NL));
     const body = this.SUBRULE(this.block);
     return this.ACTION(() => {
-      if (!body) return undefined;
+      if (!body || !who) return undefined;
       if (session.image !== "session")
         this.ctx.diags.report("WO1003", this.ctx.span(session), {
           expected: "'session'",
           found: this.ctx.describe(session),
         });
-      return {
-        kind: "AsSessionStmt" as const,
-        identity: { text: who.image, span: this.ctx.span(who) },
-        body,
-        span: this.ctx.span(kw, this.LA(0)),
-      };
+      const span = this.ctx.span(kw, this.LA(0));
+      if ("kind" in who && who.kind === "ObjectExpr")
+        return { kind: "AsSessionStmt" as const, principal: who, body, span };
+      const identity = { text: (who as IToken).image, span: this.ctx.span(who as IToken) };
+      return { kind: "AsSessionStmt" as const, identity, body, span };
     });
   });
 

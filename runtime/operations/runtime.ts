@@ -7,7 +7,7 @@
 import { defaultLimits, type Catalog } from "../../model/app.js";
 import type { AppContract, CallContext, OperationRuntime, Validator } from "../../model/build-contract.js";
 import { appendingAudit } from "./audit.js";
-import { currentSession, currentSessionUser, keepSession } from "./session.js";
+import { asSession, currentSession, currentSessionUser, keepSession } from "./session.js";
 import { OperationError, maxErrorDetails, type ErrorDetail } from "../../model/errors.js";
 import { acceptedNames, refusedFieldMessages, unknownKeys, unstorableTexts } from "./input-checks.js";
 import { createListPager } from "./list-page.js";
@@ -188,6 +188,7 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
     budgeted: (kind, what, call, body) => budgeted(kind, what, limits[kind], call, body),
     session: currentSession,
     sessionUser: (at) => currentSessionUser(at, abort),
+    asSession,
   };
   return rt;
 }

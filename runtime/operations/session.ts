@@ -49,3 +49,27 @@ export function currentSessionUser(at: string, abort: (message: string) => never
   const shown = user.length > 40 ? `${user.slice(0, 40)}…` : user;
   return abort(`$session.user is ${JSON.stringify(shown)}, which is not a row id, where ${at} needs one.`);
 }
+
+/**
+ * `as session { user, role } { … }` (tests): `fn` with that caller as the principal, a token
+ * principal named "session" (spec/policies.md). Policy checks read it through
+ * currentPrincipal(), so the block is held to the rules a caller with that token would be.
+ */
+export function asSession<T>(
+  who: { user: string | number | null; role: string | null },
+  fn: () => Promise<T>,
+): Promise<T> {
+  const principal: Principal = Object.freeze({
+    name: "session",
+    user: who.user === null ? null : String(who.user),
+    role: who.role,
+    via: "token",
+  });
+  scoped = true;
+  return scope.run(principal, fn);
+}
+
+/** The principal of the running body: undefined (the owner) outside any caller's scope. */
+export function currentPrincipal(): Principal | undefined {
+  return scope.getStore();
+}

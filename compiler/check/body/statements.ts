@@ -3,7 +3,8 @@
 // conditions, and the statements refused with the reason (WO5025). Writes are in writes.ts,
 // `return` in returns.ts.
 
-import type { AssignStmt, BinaryExpr, Block, Stmt } from "../../ast.js";
+import type { AssignStmt, BinaryExpr, Block, ObjectExpr, Stmt } from "../../ast.js";
+import { didYouMean } from "../did-you-mean.js";
 import { describeType, isAssignable, isText, nonNull, unknownType, type ValueType } from "../method-types.js";
 import { reportUnexecuted } from "../unexecuted.js";
 import type { BodyCheck } from "./context.js";
@@ -127,8 +128,49 @@ function stmt(check: BodyCheck, s: Stmt, depth: number): void {
       link(check, s);
       return;
     case "AsSessionStmt":
-      reportUnexecuted(bag, s);
+      if (!s.principal) {
+        reportUnexecuted(bag, s);
+        return;
+      }
+      if (!method.isTest) {
+        bag.report("WO5025", s.span, unsupportedStatement(s));
+        return;
+      }
+      asSession(check, s.principal);
+      {
+        // Like `expect_abort`: what the block binds is not certainly bound after it.
+        const before = check.bound;
+        check.bound = new Set(before);
+        block(check, s.body, depth + 1);
+        check.bound = before;
+      }
       return;
+  }
+}
+
+const sessionKeys = ["user", "role"];
+
+/** `{ user: …, role: … }` of `as session`: the user an id or a text, the role a text; either may be left out or null. */
+function asSession(check: BodyCheck, principal: ObjectExpr): void {
+  const seen = new Set<string>();
+  for (const entry of principal.entries) {
+    const key = entry.name.text;
+    const t = check.expr(entry.value);
+    if (!sessionKeys.includes(key) || seen.has(key)) {
+      check.bag.report("WO5032", entry.name.span, {
+        name: key,
+        hint: seen.has(key) ? " It is given twice." : didYouMean(key, sessionKeys),
+      });
+      continue;
+    }
+    seen.add(key);
+    const fits = t.k === "unknown" || t.k === "null" || isText(t) || (key === "user" && t.k === "int");
+    if (!fits)
+      check.bag.report("WO5026", entry.value.span, {
+        what: `The session's ${key}`,
+        expected: key === "user" ? "an id or a text" : "a text",
+        found: describeType(t),
+      });
   }
 }
 
@@ -143,6 +185,8 @@ function unsupportedStatement(s: Stmt): { what: string; why: string } {
         what: "A call on its own line",
         why: "its value would be discarded; calls of methods and functions are not compiled yet",
       };
+    case "AsSessionStmt":
+      return { what: "'as session'", why: "it belongs in a 'test' block" };
     default:
       return { what: "'expect_abort'", why: "it belongs in a 'test' block" };
   }
