@@ -21,6 +21,7 @@ import type { Catalog, RunKind } from "./app.js";
 import type { AuditRecord, Row, Store, StoreTx } from "./store.js";
 import type { Principal, Surface } from "./principal.js";
 import type { ErrorDetail } from "./errors.js";
+import type { RowCondition } from "./policy.js";
 
 /**
  * The version of the contract between generated code and this runtime (the OperationRuntime
@@ -211,9 +212,14 @@ export interface OperationRuntime {
   unlink(tx: StoreTx, table: string, ends: Readonly<Record<string, number>>): Promise<boolean>;
   /**
    * One page of a `_list` whose input has passed its schema: filters, `sort`, `cursor`,
-   * `limit` and `count` (runtime/operations/list-page.ts).
+   * `limit` and `count` (runtime/operations/list-page.ts); `filter`: the caller's read policy
+   * (runtime/operations/read-policy.ts), so pages, cursors and the count cover readable rows only.
    */
-  listPage(table: string, input: Row): Promise<{ items: Row[]; nextCursor?: string; total?: number }>;
+  listPage(
+    table: string,
+    input: Row,
+    filter?: RowCondition,
+  ): Promise<{ items: Row[]; nextCursor?: string; total?: number }>;
   notFound(typeName: string, id: unknown): never;
   invalid(message: string, details?: ErrorDetail[]): never;
   abort(message: string): never;

@@ -151,6 +151,11 @@ export interface RowChange {
   /** The row as committed; null after a delete. */
   row: Row | null;
   /**
+   * After a delete, the row as it was (commit events only, not the change log): a live stream
+   * tests it against the caller's read policy, so nobody hears of a row it could not read.
+   */
+  previous?: Row;
+  /**
    * Its position in the durable change log: present only for tables the log records (a type
    * that exposes `subscribe`). Increases in commit order; never reused.
    */

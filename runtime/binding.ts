@@ -128,9 +128,10 @@ function anonymousRoutes(build: LoadedBuild): Binding["admitsAnonymous"] {
   if (!grantsAnyone) return () => false;
   const pattern = (path: string) => new RegExp(`^${path.split("/").map(segment).join("/")}$`);
   const operationPaths = catalog.operations.flatMap((o) => o.routes.map((r) => pattern(r.path)));
-  // Live streams (`GET …/live`) are not operations: they stay for identified callers.
+  // Live streams (`GET …/live`) too: the route refuses anonymous where no line grants it a read
+  // (runtime/rest/routes.ts), and filters each change by the caller's read policy.
   const livePaths = catalog.runtimeRoutes.map((r) => pattern(r.path));
-  return (path, mcp) => mcp || (operationPaths.some((p) => p.test(path)) && !livePaths.some((p) => p.test(path)));
+  return (path, mcp) => mcp || operationPaths.some((p) => p.test(path)) || livePaths.some((p) => p.test(path));
 }
 
 /** One route segment as a pattern: `:id` matches any one segment, the rest literally. */

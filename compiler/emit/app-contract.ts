@@ -17,6 +17,8 @@ export function emitAppContract(catalog: Catalog, table: readonly OperationEntry
     operations: [...table],
     runtimeRoutes: runtimeRoutes(catalog),
     resourceTemplates: emitResourceTemplates(catalog),
+    // Top-level skip-row-filters blocks: every read path applies them (runtime/operations/read-policy.ts).
+    ...(catalog.bypassPolicies?.length ? { bypassPolicies: catalog.bypassPolicies } : {}),
     ...(catalog.startup ? { startup: catalog.startup } : {}),
     ...(catalog.main ? { main: signature(catalog.main) } : {}),
     ...(catalog.tests

@@ -4,7 +4,8 @@
 import type { RequestMessage } from "./calls.js";
 import type { Endpoint } from "./endpoint.js";
 import { ErrorCode, RpcError, notificationBody } from "./json-rpc.js";
-import type { RowSink } from "./row-subscriptions.js";
+import { readableOnly, type RowSink } from "./row-subscriptions.js";
+import type { Principal } from "../../model/principal.js";
 import type { Session } from "./sessions.js";
 import { sseFrame } from "../sse.js";
 
@@ -13,6 +14,7 @@ export async function subscription(
   ep: Endpoint,
   msg: RequestMessage,
   session: Session | undefined,
+  principal?: Principal,
 ): Promise<object | RpcError> {
   if (session === undefined) {
     return new RpcError(
@@ -33,7 +35,7 @@ export async function subscription(
   }
   let readable: string;
   try {
-    readable = await ep.current.methods.readableRow(uri, "legacy");
+    readable = await ep.current.methods.readableRow(uri, "legacy", principal);
   } catch (err) {
     if (err instanceof RpcError) return err;
     throw err;
@@ -45,8 +47,9 @@ export async function subscription(
       `Invalid params: this session already subscribes to ${ep.maxRowSubscriptions} resources; unsubscribe from some first`,
     );
   }
-  const sink: RowSink = (changed) =>
-    session.getStream?.send(sseFrame(notificationBody("notifications/resources/updated", { uri: changed })));
+  const sink: RowSink = readableOnly(ep, principal, (changed) =>
+    session.getStream?.send(sseFrame(notificationBody("notifications/resources/updated", { uri: changed }))),
+  );
   subscribed.set(readable, sink);
   rows.add(readable, sink);
   // Ending the session (DELETE, eviction, shutdown) ends its subscriptions.

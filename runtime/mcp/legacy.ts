@@ -61,7 +61,7 @@ export async function serveLegacy(ep: Endpoint, msg: Message, version: string, r
   if (!mode)
     return transportError(406, "Not Acceptable: Accept must allow application/json or text/event-stream", msg.id);
   if (msg.method === "resources/subscribe" || msg.method === "resources/unsubscribe") {
-    const out = await subscription(ep, msg, session);
+    const out = await subscription(ep, msg, session, req.principal);
     return answer(mode, out instanceof RpcError ? rpcErrorBody(msg.id, out) : resultBody(msg.id, out));
   }
   const handler = ep.current.methods.legacy.get(msg.method);

@@ -6,7 +6,8 @@ import type { BoundBuild, Endpoint } from "./endpoint.js";
 import { jsonReply, sseReply, streamRefusal, type McpReply } from "./http.js";
 import { isRefusal } from "../stream-budget.js";
 import { ErrorCode, RpcError, errorBody, notificationBody, resultBody } from "./json-rpc.js";
-import type { RowSink } from "./row-subscriptions.js";
+import { readableOnly, type RowSink } from "./row-subscriptions.js";
+import type { Principal } from "../../model/principal.js";
 import { sseFrame } from "../sse.js";
 
 /**
@@ -17,7 +18,13 @@ import { sseFrame } from "../sse.js";
  * graceful end). With nothing honoured: the acknowledgement and the graceful end, then the
  * stream closes.
  */
-export async function listen(ep: Endpoint, msg: RequestMessage, b: BoundBuild, caller: string): Promise<McpReply> {
+export async function listen(
+  ep: Endpoint,
+  msg: RequestMessage,
+  b: BoundBuild,
+  caller: string,
+  principal?: Principal,
+): Promise<McpReply> {
   const filter = msg.params?.notifications;
   if (typeof filter !== "object" || filter === null || Array.isArray(filter)) {
     return jsonReply(
@@ -50,7 +57,7 @@ export async function listen(ep: Endpoint, msg: RequestMessage, b: BoundBuild, c
   const honoured: string[] = [];
   for (const uri of uris) {
     try {
-      honoured.push(await b.methods.readableRow(uri, "modern"));
+      honoured.push(await b.methods.readableRow(uri, "modern", principal));
     } catch (err) {
       if (!(err instanceof RpcError)) throw err;
       // Not a row this client may read (or none at all): not honoured, as the spec allows.
@@ -67,8 +74,9 @@ export async function listen(ep: Endpoint, msg: RequestMessage, b: BoundBuild, c
   const slot = ep.streams.admit(caller);
   if (isRefusal(slot)) return streamRefusal(slot, msg.id);
   const rows = ep.rows;
-  const sink: RowSink = (uri) =>
-    stream?.send(sseFrame(notificationBody("notifications/resources/updated", { uri, _meta: subMeta })));
+  const sink: RowSink = readableOnly(ep, principal, (uri) =>
+    stream?.send(sseFrame(notificationBody("notifications/resources/updated", { uri, _meta: subMeta }))),
+  );
   const stream = ep.lists.open(msg.id, listKinds, done, slot, () => {
     for (const uri of honoured) rows.remove(uri, sink);
   });

@@ -19,7 +19,8 @@ import {
   type ManifestTool,
   type Operation,
 } from "../../model/build-contract.js";
-import { ownerPrincipal, type Principal } from "../../model/principal.js";
+import { isOwner, ownerPrincipal, type Principal } from "../../model/principal.js";
+import { readFilter } from "../operations/read-policy.js";
 import { OperationError, type OperationErrorKind } from "../../model/errors.js";
 import type { Store } from "../../model/store.js";
 import { paginate } from "./cursor.js";
@@ -68,7 +69,12 @@ export interface MethodTable {
    * The row URI `uri` names when this client may read it (the same rule and the same answer as
    * resources/read: an unknown, unreadable or missing row is the era's not-found RpcError).
    */
-  readableRow(uri: unknown, era: Era): Promise<string>;
+  readableRow(uri: unknown, era: Era, principal?: Principal): Promise<string>;
+  /**
+   * Whether `principal` may read the row `uri` names now (its read policy, through the get
+   * operation): a row subscription tells a caller only of changes to rows it may read.
+   */
+  mayRead(uri: string, principal: Principal | undefined): Promise<boolean>;
   /** `wo://<t>/<id>` of a changed row, when its type's rows are resources; else undefined. */
   rowUri(table: string, id: number): string | undefined;
   /** Maps, not objects: a method name from the wire must never find `constructor` or `__proto__`. */
@@ -373,7 +379,7 @@ export function createMethods(deps: MethodDeps): MethodTable {
 
   // --- completion ---------------------------------------------------------------------
 
-  const complete: Handler = async (params) => {
+  const complete: Handler = async (params, ctx) => {
     const ref = params.ref as Record<string, unknown> | undefined;
     const arg = params.argument as Record<string, unknown> | undefined;
     if (!isPlainObject(ref) || !isPlainObject(arg) || typeof arg.name !== "string" || typeof arg.value !== "string") {
@@ -388,7 +394,11 @@ export function createMethods(deps: MethodDeps): MethodTable {
     if (!type || arg.name !== "id") return none;
     const prefix = arg.value;
     // Ids are positive integers: scan a bounded window in id order, keep those with the prefix.
-    const rows = await store.read((tx) => tx.list(type.table, { limit: completionWindow }));
+    // Only ids of rows the caller may read (its read policy is part of the query).
+    const filter = readFilter(type, ctx.principal, catalog);
+    const rows = await store.read((tx) =>
+      tx.list(type.table, { limit: completionWindow, ...(filter ? { filter } : {}) }),
+    );
     const matches = rows.map((r) => String(r.id)).filter((id) => id.startsWith(prefix));
     return {
       completion: {
@@ -431,7 +441,18 @@ export function createMethods(deps: MethodDeps): MethodTable {
       tools: JSON.stringify([toolsModern, catalog.types.map((t) => t.policies ?? [])]),
       resources: JSON.stringify([schemaResources, templates, [...schemaTexts]]),
     }),
-    readableRow: async (uri, era) => (await rowAt("resources/subscribe", uri, era)).uri,
+    readableRow: async (uri, era, principal) =>
+      (await rowAt("resources/subscribe", uri, era, principal ? { principal, surface: "mcp" } : OWNER_READ_ONLY_CALL))
+        .uri,
+    mayRead: async (uri, principal) => {
+      if (isOwner(principal)) return true;
+      try {
+        await rowAt("resources/subscribe", uri, "modern", { principal: principal!, surface: "mcp" });
+        return true;
+      } catch {
+        return false;
+      }
+    },
     rowUri: (table, id) => {
       const snake = tableToSnake.get(table);
       return snake === undefined ? undefined : `wo://${snake}/${id}`;

@@ -13,7 +13,7 @@ export async function serveModern(ep: Endpoint, msg: Message, req: McpRequest): 
   if (msg.kind !== "request") return emptyReply(202);
   const mode = responseMode(req.headers.get("accept") ?? null) ?? "json";
   const b = ep.current;
-  if (msg.method === "subscriptions/listen") return await listen(ep, msg, b, req.caller);
+  if (msg.method === "subscriptions/listen") return await listen(ep, msg, b, req.caller, req.principal);
   const handler = b.methods.modern.get(msg.method);
   if (!handler) {
     // Removed (initialize, ping, logging/setLevel, resources/subscribe, tasks/*) or unknown.

@@ -6,9 +6,31 @@
 // ever fills (and loses) its own stream.
 
 import type { RowChange, Store } from "../../model/store.js";
+import { isOwner, type Principal } from "../../model/principal.js";
 
-/** Writes the notification for `uri` to one stream; must not throw or block. */
-export type RowSink = (uri: string) => void;
+/** Writes the notification for `uri` to one stream; must not throw or block. `deleted`: the row is gone. */
+export type RowSink = (uri: string, deleted: boolean) => void;
+
+/**
+ * `sink` for a caller under read policies: an update is sent only when the caller may still
+ * read the row (asked again after the commit, as resources/read would), so a row an update
+ * makes unreadable goes silent. A delete is sent: the caller already knows the URI and may
+ * have read the row. The owner's sink is `sink` itself.
+ */
+export function readableOnly(
+  ep: { current: { methods: { mayRead(uri: string, principal: Principal | undefined): Promise<boolean> } } },
+  principal: Principal | undefined,
+  sink: (uri: string) => void,
+): RowSink {
+  if (isOwner(principal)) return sink;
+  return (uri, deleted) => {
+    if (deleted) return sink(uri);
+    void ep.current.methods.mayRead(uri, principal).then(
+      (ok) => ok && sink(uri),
+      () => undefined,
+    );
+  };
+}
 
 export interface RowSubscriptions {
   add(uri: string, sink: RowSink): void;
@@ -35,7 +57,7 @@ export function createRowSubscriptions(
       const uri = uriOf(change.table, change.id);
       if (uri === undefined || notified.has(uri)) continue;
       notified.add(uri);
-      for (const sink of byUri.get(uri) ?? []) sink(uri);
+      for (const sink of byUri.get(uri) ?? []) sink(uri, change.row === null);
     }
   };
   // Listening only while someone subscribes: with no listener the store records nothing.

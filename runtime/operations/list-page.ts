@@ -14,6 +14,7 @@ import {
   type FilterOperator,
   type ListVocabulary,
 } from "../../model/list-filters.js";
+import type { RowCondition } from "../../model/policy.js";
 import type { Comparison, ListQuery, Row, Store } from "../../model/store.js";
 
 export interface ListPage {
@@ -36,10 +37,13 @@ const comparisonOf: Record<Exclude<FilterOperator, "null">, Comparison> = {
 /** Ordering operators: a Timestamp operand is compared as the stored UTC text. */
 const ordering = new Set<FilterOperator>(["lt", "lte", "gt", "gte"]);
 
-export function createListPager(catalog: Catalog, store: Store): (table: string, input: Row) => Promise<ListPage> {
+export function createListPager(
+  catalog: Catalog,
+  store: Store,
+): (table: string, input: Row, filter?: RowCondition) => Promise<ListPage> {
   const byTable = new Map(catalog.types.map((type) => [type.table, listVocabulary(type)]));
 
-  return async (table, input) => {
+  return async (table, input, filter) => {
     const vocab = byTable.get(table);
     if (!vocab) throw new OperationError("internal", `No type is stored in table '${table}'.`);
     const limit = pageLimit(input.limit);
@@ -54,13 +58,15 @@ export function createListPager(catalog: Catalog, store: Store): (table: string,
       );
     const where = listConditions(vocab, input);
     const query: ListQuery = { where, limit: limit + 1 };
+    // The caller's read policy is part of the SQL: pages, cursors and the count see only its rows.
+    if (filter) query.filter = filter;
     if (sort.field !== "id" || sort.descending) query.sort = { column: sort.field, descending: sort.descending };
     const after = decodeCursor(input.cursor, sortText, sortField);
     if (after) query.after = after;
     const wantsTotal = input.count === true;
     const { rows, total } = await store.read(async (tx) => ({
       rows: await tx.list(table, query),
-      total: wantsTotal ? await tx.count(table, { where }) : undefined,
+      total: wantsTotal ? await tx.count(table, filter ? { where, filter } : { where }) : undefined,
     }));
     // One row more than the page tells whether another page follows.
     const items = rows.slice(0, limit);

@@ -15,6 +15,7 @@ import { relationsOf } from "../../model/relations.js";
 import type { Row, StoreTx, WriteOptions } from "../../model/store.js";
 import { typesByName } from "../../model/type-index.js";
 import { OperationError } from "../../model/errors.js";
+import { readableRow, readFilterOf } from "./read-policy.js";
 import type { RowGuard } from "./policy.js";
 
 /** What an operation does once admitted: its input has passed the schema. */
@@ -41,19 +42,21 @@ export function tableOperationBody(
   if (!type) throw new Error(`internal error: operation ${entry.name} names no type ${entry.type}`);
   const { table, name: typeName } = type;
   const store = rt.store;
+  // Reads see only the rows the caller's read policy admits; an unreadable row is not found.
+  const readable = readFilterOf(type, app);
   switch (entry.kind) {
     case "list":
-      return (data) => rt.listPage(table, data);
+      return (data, call) => rt.listPage(table, data, readable(call));
     case "get":
-      return async (data) => {
+      return async (data, call) => {
         const id = data.id as number;
-        const row = await store.read((tx) => tx.get(table, id));
+        const row = await store.read((tx) => readableRow(tx, table, id, readable(call)));
         return row ?? rt.notFound(typeName, id);
       };
     case "me":
       return async (_data, call) => {
         const id = callersRowId(call, typeName);
-        const row = await store.read((tx) => tx.get(table, id));
+        const row = await store.read((tx) => readableRow(tx, table, id, readable(call)));
         return row ?? rt.notFound(typeName, id);
       };
     case "create": {
@@ -132,20 +135,25 @@ function relationBody(
   if (entry.kind === "relation") {
     // Paged by the list pager (limit, cursor) over the rows that hold this row's id: the
     // target's rows themselves, or the links (in the order they were made, the cursor a link id).
+    // The owning row must be readable (else 404), and only readable targets (and links) are listed.
     const [listed, column] = path.kind === "ref" ? [target.table, path.column] : [path.link.table, path.ownerColumn];
-    return async (data) => {
+    const ownerReadable = readFilterOf(type, app);
+    const targetReadable = readFilterOf(target, app);
+    const listedReadable = path.kind === "ref" ? targetReadable : readFilterOf(path.link, app);
+    return async (data, call) => {
       const id = data.id as number;
-      if (!(await store.read((tx) => tx.get(table, id)))) rt.notFound(typeName, id);
-      const page = await rt.listPage(listed, {
-        limit: data.limit,
-        cursor: data.cursor,
-        where: { [column]: { eq: id } },
-      });
+      if (!(await store.read((tx) => readableRow(tx, table, id, ownerReadable(call))))) rt.notFound(typeName, id);
+      const page = await rt.listPage(
+        listed,
+        { limit: data.limit, cursor: data.cursor, where: { [column]: { eq: id } } },
+        listedReadable(call),
+      );
       if (path.kind === "ref") return page;
+      const filter = targetReadable(call);
       const items = await store.read(async (tx) => {
         const rows: Row[] = [];
         for (const link of page.items) {
-          const row = await tx.get(target.table, link[path.targetColumn] as number);
+          const row = await readableRow(tx, target.table, link[path.targetColumn] as number, filter);
           if (row) rows.push(row);
         }
         return rows;

@@ -14,7 +14,7 @@ import { createSseStream, type SseStream } from "../sse.js";
 import { isRefusal, StreamBudget, type StreamRefusal } from "../stream-budget.js";
 import type { ListQuery, Row, RowChange, Store } from "../../model/store.js";
 import type { RowCondition } from "../../model/policy.js";
-import { catalogTables, queryCondition, rowMatcher } from "../store/conditions.js";
+import { catalogTables, queryCondition, readsThroughRefs, refRows, rowMatcher } from "../store/conditions.js";
 
 export interface LiveStreamOptions {
   /** Keep-alive comment interval. Default 15 s. */
@@ -99,6 +99,13 @@ interface FeedMember {
   stream: SseStream;
   /** The stream's filters; undefined: every change of the table. */
   passes: ((row: Row) => boolean) | undefined;
+  /** Under a read policy: whether the caller could read a deleted row (its last committed form). */
+  admitsDeleted?: (row: Row) => boolean;
+  /**
+   * Under a read policy through refs (which needs the store to test a row): the stream takes
+   * the buffered commits itself, in order, instead of `passes`.
+   */
+  takes?: (changes: readonly RowChange[]) => void;
 }
 
 /** One buffered commit: its events of the table, each with its frame, and their text. */
@@ -157,8 +164,12 @@ function createTableFeed(store: Store, table: string, coalesceMs: number, bound:
     let texts: string[] | undefined;
     let whole: Uint8Array | undefined;
     for (const member of members) {
-      const sharesWhole = member.passes === undefined;
-      const parts = member.passes ? piecesFor(member.passes, buffered) : (texts ??= buffered.map((c) => c.text));
+      if (member.takes) {
+        member.takes(buffered.flatMap((c) => c.events.map((e) => e.change)));
+        continue;
+      }
+      const sharesWhole = member.passes === undefined && member.admitsDeleted === undefined;
+      const parts = sharesWhole ? (texts ??= buffered.map((c) => c.text)) : piecesFor(member, buffered);
       if (parts.length === 0) continue;
       const chunk = sharesWhole
         ? (whole ??= Buffer.from(parts.length === 1 ? parts[0]! : parts.join("")))
@@ -215,15 +226,21 @@ function createTableFeed(store: Store, table: string, coalesceMs: number, bound:
   };
 }
 
+/** Whether a stream with `passes`/`admitsDeleted` sends `change` (a delete without its old row: yes). */
+function admits(member: Pick<FeedMember, "passes" | "admitsDeleted">, change: RowChange): boolean {
+  if (change.row !== null) return member.passes === undefined || member.passes(change.row as Row);
+  return member.admitsDeleted === undefined || change.previous === undefined || member.admitsDeleted(change.previous);
+}
+
 /**
  * What a filtered stream sends of the buffered commits, one text per commit that has any: the
  * events that pass its filters (a deleted row cannot be tested: every delete passes).
  */
-function piecesFor(passes: (row: Row) => boolean, buffered: readonly BufferedCommit[]): string[] {
+function piecesFor(member: FeedMember, buffered: readonly BufferedCommit[]): string[] {
   const pieces: string[] = [];
   for (const commit of buffered) {
     let text = "";
-    for (const { change, frame } of commit.events) if (change.row === null || passes(change.row as Row)) text += frame;
+    for (const { change, frame } of commit.events) if (admits(member, change)) text += frame;
     if (text !== "") pieces.push(text);
   }
   return pieces;
@@ -251,11 +268,22 @@ export function createLiveStreams(
     open(type, filters, resumeAfter, nodeResponse, caller = "local") {
       const slot = budget.admit(caller);
       if (isRefusal(slot)) return slot;
-      const passes = rowMatcher(
-        queryCondition(type.table, { where: filters.where, ...(filters.filter ? { filter: filters.filter } : {}) }),
-        type.table,
-        catalogTables(filters.catalog),
-      );
+      // The caller's read policy is tested per stream on each committed row: a change of a row
+      // the caller may not read (also one an update makes unreadable) is not sent (spec/policies.md).
+      const policy = filters.filter?.kind === "true" ? undefined : filters.filter;
+      const tables = catalogTables(filters.catalog);
+      const condition = queryCondition(type.table, { where: filters.where, ...(policy ? { filter: policy } : {}) });
+      const throughRefs = policy !== undefined && readsThroughRefs(policy);
+      const passes = throughRefs ? undefined : rowMatcher(condition, type.table, tables);
+      const admitsDeleted = policy && !throughRefs ? rowMatcher(policy, type.table, tables) : undefined;
+      /** A policy through refs: the row tested with the rows its refs name, read from the store. */
+      const admitsThroughRefs = async (change: RowChange): Promise<boolean> => {
+        const row = change.row ?? change.previous;
+        if (row === undefined || row === null) return true;
+        const tested = change.row === null ? policy! : condition!;
+        const resolve = await refRows(store, tested, type.table, tables, row);
+        return rowMatcher(tested, type.table, tables, resolve)?.(row) ?? true;
+      };
       const feed = feedOf(type.table);
       const held: RowChange[] = [];
       /** While resuming: stops holding back the commits that come during the replay. */
@@ -273,18 +301,29 @@ export function createLiveStreams(
           open.delete(stream);
         },
       });
-      const member: FeedMember = { stream, passes };
+      const member: FeedMember = { stream, passes, ...(admitsDeleted ? { admitsDeleted } : {}) };
+      if (throughRefs) {
+        let queue = Promise.resolve();
+        member.takes = (changes) => {
+          queue = queue.then(async () => {
+            for (const change of changes) {
+              if (stream.closed) return;
+              if (await admitsThroughRefs(change).catch(() => false)) stream.send(eventFrame(change));
+            }
+          });
+        };
+      }
       /** While replaying: the newest change log position the stream was sent (positions only grow). */
       let last = resumeAfter ?? 0;
       open.add(stream);
 
-      /** Sends `change` unless it was sent already or does not pass the filters (deletes always do). */
-      const deliver = (change: RowChange) => {
+      /** Sends `change` unless it was sent already or does not pass the filters (deletes: see admits). */
+      const deliver = async (change: RowChange) => {
         if (change.seq !== undefined) {
           if (change.seq <= last) return;
           last = change.seq;
         }
-        if (passes && change.row !== null && !passes(change.row as Row)) return;
+        if (throughRefs ? !(await admitsThroughRefs(change)) : !admits(member, change)) return;
         stream.send(eventFrame(change));
       };
       const overflow = () => {
@@ -332,7 +371,7 @@ export function createLiveStreams(
                 isBehind = true;
                 break;
               }
-              deliver(change);
+              await deliver(change);
             }
             if (!isBehind && !page.more) break;
           }
@@ -342,9 +381,11 @@ export function createLiveStreams(
           return;
         }
         if (stream.closed) return;
+        // The held changes are sent while holding goes on (a test through refs awaits the
+        // store), then holding stops and the stream joins the feed in one turn.
+        while (held.length > 0 && !stream.closed) await deliver(held.shift()!);
         stopHolding?.();
         stopHolding = undefined;
-        for (const change of held.splice(0)) deliver(change);
         feed.join(member);
       })();
       return stream.response;

@@ -6,6 +6,9 @@
 // defaults, transactions and error wording belong to the operation layer; who may send
 // requests at all, to the app's HttpGuard.
 
+import { hasPolicies } from "../operations/row-policy.js";
+import { anonymousRefusal } from "../identity/identity.js";
+import { readFilter } from "../operations/read-policy.js";
 import { nodeBindings, requestPrincipal } from "../node-bindings.js";
 import { Hono, type Context } from "hono";
 import type { CatalogType } from "../../model/app.js";
@@ -347,9 +350,15 @@ function live(c: Context, route: Route, deps: RestDeps, vocab: ListVocabulary): 
   if (c.req.method === "HEAD") return new Response(null, { status: 200, headers });
   // Under `wo run` the stream writes its events straight to node's response (../sse.ts).
   const { incoming, outgoing } = nodeBindings(c);
+  // The caller's read policy, evaluated on each change for this stream alone (rest/live.ts). An
+  // anonymous caller no line lets read the type is refused as before policies.
+  const principal = requestPrincipal(c);
+  const filter = readFilter(route.type, principal, deps.catalog);
+  if (principal?.via === "anonymous" && (filter?.kind === "false" || !hasPolicies(route.type)))
+    return problemResponse(c, "unauthorized", anonymousRefusal.reason);
   const body = deps.live.open(
     route.type,
-    { where, catalog: deps.catalog },
+    { where, catalog: deps.catalog, ...(filter ? { filter } : {}) },
     lastEventId === undefined ? undefined : Number(lastEventId.trim()),
     outgoing,
     streamCallerOf(incoming?.socket, requestPrincipal(c)),

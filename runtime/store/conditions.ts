@@ -16,7 +16,7 @@
 //     no value when the ref is empty or names no row; in SQL a scalar subquery on the target's
 //     primary key, in memory a lookup through the caller's resolver.
 
-import type { ListQuery, Row } from "../../model/store.js";
+import type { ListQuery, Row, Store } from "../../model/store.js";
 import { StoreQueryError } from "../../model/store.js";
 import type { PolicyComparison, RowCondition, RowOperand } from "../../model/policy.js";
 import { valueKind, type ColumnShape } from "../../model/storage-shape.js";
@@ -405,4 +405,46 @@ export function readsThroughRefs(condition: Condition): boolean {
     default:
       return false;
   }
+}
+
+/**
+ * The rows `condition`'s paths through refs reach from `row`, read from `store` (one get per
+ * hop, each row once): a resolver for evaluateCondition where rows are not all in memory.
+ */
+export async function refRows(
+  store: Pick<Store, "read">,
+  condition: Condition,
+  table: string,
+  tables: TableRegistry,
+  row: Row,
+): Promise<(table: string, id: number) => Row | undefined> {
+  const t = tables.get(table);
+  if (t === undefined) throw new Error(`unknown table '${table}'`);
+  const found = new Map<string, Row | undefined>();
+  const paths: string[][] = [];
+  const collect = (c: Condition): void => {
+    if (c.kind === "and" || c.kind === "or") c.items.forEach(collect);
+    else if (c.kind === "not") collect(c.item);
+    else if (c.kind === "truthy" || c.kind === "in" || c.kind === "contains") paths.push(c.path);
+    else if (c.kind === "compare")
+      for (const o of [c.left, c.right]) if (o.kind === "field" && o.path.length > 1) paths.push(o.path);
+  };
+  collect(condition);
+  await store.read(async (tx) => {
+    for (const path of paths) {
+      let at: Row | undefined = row;
+      let from = t;
+      for (const name of path.slice(0, -1)) {
+        const column = queryColumn(from, name);
+        const target = column.type.kind === "ref" ? tables.get(column.type.table) : undefined;
+        const id = at?.[name];
+        if (target === undefined || typeof id !== "number") break;
+        const key = `${target.shape.table}:${id}`;
+        if (!found.has(key)) found.set(key, await tx.get(target.shape.table, id));
+        at = found.get(key);
+        from = target;
+      }
+    }
+  });
+  return (table, id) => found.get(`${table}:${id}`);
 }

@@ -63,9 +63,10 @@ export class SqliteTx implements StoreTx {
     }
   }
 
-  private record(table: string, op: ChangeOp, id: number, row: Row | null): void {
+  private record(table: string, op: ChangeOp, id: number, row: Row | null, previous?: Row): void {
     // A copy: the caller owns the row it was handed and may change it before the commit.
     const change: RowChange = { table, op, id, row: row === null ? null : { ...row } };
+    if (previous !== undefined) change.previous = previous;
     if (this.log?.logs(table)) change.seq = this.log.append(this.conn, table, op, id, row);
     this.changes.push(change);
   }
@@ -193,14 +194,19 @@ export class SqliteTx implements StoreTx {
       const gone = this.conn
         .statement(
           `unlink:${link.table}:${link.column}`,
-          () => `DELETE FROM ${from.quoted} WHERE ${quoteId(link.column)} = ? RETURNING "id"`,
+          () => `DELETE FROM ${from.quoted} WHERE ${quoteId(link.column)} = ? RETURNING ${from.selectList}`,
         )
-        .all(id) as { id: number }[];
-      for (const l of gone) this.record(link.table, "delete", l.id, null);
+        .all(id) as Row[];
+      for (const l of gone) this.record(link.table, "delete", l.id as number, null, from.codec.decode(l));
     }
-    const stmt = this.conn.statement(`delete:${table}`, () => `DELETE FROM ${t.quoted} WHERE "id" = ?`);
-    if (stmt.run(id).changes === 0) return false;
-    this.record(table, "delete", id, null);
+    // The row as it was goes with its change (RowChange.previous): live streams test it against a read policy.
+    const stmt = this.conn.statement(
+      `delete:${table}`,
+      () => `DELETE FROM ${t.quoted} WHERE "id" = ? RETURNING ${t.selectList}`,
+    );
+    const gone = stmt.get(id) as Row | undefined;
+    if (gone === undefined) return false;
+    this.record(table, "delete", id, null, t.codec.decode(gone));
     return true;
   }
 

@@ -64,8 +64,9 @@ type Kind = keyof typeof paths;
 const kinds = Object.keys(paths) as Kind[];
 
 const pick = <T>(xs: readonly T[]) => fc.constantFrom(...xs);
-const fieldOperand = (k: Kind) => pick(paths[k]).map((p): RowOperand => ({ kind: "field", path: [...p] }));
-const valueOperand = (k: Kind) => pick(operands[k]).map((v): RowOperand => ({ kind: "value", value: v }));
+const fieldOperand = (k: Kind) =>
+  pick<readonly string[]>(paths[k]).map((p): RowOperand => ({ kind: "field", path: [...p] }));
+const valueOperand = (k: Kind) => pick<unknown>(operands[k]).map((v): RowOperand => ({ kind: "value", value: v }));
 const op = pick(["==", "!=", "<", "<=", ">", ">="] as const);
 
 const leaf: fc.Arbitrary<RowCondition> = pick(kinds).chain((k) =>

@@ -124,9 +124,10 @@ export class PostgresTx implements StoreTx {
     }
   }
 
-  private async record(table: string, op: ChangeOp, id: number, row: Row | null): Promise<void> {
+  private async record(table: string, op: ChangeOp, id: number, row: Row | null, previous?: Row): Promise<void> {
     // A copy: the caller owns the row it was handed and may change it before the commit.
     const change: RowChange = { table, op, id, row: row === null ? null : { ...row } };
+    if (previous !== undefined) change.previous = previous;
     if (this.ctx.log?.logs(table)) change.seq = await this.ctx.log.append(this.client, table, op, id, row);
     this.changes.push(change);
   }
@@ -313,14 +314,19 @@ export class PostgresTx implements StoreTx {
       const from = this.table(link.table);
       const gone = await this.run(
         `unlink:${link.table}:${link.column}`,
-        () => `DELETE FROM ${from.quoted} WHERE ${quoteId(link.column)} = $1 RETURNING "id"`,
+        () => `DELETE FROM ${from.quoted} WHERE ${quoteId(link.column)} = $1 RETURNING ${from.selectList}`,
         [id],
       );
-      for (const l of gone.rows) await this.record(link.table, "delete", l.id as number, null);
+      for (const l of gone.rows) await this.record(link.table, "delete", l.id as number, null, l);
     }
-    const r = await this.run(`delete:${table}`, () => `DELETE FROM ${t.quoted} WHERE "id" = $1`, [id]);
-    if ((r.rowCount ?? 0) === 0) return false;
-    await this.record(table, "delete", id, null);
+    // The row as it was goes with its change (RowChange.previous): live streams test it against a read policy.
+    const r = await this.run(
+      `delete:${table}`,
+      () => `DELETE FROM ${t.quoted} WHERE "id" = $1 RETURNING ${t.selectList}`,
+      [id],
+    );
+    if (r.rows[0] === undefined) return false;
+    await this.record(table, "delete", id, null, r.rows[0]);
     return true;
   }
 
