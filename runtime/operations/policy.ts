@@ -161,7 +161,7 @@ function createRowGuard(type: CatalogType, entry: OperationEntry, bypass: AppCon
 }
 
 /** Whether row `id` of `table` satisfies `condition`, asked of the store in the caller's transaction. */
-async function holds(tx: StoreTx, table: string, id: number, condition: RowCondition): Promise<boolean> {
+export async function holds(tx: StoreTx, table: string, id: number, condition: RowCondition): Promise<boolean> {
   if (condition.kind === "true") return true;
   if (condition.kind === "false") return false;
   const rows = await tx.list(table, { where: [{ column: "id", op: "==", value: id }], filter: condition, limit: 1 });

@@ -7,6 +7,7 @@
 import { defaultLimits, type Catalog } from "../../model/app.js";
 import type { AppContract, CallContext, OperationRuntime, Validator } from "../../model/build-contract.js";
 import { appendingAudit } from "./audit.js";
+import { withStatementPolicies } from "./statement-policies.js";
 import { asSession, currentSession, currentSessionUser, keepSession } from "./session.js";
 import { OperationError, maxErrorDetails, type ErrorDetail } from "../../model/errors.js";
 import { acceptedNames, refusedFieldMessages, unknownKeys, unstorableTexts } from "./input-checks.js";
@@ -58,7 +59,9 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
     enforceFieldChecks(translateStoreErrors(deps.store, catalog, deps.log), catalog),
     runBudgeted,
   );
-  const store = triggered.store;
+  // Outermost: an `as session` block's statements are checked as the caller wrote them; what its
+  // triggers then write runs with the write's authority.
+  const store = withStatementPolicies(triggered.store, catalog);
   const accepted = acceptedNames(catalog.operations);
   const refusedFields = refusedFieldMessages(catalog, catalog.operations);
   const inputChecks = inputCheckMessages(catalog, catalog.operations);

@@ -88,7 +88,21 @@ export function asSession<T>(
     role: who.role,
     via: "token",
   });
+  checkedStatements.add(principal);
   return runAs(principal, fn);
+}
+
+/** The principals of `as session` blocks: their statements are each held to the policies. */
+const checkedStatements = new WeakSet<Principal>();
+
+/**
+ * The principal of the `as session` block running now, whose insert, update and delete
+ * statements are each checked (runtime/operations/statement-policies.ts); undefined elsewhere,
+ * where a body runs with its operation's authority.
+ */
+export function statementPrincipal(): Principal | undefined {
+  const p = scope.getStore();
+  return p !== undefined && checkedStatements.has(p) ? p : undefined;
 }
 
 /** The principal of the running body: undefined (the owner) outside any caller's scope. */

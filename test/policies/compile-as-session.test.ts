@@ -48,7 +48,7 @@ describe("as session in wo test", () => {
 }
 test "a text user and no role" {
   as session { user: "42" } {
-    insert Note { text: "t", who: $session.user, role: $session.role }
+    insert Note { text: "t", owner: 42, who: $session.user, role: $session.role }
   }
   let n = select Note { text == "t" }
   assert n[0].who == "42"
@@ -58,6 +58,26 @@ test "an assertion about the session fails inside the block" {
   as session { user: 1 } {
     assert $session.role == "editor"
   }
+}
+test "a statement the policies refuse fails the test" {
+  as session { user: 7 } {
+    insert Note { text: "forged", owner: 8 }
+  }
+}
+test "expect_abort catches a statement the policies refuse, and the rows stay as they were" {
+  insert Note { text: "someone's", owner: 8 }
+  as session { user: 7 } {
+    expect_abort { insert Note { text: "forged", owner: 8 } }
+    let theirs = select Note { owner == 8 }
+    let first = theirs[0]
+    expect_abort { update first set text = "mine now" }
+    expect_abort { delete first }
+    let mine = insert Note { text: "mine", owner: 7 }
+    update mine set text = "still mine"
+  }
+  assert count(select Note { text == "forged" }) == 0
+  assert count(select Note { text == "someone's" }) == 1
+  assert count(select Note { text == "still mine" }) == 1
 }
 test "expect_abort catches what aborts inside as session" {
   expect_abort "not yours" {
@@ -75,7 +95,9 @@ test "expect_abort catches what aborts inside as session" {
       /✖ an assertion about the session fails inside the block[^\n]*\n {2}assert failed at tests\/session\.wo:\d+: null == editor is false/,
     );
     expect(r.out).toMatch(/✔ expect_abort catches what aborts inside as session/);
-    expect(r.out).toMatch(/3 passed, 1 failed/);
+    expect(r.out).toMatch(/✖ a statement the policies refuse fails the test[^\n]*\n[^\n]*may not insert this Note/);
+    expect(r.out).toMatch(/✔ expect_abort catches a statement the policies refuse, and the rows stay as they were/);
+    expect(r.out).toMatch(/4 passed, 2 failed/);
     expect(r.status).toBe(1);
   });
 });
