@@ -79,11 +79,19 @@ export async function startNamedTokenSource(
 ): Promise<NamedTokenSource & { close(): void }> {
   let count = await directory.count();
   const touched = new Map<string, number>();
+  // One count in flight at a time: on a loaded database an older answer could otherwise land
+  // after a newer one (through another pool connection) and undo a `wo token add`.
+  let counting = false;
   const timer = setInterval(() => {
-    directory.count().then(
-      (n) => (count = n),
-      () => undefined, // the database is out of reach for a moment: what was known stays
-    );
+    if (counting) return;
+    counting = true;
+    directory
+      .count()
+      .then(
+        (n) => (count = n),
+        () => undefined, // the database is out of reach for a moment: what was known stays
+      )
+      .finally(() => (counting = false));
   }, refreshMs);
   timer.unref();
   return {
