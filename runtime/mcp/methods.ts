@@ -213,8 +213,10 @@ export function createMethods(deps: MethodDeps): MethodTable {
   const toolsVary = catalog.types.some((t) => t.mcp.length > 0 && hasPolicies(t));
   const shownTo = (name: string, principal: Principal | undefined): boolean => {
     const entry = operationOf.get(name);
-    const type = entry && typeByName.get(entry.type);
-    return type !== undefined && mayCall(type, entry!, principal);
+    if (entry === undefined) return false;
+    // An operation of no declared type (an embedder's own) has no policy lines to keep.
+    const type = typeByName.get(entry.type);
+    return type === undefined || mayCall(type, entry, principal);
   };
   const visibleTools = <T extends ManifestTool>(all: readonly T[], principal: Principal | undefined): readonly T[] =>
     principal === undefined || principal.via === "owner" ? all : all.filter((t) => shownTo(t.name, principal));
