@@ -99,7 +99,19 @@ export interface WoConfig {
   auth?: AuthConfig;
   /** `[limits]`: the run budget of each kind of run (spec/security.md, "Budgets"). */
   limits: Record<RunKind, RunLimits>;
+  /**
+   * `[limits] reads_per_minute`, `writes_per_minute`, `calls_per_minute`: each caller's token
+   * bucket per kind of operation (spec/operations.md, "Rate limits"). Absent kinds are unlimited;
+   * absent altogether when none is set.
+   */
+  rateLimits?: RateLimits;
 }
+
+/** The kinds of operation a caller's rate is counted in: reads, writes, method calls. */
+export type RateKind = "reads" | "writes" | "calls";
+
+/** Operations per minute per caller, by kind: the bucket's size and its refill over a minute. */
+export type RateLimits = Partial<Record<RateKind, number>>;
 
 /**
  * What language code runs as: a `method` call by a client (REST, MCP), one `test` of `wo

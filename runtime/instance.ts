@@ -12,7 +12,7 @@
 // build while the next one gets the new one. Streams and sessions belong to the instance, so
 // they carry on across swaps and end at close().
 
-import type { WoConfig } from "../model/app.js";
+import type { RateKind, WoConfig } from "../model/app.js";
 import { MigrationRefusedError, type MigrationReport, type Store } from "../model/store.js";
 import { bindBuild, type Binding } from "./binding.js";
 import { buildChanges, type BuildChanges } from "./build-changes.js";
@@ -25,6 +25,7 @@ import type { ListKind } from "./mcp/list-changes.js";
 import { createMcpHandler, type McpHandler } from "./mcp/index.js";
 import { createConcurrencyLimit, type ConcurrencyLimiter } from "./operations/limit.js";
 import { admitEverything, type OperationPolicy } from "./operations/policy.js";
+import { createRateLimiter, type RateLimiter } from "./operations/rate-limit.js";
 import type { ManagementOptions } from "./ops/management.js";
 import { createLiveStreams, type LiveStreams } from "./rest/live.js";
 import { defaultStreamLimits, StreamBudget } from "./stream-budget.js";
@@ -51,6 +52,8 @@ export interface InstanceOptions {
   allowDestructiveMigration?: boolean;
   /** Who may run which operation (runtime/operations/policy.ts); default: everyone, everything. */
   policy?: OperationPolicy;
+  /** Told of each call a rate limit refuses (the metrics' refusal counter). */
+  onRateLimited?: (kind: RateKind) => void;
 }
 
 export type SwapOutcome =
@@ -68,6 +71,8 @@ export interface RuntimeInstance {
   readonly mcp: McpHandler;
   readonly live: LiveStreams;
   readonly limiter: ConcurrencyLimiter;
+  /** The callers' rate limits (`[limits] *_per_minute`), with their refusal counts; absent: none is set. */
+  readonly rateLimiter: RateLimiter | undefined;
   /** The management endpoint's options with the instance's guard, when it serves one. */
   readonly management: ManagementOptions | undefined;
   readonly log: (line: string) => void;
@@ -88,6 +93,11 @@ export async function createRuntimeInstance(options: InstanceOptions): Promise<R
   const log = options.log ?? ((line: string) => process.stderr.write(`wo: ${line}\n`));
   const shutdown = new AbortController();
   const limiter = createConcurrencyLimit(config.concurrency, shutdown.signal);
+  // One bucket per caller and kind for the process (and, on a shared store, for every instance).
+  const rateLimiter = createRateLimiter(config.rateLimits, {
+    ...(store.rateBuckets ? { buckets: store.rateBuckets } : {}),
+    ...(options.onRateLimited ? { onRefused: options.onRateLimited } : {}),
+  });
   // One budget for every long-lived stream of the process: REST live, MCP GET and listen streams.
   const streams = new StreamBudget({ ...defaultStreamLimits, ...config.streamLimits });
   const live = createLiveStreams(store, log, { budget: streams });
@@ -111,7 +121,15 @@ export async function createRuntimeInstance(options: InstanceOptions): Promise<R
     log,
   });
   const bind = (build: LoadedBuild) =>
-    bindBuild(build, { store, config, limiter, policy: options.policy ?? admitEverything, live, log });
+    bindBuild(build, {
+      store,
+      config,
+      limiter,
+      policy: options.policy ?? admitEverything,
+      rate: rateLimiter,
+      live,
+      log,
+    });
   let binding = bind(options.build);
   const mcp = createMcpHandler({
     ...binding.mcpBuild,
@@ -158,6 +176,7 @@ export async function createRuntimeInstance(options: InstanceOptions): Promise<R
     mcp,
     live,
     limiter,
+    rateLimiter,
     management,
     log,
     swap(build) {

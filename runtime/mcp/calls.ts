@@ -39,6 +39,9 @@ export class ModernContext implements MethodContext {
   get principal(): Principal | undefined {
     return this.req.principal;
   }
+  get caller(): string {
+    return this.req.caller;
+  }
 }
 
 /**
@@ -65,6 +68,9 @@ export class LegacyContext implements MethodContext {
   }
   get principal(): Principal | undefined {
     return this.req.principal;
+  }
+  get caller(): string {
+    return this.req.caller;
   }
   /** After the call: forget it, so a late cancel finds nothing. */
   settle(): void {

@@ -68,7 +68,7 @@ export async function serveLegacy(ep: Endpoint, msg: Message, version: string, r
   if (!handler) return answer(mode, errorBody(msg.id, ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));
 
   if (isInitialize) {
-    const out = await runCall(handler, msg, { era: "legacy", signal: req.signal }, ep.log);
+    const out = await runCall(handler, msg, { era: "legacy", signal: req.signal, caller: req.caller }, ep.log);
     if (out instanceof RpcError) return answer(mode, rpcErrorBody(msg.id, out));
     const result = out as { protocolVersion: string };
     if (!ep.sessionsOn) return answer(mode, resultBody(msg.id, result));

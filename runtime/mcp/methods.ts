@@ -20,7 +20,7 @@ import {
   type Operation,
 } from "../../model/build-contract.js";
 import { ownerPrincipal, type Principal } from "../../model/principal.js";
-import { OperationError, type OperationErrorKind } from "../../model/errors.js";
+import { OperationError, RateLimitedError, type OperationErrorKind } from "../../model/errors.js";
 import type { Store } from "../../model/store.js";
 import { paginate } from "./cursor.js";
 import { ErrorCode, isPlainObject, RpcError, SerializedResult, type Params } from "./json-rpc.js";
@@ -39,6 +39,8 @@ export interface MethodContext {
   readonly signal: AbortSignal;
   /** Who is calling (runtime/edge.ts); absent: the owner. */
   readonly principal?: Principal | undefined;
+  /** Whom per-caller budgets count the call against (McpRequest.caller). */
+  readonly caller: string;
 }
 
 export type Handler = (params: Params, ctx: MethodContext) => unknown | Promise<unknown>;
@@ -79,8 +81,12 @@ const OWNER_READ_ONLY_CALL: CallContext = Object.freeze({ principal: ownerPrinci
 /** The CallContext of an MCP call: who is calling, and for a call that can write, what stops it. */
 function mcpCall(ctx: MethodContext, canWrite: boolean): CallContext {
   const principal = ctx.principal ?? ownerPrincipal;
-  if (canWrite) return { signal: ctx.signal, principal, surface: "mcp" };
-  return principal === ownerPrincipal ? OWNER_READ_ONLY_CALL : { principal, surface: "mcp" };
+  // The owner is not rate limited, so its calls need no caller.
+  if (principal === ownerPrincipal)
+    return canWrite ? { signal: ctx.signal, principal, surface: "mcp" } : OWNER_READ_ONLY_CALL;
+  const { caller } = ctx;
+  if (canWrite) return { signal: ctx.signal, principal, surface: "mcp", caller };
+  return { principal, surface: "mcp", caller };
 }
 const TEMPLATE_SUFFIX = "/{id}";
 
@@ -117,6 +123,7 @@ const errorPrefix: Record<OperationErrorKind, string> = {
   unprocessable: "Unprocessable",
   cancelled: "Cancelled",
   busy: "Busy",
+  rate_limited: "Rate limited",
   storage_full: "Storage full",
   unavailable: "Database unavailable",
   internal: "Internal error",
@@ -333,6 +340,9 @@ export function createMethods(deps: MethodDeps): MethodTable {
     try {
       row = await readRow(type, Number(tail), call);
     } catch (err) {
+      // A read the caller's rate limit refused: said as the error, with the wait (nothing ran).
+      if (err instanceof RateLimitedError)
+        throw new RpcError(ErrorCode.ServerError, errorText(err), { retryAfterSeconds: err.retryAfterSeconds });
       deps.log(`mcp: ${method} ${uri} failed: ${err instanceof Error ? err.message : String(err)}`);
       throw new RpcError(ErrorCode.InternalError, "Internal error while reading the resource");
     }

@@ -3,7 +3,7 @@
 // steps, in this order:
 //
 //   validate (the entry's input schema) → policy (runtime/operations/policy.ts) →
-//   concurrency slot (limit.ts) → the body: table-driven (table-operations.ts) or the
+//   the caller's rate limit (rate-limit.ts) → concurrency slot (limit.ts) → the body: table-driven (table-operations.ts) or the
 //   generated handler of operations.js (a method) → one store transaction, committed in
 //   rt.store.write before the call is answered.
 //
@@ -29,6 +29,7 @@ import { auditedCall, isAudited, recordRefusal } from "./audit.js";
 import { inSession } from "./session.js";
 import { withSlot, type ConcurrencyLimiter } from "./limit.js";
 import type { OperationPolicy } from "./policy.js";
+import { rateKindOf, type RateLimiter } from "./rate-limit.js";
 import { isTableDriven, tableOperationBody, type OperationBody } from "./table-operations.js";
 
 export interface BindDeps {
@@ -38,12 +39,14 @@ export interface BindDeps {
   generated: OperationsModule;
   limiter: ConcurrencyLimiter;
   policy: OperationPolicy;
+  /** The callers' rate limits (`[limits] *_per_minute`); absent: none is set. */
+  rate?: RateLimiter | undefined;
   /** The server log: an audit entry that could not be written is said here. */
   log: (line: string) => void;
 }
 
 export function bindOperations(deps: BindDeps): Record<string, Operation> {
-  const { app, rt, limiter, policy } = deps;
+  const { app, rt, limiter, policy, rate } = deps;
   const generated = deps.generated.createOperations(rt);
   const refTables = refColumnsByTable(app);
   const hasRefs = (table: string) => refTables.has(table);
@@ -53,7 +56,7 @@ export function bindOperations(deps: BindDeps): Record<string, Operation> {
       ? tableOperationBody(app, entry, rt, hasRefs)
       : generated[entry.name];
     // A method the build lists but operations.js lacks: REST and MCP answer that it is not served.
-    if (body) bound[entry.name] = admitted(entry, body, rt, policy, limiter, deps.log);
+    if (body) bound[entry.name] = admitted(entry, body, rt, policy, limiter, rate, deps.log);
   }
   const listed = new Set(app.operations.map((e) => e.name));
   for (const [name, member] of Object.entries(generated))
@@ -85,12 +88,16 @@ function admitted(
   rt: OperationRuntime,
   policy: OperationPolicy,
   limiter: ConcurrencyLimiter,
+  rate: RateLimiter | undefined,
   log: (line: string) => void,
 ): Operation {
   const { name } = entry;
+  const rateKind = rateKindOf(entry.kind);
   const run = async (input: unknown, call: CallContext) => {
     const data = rt.validate<Row>(name, input);
     policy.admit(entry, data, call);
+    const taking = rate?.take(rateKind, call);
+    if (taking) await taking;
     const wait = limiter.acquire(call);
     if (wait) await wait;
     try {

@@ -11,7 +11,7 @@ import { Hono, type Context } from "hono";
 import type { CatalogType } from "../../model/app.js";
 import type { AppContract, CallContext, Operation, OperationKind } from "../../model/build-contract.js";
 import { ownerPrincipal } from "../../model/principal.js";
-import { OperationError } from "../../model/errors.js";
+import { OperationError, RateLimitedError } from "../../model/errors.js";
 import { isPreflight, restPreflightHeaders } from "../http-guard.js";
 import { listVocabulary, liveFiltersValidator, type ListVocabulary } from "../../model/list-filters.js";
 import { listConditions } from "../operations/list-page.js";
@@ -244,12 +244,15 @@ async function handle(
     // Reads have nothing to roll back; creating the request's AbortSignal costs a few percent
     // of a GET, so only calls that may write get one.
     const principal = requestPrincipal(c) ?? ownerPrincipal;
+    // Whom the caller's rate limit counts: nobody for the owner, who is not limited.
+    const caller =
+      principal === ownerPrincipal ? undefined : streamCallerOf(nodeBindings(c).incoming?.socket, principal);
     const call: CallContext =
       route.kind === "get" || route.kind === "list" || route.kind === "relation" || route.kind === "me"
         ? principal === ownerPrincipal
           ? OWNER_READ
-          : { principal, surface: "rest" }
-        : { signal: c.req.raw.signal, principal, surface: "rest" };
+          : { principal, surface: "rest", caller: caller! }
+        : { signal: c.req.raw.signal, principal, surface: "rest", ...(caller !== undefined ? { caller } : {}) };
     result = await operation(input, call);
   } catch (err) {
     if (err instanceof OperationError) {
@@ -259,7 +262,11 @@ async function handle(
         err.kind,
         err.message,
         err.details,
-        err.kind === "busy" || err.kind === "unavailable" ? { "retry-after": "1" } : {},
+        err instanceof RateLimitedError
+          ? { "retry-after": String(err.retryAfterSeconds) }
+          : err.kind === "busy" || err.kind === "unavailable"
+            ? { "retry-after": "1" }
+            : {},
         err.truncated,
       );
     }
