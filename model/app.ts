@@ -103,6 +103,12 @@ export interface WoConfig {
   adminListen?: string;
   /** `[telemetry]`: OpenTelemetry traces (spec/operations.md, "Traces"). Absent keys: the OTEL_* variables decide. */
   telemetry?: TelemetryConfig;
+  /**
+   * `[limits] reads_per_minute`, `writes_per_minute`, `calls_per_minute`: each caller's token
+   * bucket per kind of operation (spec/operations.md, "Rate limits"). Absent kinds are unlimited;
+   * absent altogether when none is set.
+   */
+  rateLimits?: RateLimits;
 }
 
 /** `[telemetry]` of wo.toml. */
@@ -114,6 +120,12 @@ export interface TelemetryConfig {
   /** `service_name`: the `service.name` of the spans. Default OTEL_SERVICE_NAME, else the app's name. */
   serviceName?: string;
 }
+
+/** The kinds of operation a caller's rate is counted in: reads, writes, method calls. */
+export type RateKind = "reads" | "writes" | "calls";
+
+/** Operations per minute per caller, by kind: the bucket's size and its refill over a minute. */
+export type RateLimits = Partial<Record<RateKind, number>>;
 
 /**
  * What language code runs as: a `method` call by a client (REST, MCP), one `test` of `wo

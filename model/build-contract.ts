@@ -357,6 +357,12 @@ export interface CallContext {
   /** Where the call came from; absent means an in-process caller (tests of the runtime). */
   surface?: Surface;
   /**
+   * Whom per-caller budgets count the call against: a named token's or JWT's principal by its
+   * name, anyone else by the connection's address (runtime/stream-budget.ts, streamCallerOf).
+   * Set by the surfaces for every caller but the owner; absent: one in-process caller.
+   */
+  caller?: string;
+  /**
    * The audit record of a call that may write, attached by the operation pipeline
    * (runtime/operations/audit.ts): the store write that receives this context appends it in
    * the same transaction.

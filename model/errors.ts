@@ -22,6 +22,8 @@ export type OperationErrorKind =
   | "cancelled"
   /** Too many calls in flight and waiting (REST 503 with Retry-After); nothing was done. */
   | "busy"
+  /** The caller spent its rate limit for this kind of operation (REST 429 with Retry-After); nothing ran. */
+  | "rate_limited"
   /** The database cannot grow (disk full, or its size limit); nothing was written (REST 503). */
   | "storage_full"
   /** The database cannot be reached; the call was not acknowledged (REST 503 with Retry-After). */
@@ -48,5 +50,15 @@ export class OperationError extends Error {
     readonly truncated = 0,
   ) {
     super(message);
+  }
+}
+
+/** A call refused by the caller's rate limit; `retryAfterSeconds` (whole, ≥ 1) is when its bucket has a token again. */
+export class RateLimitedError extends OperationError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super("rate_limited", message);
   }
 }

@@ -246,6 +246,29 @@ export interface Store {
    * instance on it knows the same ones. Absent: a store that keeps none.
    */
   readonly namedTokens?: NamedTokenDirectory;
+  /**
+   * A store that several instances share (PostgreSQL) keeps the callers' rate-limit buckets
+   * (spec/operations.md, "Rate limits"), so a caller's limit holds across all of them. Absent:
+   * buckets live in the memory of this process.
+   */
+  readonly rateBuckets?: RateBucketDirectory;
+}
+
+/** What taking a token from a bucket answered. */
+export interface BucketTake {
+  taken: boolean;
+  /** When not taken: seconds (fractional) until the bucket holds a whole token again. */
+  waitSeconds: number;
+}
+
+/** Token buckets kept where every instance on one database sees the same ones. */
+export interface RateBucketDirectory {
+  /**
+   * Refills the bucket `key` (full at `capacity`, `perSecond` tokens a second since it was last
+   * taken from) and takes one token if it holds one, atomically for every instance. A bucket
+   * never seen is full.
+   */
+  take(key: string, capacity: number, perSecond: number): Promise<BucketTake>;
 }
 
 /** A named token as stored: never the token itself, only its SHA-256. */

@@ -17,6 +17,7 @@ import { nodeBindings, requestPrincipal } from "./node-bindings.js";
 import { bindOperations } from "./operations/bind.js";
 import type { ConcurrencyLimiter } from "./operations/limit.js";
 import type { OperationPolicy } from "./operations/policy.js";
+import type { RateLimiter } from "./operations/rate-limit.js";
 import { createOperationRuntime } from "./operations/runtime.js";
 import type { LiveStreams } from "./rest/live.js";
 import { problemResponse } from "./rest/problem.js";
@@ -31,6 +32,8 @@ export interface BindingDeps {
   config: WoConfig;
   limiter: ConcurrencyLimiter;
   policy: OperationPolicy;
+  /** The callers' rate limits, shared by every build served (absent: none is set). */
+  rate?: RateLimiter | undefined;
   live: LiveStreams;
   log: (line: string) => void;
   /** The instance's telemetry (runtime/telemetry/telemetry.ts); absent: nothing is observed. */
@@ -69,6 +72,7 @@ export function bindBuild(build: LoadedBuild, deps: BindingDeps): Binding {
     generated: build.operations,
     limiter: deps.limiter,
     policy: deps.policy,
+    rate: deps.rate,
     log,
     ...(telemetry ? { telemetry } : {}),
   });

@@ -12,7 +12,7 @@
 // build while the next one gets the new one. Streams and sessions belong to the instance, so
 // they carry on across swaps and end at close().
 
-import type { WoConfig } from "../model/app.js";
+import type { RateKind, WoConfig } from "../model/app.js";
 import { MigrationRefusedError, type MigrationReport, type Store } from "../model/store.js";
 import { bindBuild, type Binding } from "./binding.js";
 import { buildChanges, type BuildChanges } from "./build-changes.js";
@@ -25,6 +25,7 @@ import type { ListKind } from "./mcp/list-changes.js";
 import { createMcpHandler, type McpHandler } from "./mcp/index.js";
 import { createConcurrencyLimit, type ConcurrencyLimiter } from "./operations/limit.js";
 import { enforcePolicies, type OperationPolicy } from "./operations/policy.js";
+import { createRateLimiter, type RateLimiter } from "./operations/rate-limit.js";
 import type { ManagementOptions } from "./ops/management.js";
 import { createLiveStreams, type LiveStreams } from "./rest/live.js";
 import { defaultStreamLimits, StreamBudget } from "./stream-budget.js";
@@ -54,6 +55,8 @@ export interface InstanceOptions {
   policy?: OperationPolicy;
   /** Where OTEL_* variables are read (traces); default process.env. */
   env?: NodeJS.ProcessEnv;
+  /** Told of each call a rate limit refuses (the metrics' refusal counter). */
+  onRateLimited?: (kind: RateKind) => void;
 }
 
 export type SwapOutcome =
@@ -76,6 +79,8 @@ export interface RuntimeInstance {
    * when neither is configured; its shutdown() exports the spans not sent yet.
    */
   readonly telemetry: Telemetry | undefined;
+  /** The callers' rate limits (`[limits] *_per_minute`), with their refusal counts; absent: none is set. */
+  readonly rateLimiter: RateLimiter | undefined;
   /** The management endpoint's options with the instance's guard, when it serves one. */
   readonly management: ManagementOptions | undefined;
   readonly log: (line: string) => void;
@@ -96,6 +101,15 @@ export async function createRuntimeInstance(options: InstanceOptions): Promise<R
   const log = options.log ?? ((line: string) => process.stderr.write(`wo: ${line}\n`));
   const shutdown = new AbortController();
   const limiter = createConcurrencyLimit(config.concurrency, shutdown.signal);
+  // One bucket per caller and kind for the process (and, on a shared store, for every instance).
+  const rateLimiter = createRateLimiter(config.rateLimits, {
+    ...(store.rateBuckets ? { buckets: store.rateBuckets } : {}),
+    // Counted in the metrics (telemetry starts below, before anything is served).
+    onRefused: (kind) => {
+      options.onRateLimited?.(kind);
+      telemetry?.metrics?.rateLimited(kind);
+    },
+  });
   // One budget for every long-lived stream of the process: REST live, MCP GET and listen streams.
   const streams = new StreamBudget({ ...defaultStreamLimits, ...config.streamLimits });
   const live = createLiveStreams(store, log, { budget: streams });
@@ -138,6 +152,7 @@ export async function createRuntimeInstance(options: InstanceOptions): Promise<R
       config,
       limiter,
       policy: options.policy ?? enforcePolicies,
+      rate: rateLimiter,
       live,
       log,
       ...(telemetry ? { telemetry } : {}),
@@ -189,6 +204,7 @@ export async function createRuntimeInstance(options: InstanceOptions): Promise<R
     live,
     limiter,
     telemetry,
+    rateLimiter,
     management,
     log,
     swap(build) {

@@ -7,7 +7,7 @@
 // a WO4xxx error at the key's line:col; the file being absent is fine.
 
 import { parse, TomlError } from "smol-toml";
-import type { AuthConfig, TelemetryConfig } from "../../model/app.js";
+import type { AuthConfig, RateLimits, TelemetryConfig } from "../../model/app.js";
 import { isLoopbackName } from "../../model/loopback.js";
 import type { Span } from "../ast.js";
 import type { Catalog, WoConfig } from "../catalog.js";
@@ -124,6 +124,12 @@ export function readConfig(text: string | undefined, file: string, dirName: stri
     config.adminListen = adminListen.startsWith(":") ? `127.0.0.1${adminListen}` : adminListen;
   const telemetry = readTelemetry(read);
   if (telemetry !== undefined) config.telemetry = telemetry;
+  const rateLimits: RateLimits = {};
+  for (const kind of ["reads", "writes", "calls"] as const) {
+    const perMinute = read.positiveInt("limits", `${kind}_per_minute`);
+    if (perMinute !== undefined) rateLimits[kind] = perMinute;
+  }
+  if (Object.keys(rateLimits).length > 0) config.rateLimits = rateLimits;
   warnUnknownKeys(doc, read.known, text, file, bag);
   return result;
 }

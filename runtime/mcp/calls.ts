@@ -82,6 +82,9 @@ export class ModernContext implements MethodContext {
   get principal(): Principal | undefined {
     return this.req.principal;
   }
+  get caller(): string {
+    return this.req.caller;
+  }
 }
 
 /**
@@ -109,6 +112,9 @@ export class LegacyContext implements MethodContext {
   }
   get principal(): Principal | undefined {
     return this.req.principal;
+  }
+  get caller(): string {
+    return this.req.caller;
   }
   /** After the call: forget it, so a late cancel finds nothing. */
   settle(): void {

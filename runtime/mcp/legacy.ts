@@ -69,7 +69,13 @@ export async function serveLegacy(ep: Endpoint, msg: Message, version: string, r
 
   if (isInitialize) {
     const observed = ep.telemetry && { telemetry: ep.telemetry, protocolVersion: version, parent: req.trace };
-    const out = await runCall(handler, msg, { era: "legacy", signal: req.signal }, ep.log, observed);
+    const out = await runCall(
+      handler,
+      msg,
+      { era: "legacy", signal: req.signal, caller: req.caller },
+      ep.log,
+      observed,
+    );
     if (out instanceof RpcError) return answer(mode, rpcErrorBody(msg.id, out));
     const result = out as { protocolVersion: string };
     if (!ep.sessionsOn) return answer(mode, resultBody(msg.id, result));

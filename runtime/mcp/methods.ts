@@ -21,7 +21,7 @@ import {
 } from "../../model/build-contract.js";
 import { isOwner, ownerPrincipal, type Principal } from "../../model/principal.js";
 import { readFilter } from "../operations/read-policy.js";
-import { OperationError, type OperationErrorKind } from "../../model/errors.js";
+import { OperationError, RateLimitedError, type OperationErrorKind } from "../../model/errors.js";
 import type { Store } from "../../model/store.js";
 import { readCall } from "../operations/read-call.js";
 import { paginate } from "./cursor.js";
@@ -45,6 +45,8 @@ export interface MethodContext {
   readonly principal?: Principal | undefined;
   /** The trace of the method call's span, set while it runs (calls.ts): its operation joins it. */
   trace?: unknown;
+  /** Whom per-caller budgets count the call against (McpRequest.caller). */
+  readonly caller: string;
 }
 
 export type Handler = (params: Params, ctx: MethodContext) => unknown | Promise<unknown>;
@@ -89,12 +91,16 @@ const MIME = "application/json";
 /** The CallContext of an MCP call: who is calling, and for a call that can write, what stops it. */
 function mcpCall(ctx: MethodContext, canWrite: boolean): CallContext {
   const principal = ctx.principal ?? ownerPrincipal;
-  if (ctx.trace !== undefined)
-    return canWrite
-      ? { signal: ctx.signal, principal, surface: "mcp", trace: ctx.trace }
-      : { principal, surface: "mcp", trace: ctx.trace };
-  if (canWrite) return { signal: ctx.signal, principal, surface: "mcp" };
-  return readCall(principal, "mcp");
+  // The owner is not rate limited, so its calls need no caller.
+  const caller = principal === ownerPrincipal ? undefined : ctx.caller;
+  const extra = {
+    ...(ctx.trace !== undefined ? { trace: ctx.trace } : {}),
+    ...(caller !== undefined ? { caller } : {}),
+  };
+  if (canWrite) return { signal: ctx.signal, principal, surface: "mcp", ...extra };
+  return caller === undefined && ctx.trace === undefined
+    ? readCall(principal, "mcp")
+    : { principal, surface: "mcp", ...extra };
 }
 const TEMPLATE_SUFFIX = "/{id}";
 
@@ -132,6 +138,7 @@ const errorPrefix: Record<OperationErrorKind, string> = {
   unprocessable: "Unprocessable",
   cancelled: "Cancelled",
   busy: "Busy",
+  rate_limited: "Rate limited",
   storage_full: "Storage full",
   unavailable: "Database unavailable",
   internal: "Internal error",
@@ -363,6 +370,9 @@ export function createMethods(deps: MethodDeps): MethodTable {
     try {
       row = await readRow(type, Number(tail), call);
     } catch (err) {
+      // A read the caller's rate limit refused: said as the error, with the wait (nothing ran).
+      if (err instanceof RateLimitedError)
+        throw new RpcError(ErrorCode.ServerError, errorText(err), { retryAfterSeconds: err.retryAfterSeconds });
       deps.log(`mcp: ${method} ${uri} failed: ${err instanceof Error ? err.message : String(err)}`);
       throw new RpcError(ErrorCode.InternalError, "Internal error while reading the resource");
     }

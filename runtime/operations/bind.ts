@@ -3,10 +3,11 @@
 // steps, in this order:
 //
 //   validate (the entry's input schema) → policy, action level (runtime/operations/policy.ts) →
-//   concurrency slot (limit.ts) → the body: table-driven (table-operations.ts) or the
-//   generated handler of operations.js (a method, behind the policy's check of its row) → one
-//   store transaction, committed in rt.store.write before the call is answered. A write of a
-//   type with policy lines checks its rows inside that transaction (the policy's RowGuard).
+//   the caller's rate limit (rate-limit.ts) → concurrency slot (limit.ts) → the body:
+//   table-driven (table-operations.ts) or the generated handler of operations.js (a method,
+//   behind the policy's check of its row) → one store transaction, committed in rt.store.write
+//   before the call is answered. A write of a type with policy lines checks its rows inside
+//   that transaction (the policy's RowGuard).
 //
 // A call that may write carries its audit record (audit.ts) through all of it: appended in its
 // transaction when it commits, recorded on its own when any step refuses it. Every body that
@@ -30,6 +31,7 @@ import { auditedCall, isAudited, recordRefusal } from "./audit.js";
 import { inSession } from "./session.js";
 import { withSlot, type ConcurrencyLimiter } from "./limit.js";
 import type { BuildPolicy, OperationPolicy, RowGuard } from "./policy.js";
+import { rateKindOf, type RateLimiter } from "./rate-limit.js";
 import { isTableDriven, tableOperationBody, type OperationBody } from "./table-operations.js";
 import { observedOperation } from "../telemetry/observe.js";
 import type { Telemetry } from "../telemetry/telemetry.js";
@@ -41,6 +43,8 @@ export interface BindDeps {
   generated: OperationsModule;
   limiter: ConcurrencyLimiter;
   policy: OperationPolicy;
+  /** The callers' rate limits (`[limits] *_per_minute`); absent: none is set. */
+  rate?: RateLimiter | undefined;
   /** The server log: an audit entry that could not be written is said here. */
   log: (line: string) => void;
   /** The instance's telemetry: each operation call is counted and traced. Absent: not observed. */
@@ -48,7 +52,7 @@ export interface BindDeps {
 }
 
 export function bindOperations(deps: BindDeps): Record<string, Operation> {
-  const { app, rt, limiter } = deps;
+  const { app, rt, limiter, rate } = deps;
   const policy = deps.policy.bind(app);
   const generated = deps.generated.createOperations(rt);
   const refTables = refColumnsByTable(app);
@@ -61,7 +65,7 @@ export function bindOperations(deps: BindDeps): Record<string, Operation> {
       : atEntry(generated[entry.name], guard, rt, app, entry);
     // A method the build lists but operations.js lacks: REST and MCP answer that it is not served.
     if (!body) continue;
-    const operation = admitted(entry, body, rt, policy, limiter, deps.log);
+    const operation = admitted(entry, body, rt, policy, limiter, rate, deps.log);
     bound[entry.name] = deps.telemetry ? observedOperation(deps.telemetry, entry.name, operation) : operation;
   }
   const listed = new Set(app.operations.map((e) => e.name));
@@ -118,15 +122,19 @@ function admitted(
   rt: OperationRuntime,
   policy: BuildPolicy,
   limiter: ConcurrencyLimiter,
+  rate: RateLimiter | undefined,
   log: (line: string) => void,
 ): Operation {
   const { name } = entry;
   // Only compiled bodies read `$session`; the table-driven ones (CRUD, relations) take the
   // caller from `call`, so they run without the session scope and its cost (session.ts).
   const scoped = !isTableDriven(entry);
+  const rateKind = rateKindOf(entry.kind);
   const run = async (input: unknown, call: CallContext) => {
     const data = rt.validate<Row>(name, input);
     policy.admit(entry, data, call);
+    const taking = rate?.take(rateKind, call);
+    if (taking) await taking;
     const wait = limiter.acquire(call);
     if (wait) await wait;
     try {

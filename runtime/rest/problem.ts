@@ -27,6 +27,7 @@ const problems: Record<ProblemKind, { status: ContentfulStatusCode; title: strin
   // The caller went away before the commit; nobody reads this answer, but it must not be 2xx.
   cancelled: { status: 409, title: "Cancelled" },
   busy: { status: 503, title: "Busy" },
+  rate_limited: { status: 429, title: "Rate limited" },
   storage_full: { status: 503, title: "Storage full" },
   unavailable: { status: 503, title: "Database unavailable" },
   internal: { status: 500, title: "Internal server error" },

@@ -14,7 +14,7 @@ import { Hono, type Context } from "hono";
 import type { CatalogType } from "../../model/app.js";
 import type { AppContract, CallContext, Operation, OperationKind } from "../../model/build-contract.js";
 import { ownerPrincipal } from "../../model/principal.js";
-import { OperationError } from "../../model/errors.js";
+import { OperationError, RateLimitedError } from "../../model/errors.js";
 import { isPreflight, restPreflightHeaders } from "../http-guard.js";
 import { listVocabulary, liveFiltersValidator, type ListVocabulary } from "../../model/list-filters.js";
 import { listConditions } from "../operations/list-page.js";
@@ -253,10 +253,15 @@ async function handle(
     // Reads have nothing to roll back; creating the request's AbortSignal costs a few percent
     // of a GET, so only calls that may write get one.
     const principal = requestPrincipal(c) ?? ownerPrincipal;
-    const untraced: CallContext =
-      route.kind === "get" || route.kind === "list" || route.kind === "relation" || route.kind === "me"
+    // Whom the caller's rate limit counts: nobody for the owner, who is not limited.
+    const caller =
+      principal === ownerPrincipal ? undefined : streamCallerOf(nodeBindings(c).incoming?.socket, principal);
+    const reading = route.kind === "get" || route.kind === "list" || route.kind === "relation" || route.kind === "me";
+    const untraced: CallContext = reading
+      ? caller === undefined
         ? readCall(principal, "rest")
-        : { signal: c.req.raw.signal, principal, surface: "rest" };
+        : { principal, surface: "rest", caller }
+      : { signal: c.req.raw.signal, principal, surface: "rest", ...(caller !== undefined ? { caller } : {}) };
     const trace = deps.traceOf?.(c);
     const call = trace === undefined ? untraced : { ...untraced, trace };
     result = await operation(input, call);
@@ -268,7 +273,11 @@ async function handle(
         err.kind,
         err.message,
         err.details,
-        err.kind === "busy" || err.kind === "unavailable" ? { "retry-after": "1" } : {},
+        err instanceof RateLimitedError
+          ? { "retry-after": String(err.retryAfterSeconds) }
+          : err.kind === "busy" || err.kind === "unavailable"
+            ? { "retry-after": "1" }
+            : {},
         err.truncated,
       );
     }

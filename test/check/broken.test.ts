@@ -596,6 +596,15 @@ export const brokenCases: BrokenCase[] = [
     message: "limits.method_millis' must be a positive integer",
   },
   {
+    name: "[limits] reads_per_minute that is not a positive integer",
+    files: {
+      "app.wo": "type A {\n  x: Int\n}\n",
+      "wo.toml": "[limits]\nmethod_steps = 1000\nwrites_per_minute = 60\n┆reads_per_minute = -5\n",
+    },
+    code: "WO4005",
+    message: "limits.reads_per_minute' must be a positive integer",
+  },
+  {
     name: "[limits] given a value instead of a table",
     files: { "app.wo": "type A {\n  x: Int\n}\n", "wo.toml": "┆limits = 5\n" },
     code: "WO4005",

@@ -35,6 +35,7 @@ import { violatingSqlOp } from "../../../model/field-check.js";
 import { quoteId } from "../ddl.js";
 import { createChangeLogSql } from "./change-log.js";
 import { pgCreateNamedTokenTableSql } from "./named-tokens.js";
+import { pgCreateRateBucketTableSql } from "./rate-buckets.js";
 import { createAuditSql } from "../audit-trail.js";
 import { pgColumnDefinition, pgCreateIndexSql, pgCreateTableSql, pgDropIndexSql, pgIndexedColumn } from "./ddl.js";
 
@@ -62,6 +63,7 @@ export async function migratePostgres(
     const report = await planAndApply(client, where, next, options);
     for (const sql of createChangeLogSql) await client.query(sql);
     await client.query(pgCreateNamedTokenTableSql);
+    await client.query(pgCreateRateBucketTableSql);
     for (const sql of createAuditSql("postgres")) await client.query(sql);
     await client.query(
       `CREATE TABLE IF NOT EXISTS ${quoteId(mcpSessionTable)} ("id" TEXT PRIMARY KEY, "protocol_version" TEXT NOT NULL, "created_at" TIMESTAMPTZ NOT NULL DEFAULT now(), "last_used" TIMESTAMPTZ NOT NULL DEFAULT now())`,

@@ -46,6 +46,7 @@ import {
   type MigrationPlan,
   type MigrationReport,
   type NamedTokenDirectory,
+  type RateBucketDirectory,
   type Store,
   type StoreTx,
   type WriteOptions,
@@ -65,6 +66,7 @@ import {
   planPostgresMigration,
 } from "./migrate.js";
 import { pgNamedTokens } from "./named-tokens.js";
+import { pgRateBuckets } from "./rate-buckets.js";
 import { PostgresTx, StatementNames, type PgTxContext } from "./tx.js";
 
 export interface OpenPostgresStoreOptions {
@@ -441,6 +443,8 @@ export class PostgresStore implements Store {
   private sessionKey: Promise<Buffer> | undefined;
   /** Named tokens in the database: every instance on it refuses a revoked one at once. */
   readonly namedTokens: NamedTokenDirectory = pgNamedTokens((text, values) => this.query(text, values));
+  /** Rate-limit buckets in the database: a caller's limit holds across every instance. */
+  readonly rateBuckets: RateBucketDirectory = pgRateBuckets((text, values) => this.query(text, values));
 
   /** A connection from the pool; a server that cannot be reached is StoreUnavailableError. */
   private async connect(): Promise<pg.PoolClient> {
