@@ -17,7 +17,7 @@ vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
 const ownerToken = "owner-token-for-the-rate-limit-test";
 const app = (limits: string) => ({
-  "wo.toml": `name = "tasks"\n[server]\ntoken_env = "RL_OWNER_TOKEN"\n[limits]\nmethod_steps = 100000\n${limits}`,
+  "wo.toml": `name = "tasks"\n[server]\ntoken_env = "RL_OWNER_TOKEN"\n[admin]\nlisten = "127.0.0.1:0"\n[limits]\nmethod_steps = 100000\n${limits}`,
   "app.wo": `class Task {
   id: Id
   title: Text
@@ -95,6 +95,11 @@ describe("rate limits on a serving SQLite app", () => {
     for (let i = 0; i < 12; i++) expect((await send(wo.url, ownerToken, "GET", "/api/tasks")).status).toBe(200);
     // A refusal is no crash: the server answers on, and the log has no failure.
     expect(wo.output()).not.toMatch(/unexpected|internal/i);
+    // Counted in the metrics of the admin listener.
+    const admin = /admin {5}(http:\/\/\S+) /.exec(wo.output())?.[1];
+    expect(admin, wo.output()).toBeDefined();
+    const metrics = await (await fetch(`${admin}/metrics`)).text();
+    expect(metrics).toMatch(/^wo_rate_limited_total\{kind="reads"\} 1$/m);
   });
 
   it("writes and method calls have buckets of their own; their refusals are in the audit trail, nothing ran", async () => {
