@@ -13,6 +13,7 @@ import type { Principal } from "../../model/principal.js";
 import type { Store, StoreTx } from "../../model/store.js";
 import { holds } from "./policy.js";
 import { hasPolicies, rowCondition } from "./row-policy.js";
+import { withWrites } from "./tx-wrapper.js";
 import { statementPrincipal } from "./session.js";
 
 export function withStatementPolicies(store: Store, catalog: AppContract): Store {
@@ -37,14 +38,7 @@ export function withStatementPolicies(store: Store, catalog: AppContract): Store
           `The session (role ${JSON.stringify(p.role)}, user ${JSON.stringify(p.user)}) may not ${what} ${t.name} ${id}: no policy line grants ${action} on it.`,
         );
     };
-    return {
-      get: (table, id, lock) => inner.get(table, id, lock),
-      list: (table, query) => inner.list(table, query),
-      count: (table, query) => inner.count(table, query),
-      insertWithId: (table, id, values) => inner.insertWithId(table, id, values),
-      savepoint: (fn) => inner.savepoint(fn),
-      referrers: (table, id) => inner.referrers(table, id),
-      appendAudit: (record) => inner.appendAudit(record),
+    return withWrites(inner, {
       async insert(table, values) {
         const at = policed(table);
         const row = await inner.insert(table, values);
@@ -67,7 +61,7 @@ export function withStatementPolicies(store: Store, catalog: AppContract): Store
         if (at) await must(at.type, id, "delete", at.p, "delete");
         return inner.delete(table, id);
       },
-    };
+    });
   };
   return { ...store, write: (fn, options) => store.write((tx) => fn(checked(tx)), options) };
 }

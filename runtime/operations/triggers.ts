@@ -16,6 +16,7 @@
 // loops on itself; a chain of different triggers stops past `maxTriggerDepth` with a 409 that
 // names the chain. Any error, an `abort` in a called fn included, rolls the whole write back.
 
+import { withWrites } from "./tx-wrapper.js";
 import type { CallContext, OperationRuntime, RunBudgetCounter, TriggerDefinition } from "../../model/build-contract.js";
 import { OperationError } from "../../model/errors.js";
 import type { ChangeOp, Row, Store, StoreTx } from "../../model/store.js";
@@ -71,14 +72,7 @@ function triggeredTx(
       .get(table)
       ?.get(event)
       ?.filter((t) => !state.running.includes(t));
-  const tx: StoreTx = {
-    get: (table, id, lock) => inner.get(table, id, lock),
-    list: (table, query) => inner.list(table, query),
-    count: (table, query) => inner.count(table, query),
-    insertWithId: (table, id, values) => inner.insertWithId(table, id, values),
-    savepoint: (fn) => inner.savepoint(fn),
-    referrers: (table, id) => inner.referrers(table, id),
-    appendAudit: (record) => inner.appendAudit(record),
+  const tx: StoreTx = withWrites(inner, {
     async insert(table, values) {
       const triggers = triggersOf(table, "create");
       if (!triggers?.length) return inner.insert(table, values);
@@ -120,7 +114,7 @@ function triggeredTx(
       }
       return inner.delete(table, id);
     },
-  };
+  });
   return tx;
 }
 
