@@ -116,6 +116,9 @@ export async function startNamedTokenSource(
     const hash = namedTokenHash(credential);
     const found = await directory.find(hash);
     if (!found || !timingSafeEqual(Buffer.from(found.hash, "hex"), Buffer.from(hash, "hex"))) throw unknownToken;
+    // A token found proves there are tokens: identities are configured from now on, not from
+    // the next count (else a token revoked before it would still pass as the owner's).
+    if (count === 0) count = 1;
     const now = Date.now();
     if (now - (touched.get(found.name) ?? 0) >= touchEveryMs) {
       touched.set(found.name, now);
