@@ -95,7 +95,7 @@ test "expect_abort catches what aborts inside as session" {
       /✖ an assertion about the session fails inside the block[^\n]*\n {2}assert failed at tests\/session\.wo:\d+: null == editor is false/,
     );
     expect(r.out).toMatch(/✔ expect_abort catches what aborts inside as session/);
-    expect(r.out).toMatch(/✖ a statement the policies refuse fails the test[^\n]*\n[^\n]*may not insert this Note/);
+    expect(r.out).toMatch(/✖ a statement the policies refuse fails the test[^\n]*\n[^\n]*may not create a Note/);
     expect(r.out).toMatch(/✔ expect_abort catches a statement the policies refuse, and the rows stay as they were/);
     expect(r.out).toMatch(/4 passed, 2 failed/);
     expect(r.status).toBe(1);
