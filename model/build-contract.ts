@@ -357,9 +357,9 @@ export interface CallContext {
   /** Where the call came from; absent means an in-process caller (tests of the runtime). */
   surface?: Surface;
   /**
-   * Whom per-caller budgets count the call against: a named token's or JWT's principal by its
-   * name, anyone else by the connection's address (runtime/stream-budget.ts, streamCallerOf).
-   * Set by the surfaces for every caller but the owner; absent: one in-process caller.
+   * Whom per-caller budgets count an anonymous call against: the connection's address
+   * (runtime/stream-budget.ts, streamCallerOf). Set by the surfaces for anonymous callers only:
+   * a named token's or JWT's principal is counted by its name, from `principal`.
    */
   caller?: string;
   /**

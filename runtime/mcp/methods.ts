@@ -91,8 +91,9 @@ const MIME = "application/json";
 /** The CallContext of an MCP call: who is calling, and for a call that can write, what stops it. */
 function mcpCall(ctx: MethodContext, canWrite: boolean): CallContext {
   const principal = ctx.principal ?? ownerPrincipal;
-  // The owner is not rate limited, so its calls need no caller.
-  const caller = principal === ownerPrincipal ? undefined : ctx.caller;
+  // Only an anonymous caller is counted by its connection; a named principal the limiter knows
+  // by name (so its reads keep their shared context), and the owner is not limited.
+  const caller = principal.via === "anonymous" ? ctx.caller : undefined;
   const extra = {
     ...(ctx.trace !== undefined ? { trace: ctx.trace } : {}),
     ...(caller !== undefined ? { caller } : {}),

@@ -92,6 +92,7 @@ export function createRateLimiter(
   const take = (kind: RateKind, call: CallContext): Promise<void> | undefined => {
     const perMinute = limits[kind];
     if (perMinute === undefined || isOwner(call.principal)) return undefined;
+    // A named principal by its name; an anonymous one by the address its surface gave.
     const key = `${kind}:${call.caller ?? streamCallerOf(undefined, call.principal)}`;
     const perSecond = perMinute / 60;
     const at = now();

@@ -253,9 +253,10 @@ async function handle(
     // Reads have nothing to roll back; creating the request's AbortSignal costs a few percent
     // of a GET, so only calls that may write get one.
     const principal = requestPrincipal(c) ?? ownerPrincipal;
-    // Whom the caller's rate limit counts: nobody for the owner, who is not limited.
+    // Whom the caller's rate limit counts: an anonymous caller by its address; a named principal
+    // the limiter knows by name (so its reads keep their shared context), the owner is not limited.
     const caller =
-      principal === ownerPrincipal ? undefined : streamCallerOf(nodeBindings(c).incoming?.socket, principal);
+      principal.via === "anonymous" ? streamCallerOf(nodeBindings(c).incoming?.socket, principal) : undefined;
     const reading = route.kind === "get" || route.kind === "list" || route.kind === "relation" || route.kind === "me";
     const untraced: CallContext = reading
       ? caller === undefined

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CallContext, Operation } from "../../model/build-contract.js";
 import { OperationError } from "../../model/errors.js";
 import type { Store, StoreTx } from "../../model/store.js";
+import { withWrites } from "../operations/tx-wrapper.js";
 import type { Telemetry } from "./telemetry.js";
 
 const routeKey = Symbol("wo.route");
@@ -137,18 +138,11 @@ function countingTx(tx: StoreTx, changed: () => void): StoreTx {
       if (value) changed();
       return value;
     });
-  return {
-    get: (table, id, lock) => tx.get(table, id, lock),
-    list: (table, query) => tx.list(table, query),
-    count: (table, query) => tx.count(table, query),
+  return withWrites(tx, {
     insert: (table, values) => counted(tx.insert(table, values)),
-    insertWithId: (table, id, values) => counted(tx.insertWithId(table, id, values)),
     update: (table, id, patch) => counted(tx.update(table, id, patch)),
     delete: (table, id) => counted(tx.delete(table, id)),
-    savepoint: (fn) => tx.savepoint(fn),
-    referrers: (table, id) => tx.referrers(table, id),
-    appendAudit: (record) => tx.appendAudit(record),
-  };
+  });
 }
 
 /** What an MCP method call reports (runtime/mcp/calls.ts). */
