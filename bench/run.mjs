@@ -12,7 +12,18 @@ import { table } from "./summary.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 // Cheapest first, so a run cut short still has figures.
-const benches = ["compile", "rest", "mcp", "identity", "methods", "live", "postgres", "policies", "telemetry"];
+const benches = [
+  "compile",
+  "rest",
+  "mcp",
+  "identity",
+  "methods",
+  "live",
+  "postgres",
+  "policies",
+  "telemetry",
+  "rate-limits",
+];
 const onlyArg = process.argv.indexOf("--only");
 const only = onlyArg >= 0 ? process.argv[onlyArg + 1]?.split(",") : undefined;
 const chosen = benches.filter((b) => existsSync(join(root, "bench", b, "run.mjs")) && (!only || only.includes(b)));

@@ -17,6 +17,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { numberArg, pinCpus, repoRoot, startNode, stopNode } from "../node-process.mjs";
 import { median, pairedRatios } from "../paired-load.mjs";
+import { summarize } from "../summary.mjs";
 
 const arg = numberArg;
 const rounds = arg("rounds", 8);
@@ -109,6 +110,7 @@ try {
   console.log(
     `  ${"REST GET /api/posts?limit=50".padEnd(36)} ≥ 0.8   ${median(ratios).toFixed(3).padStart(5)}                    ${ratios.map((r) => r.toFixed(2)).join(" ")}`,
   );
+  const figures = [["REST list with a row policy / without, paired", "≥ 0.8", `${median(ratios).toFixed(2)}×`, rounds]];
   for (const child of started.splice(0)) await stopNode(child);
 
   // --- 2. 100,000 rows: the plan and the time -----------------------------------------
@@ -161,6 +163,13 @@ try {
   console.log(
     `  list of 51 rows: ${filtered.toFixed(3)} ms with the policy, ${plain.toFixed(3)} ms without (median of 50)`,
   );
+  figures.push([
+    `${bigRows.toLocaleString("en")} rows: list of 51 with the policy (index) / without`,
+    "uses the index",
+    `${filtered.toFixed(3)} / ${plain.toFixed(3)} ms`,
+    50,
+  ]);
+  summarize("policies", figures);
   await store.close();
 } finally {
   for (const child of started) await stopNode(child);

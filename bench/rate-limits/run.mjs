@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { startPostgres, postgresUnavailable } from "../../tools/postgres/server.mjs";
 import { pinCpus, repoRoot, startNode, stopNode } from "../node-process.mjs";
 import { median, pairedRatios } from "../paired-load.mjs";
+import { summarize } from "../summary.mjs";
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -60,6 +61,7 @@ try {
     `rate-limit bench: ${rounds} paired rounds × ${duration} s, ${connections} connections each; ${placement}`,
   );
   console.log(`  ${"case".padEnd(38)} limited / unlimited (median)   rounds`);
+  const figures = [];
   for (const store of ["sqlite", "postgres"]) {
     const sides = [];
     for (const limited of [false, true]) {
@@ -81,7 +83,14 @@ try {
     console.log(
       `  ${`REST GET by id, ${store}`.padEnd(38)} ${median(ratios).toFixed(3).padStart(5)}                          ${ratios.map((x) => x.toFixed(2)).join(" ")}`,
     );
+    figures.push([
+      `REST GET by id with a rate limit / without, ${store}, paired`,
+      "",
+      `${median(ratios).toFixed(2)}×`,
+      rounds,
+    ]);
   }
+  summarize("rate-limits", figures);
 } finally {
   for (const child of started) await stopNode(child);
   await pg.stop();

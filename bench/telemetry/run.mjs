@@ -18,6 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { numberArg, pinCpus, repoRoot, serveApp, stopNode } from "../node-process.mjs";
 import { median, pairedRatios } from "../paired-load.mjs";
+import { summarize } from "../summary.mjs";
 
 const arg = numberArg;
 const rounds = arg("rounds", 8);
@@ -96,8 +97,10 @@ try {
     `telemetry bench: ${rounds} paired rounds × ${duration} s, ${connections} connections each; ${placement}`,
   );
   console.log(`  REST GET /api/greetings/1       goal     observed / off (median)   rounds`);
+  const figures = [];
   for (const [title, a, b] of cases) {
     const ratios = await pairedRatios([[a, b]], { rounds, duration, connections });
+    figures.push([`REST GET, ${title} / off, paired`, "≥ 0.97", `${median(ratios).toFixed(2)}×`, rounds]);
     console.log(
       `  ${title.padEnd(31)} ≥ 0.97   ${median(ratios).toFixed(3).padStart(5)}                     ${ratios.map((r) => r.toFixed(2)).join(" ")}`,
     );
@@ -119,7 +122,11 @@ try {
     console.log(
       `    metrics + traces (ratio ${ratio})    ${tracedCpu.toFixed(1)} µs   cost ${(100 * (tracedCpu / offCpu - 1)).toFixed(1)}%   (goal ≤ 3%)`,
     );
+    const cost = (v) => `+${(100 * (v / offCpu - 1)).toFixed(1)}% (${offCpu.toFixed(1)} → ${v.toFixed(1)} µs)`;
+    figures.push(["server CPU per REST GET, metrics on", "≤ +3%", cost(metricsCpu), rounds]);
+    figures.push([`server CPU per REST GET, metrics + traces (${ratio})`, "≤ +3%", cost(tracedCpu), rounds]);
   }
+  summarize("telemetry", figures);
 } finally {
   for (const child of started) await stopNode(child);
   // The traced server flushed its spans when it stopped.
