@@ -156,12 +156,16 @@ function anonymousRoutes(build: LoadedBuild): Binding["admitsAnonymous"] {
   const { catalog } = build;
   const grantsAnyone = catalog.types.some((t) => t.policies?.some((g) => g.grantee.kind === "anyone"));
   if (!grantsAnyone) return () => false;
-  const pattern = (path: string) => new RegExp(`^${path.split("/").map(segment).join("/")}$`);
-  const operationPaths = catalog.operations.flatMap((o) => o.routes.map((r) => pattern(r.path)));
-  // Live streams (`GET …/live`) too: the route refuses anonymous where no line grants it a read
-  // (runtime/rest/routes.ts), and filters each change by the caller's read policy.
-  const livePaths = catalog.runtimeRoutes.map((r) => pattern(r.path));
-  return (path, mcp) => mcp || operationPaths.some((p) => p.test(path)) || livePaths.some((p) => p.test(path));
+  const pattern = (path: string) => path.split("/").map(segment).join("/");
+  // The operations' routes, and live streams (`GET …/live`) too: the route refuses anonymous
+  // where no line grants it a read (runtime/rest/routes.ts), and filters each change by the
+  // caller's read policy. One expression for all of them, built once: asked per anonymous request.
+  const paths = new Set([
+    ...catalog.operations.flatMap((o) => o.routes.map((r) => pattern(r.path))),
+    ...catalog.runtimeRoutes.map((r) => pattern(r.path)),
+  ]);
+  const routed = new RegExp(`^(?:${[...paths].join("|")})$`);
+  return (path, mcp) => mcp || routed.test(path);
 }
 
 /** One route segment as a pattern: `:id` matches any one segment, the rest literally. */
