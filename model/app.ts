@@ -248,6 +248,12 @@ export interface CatalogTrigger<Body = unknown> {
   source: SourceLocation;
 }
 
+/**
+ * The route of the app-wide event stream (spec/rest.md, "Application events"): `_` keeps it
+ * apart from any type's path, and the checker reserves it (compiler/check/services.ts).
+ */
+export const eventsRoute = "/api/_events";
+
 /** The event names the program's triggers emit, sorted; empty when none does. */
 export function emittedEvents(catalog: Pick<Catalog, "types">): string[] {
   const names = new Set<string>();

@@ -7,6 +7,7 @@
 // emitting row as it was stored when the event was emitted (the row before a delete).
 
 import type { Catalog, CatalogType } from "../model/app.js";
+export { eventsRoute } from "../model/app.js";
 import type { Principal } from "../model/principal.js";
 import { eventLogTable, type AppEvent, type Row, type RowChange, type Store, type StoreTx } from "../model/store.js";
 import { readFilter } from "./operations/read-policy.js";
@@ -23,9 +24,6 @@ export interface PublishedEvent {
   args: unknown[];
   at: string;
 }
-
-/** The route of the app-wide stream: `_` keeps it apart from any type's path (spec/rest.md). */
-export const eventsRoute = "/api/_events";
 
 /** The MCP resource of every event, and the prefix of one name's (`wo://events/<name>`). */
 export const eventsUri = "wo://events";
