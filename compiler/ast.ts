@@ -239,7 +239,16 @@ export interface TriggerAction {
   text: string;
   verb: "set" | "call" | "emit" | "enqueue" | "statement";
   run?: Stmt;
+  /** `emit "name"(args)`: the event's name and arguments, as read (trigger-parts.ts). */
+  emit?: EmitAction;
   span: Span;
+}
+
+/** `emit "name"(a, b)` (spec/language.md, "Triggers"): `name` is the string's value. */
+export interface EmitAction {
+  name: string;
+  nameSpan: Span;
+  args: Expr[];
 }
 
 /** Top-level `policy Name` block (applies_to / when / effect), compiler/check/policies.ts. */

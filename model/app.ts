@@ -8,7 +8,7 @@
 // It is plain JSON-able data: no classes, no cycles, no Maps. Order is meaningful and stable:
 // types in declaration order (file path order, then source order), fields in source order.
 
-import type { AuditRetention } from "./store.js";
+import { eventLogTable, type AuditRetention } from "./store.js";
 import type { ScalarName } from "./scalars.js";
 import type { FieldCheck } from "./field-check.js";
 import type { BypassPolicy, PolicyGrant } from "./policy.js";
@@ -238,8 +238,27 @@ export interface CatalogTrigger<Body = unknown> {
   /** `Post on update (posts.wo:17)`. */
   name: string;
   sets: number;
+  /**
+   * Its `emit` actions, in order (spec/language.md, "Triggers"): each event's name and how many
+   * arguments it takes. Their values are the last `let`s of the `if` block, in the same order
+   * (compiler/check/triggers.ts). Absent when it emits nothing.
+   */
+  emits?: { name: string; args: number }[];
   body: Body;
   source: SourceLocation;
+}
+
+/**
+ * The route of the app-wide event stream (spec/rest.md, "Application events"): `_` keeps it
+ * apart from any type's path, and the checker reserves it (compiler/check/services.ts).
+ */
+export const eventsRoute = "/api/_events";
+
+/** The event names the program's triggers emit, sorted; empty when none does. */
+export function emittedEvents(catalog: Pick<Catalog, "types">): string[] {
+  const names = new Set<string>();
+  for (const t of catalog.types) for (const tr of t.triggers ?? []) for (const e of tr.emits ?? []) names.add(e.name);
+  return [...names].sort();
 }
 
 /** A CRUD op or the name of a method of the type. `subscribe`/`me` appear only in `rest`. */
@@ -260,6 +279,15 @@ export function readsRowsOverMcp(type: Pick<CatalogType, "mcp">): boolean {
  */
 export function servesLiveStream(type: Pick<CatalogType<unknown>, "rest">): boolean {
   return type.rest.some((block) => block.ops.includes("subscribe"));
+}
+
+/**
+ * The tables the change log keeps (spec/live.md): those of types serving a live stream, and the
+ * application events when some trigger emits one (model/store.ts `eventLogTable`).
+ */
+export function loggedTables(catalog: Pick<Catalog, "types">): string[] {
+  const tables = catalog.types.filter(servesLiveStream).map((t) => t.table);
+  return emittedEvents(catalog).length > 0 ? [...tables, eventLogTable] : tables;
 }
 
 export const crudOps = ["list", "get", "create", "update", "delete"] as const;

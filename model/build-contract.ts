@@ -272,6 +272,14 @@ export interface OperationRuntime {
    * `concurrent`ly (model/store.ts WriteOptions): its triggers may read and write other rows.
    */
   hasTriggers(table: string): boolean;
+  /**
+   * `do emit "name"(args)` of a trigger on the row `row` of `type` (spec/live.md, "Application
+   * events"): recorded in `tx`, the write's transaction, and published after its commit.
+   */
+  emitEvent(
+    tx: StoreTx,
+    event: { name: string; type: string; table: string; row: Row; args: readonly unknown[] },
+  ): Promise<void>;
 }
 
 /**

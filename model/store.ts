@@ -89,6 +89,38 @@ export interface StoreTx {
    * the retention when due. Throws in a read() transaction.
    */
   appendAudit(record: AuditRecord): Promise<void>;
+  /**
+   * Records an application event (`do emit "name"(args)` in a trigger; spec/live.md,
+   * "Application events") inside this write transaction: it is in the change log, under
+   * `eventLogTable`, exactly when the write commits, and published after the commit like a row
+   * change. Throws in a read() transaction.
+   */
+  appendEvent(event: AppEvent): Promise<void>;
+}
+
+/**
+ * The change log's name for application events: not a table of the database (no type's table
+ * starts with `_wo_`), only the `table` its entries and commit events carry.
+ */
+export const eventLogTable = "_wo_events";
+
+/**
+ * One application event, as the change log keeps it (the `row` of its RowChange, whose `id` is
+ * `rowId`). `source` is the emitting row as stored then (the row before a delete): whom the
+ * event may reach is decided by the read policy of `type` on it (runtime/app-events.ts). It is
+ * never sent to a client.
+ */
+export interface AppEvent {
+  name: string;
+  /** The argument values, as JSON (a row as REST shows it). */
+  args: unknown[];
+  /** The emitting type and its table. */
+  type: string;
+  table: string;
+  rowId: number;
+  /** When it was emitted: ISO-8601 UTC with milliseconds. */
+  at: string;
+  source: Row;
 }
 
 /**

@@ -105,6 +105,7 @@ export function bindBuild(build: LoadedBuild, deps: BindingDeps): Binding {
       operations,
       maxBodyBytes: config.maxBodyBytes,
       live: deps.live,
+      store,
       log,
       validate: (name, input) => rt.validate(name, input),
       // Under telemetry the edge counts a request under the route template that took it

@@ -155,6 +155,7 @@ const reservedPaths: readonly (readonly [string, string])[] = [
   ["/openapi.json", "the OpenAPI document"],
   ["/explorer", "the explorer's files"],
   ["/_wo", "wo's runtime endpoints"],
+  ["/api/_events", "the stream of the app's events"],
   ["/.well-known", "for the OAuth resource metadata"],
 ];
 

@@ -8,10 +8,22 @@
 //   let old = self        -- update and delete: the row before the write
 //   if <when> { <each set as `update self set f = e`>; <each call and write> }
 // `old` and `new` are rows of the type like `self`; which of them exist follows the event,
-// so `old` in an `on create` trigger is an unknown name. `emit` and `enqueue` are not run yet:
-// a warning each (WO2115), and a trigger with nothing else is not executed (WO2102).
+// so `old` in an `on create` trigger is an unknown name. Each `emit`'s arguments end the block
+// as `let`s (emitArgs), typed like a call's arguments. `enqueue` is not run yet: a warning
+// (WO2115), and a trigger with nothing else is not executed (WO2102).
 
-import type { Block, Expr, LetStmt, MemberExpr, NameExpr, Stmt, Trigger, TypeDecl, UpdateStmt } from "../ast.js";
+import type {
+  Block,
+  EmitAction,
+  Expr,
+  LetStmt,
+  MemberExpr,
+  NameExpr,
+  Stmt,
+  Trigger,
+  TypeDecl,
+  UpdateStmt,
+} from "../ast.js";
 import type { Catalog, CatalogMethod, CatalogTrigger, CatalogType } from "../catalog.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { locationOf } from "./context.js";
@@ -44,9 +56,22 @@ function buildTrigger(
 ): CatalogTrigger<Block> | undefined {
   const sets: Stmt[] = [];
   const runs: Stmt[] = [];
+  const emits: EmitAction[] = [];
   let isReadable = m.whenText === undefined || m.when !== undefined;
   for (const action of m.actions) {
-    if (action.verb === "emit" || action.verb === "enqueue") {
+    if (action.verb === "emit") {
+      if (!action.emit)
+        isReadable = false; // its syntax error is reported (trigger-parts.ts)
+      else if (eventNameProblem(action.emit.name)) {
+        bag.report("WO2060", action.emit.nameSpan, {
+          name: action.emit.name,
+          why: eventNameProblem(action.emit.name)!,
+        });
+        isReadable = false;
+      } else emits.push(action.emit);
+      continue;
+    }
+    if (action.verb === "enqueue") {
       bag.report("WO2115", action.span, { verb: action.verb, event });
       continue;
     }
@@ -68,8 +93,8 @@ function buildTrigger(
     }
   }
   if (!isReadable) return undefined;
-  if (sets.length + runs.length === 0) {
-    // Only emit/enqueue: nothing of it runs.
+  if (sets.length + runs.length + emits.length === 0) {
+    // Only enqueue: nothing of it runs.
     bag.report("WO2102", m.span, { event });
     return undefined;
   }
@@ -85,16 +110,42 @@ function buildTrigger(
       span: at,
     },
     // biome-ignore lint/suspicious/noThenProperty: the AST's IfStmt names its branch `then`
-    then: { kind: "Block", statements: [...sets, ...runs], span: m.span },
+    then: { kind: "Block", statements: [...sets, ...runs, ...emits.flatMap(emitArgs)], span: m.span },
     span: m.span,
   });
   return {
     event,
     name: `${decl.name.text} on ${event} (${m.span.file}:${m.span.line})`,
     sets: sets.length,
+    ...(emits.length > 0 ? { emits: emits.map((e) => ({ name: e.name, args: e.args.length })) } : {}),
     body: { kind: "Block", statements, span: m.span },
     source: locationOf(m.span),
   };
+}
+
+/**
+ * Why `name` cannot name an event, or undefined: it is an SSE `event:` field and the last part
+ * of the MCP resource `wo://events/<name>`, so it is short and plain, and `reset` is the stream's
+ * own event (spec/live.md, "Application events").
+ */
+export function eventNameProblem(name: string): string | undefined {
+  if (!/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/.test(name))
+    return "it must start with a letter and hold only letters, digits, '_', '.' and '-' (at most 64)";
+  if (name === "reset") return "'reset' is the event a live stream sends when it cannot resume";
+  return undefined;
+}
+
+/**
+ * An `emit`'s arguments as the `let`s the checker types and the emitter prints the values of
+ * (compiler/emit/triggers.ts): the trigger's names are in scope, as in a call's arguments.
+ */
+function emitArgs(e: EmitAction): LetStmt[] {
+  return e.args.map((value, i) => ({
+    kind: "LetStmt",
+    name: { text: `(emit ${e.name} ${i})`, span: value.span },
+    value,
+    span: value.span,
+  }));
 }
 
 /** The first `self.id` / `new.id` inside `e`, in source order. */

@@ -141,10 +141,12 @@ export const codes = {
     severity: "error",
     message: msg`'${"name"}' in a policy condition is neither a field of ${"type"} nor a variant of ${"variants"}.${"hint"}`,
   },
+  // WO2060–WO2064: application events (`do emit`, spec/live.md)
+  WO2060: { severity: "error", message: msg`Event name '${"name"}' cannot be used: ${"why"}.` },
   // WO21xx: warnings for declarations that parse but are not executed yet
   WO2102: {
     severity: "warning",
-    message: msg`Trigger 'on ${"event"}' is not executed: its only actions are 'emit' and 'enqueue', which wo does not run yet.`,
+    message: msg`Trigger 'on ${"event"}' is not executed: its only actions are 'enqueue', which wo does not run yet.`,
   },
   WO2103: {
     severity: "warning",

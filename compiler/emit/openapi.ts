@@ -10,6 +10,7 @@ import {
   type CatalogField,
   type CatalogType,
 } from "../catalog.js";
+import { emittedEvents, eventsRoute } from "../../model/app.js";
 import { toolName } from "../../model/naming.js";
 import { listEqualityFields, listFilterFields } from "../../model/list-filters.js";
 import { SchemaBuilder, compareText, operationSchemas, sortKeys, type JsonSchema } from "./json-schema.js";
@@ -274,6 +275,43 @@ export function emitOpenApi(
     if (parameters.length > 0) operation.parameters = parameters;
     operation.responses = responses;
     (paths[path] ??= {})[route.method.toLowerCase()] = operation;
+  }
+
+  const events = emittedEvents(catalog);
+  if (events.length > 0) {
+    // The app-wide stream of `do emit` events (spec/rest.md, "Application events").
+    paths[eventsRoute] = {
+      get: {
+        operationId: "events",
+        summary: "Application events: a server-sent-events stream",
+        parameters: [
+          {
+            name: "name",
+            in: "query",
+            required: false,
+            description: "Only events of these names (repeat the parameter for several).",
+            schema: { type: "array", items: { type: "string", enum: events } },
+            style: "form",
+            explode: true,
+          },
+          {
+            name: "Last-Event-ID",
+            in: "header",
+            required: false,
+            description: "Resume after this event's id (replayed from the change log).",
+            schema: { type: "string", pattern: "^[0-9]+$" },
+          },
+        ],
+        responses: {
+          "200": {
+            description:
+              "Server-sent events, one per committed emitted event the caller may read the row of: `event:` its name, `id:` its change sequence number (send it back as Last-Event-ID to resume), `data:` { name, type, id, args, at }. A `reset` event means events were missed.",
+            content: { "text/event-stream": { schema: { type: "string" } } },
+          },
+          "400": { $ref: `#/components/responses/${errorResponses["400"].name}` },
+        },
+      },
+    };
   }
 
   const responses: Record<string, object> = {};

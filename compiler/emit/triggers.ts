@@ -2,16 +2,26 @@
 // one `rt.defineTriggers([...])` statement inside `createOperations(rt)`, whose entries the
 // runtime runs in every write transaction (runtime/operations/triggers.ts,
 // model/build-contract.ts `TriggerDefinition`). Conditions, set values and actions are printed
-// by the method emitter (./methods.ts, ./method-expr.ts) from the same typing the checker made.
+// by the method emitter (./methods.ts, ./method-expr.ts) from the same typing the checker made;
+// an `emit` is a call of `rt.emitEvent` with its argument values (runtime/app-events.ts).
 
 import { CodeBlockWriter } from "ts-morph";
-import type { Block, IfStmt, UpdateStmt } from "../ast.js";
+import type { Block, Expr, IfStmt, LetStmt, UpdateStmt } from "../ast.js";
 import type { Catalog, CatalogTrigger, CatalogType } from "../catalog.js";
 import { triggerMethod } from "../check/triggers.js";
 import { typeMethod } from "../check/methods.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { jsComment, jsString } from "./js-literal.js";
-import { condition, helpersLine, jsName, objectKey, prop, rowAlias, type ExprContext } from "./method-expr.js";
+import {
+  condition,
+  helpersLine,
+  jsName,
+  objectKey,
+  printExpr,
+  prop,
+  rowAlias,
+  type ExprContext,
+} from "./method-expr.js";
 import { rowTypeDeclarations, storedValue, writer, writeStmt } from "./methods.js";
 
 /** The statement registering every trigger of `catalog`, in a block of its own; undefined when there are none. */
@@ -47,7 +57,10 @@ function emitTrigger(
   rowTypes.add(type.name);
   const branch = trigger.body.statements.find((s): s is IfStmt => s.kind === "IfStmt")!;
   const sets = branch.then.statements.slice(0, trigger.sets) as UpdateStmt[];
-  const runs = branch.then.statements.slice(trigger.sets);
+  const emitted = (trigger.emits ?? []).reduce((n, e) => n + e.args, 0);
+  const all = branch.then.statements;
+  const runs = all.slice(trigger.sets, all.length - emitted);
+  const emitArgs = all.slice(all.length - emitted) as LetStmt[];
 
   const before = fnWriter();
   const setFields: string[] = [];
@@ -63,9 +76,20 @@ function emitTrigger(
   before.writeLine(given.length > 0 ? `return { ${given.join(", ")} };` : "return {};");
 
   let actions: CodeBlockWriter | undefined;
-  if (runs.length > 0) {
+  if (runs.length + (trigger.emits?.length ?? 0) > 0) {
     actions = fnWriter();
     for (const s of runs) writeStmt(actions, ctx, s);
+    // Each `emit`, once the other actions succeeded: the event is written in this transaction.
+    let next = 0;
+    for (const e of trigger.emits ?? []) {
+      const args = emitArgs.slice(next, (next += e.args));
+      const at = args[0]?.span ?? trigger.body.span;
+      actions.writeLine(`// ${jsComment(`${at.file}:${at.line}`)}`);
+      const values = args.map((a) => printExpr(ctx, a.value as Expr)).join(", ");
+      actions.writeLine(
+        `await rt.emitEvent(tx, { name: ${jsString(e.name)}, type: ${jsString(type.name)}, table: ${jsString(type.table)}, row: self, args: [${values}] });`,
+      );
+    }
   }
 
   const w = writer();

@@ -7,10 +7,11 @@
 //
 // `set self.f = e` (or `set f = e`) becomes `update self set f = e`, `call f(a)` the call
 // `f(a)`, and any other action must be a write statement (`update T{ … }.f = e`, `insert`,
-// `delete`, `link`). `emit` and `enqueue` keep only their text: wo does not run them yet.
+// `delete`, `link`). `emit "name"(a, b)` keeps the event's name and argument expressions;
+// `enqueue` keeps only its text.
 
 import type { IToken } from "./chevrotain.js";
-import type { Expr, Stmt, TypeDecl, UpdateStmt } from "../ast.js";
+import type { EmitAction, Expr, Stmt, TypeDecl, UpdateStmt } from "../ast.js";
 import type { ParseContext } from "./parse-context.js";
 import type { WoParser } from "./parser.js";
 import { triggerTokens } from "./raw-forms.js";
@@ -40,8 +41,13 @@ export function readTriggerParts(parser: WoParser, ctx: ParseContext, decl: Type
           else action.run = stmt;
           return;
         }
+        case "emit": {
+          const emit = emitAction(parser, ctx, tokens);
+          if (emit) action.emit = emit;
+          return;
+        }
         default:
-          return; // emit, enqueue: kept as text (unexecuted.ts warns)
+          return; // enqueue: kept as text (check/triggers.ts warns)
       }
     });
     triggerTokens.delete(m);
@@ -72,6 +78,26 @@ function setAction(parser: WoParser, ctx: ParseContext, tokens: IToken[]): Updat
     assignments: [{ field, value: stmt.value, span: stmt.span }],
     span: ctx.span(tokens[0], tokens[tokens.length - 1]),
   };
+}
+
+/** `emit "name"` or `emit "name"(a, b)`: the name is a string literal, the arguments expressions. */
+function emitAction(parser: WoParser, ctx: ParseContext, tokens: IToken[]): EmitAction | undefined {
+  const expected = `an event name after 'emit', in quotes: emit "name"(args)`;
+  const nameToken = tokens[1];
+  const name = nameToken && readWith(parser, ctx, [nameToken], expected, () => parser.expr());
+  if (!nameToken || !name) {
+    if (!nameToken) report(ctx, nameToken, expected);
+    return undefined;
+  }
+  if (name.kind !== "LiteralExpr" || typeof name.literal.value !== "string") {
+    report(ctx, nameToken, expected);
+    return undefined;
+  }
+  const rest = tokens.slice(2);
+  const args =
+    rest.length === 0 ? [] : readWith(parser, ctx, rest, "the event's arguments: (a, b)", () => parser.argList());
+  if (!args) return undefined;
+  return { name: name.literal.value, nameSpan: name.span, args };
 }
 
 /** `f` or `self.f`: the field a `set` names; undefined for anything else. */

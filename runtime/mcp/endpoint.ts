@@ -179,7 +179,11 @@ export function createEndpoint(deps: McpDeps): Endpoint {
         }
       : (id) => sessions.end(id),
     // Row subscriptions outlive builds like sessions do; a changed row is named by the build serving.
-    rows: createRowSubscriptions(deps.store, (table, id) => endpoint.current.methods.rowUri(table, id)),
+    rows: createRowSubscriptions(
+      deps.store,
+      (table, id) => endpoint.current.methods.rowUri(table, id),
+      (change) => endpoint.current.methods.events.urisOf(change),
+    ),
     lists: createListChangeFeed({
       enabled: listChanged,
       keepAliveMs,

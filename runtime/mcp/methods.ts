@@ -25,6 +25,7 @@ import { OperationError, RateLimitedError, type OperationErrorKind } from "../..
 import type { Store } from "../../model/store.js";
 import { readCall } from "../operations/read-call.js";
 import { paginate } from "./cursor.js";
+import { eventResources, type EventResources } from "./event-resources.js";
 import { ErrorCode, isPlainObject, RpcError, SerializedResult, type Params } from "./json-rpc.js";
 import { LEGACY_VERSIONS, MODERN_VERSION } from "./era.js";
 import { sentence } from "../../model/words.js";
@@ -82,6 +83,8 @@ export interface MethodTable {
   mayRead(uri: string, principal: Principal | undefined): Promise<boolean>;
   /** `wo://<t>/<id>` of a changed row, when its type's rows are resources; else undefined. */
   rowUri(table: string, id: number): string | undefined;
+  /** The application event resources (`wo://events`, event-resources.ts). */
+  events: EventResources;
   /** Maps, not objects: a method name from the wire must never find `constructor` or `__proto__`. */
   legacy: ReadonlyMap<string, Handler>;
   modern: ReadonlyMap<string, Handler>;
@@ -262,8 +265,10 @@ export function createMethods(deps: MethodDeps): MethodTable {
     resources: { subscribe, listChanged },
     completions: {},
   });
-  const modernCapabilities = capabilitiesFor(templates.length > 0);
-  const legacyCapabilities = capabilitiesFor(templates.length > 0 && deps.sessions);
+  const events = eventResources(catalog, store);
+  const subscribable = templates.length > 0 || events.listed.length > 0;
+  const modernCapabilities = capabilitiesFor(subscribable);
+  const legacyCapabilities = capabilitiesFor(subscribable && deps.sessions);
   const instructions = instructionsFor(catalog, exposed, toolsOf);
 
   // --- tools --------------------------------------------------------------------------
@@ -319,7 +324,7 @@ export function createMethods(deps: MethodDeps): MethodTable {
   // --- resources ----------------------------------------------------------------------
 
   const resourcesList: Handler = (params) => {
-    const page = paginate(schemaResources, "resources", fingerprint, pageSize, params.cursor);
+    const page = paginate([...schemaResources, ...events.listed], "resources", fingerprint, pageSize, params.cursor);
     return page.nextCursor ? { resources: page.items, nextCursor: page.nextCursor } : { resources: page.items };
   };
 
@@ -389,6 +394,8 @@ export function createMethods(deps: MethodDeps): MethodTable {
       if (text === undefined) throw notFound(ctx.era, uri);
       return { contents: [{ uri, mimeType: MIME, text }] };
     }
+    if (typeof uri === "string" && events.has(uri))
+      return { contents: [{ uri, mimeType: MIME, text: await events.read(uri, ctx.principal) }] };
     const { row } = await rowAt("resources/read", uri, ctx.era, mcpCall(ctx, false));
     // Same serialization as the REST body (JSON.stringify of the row), so the texts are equal.
     return { contents: [{ uri, mimeType: MIME, text: JSON.stringify(row) }] };
@@ -456,10 +463,12 @@ export function createMethods(deps: MethodDeps): MethodTable {
     listings: () => ({
       // The policy lines too: a reload that changes only them changes what callers are shown.
       tools: JSON.stringify([toolsModern, catalog.types.map((t) => t.policies ?? [])]),
-      resources: JSON.stringify([schemaResources, templates, [...schemaTexts]]),
+      resources: JSON.stringify([schemaResources, events.listed, templates, [...schemaTexts]]),
     }),
     readableRow: async (uri, era, principal) =>
-      (await rowAt("resources/subscribe", uri, era, readCall(principal ?? ownerPrincipal, "mcp"))).uri,
+      typeof uri === "string" && events.has(uri)
+        ? uri
+        : (await rowAt("resources/subscribe", uri, era, readCall(principal ?? ownerPrincipal, "mcp"))).uri,
     mayRead: async (uri, principal) => {
       if (isOwner(principal)) return true;
       try {
@@ -469,6 +478,7 @@ export function createMethods(deps: MethodDeps): MethodTable {
         return false;
       }
     },
+    events,
     rowUri: (table, id) => {
       const snake = tableToSnake.get(table);
       return snake === undefined ? undefined : `wo://${snake}/${id}`;

@@ -5,11 +5,15 @@
 // `notifications/resources/updated` frame to their own bounded stream, so a slow client only
 // ever fills (and loses) its own stream.
 
-import type { RowChange, Store } from "../../model/store.js";
+import { eventLogTable, type RowChange, type Store } from "../../model/store.js";
+import type { MethodTable } from "./methods.js";
 import { isOwner, type Principal } from "../../model/principal.js";
 
-/** Writes the notification for `uri` to one stream; must not throw or block. `deleted`: the row is gone. */
-export type RowSink = (uri: string, deleted: boolean) => void;
+/**
+ * Writes the notification for `uri` to one stream; must not throw or block. `deleted`: the row
+ * is gone. `event`: the application event that changed an event resource (event-resources.ts).
+ */
+export type RowSink = (uri: string, deleted: boolean, event?: RowChange) => void;
 
 /**
  * `sink` for a caller under read policies: an update is sent only when the caller may still
@@ -18,13 +22,19 @@ export type RowSink = (uri: string, deleted: boolean) => void;
  * have read the row. The owner's sink is `sink` itself.
  */
 export function readableOnly(
-  ep: { current: { methods: { mayRead(uri: string, principal: Principal | undefined): Promise<boolean> } } },
+  ep: { current: { methods: Pick<MethodTable, "mayRead" | "events"> } },
   principal: Principal | undefined,
   sink: (uri: string) => void,
 ): RowSink {
   if (isOwner(principal)) return sink;
-  return (uri, deleted) => {
+  return (uri, deleted, event) => {
     if (deleted) return sink(uri);
+    // An event resource: the caller hears of the events of rows it may read (app-events.ts).
+    if (event !== undefined)
+      return void ep.current.methods.events.mayHear(event, principal).then(
+        (ok) => ok && sink(uri),
+        () => undefined,
+      );
     void ep.current.methods.mayRead(uri, principal).then(
       (ok) => ok && sink(uri),
       () => undefined,
@@ -48,12 +58,18 @@ export interface RowSubscriptions {
 export function createRowSubscriptions(
   store: Store,
   uriOf: (table: string, id: number) => string | undefined,
+  eventUrisOf: (change: RowChange) => string[] = () => [],
 ): RowSubscriptions {
   const byUri = new Map<string, Set<RowSink>>();
   const onCommit = (changes: readonly RowChange[]) => {
     // A row written twice in one commit is one notification: the client reads it once anyway.
     const notified = new Set<string>();
     for (const change of changes) {
+      if (change.table === eventLogTable) {
+        // Every event is its own notification: a reader may hear of one and not another.
+        for (const uri of eventUrisOf(change)) for (const sink of byUri.get(uri) ?? []) sink(uri, false, change);
+        continue;
+      }
       const uri = uriOf(change.table, change.id);
       if (uri === undefined || notified.has(uri)) continue;
       notified.add(uri);

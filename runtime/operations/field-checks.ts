@@ -73,6 +73,7 @@ export function enforceFieldChecks(store: Store, catalog: Catalog): Store {
   const checkedTx = (tx: StoreTx): StoreTx => ({
     get: (table, id, lock) => tx.get(table, id, lock),
     appendAudit: (record) => tx.appendAudit(record),
+    appendEvent: (event) => tx.appendEvent(event),
     list: (table, query) => tx.list(table, query),
     count: (table, query) => tx.count(table, query),
     insert: (table, values) => {

@@ -18,6 +18,7 @@ import { idsAlong, refPaths, type RefPath } from "../../model/ref-paths.js";
 import { describeFieldType } from "../../model/type-desc.js";
 import { checkedFloat, checkedInt } from "./int-arithmetic.js";
 import { createBodyHelpers } from "./body-helpers.js";
+import { emitEvent } from "../app-events.js";
 import { budgeted } from "./run-budget.js";
 import { withTriggers } from "./triggers.js";
 import { RepeatedFailureLog } from "../repeated-failure-log.js";
@@ -201,6 +202,7 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
     sessionUser: (at) => currentSessionUser(at, abort),
     defineTriggers: triggered.define,
     hasTriggers: triggered.fires,
+    emitEvent: (tx, event) => emitEvent(tx, event, rt.now()),
     asSession,
   };
   return rt;

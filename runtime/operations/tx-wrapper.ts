@@ -15,6 +15,7 @@ export function withWrites(inner: StoreTx, writes: TxWrites): StoreTx {
     savepoint: (fn) => inner.savepoint(fn),
     referrers: (table, id) => inner.referrers(table, id),
     appendAudit: (record) => inner.appendAudit(record),
+    appendEvent: (event) => inner.appendEvent(event),
     insert: writes.insert,
     update: writes.update,
     delete: writes.delete,

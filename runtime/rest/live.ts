@@ -11,8 +11,9 @@
 import type { ServerResponse } from "node:http";
 import type { Catalog, CatalogType } from "../../model/app.js";
 import { createSseStream, type SseStream } from "../sse.js";
-import { isRefusal, StreamBudget, type StreamRefusal } from "../stream-budget.js";
-import type { ListQuery, Row, RowChange, Store } from "../../model/store.js";
+import { isRefusal, StreamBudget, type StreamRefusal, type StreamSlot } from "../stream-budget.js";
+import { eventLogTable, type ListQuery, type Row, type RowChange, type Store } from "../../model/store.js";
+import { eventFrame as appEventFrame } from "../app-events.js";
 import type { RowCondition } from "../../model/policy.js";
 import { catalogTables, queryCondition, readsThroughRefs, refRows, rowMatcher } from "../store/conditions.js";
 
@@ -52,9 +53,43 @@ export interface LiveStreams {
     nodeResponse?: ServerResponse,
     caller?: string,
   ): ReadableStream<Uint8Array> | StreamRefusal;
+  /**
+   * The app-wide stream of application events (`GET /api/_events`, runtime/app-events.ts): the
+   * events `which` admits, resumable from the change log as a type's stream is.
+   */
+  openEvents(
+    which: EventAdmission,
+    resumeAfter: number | undefined,
+    nodeResponse?: ServerResponse,
+    caller?: string,
+  ): ReadableStream<Uint8Array> | StreamRefusal;
   /** Server shutdown: every open stream ends. */
   closeAll(): void;
   readonly openCount: number;
+}
+
+/**
+ * Which events an event stream sends: `passes` tests the event itself (its name), `audience`
+ * whether the caller may read the row that emitted it (absent: the owner, who reads every row).
+ */
+export interface EventAdmission {
+  passes?: (event: Row) => boolean;
+  audience?: (change: RowChange) => Promise<boolean>;
+}
+
+/**
+ * What one stream follows: a table's changes in the log (a type's, or the events'), how each is
+ * framed, and which it sends — `passes`/`admitsDeleted` in memory, or `admitsAsync` where the
+ * test needs the store (a read policy through refs, an event's audience).
+ */
+interface StreamSource {
+  table: string;
+  /** How the server log names it. */
+  label: string;
+  frame: (change: RowChange) => string;
+  passes: ((row: Row) => boolean) | undefined;
+  admitsDeleted?: (row: Row) => boolean;
+  admitsAsync?: (change: RowChange) => Promise<boolean>;
 }
 
 /** Changes read from the log per page while replaying. */
@@ -139,7 +174,13 @@ const maxFeedDelayMs = 100;
 
 const cpuMs = (used: NodeJS.CpuUsage) => (used.user + used.system) / 1000;
 
-function createTableFeed(store: Store, table: string, coalesceMs: number, bound: number): TableFeed {
+function createTableFeed(
+  store: Store,
+  table: string,
+  coalesceMs: number,
+  bound: number,
+  frameOf: (change: RowChange) => string,
+): TableFeed {
   const members = new Set<FeedMember>();
   /** The buffered commits, in commit order. */
   let commits: BufferedCommit[] = [];
@@ -200,7 +241,7 @@ function createTableFeed(store: Store, table: string, coalesceMs: number, bound:
     let text = "";
     for (const change of changes) {
       if (change.table !== table) continue;
-      const frame = eventFrame(change);
+      const frame = frameOf(change);
       events.push({ change, frame });
       text += frame;
     }
@@ -258,10 +299,125 @@ export function createLiveStreams(
   const budget = options.budget ?? new StreamBudget();
   const open = new Set<SseStream>();
   const feeds = new Map<string, TableFeed>();
-  const feedOf = (table: string) => {
+  const feedOf = (table: string, frame: (change: RowChange) => string) => {
     let feed = feeds.get(table);
-    if (!feed) feeds.set(table, (feed = createTableFeed(store, table, coalesceMs, maxQueuedBytes)));
+    if (!feed) feeds.set(table, (feed = createTableFeed(store, table, coalesceMs, maxQueuedBytes, frame)));
     return feed;
+  };
+
+  /** A stream of `source`: live from now, or replayed from the log after `resumeAfter` first. */
+  const follow = (
+    source: StreamSource,
+    slot: StreamSlot,
+    resumeAfter: number | undefined,
+    nodeResponse: ServerResponse | undefined,
+  ): ReadableStream<Uint8Array> => {
+    const { table, frame, passes, admitsDeleted, admitsAsync } = source;
+    const feed = feedOf(table, frame);
+    const held: RowChange[] = [];
+    /** While resuming: stops holding back the commits that come during the replay. */
+    let stopHolding: (() => void) | undefined;
+    const stream = createSseStream({
+      keepAliveMs,
+      maxQueuedFrames: 0,
+      maxQueuedBytes,
+      overflowFrame: resetFrame("overflow"),
+      slot,
+      ...(nodeResponse ? { nodeResponse } : {}),
+      onClose: () => {
+        stopHolding?.();
+        feed.leave(member);
+        open.delete(stream);
+      },
+    });
+    const member: FeedMember = { stream, passes, ...(admitsDeleted ? { admitsDeleted } : {}) };
+    if (admitsAsync) {
+      let queue = Promise.resolve();
+      member.takes = (changes) => {
+        queue = queue.then(async () => {
+          for (const change of changes) {
+            if (stream.closed) return;
+            if (await admitsAsync(change).catch(() => false)) stream.send(frame(change));
+          }
+        });
+      };
+    }
+    /** While replaying: the newest change log position the stream was sent (positions only grow). */
+    let last = resumeAfter ?? 0;
+    open.add(stream);
+
+    /** Sends `change` unless it was sent already or does not pass the filters (deletes: see admits). */
+    const deliver = async (change: RowChange) => {
+      if (change.seq !== undefined) {
+        if (change.seq <= last) return;
+        last = change.seq;
+      }
+      if (admitsAsync ? !(await admitsAsync(change)) : !admits(member, change)) return;
+      stream.send(frame(change));
+    };
+    const overflow = () => {
+      if (stream.closed) return;
+      stream.send(resetFrame("overflow"));
+      stream.close();
+    };
+
+    // A first comment flushes the headers: the client sees the stream open at once.
+    stream.send(": live\n\n");
+    if (resumeAfter === undefined) {
+      feed.join(member);
+      return stream.response;
+    }
+    // Resuming: the log is replayed while the commits meanwhile are held (bounded), then the
+    // held ones are sent and the stream joins the feed, in one turn so that no commit falls
+    // between them; positions keep each change sent once.
+    stopHolding = store.onCommit((changes) => {
+      for (const change of changes) {
+        if (change.table !== table) continue;
+        if (held.length < maxHeld) held.push(change);
+        else overflow();
+      }
+    });
+    void (async () => {
+      try {
+        for (;;) {
+          // A page only once the client has taken what it was sent (all but drainedBytes), and
+          // the rest of a page it falls behind on is read again later, not held meanwhile: a
+          // replay to a client that does not read holds one frame beyond that, no more.
+          await stream.whenDrained();
+          // One page per turn of the event loop, among all replays: other requests go first.
+          await slot.replayTurn();
+          if (stream.closed) return;
+          const page = await store.changesAfter(table, last, replayPage);
+          if (page.gone) {
+            stream.send(resetFrame("retention", page.newest));
+            last = page.newest;
+            break;
+          }
+          let isBehind = false;
+          for (const change of page.changes) {
+            if (stream.closed) return;
+            if (stream.isBacklogged()) {
+              isBehind = true;
+              break;
+            }
+            await deliver(change);
+          }
+          if (!isBehind && !page.more) break;
+        }
+      } catch (err) {
+        log(`${source.label}: replay failed: ${err instanceof Error ? err.message : String(err)}`);
+        stream.close();
+        return;
+      }
+      if (stream.closed) return;
+      // The held changes are sent while holding goes on (a test through refs awaits the
+      // store), then holding stops and the stream joins the feed in one turn.
+      while (held.length > 0 && !stream.closed) await deliver(held.shift()!);
+      stopHolding?.();
+      stopHolding = undefined;
+      feed.join(member);
+    })();
+    return stream.response;
   };
 
   return {
@@ -284,111 +440,30 @@ export function createLiveStreams(
         const resolve = await refRows(store, tested, type.table, tables, row);
         return rowMatcher(tested, type.table, tables, resolve)?.(row) ?? true;
       };
-      const feed = feedOf(type.table);
-      const held: RowChange[] = [];
-      /** While resuming: stops holding back the commits that come during the replay. */
-      let stopHolding: (() => void) | undefined;
-      const stream = createSseStream({
-        keepAliveMs,
-        maxQueuedFrames: 0,
-        maxQueuedBytes,
-        overflowFrame: resetFrame("overflow"),
-        slot,
-        ...(nodeResponse ? { nodeResponse } : {}),
-        onClose: () => {
-          stopHolding?.();
-          feed.leave(member);
-          open.delete(stream);
-        },
-      });
-      const member: FeedMember = { stream, passes, ...(admitsDeleted ? { admitsDeleted } : {}) };
-      if (throughRefs) {
-        let queue = Promise.resolve();
-        member.takes = (changes) => {
-          queue = queue.then(async () => {
-            for (const change of changes) {
-              if (stream.closed) return;
-              if (await admitsThroughRefs(change).catch(() => false)) stream.send(eventFrame(change));
-            }
-          });
-        };
-      }
-      /** While replaying: the newest change log position the stream was sent (positions only grow). */
-      let last = resumeAfter ?? 0;
-      open.add(stream);
-
-      /** Sends `change` unless it was sent already or does not pass the filters (deletes: see admits). */
-      const deliver = async (change: RowChange) => {
-        if (change.seq !== undefined) {
-          if (change.seq <= last) return;
-          last = change.seq;
-        }
-        if (throughRefs ? !(await admitsThroughRefs(change)) : !admits(member, change)) return;
-        stream.send(eventFrame(change));
+      const source: StreamSource = {
+        table: type.table,
+        label: `live stream of ${type.name}`,
+        frame: eventFrame,
+        passes,
+        ...(admitsDeleted ? { admitsDeleted } : {}),
+        ...(throughRefs ? { admitsAsync: admitsThroughRefs } : {}),
       };
-      const overflow = () => {
-        if (stream.closed) return;
-        stream.send(resetFrame("overflow"));
-        stream.close();
+      return follow(source, slot, resumeAfter, nodeResponse);
+    },
+    openEvents(which, resumeAfter, nodeResponse, caller = "local") {
+      const slot = budget.admit(caller);
+      if (isRefusal(slot)) return slot;
+      const { passes, audience } = which;
+      const source: StreamSource = {
+        table: eventLogTable,
+        label: "event stream",
+        frame: appEventFrame,
+        passes,
+        ...(audience
+          ? { admitsAsync: async (change) => (passes === undefined || passes(change.row!)) && (await audience(change)) }
+          : {}),
       };
-
-      // A first comment flushes the headers: the client sees the stream open at once.
-      stream.send(": live\n\n");
-      if (resumeAfter === undefined) {
-        feed.join(member);
-        return stream.response;
-      }
-      // Resuming: the log is replayed while the commits meanwhile are held (bounded), then the
-      // held ones are sent and the stream joins the feed, in one turn so that no commit falls
-      // between them; positions keep each change sent once.
-      stopHolding = store.onCommit((changes) => {
-        for (const change of changes) {
-          if (change.table !== type.table) continue;
-          if (held.length < maxHeld) held.push(change);
-          else overflow();
-        }
-      });
-      void (async () => {
-        try {
-          for (;;) {
-            // A page only once the client has taken what it was sent (all but drainedBytes), and
-            // the rest of a page it falls behind on is read again later, not held meanwhile: a
-            // replay to a client that does not read holds one frame beyond that, no more.
-            await stream.whenDrained();
-            // One page per turn of the event loop, among all replays: other requests go first.
-            await slot.replayTurn();
-            if (stream.closed) return;
-            const page = await store.changesAfter(type.table, last, replayPage);
-            if (page.gone) {
-              stream.send(resetFrame("retention", page.newest));
-              last = page.newest;
-              break;
-            }
-            let isBehind = false;
-            for (const change of page.changes) {
-              if (stream.closed) return;
-              if (stream.isBacklogged()) {
-                isBehind = true;
-                break;
-              }
-              await deliver(change);
-            }
-            if (!isBehind && !page.more) break;
-          }
-        } catch (err) {
-          log(`live stream of ${type.name}: replay failed: ${err instanceof Error ? err.message : String(err)}`);
-          stream.close();
-          return;
-        }
-        if (stream.closed) return;
-        // The held changes are sent while holding goes on (a test through refs awaits the
-        // store), then holding stops and the stream joins the feed in one turn.
-        while (held.length > 0 && !stream.closed) await deliver(held.shift()!);
-        stopHolding?.();
-        stopHolding = undefined;
-        feed.join(member);
-      })();
-      return stream.response;
+      return follow(source, slot, resumeAfter, nodeResponse);
     },
     closeAll() {
       for (const s of [...open]) s.close();

@@ -11,7 +11,10 @@ import { anonymousRefusal } from "../identity/identity.js";
 import { readFilter } from "../operations/read-policy.js";
 import { nodeBindings, requestPrincipal } from "../node-bindings.js";
 import { Hono, type Context } from "hono";
-import type { CatalogType } from "../../model/app.js";
+import { emittedEvents, type CatalogType } from "../../model/app.js";
+import type { Store } from "../../model/store.js";
+import { eventsRoute } from "../app-events.js";
+import { eventsStream } from "./events-route.js";
 import type { AppContract, CallContext, Operation, OperationKind } from "../../model/build-contract.js";
 import { ownerPrincipal } from "../../model/principal.js";
 import { OperationError, RateLimitedError } from "../../model/errors.js";
@@ -30,8 +33,10 @@ export interface RestDeps {
   catalog: AppContract;
   operations: Record<string, Operation>;
   maxBodyBytes: number;
-  /** Serves `GET P/live` where a type exposes `subscribe`. */
+  /** Serves `GET P/live` where a type exposes `subscribe`, and `GET /api/_events`. */
   live: LiveStreams;
+  /** What an event stream reads to test a read policy through refs (../app-events.ts). */
+  store: Pick<Store, "read">;
   /** One line per unexpected failure; never request bodies. */
   log: (line: string) => void;
   /** The operation layer's input check (rt.validate): a live stream's filters go through it. */
@@ -96,7 +101,8 @@ function compare(a: string, b: string): number {
 }
 
 export function restEndpoints(app: AppContract): Endpoint[] {
-  return routesOf(app).map(({ method, path, op }) => ({ method, path, op }));
+  const endpoints = routesOf(app).map(({ method, path, op }) => ({ method, path, op }));
+  return emittedEvents(app).length > 0 ? [{ method: "GET", path: eventsRoute, op: "events" }, ...endpoints] : endpoints;
 }
 
 export function createRestRoutes(deps: RestDeps): Hono {
@@ -115,6 +121,12 @@ export function createRestRoutes(deps: RestDeps): Hono {
   }
   // What each type's list query may name, computed once rather than per list request.
   const vocabularies = new Map(deps.catalog.types.map((t) => [t.name, listVocabulary(t)]));
+  // The app-wide stream of application events, where some trigger emits one (events-route.ts).
+  if (emittedEvents(deps.catalog).length > 0)
+    app.all(eventsRoute, (c) => {
+      deps.onRoute?.(c, eventsRoute);
+      return eventsStream(c, deps);
+    });
   for (const [path, list] of byPath) {
     const allow = [...new Set(list.map((r) => r.method))].sort().join(", ");
     app.all(path, async (c) => {
@@ -345,22 +357,10 @@ function live(c: Context, route: Route, deps: RestDeps, vocab: ListVocabulary): 
     if (err instanceof OperationError) return problemResponse(c, err.kind, err.message, err.details);
     throw err;
   }
-  const lastEventId = c.req.header("last-event-id");
-  if (lastEventId !== undefined && !seqText.test(lastEventId.trim())) {
-    return problemResponse(
-      c,
-      "invalid_input",
-      `Last-Event-ID must be the id of an event this stream sent (a non-negative integer), not '${lastEventId.slice(0, 40)}'.`,
-      [{ path: "/Last-Event-ID", message: "must be a non-negative integer" }],
-    );
-  }
-  const headers = {
-    "content-type": "text/event-stream",
-    "cache-control": "no-cache, no-transform",
-    "x-accel-buffering": "no",
-  };
+  const lastEventId = resumePosition(c);
+  if (lastEventId instanceof Response) return lastEventId;
   // HEAD: the answer a GET would start with, and no stream left open behind it.
-  if (c.req.method === "HEAD") return new Response(null, { status: 200, headers });
+  if (c.req.method === "HEAD") return new Response(null, { status: 200, headers: streamHeaders });
   // Under `wo run` the stream writes its events straight to node's response (../sse.ts).
   const { incoming, outgoing } = nodeBindings(c);
   // The caller's read policy, evaluated on each change for this stream alone (rest/live.ts). An
@@ -372,14 +372,35 @@ function live(c: Context, route: Route, deps: RestDeps, vocab: ListVocabulary): 
   const body = deps.live.open(
     route.type,
     { where, catalog: deps.catalog, ...(filter ? { filter } : {}) },
-    lastEventId === undefined ? undefined : Number(lastEventId.trim()),
+    lastEventId,
     outgoing,
     streamCallerOf(incoming?.socket, requestPrincipal(c)),
   );
   // Past the stream budget (spec/security.md, "Streams and sessions"): no stream, come back later.
   if (isRefusal(body))
     return problemResponse(c, "busy", body.detail, [], { "retry-after": String(body.retryAfterSeconds) });
-  return new Response(body, { status: 200, headers });
+  return new Response(body, { status: 200, headers: streamHeaders });
+}
+
+/** The headers of every SSE answer: no cache or proxy may hold its events back. */
+export const streamHeaders = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache, no-transform",
+  "x-accel-buffering": "no",
+};
+
+/** The request's Last-Event-ID as a change log position, or the 400 for one that is not. */
+export function resumePosition(c: Context): number | undefined | Response {
+  const lastEventId = c.req.header("last-event-id");
+  if (lastEventId === undefined) return undefined;
+  if (!seqText.test(lastEventId.trim()))
+    return problemResponse(
+      c,
+      "invalid_input",
+      `Last-Event-ID must be the id of an event this stream sent (a non-negative integer), not '${lastEventId.slice(0, 40)}'.`,
+      [{ path: "/Last-Event-ID", message: "must be a non-negative integer" }],
+    );
+  return Number(lastEventId.trim());
 }
 
 function failure(c: Context, f: RestFailure): Response {

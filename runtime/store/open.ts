@@ -3,7 +3,7 @@
 // so they choose alike: SQLite in a data folder, or PostgreSQL for a postgres:// URL.
 
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { servesLiveStream, type Catalog, type WoConfig } from "../../model/app.js";
+import { loggedTables, type Catalog, type WoConfig } from "../../model/app.js";
 import { defaultRetention, type ChangeLogOptions } from "./change-log.js";
 import { openSqliteStore, planSqliteStoreMigration } from "./sqlite.js";
 import { redactUrl } from "./postgres/redact-url.js";
@@ -127,7 +127,7 @@ export async function planStoreMigration(options: OpenStoreOptions): Promise<Mig
  */
 function changeLogOf(options: OpenStoreOptions): ChangeLogOptions {
   return {
-    tables: options.catalog.types.filter(servesLiveStream).map((t) => t.table),
+    tables: loggedTables(options.catalog),
     retention: options.config.liveRetention ?? defaultRetention,
   };
 }

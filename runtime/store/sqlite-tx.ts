@@ -12,7 +12,9 @@ import { caseFold } from "./connection.js";
 import { quoteId } from "./ddl.js";
 import { EACH, refPathLabel, type RefStep } from "../../model/ref-paths.js";
 import {
+  eventLogTable,
   StoreConstraintError,
+  type AppEvent,
   type AuditEntry,
   type AuditQuery,
   type AuditRecord,
@@ -77,6 +79,15 @@ export class SqliteTx implements StoreTx {
     this.conn.statement("audit:append", () => appendAuditSql(sqlitePlaceholder)).run(...auditValues(record));
     const sweep = this.auditSweep.due(sqlitePlaceholder);
     if (sweep) this.conn.statement(`audit:sweep:${sweep.text}`, () => sweep.text).run(...sweep.values);
+  }
+
+  async appendEvent(event: AppEvent): Promise<void> {
+    if (!this.isWritable) throw new Error("read() transactions cannot write; use write()");
+    if (!this.isOpen) throw new Error("this transaction has already ended");
+    // The store was opened for a build that emits nothing (loggedTables): refuse, never drop it.
+    if (!this.log?.logs(eventLogTable)) throw new Error("this store keeps no application events");
+    // An entry of the change log like a row change: durable with the write, resumable by seq.
+    this.record(eventLogTable, "create", event.rowId, event as unknown as Row);
   }
 
   /** A page of the audit trail, as this snapshot sees it (audit-trail.ts). */

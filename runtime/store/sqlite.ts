@@ -13,7 +13,7 @@
 import type Database from "better-sqlite3";
 import { accessSync, constants, existsSync, mkdirSync, statfsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { servesLiveStream, type Catalog } from "../../model/app.js";
+import { loggedTables, type Catalog } from "../../model/app.js";
 import { ChangeLog, defaultRetention, type ChangeLogOptions } from "./change-log.js";
 import { AuditSweep, createAuditSql, defaultAuditRetention } from "./audit-trail.js";
 import { openConnection, openSqliteFile, type Connection } from "./connection.js";
@@ -298,7 +298,7 @@ export class SqliteStore implements Store {
       const report = await migrate(conn.db, this.file, shape, options);
       this.tables = buildTableRegistry(shape);
       // The new build may expose `subscribe` on other types: the log follows (spec/live.md).
-      const logged = catalog.types.filter(servesLiveStream).map((t) => t.table);
+      const logged = loggedTables(catalog);
       const retention = catalog.config.liveRetention ?? defaultRetention;
       this.auditSweep.follow(catalog.config.auditRetention ?? defaultAuditRetention);
       if (this.changeLog) this.changeLog.follow(conn, { tables: logged, retention });

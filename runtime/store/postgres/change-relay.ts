@@ -57,7 +57,8 @@ export class ChangeRelay {
   constructor(
     private readonly config: pg.ClientConfig,
     private readonly deliver: (changes: RowChange[]) => void,
-    private readonly readRow: (table: string, id: number) => Promise<Record<string, unknown> | null>,
+    /** The row of a change sent without it (by its table and id, or its change log seq). */
+    private readonly readRow: (change: RowChange) => Promise<Record<string, unknown> | null>,
   ) {}
 
   async start(): Promise<void> {
@@ -98,8 +99,7 @@ export class ChangeRelay {
       const changes: RowChange[] = [];
       for (const c of envelope.changes) {
         const { rowOmitted, ...change } = c;
-        if (rowOmitted && change.op !== "delete")
-          change.row = await this.readRow(change.table, change.id).catch(() => null);
+        if (rowOmitted && change.op !== "delete") change.row = await this.readRow(change).catch(() => null);
         changes.push(change);
       }
       this.deliver(changes);

@@ -32,11 +32,12 @@
 
 import pg from "pg";
 import { redactUrl } from "./redact-url.js";
-import { servesLiveStream, type Catalog } from "../../../model/app.js";
+import { loggedTables, type Catalog } from "../../../model/app.js";
 import { deriveShape } from "../../../model/storage-shape.js";
 import {
   StoreCancelledError,
   StoreOpenError,
+  eventLogTable,
   StoreUnavailableError,
   type AuditEntry,
   type AuditQuery,
@@ -233,7 +234,13 @@ export class PostgresStore implements Store {
     this.relay = new ChangeRelay(
       relayConfig,
       (changes) => this.listeners.publish(changes),
-      (table, id) => this.read(async (tx) => (await tx.get(table, id)) ?? null),
+      async ({ table, id, seq }) => {
+        // An application event is not a table's row: its entry in the change log holds it.
+        if (table !== eventLogTable) return this.read(async (tx) => (await tx.get(table, id)) ?? null);
+        if (seq === undefined) return null;
+        const page = await this.changesAfter(table, seq - 1, 1);
+        return page.gone ? null : (page.changes.find((c) => c.seq === seq)?.row ?? null);
+      },
     );
   }
 
@@ -324,7 +331,7 @@ export class PostgresStore implements Store {
         };
         // The new build may expose `subscribe` on other types: the log follows (spec/live.md).
         const logged = {
-          tables: catalog.types.filter(servesLiveStream).map((t) => t.table),
+          tables: loggedTables(catalog),
           retention: catalog.config.liveRetention ?? defaultRetention,
         };
         this.ctx.auditSweep.follow(catalog.config.auditRetention ?? defaultAuditRetention);

@@ -11,7 +11,9 @@ import type pg from "pg";
 import { EACH, refPathLabel, type RefStep } from "../../../model/ref-paths.js";
 import type { IndexShape } from "../../../model/storage-shape.js";
 import {
+  eventLogTable,
   StoreConstraintError,
+  type AppEvent,
   type AuditEntry,
   type AuditQuery,
   type AuditRecord,
@@ -181,6 +183,15 @@ export class PostgresTx implements StoreTx {
     this.beforeCommit.push(`${appendAuditSql((n) => this.literal(values[n - 1]))}; `);
     const sweep = this.ctx.auditSweep.due(pgPlaceholder);
     if (sweep) await this.client.query(sweep);
+  }
+
+  async appendEvent(event: AppEvent): Promise<void> {
+    if (!this.isWritable) throw new Error("read() transactions cannot write; use write()");
+    if (!this.isOpen) throw new Error("this transaction has already ended");
+    // The store was opened for a build that emits nothing (loggedTables): refuse, never drop it.
+    if (!this.ctx.log?.logs(eventLogTable)) throw new Error("this store keeps no application events");
+    // An entry of the change log like a row change: durable with the write, resumable by seq.
+    await this.record(eventLogTable, "create", event.rowId, event as unknown as Row);
   }
 
   /** Statements (each ending in `; `) that store.ts sends in the COMMIT's round trip, before it. */

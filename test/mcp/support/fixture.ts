@@ -258,6 +258,9 @@ export class NoteStore implements Store {
       async appendAudit(record) {
         audit.push({ ...record, seq: audit.length + 1 });
       },
+      async appendEvent() {
+        throw new Error("this in-memory store keeps no application events");
+      },
     };
   }
   /** The audit trail, in memory (the real stores keep it in `_wo_audit`). */
