@@ -20,6 +20,7 @@ const errors: [string, string, string][] = [
   ["WO5004", "a call of an unknown fn", post("on update do call ┆notify(self)")],
   ["WO2032", "the id of a row not stored yet", post('on create when ┆self.id > 3 do set self.title = "x"')],
   ["WO1003", "a set that names no field", post("on update do set ┆now() = 1")],
+  ["WO2060", "an event name that is no SSE event name", post('on create do emit ┆"1 bad"(self)')],
 ];
 
 describe("trigger checks", () => {
