@@ -214,6 +214,13 @@ export interface WriteOptions {
    */
   concurrent?: boolean;
   /**
+   * With `concurrent`: the write only inserts (a create: it reads nothing but the rows its refs
+   * name). A store may run it in one transaction with other such writes, one after another,
+   * and commit them together; each still resolves only after that commit, and one that fails
+   * fails alone.
+   */
+  groupable?: boolean;
+  /**
    * The write reads rows only by their id (`get`, or `list`/`count` whose only condition is
    * `id ==` or `id in`): a method whose reads the compiler could bound. A store may run it
    * beside other such writes, holding every row it reads until its commit; `lockFirst` names

@@ -76,7 +76,7 @@ export function tableOperationBody(
             await guard?.after(tx, made.id as number, call);
             return made;
           },
-          concurrently(call, table, rt),
+          concurrently(call, table, rt, "inserts"),
         );
       };
     }
@@ -210,10 +210,17 @@ function relationBody(
 /**
  * These bodies read only the rows they change (locked for update) and the rows their refs name
  * (locked against delete), so a store may run them beside other writes (model/store.ts) —
- * unless `table` has triggers, which may read and write other rows like a method.
+ * unless `table` has triggers, which may read and write other rows like a method. A body that
+ * only `inserts` (a create) may also share its transaction with others (`groupable`).
  */
-function concurrently(call: CallContext, table: string, rt: OperationRuntime): CallContext & WriteOptions {
-  return { ...call, concurrent: !rt.hasTriggers(table) };
+function concurrently(
+  call: CallContext,
+  table: string,
+  rt: OperationRuntime,
+  only?: "inserts",
+): CallContext & WriteOptions {
+  const concurrent = !rt.hasTriggers(table);
+  return only === "inserts" ? { ...call, concurrent, groupable: concurrent } : { ...call, concurrent };
 }
 
 /**

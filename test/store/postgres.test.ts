@@ -88,6 +88,39 @@ describe("PostgreSQL store", () => {
       expect(await store.read((tx) => tx.get("post", 1))).toMatchObject({ order: 40 });
     });
 
+    it("creates sent together commit as one group; one that fails in it fails alone, the others commit once", async () => {
+      const heard: number[] = [];
+      store.onCommit((changes) => heard.push(...changes.map((c) => c.id)));
+      const grouped = { concurrent: true, groupable: true };
+      const made = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => store.write((tx) => tx.insert("author", author(i + 1)), grouped)),
+      );
+      expect(store.groupStats.writes).toBe(20);
+      expect(store.groupStats.groups).toBeLessThan(20);
+      expect(new Set(made.map((r) => r.id)).size).toBe(20);
+      // Two refused in the next group: a taken unique value, and a body that throws after its insert.
+      const next = await Promise.allSettled(
+        Array.from({ length: 10 }, (_, i) =>
+          store.write(async (tx) => {
+            if (i === 3) return tx.insert("author", author(1));
+            const row = await tx.insert("author", author(100 + i));
+            if (i === 6) throw new Error("refused after its insert");
+            return row;
+          }, grouped),
+        ),
+      );
+      expect(next.map((r) => r.status)).toEqual(
+        Array.from({ length: 10 }, (_, i) => (i === 3 || i === 6 ? "rejected" : "fulfilled")),
+      );
+      expect((next[3] as PromiseRejectedResult).reason).toMatchObject({ constraint: "unique" });
+      const emails = (await store.read((tx) => tx.list("author"))).map((a) => a.email);
+      expect(emails).toHaveLength(28);
+      expect(emails).not.toContain("a106@x.org");
+      // Each committed row was announced once, the rolled-back group's attempt never.
+      expect(heard).toHaveLength(28);
+      expect(new Set(heard).size).toBe(28);
+    });
+
     /** A promise and the function that resolves it: a transaction held open at a known point. */
     const gate = () => {
       let open!: () => void;

@@ -147,6 +147,8 @@ export async function startPostgres() {
     host,
     port,
     url,
+    /** The postmaster's process id (its backends are its children): benches read their CPU time. */
+    postmasterPid: () => Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]),
     async createDatabase() {
       const name = `wo_test_${process.pid}_${++databases}`;
       const admin = new pg.Client({ connectionString: url("postgres") });

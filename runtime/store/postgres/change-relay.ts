@@ -11,6 +11,7 @@
 
 import { randomUUID } from "node:crypto";
 import pg from "pg";
+import { servesLiveStream, type Catalog } from "../../../model/app.js";
 import type { RowChange } from "../../../model/store.js";
 
 export const changeChannel = "wo_changes";
@@ -19,6 +20,16 @@ const maxPayloadBytes = 7900;
 interface Envelope {
   from: string;
   changes: (RowChange & { rowOmitted?: true })[];
+}
+
+/**
+ * The tables whose changes another instance may have a listener for: those of types with a
+ * REST live stream or exposed over MCP (row subscriptions). Only these are sent: a NOTIFY
+ * makes its COMMIT wait for every other notifying COMMIT (PostgreSQL queues notifications in
+ * commit order under one lock held through the WAL flush), and wakes every instance's relay.
+ */
+export function relayedTables(catalog: Catalog): ReadonlySet<string> {
+  return new Set(catalog.types.filter((t) => servesLiveStream(t) || t.mcp.length > 0).map((t) => t.table));
 }
 
 /** The notifications that carry `changes` from instance `from`. */

@@ -30,6 +30,7 @@ export async function openPostgresReader(options: {
     statements: new StatementNames(),
     foldCollation: "default",
     auditSweep: new AuditSweep(defaultAuditRetention),
+    relayed: new Set<string>(),
   };
   const client = new pg.Client({ connectionString: connectionString(options), application_name: "wo", types });
   // A connection the server drops is reported here too; the read in progress rejects.

@@ -56,7 +56,7 @@ import { CommitListeners } from "../commit-listeners.js";
 import { defaultRetention, type ChangeLogOptions } from "../change-log.js";
 import { PgChangeLog } from "./change-log.js";
 import { AuditSweep, defaultAuditRetention } from "../audit-trail.js";
-import { ChangeRelay, changeChannel, changePayloads } from "./change-relay.js";
+import { ChangeRelay, changeChannel, changePayloads, relayedTables } from "./change-relay.js";
 import { buildTableRegistry } from "../tables.js";
 import { assertPostgresNames } from "./ddl.js";
 import {
@@ -69,6 +69,7 @@ import {
 import { pgNamedTokens } from "./named-tokens.js";
 import { pgRateBuckets } from "./rate-buckets.js";
 import { PostgresTx, StatementNames, type PgTxContext } from "./tx.js";
+import { WriteGroups, type GroupedWrite } from "./write-groups.js";
 
 export interface OpenPostgresStoreOptions {
   /** postgres://user[:password]@host[:port]/database[?…] */
@@ -118,6 +119,7 @@ export async function openPostgresStore(
       statements: new StatementNames(),
       foldCollation,
       auditSweep: new AuditSweep(options.catalog.config.auditRetention ?? defaultAuditRetention),
+      relayed: relayedTables(options.catalog),
     };
     if (options.changeLog && options.changeLog.tables.length > 0) ctx.log = new PgChangeLog(options.changeLog);
     const store = new PostgresStore(pool, ctx, where, {
@@ -193,6 +195,9 @@ export function createPool(options: PoolOptions): pg.Pool {
     // Per connection, whatever the server's defaults: durable commits, bounded statements.
     options: `-c synchronous_commit=on -c statement_timeout=${options.statementTimeoutMs ?? defaultStatementTimeoutMs}`,
     types,
+    // A statement may be sent before the answer to the one before it has come back (store.ts
+    // sends a transaction's BEGIN with its first statement): one wait for the network, not two.
+    pipeline: true,
   });
   // An idle connection the server drops (restart, network) is reported here; the pool forgets
   // it and the next request connects afresh. Without a listener it would end the process.
@@ -223,6 +228,8 @@ class Queue {
 export class PostgresStore implements Store {
   private isClosed = false;
   private readonly writers = new Queue();
+  /** Creates committed together (write-groups.ts); two groups at a time, the rest wait and gather. */
+  private readonly creates = new WriteGroups((group) => this.commitGroup(group), 2);
 
   constructor(
     private readonly pool: pg.Pool,
@@ -256,6 +263,7 @@ export class PostgresStore implements Store {
   }
 
   async write<T>(fn: (tx: StoreTx) => Promise<T>, options: WriteOptions = {}): Promise<T> {
+    if (options.concurrent && options.groupable) return this.creates.add(fn, options.signal);
     let mode: "rows" | "keyed" | "serial" = options.concurrent ? "rows" : options.byKey ? "keyed" : "serial";
     // Rows a keyed write locks first, in (table, id) order: those it names, and after a deadlock
     // also every row its failed attempt held, so the next attempt takes them all in that order.
@@ -310,6 +318,45 @@ export class PostgresStore implements Store {
 
   /** Writes run again after a deadlock or serialization failure, since the store opened (benches, tests). */
   retries = 0;
+  /** Groups of creates committed together, and the creates in them (benches, tests). */
+  readonly groupStats = { groups: 0, writes: 0 };
+
+  /**
+   * One group of creates: one transaction, each callback in turn, one COMMIT. Should any of
+   * them fail (its own refusal, a conflict, a deadlock), the group rolls back and each runs
+   * again on its own, so a failure is only ever its own write's. A cancelled create that has
+   * not run yet is dropped; one that ran commits with the group (as on SQLite).
+   */
+  private async commitGroup(group: GroupedWrite[]): Promise<void> {
+    const alone = (w: GroupedWrite) =>
+      this.write(w.fn, { concurrent: true, signal: w.signal }).then(w.resolve, w.reject);
+    const live = group.filter((w) => {
+      if (w.signal?.aborted) w.reject(new StoreCancelledError());
+      return !w.signal?.aborted;
+    });
+    if (live.length <= 1) return live.length === 1 ? alone(live[0]!) : undefined;
+    let results: unknown[];
+    try {
+      results = await this.transaction(
+        "BEGIN ISOLATION LEVEL READ COMMITTED",
+        "rows",
+        async (tx) => {
+          const out: unknown[] = [];
+          for (const w of live) out.push(await w.fn(tx));
+          return out;
+        },
+        undefined,
+      );
+    } catch (err) {
+      // The server is gone: none of them was committed, and none would be now.
+      if (err instanceof StoreUnavailableError) for (const w of live) w.reject(err);
+      else await Promise.all(live.map(alone));
+      return;
+    }
+    this.groupStats.groups++;
+    this.groupStats.writes += live.length;
+    live.forEach((w, i) => w.resolve(results[i]));
+  }
 
   /**
    * `wo run --watch`: migrates to `catalog` while serving, by the rules of the migration at
@@ -328,6 +375,7 @@ export class PostgresStore implements Store {
           ...this.ctx,
           tables: buildTableRegistry(shape),
           statements: new StatementNames(++this.generation),
+          relayed: relayedTables(catalog),
         };
         // The new build may expose `subscribe` on other types: the log follows (spec/live.md).
         const logged = {
@@ -504,9 +552,18 @@ export class PostgresStore implements Store {
     let broken: Error | undefined;
     const isWritable = mode !== "read";
     const tx = new PostgresTx(client, this.ctx, isWritable, mode === "serial" || mode === "keyed", mode === "keyed");
+    // BEGIN is not waited for: the body's first statement follows it on the wire at once (the
+    // connection pipelines), and waits for its answer. Should BEGIN (or a lock it takes) fail,
+    // the statements behind it fail too, and its error is the one that counts (a deadlock runs
+    // the call again).
+    const begun = client.query(begin).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     try {
-      await client.query(begin);
       const result = await fn(tx);
+      const failedBegin = await begun;
+      if (failedBegin !== undefined) throw failedBegin;
       tx.finish();
       // The body read by a condition and went on (it caught what the read threw): run it alone.
       if (tx.readByCondition) throw new ReadsByCondition();
@@ -515,7 +572,8 @@ export class PostgresStore implements Store {
       // Sent by the COMMIT (and only if it commits), in commit order, to the other instances;
       // in the COMMIT's own round trip (a simple query of several statements: should a
       // notification fail, the COMMIT is not run and the catch below rolls back).
-      const payloads = tx.changes.length > 0 ? changePayloads(this.relay.instanceId, tx.changes) : [];
+      const relayed = tx.changes.filter((c) => this.ctx.relayed.has(c.table));
+      const payloads = relayed.length > 0 ? changePayloads(this.relay.instanceId, relayed) : [];
       const notify = payloads.map((p) => `SELECT pg_notify('${changeChannel}', ${client.escapeLiteral(p)}); `);
       await client.query(`${tx.beforeCommit.join("")}${notify.join("")}COMMIT`);
       // After the COMMIT, before the write resolves: a listener sees a change before its writer's answer.
@@ -524,7 +582,7 @@ export class PostgresStore implements Store {
     } catch (caught) {
       tx.finish();
       held?.push(...tx.held);
-      const err = tx.readByCondition ? new ReadsByCondition() : caught;
+      const err = tx.readByCondition ? new ReadsByCondition() : ((await begun) ?? caught);
       if (isConnectionFailure(err)) {
         broken = err as Error;
         throw this.unavailable(err);

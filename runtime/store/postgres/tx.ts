@@ -73,6 +73,8 @@ export interface PgTxContext {
   log?: PgChangeLog;
   /** When an append to the audit trail also sweeps it (../audit-trail.ts). */
   auditSweep: AuditSweep;
+  /** The tables whose changes are sent to the other instances (change-relay.ts relayedTables). */
+  relayed: ReadonlySet<string>;
 }
 
 const pgPlaceholder = (n: number) => `$${n}`;
