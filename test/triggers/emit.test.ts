@@ -66,9 +66,8 @@ function scenario(extraArgs: () => string[]) {
 
   beforeAll(async () => {
     dir = writeApp("shop-events", app);
-    const db = extraArgs()
-      .slice(0, 2)
-      .filter((_, i, a) => a[0] === "--db");
+    const args = extraArgs();
+    const db = args[0] === "--db" ? args.slice(0, 2) : [];
     buyer7 = await addToken(["buyer7", dir, "--role", "buyer", "--user", "7", ...db]);
     buyer8 = await addToken(["buyer8", dir, "--role", "buyer", "--user", "8", ...db]);
     wo = await startWo([dir, "--listen", "127.0.0.1:0", ...extraArgs()], { env });
