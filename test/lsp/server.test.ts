@@ -39,7 +39,7 @@ const postText = (authorType: string) => `class Post {
 
 const nestedText = `type Reader {
   name: Text
-  on delete do emit "gone"(self)
+  on delete do enqueue "gone" with { id: self.id }
   service rest "/api/authors" expose list
 }
 `;
