@@ -28,7 +28,9 @@ function wo(...args: string[]) {
 
 /** An app whose only diagnostics are warnings: a trigger that only emits (WO2102, WO2115). */
 function warnedApp(): string {
-  const dir = writeApp({ "app.wo": 'type Note {\n  text: Text\n  on delete do enqueue "gone" with { id: self.id }\n}\n' });
+  const dir = writeApp({
+    "app.wo": 'type Note {\n  text: Text\n  on delete do enqueue "gone" with { id: self.id }\n}\n',
+  });
   dirs.push(dir);
   return dir;
 }

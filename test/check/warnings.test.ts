@@ -27,7 +27,11 @@ const cases: [string, string, string][] = [
     "method in no expose list",
     'class A {\n  x: Int\n  fn ┆m() -> Int {\n    return 1\n  }\n  service rest "/api/a" expose list\n}\n',
   ],
-  ["WO2102", "trigger that only enqueues", 'type A {\n  x: Int\n  ┆on delete do enqueue "gone" with { id: self.id }\n}\n'],
+  [
+    "WO2102",
+    "trigger that only enqueues",
+    'type A {\n  x: Int\n  ┆on delete do enqueue "gone" with { id: self.id }\n}\n',
+  ],
   [
     "WO2115",
     "enqueue beside an action that runs",

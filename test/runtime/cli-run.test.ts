@@ -18,7 +18,10 @@ beforeAll(() => {
   const init = spawnSync(woNode, ["bin/wo.js", "init", app], { cwd: repoRoot, encoding: "utf8" });
   expect(init.status, init.stderr).toBe(0);
   // Something the check warns about, to see the warning on every start.
-  writeFileSync(join(app, "note.wo"), 'type Note {\n  text: Text\n  on delete do enqueue "gone" with { id: self.id }\n}\n');
+  writeFileSync(
+    join(app, "note.wo"),
+    'type Note {\n  text: Text\n  on delete do enqueue "gone" with { id: self.id }\n}\n',
+  );
 });
 afterAll(() => removeApp(app));
 
