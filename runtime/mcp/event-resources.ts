@@ -46,6 +46,16 @@ export function eventResources(
     };
   });
   const retention = catalog.config.liveRetention ?? 10_000;
+  // One audience per caller, kept while the caller is (a session's principal is one object):
+  // each notification asks it, and its per-type tests are built on its first event.
+  const audiences = new WeakMap<Principal, ReturnType<typeof eventAudience>>();
+  const owners = eventAudience(catalog, store, undefined);
+  const audienceOf = (principal: Principal | undefined) => {
+    if (principal === undefined) return owners;
+    let audience = audiences.get(principal);
+    if (audience === undefined) audiences.set(principal, (audience = eventAudience(catalog, store, principal)));
+    return audience;
+  };
   return {
     listed,
     has: (uri) => uris.has(uri),
@@ -54,7 +64,7 @@ export function eventResources(
       // The newest position: asking past any seq answers `gone` with it.
       const probe = await store.changesAfter(eventLogTable, Number.MAX_SAFE_INTEGER, 1);
       const newest = probe.gone ? probe.newest : 0;
-      const audience = eventAudience(catalog, store, principal);
+      const audience = audienceOf(principal);
       let after = Math.max(0, newest - Math.min(readWindow, retention));
       const found: PublishedEvent[] = [];
       for (;;) {
@@ -74,6 +84,6 @@ export function eventResources(
       const named = `${eventsUri}/${(change.row as unknown as AppEvent).name}`;
       return uris.has(named) ? [eventsUri, named] : [eventsUri];
     },
-    mayHear: (change, principal) => eventAudience(catalog, store, principal)(change),
+    mayHear: (change, principal) => audienceOf(principal)(change),
   };
 }
