@@ -7,12 +7,10 @@
 // emitting row as it was stored when the event was emitted (the row before a delete).
 
 import type { Catalog, CatalogType } from "../model/app.js";
-export { eventsRoute } from "../model/app.js";
 import type { Principal } from "../model/principal.js";
 import { eventLogTable, type AppEvent, type Row, type RowChange, type Store, type StoreTx } from "../model/store.js";
-import { readFilter } from "./operations/read-policy.js";
-import { hasPolicies } from "./operations/row-policy.js";
-import { catalogTables, readsThroughRefs, refRows, rowMatcher } from "./store/conditions.js";
+import { anonymousReadsNothing, readFilter } from "./operations/read-policy.js";
+import { catalogTables, rowTest } from "./store/conditions.js";
 
 /** An event as clients receive it: never its emitting row (`AppEvent.source`). */
 export interface PublishedEvent {
@@ -78,17 +76,8 @@ export function eventAudience(
   const tests = new Map<string, (row: Row) => Promise<boolean>>();
   const testOf = (type: CatalogType): ((row: Row) => Promise<boolean>) => {
     const filter = readFilter(type, principal, catalog);
-    if (principal?.via === "anonymous" && (filter?.kind === "false" || !hasPolicies(type))) return async () => false;
-    if (filter === undefined) return async () => true;
-    if (filter.kind === "false") return async () => false;
-    if (!readsThroughRefs(filter)) {
-      const passes = rowMatcher(filter, type.table, tables);
-      return async (row) => passes === undefined || passes(row);
-    }
-    return async (row) => {
-      const resolve = await refRows(store, filter, type.table, tables, row);
-      return rowMatcher(filter, type.table, tables, resolve)?.(row) ?? true;
-    };
+    if (anonymousReadsNothing(type, principal, filter) || filter?.kind === "false") return async () => false;
+    return filter === undefined ? async () => true : rowTest(store, filter, type.table, tables);
   };
   return async (change) => {
     if (!isEvent(change)) return false;

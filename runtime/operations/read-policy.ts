@@ -24,6 +24,19 @@ export function readFilter(
   return condition.kind === "true" ? undefined : condition;
 }
 
+/**
+ * Whether `principal` is an anonymous caller who may read no row of `type` (`filter` being its
+ * readFilter): a type without policy lines is not public, and no line may admit it. A live
+ * stream refuses such a caller (401 with the challenge) rather than stay silent.
+ */
+export function anonymousReadsNothing(
+  type: Pick<CatalogType, "policies">,
+  principal: Principal | undefined,
+  filter: RowCondition | undefined,
+): boolean {
+  return principal?.via === "anonymous" && (filter?.kind === "false" || !hasPolicies(type));
+}
+
 /** readFilter bound to one type: what a body computes per call. */
 export function readFilterOf(
   type: Pick<CatalogType, "name" | "policies">,

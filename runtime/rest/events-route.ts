@@ -10,8 +10,7 @@ import { emittedEvents } from "../../model/app.js";
 import { isOwner } from "../../model/principal.js";
 import type { Row } from "../../model/store.js";
 import { anonymousRefusal } from "../identity/identity.js";
-import { readFilter } from "../operations/read-policy.js";
-import { hasPolicies } from "../operations/row-policy.js";
+import { anonymousReadsNothing, readFilter } from "../operations/read-policy.js";
 import { eventAudience } from "../app-events.js";
 import { nodeBindings, requestPrincipal } from "../node-bindings.js";
 import { isRefusal, streamCallerOf } from "../stream-budget.js";
@@ -49,10 +48,7 @@ export function eventsStream(c: Context, deps: RestDeps): Response {
   const principal = requestPrincipal(c);
   // An anonymous caller no policy line lets read any emitting type is refused, as on P/live.
   const emitting = deps.catalog.types.filter((t) => t.triggers?.some((tr) => (tr.emits?.length ?? 0) > 0));
-  if (
-    principal?.via === "anonymous" &&
-    !emitting.some((t) => hasPolicies(t) && readFilter(t, principal, deps.catalog)?.kind !== "false")
-  )
+  if (emitting.every((t) => anonymousReadsNothing(t, principal, readFilter(t, principal, deps.catalog))))
     return problemResponse(c, "unauthorized", anonymousRefusal.reason);
   const wanted = new Set(names);
   const body = deps.live.openEvents(

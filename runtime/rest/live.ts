@@ -15,7 +15,7 @@ import { isRefusal, StreamBudget, type StreamRefusal, type StreamSlot } from "..
 import { eventLogTable, type ListQuery, type Row, type RowChange, type Store } from "../../model/store.js";
 import { eventFrame as appEventFrame } from "../app-events.js";
 import type { RowCondition } from "../../model/policy.js";
-import { catalogTables, queryCondition, readsThroughRefs, refRows, rowMatcher } from "../store/conditions.js";
+import { catalogTables, queryCondition, readsThroughRefs, rowMatcher, rowTest } from "../store/conditions.js";
 
 export interface LiveStreamOptions {
   /** Keep-alive comment interval. Default 15 s. */
@@ -433,12 +433,12 @@ export function createLiveStreams(
       const passes = throughRefs ? undefined : rowMatcher(condition, type.table, tables);
       const admitsDeleted = policy && !throughRefs ? rowMatcher(policy, type.table, tables) : undefined;
       /** A policy through refs: the row tested with the rows its refs name, read from the store. */
+      const passesThroughRefs = throughRefs ? rowTest(store, condition!, type.table, tables) : undefined;
+      const deletedThroughRefs = throughRefs ? rowTest(store, policy!, type.table, tables) : undefined;
       const admitsThroughRefs = async (change: RowChange): Promise<boolean> => {
         const row = change.row ?? change.previous;
         if (row === undefined || row === null) return true;
-        const tested = change.row === null ? policy! : condition!;
-        const resolve = await refRows(store, tested, type.table, tables, row);
-        return rowMatcher(tested, type.table, tables, resolve)?.(row) ?? true;
+        return (change.row === null ? deletedThroughRefs! : passesThroughRefs!)(row);
       };
       const source: StreamSource = {
         table: type.table,

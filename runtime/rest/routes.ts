@@ -6,14 +6,12 @@
 // defaults, transactions and error wording belong to the operation layer; who may send
 // requests at all, to the app's HttpGuard.
 
-import { hasPolicies } from "../operations/row-policy.js";
 import { anonymousRefusal } from "../identity/identity.js";
-import { readFilter } from "../operations/read-policy.js";
+import { anonymousReadsNothing, readFilter } from "../operations/read-policy.js";
 import { nodeBindings, requestPrincipal } from "../node-bindings.js";
 import { Hono, type Context } from "hono";
-import { emittedEvents, type CatalogType } from "../../model/app.js";
+import { emittedEvents, eventsRoute, type CatalogType } from "../../model/app.js";
 import type { Store } from "../../model/store.js";
-import { eventsRoute } from "../app-events.js";
 import { eventsStream } from "./events-route.js";
 import type { AppContract, CallContext, Operation, OperationKind } from "../../model/build-contract.js";
 import { ownerPrincipal } from "../../model/principal.js";
@@ -367,7 +365,7 @@ function live(c: Context, route: Route, deps: RestDeps, vocab: ListVocabulary): 
   // anonymous caller no line lets read the type is refused as before policies.
   const principal = requestPrincipal(c);
   const filter = readFilter(route.type, principal, deps.catalog);
-  if (principal?.via === "anonymous" && (filter?.kind === "false" || !hasPolicies(route.type)))
+  if (anonymousReadsNothing(route.type, principal, filter))
     return problemResponse(c, "unauthorized", anonymousRefusal.reason);
   const body = deps.live.open(
     route.type,

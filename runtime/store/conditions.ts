@@ -448,3 +448,23 @@ export async function refRows(
   });
   return (table, id) => found.get(`${table}:${id}`);
 }
+
+/**
+ * Whether a row of `table` (as the API shows it) passes `condition`, reading from `store` only
+ * the rows its paths through refs reach, and only when it has such paths: the one test the live
+ * streams and the application events apply to a committed row. Throws StoreQueryError at once
+ * for a condition the store would refuse.
+ */
+export function rowTest(
+  store: Pick<Store, "read">,
+  condition: Condition,
+  table: string,
+  tables: TableRegistry,
+): (row: Row) => Promise<boolean> {
+  const inMemory = rowMatcher(condition, table, tables);
+  if (!readsThroughRefs(condition)) return async (row) => inMemory === undefined || inMemory(row);
+  return async (row) => {
+    const resolve = await refRows(store, condition, table, tables, row);
+    return rowMatcher(condition, table, tables, resolve)?.(row) ?? true;
+  };
+}
