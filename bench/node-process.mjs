@@ -83,6 +83,12 @@ export function numberArg(name, fallback) {
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
 }
 
+/** `--old CHECKOUT`: another checkout (built) a bench measures beside this one, as an absolute path; else undefined. */
+export function oldCheckoutArg() {
+  const i = process.argv.indexOf("--old");
+  return i > 0 ? resolve(process.argv[i + 1]) : undefined;
+}
+
 /** `wo run DIR` on a free loopback port, quiet; resolves once it serves, with its URL. */
 export function serveApp(dir, env = {}) {
   return startNode("bin/wo.js", ["run", dir, "--quiet", "--listen", "127.0.0.1:0"], /serving at (http:\/\/\S+)/, env);

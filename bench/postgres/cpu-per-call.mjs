@@ -12,17 +12,16 @@
 // (needs `npm run build` and PostgreSQL's binaries, as the tests; Linux)
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import autocannon from "autocannon";
 import { startPostgres, postgresUnavailable } from "../../tools/postgres/server.mjs";
-import { numberArg, startNode, stopNode } from "../node-process.mjs";
+import { numberArg, oldCheckoutArg, startNode, stopNode } from "../node-process.mjs";
 import { median } from "../paired-load.mjs";
 
 const duration = numberArg("duration", 3);
 const connections = numberArg("connections", 10);
 const rounds = numberArg("rounds", 4);
-const oldIndex = process.argv.indexOf("--old");
-const oldCheckout = oldIndex > 0 ? resolve(process.argv[oldIndex + 1]) : undefined;
+const oldCheckout = oldCheckoutArg();
 if (postgresUnavailable) throw new Error(postgresUnavailable);
 
 /** Clock ticks of user + system time of process `pid` (fields 14 and 15 of /proc/<pid>/stat). */

@@ -19,12 +19,12 @@
 // (needs `npm run build` and PostgreSQL's binaries, as the tests)
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
 import { spawnSync } from "node:child_process";
 import { startPostgres, postgresUnavailable, pgPassword } from "../../tools/postgres/server.mjs";
-import { numberArg, pinCpus, startNode, stopNode } from "../node-process.mjs";
+import { numberArg, oldCheckoutArg, pinCpus, startNode, stopNode } from "../node-process.mjs";
 import { median, pairedRatios } from "../paired-load.mjs";
 import { summarize } from "../summary.mjs";
 
@@ -32,8 +32,7 @@ const arg = numberArg;
 const duration = arg("duration", 5);
 const connections = arg("connections", 10);
 const rounds = arg("rounds", 6);
-const oldIndex = process.argv.indexOf("--old");
-const oldCheckout = oldIndex > 0 ? resolve(process.argv[oldIndex + 1]) : undefined;
+const oldCheckout = oldCheckoutArg();
 if (postgresUnavailable) throw new Error(postgresUnavailable);
 const placement = pinCpus();
 
