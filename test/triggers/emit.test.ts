@@ -243,6 +243,28 @@ describe("do emit on PostgreSQL", () => {
     await pg?.stop();
   });
   scenario(() => ["--db", url, "--quiet"]);
+
+  it("an event emitted on one instance reaches the event stream of another on the same database", async () => {
+    const dir = writeApp("shop-events-two", app);
+    const db = await pg.createDatabase();
+    const [a, b] = await Promise.all(
+      [0, 1].map(() => startWo([dir, "--listen", "127.0.0.1:0", "--db", db, "--quiet"], { env })),
+    );
+    const stream = await openSse(b!.url, "/api/_events", auth(ownerToken));
+    try {
+      const created = await rest(a!.url, ownerToken, "POST", "/api/orders", { item: "lamp", buyer: 7 });
+      expect(created.status).toBe(201);
+      await waitFor(
+        () => seen(stream).length >= 1,
+        () => JSON.stringify(stream.events),
+      );
+      expect(seen(stream)).toEqual([["order.created", created.body.id]]);
+    } finally {
+      stream.close();
+      await Promise.all([a?.stop(), b?.stop()]);
+      removeApp(dir);
+    }
+  });
 });
 
 describe("do emit: the checker", () => {

@@ -11,8 +11,8 @@
 
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { servesLiveStream, type Catalog } from "../../../model/app.js";
-import type { RowChange } from "../../../model/store.js";
+import { emittedEvents, servesLiveStream, type Catalog } from "../../../model/app.js";
+import { eventLogTable, type RowChange } from "../../../model/store.js";
 
 export const changeChannel = "wo_changes";
 const maxPayloadBytes = 7900;
@@ -24,12 +24,15 @@ interface Envelope {
 
 /**
  * The tables whose changes another instance may have a listener for: those of types with a
- * REST live stream or exposed over MCP (row subscriptions). Only these are sent: a NOTIFY
+ * REST live stream or exposed over MCP (row subscriptions), and the application events where a
+ * trigger emits one (their streams and `wo://events`). Only these are sent: a NOTIFY
  * makes its COMMIT wait for every other notifying COMMIT (PostgreSQL queues notifications in
  * commit order under one lock held through the WAL flush), and wakes every instance's relay.
  */
 export function relayedTables(catalog: Catalog): ReadonlySet<string> {
-  return new Set(catalog.types.filter((t) => servesLiveStream(t) || t.mcp.length > 0).map((t) => t.table));
+  const tables = new Set(catalog.types.filter((t) => servesLiveStream(t) || t.mcp.length > 0).map((t) => t.table));
+  if (emittedEvents(catalog).length > 0) tables.add(eventLogTable);
+  return tables;
 }
 
 /** The notifications that carry `changes` from instance `from`. */
