@@ -18,7 +18,7 @@ import { openSqliteStore } from "../../dist/runtime/store/sqlite.js";
 import { createOperationRuntime } from "../../dist/runtime/operations/runtime.js";
 import { bindOperations } from "../../dist/runtime/operations/bind.js";
 import { createConcurrencyLimit } from "../../dist/runtime/operations/limit.js";
-import { admitEverything } from "../../dist/runtime/operations/policy.js";
+import { enforcePolicies } from "../../dist/runtime/operations/policy.js";
 
 const appDir = resolve(process.argv[2]);
 const build = await loadBuild(join(appDir, ".wo/build"));
@@ -34,7 +34,8 @@ const ops = bindOperations({
   rt,
   generated: build.operations,
   limiter: createConcurrencyLimit(build.catalog.config.concurrency),
-  policy: admitEverything,
+  policy: enforcePolicies,
+  log: () => {},
 });
 
 const toResult = async (name, args) => {
