@@ -14,7 +14,7 @@ import { addCorsHeaders } from "./http-guard.js";
 import type { LoadedBuild } from "./load-build.js";
 import type { McpBuild } from "./mcp/index.js";
 import { nodeBindings, requestPrincipal } from "./node-bindings.js";
-import { bindOperations } from "./operations/bind.js";
+import { bindOperations, readAdmission } from "./operations/bind.js";
 import type { ConcurrencyLimiter } from "./operations/limit.js";
 import type { OperationPolicy } from "./operations/policy.js";
 import type { RateLimiter } from "./operations/rate-limit.js";
@@ -149,6 +149,7 @@ export function bindBuild(build: LoadedBuild, deps: BindingDeps): Binding {
       operations,
       store,
       serverInfo: { name: build.catalog.app.name, version: build.catalog.app.version },
+      admitRead: readAdmission(deps.limiter, deps.rate),
     },
   };
 }

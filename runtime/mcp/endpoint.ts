@@ -108,6 +108,7 @@ export function createEndpoint(deps: McpDeps): Endpoint {
       operations: b.operations,
       store: b.store,
       serverInfo: b.serverInfo,
+      ...(b.admitRead ? { admitRead: b.admitRead } : {}),
       pageSize: opts.pageSize ?? 100,
       log,
       listChanged,

@@ -20,6 +20,7 @@ import type { ListKind } from "./list-changes.js";
 import { post } from "./post.js";
 import { SessionsFullError } from "./sessions.js";
 import type { Telemetry } from "../telemetry/telemetry.js";
+import type { ReadAdmission } from "../operations/bind.js";
 import { endSession, openSessionStream } from "./session-verbs.js";
 
 export type { McpReply, McpRequest } from "./http.js";
@@ -60,6 +61,8 @@ export interface McpBuild {
   operations: Record<string, Operation>;
   store: Store;
   serverInfo: { name: string; version: string };
+  /** Admits the reads that are no operation (`wo://events`) as an operation's read; absent: admitted at once. */
+  admitRead?: ReadAdmission;
 }
 
 export interface McpDeps extends McpBuild {

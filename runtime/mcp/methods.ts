@@ -30,6 +30,7 @@ import { ErrorCode, isPlainObject, RpcError, SerializedResult, type Params } fro
 import { LEGACY_VERSIONS, MODERN_VERSION } from "./era.js";
 import { sentence } from "../../model/words.js";
 import { mayCall } from "../operations/policy.js";
+import type { ReadAdmission } from "../operations/bind.js";
 import { hasPolicies } from "../operations/row-policy.js";
 
 export type Era = "legacy" | "modern";
@@ -57,6 +58,8 @@ export interface MethodDeps {
   operations: Record<string, Operation>;
   store: Store;
   serverInfo: { name: string; version: string };
+  /** Admits `wo://events` reads as an operation's read (rate limit, slot); absent: at once. */
+  admitRead?: ReadAdmission;
   pageSize: number;
   log: (line: string) => void;
   /** `wo run --watch`: lists can change while serving, and the capabilities say so. */
@@ -387,6 +390,19 @@ export function createMethods(deps: MethodDeps): MethodTable {
   };
   const tableToSnake = new Map([...templateTypes.values()].map((t) => [t.table, t.snake]));
 
+  const admitRead = deps.admitRead ?? ((_call, body) => body());
+  /** An event resource's text, read under the caller's read budget like a row's resources/read. */
+  const eventsText = async (uri: string, ctx: MethodContext): Promise<string> => {
+    try {
+      return await admitRead(mcpCall(ctx, false), () => events.read(uri, ctx.principal));
+    } catch (err) {
+      if (err instanceof RateLimitedError)
+        throw new RpcError(ErrorCode.ServerError, errorText(err), { retryAfterSeconds: err.retryAfterSeconds });
+      if (err instanceof OperationError) throw new RpcError(ErrorCode.ServerError, errorText(err));
+      deps.log(`mcp: resources/read ${uri} failed: ${err instanceof Error ? err.message : String(err)}`);
+      throw new RpcError(ErrorCode.InternalError, "Internal error while reading the resource");
+    }
+  };
   const resourcesRead: Handler = async (params, ctx) => {
     const uri = params.uri;
     if (typeof uri === "string" && uri.startsWith("wo://schema/")) {
@@ -395,7 +411,7 @@ export function createMethods(deps: MethodDeps): MethodTable {
       return { contents: [{ uri, mimeType: MIME, text }] };
     }
     if (typeof uri === "string" && events.has(uri))
-      return { contents: [{ uri, mimeType: MIME, text: await events.read(uri, ctx.principal) }] };
+      return { contents: [{ uri, mimeType: MIME, text: await eventsText(uri, ctx) }] };
     const { row } = await rowAt("resources/read", uri, ctx.era, mcpCall(ctx, false));
     // Same serialization as the REST body (JSON.stringify of the row), so the texts are equal.
     return { contents: [{ uri, mimeType: MIME, text: JSON.stringify(row) }] };

@@ -32,6 +32,7 @@ import { inSession } from "./session.js";
 import { withSlot, type ConcurrencyLimiter } from "./limit.js";
 import type { BuildPolicy, OperationPolicy, RowGuard } from "./policy.js";
 import { rateKindOf, type RateLimiter } from "./rate-limit.js";
+import type { RateKind } from "../../model/app.js";
 import { isTableDriven, tableOperationBody, type OperationBody } from "./table-operations.js";
 import { observedOperation } from "../telemetry/observe.js";
 import type { Telemetry } from "../telemetry/telemetry.js";
@@ -133,10 +134,8 @@ function admitted(
   const run = async (input: unknown, call: CallContext) => {
     const data = rt.validate<Row>(name, input);
     policy.admit(entry, data, call);
-    const taking = rate?.take(rateKind, call);
-    if (taking) await taking;
-    const wait = limiter.acquire(call);
-    if (wait) await wait;
+    const entering = enter(rate, limiter, rateKind, call);
+    if (entering) await entering;
     try {
       return await (scoped ? inSession(call, () => body(data, call)) : body(data, call));
     } finally {
@@ -151,6 +150,36 @@ function admitted(
     } catch (err) {
       await recordRefusal(rt.store, audited.audit!, err, log);
       throw err;
+    }
+  };
+}
+
+/**
+ * The caller's rate token of `kind`, then a concurrency slot (released by the caller): a promise
+ * only when either has to wait; a refusal throws (or rejects) as the limiter or the bucket says.
+ */
+function enter(
+  rate: RateLimiter | undefined,
+  limiter: ConcurrencyLimiter,
+  kind: RateKind,
+  call: CallContext,
+): Promise<void> | undefined {
+  const taking = rate?.take(kind, call);
+  return taking ? taking.then(() => limiter.acquire(call)) : limiter.acquire(call);
+}
+
+/** Runs a read that is no operation of the table (`resources/read` of `wo://events`). */
+export type ReadAdmission = <T>(call: CallContext, body: () => Promise<T>) => Promise<T>;
+
+/** Reads outside the operations table, admitted as an operation's read is: a read token, a slot. */
+export function readAdmission(limiter: ConcurrencyLimiter, rate: RateLimiter | undefined): ReadAdmission {
+  return async (call, body) => {
+    const entering = enter(rate, limiter, "reads", call);
+    if (entering) await entering;
+    try {
+      return await body();
+    } finally {
+      limiter.release();
     }
   };
 }

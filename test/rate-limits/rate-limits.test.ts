@@ -30,6 +30,8 @@ const app = (limits: string) => ({
     update Task{ id == self.id }.title = title
   }
 
+  on create do emit "task.added"(self.id)
+
   service rest "/api/tasks" expose list, get, create, double, retitle
   service mcp "/mcp" expose list, get, create, double, retitle
 }
@@ -76,7 +78,7 @@ describe("rate limits on a serving SQLite app", () => {
   const tokens: Record<string, string> = {};
   beforeAll(async () => {
     appDir = writeApp("tasks", app("reads_per_minute = 5\nwrites_per_minute = 3\ncalls_per_minute = 2\n"));
-    for (const name of ["alice", "bob", "carol", "dave"]) tokens[name] = await addToken(name, [appDir]);
+    for (const name of ["alice", "bob", "carol", "dave", "erin"]) tokens[name] = await addToken(name, [appDir]);
     wo = await startWo([appDir, "--listen", "127.0.0.1:0"], { env });
   });
   afterAll(async () => {
@@ -159,6 +161,20 @@ describe("rate limits on a serving SQLite app", () => {
     const made = await v2.callTool({ name: "task_create", arguments: { title: "from dave" } });
     expect(made.isError).toBeFalsy();
     await v2.close();
+  });
+
+  it("reading the application events (wo://events) spends reads like a row's resources/read", async () => {
+    expect((await send(wo.url, ownerToken, "POST", "/api/tasks", { title: "evented" })).status).toBe(201);
+    const v1 = new ClientV1({ name: "v1", version: "1" });
+    await v1.connect(new TransportV1(new URL(`${wo.url}/mcp`), { requestInit: { headers: bearer(tokens.erin!) } }));
+    for (let i = 0; i < 5; i++) {
+      const read = await v1.readResource({ uri: "wo://events" });
+      expect(JSON.parse((read.contents[0] as { text: string }).text).events.length).toBeGreaterThan(0);
+    }
+    await expect(v1.readResource({ uri: "wo://events" })).rejects.toThrow(/Rate limited: retry in \d+ s/);
+    // Another caller's bucket is its own.
+    expect((await send(wo.url, tokens.bob!, "GET", "/api/tasks")).status).toBe(200);
+    await v1.close();
   });
 });
 
