@@ -17,6 +17,17 @@ import { isRefusal, streamCallerOf } from "../stream-budget.js";
 import { problemResponse } from "./problem.js";
 import { resumePosition, streamHeaders, type RestDeps } from "./routes.js";
 
+/** What a build emits, found once per build (asked on every stream open). */
+const emittersOf = new WeakMap<RestDeps["catalog"], { known: string[]; emitting: RestDeps["catalog"]["types"] }>();
+function emitters(catalog: RestDeps["catalog"]) {
+  let found = emittersOf.get(catalog);
+  if (found === undefined) {
+    const emitting = catalog.types.filter((t) => t.triggers?.some((tr) => (tr.emits?.length ?? 0) > 0));
+    emittersOf.set(catalog, (found = { known: emittedEvents(catalog), emitting }));
+  }
+  return found;
+}
+
 export function eventsStream(c: Context, deps: RestDeps): Response {
   const method = c.req.method === "HEAD" ? "GET" : c.req.method;
   if (method !== "GET")
@@ -32,7 +43,7 @@ export function eventsStream(c: Context, deps: RestDeps): Response {
       `'${other.slice(0, 40)}' is not a parameter of the event stream; it takes name=<event> (repeatable).`,
       [{ path: `/${other.slice(0, 40)}`, message: "is not a parameter of the event stream" }],
     );
-  const known = emittedEvents(deps.catalog);
+  const { known, emitting } = emitters(deps.catalog);
   const names = url.searchParams.getAll("name");
   const unknown = names.find((n) => !known.includes(n));
   if (unknown !== undefined)
@@ -47,7 +58,6 @@ export function eventsStream(c: Context, deps: RestDeps): Response {
   if (c.req.method === "HEAD") return new Response(null, { status: 200, headers: streamHeaders });
   const principal = requestPrincipal(c);
   // An anonymous caller no policy line lets read any emitting type is refused, as on P/live.
-  const emitting = deps.catalog.types.filter((t) => t.triggers?.some((tr) => (tr.emits?.length ?? 0) > 0));
   if (emitting.every((t) => anonymousReadsNothing(t, principal, readFilter(t, principal, deps.catalog))))
     return problemResponse(c, "unauthorized", anonymousRefusal.reason);
   const wanted = new Set(names);
