@@ -258,7 +258,20 @@ export function createMethods(deps: MethodDeps): MethodTable {
     description: `Fields of ${t.name}: names, types, which are required to create one.`,
     mimeType: MIME,
   }));
-  const schemaTexts = new Map(exposed.map((t) => [t.snake, schemaDocument(t, toolsOf(t))]));
+  // Rendered on first read, not at start: a 1,000-type app would render every document before it
+  // serves (spec/architecture.md "Build and start-up cost").
+  const exposedBySnake = new Map(exposed.map((t) => [t.snake, t]));
+  const schemaTextCache = new Map<string, string>();
+  const schemaText = (snake: string): string | undefined => {
+    let text = schemaTextCache.get(snake);
+    if (text === undefined) {
+      const t = exposedBySnake.get(snake);
+      if (t === undefined) return undefined;
+      text = schemaDocument(t, toolsOf(t));
+      schemaTextCache.set(snake, text);
+    }
+    return text;
+  };
 
   const listChanged = deps.listChanged ?? false;
   // Rows can be subscribed to where they can be read (spec/live.md); a 2025 client needs a
@@ -406,7 +419,7 @@ export function createMethods(deps: MethodDeps): MethodTable {
   const resourcesRead: Handler = async (params, ctx) => {
     const uri = params.uri;
     if (typeof uri === "string" && uri.startsWith("wo://schema/")) {
-      const text = schemaTexts.get(uri.slice("wo://schema/".length));
+      const text = schemaText(uri.slice("wo://schema/".length));
       if (text === undefined) throw notFound(ctx.era, uri);
       return { contents: [{ uri, mimeType: MIME, text }] };
     }
@@ -479,7 +492,12 @@ export function createMethods(deps: MethodDeps): MethodTable {
     listings: () => ({
       // The policy lines too: a reload that changes only them changes what callers are shown.
       tools: JSON.stringify([toolsModern, catalog.types.map((t) => t.policies ?? [])]),
-      resources: JSON.stringify([schemaResources, events.listed, templates, [...schemaTexts]]),
+      resources: JSON.stringify([
+        schemaResources,
+        events.listed,
+        templates,
+        exposed.map((t) => [t.snake, schemaText(t.snake)]),
+      ]),
     }),
     readableRow: async (uri, era, principal) =>
       typeof uri === "string" && events.has(uri)

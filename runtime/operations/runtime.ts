@@ -213,7 +213,8 @@ export function refColumnsByTable(catalog: Catalog): Map<string, { column: strin
   const byTable = new Map<string, { column: string; paths: RefPath[] }[]>();
   for (const t of catalog.types) {
     const columns = t.fields
-      .filter((f) => f.isStored)
+      // A scalar or union column holds no ref: not described (most columns, on every start).
+      .filter((f) => f.isStored && f.type.kind !== "scalar" && f.type.kind !== "union")
       .map((f) => ({ column: f.name, paths: refPaths(describeFieldType(f.type, catalog)) }))
       .filter((c) => c.paths.length > 0);
     if (columns.length > 0) byTable.set(t.table, columns);

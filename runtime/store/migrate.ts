@@ -63,12 +63,19 @@ async function planAndApply(
     runnerOf(db),
     changes.flatMap((c) => c.steps),
   );
-  if (shapeChanged(stored, next, changes)) {
-    db.prepare(`INSERT OR REPLACE INTO ${quoteId(metaTable)} ("key", "value") VALUES ('shape', ?)`).run(
-      JSON.stringify(next),
-    );
+  const nextText = JSON.stringify(next);
+  const storedText = stored === undefined ? undefined : storedShapeText(db);
+  if (shapeChanged(stored, next, changes, { stored: storedText, next: nextText })) {
+    db.prepare(`INSERT OR REPLACE INTO ${quoteId(metaTable)} ("key", "value") VALUES ('shape', ?)`).run(nextText);
   }
   return appliedReport(changes);
+}
+
+function storedShapeText(db: Database.Database): string | undefined {
+  const row = db.prepare(`SELECT "value" FROM ${quoteId(metaTable)} WHERE "key" = 'shape'`).get() as
+    | { value: string }
+    | undefined;
+  return row?.value;
 }
 
 function readStoredShape(db: Database.Database, file: string): StorageShape | undefined {
