@@ -411,11 +411,13 @@ export interface ExpectAbortStmt {
 /**
  * `as session { user: …, role: … } { … }` (tests): run the block as that caller
  * (spec/policies.md). The older `as session who { … }` form names the caller instead
- * (`identity`); wo does not run it.
+ * (`identity`): wo runs `anonymous` and `$row` (spec/policies.md), no other name.
  */
 export interface AsSessionStmt {
   kind: "AsSessionStmt";
   identity?: { text: string; span: Span };
+  /** `as session $a { … }`: the row `a` (a `let` or parameter) is the caller. */
+  row?: NameExpr;
   /** The `{ user: …, role: … }` literal. */
   principal?: ObjectExpr;
   body: Block;

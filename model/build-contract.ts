@@ -260,7 +260,10 @@ export interface OperationRuntime {
    * "session" holding that user and role as the caller (runtime/operations/session.ts). A
    * numeric user is its decimal text.
    */
-  asSession<T>(who: { user: string | number | null; role: string | null }, body: () => Promise<T>): Promise<T>;
+  asSession<T>(
+    who: { user: string | number | null; role: string | null; anonymous?: boolean },
+    body: () => Promise<T>,
+  ): Promise<T>;
   /**
    * Registers the program's triggers (spec/language.md, "Triggers"): operations.js calls it
    * once, from createOperations. From then on every insert, update and delete of a write

@@ -79,11 +79,12 @@ export function unexecutedConstruct(node: Stmt | Expr): UnexecutedConstruct | un
         why: "wo has no subscriptions inside programs; select takes a snapshot",
       };
     case "AsSessionStmt":
-      if (node.principal) return undefined; // tests run it (check/body/statements.ts)
+      // Tests run these (check/body/statements.ts).
+      if (node.principal || node.row || node.identity?.text === "anonymous") return undefined;
       return {
         span: node.span,
         what: `'as session ${node.identity?.text ?? ""}'`,
-        why: "name the caller as 'as session { user: …, role: … }'",
+        why: "name the caller as 'as session { user: …, role: … }', 'as session anonymous' or 'as session $row'",
       };
     case "LinkStmt":
       if (!node.isLabel) return undefined;

@@ -263,9 +263,15 @@ export function writeStmt(w: CodeBlockWriter, ctx: ExprContext, s: Stmt): void {
         const entry = s.principal?.entries.find((x) => x.name.text === key);
         return entry ? printExpr(ctx, entry.value) : "null";
       };
-      w.write(`await rt.asSession({ user: ${value("user")}, role: ${value("role")} }, async () => `).inlineBlock(() =>
-        writeBlock(w, ctx, s.body),
-      );
+      // `as session anonymous`: no credentials; `as session $a`: the row `a` signed in, its
+      // `role` field (when it has one) the role.
+      const row = s.row ? printExpr(ctx, s.row) : undefined;
+      const who = row
+        ? `{ user: ${row}.id, role: typeof ${row}.role === "string" ? ${row}.role : null }`
+        : s.identity?.text === "anonymous"
+          ? "{ user: null, role: null, anonymous: true }"
+          : `{ user: ${value("user")}, role: ${value("role")} }`;
+      w.write(`await rt.asSession(${who}, async () => `).inlineBlock(() => writeBlock(w, ctx, s.body));
       w.write(");").newLine();
       return;
     }

@@ -910,6 +910,11 @@ export class WoParser extends EmbeddedActionsParser {
       if ("kind" in who && who.kind === "ObjectExpr")
         return { kind: "AsSessionStmt" as const, principal: who, body, span };
       const identity = { text: (who as IToken).image, span: this.ctx.span(who as IToken) };
+      if (identity.text.startsWith("$")) {
+        const name = { text: identity.text.slice(1), span: identity.span };
+        const row = { kind: "NameExpr" as const, name, span: identity.span };
+        return { kind: "AsSessionStmt" as const, identity, row, body, span };
+      }
       return { kind: "AsSessionStmt" as const, identity, body, span };
     });
   });

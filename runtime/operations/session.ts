@@ -7,7 +7,7 @@
 
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { CallContext } from "../../model/build-contract.js";
-import { isOwner, type Principal } from "../../model/principal.js";
+import { anonymousPrincipal, isOwner, type Principal } from "../../model/principal.js";
 
 const scope = new AsyncLocalStorage<Principal | undefined>();
 
@@ -79,15 +79,18 @@ export function currentSessionUser(at: string, abort: (message: string) => never
  * currentPrincipal(), so the block is held to the rules a caller with that token would be.
  */
 export function asSession<T>(
-  who: { user: string | number | null; role: string | null },
+  who: { user: string | number | null; role: string | null; anonymous?: boolean },
   fn: () => Promise<T>,
 ): Promise<T> {
-  const principal: Principal = Object.freeze({
-    name: "session",
-    user: who.user === null ? null : String(who.user),
-    role: who.role,
-    via: "token",
-  });
+  // `as session anonymous`: a request without credentials, which only `anyone` lines admit.
+  const principal: Principal = who.anonymous
+    ? Object.freeze({ ...anonymousPrincipal })
+    : Object.freeze({
+        name: "session",
+        user: who.user === null ? null : String(who.user),
+        role: who.role,
+        via: "token",
+      });
   checkedStatements.add(principal);
   return runAs(principal, fn);
 }

@@ -3,12 +3,16 @@
 // write through REST or MCP (policy.ts, createRowGuard): insert — the new row must satisfy a
 // `write` line; update — the old row readable and writable, the new one still writable;
 // delete — the old row readable and deletable. A refusal throws the operation's error
-// (`expect_abort` catches it). Outside such a block a body writes with its operation's
-// authority and nothing here runs.
+// (`expect_abort` catches it). Its reads (select, a relation, count, a ref followed) see only
+// the rows a `read` line grants the caller, through the store filter every read path hands
+// down (read-policy.ts). Outside such a block a body runs with its operation's authority and
+// nothing here runs.
 
 import type { AppContract } from "../../model/build-contract.js";
-import type { Store, StoreTx } from "../../model/store.js";
+import type { RowCondition } from "../../model/policy.js";
+import type { ListQuery, Store, StoreTx } from "../../model/store.js";
 import { createRowGuard, type RowGuard } from "./policy.js";
+import { readableRow, readFilter } from "./read-policy.js";
 import { hasPolicies } from "./row-policy.js";
 import { statementPrincipal } from "./session.js";
 import { withWrites } from "./tx-wrapper.js";
@@ -18,9 +22,11 @@ type StatementKind = "create" | "update" | "delete";
 export function withStatementPolicies(store: Store, catalog: AppContract): Store {
   const bypass = catalog.bypassPolicies ?? [];
   const guards = new Map<string, Record<StatementKind, RowGuard>>();
+  const types = new Map<string, AppContract["types"][number]>();
   for (const type of catalog.types.filter(hasPolicies)) {
     const guard = (kind: StatementKind) => createRowGuard(type, { kind, op: kind }, bypass);
     guards.set(type.table, { create: guard("create"), update: guard("update"), delete: guard("delete") });
+    types.set(type.table, type);
   }
   if (guards.size === 0) return store;
 
@@ -30,8 +36,27 @@ export function withStatementPolicies(store: Store, catalog: AppContract): Store
     const principal = of && statementPrincipal();
     return of && principal ? { of, call: { principal } } : undefined;
   };
+  /** The read condition of the table for the block's caller; undefined when it reads every row. */
+  const reading = (table: string) => {
+    const type = types.get(table);
+    const principal = type && statementPrincipal();
+    return type && principal ? { filter: readFilter(type, principal, catalog) } : undefined;
+  };
+  const readsChecked = (inner: StoreTx): StoreTx => ({
+    ...withWrites(inner, {
+      insert: (table, values) => inner.insert(table, values),
+      update: (table, id, patch) => inner.update(table, id, patch),
+      delete: (table, id) => inner.delete(table, id),
+    }),
+    get: (table, id, lock) => {
+      const at = reading(table);
+      return at ? readableRow(inner, table, id, at.filter) : inner.get(table, id, lock);
+    },
+    list: (table, query) => inner.list(table, withFilter(query, reading(table)?.filter)),
+    count: (table, query) => inner.count(table, withFilter(query, reading(table)?.filter)),
+  });
   const checked = (inner: StoreTx): StoreTx =>
-    withWrites(inner, {
+    withWrites(readsChecked(inner), {
       async insert(table, values) {
         const at = checking(table);
         const row = await inner.insert(table, values);
@@ -53,5 +78,16 @@ export function withStatementPolicies(store: Store, catalog: AppContract): Store
         return inner.delete(table, id);
       },
     });
-  return { ...store, write: (fn, options) => store.write((tx) => fn(checked(tx)), options) };
+  return {
+    ...store,
+    read: (fn) => store.read((tx) => fn(readsChecked(tx))),
+    write: (fn, options) => store.write((tx) => fn(checked(tx)), options),
+  };
+}
+
+/** `query` with `filter` ANDed to its own (a policy's condition). */
+function withFilter(query: ListQuery | undefined, filter: RowCondition | undefined): ListQuery | undefined {
+  if (filter === undefined) return query;
+  const own = query?.filter;
+  return { ...query, filter: own ? { kind: "and", items: [own, filter] } : filter };
 }

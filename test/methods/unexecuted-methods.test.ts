@@ -55,7 +55,7 @@ describe("class methods wo does not run: checking", () => {
     expect(skipped.map((d) => `${d.span.line}:${d.span.col}`)).toEqual(["10:6", "15:6", "21:6"]);
     expect(skipped.map((d) => d.message)).toEqual([
       "Method 'Post.watch' is not executed, so it has no route and no tool: A live query (app.wo:11:16) is not supported yet: wo has no subscriptions inside programs; select takes a snapshot.",
-      "Method 'Post.as_editor' is not executed, so it has no route and no tool: 'as session editor' (app.wo:16:5) is not supported yet: name the caller as 'as session { user: …, role: … }'.",
+      "Method 'Post.as_editor' is not executed, so it has no route and no tool: 'as session editor' (app.wo:16:5) is not supported yet: name the caller as 'as session { user: …, role: … }', 'as session anonymous' or 'as session $row'.",
       "Method 'Post.label' is not executed, so it has no route and no tool: 'link' with an edge label ':TAGGED' (app.wo:22:18) is not supported yet: name a link type between the brackets: -[L]->.",
     ]);
     const post = catalog!.types.find((t) => t.name === "Post")!;

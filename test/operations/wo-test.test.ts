@@ -23,7 +23,7 @@ describe("wo test", () => {
         "  short of E",
         "✖ expect_abort of a block that does not abort fails (Nms)",
         "  expect_abort at tests/items.wo:28: the block did not abort",
-        "﹣ as another user # SKIP 'as session anonymous' is not supported in a method yet: name the caller as 'as session { user: …, role: … }'. (tests/items.wo:34:3)",
+        "﹣ as another user # SKIP 'as session guest' is not supported in a method yet: name the caller as 'as session { user: …, role: … }', 'as session anonymous' or 'as session $row'. (tests/items.wo:34:3)",
         "2 passed, 3 failed, 1 skipped",
         "",
       ].join("\n"),

@@ -3,7 +3,7 @@
 // conditions, and the statements refused with the reason (WO5025). Writes are in writes.ts,
 // `return` in returns.ts.
 
-import type { AssignStmt, BinaryExpr, Block, ObjectExpr, Stmt } from "../../ast.js";
+import type { AssignStmt, BinaryExpr, Block, NameExpr, ObjectExpr, Stmt } from "../../ast.js";
 import { didYouMean } from "../did-you-mean.js";
 import { describeType, isAssignable, isText, nonNull, unknownType, type ValueType } from "../method-types.js";
 import { reportUnexecuted } from "../unexecuted.js";
@@ -128,7 +128,7 @@ function stmt(check: BodyCheck, s: Stmt, depth: number): void {
       link(check, s);
       return;
     case "AsSessionStmt":
-      if (!s.principal) {
+      if (!s.principal && !s.row && s.identity?.text !== "anonymous") {
         reportUnexecuted(bag, s);
         return;
       }
@@ -136,7 +136,8 @@ function stmt(check: BodyCheck, s: Stmt, depth: number): void {
         bag.report("WO5025", s.span, unsupportedStatement(s));
         return;
       }
-      asSession(check, s.principal);
+      if (s.principal) asSession(check, s.principal);
+      if (s.row) sessionRow(check, s.row);
       {
         // Like `expect_abort`: what the block binds is not certainly bound after it.
         const before = check.bound;
@@ -172,6 +173,13 @@ function asSession(check: BodyCheck, principal: ObjectExpr): void {
         found: describeType(t),
       });
   }
+}
+
+/** `as session $a`: `a` must be a row (its id is the user, its `role` field, if any, the role). */
+function sessionRow(check: BodyCheck, row: NameExpr): void {
+  const t = check.expr(row);
+  if (t.k !== "row" && t.k !== "unknown")
+    check.bag.report("WO5026", row.span, { what: "The session's caller", expected: "a row", found: describeType(t) });
 }
 
 function unsupportedStatement(s: Stmt): { what: string; why: string } {
