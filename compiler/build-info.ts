@@ -1,10 +1,11 @@
-// The build's up-to-date check: build-info.json holds a sha256 over wo's version, wo.toml and
-// every `.wo` file, the build format the generated code was written for, and the check's
+// The build's up-to-date check: build-info.json holds a sha256 over wo's version and its
+// compiler's code, wo.toml and every `.wo` file, the build format the generated code was written for, and the check's
 // warnings. Kept apart from build.ts so `wo run` can decide "the build is fresh" and show the
 // warnings again without loading ts-morph, TypeScript or the parser: start-up of a built app
 // stays fast. buildApp uses the same functions, so the two can never disagree.
 import { createHash } from "node:crypto";
-import { join, relative, resolve } from "node:path";
+import { readdirSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import { loadSources } from "./check/load.js";
 import { configFileName } from "./check/config.js";
 import { DiagnosticBag, type Diagnostic } from "./diagnostics/diagnostic.js";
@@ -26,9 +27,33 @@ export async function hashInputs(root: string): Promise<string | undefined> {
   const hash = createHash("sha256");
   const part = (label: string, text: string) => hash.update(`${label}\0${text.length}\0${text}\0`);
   part("wo", woVersion());
+  part("compiler", compilerDigest());
   part(configFileName, (await readOptional(join(root, configFileName))) ?? "\u0000absent");
   for (const file of sources) part(file.path, file.text);
   return hash.digest("hex");
+}
+
+let digest: string | undefined;
+/** Compiled code (dist/) or, run from the sources (the tests), the TypeScript itself. */
+const isCode = (f: string) => f.endsWith(".js") || (f.endsWith(".ts") && !f.endsWith(".d.ts"));
+/**
+ * The compiler's and the model's own code (the folders beside this file), as each file's name,
+ * size and modification time: a wo changed without a new version (a checkout rebuilt, a
+ * patched install) rebuilds every app once, instead of serving a build the old code made.
+ * Stats only (about 100 files, once per process): reading them would cost start-up.
+ */
+function compilerDigest(): string {
+  if (digest !== undefined) return digest;
+  const hash = createHash("sha256");
+  const here = import.meta.dirname;
+  for (const folder of [here, join(dirname(here), "model")]) {
+    const files = readdirSync(folder, { recursive: true, encoding: "utf8" }).filter(isCode);
+    for (const f of files.sort()) {
+      const { size, mtimeMs } = statSync(join(folder, f));
+      hash.update(`${f}\0${size}\0${mtimeMs}\0`);
+    }
+  }
+  return (digest = hash.digest("hex"));
 }
 
 /** build-info.json for a build of these inputs by this wo, with the check's warnings. */
