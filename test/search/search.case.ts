@@ -177,6 +177,7 @@ export function searchCases(serve: () => { url: string }, restart: () => Promise
       const list = tools.tools.find((t) => t.name === "note_list")!;
       const query = (list.inputSchema.properties as Record<string, { description?: string }>).query;
       expect(query?.description).toMatch(/Full-text search over title, body/);
+      expect(list.description).toMatch(/`query` searches title, body for words/);
       const tagList = tools.tools.find((t) => t.name === "tag_list")!;
       expect(Object.keys(tagList.inputSchema.properties ?? {})).not.toContain("query");
       const order = await ids(serve().url, owner, "q=solar");
