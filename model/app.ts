@@ -324,12 +324,22 @@ export interface CatalogField {
   renamedFrom?: string;
   /** `@check(> 0)` (top-level scalar fields): enforced on every write (model/field-check.ts). */
   check?: FieldCheck;
+  /** `@search` (top-level stored text fields): in the type's full-text index (searchedFields). */
+  isSearched?: true;
   /** In the create input's `required` list (rule: spec/language.md, "Create required"). */
   isRequiredOnCreate: boolean;
   /** True only for the `id` field that the checker adds when the source declares none. */
   isSynthetic?: boolean;
   doc?: string;
   source: SourceLocation;
+}
+
+/**
+ * The fields of a type's full-text index, in declaration order (spec/language.md, "Full-text
+ * search"); empty when no field is marked `@search`, and then its lists take no `query`.
+ */
+export function searchedFields(type: Pick<CatalogType<unknown>, "fields">): string[] {
+  return type.fields.filter((f) => f.isSearched).map((f) => f.name);
 }
 
 /** Accepted by the create operation's input (and a method's `insert`, which also takes `@readonly`). */

@@ -4,7 +4,7 @@
 // descriptions, OpenAPI parameters), so what the docs offer is what the server accepts. It
 // lives in the runtime because the runtime may not import compiler code.
 
-import type { CatalogField, CatalogType, FieldType } from "./app.js";
+import { searchedFields, type CatalogField, type CatalogType, type FieldType } from "./app.js";
 import { scalars, type JsonValueType } from "./scalars.js";
 
 /** Page size when the input names none, and the most a caller may ask for. */
@@ -15,6 +15,16 @@ export const listControlNames = ["limit", "cursor", "where", "sort", "count"] as
 
 export const filterOperators = ["eq", "ne", "lt", "lte", "gt", "gte", "in", "contains", "null"] as const;
 export type FilterOperator = (typeof filterOperators)[number];
+
+/**
+ * A search's text (`query`, REST `q`) at most: a phrase a person or agent types, not a
+ * document; and at most this many words of it, which each cost an index lookup.
+ */
+export const maxSearchText = 500;
+export const maxSearchWords = 32;
+
+/** The `_list` input property of a search, on a type with `@search` fields (REST: `q`). */
+export const searchControlName = "query";
 
 /** The most values one `in` takes: a list of ids an agent has at hand, not a table dump. */
 export const maxInValues = 100;
@@ -37,7 +47,10 @@ export function listFilterFields(type: CatalogType): CatalogField[] {
 
 /** The filter fields that are also plain `field: value` equality arguments (not named like a control). */
 export function listEqualityFields(type: CatalogType): CatalogField[] {
-  return listFilterFields(type).filter((f) => !(listControlNames as readonly string[]).includes(f.name));
+  const searched = searchedFields(type).length > 0;
+  return listFilterFields(type).filter(
+    (f) => !(listControlNames as readonly string[]).includes(f.name) && !(searched && f.name === searchControlName),
+  );
 }
 
 /** The operators a filter field accepts, in `filterOperators` order. */
@@ -83,6 +96,8 @@ export interface ListVocabulary {
   filters: Map<string, { field: CatalogField; operators: Set<FilterOperator> }>;
   /** The plain `field: value` equality arguments. */
   equalities: CatalogField[];
+  /** The type has `@search` fields: its list takes `query` (REST `q`). */
+  isSearched: boolean;
 }
 
 export function listVocabulary(type: CatalogType): ListVocabulary {
@@ -90,5 +105,6 @@ export function listVocabulary(type: CatalogType): ListVocabulary {
     type,
     filters: new Map(listFilterFields(type).map((f) => [f.name, { field: f, operators: new Set(fieldOperators(f)) }])),
     equalities: listEqualityFields(type),
+    isSearched: searchedFields(type).length > 0,
   };
 }

@@ -15,6 +15,7 @@ import {
   valueKind,
   type ColumnShape,
   type IndexShape,
+  type SearchShape,
   type StorageShape,
   type StoredDefault,
   type TableShape,
@@ -36,7 +37,11 @@ export type Step =
   | { op: "fillNulls"; table: string; column: ColumnShape; fill: StoredDefault }
   | { op: "replaceValues"; table: string; column: ColumnShape; values: string[]; fill?: StoredDefault }
   | { op: "dropIndex"; index: IndexShape }
-  | { op: "createIndex"; table: string; index: IndexShape };
+  | { op: "createIndex"; table: string; index: IndexShape }
+  /** Drops a full-text index (SearchShape); first, as its column triggers would hold up a column's drop. */
+  | { op: "dropSearch"; table: string; search: SearchShape }
+  /** Builds a full-text index and fills it from the rows stored; last, once the columns are in place. */
+  | { op: "createSearch"; table: string; search: SearchShape };
 
 export interface Change {
   severity: Severity;
@@ -77,10 +82,7 @@ export async function diffShapes(old: StorageShape, next: StorageShape, probe: D
         changes.push({
           severity: "additive",
           text: `new type '${t.typeName}' (table '${t.table}')`,
-          steps: [
-            { op: "createTable", table: t },
-            ...t.indexes.map((index) => ({ op: "createIndex" as const, table: t.table, index })),
-          ],
+          steps: createSteps(t),
         });
         continue;
       }
@@ -111,10 +113,50 @@ export async function diffShapes(old: StorageShape, next: StorageShape, probe: D
         rows > 0
           ? `type '${o.typeName}' was removed: its table '${o.table}' holds ${counted(rows, "row")} that would be deleted`
           : `type '${o.typeName}' was removed (its table '${o.table}' is empty)`,
-      steps: [{ op: "dropTable", table: o.table }],
+      steps: [
+        ...(o.search ? [{ op: "dropSearch" as const, table: o.table, search: o.search }] : []),
+        { op: "dropTable", table: o.table },
+      ],
     });
   }
   return changes;
+}
+
+/** A new table's steps: the table, its indexes, its full-text index. */
+function createSteps(t: TableShape): Step[] {
+  return [
+    { op: "createTable", table: t },
+    ...t.indexes.map((index) => ({ op: "createIndex" as const, table: t.table, index })),
+    ...(t.search ? [{ op: "createSearch" as const, table: t.table, search: t.search }] : []),
+  ];
+}
+
+/**
+ * `@search` added, removed or over other fields (a renamed table or column too): the index is
+ * dropped and built again from the stored rows. A change to a searched column's values alone
+ * needs nothing: the index follows every write (SQLite's triggers, PostgreSQL's generated column).
+ */
+function diffSearch(before: TableShape, after: TableShape): Change[] {
+  const o = before.search;
+  const n = after.search;
+  const same =
+    o !== undefined &&
+    n !== undefined &&
+    before.table === after.table &&
+    o.sqlName === n.sqlName &&
+    o.columns.length === n.columns.length &&
+    o.columns.every((c, i) => c === n.columns[i]);
+  if (same || (o === undefined && n === undefined)) return [];
+  const fields = (s: SearchShape) => s.columns.map((c) => `'${after.typeName}.${c}'`).join(", ");
+  const steps: Step[] = [];
+  if (o) steps.push({ op: "dropSearch", table: before.table, search: o });
+  if (n) steps.push({ op: "createSearch", table: after.table, search: n });
+  const text = !n
+    ? `@search removed from '${after.typeName}': its full-text index is dropped`
+    : o
+      ? `full-text index of '${after.typeName}' rebuilt over ${fields(n)}`
+      : `new full-text index of '${after.typeName}' over ${fields(n)}, filled from the stored rows`;
+  return [{ severity: "additive", text, steps }];
 }
 
 /** `before` may live under another table name (a rename): probes read `before.table`. */
@@ -199,6 +241,7 @@ async function diffTable(before: TableShape, after: TableShape, probe: DataProbe
   }
 
   changes.push(...(await diffIndexes(before, after, probe, rewritten, renames)));
+  changes.push(...diffSearch(before, after));
   return changes;
 }
 
@@ -486,10 +529,7 @@ export async function migrationChanges(
     ? next.tables.map((t) => ({
         severity: "additive" as const,
         text: `created table '${t.table}' for type '${t.typeName}'`,
-        steps: [
-          { op: "createTable" as const, table: t },
-          ...t.indexes.map((index) => ({ op: "createIndex" as const, table: t.table, index })),
-        ],
+        steps: createSteps(t),
       }))
     : await diffShapes(stored, next, probe);
 }
@@ -577,6 +617,7 @@ export function parseStoredShape(text: string | undefined, where: string): Stora
 // Phases, so that each step finds what it needs: an index must go before its column can be
 // dropped, a table must be renamed before its columns change, indexes come last.
 const phase: Record<Step["op"], number> = {
+  dropSearch: 0,
   dropIndex: 0,
   renameTable: 1,
   dropTable: 1,
@@ -587,6 +628,7 @@ const phase: Record<Step["op"], number> = {
   fillNulls: 5,
   replaceValues: 5,
   createIndex: 6,
+  createSearch: 7,
 };
 
 /** `steps` in the order a store applies them: by phase, then as planned. */

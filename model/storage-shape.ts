@@ -50,6 +50,16 @@ export interface IndexShape {
   collation?: "nocase";
 }
 
+/**
+ * A type's full-text index (`@search` fields, spec/storage.md "Full-text search"): SQLite keeps
+ * an FTS5 table of this name over the columns, PostgreSQL a generated tsvector column with a
+ * GIN index of this name. Absent: the type has no searched field.
+ */
+export interface SearchShape {
+  sqlName: string;
+  columns: string[];
+}
+
 export interface TableShape {
   /** The declared type name (messages speak in the user's names). */
   typeName: string;
@@ -64,6 +74,7 @@ export interface TableShape {
   link?: { from: string; to: string };
   /** `@renamed_from("Old")`: the type's name before; a migration moves that type's table to this one. */
   renamedFrom?: string;
+  search?: SearchShape;
 }
 
 export interface StorageShape {
@@ -93,14 +104,18 @@ function deriveTable(type: CatalogType, byName: Map<string, CatalogType>): Table
   for (const ix of type.indexes) {
     indexes.push({ sqlName: `${type.table}__${ix.name}`, columns: [...ix.columns], isUnique: false });
   }
-  const renamed = type.renamedFrom === undefined ? {} : { renamedFrom: type.renamedFrom };
-  if (!type.link) return { typeName: type.name, table: type.table, columns, indexes, ...renamed };
+  const searched = type.fields.filter((f) => f.isSearched && f.isStored).map((f) => f.name);
+  const optional = {
+    ...(type.renamedFrom === undefined ? {} : { renamedFrom: type.renamedFrom }),
+    ...(searched.length === 0 ? {} : { search: { sqlName: `${type.table}__search`, columns: searched } }),
+  };
+  if (!type.link) return { typeName: type.name, table: type.table, columns, indexes, ...optional };
   // One link per pair of rows; the unique index also finds a row's links from the `from` side,
   // the second index from the `to` side.
   const { fromField: from, toField: to } = type.link;
   indexes.push({ sqlName: `${type.table}__link__unique`, columns: [from, to], isUnique: true });
   indexes.push({ sqlName: `${type.table}__link__${to}`, columns: [to], isUnique: false });
-  return { typeName: type.name, table: type.table, columns, indexes, link: { from, to }, ...renamed };
+  return { typeName: type.name, table: type.table, columns, indexes, link: { from, to }, ...optional };
 }
 
 function deriveColumn(field: CatalogField, byName: Map<string, CatalogType>): ColumnShape {

@@ -45,10 +45,23 @@ export interface ListQuery {
    * Keyset pagination: only the rows after this one in the query's order, given by its id and
    * (under a `sort`) its value of the sort column, as a row shows it.
    */
-  after?: { id: number; value?: unknown };
+  after?: { id: number; value?: unknown; rank?: number };
   /** At most this many rows. */
   limit?: number;
+  /**
+   * Full-text search (a type with `@search` fields, spec/storage.md "Full-text search"): only
+   * rows holding every word, the last one also as a word's start; ANDed with `where` and
+   * `filter`. Without a `sort` the rows come by relevance (`searchRank` ascending, ties by id),
+   * and `after.rank` continues that order; with a `sort`, in its order.
+   */
+  search?: string[];
 }
+
+/**
+ * Where a row of a relevance-ordered list carries its rank (lower is more relevant): a symbol,
+ * so no JSON answer ever shows it.
+ */
+export const searchRank: unique symbol = Symbol("search rank");
 
 /**
  * How a read inside a write transaction holds the row until the commit, for stores whose writes

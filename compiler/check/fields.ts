@@ -6,7 +6,7 @@
 // isRequiredOnCreate (spec/language.md, "Create required").
 // Leaves to resolve.ts whether relations point back, and to storage.ts indexes and tables.
 
-import type { DefaultExpr, FieldDecl, Literal, Span, TypeDecl, TypeExpr } from "../ast.js";
+import type { Annotation, DefaultExpr, FieldDecl, Literal, Span, TypeDecl, TypeExpr } from "../ast.js";
 import type { CatalogField, FieldDefault, FieldType } from "../catalog.js";
 import { type CheckContext, describeType, locationOf } from "./context.js";
 import {
@@ -23,9 +23,10 @@ import { linkEndpointFields } from "../../model/naming.js";
 import { renamedFrom } from "./renamed-from.js";
 import { fieldCheck } from "./field-check.js";
 import { checkHolds, type FieldCheck } from "../../model/field-check.js";
+import { checkSearch } from "./search.js";
 
 /** Field annotations wo knows but does not enforce yet (a warning each). */
-const unenforcedAnnotations = new Set(["index", "search", "materialized"]);
+const unenforcedAnnotations = new Set(["index", "materialized"]);
 
 /** Annotations that keep a field out of caller input (spec/language.md, "Read-only fields"). */
 const accessAnnotations = new Set(["readonly", "immutable"]);
@@ -119,6 +120,7 @@ function buildField(decl: FieldDecl, ctx: CheckContext, isTopLevel: boolean): Ca
   let annotationDefaultSpan: Span | undefined;
   let previousName: string | undefined;
   let check: FieldCheck | undefined;
+  let search: Annotation | undefined;
   for (const a of decl.annotations) {
     const name = a.name.text;
     if (name === "check") {
@@ -148,6 +150,8 @@ function buildField(decl: FieldDecl, ctx: CheckContext, isTopLevel: boolean): Ca
       const schemes = urlSchemes(a.argsText, type);
       if (typeof schemes === "string") ctx.bag.report("WO2040", a.span, { field: decl.name.text, why: schemes });
       else if (type.kind === "scalar") type.schemes = schemes;
+    } else if (name === "search") {
+      search = a;
     } else if (accessAnnotations.has(name)) {
       access.set(name, a.span);
     } else if (unenforcedAnnotations.has(name)) {
@@ -188,6 +192,7 @@ function buildField(decl: FieldDecl, ctx: CheckContext, isTopLevel: boolean): Ca
     });
   } else if (check) field.check = check;
   if (previousName !== undefined && previousName !== field.name && field.isStored) field.renamedFrom = previousName;
+  if (search && checkSearch(search, field, isTopLevel, ctx.bag)) field.isSearched = true;
   for (const [name, span] of access) {
     const why = !isTopLevel
       ? "only top-level fields are read-only (a struct is written whole)"

@@ -143,6 +143,19 @@ export const codes = {
   },
   // WO2060–WO2064: application events (`do emit`, spec/live.md)
   WO2060: { severity: "error", message: msg`Event name '${"name"}' cannot be used: ${"why"}.` },
+  // WO2080–WO2084: `@search` (compiler/check/search.ts)
+  WO2080: {
+    severity: "error",
+    message: msg`@search on '${"field"}' needs a text field (${"text"}); it is ${"type"}.`,
+  },
+  WO2081: {
+    severity: "error",
+    message: msg`@search on '${"field"}' needs a column of its own in the type's table; it is ${"what"}.`,
+  },
+  WO2082: {
+    severity: "error",
+    message: msg`@search on '${"field"}' takes no arguments: write '@search' on each field to search.`,
+  },
   // WO21xx: warnings for declarations that parse but are not executed yet
   WO2102: {
     severity: "warning",

@@ -8,6 +8,7 @@
 import {
   inCreateInput,
   inUpdateInput,
+  searchedFields,
   type Catalog,
   type CatalogField,
   type CatalogMethod,
@@ -25,6 +26,8 @@ import {
   listFilterFields,
   listLimit,
   maxInValues,
+  maxSearchText,
+  searchControlName,
   sortValues,
 } from "../../model/list-filters.js";
 import type { RelationOp as ModelRelationOp } from "../../model/relations.js";
@@ -154,6 +157,7 @@ export class SchemaBuilder {
           description: `Maximum number of rows to return (1..${listLimit.maximum}, default ${listLimit.default}).`,
         },
         cursor: { type: "string", description: "Opaque cursor: the nextCursor of the previous page." },
+        ...(searchedFields(type).length > 0 ? { [searchControlName]: searchSchema(type) } : {}),
       },
       additionalProperties: false,
     };
@@ -162,7 +166,7 @@ export class SchemaBuilder {
   /** The filters of `GET P/live`: the list's, without sort, count, limit and cursor. */
   liveFilters(type: CatalogType): JsonSchema {
     const properties = { ...(this.list(type).properties as Record<string, JsonSchema>) };
-    for (const name of ["sort", "count", "limit", "cursor"]) delete properties[name];
+    for (const name of ["sort", "count", "limit", "cursor", searchControlName]) delete properties[name];
     return { type: "object", properties, additionalProperties: false };
   }
 
@@ -466,4 +470,13 @@ function withDoc(schema: JsonSchema, doc: string | undefined): JsonSchema {
 
 function assertNever(x: never): never {
   throw new Error(`unhandled kind: ${JSON.stringify(x)}`);
+}
+
+/** The `query` of a searched type's list (spec/rest.md, "Search"): validated by the list operation. */
+function searchSchema(type: CatalogType): JsonSchema {
+  return {
+    type: "string",
+    maxLength: maxSearchText,
+    description: `Full-text search over ${searchedFields(type).join(", ")}: the rows holding every word (the last one also as the start of a word), most relevant first unless a sort is given. Words are letters and digits; other characters only separate them.`,
+  };
 }

@@ -12,7 +12,7 @@ import {
 } from "../catalog.js";
 import { emittedEvents, eventsRoute } from "../../model/app.js";
 import { toolName } from "../../model/naming.js";
-import { listEqualityFields, listFilterFields } from "../../model/list-filters.js";
+import { listEqualityFields, listFilterFields, searchControlName } from "../../model/list-filters.js";
 import { SchemaBuilder, compareText, operationSchemas, sortKeys, type JsonSchema } from "./json-schema.js";
 import { idSchema } from "../../model/scalars.js";
 import { operationTable, runtimeRoutes } from "./operation-table.js";
@@ -352,7 +352,12 @@ function listParameters(type: CatalogType, input: JsonSchema): object[] {
     const { description, ...rest } = schema;
     return { name, in: "query", required: false, ...(description ? { description } : {}), schema: rest };
   };
-  const parameters = listEqualityFields(type).map((f) => query(f.name, properties[f.name]!));
+  // A searched type's `q` is the search (its `query`); a field named `q` filters as `q[eq]` there.
+  const search = properties[searchControlName];
+  const parameters = listEqualityFields(type)
+    .filter((f) => !(search && f.name === "q"))
+    .map((f) => query(f.name, properties[f.name]!));
+  if (search) parameters.unshift(query("q", search));
   for (const f of listFilterFields(type)) {
     for (const [op, operand] of Object.entries(where[f.name]!.properties as Record<string, JsonSchema>)) {
       // `in` arrives as one comma-separated text (a `\` escapes a comma in a value).

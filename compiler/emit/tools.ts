@@ -9,6 +9,7 @@ import {
   inCreateInput,
   inUpdateInput,
   readsRowsOverMcp,
+  searchedFields,
   type Catalog,
   type CatalogField,
   type CatalogMethod,
@@ -152,7 +153,7 @@ export function operationDescription(
   const links = surface === "mcp" ? related(catalog, type) : "";
   switch (op) {
     case "list":
-      return `${lead(type.doc)}Lists ${pluralWords(type.name)}, in ascending id order unless ${listHowTo[surface]}${links}`;
+      return `${lead(type.doc)}Lists ${pluralWords(type.name)}, in ascending id order unless ${listHowTo[surface]}${searchHowTo(type, surface)}${links}`;
     case "get":
       return `${lead(type.doc)}Gets one ${one} by id.${links}`;
     case "create": {
@@ -194,6 +195,14 @@ export function operationDescription(
       );
     }
   }
+}
+
+/** A searched type's list also takes words (spec/rest.md, "Search"). */
+function searchHowTo(type: CatalogType, surface: "mcp" | "rest"): string {
+  const fields = searchedFields(type);
+  if (fields.length === 0) return "";
+  const name = surface === "mcp" ? "`query`" : "`q`";
+  return ` ${name} searches ${fields.join(", ")} for words: the rows holding them all, most relevant first unless \`sort\` is given.`;
 }
 
 const listHowTo = {

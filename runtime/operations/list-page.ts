@@ -10,12 +10,15 @@ import {
   filterValueType,
   listLimit,
   listVocabulary,
+  maxSearchText,
+  maxSearchWords,
   parseSort,
   type FilterOperator,
   type ListVocabulary,
 } from "../../model/list-filters.js";
 import type { RowCondition } from "../../model/policy.js";
-import type { Comparison, ListQuery, Row, Store } from "../../model/store.js";
+import { searchRank, type Comparison, type ListQuery, type Row, type Store } from "../../model/store.js";
+import { searchWords } from "../store/conditions.js";
 
 export interface ListPage {
   items: Row[];
@@ -47,8 +50,10 @@ export function createListPager(
     const vocab = byTable.get(table);
     if (!vocab) throw new OperationError("internal", `No type is stored in table '${table}'.`);
     const limit = pageLimit(input.limit);
-    const sortText = input.sort === undefined || input.sort === null ? "id" : String(input.sort);
-    const sort = parseSort(sortText);
+    const search = searchOf(vocab, input.query);
+    const byRank = search !== undefined && (input.sort === undefined || input.sort === null);
+    const sortText = byRank ? relevance : input.sort === undefined || input.sort === null ? "id" : String(input.sort);
+    const sort = parseSort(byRank ? "id" : sortText);
     const sortField = vocab.filters.get(sort.field)?.field;
     if (!sortField)
       invalid(
@@ -60,13 +65,19 @@ export function createListPager(
     const query: ListQuery = { where, limit: limit + 1 };
     // The caller's read policy is part of the SQL: pages, cursors and the count see only its rows.
     if (filter) query.filter = filter;
-    if (sort.field !== "id" || sort.descending) query.sort = { column: sort.field, descending: sort.descending };
+    // With a search, an explicit sort wins over relevance (spec/rest.md, "Search").
+    if (search !== undefined) query.search = search;
+    if (!byRank && (sort.field !== "id" || sort.descending || search !== undefined))
+      query.sort = { column: sort.field, descending: sort.descending };
     const after = decodeCursor(input.cursor, sortText, sortField);
     if (after) query.after = after;
     const wantsTotal = input.count === true;
+    const counted: ListQuery = { where };
+    if (filter) counted.filter = filter;
+    if (search !== undefined) counted.search = search;
     const { rows, total } = await store.read(async (tx) => ({
       rows: await tx.list(table, query),
-      total: wantsTotal ? await tx.count(table, filter ? { where, filter } : { where }) : undefined,
+      total: wantsTotal ? await tx.count(table, counted) : undefined,
     }));
     // One row more than the page tells whether another page follows.
     const items = rows.slice(0, limit);
@@ -132,7 +143,45 @@ function canonical(field: CatalogField, value: unknown): unknown {
 // the row's value of the sort field and its id, as JSON. A cursor is accepted only under the
 // sort that issued it: its position means nothing in another order.
 
+/** The cursor's order of a search without a sort: no sort value can spell it (not a field name). */
+const relevance = "(relevance)";
+
+/**
+ * The words of a search (`query`, REST `q`): text of at most maxSearchText characters, of
+ * which the letters and digits count (model/list-filters.ts); or a 400 saying what is wrong.
+ */
+function searchOf(vocab: ListVocabulary, query: unknown): string[] | undefined {
+  if (query === undefined || query === null) return undefined;
+  if (!vocab.isSearched)
+    invalid(`${vocab.type.name} has no @search field, so its list takes no search.`, "/query", "is not a parameter");
+  if (typeof query !== "string") invalid("The search must be text.", "/query", "must be a string");
+  if (query.length > maxSearchText)
+    invalid(
+      `The search is ${query.length} characters long; at most ${maxSearchText} are taken.`,
+      "/query",
+      `must be at most ${maxSearchText} characters`,
+    );
+  const words = searchWords(query);
+  if (words.length === 0)
+    invalid(
+      query.trim() === "" ? "The search is empty." : `The search '${query}' has no word to look for.`,
+      "/query",
+      "must hold at least one word (letters or digits)",
+    );
+  if (words.length > maxSearchWords)
+    invalid(
+      `The search has ${words.length} words; at most ${maxSearchWords} are taken.`,
+      "/query",
+      `must hold at most ${maxSearchWords} words`,
+    );
+  return words;
+}
+
 function encodeCursor(sortText: string, sortField: string, last: Row): string {
+  if (sortText === relevance)
+    return Buffer.from(JSON.stringify([relevance, last[searchRank as unknown as string], last.id]), "utf8").toString(
+      "base64url",
+    );
   const text =
     sortText === "id"
       ? String(last.id)
@@ -162,7 +211,7 @@ function decodeCursor(cursor: unknown, sortText: string, sortField: CatalogField
     )
       return foreignCursor();
     issuedUnder = parsed[0];
-    after = { id: parsed[2], value: parsed[1] };
+    after = issuedUnder === relevance ? { id: parsed[2], rank: parsed[1] } : { id: parsed[2], value: parsed[1] };
   }
   if (issuedUnder !== sortText) {
     invalid(
@@ -171,6 +220,8 @@ function decodeCursor(cursor: unknown, sortText: string, sortField: CatalogField
       `pass the same sort as the page that gave this cursor, or omit the cursor to start over sorted by '${sortText}'`,
     );
   }
+  if (sortText === relevance)
+    return typeof after.rank === "number" && Number.isFinite(after.rank) ? after : foreignCursor();
   if (sortField.name !== "id" && !fitsField(after.value, sortField)) return foreignCursor();
   return after;
 }

@@ -30,6 +30,14 @@ export function listInput(vocab: ListVocabulary, params: URLSearchParams): Query
       );
     seen.add(key);
     switch (key) {
+      case "q":
+        // The search (spec/rest.md, "Search"): the operation's `query`; on a type without
+        // @search it is no parameter (and a field named `q` filters as `q` below).
+        if (vocab.isSearched) {
+          input.query = raw;
+          continue;
+        }
+        break;
       case "cursor":
       case "sort":
         // Checked by the operation: the sort against the type's sorts, the cursor against the sort.
@@ -70,9 +78,16 @@ export function listInput(vocab: ListVocabulary, params: URLSearchParams): Query
       (where[name] ??= {})[operator] = value.value;
       continue;
     }
-    const field = vocab.equalities.find((f) => f.name === key);
+    const field = vocab.equalities.find((f) => f.name === key && !(vocab.isSearched && key === "q"));
     if (!field) {
-      const names = ["limit", "cursor", "sort", "count", ...vocab.equalities.map((f) => f.name)].join(", ");
+      const names = [
+        ...(vocab.isSearched ? ["q"] : []),
+        "limit",
+        "cursor",
+        "sort",
+        "count",
+        ...vocab.equalities.map((f) => f.name),
+      ].join(", ");
       return fail(
         `/${key}`,
         `'${clip(key)}' is not a parameter of ${vocab.type.name} lists; use one of: ${names}, or field[operator].`,

@@ -214,7 +214,7 @@ async function handle(
       const vocab =
         route.kind === "list"
           ? vocabularies.get(route.type.name)!
-          : { type: route.type, filters: new Map(), equalities: [] };
+          : { type: route.type, filters: new Map(), equalities: [], isSearched: false };
       const q = listInput(vocab, url.searchParams);
       if (!q.ok) return failure(c, q.failure);
       input = route.kind === "list" ? q.input : { ...q.input, id };

@@ -19,7 +19,8 @@
 import type { ListQuery, Row, Store } from "../../model/store.js";
 import { StoreQueryError } from "../../model/store.js";
 import type { PolicyComparison, RowCondition, RowOperand } from "../../model/policy.js";
-import { valueKind, type ColumnShape } from "../../model/storage-shape.js";
+import { valueKind, type ColumnShape, type SearchShape } from "../../model/storage-shape.js";
+import { pgSearchColumn, pgSearchConfig } from "./postgres/ddl.js";
 import { isScalarName, scalars } from "../../model/scalars.js";
 import { quoteId } from "./ddl.js";
 import { queryColumn } from "./query-columns.js";
@@ -33,11 +34,20 @@ export type Condition =
   | { kind: "and" | "or"; items: Condition[] }
   | { kind: "not"; item: Condition }
   | { kind: "in"; path: string[]; values: unknown[] }
-  | { kind: "contains"; path: string[]; needle: string };
+  | { kind: "contains"; path: string[]; needle: string }
+  /** The row holds every word (the last also as a prefix): the table's full-text index, SQL only. */
+  | { kind: "search"; words: string[] };
 
 /** `where` and `filter` of a query as one condition (ANDed); undefined when there is neither. */
-export function queryCondition(table: string, query: Pick<ListQuery, "where" | "filter">): Condition | undefined {
+export function queryCondition(
+  table: string,
+  query: Pick<ListQuery, "where" | "filter" | "search">,
+): Condition | undefined {
   const items: Condition[] = [];
+  if (query.search !== undefined) {
+    if (query.search.length === 0) throw new StoreQueryError(table, "query", "a search needs at least one word");
+    items.push({ kind: "search", words: query.search });
+  }
   for (const w of query.where ?? []) {
     const path = [w.column];
     if (w.op === "in") {
@@ -74,12 +84,23 @@ export interface SqlDialect {
   differs(a: string, b: string): string;
   /** True when the text of `column`, lower-cased, holds `needle` (a placeholder, already lower case). */
   contains(column: string, needle: string): string;
+  /** True when the row of `t` matches the words (placeholder `query`, of searchQuery's text). */
+  search(t: TableInfo, query: string): string;
+  /** The words as the bound value of `search`: each quoted as a term, the last one a prefix. */
+  searchQuery(words: readonly string[]): string;
 }
 
 export const sqliteDialect = (caseFold: string): SqlDialect => ({
   same: (a, b) => `${a} IS ${b}`,
   differs: (a, b) => `${a} IS NOT ${b}`,
   contains: (column, needle) => `instr(${caseFold}(${column}), ${needle}) > 0`,
+  search: (t, query) => {
+    const fts = quoteId(searchShapeOf(t).sqlName);
+    return `${t.quoted}."id" IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ${query})`;
+  },
+  // FTS5 strings: a word in double quotes is a term whatever it spells (NEAR, AND, *), and the
+  // words hold no quote (searchWords).
+  searchQuery: (words) => words.map((w, i) => `"${w}"${i === words.length - 1 ? "*" : ""}`).join(" "),
 });
 
 export const postgresDialect = (foldCollation: string): SqlDialect => ({
@@ -87,7 +108,25 @@ export const postgresDialect = (foldCollation: string): SqlDialect => ({
   differs: (a, b) => `${a} IS DISTINCT FROM ${b}`,
   // The column as text (a number column too, as SQLite's instr reads it), lowered in Unicode.
   contains: (column, needle) => `strpos(lower(${column}::text COLLATE ${quoteId(foldCollation)}), ${needle}) > 0`,
+  search: (t, query) => {
+    searchShapeOf(t);
+    return `${t.quoted}.${quoteId(pgSearchColumn)} @@ to_tsquery('${pgSearchConfig}', ${query})`;
+  },
+  // tsquery text: each word a quoted lexeme (no quote inside: searchWords), ANDed, the last a prefix.
+  searchQuery: (words) => words.map((w, i) => `'${w}'${i === words.length - 1 ? ":*" : ""}`).join(" & "),
 });
+
+/** The table's full-text index; StoreQueryError when its type has no `@search` field. */
+export function searchShapeOf(t: TableInfo): SearchShape {
+  if (t.shape.search === undefined)
+    throw new StoreQueryError(t.shape.table, "query", `${t.shape.typeName} has no @search field to search.`);
+  return t.shape.search;
+}
+
+/** Words of a search text: letters and digits (with their marks); everything else separates them. */
+export function searchWords(text: string): string[] {
+  return text.match(/[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu) ?? [];
+}
 
 /** Marks a value that is no value of its column (a text that spells no number, against a number column). */
 const noValue = Symbol("no value of the column");
@@ -226,6 +265,10 @@ export function compileCondition(
         const test = dialect.contains(f.sql, param(c.needle.toLowerCase()));
         return negated ? `(${f.sql} IS NULL OR NOT (${test}))` : test;
       }
+      case "search": {
+        const test = dialect.search(t, param(dialect.searchQuery(c.words)));
+        return negated ? `NOT (${test})` : test;
+      }
       case "compare":
         return compileCompare(
           negated ? negation[c.op] : c.op,
@@ -308,6 +351,9 @@ export function evaluateCondition(
           return value !== noValue && value === f.value;
         });
       }
+      case "search":
+        // Only list queries search, and they run in SQL; no row test (a stream, a policy) has one.
+        throw new Error("a search condition is tested by the store's SQL only");
       case "contains": {
         const { value } = field(c.path);
         if (value === null || typeof value === "object") return false;

@@ -53,6 +53,17 @@ export function assertSqliteNames(shape: StorageShape): void {
         `the fields '${t.typeName}.${clash[0]}' and '${t.typeName}.${clash[1]}' differ only in case, which SQLite cannot tell apart as columns; rename one`,
       );
   }
+  // A full-text index is a table too (FTS5 adds `_data`, `_idx`, `_content`, `_docsize`, `_config`).
+  const tables = new Set(shape.tables.map((t) => t.table.toLowerCase()));
+  for (const t of shape.tables) {
+    const fts = t.search?.sqlName.toLowerCase();
+    const taken =
+      fts === undefined ? undefined : [...tables].find((name) => name === fts || name.startsWith(`${fts}_`));
+    if (taken !== undefined)
+      throw new StoreOpenError(
+        `the table name '${taken}' is taken by the full-text index of type '${t.typeName}' (@search); choose another with @table(name: ...)`,
+      );
+  }
   const clash = firstCaseClash(shape.tables.map((t) => t.table));
   if (clash)
     throw new StoreOpenError(

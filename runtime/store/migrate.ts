@@ -7,6 +7,7 @@
 
 import type Database from "better-sqlite3";
 import { createIndexSql, createTableSql, dropIndexSql, quoteId, columnDefinition } from "./ddl.js";
+import { createSearchSql, dropSearchSql } from "./search-ddl.js";
 import { StoreOpenError, type MigrationPlan, type MigrationReport } from "../../model/store.js";
 import { violatingSqlOp } from "../../model/field-check.js";
 import {
@@ -195,6 +196,12 @@ function applySteps(db: StepRunner, steps: Step[]): void {
       }
       case "createIndex":
         db.ddl(createIndexSql(s.table, s.index));
+        break;
+      case "dropSearch":
+        for (const sql of dropSearchSql(s.search)) db.ddl(sql);
+        break;
+      case "createSearch":
+        for (const sql of createSearchSql(s.table, s.search)) db.ddl(sql);
         break;
     }
   }

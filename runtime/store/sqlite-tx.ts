@@ -23,9 +23,10 @@ import {
   type ListQuery,
   type Row,
   type RowChange,
+  searchRank,
   type StoreTx,
 } from "../../model/store.js";
-import { compileCondition, queryCondition, sqliteDialect } from "./conditions.js";
+import { compileCondition, queryCondition, searchShapeOf, sqliteDialect } from "./conditions.js";
 import { idColumn, queryColumn } from "./query-columns.js";
 import type { TableInfo, TableRegistry } from "./tables.js";
 
@@ -119,6 +120,7 @@ export class SqliteTx implements StoreTx {
 
   async list(table: string, query: ListQuery = {}): Promise<Row[]> {
     const t = this.table(table);
+    if (query.search !== undefined && query.sort === undefined) return this.listByRank(t, query);
     const { key, where, params } = this.compileWhere(t, query);
     const order = this.compileOrder(t, query);
     const conds = [...where, ...order.after];
@@ -131,6 +133,36 @@ export class SqliteTx implements StoreTx {
     });
     const rows = stmt.all(...params) as Row[];
     for (const r of rows) t.codec.decode(r);
+    return rows;
+  }
+
+  /**
+   * A search in relevance order: the index's hits joined with their bm25 rank (lower is more
+   * relevant), ties by id; the cursor is (rank, id). The words are the join's MATCH, so the
+   * `where` and `filter` conditions are compiled without them.
+   */
+  private listByRank(t: TableInfo, query: ListQuery): Row[] {
+    const fts = quoteId(searchShapeOf(t).sqlName);
+    const { key, where, params } = this.compileWhere(t, { ...query, search: undefined });
+    const conds = [...where];
+    if (query.after) {
+      conds.push(`("_wo_hits"."_wo_rank", ${t.quoted}."id") > (?, ?)`);
+      params.push(query.after.rank ?? Number.NEGATIVE_INFINITY, query.after.id);
+    }
+    const hasLimit = query.limit !== undefined;
+    if (hasLimit) params.push(Math.max(0, Math.trunc(query.limit!)));
+    const stmt = this.conn.statement(
+      `list:${t.shape.table}:${key}:rank${query.after ? ":after" : ""}${hasLimit ? ":limit" : ""}`,
+      () =>
+        `SELECT ${t.selectList}, "_wo_hits"."_wo_rank" AS "_wo_rank" FROM ${t.quoted} JOIN (SELECT rowid AS "_wo_rowid", bm25(${fts}) AS "_wo_rank" FROM ${fts} WHERE ${fts} MATCH ?) AS "_wo_hits" ON "_wo_hits"."_wo_rowid" = ${t.quoted}."id"${whereClause(conds)} ORDER BY "_wo_hits"."_wo_rank", ${t.quoted}."id"${hasLimit ? " LIMIT ?" : ""}`,
+    );
+    const rows = stmt.all(sqliteSql.searchQuery(query.search!), ...params) as Row[];
+    for (const r of rows) {
+      const rank = r._wo_rank as number;
+      delete r._wo_rank;
+      t.codec.decode(r);
+      (r as Record<symbol, unknown>)[searchRank] = rank;
+    }
     return rows;
   }
 

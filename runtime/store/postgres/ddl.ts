@@ -18,6 +18,7 @@ import {
   valueKind,
   type ColumnShape,
   type IndexShape,
+  type SearchShape,
   type StorageShape,
   type TableShape,
   type ValueKind,
@@ -96,4 +97,34 @@ export function pgCreateIndexSql(table: string, index: IndexShape): string {
 
 export function pgDropIndexSql(index: IndexShape): string {
   return `DROP INDEX IF EXISTS ${quoteId(pgIdentifier(index.sqlName))}`;
+}
+
+/**
+ * The generated column that holds a searched type's words (spec/storage.md, "Full-text
+ * search"); `_wo_` keeps it apart from the fields, and no SELECT list names it.
+ */
+export const pgSearchColumn = "_wo_search";
+
+/**
+ * The 'simple' configuration: lower case, no stemming, no stop words, so a search means the
+ * same words in any language, as SQLite's unicode61 tokenizer does.
+ */
+export const pgSearchConfig = "simple";
+
+/**
+ * The column and its GIN index. A STORED generated column is computed by PostgreSQL on every
+ * INSERT and UPDATE (and for every row when it is added), so the index follows each write
+ * inside its transaction, whoever writes.
+ */
+export function pgCreateSearchSql(table: string, search: SearchShape): string[] {
+  const words = search.columns.map((c) => `coalesce(${quoteId(c)}, '')`).join(` || ' ' || `);
+  return [
+    `ALTER TABLE ${quoteId(table)} ADD COLUMN ${quoteId(pgSearchColumn)} tsvector GENERATED ALWAYS AS (to_tsvector('${pgSearchConfig}'::regconfig, ${words})) STORED`,
+    `CREATE INDEX ${quoteId(pgIdentifier(search.sqlName))} ON ${quoteId(table)} USING GIN (${quoteId(pgSearchColumn)})`,
+  ];
+}
+
+/** Dropping the column drops its index with it. */
+export function pgDropSearchSql(table: string): string[] {
+  return [`ALTER TABLE ${quoteId(table)} DROP COLUMN IF EXISTS ${quoteId(pgSearchColumn)}`];
 }

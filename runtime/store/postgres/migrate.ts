@@ -37,7 +37,15 @@ import { createChangeLogSql } from "./change-log.js";
 import { pgCreateNamedTokenTableSql } from "./named-tokens.js";
 import { pgCreateRateBucketTableSql } from "./rate-buckets.js";
 import { createAuditSql } from "../audit-trail.js";
-import { pgColumnDefinition, pgCreateIndexSql, pgCreateTableSql, pgDropIndexSql, pgIndexedColumn } from "./ddl.js";
+import {
+  pgColumnDefinition,
+  pgCreateIndexSql,
+  pgCreateSearchSql,
+  pgCreateTableSql,
+  pgDropIndexSql,
+  pgDropSearchSql,
+  pgIndexedColumn,
+} from "./ddl.js";
 
 /** 2025-era MCP sessions shared by the instances (store.ts); not part of the app's shape. */
 export const mcpSessionTable = "_wo_mcp_sessions";
@@ -270,6 +278,12 @@ async function applySteps(client: StepRunner, steps: Step[]): Promise<void> {
       }
       case "createIndex":
         await client.ddl(pgCreateIndexSql(s.table, s.index));
+        break;
+      case "dropSearch":
+        for (const sql of pgDropSearchSql(s.table)) await client.ddl(sql);
+        break;
+      case "createSearch":
+        for (const sql of pgCreateSearchSql(s.table, s.search)) await client.ddl(sql);
         break;
     }
   }

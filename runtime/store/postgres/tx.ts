@@ -22,15 +22,16 @@ import {
   type Row,
   type RowChange,
   type RowLock,
+  searchRank,
   type StoreTx,
 } from "../../../model/store.js";
-import { compileCondition, postgresDialect, queryCondition } from "../conditions.js";
+import { compileCondition, postgresDialect, queryCondition, searchShapeOf } from "../conditions.js";
 import { idColumn, queryColumn } from "../query-columns.js";
 import { quoteId } from "../ddl.js";
 import type { TableInfo, TableRegistry } from "../tables.js";
 import type { PgChangeLog } from "./change-log.js";
 import { appendAuditSql, auditPage, auditValues, readAuditSql, type AuditSweep } from "../audit-trail.js";
-import { pgCastType, pgIdentifier, pgIndexedColumn } from "./ddl.js";
+import { pgCastType, pgIdentifier, pgIndexedColumn, pgSearchColumn, pgSearchConfig } from "./ddl.js";
 
 /** SQL text per query-shape key, and the statement name it is prepared under; shared by all connections. */
 export class StatementNames {
@@ -246,17 +247,25 @@ export class PostgresTx implements StoreTx {
     this.requireKeyed(query);
     const params = new Params();
     const where = this.compileWhere(t, query, params);
-    const order = this.compileOrder(t, query, params);
+    const byRank = query.search !== undefined && query.sort === undefined;
+    const order = byRank ? this.compileRankOrder(t, query, params) : this.compileOrder(t, query, params);
     const conds = [...where.conds, ...order.after];
     const hasLimit = query.limit !== undefined;
     const limit = hasLimit ? ` LIMIT ${params.add(Math.max(0, Math.trunc(query.limit!)))}` : "";
     const clause = this.lockClause(undefined);
-    const sql = `SELECT ${t.selectList} FROM ${t.quoted}${whereClause(conds)} ORDER BY ${order.orderBy}${limit}${clause}`;
+    const rank = "select" in order ? `, ${order.select} AS "_wo_rank"` : "";
+    const sql = `SELECT ${t.selectList}${rank} FROM ${t.quoted}${whereClause(conds)} ORDER BY ${order.orderBy}${limit}${clause}`;
     const r = await this.run(
       `list:${table}:${where.key}:${order.key}${hasLimit ? ":limit" : ""}${clause}`,
       () => sql,
       params.values,
     );
+    if (byRank) {
+      for (const row of r.rows) {
+        (row as Record<symbol, unknown>)[searchRank] = row._wo_rank;
+        delete row._wo_rank;
+      }
+    }
     this.hold(table, r.rows, undefined);
     if (clause !== "") for (const row of r.rows) this.keep(table, row.id as number, row);
     return r.rows;
@@ -472,6 +481,29 @@ export class PostgresTx implements StoreTx {
       condition &&
       compileCondition(condition, t, this.ctx.tables, postgresDialect(this.ctx.foldCollation), (v) => params.add(v));
     return { key: sql ?? "", conds: sql === undefined ? [] : [sql] };
+  }
+
+  /**
+   * Relevance order for a search without a sort: minus ts_rank (lower is more relevant, as
+   * SQLite's bm25), normalised by the document's length (1: divided by 1 + log(length)), ties by
+   * id; the cursor is (rank, id). float8: the rank a page shows is the exact value compared.
+   */
+  private compileRankOrder(
+    t: TableInfo,
+    query: ListQuery,
+    params: Params,
+  ): { key: string; orderBy: string; after: string[]; select: string } {
+    searchShapeOf(t);
+    const words = postgresDialect(this.ctx.foldCollation).searchQuery(query.search!);
+    const rank = () =>
+      `(-ts_rank(${t.quoted}.${quoteId(pgSearchColumn)}, to_tsquery('${pgSearchConfig}', ${params.add(words)}), 1))::float8`;
+    const select = rank();
+    const after = query.after
+      ? [
+          `(${rank()}, ${t.quoted}."id") > (${params.add(query.after.rank ?? "-Infinity")}, ${params.add(query.after.id)})`,
+        ]
+      : [];
+    return { key: `rank${query.after ? ":after" : ""}`, orderBy: `"_wo_rank", ${t.quoted}."id"`, after, select };
   }
 
   /**
