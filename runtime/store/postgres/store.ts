@@ -572,6 +572,14 @@ export class PostgresStore implements Store {
     // No `begin`: a read of one statement (ReadOptions.oneStatement), outside any transaction.
     const isAlone = begin === "";
     if (isAlone) tx.allowOneStatement();
+    // BEGIN and the body's first statement in one write to the socket, not one each: the
+    // stream holds what is written until the body has sent its first statement (at once, or
+    // on the next turn for a group's multi-row insert, tx.ts batched; setImmediate runs in order).
+    const stream = isAlone ? undefined : socketOf(client);
+    if (stream !== undefined) {
+      stream.cork();
+      setImmediate(() => stream.uncork());
+    }
     const begun = isAlone
       ? Promise.resolve(undefined)
       : client.query(begin).then(
@@ -626,6 +634,18 @@ export class PostgresStore implements Store {
     await this.relay.close();
     await this.pool.end();
   }
+}
+
+/**
+ * The socket under a pool client (node-postgres keeps it as `connection.stream`, and corks it
+ * itself around the messages of one extended query); undefined should a version not have it.
+ */
+function socketOf(client: pg.PoolClient): { cork(): void; uncork(): void } | undefined {
+  const stream = (client as unknown as { connection?: { stream?: { cork?: unknown; uncork?: unknown } } }).connection
+    ?.stream;
+  return typeof stream?.cork === "function" && typeof stream.uncork === "function"
+    ? (stream as { cork(): void; uncork(): void })
+    : undefined;
 }
 
 /** A keyed write (WriteOptions.byKey) read by a condition: it runs again, alone. */
