@@ -573,12 +573,13 @@ export class PostgresStore implements Store {
     const isAlone = begin === "";
     if (isAlone) tx.allowOneStatement();
     // BEGIN and the body's first statement in one write to the socket, not one each: the
-    // stream holds what is written until the body has sent its first statement (at once, or
-    // on the next turn for a group's multi-row insert, tx.ts batched; setImmediate runs in order).
+    // stream holds what is written until the body has sent its first statement (in this turn
+    // of the event loop, or in the next for a group's multi-row insert, tx.ts batched).
     const stream = isAlone ? undefined : socketOf(client);
     if (stream !== undefined) {
       stream.cork();
-      setImmediate(() => stream.uncork());
+      const release = () => (tx.hasPendingInserts() ? setImmediate(release) : stream.uncork());
+      setImmediate(release);
     }
     const begun = isAlone
       ? Promise.resolve(undefined)

@@ -367,6 +367,11 @@ export class PostgresTx implements StoreTx {
    */
   private batches: Map<TableInfo, { params: unknown[]; settle: (row: Row | Error) => void }[]> | undefined;
 
+  /** Inserts wait to be sent as one (store.ts keeps the socket corked until they are). */
+  hasPendingInserts(): boolean {
+    return this.batches !== undefined && this.batches.size > 0;
+  }
+
   /** From now on this transaction is shared by a group of creates run side by side (store.ts). */
   shareAmongGroup(): void {
     this.batches = new Map();
