@@ -245,9 +245,17 @@ export interface WriteOptions {
   byKey?: { lockFirst: readonly (readonly [table: string, id: unknown])[] };
 }
 
+export interface ReadOptions {
+  /**
+   * The callback runs one statement (one get or list): a store may run it without a
+   * transaction of its own, since one statement sees one snapshot anyway.
+   */
+  oneStatement?: boolean;
+}
+
 export interface Store {
   /** A consistent read-only view of committed data. */
-  read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
+  read<T>(fn: (tx: StoreTx) => Promise<T>, options?: ReadOptions): Promise<T>;
   /**
    * One transaction: resolves only after a durable commit; any rejection inside `fn` rolls
    * back every write of the call. Writers are serialized, except that a `concurrent` write may

@@ -296,8 +296,8 @@ function translateStoreErrors(store: Store, catalog: Catalog, log: (line: string
     throw err;
   };
   return {
-    read: (fn) =>
-      store.read(keepSession(fn)).then((value) => {
+    read: (fn, options) =>
+      store.read(keepSession(fn), options).then((value) => {
         unavailableLog.succeeded();
         return value;
       }, translate),

@@ -18,6 +18,9 @@ import { OperationError } from "../../model/errors.js";
 import { readableRow, readFilterOf } from "./read-policy.js";
 import type { RowGuard } from "./policy.js";
 
+/** readableRow runs one statement (read-policy.ts). */
+const oneStatement = { oneStatement: true };
+
 /** What an operation does once admitted: its input has passed the schema. */
 export type OperationBody = (data: Row, call: CallContext) => Promise<unknown>;
 
@@ -50,13 +53,13 @@ export function tableOperationBody(
     case "get":
       return async (data, call) => {
         const id = data.id as number;
-        const row = await store.read((tx) => readableRow(tx, table, id, readable(call)));
+        const row = await store.read((tx) => readableRow(tx, table, id, readable(call)), oneStatement);
         return row ?? rt.notFound(typeName, id);
       };
     case "me":
       return async (_data, call) => {
         const id = callersRowId(call, typeName);
-        const row = await store.read((tx) => readableRow(tx, table, id, readable(call)));
+        const row = await store.read((tx) => readableRow(tx, table, id, readable(call)), oneStatement);
         return row ?? rt.notFound(typeName, id);
       };
     case "create": {

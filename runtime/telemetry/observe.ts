@@ -122,7 +122,7 @@ export function observedStore(t: Telemetry, store: Store, system: "sqlite" | "po
     return tracing && parent !== undefined ? tracing.inSpan("store.write", "client", dbAttributes, parent, run) : run();
   };
   return {
-    read: (fn) => store.read(fn),
+    read: (fn, options) => store.read(fn, options),
     write,
     onCommit: (listener) => store.onCommit(listener),
     changesAfter: (table, after, limit) => store.changesAfter(table, after, limit),

@@ -121,6 +121,68 @@ describe("PostgreSQL store", () => {
       expect(new Set(heard).size).toBe(28);
     });
 
+    it("a group's creates of a table without uniques go as multi-row inserts; a savepoint in one runs it alone", async () => {
+      await store.write((tx) => tx.insert("author", author(1)));
+      const grouped = { concurrent: true, groupable: true };
+      const made = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          store.write(async (tx) => {
+            const row = await tx.insert("post", post(1, { title: `T${i}` }));
+            // What the create reads back in its transaction is the row it inserted.
+            expect(await tx.get("post", row.id as number)).toEqual(row);
+            return row;
+          }, grouped),
+        ),
+      );
+      // Each create got its own row back, with the values it sent.
+      expect(made.map((r) => r.title)).toEqual(Array.from({ length: 30 }, (_, i) => `T${i}`));
+      expect(new Set(made.map((r) => r.id)).size).toBe(30);
+      expect(store.rowInserts.rows).toBeGreaterThan(0);
+      expect(store.rowInserts.statements).toBeLessThan(store.rowInserts.rows);
+      // One that throws after its batched insert, and one that needs a savepoint (insertWithId).
+      const next = await Promise.allSettled(
+        Array.from({ length: 6 }, (_, i) =>
+          store.write(async (tx) => {
+            if (i === 2) return tx.insertWithId("post", 500, post(1, { title: "T500" }));
+            const row = await tx.insert("post", post(1, { title: `T${100 + i}` }));
+            if (i === 4) throw new Error("refused after its insert");
+            return row;
+          }, grouped),
+        ),
+      );
+      expect(next.map((r) => r.status)).toEqual([
+        "fulfilled",
+        "fulfilled",
+        "fulfilled",
+        "fulfilled",
+        "rejected",
+        "fulfilled",
+      ]);
+      const titles = (await store.read((tx) => tx.list("post"))).map((p) => p.title);
+      expect(titles).toHaveLength(35);
+      expect(titles).toContain("T500");
+      expect(titles).not.toContain("T104");
+    });
+
+    it("a read of one statement runs outside a transaction, and is refused a second", async () => {
+      await store.write((tx) => tx.insert("author", author(1)));
+      expect(await store.read((tx) => tx.get("author", 1), { oneStatement: true })).toMatchObject({ name: "A1" });
+      await expect(
+        store.read(
+          async (tx) => {
+            await tx.get("author", 1);
+            return tx.list("author");
+          },
+          { oneStatement: true },
+        ),
+      ).rejects.toThrow(/second statement/);
+      // The connection went back to the pool clean: the next read of several statements works.
+      expect(await store.read(async (tx) => [await tx.get("author", 1), await tx.count("author")])).toMatchObject([
+        { name: "A1" },
+        1,
+      ]);
+    });
+
     /** A promise and the function that resolves it: a transaction held open at a known point. */
     const gate = () => {
       let open!: () => void;

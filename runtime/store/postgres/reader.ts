@@ -31,6 +31,7 @@ export async function openPostgresReader(options: {
     foldCollation: "default",
     auditSweep: new AuditSweep(defaultAuditRetention),
     relayed: new Set<string>(),
+    rowInserts: { statements: 0, rows: 0 },
   };
   const client = new pg.Client({ connectionString: connectionString(options), application_name: "wo", types });
   // A connection the server drops is reported here too; the read in progress rejects.

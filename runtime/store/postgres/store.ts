@@ -49,6 +49,7 @@ import {
   type NamedTokenDirectory,
   type RateBucketDirectory,
   type Store,
+  type ReadOptions,
   type StoreTx,
   type WriteOptions,
 } from "../../../model/store.js";
@@ -120,6 +121,7 @@ export async function openPostgresStore(
       foldCollation,
       auditSweep: new AuditSweep(options.catalog.config.auditRetention ?? defaultAuditRetention),
       relayed: relayedTables(options.catalog),
+      rowInserts: { statements: 0, rows: 0 },
     };
     if (options.changeLog && options.changeLog.tables.length > 0) ctx.log = new PgChangeLog(options.changeLog);
     const store = new PostgresStore(pool, ctx, where, {
@@ -258,7 +260,9 @@ export class PostgresStore implements Store {
     return this.relay.start();
   }
 
-  async read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
+  async read<T>(fn: (tx: StoreTx) => Promise<T>, options?: ReadOptions): Promise<T> {
+    // One statement sees one snapshot by itself: no BEGIN, no COMMIT, one round trip.
+    if (options?.oneStatement) return this.transaction("", "read", fn, undefined);
     return this.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", "read", fn, undefined);
   }
 
@@ -321,8 +325,13 @@ export class PostgresStore implements Store {
   /** Groups of creates committed together, and the creates in them (benches, tests). */
   readonly groupStats = { groups: 0, writes: 0 };
 
+  /** Multi-row inserts the groups sent, and their rows (tx.ts batched; benches, tests). */
+  get rowInserts(): { statements: number; rows: number } {
+    return this.ctx.rowInserts;
+  }
+
   /**
-   * One group of creates: one transaction, each callback in turn, one COMMIT. Should any of
+   * One group of creates: one transaction, the callbacks side by side, one COMMIT. Should any of
    * them fail (its own refusal, a conflict, a deadlock), the group rolls back and each runs
    * again on its own, so a failure is only ever its own write's. A cancelled create that has
    * not run yet is dropped; one that ran commits with the group (as on SQLite).
@@ -341,9 +350,13 @@ export class PostgresStore implements Store {
         "BEGIN ISOLATION LEVEL READ COMMITTED",
         "rows",
         async (tx) => {
-          const out: unknown[] = [];
-          for (const w of live) out.push(await w.fn(tx));
-          return out;
+          // Side by side, so that their inserts of one table go as one multi-row INSERT
+          // (tx.ts batched): the creates are independent of each other, so any order is theirs.
+          (tx as PostgresTx).shareAmongGroup();
+          const settled = await Promise.allSettled(live.map((w) => w.fn(tx)));
+          const failed = settled.find((s) => s.status === "rejected");
+          if (failed !== undefined) throw failed.reason;
+          return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value);
         },
         undefined,
       );
@@ -556,10 +569,24 @@ export class PostgresStore implements Store {
     // connection pipelines), and waits for its answer. Should BEGIN (or a lock it takes) fail,
     // the statements behind it fail too, and its error is the one that counts (a deadlock runs
     // the call again).
-    const begun = client.query(begin).then(
-      () => undefined,
-      (err: unknown) => err,
-    );
+    // No `begin`: a read of one statement (ReadOptions.oneStatement), outside any transaction.
+    const isAlone = begin === "";
+    if (isAlone) tx.allowOneStatement();
+    // BEGIN and the body's first statement in one write to the socket, not one each: the
+    // stream holds what is written until the body has sent its first statement (in this turn
+    // of the event loop, or in the next for a group's multi-row insert, tx.ts batched).
+    const stream = isAlone ? undefined : socketOf(client);
+    if (stream !== undefined) {
+      stream.cork();
+      const release = () => (tx.hasPendingInserts() ? setImmediate(release) : stream.uncork());
+      setImmediate(release);
+    }
+    const begun = isAlone
+      ? Promise.resolve(undefined)
+      : client.query(begin).then(
+          () => undefined,
+          (err: unknown) => err,
+        );
     try {
       const result = await fn(tx);
       const failedBegin = await begun;
@@ -575,7 +602,7 @@ export class PostgresStore implements Store {
       const relayed = tx.changes.filter((c) => this.ctx.relayed.has(c.table));
       const payloads = relayed.length > 0 ? changePayloads(this.relay.instanceId, relayed) : [];
       const notify = payloads.map((p) => `SELECT pg_notify('${changeChannel}', ${client.escapeLiteral(p)}); `);
-      await client.query(`${tx.beforeCommit.join("")}${notify.join("")}COMMIT`);
+      if (!isAlone) await client.query(`${tx.beforeCommit()}${notify.join("")}COMMIT`);
       // After the COMMIT, before the write resolves: a listener sees a change before its writer's answer.
       if (tx.changes.length > 0) this.listeners.publish(tx.changes);
       return result;
@@ -587,9 +614,10 @@ export class PostgresStore implements Store {
         broken = err as Error;
         throw this.unavailable(err);
       }
-      await client.query("ROLLBACK").catch((e: unknown) => {
-        broken = e as Error;
-      });
+      if (!isAlone)
+        await client.query("ROLLBACK").catch((e: unknown) => {
+          broken = e as Error;
+        });
       throw err;
     } finally {
       // A connection that failed is destroyed, not reused: the pool connects afresh later.
@@ -607,6 +635,18 @@ export class PostgresStore implements Store {
     await this.relay.close();
     await this.pool.end();
   }
+}
+
+/**
+ * The socket under a pool client (node-postgres keeps it as `connection.stream`, and corks it
+ * itself around the messages of one extended query); undefined should a version not have it.
+ */
+function socketOf(client: pg.PoolClient): { cork(): void; uncork(): void } | undefined {
+  const stream = (client as unknown as { connection?: { stream?: { cork?: unknown; uncork?: unknown } } }).connection
+    ?.stream;
+  return typeof stream?.cork === "function" && typeof stream.uncork === "function"
+    ? (stream as { cork(): void; uncork(): void })
+    : undefined;
 }
 
 /** A keyed write (WriteOptions.byKey) read by a condition: it runs again, alone. */

@@ -76,9 +76,24 @@ export interface PgTxContext {
   auditSweep: AuditSweep;
   /** The tables whose changes are sent to the other instances (change-relay.ts relayedTables). */
   relayed: ReadonlySet<string>;
+  /** Multi-row inserts sent for groups of creates, and the rows in them (benches, tests). */
+  rowInserts: { statements: number; rows: number };
 }
 
 const pgPlaceholder = (n: number) => `$${n}`;
+
+/** `INSERT INTO "_wo_audit" (…) VALUES`, to be followed by the rows' tuples. */
+const auditInsertHead = appendAuditSql(pgPlaceholder).replace(/ VALUES \(.*\)$/, " VALUES");
+
+/**
+ * A savepoint asked for in a transaction that a group of creates shares (store.ts runs the
+ * group again, each create on its own).
+ */
+export class SharedTransactionRefused extends Error {
+  constructor() {
+    super("a savepoint in a transaction shared by a group of creates");
+  }
+}
 
 export class PostgresTx implements StoreTx {
   private isOpen = true;
@@ -151,7 +166,10 @@ export class PostgresTx implements StoreTx {
   async savepoint<T>(fn: () => Promise<T>): Promise<T> {
     const name = `wo_sp_${++this.savepoints}`;
     const mark = this.changes.length;
-    const deferred = this.beforeCommit.length;
+    const deferred = this.audits.length;
+    // Transactions shared by a group's creates run their callbacks side by side: a savepoint
+    // of one would roll back the others' statements too. The group runs again, one at a time.
+    if (this.batches !== undefined) throw new SharedTransactionRefused();
     await this.client.query(`SAVEPOINT ${name}`);
     try {
       const result = await fn();
@@ -163,7 +181,7 @@ export class PostgresTx implements StoreTx {
       await this.client.query(`RELEASE SAVEPOINT ${name}`);
       // The undone writes were never committed: no event for them (their log rows went too).
       this.changes.length = mark;
-      this.beforeCommit.length = deferred;
+      this.audits.length = deferred;
       throw err;
     }
   }
@@ -180,10 +198,8 @@ export class PostgresTx implements StoreTx {
     if (!this.isWritable) throw new Error("read() transactions cannot write; use write()");
     if (!this.isOpen) throw new Error("this transaction has already ended");
     // Sent with the COMMIT (store.ts, `beforeCommit`), in its round trip: the entry is the
-    // call's last statement anyway, and should it fail the COMMIT is not run. Its values as
-    // literals, since a simple query of several statements takes no parameters.
-    const values = auditValues(record);
-    this.beforeCommit.push(`${appendAuditSql((n) => this.literal(values[n - 1]))}; `);
+    // call's last statement anyway, and should it fail the COMMIT is not run.
+    this.audits.push(auditValues(record));
     const sweep = this.ctx.auditSweep.due(pgPlaceholder);
     if (sweep) await this.client.query(sweep);
   }
@@ -197,8 +213,20 @@ export class PostgresTx implements StoreTx {
     await this.record(eventLogTable, "create", event.rowId, event as unknown as Row);
   }
 
-  /** Statements (each ending in `; `) that store.ts sends in the COMMIT's round trip, before it. */
-  readonly beforeCommit: string[] = [];
+  /** The audit entries of this transaction, in order, as bound values (auditValues). */
+  private readonly audits: unknown[][] = [];
+
+  /**
+   * What store.ts sends in the COMMIT's round trip, before it (ending in `; `): every audit
+   * entry of the transaction as one multi-row INSERT (one statement to parse and plan for a
+   * whole group of creates, not one each). Literals, since a simple query of several
+   * statements takes no parameters.
+   */
+  beforeCommit(): string {
+    if (this.audits.length === 0) return "";
+    const rows = this.audits.map((values) => `(${values.map((v) => this.literal(v)).join(", ")})`);
+    return `${auditInsertHead} ${rows.join(", ")}; `;
+  }
 
   /** A value as an SQL literal: text escaped by the driver, integers as digits, null. */
   private literal(value: unknown): string {
@@ -219,7 +247,17 @@ export class PostgresTx implements StoreTx {
     return log.read(this.client, table, after, limit);
   }
 
+  /** Statements this transaction may still run, when it is a single statement outside a transaction. */
+  private statementsLeft = Number.POSITIVE_INFINITY;
+
+  /** store.ts runs this read as one statement outside a transaction: a second would see another snapshot. */
+  allowOneStatement(): void {
+    this.statementsLeft = 1;
+  }
+
   private async run(key: string, sql: () => string, values: unknown[]): Promise<pg.QueryResult<Row>> {
+    if (this.statementsLeft-- <= 0)
+      throw new Error("internal error: a read marked oneStatement ran a second statement");
     const { name, text } = this.ctx.statements.get(key, sql);
     return this.client.query<Row>({ name, text, values });
   }
@@ -295,7 +333,10 @@ export class PostgresTx implements StoreTx {
     const params = columns.map((c) => t.codec.encode(c, values[c.name]));
     const uniques = t.shape.indexes.filter((ix) => ix.isUnique);
     if (uniques.length === 0) {
-      const row = (await this.run(`insert:${table}`, sql, params)).rows[0]!;
+      const row =
+        this.batches !== undefined && columns.length > 0
+          ? await this.batched(t, params)
+          : (await this.run(`insert:${table}`, sql, params)).rows[0]!;
       this.keep(table, row.id as number, row);
       await this.record(table, "create", row.id as number, row);
       return row;
@@ -327,6 +368,64 @@ export class PostgresTx implements StoreTx {
       return r.rows[0];
     }
     throw new StoreConstraintError("unique", t.shape.table, await this.takenUnique(t, uniques, values));
+  }
+
+  /**
+   * Inserts of one table that a group's creates ask for in the same turn, pending: sent as one
+   * multi-row `INSERT … VALUES (…), (…) RETURNING` (batched()). Only in a shared transaction.
+   */
+  private batches: Map<TableInfo, { params: unknown[]; settle: (row: Row | Error) => void }[]> | undefined;
+
+  /** Inserts wait to be sent as one (store.ts keeps the socket corked until they are). */
+  hasPendingInserts(): boolean {
+    return this.batches !== undefined && this.batches.size > 0;
+  }
+
+  /** From now on this transaction is shared by a group of creates run side by side (store.ts). */
+  shareAmongGroup(): void {
+    this.batches = new Map();
+  }
+
+  /**
+   * One row of a multi-row insert: the rows of the table asked for until the event loop turns
+   * go as one statement (prepared per table and row count), and RETURNING gives the rows back
+   * in the order of VALUES, each to its create.
+   */
+  private batched(t: TableInfo, params: unknown[]): Promise<Row> {
+    const batches = this.batches!;
+    return new Promise<Row>((resolve, reject) => {
+      const settle = (row: Row | Error) => (row instanceof Error ? reject(row) : resolve(row));
+      const pending = batches.get(t);
+      if (pending !== undefined) return void pending.push({ params, settle });
+      batches.set(t, [{ params, settle }]);
+      setImmediate(() => {
+        const rows = batches.get(t)!;
+        batches.delete(t);
+        this.insertRows(t, rows).catch((err: unknown) => {
+          for (const r of rows) r.settle(err as Error);
+        });
+      });
+    });
+  }
+
+  private async insertRows(
+    t: TableInfo,
+    rows: { params: unknown[]; settle: (row: Row | Error) => void }[],
+  ): Promise<void> {
+    const columns = t.shape.columns;
+    const n = rows.length;
+    const r = await this.run(
+      `insert-rows:${t.shape.table}:${n}`,
+      () => {
+        const tuples = rows.map((_, i) => `(${columns.map((_, j) => `$${i * columns.length + j + 1}`).join(", ")})`);
+        return `INSERT INTO ${t.quoted} (${columns.map((c) => quoteId(c.name)).join(", ")}) VALUES ${tuples.join(", ")} RETURNING ${t.selectList}`;
+      },
+      rows.flatMap((r) => r.params),
+    );
+    this.ctx.rowInserts.statements++;
+    this.ctx.rowInserts.rows += n;
+    if (r.rows.length !== n) throw new Error(`internal error: ${n} rows inserted, ${r.rows.length} returned`);
+    rows.forEach((row, i) => row.settle(r.rows[i]!));
   }
 
   async insertWithId(table: string, id: number, values: Row): Promise<Row> {
