@@ -1,5 +1,7 @@
 // Where telemetry meets the request path: the HTTP edge (one observation per request), the
-// operations (one per call), the store (one per transaction) and MCP (one per method call).
+// operations (a span per call in a sampled trace), the store (one per transaction) and MCP (a
+// span per method call in a sampled trace). The metrics of an operation and of an MCP call are
+// counted where they run (runtime/operations/bind.ts, runtime/mcp/calls.ts), without a wrapper.
 // Each helper is applied only when the instance has telemetry: without it the edge, the
 // operations and the store are exactly what they are without this module.
 
@@ -43,8 +45,8 @@ export function stampRoute(req: IncomingMessage, route: HttpRoute): void {
  * (when tracing and sampled), and when the answer is done (or the connection closed; a stream:
  * when it ends) the span ends and the request is counted under its route template — "other"
  * when no route took it (the explorer and /docs, a 404, a refusal at the edge). Per request: a
- * clock reading, two properties and one listener, a function made once here (its `this` is the
- * response, which names its request).
+ * clock reading, a property and one listener, a function made once here (its `this` is the
+ * response, which names its request); with traces only, a request not sampled gets none.
  */
 export function requestObserver(t: Telemetry): (req: IncomingMessage, res: ServerResponse) => void {
   const { metrics, tracing } = t;
@@ -65,12 +67,12 @@ export function requestObserver(t: Telemetry): (req: IncomingMessage, res: Serve
     }
   }
   return (req, res) => {
-    (res as ObservedResponse)[startedKey] = performance.now();
     const traced = tracing?.serveRequest(req);
     if (traced) {
       (req as RoutedRequest)[traceKey] = traced.trace;
       (res as ObservedResponse)[spanKey] = traced.span;
-    }
+    } else if (!metrics) return; // traces only, and this request is not sampled: nothing to end
+    (res as ObservedResponse)[startedKey] = performance.now();
     res.on("close", finished);
   };
 }
