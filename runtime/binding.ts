@@ -23,7 +23,7 @@ import type { LiveStreams } from "./rest/live.js";
 import { problemResponse } from "./rest/problem.js";
 import { createRestRoutes, restEndpoints } from "./rest/routes.js";
 import { createAuditRoutes } from "./rest/audit-route.js";
-import { observedStore, stampRoute, traceOf } from "./telemetry/observe.js";
+import { observedStore, routeTag, stampRoute, traceOf } from "./telemetry/observe.js";
 import type { Telemetry } from "./telemetry/telemetry.js";
 
 /** The instance's per-process parts a binding uses (and never closes). */
@@ -109,13 +109,22 @@ export function bindBuild(build: LoadedBuild, deps: BindingDeps): Binding {
       log,
       validate: (name, input) => rt.validate(name, input),
       // Under telemetry the edge counts a request under the route template that took it
-      // (`/api/posts/:id`, never the path with its ids).
+      // (`/api/posts/:id`, never the path with its ids): each route stamps its template's
+      // figures, found once here, on the request.
       ...(telemetry
         ? {
-            onRoute: (c: Context, path: string) => {
-              const incoming = nodeBindings(c).incoming;
-              if (incoming) stampRoute(incoming, path);
+            onRoute: (path: string) => {
+              const tag = routeTag(telemetry, path);
+              return (c: Context) => {
+                const incoming = nodeBindings(c).incoming;
+                if (incoming) stampRoute(incoming, tag);
+              };
             },
+          }
+        : {}),
+      // Only traces hand anything down to the operations.
+      ...(telemetry?.tracing
+        ? {
             traceOf: (c: Context) => {
               const incoming = nodeBindings(c).incoming;
               return incoming && traceOf(incoming);

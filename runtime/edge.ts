@@ -32,7 +32,7 @@ import { serveMcpNode } from "./mcp/node.js";
 import { isManagementPath, serveManagement } from "./ops/management.js";
 import { logWhenFinished, type RequestLogger } from "./request-log.js";
 import { problem, type ProblemKind } from "./rest/problem.js";
-import { observeRequest, stampRoute } from "./telemetry/observe.js";
+import { requestObserver, routeTag, stampRoute } from "./telemetry/observe.js";
 
 export interface EdgeOptions {
   /** The request log; none (`--quiet`): nothing per request is spent on logging. */
@@ -70,6 +70,13 @@ export function createEdge(instance: RuntimeInstance, options: EdgeOptions = {})
   const originOf = (host: string | undefined) => options.publicOrigin?.() || publicOrigin(host);
   const log = options.requestLog;
   let requests = 0;
+  const telemetry = instance.telemetry;
+  // The routes the edge itself names, each one's figures found once.
+  const tags = telemetry && {
+    mcp: routeTag(telemetry, "/mcp"),
+    management: routeTag(telemetry, "/_wo"),
+    healthz: routeTag(telemetry, "/healthz"),
+  };
   // The hono adapter of the binding serving now; a swap makes a new one on its first request.
   let adapted: { binding: Binding; listener: RequestListener } | undefined;
   const restListener = (binding: Binding): RequestListener => {
@@ -147,17 +154,17 @@ export function createEdge(instance: RuntimeInstance, options: EdgeOptions = {})
     requests++;
     const url = req.url ?? "/";
     const mcp = isMcpPath(url);
-    if (telemetry && mcp) stampRoute(req, "/mcp");
+    if (tags && mcp) stampRoute(req, tags.mcp);
     // /mcp logs itself, once it knows the JSON-RPC method.
     if (log && !mcp) logWhenFinished(log, req, res);
     const binding = instance.binding;
     if (instance.management && isManagementPath(url)) {
-      if (telemetry) stampRoute(req, "/_wo");
+      if (tags) stampRoute(req, tags.management);
       return serveManagement(instance.management, req, res);
     }
     const path = pathOf(url);
     if (path === "/healthz") {
-      if (telemetry) stampRoute(req, "/healthz");
+      if (tags) stampRoute(req, tags.healthz);
       return restListener(binding)(req, res);
     }
     const h = req.headers;
@@ -184,10 +191,13 @@ export function createEdge(instance: RuntimeInstance, options: EdgeOptions = {})
     if (decision instanceof Promise) decision.then(proceed, () => res.destroy());
     else proceed(decision);
   };
-  // Telemetry wraps the whole edge (its refusals are requests too); without it, nothing does.
-  const telemetry = instance.telemetry;
-  const node: RequestListener = telemetry
-    ? (req, res) => observeRequest(telemetry, req, res, () => serve(req, res))
+  // Telemetry observes the whole edge (its refusals are requests too); without it, nothing does.
+  const observe = telemetry && requestObserver(telemetry);
+  const node: RequestListener = observe
+    ? (req, res) => {
+        observe(req, res);
+        serve(req, res);
+      }
     : serve;
 
   const answerNode = (res: ServerResponse, decision: Decision, origin?: string, host?: string) => {

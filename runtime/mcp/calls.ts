@@ -5,8 +5,9 @@ import type { Principal } from "../../model/principal.js";
 import type { McpRequest } from "./http.js";
 import { ErrorCode, RpcError, type JsonRpcId, type Message } from "./json-rpc.js";
 import type { Handler, MethodContext } from "./methods.js";
-import { observeMcpCall } from "../telemetry/observe.js";
-import type { Telemetry } from "../telemetry/telemetry.js";
+import type { McpOutcome } from "../telemetry/metrics.js";
+import { tracedMcpCall } from "../telemetry/observe.js";
+import type { Metrics, Telemetry } from "../telemetry/telemetry.js";
 
 export type RequestMessage = Extract<Message, { kind: "request" }>;
 
@@ -21,7 +22,8 @@ export interface CallObservation {
 
 /**
  * Runs a handler: its result (an object), or the RpcError to answer; anything else thrown is a
- * -32603. Under telemetry the call is counted and runs in a span of its own.
+ * -32603. Under telemetry the call is counted (in callHandler: no wrapper), and when its request
+ * is in a sampled trace it runs in a span of its own.
  */
 export function runCall(
   handler: Handler,
@@ -30,25 +32,34 @@ export function runCall(
   log: (line: string) => void,
   observed?: CallObservation,
 ): Promise<object> {
-  if (!observed) return callHandler(handler, msg, ctx, log);
+  if (!observed) return callHandler(handler, msg, ctx, log, undefined);
+  const { metrics, tracing } = observed.telemetry;
   const name = msg.method === "tools/call" ? msg.params?.name : undefined;
-  return observeMcpCall(
-    observed.telemetry,
+  // A name no tool has is still the client's text: bounded before it reaches a span.
+  const tool = typeof name === "string" ? name.slice(0, 128) : undefined;
+  const counted = metrics && { metrics, tool };
+  if (!tracing || observed.parent === undefined) return callHandler(handler, msg, ctx, log, counted);
+  return tracedMcpCall(
+    tracing,
     {
       method: msg.method,
-      // A name no tool has is still the client's text: bounded before it reaches a span.
-      tool: typeof name === "string" ? name.slice(0, 128) : undefined,
+      tool,
       sessionId: observed.sessionId,
       protocolVersion: observed.protocolVersion,
       requestId: msg.id,
       parent: observed.parent,
     },
-    (out) => out instanceof RpcError,
+    outcomeOf,
     (trace) => {
       if (trace !== undefined) ctx.trace = trace;
-      return callHandler(handler, msg, ctx, log);
+      return callHandler(handler, msg, ctx, log, counted);
     },
   );
+}
+
+/** How an MCP call ended, as the metrics label it. */
+function outcomeOf(out: object): McpOutcome {
+  return out instanceof RpcError ? "rpc_error" : (out as { isError?: unknown }).isError === true ? "tool_error" : "ok";
 }
 
 async function callHandler(
@@ -56,14 +67,21 @@ async function callHandler(
   msg: RequestMessage,
   ctx: MethodContext,
   log: (line: string) => void,
+  counted: { metrics: Metrics; tool: string | undefined } | undefined,
 ): Promise<object> {
+  const started = counted ? performance.now() : 0;
+  let out: object;
   try {
-    return (await handler(msg.params ?? {}, ctx)) as object;
+    out = (await handler(msg.params ?? {}, ctx)) as object;
   } catch (err) {
-    if (err instanceof RpcError) return err;
-    log(`mcp: ${msg.method} failed: ${err instanceof Error ? err.message : String(err)}`);
-    return new RpcError(ErrorCode.InternalError, "Internal error");
+    if (err instanceof RpcError) out = err;
+    else {
+      log(`mcp: ${msg.method} failed: ${err instanceof Error ? err.message : String(err)}`);
+      out = new RpcError(ErrorCode.InternalError, "Internal error");
+    }
   }
+  counted?.metrics.mcpRequest(msg.method, counted.tool, outcomeOf(out), started);
+  return out;
 }
 
 // Contexts are classes with getters on the prototype, never object literals with

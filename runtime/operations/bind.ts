@@ -34,7 +34,8 @@ import type { BuildPolicy, OperationPolicy, RowGuard } from "./policy.js";
 import { rateKindOf, type RateLimiter } from "./rate-limit.js";
 import type { RateKind } from "../../model/app.js";
 import { isTableDriven, tableOperationBody, type OperationBody } from "./table-operations.js";
-import { observedOperation } from "../telemetry/observe.js";
+import type { OperationFigures } from "../telemetry/metrics.js";
+import { outcomeOf, tracedOperation } from "../telemetry/observe.js";
 import type { Telemetry } from "../telemetry/telemetry.js";
 
 export interface BindDeps {
@@ -48,7 +49,7 @@ export interface BindDeps {
   rate?: RateLimiter | undefined;
   /** The server log: an audit entry that could not be written is said here. */
   log: (line: string) => void;
-  /** The instance's telemetry: each operation call is counted and traced. Absent: not observed. */
+  /** The instance's telemetry: each operation call is counted (in `admitted`) and traced. Absent: not observed. */
   telemetry?: Telemetry;
 }
 
@@ -66,8 +67,9 @@ export function bindOperations(deps: BindDeps): Record<string, Operation> {
       : atEntry(generated[entry.name], guard, rt, app, entry);
     // A method the build lists but operations.js lacks: REST and MCP answer that it is not served.
     if (!body) continue;
-    const operation = admitted(entry, body, rt, policy, limiter, rate, deps.log);
-    bound[entry.name] = deps.telemetry ? observedOperation(deps.telemetry, entry.name, operation) : operation;
+    const figures = deps.telemetry?.metrics?.operation(entry.name);
+    const operation = admitted(entry, body, rt, policy, limiter, rate, deps.log, figures);
+    bound[entry.name] = deps.telemetry ? tracedOperation(deps.telemetry, entry.name, operation) : operation;
   }
   const listed = new Set(app.operations.map((e) => e.name));
   for (const [name, member] of Object.entries(generated))
@@ -125,21 +127,32 @@ function admitted(
   limiter: ConcurrencyLimiter,
   rate: RateLimiter | undefined,
   log: (line: string) => void,
+  figures: OperationFigures | undefined,
 ): Operation {
   const { name } = entry;
   // Only compiled bodies read `$session`; the table-driven ones (CRUD, relations) take the
   // caller from `call`, so they run without the session scope and its cost (session.ts).
   const scoped = !isTableDriven(entry);
   const rateKind = rateKindOf(entry.kind);
+  // Counted (metrics) in this same async step: a wrapper would cost a promise per call.
   const run = async (input: unknown, call: CallContext) => {
-    const data = rt.validate<Row>(name, input);
-    policy.admit(entry, data, call);
-    const entering = enter(rate, limiter, rateKind, call);
-    if (entering) await entering;
+    const started = figures ? performance.now() : 0;
     try {
-      return await (scoped ? inSession(call, () => body(data, call)) : body(data, call));
-    } finally {
-      limiter.release();
+      const data = rt.validate<Row>(name, input);
+      policy.admit(entry, data, call);
+      const entering = enter(rate, limiter, rateKind, call);
+      if (entering) await entering;
+      let value: unknown;
+      try {
+        value = await (scoped ? inSession(call, () => body(data, call)) : body(data, call));
+      } finally {
+        limiter.release();
+      }
+      figures?.record("ok", started);
+      return value;
+    } catch (err) {
+      figures?.record(outcomeOf(err), started);
+      throw err;
     }
   };
   if (!isAudited(entry)) return run;

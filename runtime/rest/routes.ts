@@ -39,8 +39,11 @@ export interface RestDeps {
   log: (line: string) => void;
   /** The operation layer's input check (rt.validate): a live stream's filters go through it. */
   validate: (name: string, input: unknown) => unknown;
-  /** Told the route template (`/api/posts/:id`) of each request a route takes (telemetry's label). */
-  onRoute?: (c: Context, path: string) => void;
+  /**
+   * Asked once per route template (`/api/posts/:id`): what each request the route takes is
+   * stamped with (telemetry's label).
+   */
+  onRoute?: (path: string) => (c: Context) => void;
   /** The request's trace, when it is traced: the operation's spans join it. */
   traceOf?: (c: Context) => unknown;
 }
@@ -120,15 +123,18 @@ export function createRestRoutes(deps: RestDeps): Hono {
   // What each type's list query may name, computed once rather than per list request.
   const vocabularies = new Map(deps.catalog.types.map((t) => [t.name, listVocabulary(t)]));
   // The app-wide stream of application events, where some trigger emits one (events-route.ts).
-  if (emittedEvents(deps.catalog).length > 0)
+  if (emittedEvents(deps.catalog).length > 0) {
+    const stamp = deps.onRoute?.(eventsRoute);
     app.all(eventsRoute, (c) => {
-      deps.onRoute?.(c, eventsRoute);
+      stamp?.(c);
       return eventsStream(c, deps);
     });
+  }
   for (const [path, list] of byPath) {
     const allow = [...new Set(list.map((r) => r.method))].sort().join(", ");
+    const stamp = deps.onRoute?.(path);
     app.all(path, async (c) => {
-      deps.onRoute?.(c, path);
+      stamp?.(c);
       const method = c.req.method === "HEAD" ? "GET" : c.req.method;
       const route = list.find((r) => r.method === method);
       if (!route) {

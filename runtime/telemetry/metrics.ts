@@ -1,15 +1,20 @@
 // The instance's Prometheus metrics (spec/operations.md, "Metrics"), in a prom-client registry
 // of its own (never the library's global one: two instances in one process must not count into
-// each other). Counters and histograms are fed by the request path; gauges read the instance's
-// parts when /metrics is scraped, so they cost nothing between scrapes.
+// each other). Gauges read the instance's parts when /metrics is scraped, so they cost nothing
+// between scrapes.
+//
+// The per-request figures (HTTP, MCP, operations, store writes) are plain numbers: counts and
+// fixed bucket arrays in series objects the request path holds already (a route template's, an
+// operation's), so a request costs a few additions — no prom-client call, no label hashing, no
+// lookup by a built string, no closure or promise. They become metrics only when scraped: each
+// is a collector in the registry whose get() turns the series into prom-client's values.
 //
 // Every label value comes from a bounded set: route templates (never the raw path with its
 // ids), operation and tool names of the build (an unknown name a client sends is "unknown"),
 // MCP method names the server serves, OperationError kinds, HTTP methods and statuses.
 
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, type Metric, Registry } from "prom-client";
 
-/** The instance's parts the gauges read at scrape time. */
 export interface MetricSources {
   /** Calls running and waiting for a slot (runtime/operations/limit.ts). */
   concurrency(): { running: number; queued: number };
@@ -23,18 +28,32 @@ export interface MetricSources {
   isTool(name: string): boolean;
 }
 
+/** The figures of one route template: what the edge stamps on a request (observe.ts). */
+export interface HttpRoute {
+  /** The template: `/api/posts/:id`, `/mcp`, `/healthz`, `/_wo`, or `other`. */
+  readonly route: string;
+}
+
+/** The figures of one operation: the operation pipeline holds it (runtime/operations/bind.ts). */
+export interface OperationFigures {
+  /** One call ended: "ok", the OperationError kind that ended it, or "internal"; `started`: performance.now() at its start. */
+  record(outcome: string, started: number): void;
+}
+
 export interface Metrics {
   /** Prometheus text exposition of every metric. */
   text(): Promise<string>;
   readonly contentType: string;
-  /** One HTTP request answered: its method, route template ("unmatched" when none), status. */
-  httpRequest(method: string | undefined, route: string, status: number, seconds: number): void;
+  /** The figures of a route template (the same object for the same template, across reloads). */
+  route(template: string): HttpRoute;
+  /** One HTTP request answered: its route (`route()`), method, status; `started`: performance.now() at its arrival. */
+  httpRequest(route: HttpRoute, method: string | undefined, status: number, started: number): void;
   /** One MCP request (JSON-RPC method; the tool of tools/call) and how it ended. */
-  mcpRequest(method: string, tool: string | undefined, outcome: McpOutcome, seconds: number): void;
-  /** One operation call: "ok", the OperationError kind that ended it, or "internal". */
-  operation(name: string, outcome: string, seconds: number): void;
+  mcpRequest(method: string, tool: string | undefined, outcome: McpOutcome, started: number): void;
+  /** The figures of an operation (the same object for the same name, across reloads). */
+  operation(name: string): OperationFigures;
   /** One store write, from submission to durable commit, and the rows it changed (undefined: rolled back). */
-  storeWrite(seconds: number, rows: number | undefined): void;
+  storeWrite(started: number, rows: number | undefined): void;
   /**
    * A call refused by a rate limit (`kind`: reads, writes, calls): the rate limiter calls this
    * for every refusal it answers (REST 429, the MCP "Rate limited" tool error).
@@ -46,64 +65,253 @@ export type McpOutcome = "ok" | "tool_error" | "rpc_error";
 
 const latencyBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const rowBuckets = [0, 1, 2, 5, 10, 50, 100, 1000, 10000];
-const httpMethods = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+const httpMethods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "other"];
+
+/** Index of an HTTP method in httpMethods: a method not listed is "other". */
+function methodIndex(method: string | undefined): number {
+  switch (method) {
+    case "GET":
+      return 0;
+    case "HEAD":
+      return 1;
+    case "POST":
+      return 2;
+    case "PUT":
+      return 3;
+    case "PATCH":
+      return 4;
+    case "DELETE":
+      return 5;
+    case "OPTIONS":
+      return 6;
+    default:
+      return 7;
+  }
+}
+
+/** A histogram in plain numbers: the count per bucket (not cumulative; above the last: count only), sum, count. */
+class Buckets {
+  readonly counts: Float64Array;
+  sum = 0;
+  count = 0;
+  constructor(readonly bounds: readonly number[]) {
+    this.counts = new Float64Array(bounds.length);
+  }
+  observe(value: number): void {
+    this.sum += value;
+    this.count++;
+    const bounds = this.bounds;
+    for (let i = 0; i < bounds.length; i++)
+      if (value <= bounds[i]!) {
+        this.counts[i]!++;
+        return;
+      }
+  }
+}
+
+/** Counts by a key from a small set (statuses, outcomes): a linear search is cheaper than hashing. */
+class Tally<K> {
+  readonly keys: K[] = [];
+  readonly counts: number[] = [];
+  add(key: K): void {
+    const i = this.keys.indexOf(key);
+    if (i >= 0) this.counts[i]!++;
+    else {
+      this.keys.push(key);
+      this.counts.push(1);
+    }
+  }
+}
+
+/** One method of one route: its latency and its answers by status. */
+interface MethodFigures {
+  readonly seconds: Buckets;
+  readonly statuses: Tally<number>;
+}
+
+class RouteFigures implements HttpRoute {
+  readonly methods: (MethodFigures | undefined)[] = new Array(httpMethods.length).fill(undefined);
+  constructor(readonly route: string) {}
+}
+
+class OperationTally implements OperationFigures {
+  readonly seconds = new Buckets(latencyBuckets);
+  readonly outcomes = new Tally<string>();
+  constructor(readonly name: string) {}
+  record(outcome: string, started: number): void {
+    this.seconds.observe((performance.now() - started) / 1000);
+    this.outcomes.add(outcome);
+  }
+}
+
+/** One MCP method, or one tool of tools/call: its latency and its answers by outcome. */
+interface McpFigures {
+  readonly method: string;
+  readonly tool: string;
+  readonly seconds: Buckets;
+  readonly outcomes: Tally<McpOutcome>;
+}
+
+type Labels = Record<string, string | number>;
+interface Value {
+  value: number;
+  labels: Labels;
+  metricName?: string;
+}
+
+/** prom-client's values of one histogram series (what its own histograms give at scrape). */
+function histogramValues(out: Value[], name: string, labels: Labels, h: Buckets): void {
+  let cumulative = 0;
+  for (let i = 0; i < h.bounds.length; i++) {
+    cumulative += h.counts[i]!;
+    out.push({ value: cumulative, labels: { le: h.bounds[i]!, ...labels }, metricName: `${name}_bucket` });
+  }
+  out.push({ value: h.count, labels: { le: "+Inf", ...labels }, metricName: `${name}_bucket` });
+  out.push({ value: h.sum, labels, metricName: `${name}_sum` });
+  out.push({ value: h.count, labels, metricName: `${name}_count` });
+}
+
+/** A metric of `registry` whose values are computed from the plain-number series when scraped. */
+function collected(
+  registry: Registry,
+  name: string,
+  help: string,
+  type: "counter" | "histogram",
+  values: () => Value[],
+): void {
+  registry.registerMetric({
+    name,
+    help,
+    type,
+    aggregator: "sum",
+    get: async () => ({ name, help, type, values: values(), aggregator: "sum" }),
+  } as unknown as Metric);
+}
 
 export function createMetrics(sources: MetricSources): Metrics {
   const registry = new Registry();
   const registers = [registry];
   collectDefaultMetrics({ register: registry });
 
-  const httpTotal = new Counter({
-    name: "wo_http_requests_total",
-    help: "HTTP requests answered, by method, route template and status.",
-    labelNames: ["method", "route", "status"] as const,
-    registers,
-  });
-  const httpSeconds = new Histogram({
-    name: "wo_http_request_duration_seconds",
-    help: "Time from a request's arrival to the end of its answer, by method and route template.",
-    labelNames: ["method", "route"] as const,
-    buckets: latencyBuckets,
-    registers,
-  });
-  const mcpTotal = new Counter({
-    name: "wo_mcp_requests_total",
-    help: "MCP requests answered, by JSON-RPC method, tool (tools/call) and outcome.",
-    labelNames: ["method", "tool", "outcome"] as const,
-    registers,
-  });
-  const mcpSeconds = new Histogram({
-    name: "wo_mcp_request_duration_seconds",
-    help: "Time an MCP method took, by JSON-RPC method and tool (tools/call).",
-    labelNames: ["method", "tool"] as const,
-    buckets: latencyBuckets,
-    registers,
-  });
-  const operationTotal = new Counter({
-    name: "wo_operations_total",
-    help: "Operation calls (REST and MCP alike), by operation and outcome: ok or the error kind.",
-    labelNames: ["operation", "outcome"] as const,
-    registers,
-  });
-  const operationSeconds = new Histogram({
-    name: "wo_operation_duration_seconds",
-    help: "Time an operation call took (validation, policy, the wait for a slot, the body, the commit).",
-    labelNames: ["operation"] as const,
-    buckets: latencyBuckets,
-    registers,
-  });
-  const writeSeconds = new Histogram({
-    name: "wo_store_write_duration_seconds",
-    help: "Time a store write took from submission to durable commit (or rollback).",
-    buckets: latencyBuckets,
-    registers,
-  });
-  const writeRows = new Histogram({
-    name: "wo_store_write_rows",
-    help: "Rows a committed store write inserted, updated or deleted.",
-    buckets: rowBuckets,
-    registers,
-  });
+  // The series, kept for the instance's life (labels are bounded, so they are too).
+  const routes = new Map<string, RouteFigures>();
+  const operations = new Map<string, OperationTally>();
+  const mcpMethods = new Map<string, McpFigures>();
+  const mcpTools = new Map<string, McpFigures>();
+  const writeSeconds = new Buckets(latencyBuckets);
+  const writeRows = new Buckets(rowBuckets);
+
+  collected(
+    registry,
+    "wo_http_requests_total",
+    "HTTP requests answered, by method, route template and status.",
+    "counter",
+    () => {
+      const out: Value[] = [];
+      for (const r of routes.values())
+        r.methods.forEach((m, i) => {
+          if (!m) return;
+          m.statuses.keys.forEach((status, k) =>
+            out.push({ value: m.statuses.counts[k]!, labels: { method: httpMethods[i]!, route: r.route, status } }),
+          );
+        });
+      return out;
+    },
+  );
+  collected(
+    registry,
+    "wo_http_request_duration_seconds",
+    "Time from a request's arrival to the end of its answer, by method and route template.",
+    "histogram",
+    () => {
+      const out: Value[] = [];
+      for (const r of routes.values())
+        r.methods.forEach((m, i) => {
+          if (m)
+            histogramValues(
+              out,
+              "wo_http_request_duration_seconds",
+              { method: httpMethods[i]!, route: r.route },
+              m.seconds,
+            );
+        });
+      return out;
+    },
+  );
+  const mcpSeries = () => [...mcpMethods.values(), ...mcpTools.values()];
+  collected(
+    registry,
+    "wo_mcp_requests_total",
+    "MCP requests answered, by JSON-RPC method, tool (tools/call) and outcome.",
+    "counter",
+    () =>
+      mcpSeries().flatMap((f) =>
+        f.outcomes.keys.map((outcome, k) => ({
+          value: f.outcomes.counts[k]!,
+          labels: { method: f.method, tool: f.tool, outcome },
+        })),
+      ),
+  );
+  collected(
+    registry,
+    "wo_mcp_request_duration_seconds",
+    "Time an MCP method took, by JSON-RPC method and tool (tools/call).",
+    "histogram",
+    () => {
+      const out: Value[] = [];
+      for (const f of mcpSeries())
+        histogramValues(out, "wo_mcp_request_duration_seconds", { method: f.method, tool: f.tool }, f.seconds);
+      return out;
+    },
+  );
+  collected(
+    registry,
+    "wo_operations_total",
+    "Operation calls (REST and MCP alike), by operation and outcome: ok or the error kind.",
+    "counter",
+    () =>
+      [...operations.values()].flatMap((o) =>
+        o.outcomes.keys.map((outcome, k) => ({
+          value: o.outcomes.counts[k]!,
+          labels: { operation: o.name, outcome },
+        })),
+      ),
+  );
+  collected(
+    registry,
+    "wo_operation_duration_seconds",
+    "Time an operation call took (validation, policy, the wait for a slot, the body, the commit).",
+    "histogram",
+    () => {
+      const out: Value[] = [];
+      for (const o of operations.values())
+        if (o.seconds.count > 0)
+          histogramValues(out, "wo_operation_duration_seconds", { operation: o.name }, o.seconds);
+      return out;
+    },
+  );
+  collected(
+    registry,
+    "wo_store_write_duration_seconds",
+    "Time a store write took from submission to durable commit (or rollback).",
+    "histogram",
+    () => {
+      const out: Value[] = [];
+      histogramValues(out, "wo_store_write_duration_seconds", {}, writeSeconds);
+      return out;
+    },
+  );
+  collected(
+    registry,
+    "wo_store_write_rows",
+    "Rows a committed store write inserted, updated or deleted.",
+    "histogram",
+    () => {
+      const out: Value[] = [];
+      histogramValues(out, "wo_store_write_rows", {}, writeRows);
+      return out;
+    },
+  );
   const rateLimitedTotal = new Counter({
     name: "wo_rate_limited_total",
     help: "Calls refused by a rate limit, by kind (reads, writes, calls).",
@@ -167,49 +375,57 @@ export function createMetrics(sources: MetricSources): Metrics {
     });
   }
 
-  // prom-client hashes the label values on every observation; the children are kept per label
-  // combination instead (bounded, as the labels are), so a request costs two map lookups.
-  const httpChildren = new Map<string, { total: Counter.Internal; seconds: Histogram.Internal<string> }>();
-  const mcpChildren = new Map<string, { total: Counter.Internal; seconds: Histogram.Internal<string> }>();
-  const operationChildren = new Map<string, { total: Counter.Internal; seconds: Histogram.Internal<string> }>();
+  const mcpFigures = (method: string, tool: string | undefined): McpFigures => {
+    // tools/call (the only method with a tool) is counted per tool, a name no tool has as
+    // "unknown"; every other method by itself.
+    const t = tool === undefined ? "" : sources.isTool(tool) ? tool : "unknown";
+    const series = tool === undefined ? mcpMethods : mcpTools;
+    const key = tool === undefined ? method : t;
+    let f = series.get(key);
+    if (!f) {
+      f = { method, tool: t, seconds: new Buckets(latencyBuckets), outcomes: new Tally() };
+      series.set(key, f);
+    }
+    return f;
+  };
 
   return {
     text: () => registry.metrics(),
     contentType: registry.contentType,
-    httpRequest(method, route, status, seconds) {
-      const m = method !== undefined && httpMethods.has(method) ? method : "other";
-      const key = `${m} ${status} ${route}`;
-      let child = httpChildren.get(key);
-      if (!child) {
-        child = { total: httpTotal.labels(m, route, String(status)), seconds: httpSeconds.labels(m, route) };
-        httpChildren.set(key, child);
+    route(template) {
+      let r = routes.get(template);
+      if (!r) {
+        r = new RouteFigures(template);
+        routes.set(template, r);
       }
-      child.total.inc();
-      child.seconds.observe(seconds);
+      return r;
     },
-    mcpRequest(method, tool, outcome, seconds) {
-      const t = tool === undefined ? "" : sources.isTool(tool) ? tool : "unknown";
-      const key = `${method} ${t} ${outcome}`;
-      let child = mcpChildren.get(key);
-      if (!child) {
-        child = { total: mcpTotal.labels(method, t, outcome), seconds: mcpSeconds.labels(method, t) };
-        mcpChildren.set(key, child);
+    httpRequest(route, method, status, started) {
+      const i = methodIndex(method);
+      const methods = (route as RouteFigures).methods;
+      let m = methods[i];
+      if (!m) {
+        m = { seconds: new Buckets(latencyBuckets), statuses: new Tally() };
+        methods[i] = m;
       }
-      child.total.inc();
-      child.seconds.observe(seconds);
+      m.seconds.observe((performance.now() - started) / 1000);
+      m.statuses.add(status);
     },
-    operation(name, outcome, seconds) {
-      const key = `${name} ${outcome}`;
-      let child = operationChildren.get(key);
-      if (!child) {
-        child = { total: operationTotal.labels(name, outcome), seconds: operationSeconds.labels(name) };
-        operationChildren.set(key, child);
+    mcpRequest(method, tool, outcome, started) {
+      const f = mcpFigures(method, tool);
+      f.seconds.observe((performance.now() - started) / 1000);
+      f.outcomes.add(outcome);
+    },
+    operation(name) {
+      let o = operations.get(name);
+      if (!o) {
+        o = new OperationTally(name);
+        operations.set(name, o);
       }
-      child.total.inc();
-      child.seconds.observe(seconds);
+      return o;
     },
-    storeWrite(seconds, rows) {
-      writeSeconds.observe(seconds);
+    storeWrite(started, rows) {
+      writeSeconds.observe((performance.now() - started) / 1000);
       if (rows !== undefined) writeRows.observe(rows);
     },
     rateLimited(kind) {

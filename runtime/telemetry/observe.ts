@@ -1,5 +1,7 @@
 // Where telemetry meets the request path: the HTTP edge (one observation per request), the
-// operations (one per call), the store (one per transaction) and MCP (one per method call).
+// operations (a span per call in a sampled trace), the store (one per transaction) and MCP (a
+// span per method call in a sampled trace). The metrics of an operation and of an MCP call are
+// counted where they run (runtime/operations/bind.ts, runtime/mcp/calls.ts), without a wrapper.
 // Each helper is applied only when the instance has telemetry: without it the edge, the
 // operations and the store are exactly what they are without this module.
 
@@ -8,47 +10,71 @@ import type { CallContext, Operation } from "../../model/build-contract.js";
 import { OperationError } from "../../model/errors.js";
 import type { Store, StoreTx } from "../../model/store.js";
 import { withWrites } from "../operations/tx-wrapper.js";
+import type { HttpRoute } from "./metrics.js";
+import type { SpanHandle } from "./tracing.js";
 import type { Telemetry } from "./telemetry.js";
 
 const routeKey = Symbol("wo.route");
 const traceKey = Symbol("wo.trace");
-type RoutedRequest = IncomingMessage & { [routeKey]?: string; [traceKey]?: unknown };
+const startedKey = Symbol("wo.started");
+const spanKey = Symbol("wo.span");
+type RoutedRequest = IncomingMessage & { [routeKey]?: HttpRoute; [traceKey]?: unknown };
+type ObservedResponse = ServerResponse & { [startedKey]: number; [spanKey]?: SpanHandle };
 
 /** The trace of a request's server span, when it is traced: the spans of its calls join it. */
 export function traceOf(req: IncomingMessage): unknown {
   return (req as RoutedRequest)[traceKey];
 }
 
-/** Records which route template answered a request (the REST routes' middleware, /mcp, /_wo/). */
-export function stampRoute(req: IncomingMessage, route: string): void {
+/**
+ * What a request answered by `route` is counted and named under: the metrics' figures of that
+ * template (one object per template, made once, so a request only stores it), or the bare name
+ * when only traces are on.
+ */
+export function routeTag(t: Telemetry, route: string): HttpRoute {
+  return t.metrics?.route(route) ?? { route };
+}
+
+/** Records which route template answered a request (the REST routes, /mcp, /_wo/, /healthz). */
+export function stampRoute(req: IncomingMessage, route: HttpRoute): void {
   (req as RoutedRequest)[routeKey] = route;
 }
 
 /**
- * Serves one request under telemetry: `handle` runs inside the request's server span (when
- * tracing and sampled), and when the answer is done (or the connection closed) the span ends
- * and the request is counted under its route template — "other" when no REST route took it
- * (the explorer and /docs, a 404, a refusal at the edge).
+ * The edge's observer: called at each request's arrival, it starts the request's server span
+ * (when tracing and sampled), and when the answer is done (or the connection closed; a stream:
+ * when it ends) the span ends and the request is counted under its route template — "other"
+ * when no route took it (the explorer and /docs, a 404, a refusal at the edge). Per request: a
+ * clock reading, a property and one listener, a function made once here (its `this` is the
+ * response, which names its request); with traces only, a request not sampled gets none.
  */
-export function observeRequest(t: Telemetry, req: IncomingMessage, res: ServerResponse, handle: () => void): void {
-  const started = performance.now();
+export function requestObserver(t: Telemetry): (req: IncomingMessage, res: ServerResponse) => void {
   const { metrics, tracing } = t;
-  const traced = tracing?.serveRequest(req);
-  const span = traced?.span;
-  if (traced) (req as RoutedRequest)[traceKey] = traced.trace;
-  res.once("close", () => {
-    const route = (req as RoutedRequest)[routeKey] ?? "other";
+  const other = routeTag(t, "other");
+  function finished(this: ServerResponse): void {
+    const res = this as ObservedResponse;
+    const req = res.req as RoutedRequest;
+    const route = req[routeKey] ?? other;
     const status = res.statusCode;
-    metrics?.httpRequest(req.method, route, status, (performance.now() - started) / 1000);
+    metrics?.httpRequest(route, req.method, status, res[startedKey]);
+    const span = res[spanKey];
     if (span) {
-      span.updateName(`${req.method ?? "GET"} ${route}`);
-      span.setAttribute("http.route", route);
+      span.updateName(`${req.method ?? "GET"} ${route.route}`);
+      span.setAttribute("http.route", route.route);
       span.setAttribute("http.response.status_code", status);
       if (status >= 500) span.setStatus({ code: 2 /* SpanStatusCode.ERROR */ });
       span.end();
     }
-  });
-  handle();
+  }
+  return (req, res) => {
+    const traced = tracing?.serveRequest(req);
+    if (traced) {
+      (req as RoutedRequest)[traceKey] = traced.trace;
+      (res as ObservedResponse)[spanKey] = traced.span;
+    } else if (!metrics) return; // traces only, and this request is not sampled: nothing to end
+    (res as ObservedResponse)[startedKey] = performance.now();
+    res.on("close", finished);
+  };
 }
 
 /** How a call ended, as the metrics label it: ok, the OperationError kind, or internal. */
@@ -56,41 +82,28 @@ export function outcomeOf(err: unknown): string {
   return err instanceof OperationError ? err.kind : "internal";
 }
 
-/** `operation` counted and timed, and run inside a span of its own (when tracing). */
-export function observedOperation(t: Telemetry, name: string, operation: Operation): Operation {
-  const { metrics, tracing } = t;
-  // A call outside a sampled trace (call.trace absent) goes straight to the operation.
-  const traced: Operation = tracing
-    ? (input, call) =>
-        call.trace === undefined
-          ? operation(input, call)
-          : tracing.inSpan(
-              `operation ${name}`,
-              "internal",
-              { "wo.operation": name, "wo.surface": call.surface ?? "internal" },
-              call.trace,
-              (span, trace) =>
-                operation(input, trace === undefined ? call : { ...call, trace }).catch((err: unknown) => {
-                  span.setAttribute("error.type", outcomeOf(err));
-                  throw err;
-                }),
-            )
-    : operation;
-  if (!metrics) return traced;
-  // One `then` per call, no async frame: this wraps every REST and MCP call.
-  return (input, call) => {
-    const started = performance.now();
-    return traced(input, call).then(
-      (value) => {
-        metrics.operation(name, "ok", (performance.now() - started) / 1000);
-        return value;
-      },
-      (err: unknown) => {
-        metrics.operation(name, outcomeOf(err), (performance.now() - started) / 1000);
-        throw err;
-      },
-    );
-  };
+/**
+ * `operation` run inside a span of its own when its call is in a sampled trace (call.trace);
+ * any other call goes straight to it. Only when tracing: the metrics count each call in the
+ * operation pipeline itself (runtime/operations/bind.ts), with no wrapper.
+ */
+export function tracedOperation(t: Telemetry, name: string, operation: Operation): Operation {
+  const { tracing } = t;
+  if (!tracing) return operation;
+  return (input, call) =>
+    call.trace === undefined
+      ? operation(input, call)
+      : tracing.inSpan(
+          `operation ${name}`,
+          "internal",
+          { "wo.operation": name, "wo.surface": call.surface ?? "internal" },
+          call.trace,
+          (span, trace) =>
+            operation(input, trace === undefined ? call : { ...call, trace }).catch((err: unknown) => {
+              span.setAttribute("error.type", outcomeOf(err));
+              throw err;
+            }),
+        );
 }
 
 /**
@@ -110,11 +123,11 @@ export function observedStore(t: Telemetry, store: Store, system: "sqlite" | "po
     const run = () =>
       store.write(counted, options).then(
         (value) => {
-          metrics?.storeWrite((performance.now() - started) / 1000, rows);
+          metrics?.storeWrite(started, rows);
           return value;
         },
         (err: unknown) => {
-          metrics?.storeWrite((performance.now() - started) / 1000, undefined);
+          metrics?.storeWrite(started, undefined);
           throw err;
         },
       );
@@ -158,46 +171,36 @@ export interface McpCallInfo {
 }
 
 /**
- * One MCP method call counted and timed, in a span named as the MCP semantic conventions say
- * (`tools/call post_create`, attributes mcp.method.name, gen_ai.tool.name, mcp.session.id).
- * `run` resolves to the result object, or to the RpcError to answer (`isRpcError`).
+ * One MCP method call in a span named as the MCP semantic conventions say (`tools/call
+ * post_create`, attributes mcp.method.name, gen_ai.tool.name, mcp.session.id), for a call in a
+ * sampled trace (`info.parent`). `run` resolves to the result object, or to the RpcError to
+ * answer; `outcomeOf` says how it ended. The metrics count the call in `run` (runtime/mcp/calls.ts).
  */
-export async function observeMcpCall(
-  t: Telemetry,
+export function tracedMcpCall(
+  tracing: NonNullable<Telemetry["tracing"]>,
   info: McpCallInfo,
-  isRpcError: (out: object) => boolean,
+  outcomeOf: (out: object) => string,
   run: (trace: unknown) => Promise<object>,
 ): Promise<object> {
-  const { metrics, tracing } = t;
-  const started = performance.now();
-  const outcomeOf = (out: object) =>
-    isRpcError(out) ? "rpc_error" : (out as { isError?: unknown }).isError === true ? "tool_error" : "ok";
-  const out =
-    tracing && info.parent !== undefined
-      ? await tracing.inSpan(
-          info.tool !== undefined ? `${info.method} ${info.tool}` : info.method,
-          "internal",
-          {
-            "mcp.method.name": info.method,
-            "jsonrpc.request.id": String(info.requestId),
-            ...(info.tool !== undefined
-              ? { "gen_ai.tool.name": info.tool, "gen_ai.operation.name": "execute_tool" }
-              : {}),
-            ...(info.sessionId !== undefined ? { "mcp.session.id": info.sessionId } : {}),
-            ...(info.protocolVersion !== undefined ? { "mcp.protocol.version": info.protocolVersion } : {}),
-          },
-          info.parent,
-          async (span, trace) => {
-            const result = await run(trace);
-            const outcome = outcomeOf(result);
-            if (outcome !== "ok") {
-              span.setAttribute("error.type", outcome);
-              span.setStatus({ code: 2 /* SpanStatusCode.ERROR */ });
-            }
-            return result;
-          },
-        )
-      : await run(undefined);
-  metrics?.mcpRequest(info.method, info.tool, outcomeOf(out), (performance.now() - started) / 1000);
-  return out;
+  return tracing.inSpan(
+    info.tool !== undefined ? `${info.method} ${info.tool}` : info.method,
+    "internal",
+    {
+      "mcp.method.name": info.method,
+      "jsonrpc.request.id": String(info.requestId),
+      ...(info.tool !== undefined ? { "gen_ai.tool.name": info.tool, "gen_ai.operation.name": "execute_tool" } : {}),
+      ...(info.sessionId !== undefined ? { "mcp.session.id": info.sessionId } : {}),
+      ...(info.protocolVersion !== undefined ? { "mcp.protocol.version": info.protocolVersion } : {}),
+    },
+    info.parent,
+    async (span, trace) => {
+      const result = await run(trace);
+      const outcome = outcomeOf(result);
+      if (outcome !== "ok") {
+        span.setAttribute("error.type", outcome);
+        span.setStatus({ code: 2 /* SpanStatusCode.ERROR */ });
+      }
+      return result;
+    },
+  );
 }

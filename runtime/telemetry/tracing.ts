@@ -26,10 +26,10 @@ import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import {
+  AlwaysOnSampler,
   BasicTracerProvider,
   BatchSpanProcessor,
   ParentBasedSampler,
-  TraceIdRatioBasedSampler,
 } from "@opentelemetry/sdk-trace-base";
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
 import type { TelemetryConfig } from "../../model/app.js";
@@ -82,26 +82,27 @@ export async function createTracing(options: TracingOptions): Promise<Tracing> {
       [ATTR_SERVICE_NAME]: config.serviceName ?? env.OTEL_SERVICE_NAME ?? app.name,
       [ATTR_SERVICE_VERSION]: app.version,
     }),
-    // `sample_ratio` of traces started here; a caller's sampled flag is followed. Without the
-    // key the provider reads OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG (default: all).
-    ...(config.sampleRatio !== undefined
-      ? { sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(config.sampleRatio) }) }
-      : {}),
+    // With `sample_ratio`, serveRequest tosses the coin itself before any span is made, so the
+    // SDK keeps every root it is handed (a ratio sampler here would apply the ratio a second
+    // time: r² of the traces) and follows a caller's sampled flag. Without the key the provider
+    // reads OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG (default: all).
+    ...(config.sampleRatio !== undefined ? { sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }) } : {}),
     spanProcessors: [new BatchSpanProcessor(exporter)],
   });
   const tracer: Tracer = provider.getTracer("wo", app.version);
   const propagator = new W3CTraceContextPropagator();
-  // With `sample_ratio`, a request without a caller's trace is left out here, before any span
-  // is made: the ratio sampler's choice by random trace id is this same coin toss.
   const rootRatio = config.sampleRatio;
 
   return {
     serveRequest(req) {
-      if (rootRatio !== undefined && req.headers.traceparent === undefined && !(Math.random() < rootRatio))
-        return undefined;
-      const parent = req.headers.traceparent
-        ? propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter)
-        : ROOT_CONTEXT;
+      const traceparent = req.headers.traceparent;
+      // With `sample_ratio` a request left out costs one random number (or, with a caller's
+      // trace, a look at its sampled flag) and makes no span or context at all.
+      if (rootRatio !== undefined) {
+        const sampled = typeof traceparent === "string" ? sampledFlag(traceparent) : undefined;
+        if (sampled === undefined ? !(Math.random() < rootRatio) : !sampled) return undefined;
+      }
+      const parent = traceparent ? propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter) : ROOT_CONTEXT;
       const method = req.method ?? "GET";
       const url = req.url ?? "/";
       const q = url.indexOf("?");
@@ -158,4 +159,16 @@ export async function createTracing(options: TracingOptions): Promise<Tracing> {
 export function tracesUrl(endpoint: string): string {
   const base = endpoint.replace(/\/+$/, "");
   return base.endsWith("/v1/traces") ? base : `${base}/v1/traces`;
+}
+
+const traceparentForm = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(?:-|$)/;
+
+/**
+ * The sampled flag of a W3C `traceparent`, or undefined when the header is not a valid one (the
+ * propagator ignores it then, and the request starts a trace of its own).
+ */
+export function sampledFlag(traceparent: string): boolean | undefined {
+  const m = traceparentForm.exec(traceparent.trim());
+  if (!m || m[1] === "ff" || /^0+$/.test(m[2]!) || /^0+$/.test(m[3]!)) return undefined;
+  return (Number.parseInt(m[4]!, 16) & 1) === 1;
 }
