@@ -1,0 +1,222 @@
+// `do enqueue "job" with { … }` (spec/operations.md, "Jobs"): a row of the outbox written in the
+// write's transaction, never for an aborted write, run after the commit by the free fn of its
+// name (hyphens as underscores) through the operation pipeline, retried with backoff, `failed`
+// after max_attempts, kept across a restart. A real `wo run` on SQLite; the outbox is read
+// straight from the database file.
+
+import Database from "better-sqlite3";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { waitFor } from "../live/support.js";
+import { rest } from "../policies/support.js";
+import { removeApp, startWo, writeApp, type WoProcess } from "../support/wo-process.js";
+
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
+
+const ownerToken = "jobs-test-owner-token-0123456789abcdef";
+const env = { WO_JOBS_OWNER: ownerToken };
+
+export const jobsApp = {
+  "wo.toml":
+    'name = "shop"\n\n[server]\ntoken_env = "WO_JOBS_OWNER"\n\n[jobs]\nmax_attempts = 3\nretry_base_ms = 150\nretry_max_ms = 300\npoll_ms = 100\nlease_seconds = 2\n',
+  "app.wo": `class Signup {
+  email: Text
+  on create do enqueue "send-welcome" with { email: self.email, signup: self.id }
+  on create when self.email == "boom" do call refuse(self.email)
+  service rest "/api/signups" expose list, get, create
+}
+
+type Mail {
+  to: Text
+  signup: Int
+  service rest "/api/mails" expose list
+}
+
+type Gate {
+  open: Bool
+  service rest "/api/gates" expose list, create, update
+}
+
+type Shipment {
+  item: Text
+  service rest "/api/shipments" expose list
+}
+
+class Order {
+  item: Text
+  kind: Text
+  on create when self.kind == "ship" do enqueue "ship" with { item: self.item }
+  on create when self.kind == "doomed" do enqueue "doomed" with { item: self.item }
+  on create when self.kind == "label" do enqueue "print-label" with { item: self.item, copies: 2 }
+  service rest "/api/orders" expose list, create
+  service mcp "/mcp" expose list, create
+}
+
+fn send_welcome(email: Text, signup: Int) {
+  insert Mail { to: email, signup: signup }
+}
+
+fn refuse(email: Text) {
+  assert false otherwise abort "refused: " + email
+}
+
+fn ship(item: Text) {
+  assert count(select Gate { open == true }) > 0 otherwise abort "the gate is closed"
+  insert Shipment { item: item }
+}
+
+fn doomed(item: Text) {
+  assert false otherwise abort "doomed: " + item
+}
+`,
+};
+
+interface JobRow {
+  id: number;
+  name: string;
+  args: string;
+  status: string;
+  attempts: number;
+  last_error: string | null;
+}
+
+/** The outbox as the database file holds it (read-only, beside the running instance). */
+export function jobsIn(dir: string): JobRow[] {
+  const db = new Database(join(dir, ".wo/data/app.sqlite"), { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare(`SELECT * FROM "_wo_jobs" ORDER BY "id"`).all() as JobRow[];
+  } finally {
+    db.close();
+  }
+}
+
+function auditIn(dir: string): { operation: string; surface: string; outcome: string }[] {
+  const db = new Database(join(dir, ".wo/data/app.sqlite"), { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare(`SELECT * FROM "_wo_audit" ORDER BY "seq"`).all() as never;
+  } finally {
+    db.close();
+  }
+}
+
+describe("do enqueue on SQLite: the job runner of wo run", () => {
+  let dir: string;
+  let wo: WoProcess;
+
+  beforeAll(async () => {
+    dir = writeApp("shop-jobs", jobsApp);
+    wo = await startWo([dir, "--listen", "127.0.0.1:0"], { env });
+  });
+  afterAll(async () => {
+    await wo?.stop();
+    if (dir) removeApp(dir);
+  });
+
+  it("runs an enqueued job once after the commit: its fn's writes are visible, audited as a job", async () => {
+    const created = await rest(wo.url, ownerToken, "POST", "/api/signups", { email: "ada@example.com" });
+    expect(created.status).toBe(201);
+    await waitFor(
+      () => jobsIn(dir).some((j) => j.name === "send-welcome" && j.status === "done"),
+      () => JSON.stringify(jobsIn(dir)),
+    );
+    const mails = await rest(wo.url, ownerToken, "GET", "/api/mails");
+    expect(mails.body.items).toEqual([{ id: 1, to: "ada@example.com", signup: created.body.id }]);
+    const job = jobsIn(dir).find((j) => j.name === "send-welcome")!;
+    expect(job).toMatchObject({ status: "done", attempts: 1, last_error: null });
+    expect(JSON.parse(job.args)).toEqual({ email: "ada@example.com", signup: created.body.id });
+    expect(auditIn(dir)).toContainEqual(
+      expect.objectContaining({ operation: "(job) send-welcome", surface: "job", outcome: "ok" }),
+    );
+    // Once: a later poll finds nothing to run again.
+    await new Promise((r) => setTimeout(r, 400));
+    expect((await rest(wo.url, ownerToken, "GET", "/api/mails")).body.items).toHaveLength(1);
+  });
+
+  it("writes no job for an aborted write", async () => {
+    const before = jobsIn(dir).length;
+    const refused = await rest(wo.url, ownerToken, "POST", "/api/signups", { email: "boom" });
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail).toContain("refused: boom");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(jobsIn(dir)).toHaveLength(before);
+    expect((await rest(wo.url, ownerToken, "GET", "/api/mails")).body.items.map((m: { to: string }) => m.to)).toEqual([
+      "ada@example.com",
+    ]);
+  });
+
+  it("retries a failing fn with backoff; it succeeds on a later attempt", async () => {
+    const gate = await rest(wo.url, ownerToken, "POST", "/api/gates", { open: false });
+    const order = await rest(wo.url, ownerToken, "POST", "/api/orders", { item: "lamp", kind: "ship" });
+    expect(order.status).toBe(201);
+    await waitFor(
+      () => jobsIn(dir).some((j) => j.name === "ship" && j.attempts >= 1 && j.status === "pending"),
+      () => JSON.stringify(jobsIn(dir)),
+    );
+    const failed = jobsIn(dir).find((j) => j.name === "ship")!;
+    expect(failed.last_error).toContain("the gate is closed");
+    expect((await rest(wo.url, ownerToken, "PATCH", `/api/gates/${gate.body.id}`, { open: true })).status).toBe(200);
+    await waitFor(
+      () => jobsIn(dir).some((j) => j.name === "ship" && j.status === "done"),
+      () => JSON.stringify(jobsIn(dir)),
+    );
+    expect(jobsIn(dir).find((j) => j.name === "ship")!.attempts).toBeGreaterThan(1);
+    expect((await rest(wo.url, ownerToken, "GET", "/api/shipments")).body.items).toEqual([{ id: 1, item: "lamp" }]);
+  });
+
+  it("a job that keeps failing is failed after max_attempts, with its last error", async () => {
+    await rest(wo.url, ownerToken, "POST", "/api/orders", { item: "vase", kind: "doomed" });
+    await waitFor(
+      () => jobsIn(dir).some((j) => j.name === "doomed" && j.status === "failed"),
+      () => JSON.stringify(jobsIn(dir)),
+    );
+    expect(jobsIn(dir).find((j) => j.name === "doomed")).toMatchObject({
+      status: "failed",
+      attempts: 3,
+      last_error: expect.stringContaining("doomed: vase"),
+    });
+    expect(wo.output()).toMatch(/job \d+ doomed: attempt 3 of 3 failed \(.*doomed: vase.*\); failed after 3 attempts/);
+  });
+
+  it("a job with no fn of its name stays pending for an external worker", async () => {
+    await rest(wo.url, ownerToken, "POST", "/api/orders", { item: "box", kind: "label" });
+    await new Promise((r) => setTimeout(r, 300));
+    const label = jobsIn(dir).find((j) => j.name === "print-label")!;
+    expect(label).toMatchObject({ status: "pending", attempts: 0 });
+    expect(JSON.parse(label.args)).toEqual({ item: "box", copies: 2 });
+  });
+});
+
+describe("do enqueue: a pending job survives a restart", () => {
+  it("is run by the next start", async () => {
+    const dir = writeApp("shop-jobs-restart", {
+      ...jobsApp,
+      // The first start never runs jobs: its poll is long and nothing wakes it (no fn of the name).
+      "app.wo": jobsApp["app.wo"].replace("fn send_welcome(", "fn send_welcome_later("),
+    });
+    try {
+      let wo = await startWo([dir, "--listen", "127.0.0.1:0", "--quiet"], { env });
+      try {
+        expect((await rest(wo.url, ownerToken, "POST", "/api/signups", { email: "eve@example.com" })).status).toBe(201);
+        expect(jobsIn(dir).map((j) => [j.name, j.status])).toEqual([["send-welcome", "pending"]]);
+      } finally {
+        await wo.stop();
+      }
+      const { writeFileSync } = await import("node:fs");
+      writeFileSync(join(dir, "app.wo"), jobsApp["app.wo"]);
+      wo = await startWo([dir, "--listen", "127.0.0.1:0", "--quiet"], { env });
+      try {
+        await waitFor(
+          () => jobsIn(dir).every((j) => j.status === "done"),
+          () => JSON.stringify(jobsIn(dir)),
+        );
+        expect((await rest(wo.url, ownerToken, "GET", "/api/mails")).body.items).toEqual([
+          { id: 1, to: "eve@example.com", signup: 1 },
+        ]);
+      } finally {
+        await wo.stop();
+      }
+    } finally {
+      removeApp(dir);
+    }
+  });
+});
