@@ -9,6 +9,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { waitFor } from "../live/support.js";
 import { rest } from "../policies/support.js";
+import pg from "pg";
+import { startPostgres, type PostgresServer } from "../support/postgres.js";
 import { removeApp, startWo, writeApp, type WoProcess } from "../support/wo-process.js";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
@@ -216,6 +218,52 @@ describe("do enqueue: a pending job survives a restart", () => {
         await wo.stop();
       }
     } finally {
+      removeApp(dir);
+    }
+  });
+});
+
+describe("do enqueue on PostgreSQL: two instances share the outbox", () => {
+  let server: PostgresServer;
+  beforeAll(async () => {
+    server = await startPostgres();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("runs each job once, whichever instance wrote it", async () => {
+    const dir = writeApp("shop-jobs-pg", jobsApp);
+    const db = await server.createDatabase();
+    const [a, b] = await Promise.all(
+      [0, 1].map(() => startWo([dir, "--listen", "127.0.0.1:0", "--db", db, "--quiet"], { env })),
+    );
+    const client = new pg.Client({ connectionString: db });
+    await client.connect();
+    try {
+      const emails = Array.from({ length: 12 }, (_, i) => `user${i}@example.com`);
+      const made = await Promise.all(
+        emails.map((email, i) => rest((i % 2 === 0 ? a : b)!.url, ownerToken, "POST", "/api/signups", { email })),
+      );
+      expect(made.map((r) => r.status)).toEqual(emails.map(() => 201));
+      const mails = async () =>
+        (await rest(a!.url, ownerToken, "GET", "/api/mails?limit=100")).body.items as { to: string }[];
+      const deadline = Date.now() + 20_000;
+      while ((await mails()).length < emails.length && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 100));
+      // Once each: no job ran twice, though both instances claimed from the one table.
+      await new Promise((r) => setTimeout(r, 500));
+      expect((await mails()).map((m) => m.to).sort()).toEqual([...emails].sort());
+      const jobs = await client.query(`SELECT "status", "attempts" FROM "_wo_jobs" ORDER BY "id"`);
+      expect(jobs.rows).toEqual(emails.map(() => ({ status: "done", attempts: 1 })));
+      // Each run is audited once, as a job.
+      const audited = await client.query(
+        `SELECT count(*)::int AS n FROM "_wo_audit" WHERE "surface" = 'job' AND "outcome" = 'ok'`,
+      );
+      expect(audited.rows[0].n).toBe(emails.length);
+    } finally {
+      await client.end();
+      await Promise.all([a?.stop(), b?.stop()]);
       removeApp(dir);
     }
   });
