@@ -11,7 +11,7 @@ import { waitFor } from "../live/support.js";
 import { rest } from "../policies/support.js";
 import pg from "pg";
 import { startPostgres, type PostgresServer } from "../support/postgres.js";
-import { removeApp, startWo, writeApp, type WoProcess } from "../support/wo-process.js";
+import { removeApp, runWoCommand, startWo, writeApp, type WoProcess } from "../support/wo-process.js";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
 
@@ -176,7 +176,8 @@ describe("do enqueue on SQLite: the job runner of wo run", () => {
       attempts: 3,
       last_error: expect.stringContaining("doomed: vase"),
     });
-    expect(wo.output()).toMatch(/job \d+ doomed: attempt 3 of 3 failed \(.*doomed: vase.*\); failed after 3 attempts/);
+    const said = /job \d+ doomed: attempt 3 of 3 failed \(.*doomed: vase.*\); failed after 3 attempts/;
+    await waitFor(() => said.test(wo.output()), wo.output);
   });
 
   it("a job with no fn of its name stays pending for an external worker", async () => {
@@ -185,6 +186,63 @@ describe("do enqueue on SQLite: the job runner of wo run", () => {
     const label = jobsIn(dir).find((j) => j.name === "print-label")!;
     expect(label).toMatchObject({ status: "pending", attempts: 0 });
     expect(JSON.parse(label.args)).toEqual({ item: "box", copies: 2 });
+  });
+});
+
+describe("wo jobs", () => {
+  it("prints the outbox while wo run serves: pending, running, done and failed jobs, --status and --json", async () => {
+    const dir = writeApp("shop-jobs-cli", jobsApp);
+    const wo = await startWo([dir, "--listen", "127.0.0.1:0", "--quiet"], { env });
+    try {
+      await rest(wo.url, ownerToken, "POST", "/api/signups", { email: "ann@example.com" });
+      await rest(wo.url, ownerToken, "POST", "/api/orders", { item: "vase", kind: "doomed" });
+      await rest(wo.url, ownerToken, "POST", "/api/orders", { item: "box", kind: "label" });
+      await waitFor(
+        () => jobsIn(dir).filter((j) => j.status === "done" || j.status === "failed").length === 2,
+        () => JSON.stringify(jobsIn(dir)),
+      );
+      const table = await runWoCommand(["jobs", dir]);
+      expect(table.code, table.stderr).toBe(0);
+      const lines = table.stdout.trimEnd().split("\n");
+      expect(lines[0]).toMatch(/^ID\s+NAME\s+STATUS\s+ATTEMPTS\s+RUN AT\s+FROM\s+LAST ERROR$/);
+      expect(lines.slice(1).map((l) => l.split(/\s+/).slice(0, 4))).toEqual([
+        ["3", "print-label", "pending", "0"],
+        ["2", "doomed", "failed", "3"],
+        ["1", "send-welcome", "done", "1"],
+      ]);
+      expect(lines[2]).toContain("doomed: vase");
+      const failed = await runWoCommand(["jobs", dir, "--status", "failed", "--json"]);
+      expect(JSON.parse(failed.stdout)).toEqual([
+        expect.objectContaining({ id: 2, name: "doomed", status: "failed", attempts: 3, args: { item: "vase" } }),
+      ]);
+      const bad = await runWoCommand(["jobs", dir, "--status", "stuck"]);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain("--status takes pending, running, done, failed, not 'stuck'");
+    } finally {
+      await wo.stop();
+      removeApp(dir);
+    }
+  });
+
+  it("shows a running job with its lease", async () => {
+    const dir = writeApp("shop-jobs-running", jobsApp);
+    try {
+      // A job claimed by a worker (here: written as the outbox holds a claimed one) is running.
+      const wo = await startWo([dir, "--listen", "127.0.0.1:0", "--quiet"], { env });
+      await rest(wo.url, ownerToken, "POST", "/api/orders", { item: "box", kind: "label" });
+      await wo.stop();
+      const db = new Database(join(dir, ".wo/data/app.sqlite"));
+      db.prepare(`UPDATE "_wo_jobs" SET "status" = 'running', "attempts" = 1, "claimed_until" = ?`).run(
+        Date.parse("2030-01-01T00:00:00Z"),
+      );
+      db.close();
+      const r = await runWoCommand(["jobs", dir, "--status", "running"]);
+      expect(r.stdout.split("\n")[1]).toMatch(
+        /^1\s+print-label\s+running\s+1\s+until 2030-01-01T00:00:00.000Z\s+Order 1\s+-$/,
+      );
+    } finally {
+      removeApp(dir);
+    }
   });
 });
 
