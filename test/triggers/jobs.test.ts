@@ -5,6 +5,7 @@
 // straight from the database file.
 
 import Database from "better-sqlite3";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { waitFor } from "../live/support.js";
@@ -246,6 +247,50 @@ describe("wo jobs", () => {
   });
 });
 
+describe("do enqueue: a job whose instance stopped while running it", () => {
+  it("is claimed again once its lease ran out, and failed when that was its last attempt", async () => {
+    const dir = writeApp("shop-jobs-lease", {
+      ...jobsApp,
+      "app.wo": jobsApp["app.wo"].replace("fn send_welcome(", "fn send_welcome_later("),
+    });
+    try {
+      let wo = await startWo([dir, "--listen", "127.0.0.1:0", "--quiet"], { env });
+      await rest(wo.url, ownerToken, "POST", "/api/signups", { email: "kim@example.com" });
+      await rest(wo.url, ownerToken, "POST", "/api/signups", { email: "lee@example.com" });
+      await wo.stop();
+      // As a crashed instance leaves them: running, their leases over; the second at its last attempt.
+      const db = new Database(join(dir, ".wo/data/app.sqlite"));
+      db.prepare(`UPDATE "_wo_jobs" SET "status" = 'running', "attempts" = 1, "claimed_until" = ? WHERE "id" = 1`).run(
+        Date.now() - 1000,
+      );
+      db.prepare(`UPDATE "_wo_jobs" SET "status" = 'running', "attempts" = 3, "claimed_until" = ? WHERE "id" = 2`).run(
+        Date.now() - 1000,
+      );
+      db.close();
+      writeFileSync(join(dir, "app.wo"), jobsApp["app.wo"]);
+      wo = await startWo([dir, "--listen", "127.0.0.1:0", "--quiet"], { env });
+      try {
+        await waitFor(
+          () => jobsIn(dir).every((j) => j.status === "done" || j.status === "failed"),
+          () => JSON.stringify(jobsIn(dir)),
+        );
+        expect(jobsIn(dir).map((j) => [j.id, j.status, j.attempts])).toEqual([
+          [1, "done", 2],
+          [2, "failed", 3],
+        ]);
+        expect(jobsIn(dir)[1]!.last_error).toContain("its lease ran out on its last attempt");
+        expect(
+          (await rest(wo.url, ownerToken, "GET", "/api/mails")).body.items.map((m: { to: string }) => m.to),
+        ).toEqual(["kim@example.com"]);
+      } finally {
+        await wo.stop();
+      }
+    } finally {
+      removeApp(dir);
+    }
+  });
+});
+
 describe("do enqueue: a pending job survives a restart", () => {
   it("is run by the next start", async () => {
     const dir = writeApp("shop-jobs-restart", {
@@ -261,7 +306,6 @@ describe("do enqueue: a pending job survives a restart", () => {
       } finally {
         await wo.stop();
       }
-      const { writeFileSync } = await import("node:fs");
       writeFileSync(join(dir, "app.wo"), jobsApp["app.wo"]);
       wo = await startWo([dir, "--listen", "127.0.0.1:0", "--quiet"], { env });
       try {
