@@ -262,6 +262,17 @@ export interface CatalogTrigger<Body = unknown> {
  */
 export const eventsRoute = "/api/_events";
 
+/** The worker API of jobs (spec/rest.md, "Jobs"), served where some trigger enqueues one. */
+export const jobsRoute = "/api/_jobs";
+
+/** The job names the program's triggers enqueue, sorted; empty when none does. */
+export function enqueuedJobs(catalog: Pick<Catalog, "types">): string[] {
+  const names = new Set<string>();
+  for (const t of catalog.types)
+    for (const tr of t.triggers ?? []) for (const j of tr.enqueues ?? []) names.add(j.name);
+  return [...names].sort();
+}
+
 /** The event names the program's triggers emit, sorted; empty when none does. */
 export function emittedEvents(catalog: Pick<Catalog, "types">): string[] {
   const names = new Set<string>();

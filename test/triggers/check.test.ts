@@ -34,6 +34,11 @@ const errors: [string, string, string][] = [
     `fn send_mail(to: Text) { }\n${post('on update do enqueue "send-mail" with { to: ┆42 }')}`,
   ],
   ["WO5003", "an unknown field in a job's field", post('on update do enqueue "mail" with { to: self.┆titel }')],
+  [
+    "WO3003",
+    "a type's path under the jobs' worker API",
+    'type A {\n  x: Int\n  service rest ┆"/api/_jobs/a" expose list\n}\n',
+  ],
   ["WO1003", "enqueue without with", post('on update do enqueue "mail" ┆{ a: 1 }')],
 ];
 

@@ -9,7 +9,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { waitFor } from "../live/support.js";
-import { rest } from "../policies/support.js";
+import { addToken, rest } from "../policies/support.js";
 import pg from "pg";
 import { startPostgres, type PostgresServer } from "../support/postgres.js";
 import { removeApp, runWoCommand, startWo, writeApp, type WoProcess } from "../support/wo-process.js";
@@ -21,7 +21,7 @@ const env = { WO_JOBS_OWNER: ownerToken };
 
 export const jobsApp = {
   "wo.toml":
-    'name = "shop"\n\n[server]\ntoken_env = "WO_JOBS_OWNER"\n\n[jobs]\nmax_attempts = 3\nretry_base_ms = 150\nretry_max_ms = 300\npoll_ms = 100\nlease_seconds = 2\n',
+    'name = "shop"\n\n[server]\ntoken_env = "WO_JOBS_OWNER"\n\n[jobs]\nmax_attempts = 3\nretry_base_ms = 150\nretry_max_ms = 300\npoll_ms = 100\nlease_seconds = 2\nworker_roles = ["worker"]\n',
   "app.wo": `class Signup {
   email: Text
   on create do enqueue "send-welcome" with { email: self.email, signup: self.id }
@@ -187,6 +187,95 @@ describe("do enqueue on SQLite: the job runner of wo run", () => {
     const label = jobsIn(dir).find((j) => j.name === "print-label")!;
     expect(label).toMatchObject({ status: "pending", attempts: 0 });
     expect(JSON.parse(label.args)).toEqual({ item: "box", copies: 2 });
+  });
+});
+
+describe("the worker API over REST: jobs no fn runs", () => {
+  let dir: string;
+  let wo: WoProcess;
+  let worker: string;
+  let clerk: string;
+
+  beforeAll(async () => {
+    dir = writeApp("shop-jobs-worker", jobsApp);
+    worker = await addToken(["printer", dir, "--role", "worker"]);
+    clerk = await addToken(["clerk", dir, "--role", "clerk"]);
+    wo = await startWo([dir, "--listen", "127.0.0.1:0", "--quiet"], { env });
+  });
+  afterAll(async () => {
+    await wo?.stop();
+    if (dir) removeApp(dir);
+  });
+
+  it("a worker lists, claims and completes a job; each step is audited", async () => {
+    await rest(wo.url, ownerToken, "POST", "/api/orders", { item: "box", kind: "label" });
+    await rest(wo.url, ownerToken, "POST", "/api/signups", { email: "sam@example.com" });
+    const listed = await rest(wo.url, worker, "GET", "/api/_jobs?status=pending&name=print-label");
+    expect(listed.status).toBe(200);
+    expect(listed.body.items).toEqual([
+      expect.objectContaining({ name: "print-label", status: "pending", args: { item: "box", copies: 2 } }),
+    ]);
+    const claimed = await rest(wo.url, worker, "POST", "/api/_jobs/claim", { lease_seconds: 30 });
+    expect(claimed.status).toBe(200);
+    // Never a job the app's own fn runs: only print-label is the worker's.
+    expect(claimed.body).toMatchObject({ name: "print-label", status: "running", attempts: 1 });
+    expect((await rest(wo.url, worker, "POST", "/api/_jobs/claim", {})).status).toBe(204);
+    const done = await rest(wo.url, worker, "POST", `/api/_jobs/${claimed.body.id}/complete`, {});
+    expect(done.status).toBe(200);
+    expect(done.body).toMatchObject({ id: claimed.body.id, status: "done" });
+    const again = await rest(wo.url, worker, "POST", `/api/_jobs/${claimed.body.id}/complete`, {});
+    expect(again.status).toBe(409);
+    expect(again.body.detail).toContain("is done, not running");
+    expect((await rest(wo.url, worker, "POST", "/api/_jobs/9999/complete", {})).status).toBe(404);
+    const audit = await rest(wo.url, ownerToken, "GET", "/_wo/audit?limit=1000");
+    const steps = audit.body.items
+      .filter((e: { operation: string }) => e.operation.startsWith("(jobs)"))
+      .map((e: { operation: string; principal: string; outcome: string }) => [e.operation, e.principal, e.outcome]);
+    expect(steps).toEqual([
+      ["(jobs) claim", "printer", "ok"],
+      ["(jobs) complete", "printer", "ok"],
+      ["(jobs) complete", "printer", "conflict"],
+      ["(jobs) complete", "printer", "not_found"],
+    ]);
+  });
+
+  it("a failed job is retried by the rules, then failed after max_attempts", async () => {
+    await rest(wo.url, ownerToken, "POST", "/api/orders", { item: "crate", kind: "label" });
+    const bad = await rest(wo.url, worker, "POST", "/api/_jobs/1/fail", {});
+    expect(bad.status).toBe(400);
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      let claimed: Awaited<ReturnType<typeof rest>>;
+      // The backoff (150–300 ms here) passes before the job is due again.
+      const deadline = Date.now() + 5000;
+      do claimed = await rest(wo.url, ownerToken, "POST", "/api/_jobs/claim", { name: "print-label" });
+      while (claimed.status === 204 && Date.now() < deadline);
+      expect(claimed.body).toMatchObject({ status: "running", attempts: attempt, args: { item: "crate", copies: 2 } });
+      const failed = await rest(wo.url, ownerToken, "POST", `/api/_jobs/${claimed.body.id}/fail`, {
+        error: "out of paper",
+      });
+      expect(failed.status).toBe(200);
+      expect(failed.body).toMatchObject({ status: attempt < 3 ? "pending" : "failed", lastError: "out of paper" });
+    }
+  });
+
+  it("is in OpenAPI", async () => {
+    const res = await fetch(`${wo.url}/openapi.json`, { headers: { authorization: `Bearer ${ownerToken}` } });
+    const doc = (await res.json()) as { paths: Record<string, any> };
+    expect(Object.keys(doc.paths).filter((p: string) => p.startsWith("/api/_jobs"))).toEqual([
+      "/api/_jobs",
+      "/api/_jobs/claim",
+      "/api/_jobs/{id}/complete",
+      "/api/_jobs/{id}/fail",
+    ]);
+    expect(doc.paths["/api/_jobs/claim"].post.operationId).toBe("jobs_claim");
+  });
+
+  it("refuses a caller whose role is not a worker role (403) and one without credentials (401)", async () => {
+    const refused = await rest(wo.url, clerk, "GET", "/api/_jobs");
+    expect(refused.status).toBe(403);
+    expect(refused.body.detail).toContain("[jobs] worker_roles");
+    expect((await rest(wo.url, clerk, "POST", "/api/_jobs/claim", {})).status).toBe(403);
+    expect((await rest(wo.url, undefined, "POST", "/api/_jobs/claim", {})).status).toBe(401);
   });
 });
 
