@@ -241,7 +241,16 @@ export interface TriggerAction {
   run?: Stmt;
   /** `emit "name"(args)`: the event's name and arguments, as read (trigger-parts.ts). */
   emit?: EmitAction;
+  /** `enqueue "name" with { … }`: the job's name and fields, as read (trigger-parts.ts). */
+  enqueue?: EnqueueAction;
   span: Span;
+}
+
+/** `enqueue "name" with { k: e, … }` (spec/language.md, "Triggers"): `name` is the string's value. */
+export interface EnqueueAction {
+  name: string;
+  nameSpan: Span;
+  fields: { name: Name; value: Expr; span: Span }[];
 }
 
 /** `emit "name"(a, b)` (spec/language.md, "Triggers"): `name` is the string's value. */

@@ -99,6 +99,8 @@ export interface WoConfig {
   auth?: AuthConfig;
   /** `[limits]`: the run budget of each kind of run (spec/security.md, "Budgets"). */
   limits: Record<RunKind, RunLimits>;
+  /** `[jobs]`: how jobs run and are retried, and who may work them (spec/operations.md, "Jobs"). Absent: the defaults. */
+  jobs?: JobSettings;
   /** `[admin] listen`: the admin listener's "host:port" (/metrics, /live, /ready). Absent: none. */
   adminListen?: string;
   /** `[telemetry]`: OpenTelemetry traces (spec/operations.md, "Traces"). Absent keys: the OTEL_* variables decide. */
@@ -244,6 +246,12 @@ export interface CatalogTrigger<Body = unknown> {
    * (compiler/check/triggers.ts). Absent when it emits nothing.
    */
   emits?: { name: string; args: number }[];
+  /**
+   * Its `enqueue` actions, in order (spec/operations.md, "Jobs"): each job's name and its
+   * fields as written. Their values are the `let`s after the emits' (compiler/check/triggers.ts).
+   * Absent when it enqueues nothing.
+   */
+  enqueues?: { name: string; fields: string[] }[];
   body: Body;
   source: SourceLocation;
 }
@@ -254,11 +262,42 @@ export interface CatalogTrigger<Body = unknown> {
  */
 export const eventsRoute = "/api/_events";
 
+/** The worker API of jobs (spec/rest.md, "Jobs"), served where some trigger enqueues one. */
+export const jobsRoute = "/api/_jobs";
+
+/** The job names the program's triggers enqueue, sorted; empty when none does. */
+export function enqueuedJobs(catalog: Pick<Catalog, "types">): string[] {
+  const names = new Set<string>();
+  for (const t of catalog.types)
+    for (const tr of t.triggers ?? []) for (const j of tr.enqueues ?? []) names.add(j.name);
+  return [...names].sort();
+}
+
 /** The event names the program's triggers emit, sorted; empty when none does. */
 export function emittedEvents(catalog: Pick<Catalog, "types">): string[] {
   const names = new Set<string>();
   for (const t of catalog.types) for (const tr of t.triggers ?? []) for (const e of tr.emits ?? []) names.add(e.name);
   return [...names].sort();
+}
+
+/** `[jobs]` in wo.toml (spec/operations.md, "Jobs"). */
+export interface JobSettings {
+  /** Runs a job gets before it is `failed`. */
+  maxAttempts: number;
+  /** The backoff after the first failed run; it doubles with each further one. */
+  retryBaseMs: number;
+  /** The longest backoff. */
+  retryMaxMs: number;
+  /** How long a claim holds a job: past it, another instance or worker may run it again. */
+  leaseSeconds: number;
+  /** How often an idle runner looks for due jobs (a commit that enqueues wakes it at once). */
+  pollMs: number;
+  /** The roles whose principals may work jobs over REST and MCP, besides the owner. */
+  workerRoles: string[];
+}
+
+export function defaultJobSettings(): JobSettings {
+  return { maxAttempts: 5, retryBaseMs: 1000, retryMaxMs: 300_000, leaseSeconds: 300, pollMs: 1000, workerRoles: [] };
 }
 
 /** A CRUD op or the name of a method of the type. `subscribe`/`me` appear only in `rest`. */

@@ -35,8 +35,9 @@ import type { RowCondition } from "./policy.js";
  * (loops, `nested`); text joins via `concat`. 6: package.json
  * marks the .js files as ES modules (Node 20 before 20.19 loaded them as CommonJS). 7: triggers,
  * registered with `rt.defineTriggers` (a build without them would skip the program's triggers).
+ * 8: `do enqueue` calls `rt.enqueueJob`, and `(job) name` members run the jobs.
  */
-export const buildFormat = 7;
+export const buildFormat = 8;
 
 /** build-info.json. */
 export interface BuildInfo {
@@ -283,6 +284,11 @@ export interface OperationRuntime {
     tx: StoreTx,
     event: { name: string; type: string; table: string; row: Row; args: readonly unknown[] },
   ): Promise<void>;
+  /**
+   * `do enqueue "name" with { … }` of a trigger on the row `row` of `type` (spec/operations.md,
+   * "Jobs"): a row of the job outbox written in `tx`, run after its commit.
+   */
+  enqueueJob(tx: StoreTx, job: { name: string; type: string; row: Row; args: Record<string, unknown> }): Promise<void>;
 }
 
 /**
@@ -402,6 +408,14 @@ export const mainOperation = "(main)";
 /** The member that runs the program's `index`-th `test` block (catalog.tests) in one write transaction. */
 export function testOperation(index: number): string {
   return `(test) ${index}`;
+}
+
+/**
+ * The member that runs job `name` (spec/operations.md, "Jobs") by its free fn, in one write
+ * transaction, the job's fields as the fn's arguments; absent for a job an external worker runs.
+ */
+export function jobOperation(name: string): string {
+  return `(job) ${name}`;
 }
 
 /** operations.js: `export function createOperations(rt): Record<toolName, Operation>`. */

@@ -17,7 +17,7 @@ export interface Principal {
 }
 
 /** Where a call came from: recorded in the audit trail and the request log. */
-export type Surface = "rest" | "mcp" | "test" | "exec" | "startup" | "explorer";
+export type Surface = "rest" | "mcp" | "test" | "exec" | "startup" | "explorer" | "job";
 
 /** Every right: `token_env`, `--token-file`, the automatic agent token, or no identity source at all. */
 export const ownerPrincipal: Principal = Object.freeze({ name: "owner", user: null, role: null, via: "owner" });

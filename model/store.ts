@@ -109,6 +109,88 @@ export interface StoreTx {
    * change. Throws in a read() transaction.
    */
   appendEvent(event: AppEvent): Promise<void>;
+  /**
+   * Writes a job (`do enqueue "name" with { … }` in a trigger; spec/operations.md, "Jobs") into
+   * the outbox table `jobsTable` inside this write transaction, pending: it exists exactly when
+   * the write commits. The commit's changes carry it (table `jobsTable`, its id), so a runner
+   * hears of it at once. Throws in a read() transaction.
+   */
+  appendJob(job: NewJob): Promise<void>;
+}
+
+/** The job outbox's table (spec/storage.md): no type's table starts with `_wo_`. */
+export const jobsTable = "_wo_jobs";
+
+/** A job as a trigger writes it. */
+export interface NewJob {
+  name: string;
+  /** The `with` fields, as JSON. */
+  args: Record<string, unknown>;
+  /** The type and row whose write enqueued it. */
+  type: string;
+  rowId: number;
+  /** ISO-8601 UTC with milliseconds; also when it may first run. */
+  at: string;
+}
+
+export type JobStatus = "pending" | "running" | "done" | "failed";
+
+export const jobStatuses: readonly JobStatus[] = ["pending", "running", "done", "failed"];
+
+/** A job as the outbox keeps it. Times are ISO-8601 UTC with milliseconds. */
+export interface Job {
+  id: number;
+  name: string;
+  args: Record<string, unknown>;
+  status: JobStatus;
+  /** Runs started so far (a claim starts one). */
+  attempts: number;
+  /** Pending: when it may run (after a failure, the backoff's end). */
+  runAt: string;
+  /** Running: until when the claim holds; past it the job may be claimed again. */
+  claimedUntil: string | null;
+  lastError: string | null;
+  type: string;
+  rowId: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Which jobs a claim may take: by name, or those a runner runs (`only`) or does not (`except`). */
+export interface JobClaim {
+  name?: string;
+  only?: readonly string[];
+  except?: readonly string[];
+  /** How long the claim holds. */
+  leaseMs: number;
+  /** A running job whose lease ran out after this many attempts fails instead of running again. */
+  maxAttempts: number;
+  now: number;
+}
+
+/**
+ * The job outbox of one database (spec/operations.md, "Jobs"): every instance on it shares it.
+ * A claim takes one due job (pending and due, or running with its lease run out) atomically, so
+ * two claimers never hold the same job at once (PostgreSQL: `FOR UPDATE SKIP LOCKED`).
+ */
+export interface JobQueue {
+  claim(claim: JobClaim): Promise<Job | undefined>;
+  /** Marks a running job done; `attempt` (when given) must be its current one. False otherwise. */
+  complete(id: number, attempt: number | undefined, now: number): Promise<Job | undefined>;
+  /**
+   * Records a failed run of a running job: pending again at `retryAt`, or `failed` when `retryAt`
+   * is undefined. Undefined when it was not running (or another attempt holds it).
+   */
+  fail(
+    id: number,
+    attempt: number | undefined,
+    error: string,
+    retryAt: number | undefined,
+    now: number,
+  ): Promise<Job | undefined>;
+  get(id: number): Promise<Job | undefined>;
+  /** Newest first; `status`, `name` filter. */
+  list(query: { status?: JobStatus; name?: string; limit: number }): Promise<Job[]>;
 }
 
 /**
@@ -312,6 +394,8 @@ export interface Store {
    * buckets live in the memory of this process.
    */
   readonly rateBuckets?: RateBucketDirectory;
+  /** The job outbox (spec/operations.md, "Jobs"). Absent: a store that keeps no jobs. */
+  readonly jobs?: JobQueue;
 }
 
 /** What taking a token from a bucket answered. */

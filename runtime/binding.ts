@@ -6,7 +6,7 @@
 // request reaches these routes (runtime/edge.ts).
 
 import { Hono, type Context } from "hono";
-import type { WoConfig } from "../model/app.js";
+import { enqueuedJobs, type WoConfig } from "../model/app.js";
 import type { Operation } from "../model/build-contract.js";
 import type { Store } from "../model/store.js";
 import { createExplorerRoutes } from "./explorer/routes.js";
@@ -23,6 +23,8 @@ import type { LiveStreams } from "./rest/live.js";
 import { problemResponse } from "./rest/problem.js";
 import { createRestRoutes, restEndpoints } from "./rest/routes.js";
 import { createAuditRoutes } from "./rest/audit-route.js";
+import { createJobRoutes } from "./rest/jobs-route.js";
+import { runnableJobs } from "./jobs/runner.js";
 import { observedStore, routeTag, stampRoute, traceOf } from "./telemetry/observe.js";
 import type { Telemetry } from "./telemetry/telemetry.js";
 
@@ -98,6 +100,21 @@ export function bindBuild(build: LoadedBuild, deps: BindingDeps): Binding {
   routes.route("/", createExplorerRoutes({ build, info: runtimeInfo(build) }));
   // The audit trail, for the owner only: the principal is the one the edge resolved.
   routes.route("/", createAuditRoutes({ store, principalOf: requestPrincipal }));
+  // The jobs no fn runs, for external workers: the owner and [jobs] worker_roles (jobs-route.ts).
+  if (store.jobs && enqueuedJobs(build.catalog).length > 0)
+    routes.route(
+      "/",
+      createJobRoutes({
+        jobs: store.jobs,
+        store,
+        settings: config.jobs,
+        runnable: () => runnableJobs(operations),
+        rate: deps.rate,
+        maxBodyBytes: config.maxBodyBytes,
+        principalOf: requestPrincipal,
+        log,
+      }),
+    );
   routes.route(
     "/",
     createRestRoutes({

@@ -22,6 +22,7 @@ import type { BearerSource, ProtectedResource } from "./identity/contract.js";
 import { createJwtSource } from "./identity/jwt.js";
 import { createProtectedResource } from "./identity/resource-metadata.js";
 import { reloadBuild } from "./reload.js";
+import { startJobRunner } from "./jobs/runner.js";
 import { createRuntimeInstance, type RuntimeInstance } from "./instance.js";
 import { loadBuild, BuildLoadError } from "./load-build.js";
 import { startupOperation } from "../model/build-contract.js";
@@ -260,6 +261,16 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       );
     }
   }
+  // Jobs a free fn runs are run here, after commit (spec/operations.md, "Jobs"), once serving.
+  const jobRunner = store.jobs
+    ? startJobRunner({
+        jobs: store.jobs,
+        store,
+        operations: () => instance.binding.operations,
+        settings: config.jobs,
+        log: options.log ?? ((line: string) => process.stderr.write(`wo: ${line}\n`)),
+      })
+    : undefined;
   // Refuse queued calls and end MCP streams first, then stop accepting and drain (5 s bound),
   // then close the store (which releases the data folder's lock), then forget the instance.
   const stop = () => {
@@ -267,6 +278,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       instance.close();
       await closeServer(server);
       await admin?.close();
+      await jobRunner?.stop();
       await store.close();
       // Spans of the requests just drained are exported before the process ends.
       await instance.telemetry?.shutdown();

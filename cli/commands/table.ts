@@ -220,6 +220,23 @@ export const commands: readonly Command[] = [
     run: async (args) => (await import("./audit.js")).runAuditCommand(args),
   },
   {
+    name: "jobs",
+    summary:
+      "print the job outbox: each enqueued job's status (pending, running, done, failed), attempts and last error",
+    positionals: [dir],
+    flags: [
+      { name: "--status", value: "S", help: "only jobs of this status: pending, running, done or failed" },
+      { name: "--name", value: "N", help: "only jobs of this name" },
+      { name: "--json", help: "print a JSON array of the jobs instead of a table" },
+      {
+        name: "--db",
+        value: "PATH",
+        help: "a data folder, a .sqlite/.db file or a postgres:// URL, as for wo run; read-only, so wo run may hold it",
+      },
+    ],
+    run: async (args) => (await import("./jobs.js")).runJobsCommand(args),
+  },
+  {
     name: "status",
     summary: "the background instance: state, URL, PID, uptime, requests",
     positionals: [dir],

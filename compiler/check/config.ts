@@ -7,11 +7,11 @@
 // a WO4xxx error at the key's line:col; the file being absent is fine.
 
 import { parse, TomlError } from "smol-toml";
-import type { AuthConfig, RateLimits, TelemetryConfig } from "../../model/app.js";
+import type { AuthConfig, JobSettings, RateLimits, TelemetryConfig } from "../../model/app.js";
 import { isLoopbackName } from "../../model/loopback.js";
 import type { Span } from "../ast.js";
 import type { Catalog, WoConfig } from "../catalog.js";
-import { defaultLimits } from "../../model/app.js";
+import { defaultJobSettings, defaultLimits } from "../../model/app.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { didYouMean } from "./did-you-mean.js";
 import { durationForm, parseDuration } from "../../model/duration.js";
@@ -122,6 +122,8 @@ export function readConfig(text: string | undefined, file: string, dirName: stri
   // ":9090" keeps the loopback host, as `[server] listen` does: metrics are for the operator.
   if (adminListen !== undefined)
     config.adminListen = adminListen.startsWith(":") ? `127.0.0.1${adminListen}` : adminListen;
+  const jobs = readJobs(read);
+  if (jobs !== undefined) config.jobs = jobs;
   const telemetry = readTelemetry(read);
   if (telemetry !== undefined) config.telemetry = telemetry;
   const rateLimits: RateLimits = {};
@@ -132,6 +134,22 @@ export function readConfig(text: string | undefined, file: string, dirName: stri
   if (Object.keys(rateLimits).length > 0) config.rateLimits = rateLimits;
   warnUnknownKeys(doc, read.known, text, file, bag);
   return result;
+}
+
+/** `[jobs]` (spec/operations.md, "Jobs"); undefined when the table sets none of its keys. */
+function readJobs(read: KeyReader): JobSettings | undefined {
+  const given = {
+    maxAttempts: read.positiveInt("jobs", "max_attempts"),
+    retryBaseMs: read.positiveInt("jobs", "retry_base_ms"),
+    retryMaxMs: read.positiveInt("jobs", "retry_max_ms"),
+    leaseSeconds: read.positiveInt("jobs", "lease_seconds"),
+    pollMs: read.positiveInt("jobs", "poll_ms"),
+    workerRoles: read.stringList("jobs", "worker_roles"),
+  };
+  if (Object.values(given).every((v) => v === undefined)) return undefined;
+  const jobs = defaultJobSettings();
+  for (const [key, value] of Object.entries(given)) if (value !== undefined) Object.assign(jobs, { [key]: value });
+  return jobs;
 }
 
 /** `[telemetry]` (spec/operations.md, "Traces"); undefined when the table sets none of its keys. */

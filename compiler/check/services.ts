@@ -156,6 +156,7 @@ const reservedPaths: readonly (readonly [string, string])[] = [
   ["/explorer", "the explorer's files"],
   ["/_wo", "wo's runtime endpoints"],
   ["/api/_events", "the stream of the app's events"],
+  ["/api/_jobs", "the worker API of the app's jobs"],
   ["/.well-known", "for the OAuth resource metadata"],
 ];
 

@@ -8,13 +8,15 @@
 //   let old = self        -- update and delete: the row before the write
 //   if <when> { <each set as `update self set f = e`>; <each call and write> }
 // `old` and `new` are rows of the type like `self`; which of them exist follows the event,
-// so `old` in an `on create` trigger is an unknown name. Each `emit`'s arguments end the block
-// as `let`s (emitArgs), typed like a call's arguments. `enqueue` is not run yet: a warning
-// (WO2115), and a trigger with nothing else is not executed (WO2102).
+// so `old` in an `on create` trigger is an unknown name. Each `emit`'s arguments, then each
+// `enqueue`'s fields, end the block as `let`s (emitArgs, enqueueFields), typed like a call's
+// arguments; a job whose name names a free fn (hyphens as underscores) is also typed as a call
+// of that fn, so its fields fit its parameters (checkTriggerBodies).
 
 import type {
   Block,
   EmitAction,
+  EnqueueAction,
   Expr,
   LetStmt,
   MemberExpr,
@@ -25,7 +27,7 @@ import type {
   UpdateStmt,
 } from "../ast.js";
 import type { Catalog, CatalogMethod, CatalogTrigger, CatalogType } from "../catalog.js";
-import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
+import { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { locationOf } from "./context.js";
 import type { SkippedFunctions } from "./functions.js";
 import { typeMethod } from "./methods.js";
@@ -57,6 +59,7 @@ function buildTrigger(
   const sets: Stmt[] = [];
   const runs: Stmt[] = [];
   const emits: EmitAction[] = [];
+  const enqueues: EnqueueAction[] = [];
   let isReadable = m.whenText === undefined || m.when !== undefined;
   for (const action of m.actions) {
     if (action.verb === "emit") {
@@ -72,7 +75,13 @@ function buildTrigger(
       continue;
     }
     if (action.verb === "enqueue") {
-      bag.report("WO2115", action.span, { verb: action.verb, event });
+      const job = action.enqueue;
+      if (!job)
+        isReadable = false; // its syntax error is reported (trigger-parts.ts)
+      else if (jobNameProblem(job)) {
+        bag.report("WO2065", job.nameSpan, { name: job.name, why: jobNameProblem(job)! });
+        isReadable = false;
+      } else enqueues.push(job);
       continue;
     }
     if (!action.run) {
@@ -93,11 +102,6 @@ function buildTrigger(
     }
   }
   if (!isReadable) return undefined;
-  if (sets.length + runs.length + emits.length === 0) {
-    // Only enqueue: nothing of it runs.
-    bag.report("WO2102", m.span, { event });
-    return undefined;
-  }
   const at = m.event.span;
   const statements: Stmt[] = [];
   if (event !== "delete") statements.push(rowName("new", at));
@@ -110,17 +114,59 @@ function buildTrigger(
       span: at,
     },
     // biome-ignore lint/suspicious/noThenProperty: the AST's IfStmt names its branch `then`
-    then: { kind: "Block", statements: [...sets, ...runs, ...emits.flatMap(emitArgs)], span: m.span },
+    then: {
+      kind: "Block",
+      statements: [...sets, ...runs, ...emits.flatMap(emitArgs), ...enqueues.flatMap(enqueueFields)],
+      span: m.span,
+    },
     span: m.span,
   });
-  return {
+  const built: CatalogTrigger<Block> = {
     event,
     name: `${decl.name.text} on ${event} (${m.span.file}:${m.span.line})`,
     sets: sets.length,
     ...(emits.length > 0 ? { emits: emits.map((e) => ({ name: e.name, args: e.args.length })) } : {}),
+    ...(enqueues.length > 0
+      ? { enqueues: enqueues.map((e) => ({ name: e.name, fields: e.fields.map((f) => f.name.text) })) }
+      : {}),
     body: { kind: "Block", statements, span: m.span },
     source: locationOf(m.span),
   };
+  if (enqueues.length > 0) enqueuedBy.set(built, enqueues);
+  return built;
+}
+
+/** The `enqueue` actions of each trigger as read, for checkTriggerBodies' spans. */
+const enqueuedBy = new WeakMap<CatalogTrigger<Block>, EnqueueAction[]>();
+
+/**
+ * Why `job` cannot be enqueued, or undefined. Its name is a path segment of the worker API
+ * (`?name=`) and the fn it runs is found by it, so it is short and plain; a field is given once.
+ */
+function jobNameProblem(job: EnqueueAction): string | undefined {
+  if (!/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/.test(job.name))
+    return "it must start with a letter and hold only letters, digits, '_', '.' and '-' (at most 64)";
+  const seen = new Set<string>();
+  for (const f of job.fields) {
+    if (seen.has(f.name.text)) return `its field '${f.name.text}' is given twice`;
+    seen.add(f.name.text);
+  }
+  return undefined;
+}
+
+/** The free fn that runs job `name` (spec/operations.md, "Jobs"): hyphens as underscores. */
+export function jobFunctionName(name: string): string {
+  return name.replaceAll("-", "_");
+}
+
+/** A job's fields as the `let`s the checker types and the emitter prints the values of. */
+function enqueueFields(e: EnqueueAction): LetStmt[] {
+  return e.fields.map((f) => ({
+    kind: "LetStmt",
+    name: { text: `(enqueue ${e.name} ${f.name.text})`, span: f.value.span },
+    value: f.value,
+    span: f.span,
+  }));
 }
 
 /**
@@ -182,6 +228,58 @@ export function triggerMethod(trigger: CatalogTrigger<Block>): CatalogMethod {
 /** Types every trigger's condition and actions; call with the method bodies (program.ts). */
 export function checkTriggerBodies(catalog: Catalog, bag: DiagnosticBag, skipped: SkippedFunctions): void {
   for (const type of catalog.types as CatalogType[]) {
-    for (const trigger of type.triggers ?? []) typeMethod(catalog, type, triggerMethod(trigger), bag, skipped);
+    for (const trigger of type.triggers ?? []) {
+      typeMethod(catalog, type, triggerMethod(trigger), bag, skipped);
+      for (const job of enqueuedBy.get(trigger) ?? []) checkJobCall(catalog, type, trigger, job, bag, skipped);
+    }
   }
+}
+
+/**
+ * A job run by a free fn: its fields are that fn's arguments by name, each given once, so the
+ * fields and the parameters are the same names; then the call `fn(fields in parameter order)`
+ * is typed in the trigger's scope like any call, and what that says of the arguments (their
+ * types) is reported, once: mistakes inside a field's value were reported with the trigger.
+ */
+function checkJobCall(
+  catalog: Catalog,
+  type: CatalogType,
+  trigger: CatalogTrigger<Block>,
+  job: EnqueueAction,
+  bag: DiagnosticBag,
+  skipped: SkippedFunctions,
+): void {
+  const fnName = jobFunctionName(job.name);
+  const fn = catalog.functions?.find((f) => f.name === fnName);
+  if (!fn) return; // an external worker's job
+  const given = job.fields.map((f) => f.name.text);
+  const params = fn.params.map((p) => p.name);
+  const missing = params.filter((p) => !given.includes(p));
+  const unknown = given.filter((g) => !params.includes(g));
+  if (missing.length + unknown.length > 0) {
+    const why = [
+      ...(missing.length > 0 ? [`${missing.map((n) => `'${n}'`).join(", ")} missing`] : []),
+      ...(unknown.length > 0 ? [`${unknown.map((n) => `'${n}'`).join(", ")} not a parameter`] : []),
+    ].join("; ");
+    bag.report("WO2066", job.nameSpan, { name: job.name, fn: fn.name, params: params.join(", "), why });
+    return;
+  }
+  const args = params.map((p) => job.fields.find((f) => f.name.text === p)!.value);
+  const call: Stmt = {
+    kind: "ExprStmt",
+    expr: { kind: "CallExpr", callee: { text: fn.name, span: job.nameSpan }, args, span: job.nameSpan },
+    span: job.nameSpan,
+  };
+  const branch = trigger.body.statements.find((s) => s.kind === "IfStmt")!;
+  const body: Block = {
+    ...trigger.body,
+    statements: trigger.body.statements.map((s) =>
+      // biome-ignore lint/suspicious/noThenProperty: the AST's IfStmt names its branch `then`
+      s === branch ? { ...branch, then: { ...branch.then, statements: [call] } } : s,
+    ),
+  };
+  const own = new DiagnosticBag();
+  typeMethod(catalog, type, { ...triggerMethod(trigger), body }, own, skipped);
+  const said = new Set(bag.items.map((d) => `${d.code} ${d.span.file}:${d.span.offset}`));
+  for (const d of own.items) if (!said.has(`${d.code} ${d.span.file}:${d.span.offset}`)) bag.items.push(d);
 }

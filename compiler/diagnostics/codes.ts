@@ -143,6 +143,12 @@ export const codes = {
   },
   // WO2060–WO2064: application events (`do emit`, spec/live.md)
   WO2060: { severity: "error", message: msg`Event name '${"name"}' cannot be used: ${"why"}.` },
+  // WO2065–WO2069: jobs (`do enqueue`, spec/operations.md "Jobs")
+  WO2065: { severity: "error", message: msg`Job name '${"name"}' cannot be used: ${"why"}.` },
+  WO2066: {
+    severity: "error",
+    message: msg`The fields of job '${"name"}' do not fit fn ${"fn"}(${"params"}), which runs it: ${"why"}.`,
+  },
   // WO2080–WO2084: `@search` (compiler/check/search.ts)
   WO2080: {
     severity: "error",
@@ -157,10 +163,6 @@ export const codes = {
     message: msg`@search on '${"field"}' takes no arguments: write '@search' on each field to search.`,
   },
   // WO21xx: warnings for declarations that parse but are not executed yet
-  WO2102: {
-    severity: "warning",
-    message: msg`Trigger 'on ${"event"}' is not executed: its only actions are 'enqueue', which wo does not run yet.`,
-  },
   WO2103: {
     severity: "warning",
     message: msg`'fn ${"name"}' in plain type '${"type"}' is not executed; declare '${"type"}' as a class to make it a method.`,
@@ -174,10 +176,6 @@ export const codes = {
   },
   WO2108: { severity: "warning", message: msg`'@${"name"}' is parsed but not enforced yet.` },
   WO2109: { severity: "warning", message: msg`'${"marker"}' block is kept as text and not interpreted.` },
-  WO2115: {
-    severity: "warning",
-    message: msg`'do ${"verb"}' in trigger 'on ${"event"}' is parsed but not executed yet; the trigger's other actions run.`,
-  },
   WO2111: { severity: "warning", message: msg`fn '${"name"}' is not executed: ${"reason"} (${"at"}).` },
   WO2112: { severity: "warning", message: msg`'on startup' hook is not run: ${"reason"}.` },
   WO2113: { severity: "warning", message: msg`'main' is not run: ${"reason"}.` },

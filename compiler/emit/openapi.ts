@@ -10,7 +10,7 @@ import {
   type CatalogField,
   type CatalogType,
 } from "../catalog.js";
-import { emittedEvents, eventsRoute } from "../../model/app.js";
+import { emittedEvents, enqueuedJobs, eventsRoute, jobsRoute } from "../../model/app.js";
 import { toolName } from "../../model/naming.js";
 import { listEqualityFields, listFilterFields, searchControlName } from "../../model/list-filters.js";
 import { SchemaBuilder, compareText, operationSchemas, sortKeys, type JsonSchema } from "./json-schema.js";
@@ -69,6 +69,97 @@ const errorResponses: Record<ErrorStatus, { name: string; description: string; h
     },
   },
 };
+
+/**
+ * The worker API of jobs (spec/rest.md, "Jobs"): list, claim, complete and fail, for the owner
+ * and `[jobs] worker_roles`; its errors are the usual problem details.
+ */
+function jobPaths(names: string[]): Record<string, object> {
+  const job = {
+    type: "object",
+    required: ["id", "name", "args", "status", "attempts", "runAt", "claimedUntil", "lastError", "type", "rowId"],
+    properties: {
+      id: { type: "integer" },
+      name: { type: "string", enum: names },
+      args: { type: "object" },
+      status: { type: "string", enum: ["pending", "running", "done", "failed"] },
+      attempts: { type: "integer" },
+      runAt: { type: "string", format: "date-time" },
+      claimedUntil: { type: ["string", "null"], format: "date-time" },
+      lastError: { type: ["string", "null"] },
+      type: { type: "string" },
+      rowId: { type: "integer" },
+      createdAt: { type: "string", format: "date-time" },
+      updatedAt: { type: "string", format: "date-time" },
+    },
+  };
+  const ref = (status: ErrorStatus) => ({ $ref: `#/components/responses/${errorResponses[status].name}` });
+  const errors = { "400": ref("400"), "401": ref("401"), "403": ref("403") };
+  const id = { name: "id", in: "path", required: true, schema: { type: "integer", minimum: 1 } };
+  const jsonBody = (schema: object) => ({ required: true, content: { "application/json": { schema } } });
+  const theJob = { description: "The job after the call.", content: { "application/json": { schema: job } } };
+  return {
+    [jobsRoute]: {
+      get: {
+        operationId: "jobs_list",
+        summary: "The newest 100 jobs of the outbox",
+        parameters: [
+          { name: "status", in: "query", required: false, schema: job.properties.status },
+          { name: "name", in: "query", required: false, schema: { type: "string" } },
+        ],
+        responses: {
+          "200": {
+            description: "The jobs, newest first.",
+            content: {
+              "application/json": {
+                schema: { type: "object", required: ["items"], properties: { items: { type: "array", items: job } } },
+              },
+            },
+          },
+          ...errors,
+        },
+      },
+    },
+    [`${jobsRoute}/claim`]: {
+      post: {
+        operationId: "jobs_claim",
+        summary: "Claim the oldest due job no fn of the app runs",
+        requestBody: jsonBody({
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            name: { type: "string" },
+            lease_seconds: { type: "integer", minimum: 1, maximum: 86400 },
+          },
+        }),
+        responses: { "200": theJob, "204": { description: "No job is due." }, ...errors },
+      },
+    },
+    [`${jobsRoute}/{id}/complete`]: {
+      post: {
+        operationId: "jobs_complete",
+        summary: "Mark a claimed job done",
+        parameters: [id],
+        requestBody: jsonBody({ type: "object", additionalProperties: false }),
+        responses: { "200": theJob, ...errors, "404": ref("404"), "409": ref("409") },
+      },
+    },
+    [`${jobsRoute}/{id}/fail`]: {
+      post: {
+        operationId: "jobs_fail",
+        summary: "Record that a claimed job failed: retried after a backoff, or failed after max_attempts",
+        parameters: [id],
+        requestBody: jsonBody({
+          type: "object",
+          additionalProperties: false,
+          required: ["error"],
+          properties: { error: { type: "string", minLength: 1, maxLength: 2000 } },
+        }),
+        responses: { "200": theJob, ...errors, "404": ref("404"), "409": ref("409") },
+      },
+    },
+  };
+}
 
 /** What any request may meet before its route runs (spec/rest.md: Host and Origin, then the token). */
 const guardErrors: ErrorStatus[] = ["401", "403"];
@@ -313,6 +404,8 @@ export function emitOpenApi(
       },
     };
   }
+
+  if (enqueuedJobs(catalog).length > 0) Object.assign(paths, jobPaths(enqueuedJobs(catalog)));
 
   const responses: Record<string, object> = {};
   for (const status of Object.keys(errorResponses).sort() as ErrorStatus[]) {

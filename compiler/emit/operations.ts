@@ -17,7 +17,13 @@ import type { EmittedFile } from "./emitted-file.js";
 import { methodOf } from "./exposed-ops.js";
 import { operationTable } from "./operation-table.js";
 import { generatedHeader } from "./header.js";
-import { mainOperation, startupOperation, testOperation, type OperationEntry } from "../../model/build-contract.js";
+import {
+  jobOperation,
+  mainOperation,
+  startupOperation,
+  testOperation,
+  type OperationEntry,
+} from "../../model/build-contract.js";
 import { functionName, methodFunctionName } from "./method-expr.js";
 import { emitFunction, emitMethodHandler, rowTypeDeclarations } from "./methods.js";
 import { typeMethod } from "../check/methods.js";
@@ -25,7 +31,7 @@ import { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { jsString } from "./js-literal.js";
 import { typesByName } from "../../model/type-index.js";
 import { emitTriggers } from "./triggers.js";
-import { triggerMethod } from "../check/triggers.js";
+import { jobFunctionName, triggerMethod } from "../check/triggers.js";
 
 interface Handler {
   name: string;
@@ -75,8 +81,10 @@ export function emitOperations(
     // Triggers: registered with the runtime, which runs them in every write (emit/triggers.ts).
     const triggers = emitTriggers(catalog);
     if (triggers) w.writeLine(triggers);
+    const jobs = jobFunctions(catalog);
     const hasMembers =
       handlers.length > 0 ||
+      jobs.length > 0 ||
       catalog.startup !== undefined ||
       catalog.main !== undefined ||
       (catalog.tests ?? []).some((t) => t.fn);
@@ -110,6 +118,8 @@ export function emitOperations(
         (catalog.tests ?? []).forEach((t, i) => {
           if (t.fn) writeEntryPoint(w, testOperation(i), [`t_${i}`], true, ["test", `Test ${JSON.stringify(t.name)}`]);
         });
+        // Jobs a free fn runs: the job runner calls each with the job's fields (runtime/jobs/).
+        for (const { job, fn } of jobs) writeJobEntryPoint(w, job, fn);
       })
       .write(";")
       .newLine();
@@ -135,6 +145,37 @@ function writeEntryPoint(
       `return rt.store.write(rt.budgeted(${jsString(kind)}, ${jsString(what)}, call, async (tx, budget) => `,
     ).inlineBlock(() => {
       for (const name of fns) w.writeLine(`await ${name}(tx, budget);`);
+      w.writeLine("return null;");
+    });
+    w.write("), call);").newLine();
+  });
+  w.write(",").newLine();
+}
+
+/**
+ * The jobs a trigger enqueues whose name names a free fn (hyphens as underscores), each once,
+ * by name: the checker made sure their fields are that fn's parameters.
+ */
+function jobFunctions(catalog: Catalog): { job: string; fn: CatalogMethod }[] {
+  const names = new Set<string>();
+  for (const t of catalog.types)
+    for (const tr of t.triggers ?? []) for (const j of tr.enqueues ?? []) names.add(j.name);
+  return [...names].sort().flatMap((job) => {
+    const fn = catalog.functions?.find((f) => f.name === jobFunctionName(job));
+    return fn ? [{ job, fn }] : [];
+  });
+}
+
+/** `"(job) name"`: the job's fn with its fields as arguments, in one write transaction of its own. */
+function writeJobEntryPoint(w: CodeBlockWriter, job: string, fn: CatalogMethod): void {
+  w.blankLine();
+  w.write(`async ${jsString(jobOperation(job))}(input: unknown, call: CallContext)`).block(() => {
+    w.writeLine("const args = input as Record<string, never>;");
+    w.write(
+      `return rt.store.write(rt.budgeted("method", ${jsString(`Job ${job}`)}, call, async (tx, budget) => `,
+    ).inlineBlock(() => {
+      const args = fn.params.map((p) => `, args[${jsString(p.name)}]`).join("");
+      w.writeLine(`await ${functionName(fn.name)}(tx, budget${args});`);
       w.writeLine("return null;");
     });
     w.write("), call);").newLine();

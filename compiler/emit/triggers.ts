@@ -3,7 +3,8 @@
 // runtime runs in every write transaction (runtime/operations/triggers.ts,
 // model/build-contract.ts `TriggerDefinition`). Conditions, set values and actions are printed
 // by the method emitter (./methods.ts, ./method-expr.ts) from the same typing the checker made;
-// an `emit` is a call of `rt.emitEvent` with its argument values (runtime/app-events.ts).
+// an `emit` is a call of `rt.emitEvent` with its argument values (runtime/app-events.ts), an
+// `enqueue` one of `rt.enqueueJob` with its fields' values (runtime/jobs/queue.ts).
 
 import { CodeBlockWriter } from "ts-morph";
 import type { Block, Expr, IfStmt, LetStmt, UpdateStmt } from "../ast.js";
@@ -58,9 +59,11 @@ function emitTrigger(
   const branch = trigger.body.statements.find((s): s is IfStmt => s.kind === "IfStmt")!;
   const sets = branch.then.statements.slice(0, trigger.sets) as UpdateStmt[];
   const emitted = (trigger.emits ?? []).reduce((n, e) => n + e.args, 0);
+  const enqueued = (trigger.enqueues ?? []).reduce((n, e) => n + e.fields.length, 0);
   const all = branch.then.statements;
-  const runs = all.slice(trigger.sets, all.length - emitted);
-  const emitArgs = all.slice(all.length - emitted) as LetStmt[];
+  const runs = all.slice(trigger.sets, all.length - emitted - enqueued);
+  const emitArgs = all.slice(all.length - emitted - enqueued, all.length - enqueued) as LetStmt[];
+  const jobFields = all.slice(all.length - enqueued) as LetStmt[];
 
   const before = fnWriter();
   const setFields: string[] = [];
@@ -76,7 +79,7 @@ function emitTrigger(
   before.writeLine(given.length > 0 ? `return { ${given.join(", ")} };` : "return {};");
 
   let actions: CodeBlockWriter | undefined;
-  if (runs.length + (trigger.emits?.length ?? 0) > 0) {
+  if (runs.length + (trigger.emits?.length ?? 0) + (trigger.enqueues?.length ?? 0) > 0) {
     actions = fnWriter();
     for (const s of runs) writeStmt(actions, ctx, s);
     // Each `emit`, once the other actions succeeded: the event is written in this transaction.
@@ -88,6 +91,17 @@ function emitTrigger(
       const values = args.map((a) => printExpr(ctx, a.value as Expr)).join(", ");
       actions.writeLine(
         `await rt.emitEvent(tx, { name: ${jsString(e.name)}, type: ${jsString(type.name)}, table: ${jsString(type.table)}, row: self, args: [${values}] });`,
+      );
+    }
+    // Each `enqueue`, last: the job is a row of the outbox written in this transaction.
+    next = 0;
+    for (const j of trigger.enqueues ?? []) {
+      const fields = jobFields.slice(next, (next += j.fields.length));
+      const at = fields[0]?.span ?? trigger.body.span;
+      actions.writeLine(`// ${jsComment(`${at.file}:${at.line}`)}`);
+      const values = fields.map((f, i) => `${objectKey(j.fields[i]!)}: ${printExpr(ctx, f.value as Expr)}`).join(", ");
+      actions.writeLine(
+        `await rt.enqueueJob(tx, { name: ${jsString(j.name)}, type: ${jsString(type.name)}, row: self, args: { ${values} } });`,
       );
     }
   }

@@ -7,11 +7,11 @@
 //
 // `set self.f = e` (or `set f = e`) becomes `update self set f = e`, `call f(a)` the call
 // `f(a)`, and any other action must be a write statement (`update T{ … }.f = e`, `insert`,
-// `delete`, `link`). `emit "name"(a, b)` keeps the event's name and argument expressions;
-// `enqueue` keeps only its text.
+// `delete`, `link`). `emit "name"(a, b)` keeps the event's name and argument expressions,
+// `enqueue "name" with { k: e }` the job's name and its fields.
 
 import type { IToken } from "./chevrotain.js";
-import type { EmitAction, Expr, Stmt, TypeDecl, UpdateStmt } from "../ast.js";
+import type { EmitAction, EnqueueAction, Expr, Stmt, TypeDecl, UpdateStmt } from "../ast.js";
 import type { ParseContext } from "./parse-context.js";
 import type { WoParser } from "./parser.js";
 import { triggerTokens } from "./raw-forms.js";
@@ -46,8 +46,13 @@ export function readTriggerParts(parser: WoParser, ctx: ParseContext, decl: Type
           if (emit) action.emit = emit;
           return;
         }
+        case "enqueue": {
+          const enqueue = enqueueAction(parser, ctx, tokens);
+          if (enqueue) action.enqueue = enqueue;
+          return;
+        }
         default:
-          return; // enqueue: kept as text (check/triggers.ts warns)
+          return;
       }
     });
     triggerTokens.delete(m);
@@ -98,6 +103,35 @@ function emitAction(parser: WoParser, ctx: ParseContext, tokens: IToken[]): Emit
     rest.length === 0 ? [] : readWith(parser, ctx, rest, "the event's arguments: (a, b)", () => parser.argList());
   if (!args) return undefined;
   return { name: name.literal.value, nameSpan: name.span, args };
+}
+
+/** `enqueue "name"` or `enqueue "name" with { k: e, … }`: the name is a string literal. */
+function enqueueAction(parser: WoParser, ctx: ParseContext, tokens: IToken[]): EnqueueAction | undefined {
+  const expected = `a job name after 'enqueue', in quotes: enqueue "name" with { field: value }`;
+  const nameToken = tokens[1];
+  const name = nameToken && readWith(parser, ctx, [nameToken], expected, () => parser.expr());
+  if (!nameToken || !name) {
+    if (!nameToken) report(ctx, nameToken, expected);
+    return undefined;
+  }
+  if (name.kind !== "LiteralExpr" || typeof name.literal.value !== "string") {
+    report(ctx, nameToken, expected);
+    return undefined;
+  }
+  const rest = tokens.slice(2);
+  if (rest.length === 0) return { name: name.literal.value, nameSpan: name.span, fields: [] };
+  const withExpected = "'with { field: value, … }' after the job's name";
+  if (rest[0]!.image !== "with" || rest.length === 1) {
+    report(ctx, rest[0], withExpected);
+    return undefined;
+  }
+  const fields = readWith(parser, ctx, rest.slice(1), withExpected, () => parser.expr());
+  if (!fields) return undefined;
+  if (fields.kind !== "ObjectExpr") {
+    report(ctx, rest[1], withExpected);
+    return undefined;
+  }
+  return { name: name.literal.value, nameSpan: name.span, fields: fields.entries };
 }
 
 /** `f` or `self.f`: the field a `set` names; undefined for anything else. */

@@ -74,6 +74,7 @@ export function enforceFieldChecks(store: Store, catalog: Catalog): Store {
     get: (table, id, lock) => tx.get(table, id, lock),
     appendAudit: (record) => tx.appendAudit(record),
     appendEvent: (event) => tx.appendEvent(event),
+    appendJob: (job) => tx.appendJob(job),
     list: (table, query) => tx.list(table, query),
     count: (table, query) => tx.count(table, query),
     insert: (table, values) => {

@@ -203,6 +203,15 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
     defineTriggers: triggered.define,
     hasTriggers: triggered.fires,
     emitEvent: (tx, event) => emitEvent(tx, event, rt.now()),
+    enqueueJob: (tx, job) =>
+      tx.appendJob({
+        name: job.name,
+        // As JSON: what the fn or a worker receives is what the outbox keeps.
+        args: JSON.parse(JSON.stringify(job.args)) as Record<string, unknown>,
+        type: job.type,
+        rowId: job.row.id as number,
+        at: rt.now(),
+      }),
     asSession,
   };
   return rt;

@@ -16,6 +16,7 @@ export function withWrites(inner: StoreTx, writes: TxWrites): StoreTx {
     referrers: (table, id) => inner.referrers(table, id),
     appendAudit: (record) => inner.appendAudit(record),
     appendEvent: (event) => inner.appendEvent(event),
+    appendJob: (job) => inner.appendJob(job),
     insert: writes.insert,
     update: writes.update,
     delete: writes.delete,

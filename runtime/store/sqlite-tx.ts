@@ -9,12 +9,15 @@ import type { ChangeLog } from "./change-log.js";
 import { appendAuditSql, auditPage, auditValues, readAuditSql, type AuditSweep } from "./audit-trail.js";
 import type { Connection } from "./connection.js";
 import { caseFold } from "./connection.js";
+import { appendJobSql } from "./job-outbox.js";
 import { quoteId } from "./ddl.js";
 import { EACH, refPathLabel, type RefStep } from "../../model/ref-paths.js";
 import {
   eventLogTable,
+  jobsTable,
   StoreConstraintError,
   type AppEvent,
+  type NewJob,
   type AuditEntry,
   type AuditQuery,
   type AuditRecord,
@@ -89,6 +92,15 @@ export class SqliteTx implements StoreTx {
     if (!this.log?.logs(eventLogTable)) throw new Error("this store keeps no application events");
     // An entry of the change log like a row change: durable with the write, resumable by seq.
     this.record(eventLogTable, "create", event.rowId, event as unknown as Row);
+  }
+
+  async appendJob(job: NewJob): Promise<void> {
+    if (!this.isWritable) throw new Error("read() transactions cannot write; use write()");
+    if (!this.isOpen) throw new Error("this transaction has already ended");
+    const { text, values } = appendJobSql(sqlitePlaceholder, job);
+    const { id } = this.conn.statement("jobs:append", () => text).get(...values) as { id: number };
+    // In the commit's changes, so a job runner hears of it after the commit (runtime/jobs/).
+    this.record(jobsTable, "create", id, { id, name: job.name });
   }
 
   /** A page of the audit trail, as this snapshot sees it (audit-trail.ts). */

@@ -16,6 +16,7 @@ import { dirname, resolve } from "node:path";
 import { loggedTables, type Catalog } from "../../model/app.js";
 import { ChangeLog, defaultRetention, type ChangeLogOptions } from "./change-log.js";
 import { AuditSweep, createAuditSql, defaultAuditRetention } from "./audit-trail.js";
+import { createJobsSql, jobQueue } from "./job-outbox.js";
 import { openConnection, openSqliteFile, type Connection } from "./connection.js";
 import { acquireDataLock, type DataLock } from "./lock.js";
 import { migrate, planSqliteMigration } from "./migrate.js";
@@ -31,6 +32,7 @@ import {
   type AuditQuery,
   type ChangeLogRead,
   type CommitListener,
+  type JobQueue,
   type MigrationPlan,
   type MigrationReport,
   type NamedTokenDirectory,
@@ -90,6 +92,7 @@ export async function openSqliteStore(
     const changeLog =
       options.changeLog && options.changeLog.tables.length > 0 ? new ChangeLog(writer, options.changeLog) : undefined;
     for (const sql of createAuditSql("sqlite")) writer.db.exec(sql);
+    for (const sql of createJobsSql("sqlite")) writer.db.exec(sql);
     const auditSweep = new AuditSweep(options.catalog.config.auditRetention ?? defaultAuditRetention);
     const store = new SqliteStore(
       file,
@@ -188,6 +191,19 @@ export class SqliteStore implements Store {
     },
     write: (fn) => this.write(async () => fn(this.writer.db)),
   });
+
+  /** The job outbox: every statement on the writer, in a write of its own (the queue's). */
+  readonly jobs: JobQueue = jobQueue(
+    "sqlite",
+    () => "?",
+    async (text, values) => {
+      const statement = this.writer.statement(`jobs:${text}`, () => text);
+      if (statement.reader) return statement.all(...values) as Record<string, unknown>[];
+      statement.run(...values);
+      return [];
+    },
+    (fn) => this.write(() => fn()),
+  );
 
   constructor(
     readonly file: string,

@@ -26,10 +26,10 @@ function wo(...args: string[]) {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** An app whose only diagnostics are warnings: a trigger that only emits (WO2102, WO2115). */
+/** An app whose only diagnostics are warnings: a fn in a plain type, which does not run (WO2103). */
 function warnedApp(): string {
   const dir = writeApp({
-    "app.wo": 'type Note {\n  text: Text\n  on delete do enqueue "gone" with { id: self.id }\n}\n',
+    "app.wo": "type Note {\n  text: Text\n  fn go() -> Int {\n    return 1\n  }\n}\n",
   });
   dirs.push(dir);
   return dir;
@@ -43,12 +43,12 @@ describe("wo check", () => {
     expect(r.stdout).toBe("samples/pricing: 2 types, 3 services, 3 methods, 9 tools — ok\n");
   });
 
-  it("an app with an inert trigger: exit 0, warnings on stderr, counted in the summary", () => {
+  it("an app with an inert fn: exit 0, warnings on stderr, counted in the summary", () => {
     const dir = warnedApp();
     const r = wo("check", dir);
     expect(r.status).toBe(0);
-    expect(r.stderr).toMatch(/app\.wo:3:3: warning WO2102: /m);
-    expect(r.stdout).toMatch(/: 1 type, 0 services, 0 methods, 0 tools — ok \(2 warnings\)\n$/);
+    expect(r.stderr).toMatch(/app\.wo:3:6: warning WO2103: /m);
+    expect(r.stdout).toMatch(/: 1 type, 0 services, 0 methods, 0 tools — ok \(1 warning\)\n$/);
   });
 
   it("a broken file: exit 1, path:line:col and a caret on stderr", () => {
@@ -115,7 +115,7 @@ describe("wo check --format json", () => {
     const list = JSON.parse(warned.stdout);
     expect(list.length).toBeGreaterThan(0);
     expect(list.every((d: { severity: string }) => d.severity === "warning")).toBe(true);
-    expect(list[0]).toMatchObject({ line: 3, column: 3, code: "WO2102" });
+    expect(list[0]).toMatchObject({ line: 3, column: 6, code: "WO2103" });
     expect(wo("check", "samples/pricing", "--format", "json").stdout).toBe("[]\n");
   });
 

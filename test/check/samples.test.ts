@@ -9,8 +9,8 @@ import { checkApp } from "../../compiler/index.js";
 const root = join(import.meta.dirname, "..", "..");
 const samples = ["hello", "blog", "pricing"];
 
-/** Only these warnings are expected in samples: inert triggers, there to show the language. */
-const allowedWarnings = new Set(["WO2102"]);
+/** Only these warnings are expected in samples: none. */
+const allowedWarnings = new Set<string>();
 
 describe("samples", () => {
   it.each(samples)("%s checks clean and matches its golden catalog", async (name) => {

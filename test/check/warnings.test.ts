@@ -27,16 +27,6 @@ const cases: [string, string, string][] = [
     "method in no expose list",
     'class A {\n  x: Int\n  fn ┆m() -> Int {\n    return 1\n  }\n  service rest "/api/a" expose list\n}\n',
   ],
-  [
-    "WO2102",
-    "trigger that only enqueues",
-    'type A {\n  x: Int\n  ┆on delete do enqueue "gone" with { id: self.id }\n}\n',
-  ],
-  [
-    "WO2115",
-    "enqueue beside an action that runs",
-    'fn f(a: A) { }\ntype A {\n  x: Int\n  on create\n    do call f(self)\n    do ┆enqueue "mail" with { id: self.id }\n}\n',
-  ],
 ];
 
 describe("warnings for inert constructs", () => {

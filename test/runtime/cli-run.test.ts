@@ -18,14 +18,11 @@ beforeAll(() => {
   const init = spawnSync(woNode, ["bin/wo.js", "init", app], { cwd: repoRoot, encoding: "utf8" });
   expect(init.status, init.stderr).toBe(0);
   // Something the check warns about, to see the warning on every start.
-  writeFileSync(
-    join(app, "note.wo"),
-    'type Note {\n  text: Text\n  on delete do enqueue "gone" with { id: self.id }\n}\n',
-  );
+  writeFileSync(join(app, "note.wo"), "type Note {\n  text: Text\n  fn go() -> Int {\n    return 1\n  }\n}\n");
 });
 afterAll(() => removeApp(app));
 
-const warning = /note\.wo:3:3: warning WO2102: Trigger 'on delete' is not executed: /;
+const warning = /note\.wo:3:6: warning WO2103: 'fn go' in plain type 'Note' is not executed/;
 
 async function serve(...flags: string[]): Promise<WoProcess> {
   return startWo([app, "--listen", "127.0.0.1:0", ...flags]);

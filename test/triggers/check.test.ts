@@ -21,6 +21,25 @@ const errors: [string, string, string][] = [
   ["WO2032", "the id of a row not stored yet", post('on create when ┆self.id > 3 do set self.title = "x"')],
   ["WO1003", "a set that names no field", post("on update do set ┆now() = 1")],
   ["WO2060", "an event name that is no SSE event name", post('on create do emit ┆"1 bad"(self)')],
+  ["WO2065", "a job name with a space", post('on create do enqueue ┆"send mail" with { id: self.id }')],
+  ["WO2065", "a job field given twice", post('on update do enqueue ┆"mail" with { a: 1, a: 2 }')],
+  [
+    "WO2066",
+    "a job's fields that are not its fn's parameters",
+    `fn send_mail(to: Text) { }\n${post('on update do enqueue ┆"send-mail" with { too: self.title }')}`,
+  ],
+  [
+    "WO5006",
+    "a job field of the wrong type for its fn",
+    `fn send_mail(to: Text) { }\n${post('on update do enqueue "send-mail" with { to: ┆42 }')}`,
+  ],
+  ["WO5003", "an unknown field in a job's field", post('on update do enqueue "mail" with { to: self.┆titel }')],
+  [
+    "WO3003",
+    "a type's path under the jobs' worker API",
+    'type A {\n  x: Int\n  service rest ┆"/api/_jobs/a" expose list\n}\n',
+  ],
+  ["WO1003", "enqueue without with", post('on update do enqueue "mail" ┆{ a: 1 }')],
 ];
 
 describe("trigger checks", () => {
@@ -44,5 +63,18 @@ describe("trigger checks", () => {
     const result = await checkApp(dir);
     expect(result.diagnostics).toEqual([]);
     expect(result.catalog!.types.find((t) => t.name === "Post")!.triggers).toHaveLength(1);
+  });
+
+  it("an enqueue runs, with or without a fn of its name: no warning", async () => {
+    const dir = writeApp({
+      "app.wo": `fn send_mail(to: Text, post_id: Int) { }\n${post('on update do enqueue "send-mail" with { post_id: self.id, to: self.title }\n  on delete do enqueue "gone" with { id: self.id }')}`,
+    });
+    const result = await checkApp(dir);
+    expect(result.diagnostics).toEqual([]);
+    const triggers = result.catalog!.types.find((t) => t.name === "Post")!.triggers!;
+    expect(triggers.map((t) => t.enqueues)).toEqual([
+      [{ name: "send-mail", fields: ["post_id", "to"] }],
+      [{ name: "gone", fields: ["id"] }],
+    ]);
   });
 });

@@ -37,6 +37,7 @@ import { createChangeLogSql } from "./change-log.js";
 import { pgCreateNamedTokenTableSql } from "./named-tokens.js";
 import { pgCreateRateBucketTableSql } from "./rate-buckets.js";
 import { createAuditSql } from "../audit-trail.js";
+import { createJobsSql } from "../job-outbox.js";
 import {
   pgColumnDefinition,
   pgCreateIndexSql,
@@ -73,6 +74,7 @@ export async function migratePostgres(
     await client.query(pgCreateNamedTokenTableSql);
     await client.query(pgCreateRateBucketTableSql);
     for (const sql of createAuditSql("postgres")) await client.query(sql);
+    for (const sql of createJobsSql("postgres")) await client.query(sql);
     await client.query(
       `CREATE TABLE IF NOT EXISTS ${quoteId(mcpSessionTable)} ("id" TEXT PRIMARY KEY, "protocol_version" TEXT NOT NULL, "created_at" TIMESTAMPTZ NOT NULL DEFAULT now(), "last_used" TIMESTAMPTZ NOT NULL DEFAULT now())`,
     );

@@ -32,6 +32,7 @@
 
 import pg from "pg";
 import { redactUrl } from "./redact-url.js";
+import { jobQueue } from "../job-outbox.js";
 import { loggedTables, type Catalog } from "../../../model/app.js";
 import { deriveShape } from "../../../model/storage-shape.js";
 import {
@@ -40,6 +41,7 @@ import {
   eventLogTable,
   StoreUnavailableError,
   type AuditEntry,
+  type JobQueue,
   type AuditQuery,
   type ChangeLogRead,
   type CommitListener,
@@ -513,6 +515,15 @@ export class PostgresStore implements Store {
   readonly namedTokens: NamedTokenDirectory = pgNamedTokens((text, values) => this.query(text, values));
   /** Rate-limit buckets in the database: a caller's limit holds across every instance. */
   readonly rateBuckets: RateBucketDirectory = pgRateBuckets((text, values) => this.query(text, values));
+  /** The job outbox in the database: every instance claims from it, each job once per attempt. */
+  readonly jobs: JobQueue = jobQueue(
+    "postgres",
+    (n) => `$${n}`,
+    async (text, values) => {
+      const r = await this.query(text, values);
+      return r.rows as Record<string, unknown>[];
+    },
+  );
 
   /** A connection from the pool; a server that cannot be reached is StoreUnavailableError. */
   private async connect(): Promise<pg.PoolClient> {

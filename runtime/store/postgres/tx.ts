@@ -12,8 +12,10 @@ import { EACH, refPathLabel, type RefStep } from "../../../model/ref-paths.js";
 import type { IndexShape } from "../../../model/storage-shape.js";
 import {
   eventLogTable,
+  jobsTable,
   StoreConstraintError,
   type AppEvent,
+  type NewJob,
   type AuditEntry,
   type AuditQuery,
   type AuditRecord,
@@ -28,6 +30,7 @@ import {
 import { compileCondition, postgresDialect, queryCondition, searchShapeOf } from "../conditions.js";
 import { idColumn, queryColumn } from "../query-columns.js";
 import { quoteId } from "../ddl.js";
+import { appendJobSql } from "../job-outbox.js";
 import type { TableInfo, TableRegistry } from "../tables.js";
 import type { PgChangeLog } from "./change-log.js";
 import { appendAuditSql, auditPage, auditValues, readAuditSql, type AuditSweep } from "../audit-trail.js";
@@ -211,6 +214,15 @@ export class PostgresTx implements StoreTx {
     if (!this.ctx.log?.logs(eventLogTable)) throw new Error("this store keeps no application events");
     // An entry of the change log like a row change: durable with the write, resumable by seq.
     await this.record(eventLogTable, "create", event.rowId, event as unknown as Row);
+  }
+
+  async appendJob(job: NewJob): Promise<void> {
+    if (!this.isWritable) throw new Error("read() transactions cannot write; use write()");
+    if (!this.isOpen) throw new Error("this transaction has already ended");
+    const r = await this.client.query<{ id: string }>(appendJobSql(pgPlaceholder, job));
+    const id = Number(r.rows[0]!.id);
+    // In the commit's changes, so this instance's job runner hears of it after the commit.
+    this.changes.push({ table: jobsTable, op: "create", id, row: { id, name: job.name } });
   }
 
   /** The audit entries of this transaction, in order, as bound values (auditValues). */

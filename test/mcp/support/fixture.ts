@@ -261,6 +261,9 @@ export class NoteStore implements Store {
       async appendEvent() {
         throw new Error("this in-memory store keeps no application events");
       },
+      async appendJob() {
+        throw new Error("this in-memory store keeps no jobs");
+      },
     };
   }
   /** The audit trail, in memory (the real stores keep it in `_wo_audit`). */

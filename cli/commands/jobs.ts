@@ -1,0 +1,96 @@
+// `wo jobs [dir] [--status S] [--name N] [--json] [--db PATH]`: prints the app's job outbox
+// (spec/operations.md, "Jobs"), newest first: each job's name, status, attempts, when it runs
+// next and its last error. It reads the database read-only (runtime/store/jobs-reader.ts), so it
+// works while `wo run` serves; wo.toml's [database] says where the data is, as for `wo run`.
+
+import { readFileSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { readConfig } from "../../compiler/check/config.js";
+import { DiagnosticBag } from "../../compiler/diagnostics/diagnostic.js";
+import { formatWithSources } from "../../compiler/diagnostics/format.js";
+import { jobStatuses, StoreOpenError, type Job, type JobStatus } from "../../model/store.js";
+import { openJobsReader } from "../../runtime/store/jobs-reader.js";
+import type { ParsedArgs } from "./args.js";
+
+/** The newest jobs shown. */
+const shown = 1000;
+
+export async function runJobsCommand(args: ParsedArgs): Promise<number> {
+  const dir = resolve(args.first ?? ".");
+  const status = args.value("--status");
+  if (status !== undefined && !jobStatuses.includes(status as JobStatus))
+    return fail(`--status takes ${jobStatuses.join(", ")}, not '${status}'.`);
+  const name = args.value("--name");
+
+  const bag = new DiagnosticBag();
+  const file = join(dir, "wo.toml");
+  let text: string | undefined;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    text = undefined;
+  }
+  const { config } = readConfig(text, file, basename(dir), bag);
+  const errors = bag.sorted().filter((d) => d.severity === "error");
+  if (errors.length > 0) {
+    const sources = new Map(text === undefined ? [] : [[file, text]]);
+    for (const d of errors) process.stderr.write(`${formatWithSources(d, sources)}\n`);
+    return fail("wo.toml has errors; fix them and run again.");
+  }
+
+  let reader;
+  try {
+    const db = args.value("--db");
+    reader = await openJobsReader({ appDir: dir, config, ...(db !== undefined ? { db } : {}) });
+  } catch (err) {
+    if (err instanceof StoreOpenError) return fail(err.message);
+    throw err;
+  }
+  let jobs: Job[];
+  try {
+    jobs = await reader.list({
+      limit: shown,
+      ...(status !== undefined ? { status: status as JobStatus } : {}),
+      ...(name !== undefined ? { name } : {}),
+    });
+  } finally {
+    await reader.close();
+  }
+  process.stdout.write(args.has("--json") ? `${JSON.stringify(jobs, null, 2)}\n` : jobsTable(jobs));
+  return 0;
+}
+
+const headings = ["ID", "NAME", "STATUS", "ATTEMPTS", "RUN AT", "FROM", "LAST ERROR"];
+
+/** One line per job under a heading, each column as wide as its widest cell. */
+export function jobsTable(jobs: readonly Job[]): string {
+  if (jobs.length === 0) return "No jobs.\n";
+  const rows = jobs.map((j) =>
+    [
+      String(j.id),
+      j.name,
+      j.status,
+      String(j.attempts),
+      j.status === "pending" ? j.runAt : j.status === "running" ? `until ${j.claimedUntil ?? "-"}` : "-",
+      `${j.type} ${j.rowId}`,
+      j.lastError ?? "-",
+    ].map(printable),
+  );
+  const widths = headings.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd();
+  return `${[headings, ...rows].map(line).join("\n")}\n`;
+}
+
+/** An error is an abort's message, written by the app or a worker: one line, no control character. */
+function printable(cell: string): string {
+  return cell.replace(/[\u0000-\u001f\u007f-\u009f]/g, "\ufffd");
+}
+
+function fail(message: string): number {
+  process.stderr.write(`wo jobs: ${message}\n`);
+  return 1;
+}
