@@ -2,8 +2,8 @@
 // resolved write() on stdout; we SIGKILL it mid-stream, reopen, and find every acknowledged
 // row. (The end-to-end version through `wo run` belongs to the REST tests.)
 //
-// The child needs the store as JavaScript: the store's own sources, and the two runtime/
-// modules they import, are transpiled (no type check) into a folder under node_modules/.cache,
+// The child needs the store as JavaScript: the store's own sources (with its dialect folders),
+// and the model they import, are transpiled (no type check) into a folder under node_modules/.cache,
 // where `better-sqlite3` still resolves.
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -20,7 +20,9 @@ let tmp: ReturnType<typeof tempDir>;
 beforeAll(() => {
   tmp = tempDir();
   const sources = [
-    ...["runtime/store", "model"].flatMap((dir) => readdirSync(join(root, dir)).map((f) => join(dir, f))),
+    ...["runtime/store", "model"].flatMap((dir) =>
+      readdirSync(join(root, dir), { recursive: true, encoding: "utf8" }).map((f) => join(dir, f)),
+    ),
   ];
   for (const rel of sources.filter((f) => f.endsWith(".ts"))) {
     const js = ts.transpileModule(readFileSync(join(root, rel), "utf8"), {
