@@ -54,6 +54,8 @@ export interface Binding {
    * policies decide (runtime/operations/policy.ts). Everything else stays 401 (spec/security.md).
    */
   admitsAnonymous(path: string, mcp: boolean): boolean;
+  /** Before serving: fill `@materialized` columns, refuse rows that break a boolean `@check` (runtime/operations/row-exprs.ts). */
+  settle(): Promise<void>;
 }
 
 export function bindBuild(build: LoadedBuild, deps: BindingDeps): Binding {
@@ -143,6 +145,7 @@ export function bindBuild(build: LoadedBuild, deps: BindingDeps): Binding {
     build,
     operations,
     routes,
+    settle: rt.settleRowExprs,
     admitsAnonymous: anonymousRoutes(build),
     mcpBuild: {
       catalog: build.catalog,

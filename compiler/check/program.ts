@@ -35,6 +35,7 @@ import { buildPolicies } from "./policies.js";
 import { skipUnexecutedMethods, warnTopLevel, warnTypeMembers } from "./unexecuted.js";
 import { renamedFrom } from "./renamed-from.js";
 import { buildTriggers, checkTriggerBodies } from "./triggers.js";
+import { checkRowExprs } from "./row-exprs.js";
 
 export interface ProgramCheck {
   catalog: Catalog;
@@ -108,6 +109,8 @@ export function checkProgram(files: SourceFileAst[], config: ConfigResult, bag: 
   checkStartupHooks(files, catalog, skipped, ctx);
   checkMain(files, catalog, skipped, ctx);
   checkTests(files, catalog, skipped);
+  // Before the bodies: a method may read a computed field once it is known to be evaluated.
+  checkRowExprs(ctx.types.values(), catalog, bag, skipped);
   checkMethodBodies(catalog, bag, skipped);
   checkTriggerBodies(catalog, bag, skipped);
   // ─────────────────────────────────────────────────────────────────────────────────────────

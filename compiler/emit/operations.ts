@@ -25,6 +25,7 @@ import { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { jsString } from "./js-literal.js";
 import { typesByName } from "../../model/type-index.js";
 import { emitTriggers } from "./triggers.js";
+import { emitRowExprs } from "./row-exprs.js";
 import { triggerMethod } from "../check/triggers.js";
 
 interface Handler {
@@ -75,6 +76,9 @@ export function emitOperations(
     // Triggers: registered with the runtime, which runs them in every write (emit/triggers.ts).
     const triggers = emitTriggers(catalog);
     if (triggers) w.writeLine(triggers);
+    // Checks and computed fields: registered with the runtime, which runs them on writes and reads (emit/row-exprs.ts).
+    const rowExprs = emitRowExprs(catalog);
+    if (rowExprs) w.writeLine(rowExprs);
     const hasMembers =
       handlers.length > 0 ||
       catalog.startup !== undefined ||
