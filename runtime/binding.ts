@@ -8,7 +8,7 @@
 import { Hono, type Context } from "hono";
 import type { WoConfig } from "../model/app.js";
 import type { Operation } from "../model/build-contract.js";
-import type { Store } from "../model/store.js";
+import type { RowChange, Store } from "../model/store.js";
 import { createExplorerRoutes } from "./explorer/routes.js";
 import { addCorsHeaders } from "./http-guard.js";
 import type { LoadedBuild } from "./load-build.js";
@@ -56,6 +56,8 @@ export interface Binding {
   admitsAnonymous(path: string, mcp: boolean): boolean;
   /** Before serving: fill `@materialized` columns, refuse rows that break a boolean `@check` (runtime/operations/row-exprs.ts). */
   settle(): Promise<void>;
+  /** A committed change as live streams send it: with its row's computed fields (row-exprs.ts `present`). */
+  presentChange(change: RowChange): RowChange;
 }
 
 export function bindBuild(build: LoadedBuild, deps: BindingDeps): Binding {
@@ -146,6 +148,7 @@ export function bindBuild(build: LoadedBuild, deps: BindingDeps): Binding {
     operations,
     routes,
     settle: rt.settleRowExprs,
+    presentChange: rt.presentChange,
     admitsAnonymous: anonymousRoutes(build),
     mcpBuild: {
       catalog: build.catalog,

@@ -18,7 +18,7 @@
 import { withWrites } from "./tx-wrapper.js";
 import type { RowExprDefinition } from "../../model/build-contract.js";
 import { OperationError } from "../../model/errors.js";
-import type { Row, Store, StoreTx } from "../../model/store.js";
+import type { Row, RowChange, Store, StoreTx } from "../../model/store.js";
 
 /** A boolean check that a row breaks: an "aborted" error, with the field's pointer. */
 export class RowCheckError extends OperationError {
@@ -55,7 +55,16 @@ export interface RowExprStore {
    * boolean check, so a build that adds one never serves over rows that break it.
    */
   settle(): Promise<void>;
+  /**
+   * A committed change as live streams send it: its row with the computed fields this runtime
+   * evaluated when it wrote the row (kept for the last `recentRows` rows written), when the
+   * stored fields are still the ones it wrote; otherwise the row as committed.
+   */
+  present(change: RowChange): RowChange;
 }
+
+/** How many written rows' computed values are kept for live events. */
+const recentRows = 4096;
 
 /** How many ids a refusal names. */
 const shownIds = 10;
@@ -173,6 +182,7 @@ export function withRowExprs(store: Store, typeOfTable: (table: string) => strin
           const { row, stored } = await evaluate(reads, table, { ...given, id: null });
           await holdToChecks(reads, table, row);
           made = (await withComputed(reads, table, await inner.insert(table, { ...given, ...stored })))!;
+          remember(table, made);
         }
         await recomputeParents(table, undefined, made);
         return made;
@@ -194,6 +204,7 @@ export function withRowExprs(store: Store, typeOfTable: (table: string) => strin
           // Nothing to write (a parent whose aggregate did not move): the row as it is.
           const raw = Object.keys(changed).length > 0 ? await inner.update(table, id, changed) : old;
           updated = await withComputed(reads, table, raw);
+          if (updated) remember(table, updated);
         }
         if (deps) await recomputeParents(table, old, updated);
         return updated;
@@ -207,6 +218,24 @@ export function withRowExprs(store: Store, typeOfTable: (table: string) => strin
       },
     });
     return tx;
+  };
+
+  const recent = new Map<string, Row>();
+  const remember = (table: string, row: Row) => {
+    if (!byTable.get(table)?.computed.some((e) => !e.isMaterialized)) return;
+    const key = `${table}:${String(row.id)}`;
+    recent.delete(key);
+    recent.set(key, row);
+    if (recent.size > recentRows) recent.delete(recent.keys().next().value!);
+  };
+  const present = (change: RowChange): RowChange => {
+    const t = byTable.get(change.table);
+    if (!t || change.row === null) return change;
+    const row = recent.get(`${change.table}:${change.id}`);
+    if (!row) return change;
+    // The same stored values: the computed ones are those of this write.
+    for (const [k, v] of Object.entries(change.row)) if (JSON.stringify(row[k]) !== JSON.stringify(v)) return change;
+    return { ...change, row };
   };
 
   const settle = async (): Promise<void> => {
@@ -245,6 +274,7 @@ export function withRowExprs(store: Store, typeOfTable: (table: string) => strin
 
   return {
     settle,
+    present,
     store: {
       ...store,
       read: (fn) => (byTable.size === 0 ? store.read(fn) : store.read((tx) => fn(readTx(tx)))),

@@ -32,6 +32,7 @@ import {
   StoreQueryError,
   StoreUnavailableError,
   type Row,
+  type RowChange,
   type Store,
   type StoreTx,
   type WriteOptions,
@@ -49,7 +50,11 @@ export interface OperationRuntimeDeps {
 }
 
 /** The runtime, and what the server does with its row expressions before serving (row-exprs.ts `settle`). */
-export type BoundRuntime = OperationRuntime & { settleRowExprs(): Promise<void> };
+export type BoundRuntime = OperationRuntime & {
+  settleRowExprs(): Promise<void>;
+  /** A committed change with its row's computed fields, for live streams (row-exprs.ts `present`). */
+  presentChange(change: RowChange): RowChange;
+};
 
 export function createOperationRuntime(deps: OperationRuntimeDeps): BoundRuntime {
   const { catalog, validators } = deps;
@@ -82,6 +87,7 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): BoundRuntime
 
   const rt: BoundRuntime = {
     settleRowExprs: rowExprs.settle,
+    presentChange: rowExprs.present,
     store,
     validators,
     validate<T = Row>(name: string, input: unknown): T {

@@ -145,6 +145,30 @@ describe("computed fields and checks on SQLite", () => {
     expect(JSON.stringify(refused.content)).toContain("Person.age must satisfy @check(value >= 0 and value <= 150)");
   });
 
+  it("a live stream's events carry the computed fields of the row written", async () => {
+    const controller = new AbortController();
+    const res = await fetch(`${wo.url}/api/people/live`, {
+      headers: { accept: "text/event-stream" },
+      signal: controller.signal,
+    });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    let text = "";
+    const waitFor = async (needle: string) => {
+      while (!text.includes(needle)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`stream ended before ${needle}: ${text}`);
+        text += new TextDecoder().decode(value);
+      }
+    };
+    await waitFor(": live");
+    const { body: p } = await post(wo.url, "/api/people", { first: "Live", last: "Wire", age: 30 });
+    await waitFor('"full_name":"Live Wire"');
+    await json(wo.url, "PATCH", `/api/people/${p.id}`, { last: "Stream" });
+    await waitFor('"full_name":"Live Stream"');
+    controller.abort();
+  });
+
   it("a build whose new @check breaks stored rows is refused, naming their ids", async () => {
     const app = writeApp("ages", {
       "app/a.wo": `class P {\n  n: Int\n  service rest "/api/p" expose list, create\n}\n`,

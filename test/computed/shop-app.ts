@@ -13,7 +13,7 @@ export const shopWo = `class Person {
   fn age_to(a: Int) {
     update self set age = a
   }
-  service rest "/api/people" expose list, get, create, update, delete, rename, age_to
+  service rest "/api/people" expose list, get, create, update, delete, rename, age_to, subscribe
 }
 
 class Booking {
