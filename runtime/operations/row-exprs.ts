@@ -128,7 +128,8 @@ export function withRowExprs(store: Store, typeOfTable: (table: string) => strin
 
   const holdToChecks = async (tx: StoreTx, table: string, row: Row): Promise<void> => {
     for (const e of byTable.get(table)?.checks ?? []) {
-      if ((await e.value(tx, row)) !== false) continue;
+      // An optional field left empty passes its check, as a comparison's does (model/field-check.ts).
+      if (isEmpty(row[e.field]) || (await e.value(tx, row)) !== false) continue;
       const type = typeOfTable(table);
       throw new RowCheckError(
         table,
@@ -254,7 +255,8 @@ export function withRowExprs(store: Store, typeOfTable: (table: string) => strin
             if (JSON.stringify(stored[k]) !== JSON.stringify(v)) changed[k] = v;
           if (Object.keys(changed).length > 0) await raw.update(table, id, changed);
           for (const e of t.checks)
-            if ((await e.value(reads, row)) === false) failing.set(e, [...(failing.get(e) ?? []), id]);
+            if (!isEmpty(row[e.field]) && (await e.value(reads, row)) === false)
+              failing.set(e, [...(failing.get(e) ?? []), id]);
         }
         for (const [e, ids] of failing) {
           const shown =
@@ -283,6 +285,10 @@ export function withRowExprs(store: Store, typeOfTable: (table: string) => strin
     },
     define,
   };
+}
+
+function isEmpty(value: unknown): boolean {
+  return value === null || value === undefined;
 }
 
 /** `values` without computed fields: a row read and written back holds them, and they are never given. */
