@@ -7,7 +7,7 @@ import { writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { mcpClient, post } from "../methods/wo-process.js";
 import { startPostgres, type PostgresServer } from "../support/postgres.js";
-import { removeApp, runToExit, startWo, writeApp, type WoProcess } from "../support/wo-process.js";
+import { removeApp, runToExit, runWoCommand, startWo, writeApp, type WoProcess } from "../support/wo-process.js";
 import { shopWo } from "./shop-app.js";
 
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 180_000 });
@@ -167,6 +167,35 @@ describe("computed fields and checks on SQLite", () => {
     await json(wo.url, "PATCH", `/api/people/${p.id}`, { last: "Stream" });
     await waitFor('"full_name":"Live Stream"');
     controller.abort();
+  });
+
+  it("wo test: a boolean check aborts an insert and an update; computed fields are read in the test body", async () => {
+    const app = writeApp("shoptest", {
+      "app/shop.wo": shopWo,
+      "tests/shop_test.wo": `test "checks and computed fields" {
+  let p = insert Person { first: "Ada", last: "L", age: 3 }
+  assert p.full_name == "Ada L"
+  expect_abort "Person.age must satisfy @check(value >= 0 and value <= 150)" {
+    update p set age = 151
+  }
+  expect_abort "Booking.end must satisfy @check(self.end > self.start)" {
+    insert Booking { start: 2, end: 1 }
+  }
+  let o = insert Order { name: "o" }
+  insert Line { order: o.id, amount: 4 }
+  insert Line { order: o.id, amount: 6 }
+  assert latest(Order{ id == o.id }).total == 10
+  assert latest(Order{ id == o.id }).n == 2
+}
+`,
+    });
+    try {
+      const res = await runWoCommand(["test", app]);
+      expect(res.stdout + res.stderr).toContain("1 passed, 0 failed");
+      expect(res.code).toBe(0);
+    } finally {
+      removeApp(app);
+    }
   });
 
   it("a build whose new @check breaks stored rows is refused, naming their ids", async () => {
