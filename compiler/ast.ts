@@ -70,6 +70,8 @@ export interface Annotation {
   argsText?: string;
   /** Parsed arguments for `@default(<literal>)`. */
   defaultValue?: Literal;
+  /** `@check(<boolean expression>)`: the expression, when it parses (compiler/syntax/row-exprs.ts). */
+  expr?: Expr;
   span: Span;
 }
 
@@ -173,10 +175,12 @@ export interface VariantDefault {
   span: Span;
 }
 
-/** Anything else: an expression the runtime does not evaluate yet. Kept as source text. */
+/** Anything else: a computed field's expression (spec/language.md, "Computed fields"). */
 export interface ComputedDefault {
   kind: "ComputedDefault";
   text: string;
+  /** The expression, when the method grammar reads it (compiler/syntax/row-exprs.ts); else kept as text only. */
+  expr?: Expr;
   span: Span;
 }
 

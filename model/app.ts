@@ -226,6 +226,27 @@ export interface CatalogType<Body = unknown> {
    * it has none. Compiled into operations.js; app.json keeps them without their bodies.
    */
   triggers?: CatalogTrigger<Body>[];
+  /**
+   * The boolean `@check`s and evaluated computed fields (spec/language.md, "Checks", "Computed
+   * fields"), in field order; absent when none. Compiled into operations.js; app.json keeps them
+   * without their bodies.
+   */
+  rowExprs?: CatalogRowExpr<Body>[];
+  source: SourceLocation;
+}
+
+/**
+ * A row expression, checked: `body` is what the method checker types as a body of the type
+ * (compiler/check/row-exprs.ts: a `let` per field the text names, then `return <expr>`).
+ */
+export interface CatalogRowExpr<Body = unknown> {
+  kind: "check" | "computed";
+  field: string;
+  /** The expression as written. */
+  text: string;
+  /** Computed only: the tables whose writes change the value (backlinked rows), for `@materialized`. */
+  dependsOn?: { table: string; column: string }[];
+  body: Body;
   source: SourceLocation;
 }
 
@@ -365,6 +386,8 @@ export interface CatalogField {
   check?: FieldCheck;
   /** `@search` (top-level stored text fields): in the type's full-text index (searchedFields). */
   isSearched?: true;
+  /** `@check(<boolean expression>)`, as written: enforced on every write (the type's `rowExprs`). */
+  checkExpr?: string;
   /** In the create input's `required` list (rule: spec/language.md, "Create required"). */
   isRequiredOnCreate: boolean;
   /** True only for the `id` field that the checker adds when the source declares none. */
@@ -408,8 +431,24 @@ export type FieldDefault =
   | { kind: "literal"; value: LiteralValue }
   /** `now` / `now()`: ISO-8601 UTC with milliseconds at creation. */
   | { kind: "now" }
-  /** Any other expression: kept as text, never evaluated yet, makes the field read-only. */
-  | { kind: "computed"; text: string };
+  /**
+   * Any other expression: a computed field, never writable (spec/language.md, "Computed
+   * fields"). `isEvaluated`: the expression type-checked and is compiled into operations.js
+   * (the type's `rowExprs`), so every read path holds it; otherwise it is kept as text only and
+   * the field stays absent from rows. `isMaterialized`: `@materialized`, stored in a column and
+   * maintained in the write transaction (then the field `isStored`, so it filters and sorts).
+   */
+  | { kind: "computed"; text: string; isEvaluated?: true; isMaterialized?: true };
+
+/** A computed field whose value rows hold: evaluated on read, or materialized in its column. */
+export function isEvaluatedComputed(f: CatalogField): boolean {
+  return f.default?.kind === "computed" && f.default.isEvaluated === true;
+}
+
+/** A field a row read holds: a stored one, or a computed one that is evaluated. */
+export function isInRow(f: CatalogField): boolean {
+  return f.isStored || isEvaluatedComputed(f);
+}
 
 export interface CatalogService {
   kind: "rest" | "mcp" | "graphql" | "native";

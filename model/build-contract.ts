@@ -36,8 +36,9 @@ import type { RowCondition } from "./policy.js";
  * marks the .js files as ES modules (Node 20 before 20.19 loaded them as CommonJS). 7: triggers,
  * registered with `rt.defineTriggers` (a build without them would skip the program's triggers).
  * 8: `do enqueue` calls `rt.enqueueJob`, and `(job) name` members run the jobs.
+ * 9: boolean `@check`s and computed fields, registered with `rt.defineRowExprs`.
  */
-export const buildFormat = 8;
+export const buildFormat = 9;
 
 /** build-info.json. */
 export interface BuildInfo {
@@ -272,6 +273,13 @@ export interface OperationRuntime {
    */
   defineTriggers(triggers: readonly TriggerDefinition[]): void;
   /**
+   * The program's boolean `@check`s and computed fields (spec/language.md, "Checks", "Computed
+   * fields"), once, from createOperations: from then on every write of `store` holds its rows
+   * to the checks and keeps `@materialized` columns, and every read gives the computed fields
+   * (runtime/operations/row-exprs.ts).
+   */
+  defineRowExprs(exprs: readonly RowExprDefinition[]): void;
+  /**
    * Whether a write of `table` runs triggers. A CRUD write of such a table is not run
    * `concurrent`ly (model/store.ts WriteOptions): its triggers may read and write other rows.
    */
@@ -309,6 +317,24 @@ export interface TriggerDefinition {
   before(tx: StoreTx, budget: RunBudgetCounter, old: Row | null, row: Row): Promise<Row | undefined>;
   /** Its other actions (calls and writes), once the row is stored (on delete: before it is removed). */
   actions?(tx: StoreTx, budget: RunBudgetCounter, old: Row | null, row: Row): Promise<void>;
+}
+
+/**
+ * A compiled row expression (compiler/emit/row-exprs.ts): `value` evaluates it on `row` (every
+ * stored field, and the computed fields declared before it) in `tx`. A check's value is false
+ * when the row breaks it.
+ */
+export interface RowExprDefinition {
+  table: string;
+  field: string;
+  kind: "check" | "computed";
+  /** The expression as written, for messages. */
+  text: string;
+  /** Computed: kept in its column, maintained on writes. */
+  isMaterialized?: true;
+  /** Materialized: the backlinked tables (and their ref column to this row) whose writes change it. */
+  dependsOn?: { table: string; column: string }[];
+  value(tx: StoreTx, row: Row): Promise<unknown>;
 }
 
 /**

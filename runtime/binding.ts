@@ -8,7 +8,7 @@
 import { Hono, type Context } from "hono";
 import { enqueuedJobs, type WoConfig } from "../model/app.js";
 import type { Operation } from "../model/build-contract.js";
-import type { Store } from "../model/store.js";
+import type { RowChange, Store } from "../model/store.js";
 import { createExplorerRoutes } from "./explorer/routes.js";
 import { addCorsHeaders } from "./http-guard.js";
 import type { LoadedBuild } from "./load-build.js";
@@ -56,6 +56,10 @@ export interface Binding {
    * policies decide (runtime/operations/policy.ts). Everything else stays 401 (spec/security.md).
    */
   admitsAnonymous(path: string, mcp: boolean): boolean;
+  /** Before serving: fill `@materialized` columns, refuse rows that break a boolean `@check` (runtime/operations/row-exprs.ts). */
+  settle(): Promise<void>;
+  /** A committed change as live streams send it: with its row's computed fields (row-exprs.ts `present`). */
+  presentChange(change: RowChange): RowChange;
 }
 
 export function bindBuild(build: LoadedBuild, deps: BindingDeps): Binding {
@@ -169,6 +173,8 @@ export function bindBuild(build: LoadedBuild, deps: BindingDeps): Binding {
     build,
     operations,
     routes,
+    settle: rt.settleRowExprs,
+    presentChange: rt.presentChange,
     admitsAnonymous: anonymousRoutes(build),
     mcpBuild: {
       catalog: build.catalog,

@@ -14,6 +14,7 @@
 
 import type { RateKind, WoConfig } from "../model/app.js";
 import { MigrationRefusedError, type MigrationReport, type Store } from "../model/store.js";
+import { OperationError } from "../model/errors.js";
 import { bindBuild, type Binding } from "./binding.js";
 import { buildChanges, type BuildChanges } from "./build-changes.js";
 import { allowedOriginsOf, createHttpGuard, type HttpGuard } from "./http-guard.js";
@@ -112,7 +113,18 @@ export async function createRuntimeInstance(options: InstanceOptions): Promise<R
   });
   // One budget for every long-lived stream of the process: REST live, MCP GET and listen streams.
   const streams = new StreamBudget({ ...defaultStreamLimits, ...config.streamLimits });
-  const live = createLiveStreams(store, log, { budget: streams });
+  // Live streams hear each commit with the computed fields the serving build wrote (row-exprs.ts).
+  // (The store is a class instance: its methods are bound, not spread.)
+  const presenting: Store = Object.assign(Object.create(null) as Store, {
+    read: store.read.bind(store),
+    write: store.write.bind(store),
+    changesAfter: store.changesAfter.bind(store),
+    readAudit: store.readAudit.bind(store),
+    close: store.close.bind(store),
+    onCommit: (listener: Parameters<Store["onCommit"]>[0]) =>
+      store.onCommit((changes) => listener(changes.map((c) => binding.presentChange(c)))),
+  });
+  const live = createLiveStreams(presenting, log, { budget: streams });
   // One Host/Origin policy for every route but /healthz, /mcp and /_wo/ included (spec/security.md).
   const guard = createHttpGuard({
     allowedOrigins: allowedOriginsOf(config),
@@ -184,6 +196,13 @@ export async function createRuntimeInstance(options: InstanceOptions): Promise<R
       report = await store.migrate(build.catalog, { allowDestructive: options.allowDestructiveMigration ?? false });
     } catch (err) {
       if (err instanceof MigrationRefusedError) return { swapped: false, reason: err.message };
+      throw err;
+    }
+    // Stored rows that break a new boolean @check keep the old build serving (row-exprs.ts `settle`).
+    try {
+      await next.settle();
+    } catch (err) {
+      if (err instanceof OperationError) return { swapped: false, reason: err.message };
       throw err;
     }
     const notified = mcp.setBuild(next.mcpBuild);

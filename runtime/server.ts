@@ -208,6 +208,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     await store.close();
     throw err;
   }
+  // Row expressions over the stored rows: materialized columns filled, checks held (row-exprs.ts).
+  try {
+    await instance.binding.settle();
+  } catch (err) {
+    instance.close();
+    await store.close();
+    throw new ServerStartError((err as Error).message);
+  }
   // `on startup` hooks run once, in one transaction, before anything is served.
   const startup = instance.binding.operations[startupOperation];
   if (startup) {

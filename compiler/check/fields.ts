@@ -26,7 +26,7 @@ import { checkHolds, type FieldCheck } from "../../model/field-check.js";
 import { checkSearch } from "./search.js";
 
 /** Field annotations wo knows but does not enforce yet (a warning each). */
-const unenforcedAnnotations = new Set(["index", "materialized"]);
+const unenforcedAnnotations = new Set(["index"]);
 
 /** Annotations that keep a field out of caller input (spec/language.md, "Read-only fields"). */
 const accessAnnotations = new Set(["readonly", "immutable"]);
@@ -121,9 +121,11 @@ function buildField(decl: FieldDecl, ctx: CheckContext, isTopLevel: boolean): Ca
   let previousName: string | undefined;
   let check: FieldCheck | undefined;
   let search: Annotation | undefined;
+  let materialized: Span | undefined;
   for (const a of decl.annotations) {
     const name = a.name.text;
-    if (name === "check") {
+    if (name === "materialized") materialized = a.span;
+    else if (name === "check") {
       check = fieldCheck(a, decl.name.text, type, isTopLevel, ctx.bag) ?? check;
     } else if (name === "renamed_from") {
       previousName = renamedFrom(a, "a field", `old_${decl.name.text}`, ctx.bag);
@@ -170,14 +172,18 @@ function buildField(decl: FieldDecl, ctx: CheckContext, isTopLevel: boolean): Ca
 
   const isId = type.kind === "scalar" && type.scalar === "Id";
   const isComputed = fieldDefault?.kind === "computed";
-  const isStored = !isRelation && !isComputed;
+  // `@materialized` (spec/language.md, "Computed fields"): the computed value has a column.
+  if (materialized && !(isTopLevel && decl.default?.kind === "ComputedDefault" && decl.default.expr))
+    ctx.bag.report("WO2070", materialized, { field: decl.name.text });
+  else if (materialized && fieldDefault?.kind === "computed") fieldDefault.isMaterialized = true;
+  const isStored = !isRelation && (!isComputed || materialized !== undefined);
   const field: CatalogField = {
     name: decl.name.text,
     type,
     isOptional: decl.isOptional,
     isUnique,
     isStored,
-    isWritable: isStored && !(isTopLevel && decl.name.text === "id"),
+    isWritable: isStored && !isComputed && !(isTopLevel && decl.name.text === "id"),
     // spec/language.md "Create required": no default, not optional, not Id, not computed/relation.
     isRequiredOnCreate: fieldDefault === undefined && !decl.isOptional && !isId && !isRelation,
     source: locationOf(decl.name.span),
@@ -368,7 +374,8 @@ function checkDefault(
   };
   switch (expr.kind) {
     case "ComputedDefault":
-      ctx.bag.report("WO2107", expr.span, { field });
+      // Read as an expression: typed and compiled by row-exprs.ts; otherwise kept as text.
+      if (!expr.expr) ctx.bag.report("WO2107", expr.span, { field });
       return { kind: "computed", text: expr.text };
     case "NowDefault":
       if (type.kind === "scalar" && type.scalar === "Timestamp") return { kind: "now" };

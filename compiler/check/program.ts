@@ -35,6 +35,7 @@ import { buildPolicies } from "./policies.js";
 import { skipUnexecutedMethods, warnTopLevel, warnTypeMembers } from "./unexecuted.js";
 import { renamedFrom } from "./renamed-from.js";
 import { buildTriggers, checkTriggerBodies } from "./triggers.js";
+import { checkRowExprs } from "./row-exprs.js";
 
 export interface ProgramCheck {
   catalog: Catalog;
@@ -104,6 +105,9 @@ export function checkProgram(files: SourceFileAst[], config: ConfigResult, bag: 
   // ── Method bodies ────────────────────────────────────────────────────────────────────────
   // compiler/check/methods.ts (the method language): reads the finished catalog (types,
   // fields, every CatalogMethod with its `body`) and reports WO5xxx into `bag`.
+  // Before every body (fns, tests, methods): they may read a computed field once it is known to
+  // be evaluated. Row expressions call no fn (WO2073), so no skipped fn matters to them.
+  checkRowExprs(ctx.types.values(), catalog, bag, new Map());
   const skipped = checkFunctions(files, catalog, ctx, skippedMethods);
   checkStartupHooks(files, catalog, skipped, ctx);
   checkMain(files, catalog, skipped, ctx);

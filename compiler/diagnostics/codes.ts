@@ -141,6 +141,23 @@ export const codes = {
     severity: "error",
     message: msg`'${"name"}' in a policy condition is neither a field of ${"type"} nor a variant of ${"variants"}.${"hint"}`,
   },
+  // WO2070–WO2079: computed fields and boolean checks (spec/language.md, "Computed fields", "Checks")
+  WO2070: {
+    severity: "error",
+    message: msg`@materialized on '${"field"}' needs a top-level computed field whose expression wo reads, e.g. total: Int = count(self.lines) @materialized.`,
+  },
+  WO2071: {
+    severity: "error",
+    message: msg`@materialized '${"field"}' cannot be kept up to date: it reads ${"what"}; a @materialized field reads only its row's fields and the fields of rows that refer to it (a backlink).`,
+  },
+  WO2072: {
+    severity: "error",
+    message: msg`Computed field '${"field"}' reads '${"other"}', which is computed ${"where"}; a computed field reads only computed fields declared before it.`,
+  },
+  WO2073: {
+    severity: "error",
+    message: msg`The expression of '${"field"}' calls '${"name"}': a check or a computed field calls only built-ins (count, sum, len, contains, latest, now), which never write.`,
+  },
   // WO2060–WO2064: application events (`do emit`, spec/live.md)
   WO2060: { severity: "error", message: msg`Event name '${"name"}' cannot be used: ${"why"}.` },
   // WO2065–WO2069: jobs (`do enqueue`, spec/operations.md "Jobs")
@@ -172,7 +189,7 @@ export const codes = {
   WO2106: { severity: "warning", message: msg`Unknown type annotation '@${"name"}' is ignored.` },
   WO2107: {
     severity: "warning",
-    message: msg`Computed default of '${"field"}' is not evaluated yet; the field is read-only and stays absent from rows.`,
+    message: msg`Computed default of '${"field"}' is not an expression wo can read, so it is not evaluated; the field is read-only and stays absent from rows.`,
   },
   WO2108: { severity: "warning", message: msg`'@${"name"}' is parsed but not enforced yet.` },
   WO2109: { severity: "warning", message: msg`'${"marker"}' block is kept as text and not interpreted.` },

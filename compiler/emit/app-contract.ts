@@ -13,10 +13,11 @@ export function emitAppContract(catalog: Catalog, table: readonly OperationEntry
   return {
     app: catalog.app,
     config: catalog.config,
-    types: catalog.types.map(({ triggers, ...t }) => ({
+    types: catalog.types.map(({ triggers, rowExprs, ...t }) => ({
       ...t,
       methods: t.methods.map(signature),
       ...(triggers ? { triggers: triggers.map((trigger) => ({ ...trigger, body: undefined })) } : {}),
+      ...(rowExprs ? { rowExprs: rowExprs.map((r) => ({ ...r, body: undefined })) } : {}),
     })),
     operations: [...table],
     runtimeRoutes: runtimeRoutes(catalog),

@@ -9,6 +9,7 @@ import {
   inCreateInput,
   inUpdateInput,
   searchedFields,
+  isInRow,
   type Catalog,
   type CatalogField,
   type CatalogMethod,
@@ -64,7 +65,8 @@ export class SchemaBuilder {
   }
 
   private buildRow(type: CatalogType): JsonSchema {
-    const stored = type.fields.filter((f) => f.isStored);
+    // Evaluated computed fields too: every read gives them (spec/language.md, "Computed fields").
+    const stored = type.fields.filter(isInRow);
     return withDoc(
       {
         type: "object",

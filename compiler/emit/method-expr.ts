@@ -252,6 +252,12 @@ function expr(ctx: ExprContext, e: Expr): Printed {
         if (query) return { code: `await tx.count(${query})`, prec: 7 };
         return { code: `${wrap(expr(ctx, arg), 8)}.length`, prec: 8 };
       }
+      if (name === "sum") {
+        // Nulls add nothing; integer totals stay exact within ±(2^53 − 1) (rt.checkedInt).
+        const total = `${wrap(expr(ctx, arg), 8)}.reduce((s: number, x: number | null) => s + (x ?? 0), 0)`;
+        const t = typeOf(ctx, e);
+        return t.k === "int" ? { code: `rt.checkedInt(${total}, ${at(e)})`, prec: 8 } : { code: total, prec: 8 };
+      }
       if (name === "contains") {
         ctx.helpers.add("contains");
         return { code: `contains(${expr(ctx, arg).code}, ${expr(ctx, e.args[1]!).code})`, prec: 8 };

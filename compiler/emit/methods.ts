@@ -13,6 +13,7 @@
 // call is atomic anyway. A method that never writes runs in `rt.store.read`.
 
 import { builtinFunctions } from "../builtins.js";
+import { isInRow } from "../../model/app.js";
 import { CodeBlockWriter } from "ts-morph";
 import type { Block, Expr, InsertStmt, LinkStmt, NameExpr, SelectExpr, Stmt, UpdateStmt } from "../ast.js";
 import type { Catalog, CatalogField, CatalogMethod, CatalogType, FieldType } from "../catalog.js";
@@ -173,7 +174,8 @@ export function writer(): CodeBlockWriter {
 /** `type PriceRow = { id: number; amount: number; … };` — the row as the store returns it. */
 function writeRowType(w: CodeBlockWriter, catalog: Catalog, typeName: string): void {
   const t = findType(catalog, typeName);
-  const fields = (t?.fields ?? []).filter((f) => f.isStored);
+  // Evaluated computed fields too: every read gives them (runtime/operations/row-exprs.ts).
+  const fields = (t?.fields ?? []).filter(isInRow);
   const members = fields.map((f) => `${objectKey(f.name)}: ${fieldTsType(catalog, f.type, f.isOptional)}`);
   w.writeLine(`type ${rowAlias(typeName)} = { ${members.join("; ")} };`);
 }

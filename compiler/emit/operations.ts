@@ -31,6 +31,7 @@ import { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { jsString } from "./js-literal.js";
 import { typesByName } from "../../model/type-index.js";
 import { emitTriggers } from "./triggers.js";
+import { emitRowExprs } from "./row-exprs.js";
 import { jobFunctionName, triggerMethod } from "../check/triggers.js";
 
 interface Handler {
@@ -82,6 +83,9 @@ export function emitOperations(
     const triggers = emitTriggers(catalog);
     if (triggers) w.writeLine(triggers);
     const jobs = jobFunctions(catalog);
+    // Checks and computed fields: registered with the runtime, which runs them on writes and reads (emit/row-exprs.ts).
+    const rowExprs = emitRowExprs(catalog);
+    if (rowExprs) w.writeLine(rowExprs);
     const hasMembers =
       handlers.length > 0 ||
       jobs.length > 0 ||

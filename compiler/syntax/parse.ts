@@ -14,6 +14,7 @@ import { woParser, type WoParser } from "./parser.js";
 import { manifestFrom, topPolicyFrom } from "./raw-forms.js";
 import { segment, type Chunk } from "./segment.js";
 import { readTriggerParts } from "./trigger-parts.js";
+import { readRowExprs } from "./row-exprs.js";
 import { collapseNewlines, NL, Startup, StringLiteral, Unexpected, UnterminatedString, woLexer } from "./tokens.js";
 
 /** More than this many diagnostics in one file are cut off with WO1010 (garbage input). */
@@ -190,7 +191,10 @@ function runRule<N>(chunk: Chunk, ctx: ParseContext, rule: (parser: WoParser) =>
   }
   // The grammar is free again: read the triggers' conditions and actions it skipped.
   const declared = item as TopItem | Expr | undefined;
-  if (declared?.kind === "TypeDecl") readTriggerParts(parser, ctx, declared);
+  if (declared?.kind === "TypeDecl") {
+    readTriggerParts(parser, ctx, declared);
+    readRowExprs(parser, ctx, declared);
+  }
   return item ?? undefined;
 }
 

@@ -58,7 +58,7 @@ import type {
   ObjectExpr,
 } from "../ast.js";
 import { isReal, tokenEnd, type ParseContext } from "./parse-context.js";
-import { defaultFrom, literalFrom, policyFrom, tableFrom, triggerFrom, unquote } from "./raw-forms.js";
+import { defaultFrom, literalFrom, policyFrom, rowExprTokens, tableFrom, triggerFrom, unquote } from "./raw-forms.js";
 import * as T from "./tokens.js";
 
 type RawMode = "default" | "line" | "paren" | "trigger" | "policyHead";
@@ -364,6 +364,11 @@ export class WoParser extends EmbeddedActionsParser {
           });
       }
       if (name.image === "table") ann.table = tableFrom(ctx, at, args?.tokens ?? [], last);
+      if (name.image === "check" && args)
+        rowExprTokens.set(
+          ann,
+          args.tokens.filter((t) => t.tokenType !== T.NL),
+        );
       return ann;
     });
   });

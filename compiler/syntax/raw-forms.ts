@@ -96,8 +96,16 @@ export function defaultFrom(ctx: ParseContext, eq: IToken, tokens: IToken[], nex
     return { kind: "NowDefault", span };
   }
   if (real.length === 1 && is(a, Identifier)) return { kind: "VariantDefault", name: ctx.name(a, "variant"), span };
-  return { kind: "ComputedDefault", text: ctx.textOf(real), span };
+  const computed: DefaultExpr = { kind: "ComputedDefault", text: ctx.textOf(real), span };
+  rowExprTokens.set(computed, real);
+  return computed;
 }
+
+/**
+ * The tokens of a computed default and of a `@check(…)`'s arguments, read as an expression once
+ * the type body around them is parsed (compiler/syntax/row-exprs.ts).
+ */
+export const rowExprTokens = new WeakMap<object, IToken[]>();
 
 /** Splits tokens at depth-0 commas, dropping newlines at the edges of each part. */
 function splitTopLevel(tokens: IToken[]): { part: IToken[]; comma?: IToken }[] {

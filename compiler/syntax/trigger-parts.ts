@@ -143,7 +143,7 @@ function fieldOfSelf(target: Expr) {
 }
 
 /** Runs `rule` over exactly `tokens`; a syntax error (or a token left over) is reported and gives undefined. */
-function readWith<T>(
+export function readWith<T>(
   parser: WoParser,
   ctx: ParseContext,
   tokens: IToken[],

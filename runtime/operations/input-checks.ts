@@ -95,7 +95,11 @@ export function refusedFieldMessages(
     const create = new Map<string, string>();
     const update = new Map<string, string>();
     for (const f of t.fields) {
-      if (f.isReadonly) {
+      if (f.default?.kind === "computed") {
+        const why = `is read-only: it is computed (${f.default.text}) and never written`;
+        create.set(`/${f.name}`, why);
+        update.set(`/${f.name}`, why);
+      } else if (f.isReadonly) {
         const why = `is read-only: only the app sets it (its default, then ${t.name}'s methods)`;
         create.set(`/${f.name}`, why);
         update.set(`/${f.name}`, why);

@@ -21,6 +21,7 @@ import { createBodyHelpers } from "./body-helpers.js";
 import { emitEvent } from "../app-events.js";
 import { budgeted } from "./run-budget.js";
 import { withTriggers } from "./triggers.js";
+import { withRowExprs } from "./row-exprs.js";
 import { RepeatedFailureLog } from "../repeated-failure-log.js";
 import { counted } from "../../model/words.js";
 import {
@@ -31,6 +32,7 @@ import {
   StoreQueryError,
   StoreUnavailableError,
   type Row,
+  type RowChange,
   type Store,
   type StoreTx,
   type WriteOptions,
@@ -47,7 +49,14 @@ export interface OperationRuntimeDeps {
   log: (line: string) => void;
 }
 
-export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRuntime {
+/** The runtime, and what the server does with its row expressions before serving (row-exprs.ts `settle`). */
+export type BoundRuntime = OperationRuntime & {
+  settleRowExprs(): Promise<void>;
+  /** A committed change with its row's computed fields, for live streams (row-exprs.ts `present`). */
+  presentChange(change: RowChange): RowChange;
+};
+
+export function createOperationRuntime(deps: OperationRuntimeDeps): BoundRuntime {
   const { catalog, validators } = deps;
   const typeByTable = new Map(catalog.types.map((t) => [t.table, t]));
   const refColumns = refColumnsByTable(catalog);
@@ -56,10 +65,13 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
     budgeted(kind, what, limits[kind], call, body);
   // Checks wrap the translated store (a plain object), so their errors pass through unchanged;
   // triggers wrap the checks, so the fields a trigger sets are checked like the caller's.
-  const triggered = withTriggers(
+  // Row expressions sit between: a trigger's `set`s are held to the boolean checks, and every
+  // read above them (triggers, methods, operations) gives the computed fields.
+  const rowExprs = withRowExprs(
     enforceFieldChecks(translateStoreErrors(deps.store, catalog, deps.log), catalog),
-    runBudgeted,
+    (table) => typeByTable.get(table)?.name ?? table,
   );
+  const triggered = withTriggers(rowExprs.store, runBudgeted);
   // Outermost: an `as session` block's statements are checked as the caller wrote them; what its
   // triggers then write runs with the write's authority.
   const store = withStatementPolicies(triggered.store, catalog);
@@ -73,7 +85,9 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
     throw new OperationError("aborted", message);
   };
 
-  const rt: OperationRuntime = {
+  const rt: BoundRuntime = {
+    settleRowExprs: rowExprs.settle,
+    presentChange: rowExprs.present,
     store,
     validators,
     validate<T = Row>(name: string, input: unknown): T {
@@ -201,6 +215,7 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): OperationRun
     session: currentSession,
     sessionUser: (at) => currentSessionUser(at, abort),
     defineTriggers: triggered.define,
+    defineRowExprs: rowExprs.define,
     hasTriggers: triggered.fires,
     emitEvent: (tx, event) => emitEvent(tx, event, rt.now()),
     enqueueJob: (tx, job) =>

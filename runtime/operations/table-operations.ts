@@ -17,6 +17,7 @@ import { typesByName } from "../../model/type-index.js";
 import { OperationError } from "../../model/errors.js";
 import { readableRow, readFilterOf } from "./read-policy.js";
 import type { RowGuard } from "./policy.js";
+import { asInputError } from "./row-exprs.js";
 
 /** readableRow runs one statement (read-policy.ts). */
 const oneStatement = { oneStatement: true };
@@ -74,7 +75,7 @@ export function tableOperationBody(
           async (tx) => {
             // Every ref must name an existing row: checked in the same transaction as the write.
             if (checkRefs) await rt.checkRefs(tx, table, row);
-            const made = await tx.insert(table, row);
+            const made = await tx.insert(table, row).catch(asInputError(table));
             // Checked as stored (defaults filled in, refs followed); a refusal rolls the insert back.
             await guard?.after(tx, made.id as number, call);
             return made;
@@ -93,7 +94,7 @@ export function tableOperationBody(
             if (!(await tx.get(table, id, "update"))) rt.notFound(typeName, id);
             await guard?.before(tx, id, call);
             if (checkRefs) await rt.checkRefs(tx, table, patch);
-            const updated = (await tx.update(table, id, patch)) ?? rt.notFound(typeName, id);
+            const updated = (await tx.update(table, id, patch).catch(asInputError(table))) ?? rt.notFound(typeName, id);
             await guard?.after(tx, id, call);
             return updated;
           },

@@ -396,6 +396,49 @@ export const brokenCases: BrokenCase[] = [
     code: "WO2045",
     message: "needs a comparison, e.g. @check(> 0)",
   },
+  // WO2070–WO2073 and WO5xxx: computed fields and boolean checks (spec/language.md)
+  {
+    name: "materialized on a stored field",
+    files: one("type A {\n  x: Int ┆@materialized\n}\n"),
+    code: "WO2070",
+    message: "@materialized on 'x' needs a top-level computed field",
+  },
+  {
+    name: "materialized reading through a ref",
+    files: one("type B {\n  y: Int\n}\ntype A {\n  b: ref B\n  x: Int = self.b.┆y @materialized\n}\n"),
+    code: "WO2071",
+    message: "@materialized 'x' cannot be kept up to date: it reads 'y' through a ref to another row",
+  },
+  {
+    name: "computed reading a later computed field",
+    files: one("type A {\n  x: Int\n  y: Int = ┆z + 1\n  z: Int = x * 2\n}\n"),
+    code: "WO2072",
+    message: "Computed field 'y' reads 'z', which is computed after it",
+  },
+  {
+    name: "computed calling a free fn",
+    files: one("fn f(n: Int) -> Int {\n  return n\n}\ntype A {\n  x: Int\n  y: Int = ┆f(x)\n}\n"),
+    code: "WO2073",
+    message: "The expression of 'y' calls 'f'",
+  },
+  {
+    name: "boolean check that is not a Bool",
+    files: one("type A {\n  x: Int @check(┆x + 1)\n}\n"),
+    code: "WO5007",
+    message: "Bool",
+  },
+  {
+    name: "boolean check naming an unknown field",
+    files: one("type A {\n  x: Int @check(self.┆y > 0)\n}\n"),
+    code: "WO5003",
+    message: "'y'",
+  },
+  {
+    name: "computed field of the wrong type",
+    files: one('type A {\n  x: Int\n  y: Int = ┆"a" + "b"\n}\n'),
+    code: "WO5007",
+    message: "Int",
+  },
   // WO3xxx: services and exposure
   {
     name: "expose typo",

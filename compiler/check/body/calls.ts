@@ -62,6 +62,15 @@ export function call(check: BodyCheck, e: CallExpr): ValueType {
     }
     return { k: "bool" };
   }
+  if (name === "sum") {
+    // sum(list): the total of a list of numbers (`sum(self.lines.amount)`), 0 for an empty one;
+    // nulls count as nothing. Of the element's type: a sum of Money is Money.
+    const element = set.k === "array" ? set.element : undefined;
+    if (element && (element.k === "int" || element.k === "float")) return { ...element, nullable: false };
+    if (set.k !== "unknown")
+      bag.report("WO5006", e.args[0]!.span, { name, expected: "a list of numbers", found: describeType(set) });
+    return unknownType;
+  }
   if (name === "count" || name === "len") {
     if (set.k !== "rows" && set.k !== "array" && set.k !== "unknown") {
       bag.report("WO5006", e.args[0]!.span, { name, expected: "a set (rows or a list)", found: describeType(set) });

@@ -48,7 +48,7 @@ export function member(check: BodyCheck, e: MemberExpr): ValueType {
       });
       return unknownType;
     }
-    if (field.default?.kind === "computed") {
+    if (field.default?.kind === "computed" && !field.default.isEvaluated) {
       bag.report("WO5017", e.member.span, { field: name, found: `${type.name} (it is computed and not stored)` });
       return unknownType;
     }
