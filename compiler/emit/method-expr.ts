@@ -149,6 +149,7 @@ const helperNames = [
   "text",
   "concat",
   "abortMessage",
+  "withField",
 ] as const;
 export type HelperName = (typeof helperNames)[number];
 
@@ -225,6 +226,8 @@ function expr(ctx: ExprContext, e: Expr): Printed {
     case "NameExpr": {
       const b = ctx.typing.names.get(e);
       if (b?.kind === "variant") return { code: jsString(b.value), prec: 8 };
+      // The row an update is writing (writeUpdate's loop variable).
+      if (b?.kind === "updated") return { code: "row", prec: 8 };
       return { code: !b || b.kind === "self" ? "self" : jsName(b.name), prec: 8 };
     }
     case "MemberExpr":
