@@ -12,7 +12,7 @@ import type { Expr, SelectExpr } from "../ast.js";
 import type { Catalog, CatalogField, CatalogType, FieldType } from "../catalog.js";
 import { scalars } from "../../model/scalars.js";
 import type { MethodTyping } from "../check/methods.js";
-import { findType, isNullable, unknownType, type ValueType } from "../check/method-types.js";
+import { findType, isNullable, selectsOneRow, unknownType, type ValueType } from "../check/method-types.js";
 import { jsIdentifier, jsJson, jsString, objectKey, prop } from "./js-literal.js";
 
 export { objectKey, prop } from "./js-literal.js";
@@ -251,7 +251,7 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       }
       const arg = e.args[0]!;
       if (name === "count" || name === "len") {
-        const query = storeQuery(ctx, arg);
+        const query = arg.kind === "SelectExpr" ? selectQuery(ctx, arg) : storeQuery(ctx, arg);
         if (query) return { code: `await tx.count(${query})`, prec: 7 };
         return { code: `${wrap(expr(ctx, arg), 8)}.length`, prec: 8 };
       }
@@ -447,8 +447,14 @@ function selectQuery(ctx: ExprContext, e: SelectExpr): string {
 function select(ctx: ExprContext, e: SelectExpr): Printed {
   ctx.rowTypes.add(e.type.text);
   const list = `(await tx.list(${selectQuery(ctx, e)})) as ${rowAlias(e.type.text)}[]`;
-  if (e.projection.length === 0) return { code: list, prec: 4 };
   const keys = e.projection.map((c) => `${objectKey(c.text)}: ${prop("row", c.text)}`);
+  if (selectsOneRow(ctx.catalog, e)) {
+    // A unique field's equality: the one row, or null (compiler/check/method-types.ts selectsOneRow).
+    const one = `((${list})[0] ?? null)`;
+    if (e.projection.length === 0) return { code: one, prec: 8 };
+    return { code: `((row) => (row === null ? null : { ${keys.join(", ")} }))${one}`, prec: 8 };
+  }
+  if (e.projection.length === 0) return { code: list, prec: 4 };
   return { code: `(${list}).map((row) => ({ ${keys.join(", ")} }))`, prec: 8 };
 }
 
