@@ -19,7 +19,7 @@ import type { Catalog, CatalogField, CatalogMethod, CatalogType, FieldType } fro
 import { blockHas, someExpression, writeStatements } from "./method-body.js";
 import { typeMethod } from "../check/methods.js";
 import { isSessionUser } from "../check/body/session.js";
-import { fieldValueType, findType, returnValueType } from "../check/method-types.js";
+import { fieldValueType, findType, isNullable, returnValueType } from "../check/method-types.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { keyedLocks } from "./method-locks.js";
 import { refCheckLine } from "./ref-checks.js";
@@ -356,6 +356,8 @@ export function storedValue(ctx: ExprContext, field: CatalogField, value: Expr):
   if (isSessionUser(value) && field.type.kind === "scalar" && field.type.scalar === "Text") return "rt.session().user";
   const code = printExpr(ctx, value);
   const t = typeOf(ctx, value);
+  // A row stored into a `ref T` field is its id (compiler/check/body/writes.ts checkStore).
+  if (ctx.typing.rowIds.has(value)) return isNullable(t) ? `(${code})?.id ?? null` : `(${code}).id`;
   if (field.type.kind === "union" && t.k === "text" && value.kind !== "LiteralExpr") {
     ctx.helpers.add("variant");
     return `variant(${code}, ${jsJson(field.type.variants)}, ${jsString(field.name)}, ${at(value)})`;

@@ -260,6 +260,17 @@ function checkStore(check: BodyCheck, target: CatalogType, field: CatalogField, 
   }
   // `$session.user` into a Text field: the user's text (session.ts).
   if (want.k === "text" && want.name === "Text" && isSessionUser(value)) return;
+  // A row where a `ref T` goes is its id, as for a `ref T` parameter (calls.ts fitArguments).
+  if (
+    field.type.kind === "ref" &&
+    t.k === "row" &&
+    !t.projection &&
+    t.type === field.type.target &&
+    (!isNullable(t) || field.isOptional)
+  ) {
+    check.typing.rowIds.add(value);
+    return;
+  }
   const text = variantText(check, value);
   if (want.k === "union" && text !== undefined) {
     if (!want.variants.includes(text))
