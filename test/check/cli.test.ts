@@ -48,7 +48,7 @@ describe("wo check", () => {
     const r = wo("check", dir);
     expect(r.status).toBe(0);
     expect(r.stderr).toMatch(/app\.wo:3:3: warning WO2102: /m);
-    expect(r.stdout).toMatch(/: 1 type, 0 services, 0 methods, 0 tools — ok \(2 warnings\)\n$/);
+    expect(r.stdout).toMatch(/: 1 type, 0 services, 0 methods, 0 tools — ok \(2 warnings\)\n/);
   });
 
   it("a broken file: exit 1, path:line:col and a caret on stderr", () => {
