@@ -6,6 +6,7 @@
 // relation, a select or a built-in reads the store. Leaves statements and the handler frame
 // to ./methods.ts, and every typing decision to check/methods.ts (`MethodTyping`).
 
+import { isFilledWhenOmitted } from "../../model/app.js";
 import { sessionMember } from "../check/body/session.js";
 import { builtinFunctions } from "../builtins.js";
 import type { Expr, SelectExpr } from "../ast.js";
@@ -173,7 +174,10 @@ export function omittedFieldValue(f: CatalogField): string | undefined {
   if (f.default?.kind === "literal") return jsJson(f.default.value);
   if (f.default?.kind === "now") return "rt.now()";
   if (f.isOptional) return "null";
-  return f.type.kind === "array" ? "[]" : undefined;
+  if (f.type.kind === "array") return "[]";
+  if (f.type.kind === "struct" && isFilledWhenOmitted(f))
+    return `{ ${f.type.fields.map((x) => `${objectKey(x.name)}: ${omittedFieldValue(x)}`).join(", ")} }`;
+  return undefined;
 }
 
 /** Source position for runtime messages: `ledger.wo:14`. */
