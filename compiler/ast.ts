@@ -472,8 +472,11 @@ export interface IfStmt {
 export interface UpdateStmt {
   kind: "UpdateStmt";
   target: SelectExpr | NameExpr;
-  /** `path` holds the inner names of `set a.b.c = e` (field `a`, path `[b, c]`). */
-  assignments: { field: Name; path?: Name[]; value: Expr; span: Span }[];
+  /**
+   * `path` holds the inner names of `set a.b.c = e` (field `a`, path `[b, c]`); `op` is there
+   * for `f += e` / `f -= e` (absent for `=`).
+   */
+  assignments: { field: Name; path?: Name[]; op?: "+=" | "-="; value: Expr; span: Span }[];
   span: Span;
 }
 

@@ -334,6 +334,18 @@ export function readsRowsOverMcp(type: Pick<CatalogType, "mcp">): boolean {
 }
 
 /**
+ * Whether a create or `insert` that leaves field `f` out still has a value for it, as the
+ * language defines (spec/language.md, "Field flags"): its default (literal or `now`), null when
+ * optional, `[]` for a list, and for a struct the struct of its fields' values when every one
+ * of them has one. Such a field is not required on create.
+ */
+export function isFilledWhenOmitted(f: Pick<CatalogField, "default" | "isOptional" | "type">): boolean {
+  if (f.default?.kind === "literal" || f.default?.kind === "now" || f.isOptional) return true;
+  if (f.type.kind === "array") return true;
+  return f.type.kind === "struct" && f.type.fields.every(isFilledWhenOmitted);
+}
+
+/**
  * A type whose `service rest` exposes `subscribe` serves `GET P/live`, and the store keeps a
  * durable change log of its table for those streams to resume from (spec/live.md).
  */

@@ -376,6 +376,11 @@ export interface BodyHelpers {
    * a cancellation, which no test can expect away.
    */
   abortMessage(err: unknown): string;
+  /**
+   * `set a.b.c = v`: a copy of struct `value` (field `what`'s) with the field at `path` set to
+   * `v`, the rest kept; a null struct on the way ends the call.
+   */
+  withField(value: unknown, path: readonly string[], v: unknown, what: string, at: string): unknown;
 }
 
 /**

@@ -1,6 +1,6 @@
 // `wo check [dir] [--format text|json] [--policies]`: parse and check an app. Text:
 // diagnostics to stderr; on stdout each type's policy grants (when the app has any), then one
-// summary line. JSON: the diagnostics as one array on stdout, nothing else (spec/diagnostics.md);
+// summary line, and "N declared rules are not enforced" when warnings say so. JSON: the diagnostics as one array on stdout, nothing else (spec/diagnostics.md);
 // with --policies an object with the diagnostics and every type's grants (spec/policies.md). Exit 0 when there is no error (warnings allowed), 1 otherwise, 2 for
 // a usage mistake or a bug in wo. Nothing here prints a stack trace for a user error.
 
@@ -9,6 +9,7 @@ import { checkApp, type CheckResult } from "../../compiler/index.js";
 import { displayFile, displayPathOf } from "../../compiler/display-path.js";
 import { formatWithSources } from "../../compiler/diagnostics/format.js";
 import { diagnosticsJson } from "../../compiler/diagnostics/json.js";
+import { countUnenforcedRules, unenforcedRulesLine } from "../../compiler/diagnostics/declared-rules.js";
 import type { SourceLocation } from "../../model/app.js";
 import { bypassText, policySummary } from "../../model/policy-text.js";
 import { counted } from "../../model/words.js";
@@ -29,12 +30,16 @@ export async function runCheckCommand(args: ParsedArgs): Promise<number> {
   }
   if (args.value("--format") === "json") {
     const diagnostics = diagnosticsJson(result.diagnostics, result.sources);
-    const out = args.has("--policies") ? { diagnostics, ...policiesJson(dir, result) } : diagnostics;
+    const out = args.has("--policies")
+      ? { diagnostics, unenforcedRules: countUnenforcedRules(result.diagnostics), ...policiesJson(dir, result) }
+      : diagnostics;
     process.stdout.write(`${JSON.stringify(out)}\n`);
   } else {
     for (const d of result.diagnostics) process.stderr.write(`${formatWithSources(d, result.sources)}\n`);
     for (const line of policyLines(result)) process.stdout.write(`${line}\n`);
     process.stdout.write(`${summaryLine(dir, result)}\n`);
+    const unenforced = unenforcedRulesLine(result.diagnostics);
+    if (unenforced !== undefined) process.stdout.write(`${unenforced}\n`);
   }
   return result.catalog ? 0 : 1;
 }

@@ -6,6 +6,7 @@
 // isRequiredOnCreate (spec/language.md, "Create required").
 // Leaves to resolve.ts whether relations point back, and to storage.ts indexes and tables.
 
+import { isFilledWhenOmitted } from "../../model/app.js";
 import type { Annotation, DefaultExpr, FieldDecl, Literal, Span, TypeDecl, TypeExpr } from "../ast.js";
 import type { CatalogField, FieldDefault, FieldType } from "../catalog.js";
 import { type CheckContext, describeType, locationOf } from "./context.js";
@@ -185,7 +186,12 @@ function buildField(decl: FieldDecl, ctx: CheckContext, isTopLevel: boolean): Ca
     isStored,
     isWritable: isStored && !isComputed && !(isTopLevel && decl.name.text === "id"),
     // spec/language.md "Create required": no default, not optional, not Id, not computed/relation.
-    isRequiredOnCreate: fieldDefault === undefined && !decl.isOptional && !isId && !isRelation,
+    isRequiredOnCreate:
+      fieldDefault === undefined &&
+      !decl.isOptional &&
+      !isId &&
+      !isRelation &&
+      !isFilledWhenOmitted({ type, isOptional: decl.isOptional }),
     source: locationOf(decl.name.span),
   };
   if (fieldDefault) field.default = fieldDefault;

@@ -8,6 +8,7 @@
 // integer arithmetic (spec/language.md, "Method language"), and mixing Money with an Int
 // literal (`amount * 2`) is the common case, not a mistake.
 
+import type { SelectExpr } from "../ast.js";
 import type { Catalog, CatalogField, CatalogType, FieldType } from "../catalog.js";
 import { scalars, type ScalarName } from "../../model/scalars.js";
 import { typesByName } from "../../model/type-index.js";
@@ -74,6 +75,15 @@ export function returnValueType(catalog: Catalog, returns: { type: FieldType; is
   const element = fieldValueType(catalog, returns.type);
   if (!returns.isArray) return element;
   return element.k === "row" ? { k: "rows", type: element.type } : { k: "array", element };
+}
+
+/**
+ * Whether `T{ … }` names at most one row: one of its predicates is `==` on a `@unique` field
+ * (the language's cardinality rule), so its value is `T?`, not rows.
+ */
+export function selectsOneRow(catalog: Catalog, e: SelectExpr): boolean {
+  const type = findType(catalog, e.type.text);
+  return e.predicates.some((p) => p.op === "==" && type?.fields.find((f) => f.name === p.column.text)?.isUnique);
 }
 
 export function isNullable(t: ValueType): boolean {

@@ -66,6 +66,7 @@ export function typeMethod(
       lets: new Map(),
       reassigned: new Set(),
       compound: new Map(),
+      rowUpdates: new Map(),
     },
     scope: new Map(),
     variants: unionVariants(catalog),

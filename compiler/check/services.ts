@@ -61,7 +61,11 @@ export function buildServices(decl: TypeDecl, methods: CatalogMethod[], ctx: Che
     };
     out.services.push(service);
     if (kind === "rest") {
-      out.rest.push({ path: s.path.value, ops: service.expose });
+      // Every method of a class is routed on each of its REST paths, listed or not (the
+      // language's plan 13b); the listed ones keep their order, the rest follow in declaration order.
+      const unlisted =
+        decl.keyword === "class" ? methods.map((m) => m.name).filter((m) => !service.expose.includes(m)) : [];
+      out.rest.push({ path: s.path.value, ops: [...service.expose, ...unlisted] });
       out.restPathSpans.push(s.path.span);
       restLists.push(expose);
     } else if (kind === "mcp") {
@@ -82,9 +86,9 @@ export function buildServices(decl: TypeDecl, methods: CatalogMethod[], ctx: Che
   return out;
 }
 
-/** A method named in no expose list has no route and no tool: say so at its name (WO3105). */
+/** A method with no route (its class has no `service rest`) and no tool: say so at its name (WO3105). */
 export function warnUnexposedMethods(decl: TypeDecl, exposure: TypeExposure, bag: DiagnosticBag): void {
-  const exposed = new Set(exposure.services.flatMap((s) => s.expose));
+  const exposed = new Set([...exposure.rest.flatMap((r) => r.ops), ...exposure.mcp]);
   for (const member of decl.members) {
     if (member.kind !== "FnDecl" || decl.keyword !== "class" || exposed.has(member.name.text)) continue;
     bag.report("WO3105", member.name.span, { name: member.name.text, type: decl.name.text });

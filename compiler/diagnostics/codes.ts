@@ -232,7 +232,7 @@ export const codes = {
   WO3103: { severity: "warning", message: msg`'${"name"}' is exposed twice in this service.` },
   WO3105: {
     severity: "warning",
-    message: msg`Method '${"name"}' of '${"type"}' is in no expose list, so it has no route and no tool; name it in a service's expose list to call it.`,
+    message: msg`Method '${"name"}' of '${"type"}' has no route and no tool: its class has no service rest and no service mcp names it; add one to call it.`,
   },
   // WO4xxx: project files and wo.toml
   WO4001: { severity: "error", message: msg`No .wo files found in '${"dir"}'.` },

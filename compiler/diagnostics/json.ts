@@ -3,6 +3,7 @@
 
 import { SourceFile } from "../source.js";
 import type { Diagnostic, Severity } from "./diagnostic.js";
+import { isUnenforcedRule } from "./declared-rules.js";
 
 export interface JsonDiagnostic {
   file: string;
@@ -15,6 +16,8 @@ export interface JsonDiagnostic {
   severity: Severity;
   code: string;
   message: string;
+  /** Present (true) on a warning that a declared rule is not enforced (declared-rules.ts); editors may ignore it. */
+  unenforcedRule?: true;
 }
 
 /** `sources`: display path → text, to turn each span's end offset into a line and column. */
@@ -26,6 +29,7 @@ export function diagnosticsJson(
   return diagnostics.map((d) => {
     const { file, line, col, end } = d.span;
     const out: JsonDiagnostic = { file, line, column: col, severity: d.severity, code: d.code, message: d.message };
+    if (isUnenforcedRule(d)) out.unenforcedRule = true;
     const text = sources.get(file);
     if (text !== undefined) {
       let source = files.get(file);

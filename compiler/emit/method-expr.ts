@@ -6,13 +6,14 @@
 // relation, a select or a built-in reads the store. Leaves statements and the handler frame
 // to ./methods.ts, and every typing decision to check/methods.ts (`MethodTyping`).
 
+import { isFilledWhenOmitted } from "../../model/app.js";
 import { sessionMember } from "../check/body/session.js";
 import { builtinFunctions } from "../builtins.js";
 import type { Expr, SelectExpr } from "../ast.js";
 import type { Catalog, CatalogField, CatalogType, FieldType } from "../catalog.js";
 import { scalars } from "../../model/scalars.js";
 import type { MethodTyping } from "../check/methods.js";
-import { findType, isNullable, unknownType, type ValueType } from "../check/method-types.js";
+import { findType, isNullable, selectsOneRow, unknownType, type ValueType } from "../check/method-types.js";
 import { jsIdentifier, jsJson, jsString, objectKey, prop } from "./js-literal.js";
 
 export { objectKey, prop } from "./js-literal.js";
@@ -149,6 +150,7 @@ const helperNames = [
   "text",
   "concat",
   "abortMessage",
+  "withField",
 ] as const;
 export type HelperName = (typeof helperNames)[number];
 
@@ -172,7 +174,10 @@ export function omittedFieldValue(f: CatalogField): string | undefined {
   if (f.default?.kind === "literal") return jsJson(f.default.value);
   if (f.default?.kind === "now") return "rt.now()";
   if (f.isOptional) return "null";
-  return f.type.kind === "array" ? "[]" : undefined;
+  if (f.type.kind === "array") return "[]";
+  if (f.type.kind === "struct" && isFilledWhenOmitted(f))
+    return `{ ${f.type.fields.map((x) => `${objectKey(x.name)}: ${omittedFieldValue(x)}`).join(", ")} }`;
+  return undefined;
 }
 
 /** Source position for runtime messages: `ledger.wo:14`. */
@@ -225,6 +230,8 @@ function expr(ctx: ExprContext, e: Expr): Printed {
     case "NameExpr": {
       const b = ctx.typing.names.get(e);
       if (b?.kind === "variant") return { code: jsString(b.value), prec: 8 };
+      // The row an update is writing (writeUpdate's loop variable).
+      if (b?.kind === "updated") return { code: "row", prec: 8 };
       return { code: !b || b.kind === "self" ? "self" : jsName(b.name), prec: 8 };
     }
     case "MemberExpr":
@@ -248,7 +255,7 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       }
       const arg = e.args[0]!;
       if (name === "count" || name === "len") {
-        const query = storeQuery(ctx, arg);
+        const query = arg.kind === "SelectExpr" ? selectQuery(ctx, arg) : storeQuery(ctx, arg);
         if (query) return { code: `await tx.count(${query})`, prec: 7 };
         return { code: `${wrap(expr(ctx, arg), 8)}.length`, prec: 8 };
       }
@@ -450,8 +457,14 @@ function selectQuery(ctx: ExprContext, e: SelectExpr): string {
 function select(ctx: ExprContext, e: SelectExpr): Printed {
   ctx.rowTypes.add(e.type.text);
   const list = `(await tx.list(${selectQuery(ctx, e)})) as ${rowAlias(e.type.text)}[]`;
-  if (e.projection.length === 0) return { code: list, prec: 4 };
   const keys = e.projection.map((c) => `${objectKey(c.text)}: ${prop("row", c.text)}`);
+  if (selectsOneRow(ctx.catalog, e)) {
+    // A unique field's equality: the one row, or null (compiler/check/method-types.ts selectsOneRow).
+    const one = `((${list})[0] ?? null)`;
+    if (e.projection.length === 0) return { code: one, prec: 8 };
+    return { code: `((row) => (row === null ? null : { ${keys.join(", ")} }))${one}`, prec: 8 };
+  }
+  if (e.projection.length === 0) return { code: list, prec: 4 };
   return { code: `(${list}).map((row) => ({ ${keys.join(", ")} }))`, prec: 8 };
 }
 

@@ -20,7 +20,7 @@ import type { Catalog, CatalogField, CatalogMethod, CatalogType, FieldType } fro
 import { blockHas, someExpression, writeStatements } from "./method-body.js";
 import { typeMethod } from "../check/methods.js";
 import { isSessionUser } from "../check/body/session.js";
-import { fieldValueType, findType, returnValueType } from "../check/method-types.js";
+import { fieldValueType, findType, isNullable, returnValueType } from "../check/method-types.js";
 import { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { keyedLocks } from "./method-locks.js";
 import { refCheckLine } from "./ref-checks.js";
@@ -364,6 +364,8 @@ export function storedValue(ctx: ExprContext, field: CatalogField, value: Expr):
   if (isSessionUser(value) && field.type.kind === "scalar" && field.type.scalar === "Text") return "rt.session().user";
   const code = printExpr(ctx, value);
   const t = typeOf(ctx, value);
+  // A row stored into a `ref T` field is its id (compiler/check/body/writes.ts checkStore).
+  if (ctx.typing.rowIds.has(value)) return isNullable(t) ? `(${code})?.id ?? null` : `(${code}).id`;
   if (field.type.kind === "union" && t.k === "text" && value.kind !== "LiteralExpr") {
     ctx.helpers.add("variant");
     return `variant(${code}, ${jsJson(field.type.variants)}, ${jsString(field.name)}, ${at(value)})`;
@@ -479,10 +481,26 @@ function writeLink(w: CodeBlockWriter, ctx: ExprContext, s: LinkStmt): void {
 function writeUpdate(w: CodeBlockWriter, ctx: ExprContext, s: UpdateStmt): void {
   const targetType = targetRowType(ctx, s.target);
   const target = findType(ctx.catalog, targetType.type)!;
-  const members = s.assignments.map((a) => {
+  // `f += e` and `set a.b = e` read the row being written (`row`), so their patch is per row.
+  const perRow = s.assignments.some((a) => ctx.typing.rowUpdates.has(a));
+  // Several paths into one struct (`set m.a = x, m.b = y`) apply in turn to the one field.
+  const values = new Map<string, string>();
+  for (const a of s.assignments) {
     const f = target.fields.find((x) => x.name === a.field.text)!;
-    return `${objectKey(a.field.text)}: ${storedValue(ctx, f, a.value)}`;
-  });
+    const upd = ctx.typing.rowUpdates.get(a);
+    if (!upd || upd.path.length === 0) {
+      values.set(a.field.text, storedValue(ctx, upd?.field ?? f, upd?.value ?? a.value));
+      continue;
+    }
+    ctx.helpers.add("withField");
+    const current = values.get(a.field.text) ?? `row[${jsString(a.field.text)}]`;
+    const value = storedValue(ctx, upd.field, upd.value);
+    values.set(
+      a.field.text,
+      `withField(${current}, ${jsJson(upd.path)}, ${value}, ${jsString(a.field.text)}, ${at(a.value)})`,
+    );
+  }
+  const members = [...values].map(([name, code]) => `${objectKey(name)}: ${code}`);
   const check = refCheckLine(
     ctx.catalog,
     target,
@@ -497,25 +515,34 @@ function writeUpdate(w: CodeBlockWriter, ctx: ExprContext, s: UpdateStmt): void 
   const typeName = jsString(target.name);
   const refreshed = (v: string, patch: string) =>
     `${v} = ((await tx.update(${table}, ${v}.id, ${patch})) as ${rowAlias(target.name)} | undefined) ?? rt.notFound(${typeName}, ${v}.id);`;
-  if (s.target.kind === "NameExpr" && !targetType.isSet && check === undefined) {
+  if (s.target.kind === "NameExpr" && !targetType.isSet && check === undefined && !perRow) {
     // The name now holds the row as written, so later reads in this call see the update.
     w.writeLine(refreshed(printExpr(ctx, s.target), `{ ${members.join(", ")} }`));
     return;
   }
-  w.block(() => {
+  const patchLines = () => {
     w.writeLine(`const patch = { ${members.join(", ")} };`);
     if (check !== undefined) w.writeLine(check);
+  };
+  w.block(() => {
+    if (!perRow) patchLines();
     if (s.target.kind === "SelectExpr") {
       w.write(`for (const row of await tx.list(${selectTargetQuery(ctx, s.target)}))`).block(() => {
         writeStep(w);
+        if (perRow) patchLines();
         w.writeLine(`await tx.update(${table}, row.id as number, patch);`);
       });
     } else if (targetType.isSet) {
       w.write(`for (const row of ${printExpr(ctx, s.target)})`).block(() => {
         writeStep(w);
+        if (perRow) patchLines();
         w.writeLine(`await tx.update(${table}, row.id, patch);`);
       });
     } else {
+      if (perRow) {
+        w.writeLine(`const row = ${printExpr(ctx, s.target)};`);
+        patchLines();
+      }
       w.writeLine(refreshed(printExpr(ctx, s.target), "patch"));
     }
   });

@@ -129,7 +129,9 @@ export class ParseContext {
     if (!isReal(tok)) this.holes++;
     const text = isReal(tok) ? tok!.image : "";
     const span = this.span(tok);
-    if (what !== undefined && text.includes("-")) {
+    // A field keeps its hyphen (the JSON key, the column; generated code quotes it): the
+    // language accepts `first-name: Text`. Other declared names stay without one.
+    if (what !== undefined && what !== "field" && text.includes("-")) {
       this.diags.report("WO1005", span, { name: text, what, suggestion: text.replace(/-/g, "_") });
     } else if (what !== undefined) {
       // A type's snake_case form is a key too (tool names, schemas.rows, the default table):

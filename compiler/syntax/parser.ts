@@ -1061,7 +1061,11 @@ export class WoParser extends EmbeddedActionsParser {
       this.CONSUME(T.Dot);
       path.push(this.CONSUME2(T.AnyWord));
     });
-    this.CONSUME(T.Eq);
+    const op = this.OR([
+      { ALT: () => this.CONSUME(T.Eq) },
+      { ALT: () => this.CONSUME(T.PlusEq) },
+      { ALT: () => this.CONSUME(T.MinusEq) },
+    ]);
     const value = this.SUBRULE(this.expr);
     return this.ACTION(() => {
       if (!value) return undefined;
@@ -1071,6 +1075,7 @@ export class WoParser extends EmbeddedActionsParser {
         span: this.ctx.span(field, this.LA(0)),
       };
       if (path.length > 0) a.path = path.map((t) => this.ctx.name(t));
+      if (op.image === "+=" || op.image === "-=") a.op = op.image;
       return a;
     });
   });

@@ -93,5 +93,16 @@ export function createBodyHelpers(rt: Pick<OperationRuntime, "abort" | "invalid"
       if (err instanceof RunEndedError) throw err;
       return (err as Error).message;
     },
+    withField,
   };
+  // `set a.b = v` keeps the rest of struct `a`; through a null struct there is nothing to keep.
+  function withField(value: unknown, path: readonly string[], v: unknown, what: string, at: string): unknown {
+    if (path.length === 0) return v;
+    if (value === null || value === undefined || typeof value !== "object")
+      return rt.abort(`${what} has no value to set '${path[0]}' in at ${at}; set the whole struct`);
+    const [step, ...rest] = path as [string, ...string[]];
+    const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+    copy[step] = withField(copy[step], rest, v, `${what}.${step}`, at);
+    return copy;
+  }
 }

@@ -9,7 +9,7 @@
 // policy lines checks its rows in its own transaction with the RowGuard (policy.ts). Every write commits in `rt.store.write`: the
 // one place an operation's transaction commits, for these bodies and generated ones alike.
 
-import type { CatalogType, CatalogField } from "../../model/app.js";
+import { isFilledWhenOmitted, type CatalogType, type CatalogField } from "../../model/app.js";
 import type { AppContract, CallContext, OperationEntry, OperationRuntime } from "../../model/build-contract.js";
 import { relationsOf } from "../../model/relations.js";
 import type { Row, StoreTx, WriteOptions } from "../../model/store.js";
@@ -261,14 +261,39 @@ function callersRowId(call: CallContext, typeName: string): number {
  * `@readonly` field is never taken from the input (its schema refuses it anyway).
  */
 function createValues(fields: readonly CatalogField[], rt: OperationRuntime): (data: Row) => Row {
-  const plan = fields.map((f) => ({ name: f.name, fromInput: !f.isReadonly, fallback: fallbackOf(f, rt) }));
+  const plan = fields.map((f) => ({
+    name: f.name,
+    fromInput: !f.isReadonly,
+    fallback: fallbackOf(f, rt),
+    complete: completerOf(f, rt),
+  }));
   return (data) => {
     const row: Row = {};
-    for (const { name, fromInput, fallback } of plan) {
+    for (const { name, fromInput, fallback, complete } of plan) {
       const given = fromInput ? data[name] : undefined;
-      row[name] = given !== undefined || fallback === undefined ? given : fallback();
+      row[name] =
+        given !== undefined ? (complete ? complete(given) : given) : fallback === undefined ? given : fallback();
     }
     return row;
+  };
+}
+
+/**
+ * For a struct field: fills what a given struct leaves out with each field's value when
+ * omitted (fallbackOf), at every depth, so every stored struct has all its fields.
+ */
+function completerOf(f: CatalogField, rt: OperationRuntime): ((v: unknown) => unknown) | undefined {
+  if (f.type.kind !== "struct") return undefined;
+  const inner = f.type.fields.map((x) => ({ name: x.name, fallback: fallbackOf(x, rt), complete: completerOf(x, rt) }));
+  return (v) => {
+    if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
+    const given = v as Row;
+    const out: Row = { ...given };
+    for (const { name, fallback, complete } of inner) {
+      if (given[name] !== undefined) out[name] = complete ? complete(given[name]) : given[name];
+      else if (fallback !== undefined) out[name] = fallback();
+    }
+    return out;
   };
 }
 
@@ -282,6 +307,11 @@ function fallbackOf(f: CatalogField, rt: OperationRuntime): (() => unknown) | un
   if (d?.kind === "now") return () => rt.now();
   if (f.isOptional) return () => null;
   if (f.type.kind === "array") return () => [];
+  if (f.type.kind === "struct" && isFilledWhenOmitted(f)) {
+    // A struct whose every field has a value when left out: a fresh one per row.
+    const inner = f.type.fields.map((x) => [x.name, fallbackOf(x, rt)!] as const);
+    return () => Object.fromEntries(inner.map(([name, fill]) => [name, fill()]));
+  }
   // Computed defaults make the field read-only and are never evaluated yet: stored as null.
   return f.isReadonly ? () => null : undefined;
 }

@@ -48,7 +48,7 @@ describe("wo check", () => {
     const r = wo("check", dir);
     expect(r.status).toBe(0);
     expect(r.stderr).toMatch(/app\.wo:3:6: warning WO2103: /m);
-    expect(r.stdout).toMatch(/: 1 type, 0 services, 0 methods, 0 tools — ok \(1 warning\)\n$/);
+    expect(r.stdout).toMatch(/: 1 type, 0 services, 0 methods, 0 tools — ok \(1 warning\)\n/);
   });
 
   it("a broken file: exit 1, path:line:col and a caret on stderr", () => {

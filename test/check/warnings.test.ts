@@ -24,8 +24,8 @@ const cases: [string, string, string][] = [
   ["WO3103", "op exposed twice", 'type A {\n  x: Int\n  service rest "/api/a" expose list, ┆list\n}\n'],
   [
     "WO3105",
-    "method in no expose list",
-    'class A {\n  x: Int\n  fn ┆m() -> Int {\n    return 1\n  }\n  service rest "/api/a" expose list\n}\n',
+    "method with no rest service and in no mcp list",
+    'class A {\n  x: Int\n  fn ┆m() -> Int {\n    return 1\n  }\n  service mcp "/mcp" expose list\n}\n',
   ],
 ];
 

@@ -65,7 +65,7 @@ const broken: [title: string, fn: string, code: string][] = [
   ],
   ["abort message that is not text", `  fn m() in txn {\n    assert false otherwise abort ┆1\n  }`, "WO5026"],
   ["text joined with a row", `  fn m() -> Text {\n    return ┆"a" + self\n  }`, "WO5012"],
-  ["set of a path inside a struct", `  fn m() in txn {\n    update self set ┆title.x = 1\n  }`, "WO5025"],
+  ["set of a path inside a struct", `  fn m() in txn {\n    update self set title.┆x = 1\n  }`, "WO5025"],
   ["call statement in a method", `  fn m() in txn {\n    ┆now()\n  }`, "WO5025"],
   ["link through a type that is not a link type", `  fn m() in txn {\n    link self -[┆Price]-> self\n  }`, "WO5026"],
   ["object literal in a method", `  fn m() -> Int {\n    let o = ┆{ a: 1 }\n    return 1\n  }`, "WO5025"],

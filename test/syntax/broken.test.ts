@@ -29,7 +29,6 @@ const broken: [name: string, marked: string, code: string, phrase: string][] = [
   ["unknown member line", "type A {\n  ┆expose list\n}\n", "WO1003", "expected a member"],
   ["stray top-level token", "┆} type A { x: Int }\n", "WO1003", "expected a declaration"],
   ["optional array element", "type A {\n  xs: [Int┆?]\n}\n", "WO1006", "[T]?"],
-  ["hyphenated field name", "type A {\n  ┆first-name: Text\n}\n", "WO1005", "first_name"],
   ["hyphenated type name", "type ┆Order-Line { x: Int }\n", "WO1005", "Order_Line"],
   ["hyphenated variant", "type A {\n  s: Draft | ┆In-Review\n}\n", "WO1005", "In_Review"],
   ["hyphenated method", "class A {\n  fn ┆do-it() { }\n}\n", "WO1005", "do_it"],

@@ -72,7 +72,9 @@ export function call(check: BodyCheck, e: CallExpr): ValueType {
     return unknownType;
   }
   if (name === "count" || name === "len") {
-    if (set.k !== "rows" && set.k !== "array" && set.k !== "unknown") {
+    // A select on a unique field counts 0 or 1 like any select.
+    const isSelect = e.args[0]!.kind === "SelectExpr";
+    if (set.k !== "rows" && set.k !== "array" && set.k !== "unknown" && !isSelect) {
       bag.report("WO5006", e.args[0]!.span, { name, expected: "a set (rows or a list)", found: describeType(set) });
     }
     return { k: "int", name: "Int" };

@@ -6,7 +6,16 @@
 // expression level type subexpressions through `check.expr`, so none imports expressions.ts
 // and the modules form no import cycle.
 
-import type { AssignStmt, BinaryExpr, Expr, MemberExpr, MethodCallExpr, NameExpr, ObjectExpr } from "../../ast.js";
+import type {
+  AssignStmt,
+  BinaryExpr,
+  Expr,
+  MemberExpr,
+  MethodCallExpr,
+  NameExpr,
+  ObjectExpr,
+  UpdateStmt,
+} from "../../ast.js";
 import type { Catalog, CatalogField, CatalogMethod, CatalogType } from "../../catalog.js";
 import type { DiagnosticBag } from "../../diagnostics/diagnostic.js";
 import type { SkippedFunctions } from "../functions.js";
@@ -18,7 +27,9 @@ export type NameBinding =
   | { kind: "param"; name: string }
   | { kind: "let"; name: string }
   /** A union variant written bare (`Admin`): the text `"Admin"`. */
-  | { kind: "variant"; value: string };
+  | { kind: "variant"; value: string }
+  /** The row an `update` is writing, as read before it (`f += e` reads `f` from it). */
+  | { kind: "updated" };
 
 /** `o.customer.name` where `o.customer` is a `ref T` id: the row of `type` it names is read. */
 export interface RefRead {
@@ -56,7 +67,14 @@ export interface MethodTyping {
   reassigned: Set<string>;
   /** `x += e` / `x -= e` as the arithmetic it performs (`x + e`), typed like any expression. */
   compound: Map<AssignStmt, BinaryExpr>;
+  /**
+   * Update assignments that depend on the row being written: `f += e` as `row.f + e`, and
+   * `set a.b = e`, whose field `a` is the stored struct with `b` replaced (`path`).
+   */
+  rowUpdates: Map<UpdateAssignment, { value: Expr; path: string[]; field: CatalogField }>;
 }
+
+export type UpdateAssignment = UpdateStmt["assignments"][number];
 
 /** One body being typed: a class method (`owner` its class, `self` in scope) or a free fn. */
 export interface BodyCheck {

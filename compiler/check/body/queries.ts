@@ -14,6 +14,7 @@ import {
   isNullable,
   isOrderable,
   nonNull,
+  selectsOneRow,
   unknownType,
   type ValueType,
 } from "../method-types.js";
@@ -168,5 +169,10 @@ export function select(check: BodyCheck, e: SelectExpr): ValueType {
       });
     } else projection.push(col.text);
   }
-  return e.projection.length > 0 ? { k: "rows", type: target.name, projection } : { k: "rows", type: target.name };
+  const k = selectsOneRow(catalog, e) ? "row" : "rows";
+  if (k === "row")
+    return e.projection.length > 0
+      ? { k, type: target.name, projection, nullable: true }
+      : { k, type: target.name, nullable: true };
+  return e.projection.length > 0 ? { k, type: target.name, projection } : { k, type: target.name };
 }

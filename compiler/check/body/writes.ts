@@ -2,7 +2,7 @@
 // `link`/`unlink` of a link type — which fields may be set (WO5009, WO5003, WO5016), that every
 // required field is given (WO5015, WO5029), and that each value fits its field (WO5014, WO5020).
 
-import type { Expr, InsertStmt, LinkStmt, NameExpr, SelectExpr, Span, UpdateStmt } from "../../ast.js";
+import type { Expr, InsertStmt, LinkStmt, Name, NameExpr, SelectExpr, Span, UpdateStmt } from "../../ast.js";
 import type { CatalogField, CatalogType } from "../../catalog.js";
 import { didYouMean } from "../did-you-mean.js";
 import {
@@ -50,24 +50,85 @@ export function insert(check: BodyCheck, s: InsertStmt): ValueType {
   return { k: "row", type: target.name };
 }
 
-/** `update self set …`, `update x set …`, `update T{ p } set …`. */
+/** `update self set …`, `update x set …`, `update T{ p } set …`; `f += e`, `set a.b = e`. */
 export function update(check: BodyCheck, s: UpdateStmt): void {
   const target = rowTarget(check, s.target, "update");
   for (const a of s.assignments) {
-    const t = check.expr(a.value);
-    if (a.path) {
-      const what = `Setting '${[a.field, ...a.path].map((n) => n.text).join(".")}' inside a struct`;
-      check.bag.report("WO5025", a.field.span, { what, why: "set the whole struct field" });
+    if (!a.path && !a.op) {
+      const t = check.expr(a.value);
+      const field = target ? writableField(check, target, a.field.text, a.field.span, "update") : undefined;
+      if (target && field) checkStore(check, target, field, a.value, t);
       continue;
     }
     const field = target ? writableField(check, target, a.field.text, a.field.span, "update") : undefined;
-    if (target && field) checkStore(check, target, field, a.value, t);
+    if (!target || !field) {
+      check.expr(a.value);
+      continue;
+    }
+    const inner = a.path ? structField(check, field, a.path) : field;
+    if (!inner) {
+      check.expr(a.value);
+      continue;
+    }
+    let value = a.value;
+    if (a.op) {
+      // `f += e` is `f = row.f + e`, the row as it was before this statement.
+      const current = [a.field, ...(a.path ?? [])].reduce<Expr>(
+        (object, member) => ({ kind: "MemberExpr", object, member, span: member.span }),
+        updatedRow(a.field.span),
+      );
+      value = { kind: "BinaryExpr", op: a.op === "+=" ? "+" : "-", left: current, right: a.value, span: a.span };
+      check.scope.set(updatedName, { binding: { kind: "updated" }, type: { k: "row", type: target.name } });
+      try {
+        checkStore(check, target, inner, value, check.expr(value));
+      } finally {
+        check.scope.delete(updatedName);
+      }
+    } else {
+      checkStore(check, target, inner, value, check.expr(value));
+    }
+    check.typing.rowUpdates.set(a, { value, path: (a.path ?? []).map((n) => n.text), field: inner });
   }
   if (s.target.kind === "NameExpr" && target) {
     const t = check.typing.exprTypes.get(s.target);
     // The bound row is refreshed with what the update wrote (spec: "Method language").
     if (t?.k === "row") check.typing.reassigned.add(s.target.name.text);
   }
+}
+
+/** The scope name of the row an update is writing: a space keeps it apart from every wo name. */
+const updatedName = " updated";
+
+function updatedRow(span: Span): NameExpr {
+  return { kind: "NameExpr", name: { text: updatedName, span }, span };
+}
+
+/** The field `set a.b.c = e` writes inside struct field `a`, or a diagnostic at the step that is none. */
+function structField(check: BodyCheck, field: CatalogField, path: Name[]): CatalogField | undefined {
+  let at = field;
+  for (const step of path) {
+    if (at.type.kind !== "struct") {
+      check.bag.report("WO5025", step.span, {
+        what: `Setting '${step.text}' inside '${at.name}'`,
+        why: `'${at.name}' is not a struct field`,
+      });
+      return undefined;
+    }
+    const next = at.type.fields.find((f) => f.name === step.text);
+    if (!next) {
+      check.bag.report("WO5003", step.span, {
+        type: `the struct '${at.name}'`,
+        field: step.text,
+        hint: didYouMean(
+          step.text,
+          at.type.fields.map((f) => f.name),
+        ),
+      });
+      return undefined;
+    }
+    at = next;
+  }
+  return at;
 }
 
 /**
@@ -199,6 +260,17 @@ function checkStore(check: BodyCheck, target: CatalogType, field: CatalogField, 
   }
   // `$session.user` into a Text field: the user's text (session.ts).
   if (want.k === "text" && want.name === "Text" && isSessionUser(value)) return;
+  // A row where a `ref T` goes is its id, as for a `ref T` parameter (calls.ts fitArguments).
+  if (
+    field.type.kind === "ref" &&
+    t.k === "row" &&
+    !t.projection &&
+    t.type === field.type.target &&
+    (!isNullable(t) || field.isOptional)
+  ) {
+    check.typing.rowIds.add(value);
+    return;
+  }
   const text = variantText(check, value);
   if (want.k === "union" && text !== undefined) {
     if (!want.variants.includes(text))
