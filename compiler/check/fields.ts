@@ -381,7 +381,7 @@ function checkDefault(
   switch (expr.kind) {
     case "ComputedDefault":
       // Read as an expression: typed and compiled by row-exprs.ts; otherwise kept as text.
-      if (!expr.expr) ctx.bag.report("WO2107", expr.span, { field });
+      if (!expr.expr) ctx.bag.report("WO2107", expr.span, { field, why: "it is not an expression wo can read" });
       return { kind: "computed", text: expr.text };
     case "NowDefault":
       if (type.kind === "scalar" && type.scalar === "Timestamp") return { kind: "now" };

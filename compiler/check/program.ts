@@ -107,7 +107,8 @@ export function checkProgram(files: SourceFileAst[], config: ConfigResult, bag: 
   // fields, every CatalogMethod with its `body`) and reports WO5xxx into `bag`.
   // Before every body (fns, tests, methods): they may read a computed field once it is known to
   // be evaluated. Row expressions call no fn (WO2073), so no skipped fn matters to them.
-  checkRowExprs(ctx.types.values(), catalog, bag, new Map());
+  const fnNames = new Set(files.flatMap((f) => f.items.flatMap((i) => (i.kind === "FnDecl" ? [i.name.text] : []))));
+  checkRowExprs(ctx.types.values(), catalog, bag, new Map(), fnNames);
   const skipped = checkFunctions(files, catalog, ctx, skippedMethods);
   checkStartupHooks(files, catalog, skipped, ctx);
   checkMain(files, catalog, skipped, ctx);

@@ -19,6 +19,9 @@ import { typeMethod } from "./methods.js";
 
 const boolType = { kind: "scalar", scalar: "Bool" } as const;
 
+/** The method checker's errors that say wo's method language lacks something the text uses. */
+const lackingInWo: ReadonlySet<string> = new Set(["WO5004", "WO5013", "WO5025"]);
+
 /**
  * Types every row expression of `decls` (one per catalog type, by name) and records the ones
  * that type-check on their type (`rowExprs`, and `isEvaluated` on computed fields). Call before
@@ -29,6 +32,8 @@ export function checkRowExprs(
   catalog: Catalog,
   bag: DiagnosticBag,
   skipped: SkippedFunctions,
+  /** The program's free fns by name: a row expression may not call one (WO2073). */
+  fnNames: ReadonlySet<string>,
 ): void {
   const byName = new Map(catalog.types.map((t) => [t.name, t as CatalogType]));
   for (const decl of decls) {
@@ -41,7 +46,7 @@ export function checkRowExprs(
       if (!field) continue;
       const computed = m.default?.kind === "ComputedDefault" ? m.default.expr : undefined;
       if (computed && field.default?.kind === "computed") {
-        const built = rowExpr(catalog, type, field, m, "computed", computed, bag, skipped);
+        const built = rowExpr(catalog, type, field, m, "computed", computed, bag, skipped, fnNames);
         if (built) {
           out.push(built);
           field.default.isEvaluated = true;
@@ -49,7 +54,7 @@ export function checkRowExprs(
       }
       for (const a of m.annotations) {
         if (a.name.text !== "check" || !a.expr) continue;
-        const built = rowExpr(catalog, type, field, m, "check", a.expr, bag, skipped);
+        const built = rowExpr(catalog, type, field, m, "check", a.expr, bag, skipped, fnNames);
         if (built) {
           out.push(built);
           field.checkExpr = a.argsText!.trim();
@@ -69,9 +74,14 @@ function rowExpr(
   expr: Expr,
   bag: DiagnosticBag,
   skipped: SkippedFunctions,
+  fnNames: ReadonlySet<string>,
 ): CatalogRowExpr<Block> | undefined {
   const own = new Bag();
-  for (const call of calls(expr)) own.report("WO2073", call.span, { field: field.name, name: call.name });
+  // A call of the program's own fn or a method may write: refused. A function neither wo nor
+  // the program has (the reference's `words(body)`) is the method checker's to name below.
+  for (const call of calls(expr))
+    if (fnNames.has(call.name) || call.name.endsWith("()"))
+      own.report("WO2073", call.span, { field: field.name, name: call.name });
   const fieldNames = new Set(type.fields.map((f) => f.name));
   const named = new Map<string, NameExpr>();
   for (const n of names(expr)) {
@@ -119,7 +129,21 @@ function rowExpr(
       });
     for (const e of selects(expr)) own.report("WO2071", e.span, { field: field.name, what: "a select over a table" });
   }
-  for (const d of own.items) bag.items.push(d);
+  // An expression that reads but uses what wo's method language lacks — a function neither wo
+  // nor the program has (the reference's `words(body)`), a select form it does not take, a
+  // construct no body runs — stays what the language's reference makes of every computed
+  // default, inert text, with a warning that says why: a program written for the full language
+  // still checks (spec/language.md, "Computed fields"). Every other mistake is an error.
+  // (A call of the program's own fn is WO2073 first: its name is unknown to the checker here.)
+  const refused = own.items.some((d) => d.severity === "error" && d.code.startsWith("WO20"));
+  const lacking = refused ? undefined : own.items.find((d) => lackingInWo.has(d.code));
+  if (lacking) {
+    const why = `wo cannot evaluate it: ${lacking.message.replace(/\.$/, "")} at ${lacking.span.line}:${lacking.span.col}`;
+    if (kind === "computed") bag.report("WO2107", expr.span, { field: field.name, why });
+    else bag.report("WO2108", expr.span, { name: `check(…) on '${field.name}': ${why}` });
+    return undefined;
+  }
+  for (const d of own.items) if (!refused || d.code !== "WO5004") bag.items.push(d);
   if (own.items.some((d) => d.severity === "error")) return undefined;
   return {
     kind,

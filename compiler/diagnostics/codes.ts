@@ -189,7 +189,7 @@ export const codes = {
   WO2106: { severity: "warning", message: msg`Unknown type annotation '@${"name"}' is ignored.` },
   WO2107: {
     severity: "warning",
-    message: msg`Computed default of '${"field"}' is not an expression wo can read, so it is not evaluated; the field is read-only and stays absent from rows.`,
+    message: msg`Computed default of '${"field"}' is not evaluated (${"why"}); the field is read-only and stays absent from rows.`,
   },
   WO2108: { severity: "warning", message: msg`'@${"name"}' is parsed but not enforced yet.` },
   WO2109: { severity: "warning", message: msg`'${"marker"}' block is kept as text and not interpreted.` },
@@ -261,7 +261,7 @@ export const codes = {
   WO5003: { severity: "error", message: msg`'${"type"}' has no field '${"field"}'.${"hint"}` },
   WO5004: {
     severity: "error",
-    message: msg`Unknown function '${"name"}' (built-ins: now(), count(set), len(set), latest(set), contains(set, x), print(…)).`,
+    message: msg`Unknown function '${"name"}' (built-ins: now(), count(set), sum(set), len(set), latest(set), contains(set, x), print(…)).`,
   },
   WO5005: { severity: "error", message: msg`${"name"}() takes ${"expected"} but was given ${"found"}.` },
   WO5006: { severity: "error", message: msg`${"name"}() needs ${"expected"} but was given ${"found"}.` },

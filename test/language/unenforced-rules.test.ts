@@ -47,6 +47,28 @@ describe("wo check: declared rules that are not enforced", () => {
     expect(other.stdout.trimEnd().split("\n")).toHaveLength(1);
   });
 
+  it("a computed field or check using what wo lacks stays inert text with a warning saying why; a mistake stays an error", async () => {
+    const program =
+      "type Post {\n  body: Text\n  words_in: Int = words(body)\n  short: Bool @check(words(body) < 10)\n}\n" +
+      "type Tag {\n  name: Text\n  posts: Int = count(Post{ tags contains self })\n}\n";
+    const r = await runWoCommand(["check", app("rules-lacking", program)]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      "app.wo:3:19: warning WO2107: Computed default of 'words_in' is not evaluated (wo cannot evaluate it: Unknown function 'words'",
+    );
+    expect(r.stderr).toMatch(
+      /app\.wo:4:22: warning WO2108: '@check\(…\) on 'short': wo cannot evaluate it: Unknown function 'words'/,
+    );
+    expect(r.stderr).toMatch(
+      /app\.wo:8:16: warning WO2107: Computed default of 'posts' is not evaluated \(wo cannot evaluate it: select Post: 'tags'/,
+    );
+    expect(r.stdout.trimEnd().split("\n").at(-1)).toBe("3 declared rules are not enforced (see the warnings above)");
+    // A computed field of the wrong type is the program's mistake, not wo's gap.
+    const wrong = await runWoCommand(["check", app("rules-wrong", 'type A {\n  x: Int\n  y: Int = "a" + "b"\n}\n')]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain("error WO5007");
+  });
+
   it("json: still an array; the counted warnings carry unenforcedRule, --policies has the count", async () => {
     const dir = app("rules-json", "type A {\n  x: Int @index @fancy\n}\n");
     const r = await runWoCommand(["check", dir, "--format", "json"]);
