@@ -257,6 +257,8 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       if (name === "count" || name === "len") {
         const query = arg.kind === "SelectExpr" ? selectQuery(ctx, arg) : storeQuery(ctx, arg);
         if (query) return { code: `await tx.count(${query})`, prec: 7 };
+        // One row or none (a unique select bound to a name): 1 or 0.
+        if (typeOf(ctx, arg).k === "row") return { code: `(${expr(ctx, arg).code} == null ? 0 : 1)`, prec: 8 };
         return { code: `${wrap(expr(ctx, arg), 8)}.length`, prec: 8 };
       }
       if (name === "sum") {

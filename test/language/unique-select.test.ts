@@ -25,7 +25,12 @@ const source = `class Author {
     return count(Author{ email == e })
   }
 
-  service rest "/api/authors" expose list, create, named, known
+  fn found(e: Text) -> Int {
+    let a = Author{ email == e }
+    return len(a)
+  }
+
+  service rest "/api/authors" expose list, create, named, known, found
 }
 `;
 
@@ -53,6 +58,9 @@ describe("a select on a unique field: wo run", () => {
       status: 200,
       body: "nobody",
     });
+    // Bound to a name, the one row or none still counts 1 or 0.
+    expect(await post(run.wo.url, `/api/authors/${made.body.id}/found`, { e: "a@x" })).toMatchObject({ body: 1 });
+    expect(await post(run.wo.url, `/api/authors/${made.body.id}/found`, { e: "b@x" })).toMatchObject({ body: 0 });
     const known = await run.mcp.callTool({ name: "author_known", arguments: { id: made.body.id, e: "a@x" } });
     expect(known.structuredContent).toMatchObject({ result: 1 });
   });

@@ -72,9 +72,10 @@ export function call(check: BodyCheck, e: CallExpr): ValueType {
     return unknownType;
   }
   if (name === "count" || name === "len") {
-    // A select on a unique field counts 0 or 1 like any select.
+    // A select on a unique field counts 0 or 1 like any select, also once bound to a name
+    // (`let rows = select T{ slug == s }`: a T?, counted 1 when there is a row).
     const isSelect = e.args[0]!.kind === "SelectExpr";
-    if (set.k !== "rows" && set.k !== "array" && set.k !== "unknown" && !isSelect) {
+    if (set.k !== "rows" && set.k !== "array" && set.k !== "unknown" && set.k !== "row" && !isSelect) {
       bag.report("WO5006", e.args[0]!.span, { name, expected: "a set (rows or a list)", found: describeType(set) });
     }
     return { k: "int", name: "Int" };
