@@ -88,6 +88,9 @@ export function watchApp(dir: string, server: RunningServer, write: (text: strin
     return { close: () => undefined };
   }
   write(`wo: watching ${dir} for changes to .wo files and ${configFileName}\n`);
+  // A save between the start's build and this point made no event: compare the sources with
+  // what serves once now (a hash, no build when they match), so it is not missed until the next.
+  schedule();
   return {
     close() {
       if (timer) clearTimeout(timer);
