@@ -3,11 +3,8 @@
 // next and its last error. It reads the database read-only (runtime/store/jobs-reader.ts), so it
 // works while `wo run` serves; wo.toml's [database] says where the data is, as for `wo run`.
 
-import { readFileSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
-import { readConfig } from "../../compiler/check/config.js";
-import { DiagnosticBag } from "../../compiler/diagnostics/diagnostic.js";
-import { formatWithSources } from "../../compiler/diagnostics/format.js";
+import { resolve } from "node:path";
+import { readAppConfig } from "./app-config.js";
 import { jobStatuses, StoreOpenError, type Job, type JobStatus } from "../../model/store.js";
 import { openJobsReader } from "../../runtime/store/jobs-reader.js";
 import type { ParsedArgs } from "./args.js";
@@ -22,21 +19,8 @@ export async function runJobsCommand(args: ParsedArgs): Promise<number> {
     return fail(`--status takes ${jobStatuses.join(", ")}, not '${status}'.`);
   const name = args.value("--name");
 
-  const bag = new DiagnosticBag();
-  const file = join(dir, "wo.toml");
-  let text: string | undefined;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch {
-    text = undefined;
-  }
-  const { config } = readConfig(text, file, basename(dir), bag);
-  const errors = bag.sorted().filter((d) => d.severity === "error");
-  if (errors.length > 0) {
-    const sources = new Map(text === undefined ? [] : [[file, text]]);
-    for (const d of errors) process.stderr.write(`${formatWithSources(d, sources)}\n`);
-    return fail("wo.toml has errors; fix them and run again.");
-  }
+  const config = readAppConfig(dir);
+  if (config === undefined) return fail("wo.toml has errors; fix them and run again.");
 
   let reader;
   try {
