@@ -43,7 +43,7 @@ const broken: [title: string, fn: string, code: string][] = [
     `  fn m(amount: Money) -> Int {\n    if amount > 0 {\n      let x = 1\n    }\n    return ┆x\n  }`,
     "WO5023",
   ],
-  ["unknown function", `  fn m() -> Int {\n    return ┆sum(self.prices)\n  }`, "WO5004"],
+  ["unknown function", `  fn m() -> Int {\n    return ┆total(self.prices)\n  }`, "WO5004"],
   ["builtin argument count", `  fn m() -> Int {\n    return ┆count(self.prices, 2)\n  }`, "WO5005"],
   ["builtin argument type", `  fn m(amount: Money) -> Int {\n    return count(┆amount)\n  }`, "WO5006"],
   ["latest of a non-set", `  fn m() -> Price {\n    return latest(┆self.title)\n  }`, "WO5006"],
