@@ -270,7 +270,9 @@ export function withRowExprs(store: Store, typeOfTable: (table: string) => strin
     present,
     store: {
       ...store,
-      read: (fn) => (byTable.size === 0 ? store.read(fn) : store.read((tx) => fn(readTx(tx)))),
+      // A read whose rows carry computed fields may make more statements (an aggregate's
+      // query), so it is no longer the one statement `oneStatement` promises.
+      read: (fn, options) => (byTable.size === 0 ? store.read(fn, options) : store.read((tx) => fn(readTx(tx)))),
       write: (fn, options) =>
         byTable.size === 0 ? store.write(fn, options) : store.write((tx) => fn(writeTx(tx)), options),
     },
