@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { readdirSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { loadSources } from "./check/load.js";
 import { configFileName } from "./check/config.js";
 import { DiagnosticBag, type Diagnostic } from "./diagnostics/diagnostic.js";
@@ -45,15 +46,26 @@ const isCode = (f: string) => f.endsWith(".js") || (f.endsWith(".ts") && !f.ends
 function compilerDigest(): string {
   if (digest !== undefined) return digest;
   const hash = createHash("sha256");
-  const here = import.meta.dirname;
+  // Not import.meta.dirname: Node 20 has it only from 20.11, and wo runs on 20.0.
+  const here = dirname(fileURLToPath(import.meta.url));
   for (const folder of [here, join(dirname(here), "model")]) {
-    const files = readdirSync(folder, { recursive: true, encoding: "utf8" }).filter(isCode);
-    for (const f of files.sort()) {
+    for (const f of codeFiles(folder)) {
       const { size, mtimeMs } = statSync(join(folder, f));
       hash.update(`${f}\0${size}\0${mtimeMs}\0`);
     }
   }
   return (digest = hash.digest("hex"));
+}
+
+/** The code files under `folder`, relative and sorted (walked by hand: readdir's `recursive` is Node 20.1+). */
+function codeFiles(folder: string, prefix = ""): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(join(folder, prefix), { withFileTypes: true })) {
+    const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
+    if (entry.isDirectory()) out.push(...codeFiles(folder, rel));
+    else if (isCode(entry.name)) out.push(rel);
+  }
+  return out.sort();
 }
 
 /** build-info.json for a build of these inputs by this wo, with the check's warnings. */
