@@ -5,6 +5,7 @@
 
 import { resolve } from "node:path";
 import { readAppConfig } from "./app-config.js";
+import { textTable } from "./text-table.js";
 import { durationForm, sinceTime } from "../../model/duration.js";
 import { StoreOpenError, type AuditEntry } from "../../model/store.js";
 import { openAuditReader } from "../../runtime/store/audit-reader.js";
@@ -57,31 +58,18 @@ const headings = ["TIME", "PRINCIPAL", "USER", "ROLE", "VIA", "SURFACE", "OPERAT
 /** One line per entry under a heading, each column as wide as its widest cell. */
 export function auditTable(entries: readonly AuditEntry[]): string {
   if (entries.length === 0) return "No audit entries.\n";
-  const rows = entries.map((e) =>
-    [
-      e.at,
-      e.principal,
-      e.user ?? "-",
-      e.role ?? "-",
-      e.via,
-      e.surface,
-      e.operation,
-      e.rowId === null ? "-" : String(e.rowId),
-      e.outcome,
-    ].map(printable),
-  );
-  const widths = headings.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
-      .join("  ")
-      .trimEnd();
-  return `${[headings, ...rows].map(line).join("\n")}\n`;
-}
-
-/** Names and user ids come from tokens and JWT claims: no control character reaches the terminal. */
-function printable(cell: string): string {
-  return cell.replace(/[\u0000-\u001f\u007f-\u009f]/g, "\ufffd");
+  const rows = entries.map((e) => [
+    e.at,
+    e.principal,
+    e.user ?? "-",
+    e.role ?? "-",
+    e.via,
+    e.surface,
+    e.operation,
+    e.rowId === null ? "-" : String(e.rowId),
+    e.outcome,
+  ]);
+  return textTable(headings, rows);
 }
 
 function fail(message: string): number {

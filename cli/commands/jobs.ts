@@ -5,6 +5,7 @@
 
 import { resolve } from "node:path";
 import { readAppConfig } from "./app-config.js";
+import { textTable } from "./text-table.js";
 import { jobStatuses, StoreOpenError, type Job, type JobStatus } from "../../model/store.js";
 import { openJobsReader } from "../../runtime/store/jobs-reader.js";
 import type { ParsedArgs } from "./args.js";
@@ -49,29 +50,16 @@ const headings = ["ID", "NAME", "STATUS", "ATTEMPTS", "RUN AT", "FROM", "LAST ER
 /** One line per job under a heading, each column as wide as its widest cell. */
 export function jobsTable(jobs: readonly Job[]): string {
   if (jobs.length === 0) return "No jobs.\n";
-  const rows = jobs.map((j) =>
-    [
-      String(j.id),
-      j.name,
-      j.status,
-      String(j.attempts),
-      j.status === "pending" ? j.runAt : j.status === "running" ? `until ${j.claimedUntil ?? "-"}` : "-",
-      `${j.type} ${j.rowId}`,
-      j.lastError ?? "-",
-    ].map(printable),
-  );
-  const widths = headings.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
-      .join("  ")
-      .trimEnd();
-  return `${[headings, ...rows].map(line).join("\n")}\n`;
-}
-
-/** An error is an abort's message, written by the app or a worker: one line, no control character. */
-function printable(cell: string): string {
-  return cell.replace(/[\u0000-\u001f\u007f-\u009f]/g, "\ufffd");
+  const rows = jobs.map((j) => [
+    String(j.id),
+    j.name,
+    j.status,
+    String(j.attempts),
+    j.status === "pending" ? j.runAt : j.status === "running" ? `until ${j.claimedUntil ?? "-"}` : "-",
+    `${j.type} ${j.rowId}`,
+    j.lastError ?? "-",
+  ]);
+  return textTable(headings, rows);
 }
 
 function fail(message: string): number {
