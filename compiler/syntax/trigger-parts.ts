@@ -11,7 +11,7 @@
 // `enqueue "name" with { k: e }` the job's name and its fields.
 
 import type { IToken } from "./chevrotain.js";
-import type { EmitAction, EnqueueAction, Expr, Stmt, TypeDecl, UpdateStmt } from "../ast.js";
+import type { EmitAction, EnqueueAction, Expr, Span, Stmt, TypeDecl, UpdateStmt } from "../ast.js";
 import type { ParseContext } from "./parse-context.js";
 import type { WoParser } from "./parser.js";
 import { triggerTokens } from "./raw-forms.js";
@@ -85,41 +85,44 @@ function setAction(parser: WoParser, ctx: ParseContext, tokens: IToken[]): Updat
   };
 }
 
-/** `emit "name"` or `emit "name"(a, b)`: the name is a string literal, the arguments expressions. */
-function emitAction(parser: WoParser, ctx: ParseContext, tokens: IToken[]): EmitAction | undefined {
-  const expected = `an event name after 'emit', in quotes: emit "name"(args)`;
+/** The string literal after an action's verb (`emit "name"`, `enqueue "name"`), or reported. */
+function quotedName(
+  parser: WoParser,
+  ctx: ParseContext,
+  tokens: IToken[],
+  expected: string,
+): { name: string; nameSpan: Span } | undefined {
   const nameToken = tokens[1];
   const name = nameToken && readWith(parser, ctx, [nameToken], expected, () => parser.expr());
-  if (!nameToken || !name) {
-    if (!nameToken) report(ctx, nameToken, expected);
+  if (!nameToken || !name || name.kind !== "LiteralExpr" || typeof name.literal.value !== "string") {
+    if (!nameToken || name) report(ctx, nameToken, expected);
     return undefined;
   }
-  if (name.kind !== "LiteralExpr" || typeof name.literal.value !== "string") {
-    report(ctx, nameToken, expected);
-    return undefined;
-  }
+  return { name: name.literal.value, nameSpan: name.span };
+}
+
+/** `emit "name"` or `emit "name"(a, b)`: the name is a string literal, the arguments expressions. */
+function emitAction(parser: WoParser, ctx: ParseContext, tokens: IToken[]): EmitAction | undefined {
+  const name = quotedName(parser, ctx, tokens, `an event name after 'emit', in quotes: emit "name"(args)`);
+  if (!name) return undefined;
   const rest = tokens.slice(2);
   const args =
     rest.length === 0 ? [] : readWith(parser, ctx, rest, "the event's arguments: (a, b)", () => parser.argList());
   if (!args) return undefined;
-  return { name: name.literal.value, nameSpan: name.span, args };
+  return { ...name, args };
 }
 
 /** `enqueue "name"` or `enqueue "name" with { k: e, … }`: the name is a string literal. */
 function enqueueAction(parser: WoParser, ctx: ParseContext, tokens: IToken[]): EnqueueAction | undefined {
-  const expected = `a job name after 'enqueue', in quotes: enqueue "name" with { field: value }`;
-  const nameToken = tokens[1];
-  const name = nameToken && readWith(parser, ctx, [nameToken], expected, () => parser.expr());
-  if (!nameToken || !name) {
-    if (!nameToken) report(ctx, nameToken, expected);
-    return undefined;
-  }
-  if (name.kind !== "LiteralExpr" || typeof name.literal.value !== "string") {
-    report(ctx, nameToken, expected);
-    return undefined;
-  }
+  const name = quotedName(
+    parser,
+    ctx,
+    tokens,
+    `a job name after 'enqueue', in quotes: enqueue "name" with { field: value }`,
+  );
+  if (!name) return undefined;
   const rest = tokens.slice(2);
-  if (rest.length === 0) return { name: name.literal.value, nameSpan: name.span, fields: [] };
+  if (rest.length === 0) return { ...name, fields: [] };
   const withExpected = "'with { field: value, … }' after the job's name";
   if (rest[0]!.image !== "with" || rest.length === 1) {
     report(ctx, rest[0], withExpected);
@@ -131,7 +134,7 @@ function enqueueAction(parser: WoParser, ctx: ParseContext, tokens: IToken[]): E
     report(ctx, rest[1], withExpected);
     return undefined;
   }
-  return { name: name.literal.value, nameSpan: name.span, fields: fields.entries };
+  return { ...name, fields: fields.entries };
 }
 
 /** `f` or `self.f`: the field a `set` names; undefined for anything else. */
