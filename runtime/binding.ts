@@ -14,7 +14,7 @@ import { addCorsHeaders } from "./http-guard.js";
 import type { LoadedBuild } from "./load-build.js";
 import type { McpBuild } from "./mcp/index.js";
 import { nodeBindings, requestPrincipal } from "./node-bindings.js";
-import { bindOperations, readAdmission } from "./operations/bind.js";
+import { admission, bindOperations } from "./operations/bind.js";
 import type { ConcurrencyLimiter } from "./operations/limit.js";
 import type { OperationPolicy } from "./operations/policy.js";
 import type { RateLimiter } from "./operations/rate-limit.js";
@@ -72,6 +72,8 @@ export function bindBuild(build: LoadedBuild, deps: BindingDeps): Binding {
     validators: build.validators,
     log,
   });
+  // Work that is no operation (event reads, the job workers' routes) spends the same budgets.
+  const admit = admission(deps.limiter, deps.rate);
   const operations = bindOperations({
     app: build.catalog,
     rt,
@@ -113,7 +115,7 @@ export function bindBuild(build: LoadedBuild, deps: BindingDeps): Binding {
         store,
         settings: config.jobs,
         runnable: () => runnableJobs(operations),
-        rate: deps.rate,
+        admit,
         maxBodyBytes: config.maxBodyBytes,
         principalOf: requestPrincipal,
         log,
@@ -181,7 +183,7 @@ export function bindBuild(build: LoadedBuild, deps: BindingDeps): Binding {
       operations,
       store,
       serverInfo: { name: build.catalog.app.name, version: build.catalog.app.version },
-      admitRead: readAdmission(deps.limiter, deps.rate),
+      admit,
     },
   };
 }

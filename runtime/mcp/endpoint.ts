@@ -108,7 +108,7 @@ export function createEndpoint(deps: McpDeps): Endpoint {
       operations: b.operations,
       store: b.store,
       serverInfo: b.serverInfo,
-      ...(b.admitRead ? { admitRead: b.admitRead } : {}),
+      ...(b.admit ? { admit: b.admit } : {}),
       pageSize: opts.pageSize ?? 100,
       log,
       listChanged,

@@ -20,7 +20,7 @@ import type { ListKind } from "./list-changes.js";
 import { post } from "./post.js";
 import { SessionsFullError } from "./sessions.js";
 import type { Telemetry } from "../telemetry/telemetry.js";
-import type { ReadAdmission } from "../operations/bind.js";
+import type { Admission } from "../operations/bind.js";
 import { endSession, openSessionStream } from "./session-verbs.js";
 
 export type { McpReply, McpRequest } from "./http.js";
@@ -62,7 +62,7 @@ export interface McpBuild {
   store: Store;
   serverInfo: { name: string; version: string };
   /** Admits the reads that are no operation (`wo://events`) as an operation's read; absent: admitted at once. */
-  admitRead?: ReadAdmission;
+  admit?: Admission;
 }
 
 export interface McpDeps extends McpBuild {

@@ -30,7 +30,7 @@ import { ErrorCode, isPlainObject, RpcError, SerializedResult, type Params } fro
 import { LEGACY_VERSIONS, MODERN_VERSION } from "./era.js";
 import { sentence } from "../../model/words.js";
 import { mayCall } from "../operations/policy.js";
-import type { ReadAdmission } from "../operations/bind.js";
+import type { Admission } from "../operations/bind.js";
 import { hasPolicies } from "../operations/row-policy.js";
 
 export type Era = "legacy" | "modern";
@@ -59,7 +59,7 @@ export interface MethodDeps {
   store: Store;
   serverInfo: { name: string; version: string };
   /** Admits `wo://events` reads as an operation's read (rate limit, slot); absent: at once. */
-  admitRead?: ReadAdmission;
+  admit?: Admission;
   pageSize: number;
   log: (line: string) => void;
   /** `wo run --watch`: lists can change while serving, and the capabilities say so. */
@@ -403,11 +403,11 @@ export function createMethods(deps: MethodDeps): MethodTable {
   };
   const tableToSnake = new Map([...templateTypes.values()].map((t) => [t.table, t.snake]));
 
-  const admitRead = deps.admitRead ?? ((_call, body) => body());
+  const admit: Admission = deps.admit ?? ((_kind, _call, body) => body());
   /** An event resource's text, read under the caller's read budget like a row's resources/read. */
   const eventsText = async (uri: string, ctx: MethodContext): Promise<string> => {
     try {
-      return await admitRead(mcpCall(ctx, false), () => events.read(uri, ctx.principal));
+      return await admit("reads", mcpCall(ctx, false), () => events.read(uri, ctx.principal));
     } catch (err) {
       if (err instanceof RateLimitedError)
         throw new RpcError(ErrorCode.ServerError, errorText(err), { retryAfterSeconds: err.retryAfterSeconds });

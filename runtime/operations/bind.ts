@@ -181,13 +181,16 @@ function enter(
   return taking ? taking.then(() => limiter.acquire(call)) : limiter.acquire(call);
 }
 
-/** Runs a read that is no operation of the table (`resources/read` of `wo://events`). */
-export type ReadAdmission = <T>(call: CallContext, body: () => Promise<T>) => Promise<T>;
+/**
+ * Runs work that is no operation of the table (`resources/read` of `wo://events`, the job
+ * workers' routes) as an operation runs: the caller's rate token of `kind`, then a slot.
+ */
+export type Admission = <T>(kind: RateKind, call: CallContext, body: () => Promise<T>) => Promise<T>;
 
-/** Reads outside the operations table, admitted as an operation's read is: a read token, a slot. */
-export function readAdmission(limiter: ConcurrencyLimiter, rate: RateLimiter | undefined): ReadAdmission {
-  return async (call, body) => {
-    const entering = enter(rate, limiter, "reads", call);
+/** Work outside the operations table, admitted as an operation is: a rate token, a concurrency slot. */
+export function admission(limiter: ConcurrencyLimiter, rate: RateLimiter | undefined): Admission {
+  return async (kind, call, body) => {
+    const entering = enter(rate, limiter, kind, call);
     if (entering) await entering;
     try {
       return await body();
