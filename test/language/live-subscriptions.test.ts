@@ -173,6 +173,19 @@ describe("subscribe live and receive: wo test", () => {
     expect(r.status).toBe(1);
   });
 
+  it("a failed assert on a received delta does not receive again for its message", () => {
+    const r = woTest({
+      "tests/live.wo": `test "wrong kind" {
+  let sub = subscribe live Ticket{ state != Void }
+  insert Ticket { price: 1 }
+  assert receive(sub).kind == Update
+}
+`,
+    });
+    expect(r.out).toContain("assert failed at tests/live.wo:4\n");
+    expect(r.out).toContain("0 passed, 1 failed");
+  });
+
   it("a write that expect_abort undid takes its delta with it", () => {
     const r = woTest({
       "tests/live.wo": `test "undone" {
