@@ -18,7 +18,7 @@
 import { OperationError } from "../../model/errors.js";
 import type { RowCondition } from "../../model/policy.js";
 import type { ListQuery, Row, Store, StoreTx } from "../../model/store.js";
-import { withMembers, wrappedTx } from "./tx-wrapper.js";
+import { carried, carrying, withMembers } from "./tx-wrapper.js";
 
 export type DeltaKind = "Snapshot" | "Insert" | "Update" | "Delete";
 
@@ -61,22 +61,13 @@ export interface LiveWrites {
 }
 
 export function withLiveWrites(store: Store): LiveWrites {
-  const journals = new WeakMap<StoreTx, Journal>();
   const write: Store["write"] = (fn, options) =>
     store.write((inner) => {
       const journal: Journal = { subs: [] };
-      const tx = liveTx(inner, journal);
-      journals.set(tx, journal);
-      return fn(tx);
+      return fn(carrying(liveTx(inner, journal), journal));
     }, options);
   /** The journal of the write transaction under `tx`; undefined in a read transaction. */
-  const journalOf = (tx: StoreTx): Journal | undefined => {
-    for (let t: StoreTx | undefined = tx; t; t = wrappedTx(t)) {
-      const journal = journals.get(t);
-      if (journal) return journal;
-    }
-    return undefined;
-  };
+  const journalOf = (tx: StoreTx) => carried(tx) as Journal | undefined;
   return {
     store: { ...store, write },
     subscribe(tx, table, where, filter, at) {

@@ -1,18 +1,23 @@
 // A StoreTx that is another one with some members replaced: what the store wrappers of the
 // operation runtime (triggers.ts, statement-policies.ts, row-exprs.ts, live-writes.ts) add to
-// every write or read, with every other member passed through unchanged. Each wrapper remembers
-// the transaction it wraps, so a layer can find its own transaction under the one a body holds
-// (`wrappedTx`; live-writes.ts finds a body's subscriptions that way).
+// every write or read, with every other member passed through unchanged. A layer may attach
+// one value to the transaction it makes (`carrying`), and every wrapper above carries it up, so
+// the code holding the outermost transaction finds it (`carried`; live-writes.ts keeps a body's
+// subscriptions there). A property, not a WeakMap from wrapper to wrapped: a chain of WeakMap
+// entries per transaction cost the garbage collector about 25 µs a write.
 
 import type { StoreTx } from "../../model/store.js";
 
 export type TxWrites = Pick<StoreTx, "insert" | "update" | "delete">;
 
-const wraps = new WeakMap<StoreTx, StoreTx>();
+const carriedKey = Symbol("wo.carried");
+
+type Carrying = StoreTx & { [carriedKey]?: unknown };
 
 /** `inner` with `own`'s members in place of its own. */
 export function withMembers(inner: StoreTx, own: Partial<StoreTx>): StoreTx {
-  const tx: StoreTx = {
+  const tx: Carrying = {
+    [carriedKey]: (inner as Carrying)[carriedKey],
     get: own.get ?? ((table, id, lock) => inner.get(table, id, lock)),
     list: own.list ?? ((table, query) => inner.list(table, query)),
     count: own.count ?? ((table, query) => inner.count(table, query)),
@@ -26,7 +31,6 @@ export function withMembers(inner: StoreTx, own: Partial<StoreTx>): StoreTx {
     appendEvent: own.appendEvent ?? ((event) => inner.appendEvent(event)),
     appendJob: own.appendJob ?? ((job) => inner.appendJob(job)),
   };
-  wraps.set(tx, inner);
   return tx;
 }
 
@@ -34,7 +38,13 @@ export function withWrites(inner: StoreTx, writes: TxWrites): StoreTx {
   return withMembers(inner, writes);
 }
 
-/** The transaction `tx` wraps, when it was made by withMembers; else undefined. */
-export function wrappedTx(tx: StoreTx): StoreTx | undefined {
-  return wraps.get(tx);
+/** `tx` (made by withMembers) carrying `value` up through the wrappers made on it afterwards. */
+export function carrying(tx: StoreTx, value: unknown): StoreTx {
+  (tx as Carrying)[carriedKey] = value;
+  return tx;
+}
+
+/** What a layer under `tx` attached with `carrying`; undefined when none did. */
+export function carried(tx: StoreTx): unknown {
+  return (tx as Carrying)[carriedKey];
 }
