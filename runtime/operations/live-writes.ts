@@ -13,7 +13,7 @@
 // so the store's own semantics decide, as for a select. Out → in is an Insert, in → in an
 // Update, in → out a Delete (with the row as the subscription last saw it). Writes of a
 // savepoint that rolls back (`expect_abort`) take their deltas with them. A write transaction
-// without subscriptions pays one empty-list check per write.
+// without subscriptions pays for its wrapper (about 0.5 µs) and one empty-list check per write.
 
 import { OperationError } from "../../model/errors.js";
 import type { RowCondition } from "../../model/policy.js";
