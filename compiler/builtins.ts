@@ -9,4 +9,5 @@ export const builtinFunctions: ReadonlySet<string> = new Set([
   "contains",
   "len",
   "print",
+  "receive",
 ]);

@@ -18,7 +18,7 @@
 // OperationRuntime for everything else.
 
 import type { Catalog, RunKind } from "./app.js";
-import type { AuditRecord, ChangeOp, Row, Store, StoreTx } from "./store.js";
+import type { AuditRecord, ChangeOp, ListQuery, Row, Store, StoreTx } from "./store.js";
 import type { Principal, Surface } from "./principal.js";
 import type { ErrorDetail } from "./errors.js";
 import type { RowCondition } from "./policy.js";
@@ -37,8 +37,9 @@ import type { RowCondition } from "./policy.js";
  * registered with `rt.defineTriggers` (a build without them would skip the program's triggers).
  * 8: `do enqueue` calls `rt.enqueueJob`, and `(job) name` members run the jobs.
  * 9: boolean `@check`s and computed fields, registered with `rt.defineRowExprs`.
+ * 10: `subscribe live` and `receive` call `rt.subscribe` and `rt.receive`.
  */
-export const buildFormat = 9;
+export const buildFormat = 10;
 
 /** build-info.json. */
 export interface BuildInfo {
@@ -266,6 +267,18 @@ export interface OperationRuntime {
     who: { user: string | number | null; role: string | null; anonymous?: boolean },
     body: () => Promise<T>,
   ): Promise<T>;
+  /**
+   * `subscribe live T{ p }` in a body (spec/language.md, "Live subscriptions"): a subscription
+   * to the rows of `table` passing `where` (and the read policy of the `as session` block
+   * running, if any), fed by the writes `tx`'s run makes from now on
+   * (runtime/operations/live-writes.ts). `at` is `file.wo:LINE`.
+   */
+  subscribe(tx: StoreTx, table: string, where: NonNullable<ListQuery["where"]>, at: string): unknown;
+  /**
+   * `receive(sub)`: the subscription's next delta, in write order; with none pending the call
+   * ends (409) naming `at` and the subscription's line. Never waits.
+   */
+  receive(sub: unknown, at: string): { kind: "Snapshot" | "Insert" | "Update" | "Delete"; row: Row; rows: Row[] };
   /**
    * Registers the program's triggers (spec/language.md, "Triggers"): operations.js calls it
    * once, from createOperations. From then on every insert, update and delete of a write

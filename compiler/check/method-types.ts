@@ -26,10 +26,17 @@ export type ValueType =
   | { k: "rows"; type: string; projection?: string[] }
   | { k: "array"; element: ValueType; nullable?: boolean }
   | { k: "struct"; fields: CatalogField[]; nullable?: boolean }
+  /** `subscribe live T{ … }`: only `receive` takes it (spec/language.md, "Live subscriptions"). */
+  | { k: "subscription"; type: string; nullable?: boolean }
+  /** What `receive(sub)` gives: `.kind` (deltaKinds), `.row` (a T row) and `.rows` ([T]). */
+  | { k: "delta"; type: string; nullable?: boolean }
   /** After an error: accepted everywhere so one mistake is reported once. */
   | { k: "unknown" };
 
 export const unknownType: ValueType = { k: "unknown" };
+
+/** The variants of a delta's `kind`; a body's subscription never sends `Snapshot` (spec/language.md). */
+export const deltaKinds = ["Snapshot", "Insert", "Update", "Delete"] as const;
 
 /** The scalar's family in the scalar table; int and text keep the scalar's name for messages. */
 export function scalarValueType(scalar: ScalarName, nullable = false): ValueType {
@@ -117,6 +124,10 @@ export function describeType(t: ValueType): string {
       return `[${describeType(t.element)}]${q}`;
     case "struct":
       return `{ ${t.fields.map((f) => f.name).join(", ")} }${q}`;
+    case "subscription":
+      return `a subscription to ${t.type}`;
+    case "delta":
+      return `a delta of ${t.type}`;
     case "unknown":
       return "unknown";
   }
@@ -179,6 +190,9 @@ export function isAssignable(value: ValueType, target: ValueType): boolean {
       return value.k === "array" && isAssignable(value.element, target.element);
     case "struct":
       return value.k === "struct" || value.k === "row";
+    case "subscription":
+    case "delta":
+      return value.k === target.k && value.type === target.type;
     case "null":
       return false;
   }

@@ -2,7 +2,7 @@
 // WO21xx): trigger actions wo does not run yet (emit, enqueue), top-level policies with an
 // effect other than skip-row-filters (check/policies.ts), `main`/`test` blocks, hooks, `##` blocks,
 // unknown type annotations, and class methods whose body uses a statement
-// or expression of the full language that wo never runs (live queries, `as session`, edge
+// or expression of the full language that wo never runs (`LIVE select`, `as session`, edge
 // labels). A warning, not an error, so a program written for the full language still checks;
 // the user learns what is inert.
 
@@ -66,17 +66,19 @@ export interface UnexecutedConstruct {
 }
 
 /**
- * The reason wo does not run `node`, when it is one of the constructs no body runs (a live
- * query, `as session`, `link`/`unlink` with an edge label); else undefined. The method checker
+ * The reason wo does not run `node`, when it is one of the constructs no body runs (a `LIVE
+ * select`, `as session`, `link`/`unlink` with an edge label); else undefined. The method checker
  * reports these as WO5025 in free fns, `main` and tests, whose callers then skip them.
  */
 export function unexecutedConstruct(node: Stmt | Expr): UnexecutedConstruct | undefined {
   switch (node.kind) {
     case "LiveExpr":
+      // `subscribe live T{ … }` runs (check/body/queries.ts subscription).
+      if (node.form === "subscribe live") return undefined;
       return {
         span: node.span,
-        what: "A live query",
-        why: "wo has no subscriptions inside programs; select takes a snapshot",
+        what: "A 'LIVE select' binding",
+        why: "subscribe with 'subscribe live T{ … }' and take each delta with 'receive(sub)'",
       };
     case "AsSessionStmt":
       // Tests run these (check/body/statements.ts).

@@ -261,7 +261,7 @@ export const codes = {
   WO5003: { severity: "error", message: msg`'${"type"}' has no field '${"field"}'.${"hint"}` },
   WO5004: {
     severity: "error",
-    message: msg`Unknown function '${"name"}' (built-ins: now(), count(set), sum(set), len(set), latest(set), contains(set, x), print(…)).`,
+    message: msg`Unknown function '${"name"}' (built-ins: now(), count(set), sum(set), len(set), latest(set), contains(set, x), print(…), receive(sub)).`,
   },
   WO5005: { severity: "error", message: msg`${"name"}() takes ${"expected"} but was given ${"found"}.` },
   WO5006: { severity: "error", message: msg`${"name"}() needs ${"expected"} but was given ${"found"}.` },

@@ -386,13 +386,18 @@ function failedAssert(ctx: ExprContext, s: Extract<Stmt, { kind: "AssertStmt" }>
   return `${jsString(`${where}: `)} + text(${printExpr(ctx, comparison.left)}) + ${jsString(` ${comparison.op} `)} + text(${printExpr(ctx, comparison.right)}) + ${jsString(" is false")}`;
 }
 
-/** Whether evaluating `e` again could do more than read: a fn call, `print`, or a method called on a row. */
+/**
+ * Whether evaluating `e` again could do more than read: a fn call, `print`, a method called on a
+ * row, or `receive` (it takes a delta) and `subscribe live`.
+ */
 function callsFunction(e: Expr): boolean {
   return someExpression(
     e,
     (x) =>
       x.kind === "MethodCallExpr" ||
-      (x.kind === "CallExpr" && (!builtinFunctions.has(x.callee.text) || x.callee.text === "print")),
+      x.kind === "LiveExpr" ||
+      (x.kind === "CallExpr" &&
+        (!builtinFunctions.has(x.callee.text) || x.callee.text === "print" || x.callee.text === "receive")),
   );
 }
 

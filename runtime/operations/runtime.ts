@@ -8,7 +8,9 @@ import { defaultLimits, type Catalog } from "../../model/app.js";
 import type { AppContract, CallContext, OperationRuntime, Validator } from "../../model/build-contract.js";
 import { appendingAudit } from "./audit.js";
 import { withStatementPolicies } from "./statement-policies.js";
-import { asSession, currentSession, currentSessionUser, keepSession } from "./session.js";
+import { asSession, currentSession, currentSessionUser, keepSession, statementPrincipal } from "./session.js";
+import { withLiveWrites, type BodySubscription } from "./live-writes.js";
+import { readFilter } from "./read-policy.js";
 import { OperationError, maxErrorDetails, type ErrorDetail } from "../../model/errors.js";
 import { acceptedNames, refusedFieldMessages, unknownKeys, unstorableTexts } from "./input-checks.js";
 import { createListPager } from "./list-page.js";
@@ -71,7 +73,9 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): BoundRuntime
     enforceFieldChecks(translateStoreErrors(deps.store, catalog, deps.log), catalog),
     (table) => typeByTable.get(table)?.name ?? table,
   );
-  const triggered = withTriggers(rowExprs.store, runBudgeted);
+  // Subscriptions in bodies hear of every write under the triggers, trigger-made ones included.
+  const live = withLiveWrites(rowExprs.store);
+  const triggered = withTriggers(live.store, runBudgeted);
   // Outermost: an `as session` block's statements are checked as the caller wrote them; what its
   // triggers then write runs with the write's authority.
   const store = withStatementPolicies(triggered.store, catalog);
@@ -214,6 +218,14 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): BoundRuntime
     budgeted: runBudgeted,
     session: currentSession,
     sessionUser: (at) => currentSessionUser(at, abort),
+    subscribe(tx, table, where, at) {
+      // Filtered as a select of the `as session` block subscribing would be (statement-policies.ts).
+      const type = typeByTable.get(table);
+      const principal = statementPrincipal();
+      const filter = type && principal ? readFilter(type, principal, catalog) : undefined;
+      return live.subscribe(tx, table, where, filter, at);
+    },
+    receive: (sub, at) => live.receive(sub as BodySubscription, at),
     defineTriggers: triggered.define,
     defineRowExprs: rowExprs.define,
     hasTriggers: triggered.fires,

@@ -15,7 +15,7 @@ import { createRowGuard, type RowGuard } from "./policy.js";
 import { readableRow, readFilter } from "./read-policy.js";
 import { hasPolicies } from "./row-policy.js";
 import { statementPrincipal } from "./session.js";
-import { withWrites } from "./tx-wrapper.js";
+import { withMembers, withWrites } from "./tx-wrapper.js";
 
 type StatementKind = "create" | "update" | "delete";
 
@@ -42,19 +42,15 @@ export function withStatementPolicies(store: Store, catalog: AppContract): Store
     const principal = type && statementPrincipal();
     return type && principal ? { filter: readFilter(type, principal, catalog) } : undefined;
   };
-  const readsChecked = (inner: StoreTx): StoreTx => ({
-    ...withWrites(inner, {
-      insert: (table, values) => inner.insert(table, values),
-      update: (table, id, patch) => inner.update(table, id, patch),
-      delete: (table, id) => inner.delete(table, id),
-    }),
-    get: (table, id, lock) => {
-      const at = reading(table);
-      return at ? readableRow(inner, table, id, at.filter) : inner.get(table, id, lock);
-    },
-    list: (table, query) => inner.list(table, withFilter(query, reading(table)?.filter)),
-    count: (table, query) => inner.count(table, withFilter(query, reading(table)?.filter)),
-  });
+  const readsChecked = (inner: StoreTx): StoreTx =>
+    withMembers(inner, {
+      get: (table, id, lock) => {
+        const at = reading(table);
+        return at ? readableRow(inner, table, id, at.filter) : inner.get(table, id, lock);
+      },
+      list: (table, query) => inner.list(table, withFilter(query, reading(table)?.filter)),
+      count: (table, query) => inner.count(table, withFilter(query, reading(table)?.filter)),
+    });
   const checked = (inner: StoreTx): StoreTx =>
     withWrites(readsChecked(inner), {
       async insert(table, values) {

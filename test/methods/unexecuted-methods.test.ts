@@ -1,4 +1,4 @@
-// Class methods that use a construct of the full language wo never runs — a live query,
+// Class methods that use a construct of the full language wo never runs — a `LIVE select`,
 // `as session`, an edge label `-[:X]->` — are not executed: one warning (WO2114) naming the
 // construct, no route, no tool, and the rest of the class works (spec/language.md,
 // "Constructs of the full language"). Checked in memory, then served by a real `wo run`
@@ -54,7 +54,7 @@ describe("class methods wo does not run: checking", () => {
     const skipped = diagnostics.filter((d) => d.code === "WO2114");
     expect(skipped.map((d) => `${d.span.line}:${d.span.col}`)).toEqual(["10:6", "15:6", "21:6"]);
     expect(skipped.map((d) => d.message)).toEqual([
-      "Method 'Post.watch' is not executed, so it has no route and no tool: A live query (app.wo:11:16) is not supported yet: wo has no subscriptions inside programs; select takes a snapshot.",
+      "Method 'Post.watch' is not executed, so it has no route and no tool: A 'LIVE select' binding (app.wo:11:16) is not supported yet: subscribe with 'subscribe live T{ … }' and take each delta with 'receive(sub)'.",
       "Method 'Post.as_editor' is not executed, so it has no route and no tool: 'as session editor' (app.wo:16:5) is not supported yet: name the caller as 'as session { user: …, role: … }', 'as session anonymous' or 'as session $row'.",
       "Method 'Post.label' is not executed, so it has no route and no tool: 'link' with an edge label ':TAGGED' (app.wo:22:18) is not supported yet: name a link type between the brackets: -[L]->.",
     ]);

@@ -1,4 +1,4 @@
-// Calls in a body: the built-ins (`count`, `latest`, `contains`, `now`, `len`, `print`), free
+// Calls in a body: the built-ins (`count`, `latest`, `contains`, `now`, `len`, `print`, `receive`), free
 // fns `f(a)` and methods on a row `o.m(a)` — arity and argument types (WO5004–WO5006), calls of
 // what is not executed (WO5028), and rows passed for `ref T` parameters (their id is passed).
 
@@ -47,6 +47,17 @@ export function call(check: BodyCheck, e: CallExpr): ValueType {
   }
   if (name === "now") return { k: "text", name: "Timestamp" };
   const set = args[0]!;
+  if (name === "receive") {
+    // receive(sub): the next delta of a `subscribe live` (spec/language.md, "Live subscriptions").
+    if (set.k === "subscription") return { k: "delta", type: set.type };
+    if (set.k !== "unknown")
+      bag.report("WO5006", e.args[0]!.span, {
+        name,
+        expected: "a subscription (subscribe live T{ … })",
+        found: describeType(set),
+      });
+    return unknownType;
+  }
   if (name === "contains") {
     // contains(list, x): is x (compared as values, like ==) one of the elements?
     const element: ValueType =

@@ -18,11 +18,10 @@ import {
   unknownType,
   type ValueType,
 } from "../method-types.js";
-import { reportUnexecuted } from "../unexecuted.js";
 import { call, methodCall } from "./calls.js";
 import type { BodyCheck } from "./context.js";
 import { isLiteral } from "./literals.js";
-import { member, select } from "./queries.js";
+import { member, select, subscription } from "./queries.js";
 import { checkVariantLiteral } from "./variants.js";
 import { reportLoneParam } from "./session.js";
 
@@ -135,8 +134,7 @@ function exprUncached(check: BodyCheck, e: Expr): ValueType {
     case "MethodCallExpr":
       return methodCall(check, e);
     case "LiveExpr":
-      reportUnexecuted(bag, e);
-      return unknownType;
+      return subscription(check, e);
     case "BinaryExpr": {
       const l = check.expr(e.left);
       const r = check.expr(e.right);

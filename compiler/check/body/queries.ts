@@ -2,11 +2,13 @@
 // WO5011), `row.f` and set projections `rows.f` (WO5003, WO5017), `o.f` through a `ref` id, and
 // relations `row.rel` resolved like their REST route and MCP tool (WO5018).
 
-import type { MemberExpr, SelectExpr } from "../../ast.js";
+import type { LiveExpr, MemberExpr, SelectExpr } from "../../ast.js";
 import type { CatalogField, CatalogType } from "../../catalog.js";
 import { relationsOf } from "../../../model/relations.js";
 import { didYouMean } from "../did-you-mean.js";
+import { reportUnexecuted } from "../unexecuted.js";
 import {
+  deltaKinds,
   describeType,
   fieldValueType,
   findType,
@@ -83,8 +85,49 @@ export function member(check: BodyCheck, e: MemberExpr): ValueType {
     }
     return fieldValueType(catalog, field.type, field.isOptional || isNullable(objType));
   }
+  if (objType.k === "delta") {
+    // What receive(sub) gives (spec/language.md, "Live subscriptions").
+    if (name === "kind") return { k: "union", variants: [...deltaKinds] };
+    if (name === "row") return { k: "row", type: objType.type };
+    if (name === "rows") return { k: "rows", type: objType.type };
+    bag.report("WO5003", e.member.span, {
+      type: describeType(objType),
+      field: name,
+      hint: didYouMean(name, ["kind", "row", "rows"]),
+    });
+    return unknownType;
+  }
   bag.report("WO5017", e.member.span, { field: name, found: describeType(objType) });
   return unknownType;
+}
+
+/**
+ * `subscribe live T{ p }`: a subscription to the rows of T the predicates select, fed by the
+ * writes of this run (runtime/operations/live-writes.ts). `LIVE select …` is not executed.
+ */
+export function subscription(check: BodyCheck, e: LiveExpr): ValueType {
+  if (e.form === "LIVE") {
+    reportUnexecuted(check.bag, e);
+    return unknownType;
+  }
+  const rows = check.expr(e.query);
+  if (e.query.kind !== "SelectExpr") {
+    if (rows.k !== "unknown")
+      check.bag.report("WO5026", e.query.span, {
+        what: "'subscribe live'",
+        expected: "a query T{ … }",
+        found: describeType(rows),
+      });
+    return unknownType;
+  }
+  if (e.query.projection.length > 0) {
+    check.bag.report("WO5025", e.query.projection[0]!.span, {
+      what: "A projection in 'subscribe live'",
+      why: `each delta carries the whole row; subscribe to ${e.query.type.text}{ predicates } and read the fields from delta.row`,
+    });
+    return unknownType;
+  }
+  return rows.k === "row" || rows.k === "rows" ? { k: "subscription", type: rows.type } : unknownType;
 }
 
 function resolveRelation(

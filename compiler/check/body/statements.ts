@@ -99,7 +99,8 @@ function stmt(check: BodyCheck, s: Stmt, depth: number): void {
       rowTarget(check, s.target, "delete");
       return;
     case "ExprStmt":
-      // A call of a free fn for what it does; any other value would be thrown away.
+      // A call of a free fn for what it does (or `receive(sub)`, which takes a delta); any other
+      // value would be thrown away.
       if (s.expr.kind === "MethodCallExpr") {
         check.expr(s.expr);
         return;
@@ -107,7 +108,12 @@ function stmt(check: BodyCheck, s: Stmt, depth: number): void {
       if (s.expr.kind === "CallExpr") {
         check.expr(s.expr);
         const callee = s.expr.callee.text;
-        if (callee !== "print" && !catalog.functions?.some((f) => f.name === callee) && !skipped.has(callee))
+        if (
+          callee !== "print" &&
+          callee !== "receive" &&
+          !catalog.functions?.some((f) => f.name === callee) &&
+          !skipped.has(callee)
+        )
           bag.report("WO5025", s.span, unsupportedStatement(s));
         return;
       }

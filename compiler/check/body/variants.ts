@@ -4,12 +4,15 @@
 
 import type { Expr } from "../../ast.js";
 import type { Catalog, FieldType } from "../../catalog.js";
-import type { ValueType } from "../method-types.js";
+import { deltaKinds, type ValueType } from "../method-types.js";
 import type { BodyCheck } from "./context.js";
 
-/** Every variant name of every union in the program: the names a body may write bare. */
+/**
+ * Every variant name of every union in the program, and the kinds of a live delta
+ * (`delta.kind == Insert`): the names a body may write bare.
+ */
 export function unionVariants(catalog: Catalog): Set<string> {
-  const names = new Set<string>();
+  const names = new Set<string>(deltaKinds);
   const visit = (t: FieldType): void => {
     if (t.kind === "union") for (const v of t.variants) names.add(v);
     else if (t.kind === "array") visit(t.element);
