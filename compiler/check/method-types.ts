@@ -77,13 +77,28 @@ export function returnValueType(catalog: Catalog, returns: { type: FieldType; is
   return element.k === "row" ? { k: "rows", type: element.type } : { k: "array", element };
 }
 
+/** What a diagnostic adds when a set is wanted where such a select gave its one row. */
+export const oneRowSelectHint = "a select on id or a @unique field is already one row or null; use it as it is";
+
 /**
- * Whether `T{ … }` names at most one row: one of its predicates is `==` on a `@unique` field
+ * Whether `T{ … }` names at most one row: one of its predicates is `==` on `id` or a `@unique` field
  * (the language's cardinality rule), so its value is `T?`, not rows.
  */
 export function selectsOneRow(catalog: Catalog, e: SelectExpr): boolean {
   const type = findType(catalog, e.type.text);
-  return e.predicates.some((p) => p.op === "==" && type?.fields.find((f) => f.name === p.column.text)?.isUnique);
+  // `id` is unique without saying so: `T{ id == x }` is the row x names, or null.
+  return e.predicates.some(
+    (p) => p.op === "==" && (p.column.text === "id" || type?.fields.find((f) => f.name === p.column.text)?.isUnique),
+  );
+}
+
+/**
+ * Whether `t` is a whole row of `type`, which is its id where a `ref type` goes. A row that may
+ * be none (`T{ id == i }`, a `T?`) is too: none there ends the call, unless the ref is optional
+ * (spec/language.md, "Statements").
+ */
+export function isRowOf(t: ValueType, type: string): boolean {
+  return t.k === "row" && !t.projection && t.type === type;
 }
 
 export function isNullable(t: ValueType): boolean {

@@ -230,8 +230,8 @@ function expr(ctx: ExprContext, e: Expr): Printed {
     case "NameExpr": {
       const b = ctx.typing.names.get(e);
       if (b?.kind === "variant") return { code: jsString(b.value), prec: 8 };
-      // The row an update is writing (writeUpdate's loop variable).
-      if (b?.kind === "updated") return { code: "row", prec: 8 };
+      // The row an update is writing (writeUpdate's loop variable), or one of its fields.
+      if (b?.kind === "updated") return { code: b.field === undefined ? "row" : prop("row", b.field), prec: 8 };
       return { code: !b || b.kind === "self" ? "self" : jsName(b.name), prec: 8 };
     }
     case "MemberExpr":
@@ -378,7 +378,19 @@ function callResult(ctx: ExprContext, e: Expr, what: string, returns: boolean, c
 
 /** An argument of a fn or method call: a row given for a `ref T` parameter passes its id. */
 function argument(ctx: ExprContext, a: Expr): string {
-  return ctx.typing.rowIds.has(a) ? prop(wrap(expr(ctx, a), 8), "id") : expr(ctx, a).code;
+  return ctx.typing.rowIds.has(a) ? rowId(ctx, a, false) : expr(ctx, a).code;
+}
+
+/**
+ * The id of row `e` where a `ref T` goes. A row that may be none (`T{ id == i }`) gives null
+ * where the ref is optional, and otherwise ends the call (409) when there is no row.
+ */
+export function rowId(ctx: ExprContext, e: Expr, isOptional: boolean): string {
+  const p = expr(ctx, e);
+  if (!isNullable(typeOf(ctx, e))) return prop(wrap(p, 8), "id");
+  if (isOptional) return `(${p.code})?.id ?? null`;
+  ctx.helpers.add("present");
+  return `present(${p.code}, ${jsString(woText(e))}, ${at(e)}).id`;
 }
 
 /**

@@ -138,7 +138,7 @@ describe("@check in wo test", () => {
   expect_abort "Account.balance must be >= 0 (@check)" {
     a.withdraw(4)
   }
-  assert latest(Account{ id == a.id }).balance == 3
+  assert Account{ id == a.id }.balance == 3
 }
 test "an insert breaking a check fails the test" {
   insert Account { owner: "", balance: 1 }
