@@ -37,8 +37,9 @@ import type { RowCondition } from "./policy.js";
  * registered with `rt.defineTriggers` (a build without them would skip the program's triggers).
  * 8: `do enqueue` calls `rt.enqueueJob`, and `(job) name` members run the jobs.
  * 9: boolean `@check`s and computed fields, registered with `rt.defineRowExprs`.
+ * 10: `@check(op value)` on fields inside structs and list items (a runtime before would not enforce them).
  */
-export const buildFormat = 9;
+export const buildFormat = 10;
 
 /** build-info.json. */
 export interface BuildInfo {
