@@ -17,12 +17,7 @@ const numberText = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
 const stringText = /^"(?:[^"\\]|\\.)*"$/;
 
 /** The check `a` declares on `field`, or undefined (reported, or a warning for an expression). */
-export function fieldCheck(
-  a: Annotation,
-  field: string,
-  type: FieldType,
-  bag: DiagnosticBag,
-): FieldCheck | undefined {
+export function fieldCheck(a: Annotation, field: string, type: FieldType, bag: DiagnosticBag): FieldCheck | undefined {
   const text = (a.argsText ?? "").trim();
   const op = checkOps.find((o) => text.startsWith(o));
   if (op === undefined) {

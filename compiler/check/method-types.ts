@@ -20,8 +20,12 @@ export type ValueType =
   | { k: "bool"; nullable?: boolean }
   | { k: "union"; variants: string[]; nullable?: boolean }
   | { k: "null" }
-  /** One row of a class or type (what `self`, `latest(set)` and `insert` deal in). */
-  | { k: "row"; type: string; projection?: string[]; nullable?: boolean }
+  /**
+   * One row of a class or type (what `self`, `latest(set)` and `insert` deal in). `selected`:
+   * what a one-row select found (selectsOneRow), or none — a field read of none ends the call,
+   * as a read through a ref id naming no row does, so its fields are as declared.
+   */
+  | { k: "row"; type: string; projection?: string[]; nullable?: boolean; selected?: true }
   /** Rows in id order; `projection` limits the keys each row has (`select T { a, b }`). */
   | { k: "rows"; type: string; projection?: string[] }
   | { k: "array"; element: ValueType; nullable?: boolean }

@@ -193,6 +193,7 @@ export function typeOf(ctx: ExprContext, e: Expr): ValueType {
 function woText(e: Expr): string {
   if (e.kind === "NameExpr") return e.name.text;
   if (e.kind === "MemberExpr") return `${woText(e.object)}.${e.member.text}`;
+  if (e.kind === "SelectExpr") return `${e.type.text}{ … }`;
   return "a value";
 }
 
@@ -295,7 +296,13 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       const fields = ctx.typing.objectFields.get(e) ?? [];
       const entries = fields.map((f) => {
         const entry = e.entries.find((x) => x.name.text === f.name);
-        return `${objectKey(f.name)}: ${entry ? expr(ctx, entry.value).code : omittedFieldValue(f)}`;
+        // A row given for a `ref T` field is its id (compiler/check/body/literals.ts fitValue).
+        const value = !entry
+          ? omittedFieldValue(f)
+          : ctx.typing.rowIds.has(entry.value)
+            ? rowId(ctx, entry.value, f.isOptional)
+            : expr(ctx, entry.value).code;
+        return `${objectKey(f.name)}: ${value}`;
       });
       return { code: `{ ${entries.join(", ")} }`, prec: 8 };
     }
@@ -430,13 +437,24 @@ function member(ctx: ExprContext, e: import("../ast.js").MemberExpr): Printed {
   const obj = objectRow(ctx, e);
   if (ref) return { code: prop(obj, e.member.text, isNullable(objType)), prec: 8 };
   if (objType.k === "rows") return { code: `${obj}.map((row) => ${prop("row", e.member.text)})`, prec: 8 };
-  return { code: prop(obj, e.member.text, isNullable(objType)), prec: 8 };
+  return { code: prop(obj, e.member.text, isNullable(objType) && !isSelected(objType)), prec: 8 };
+}
+
+/** A row a one-row select found, or none (compiler/check/method-types.ts ValueType). */
+function isSelected(t: ValueType): boolean {
+  return t.k === "row" && t.selected === true;
 }
 
 /** The row `.field` reads: the object itself, or for a `ref T` id the row it names. */
 function objectRow(ctx: ExprContext, e: import("../ast.js").MemberExpr): string {
   const ref = ctx.typing.refReads.get(e);
   const obj = expr(ctx, e.object);
+  const t = typeOf(ctx, e.object);
+  if (!ref && isSelected(t) && isNullable(t)) {
+    // A field of a select that found no row ends the call.
+    ctx.helpers.add("present");
+    return `present(${obj.code}, ${jsString(woText(e.object))}, ${at(e)})`;
+  }
   if (!ref) return wrap(obj, 8);
   ctx.helpers.add("deref");
   ctx.rowTypes.add(ref.type);

@@ -1,6 +1,7 @@
 // A select with `id ==` names one row or none (`T?`), like `==` on a `@unique` field
 // (spec/language.md, "Expressions"): its fields read directly, `[0]` and `latest(…)` of it are
-// errors that say so, and given where a `ref T` goes it is the row's id, none ending the call.
+// errors that say so, and given where a `ref T` goes (a struct literal's field too) it is the
+// row's id; a field read of none, or none where a row must be, ends the call.
 // Checked in memory and run by `wo test`.
 
 import { describe, expect, it, vi } from "vitest";
@@ -24,7 +25,7 @@ const source = `class Shelf {
 
   fn tag(s: Int, note: Text) -> Tag in txn {
     let shelf = Shelf{ id == s }
-    let t = insert Tag { shelf: shelf, note: note }
+    let t = insert Tag { shelf: shelf, note: note, marks: [{ on: shelf, label: shelf.label }] }
     return t
   }
 
@@ -37,6 +38,7 @@ const source = `class Shelf {
 class Tag {
   shelf: ref Shelf
   note: Text
+  marks: [{ on: ref Shelf, label: Text }]
 }
 `;
 
@@ -84,6 +86,8 @@ describe("a select by id: wo test", () => {
         "  assert Shelf{ id == s.id + 1000 } == null",
         '  let t = s.tag(s.id, "n")',
         "  assert t.shelf == s.id",
+        "  assert t.marks[0].on == s.id",
+        '  assert t.marks[0].label == "a"',
         '  s.relabel(s.id, "b")',
         '  assert Shelf{ id == s.id }.label == "b"',
         "}",
@@ -91,6 +95,7 @@ describe("a select by id: wo test", () => {
         '  let s = insert Shelf { label: "a", boxes: [] }',
         '  expect_abort "has no value" { s.tag(4242, "n") }',
         '  expect_abort "has no value" { s.relabel(4242, "b") }',
+        '  expect_abort "Shelf{ … } has no value" { s.size_of(4242) }',
         "}",
         "",
       ].join("\n"),

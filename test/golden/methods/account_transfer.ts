@@ -22,7 +22,7 @@ async account_transfer(input: unknown, call: CallContext) {
     self = ((await tx.update("accounts", self.id, { balance: rt.checkedInt(self.balance - v_amount, "account.wo:25") })) as AccountRow | undefined) ?? rt.notFound("Account", self.id);
     // account.wo:26
     present(v_dest, "dest", "account.wo:26");
-    v_dest = ((await tx.update("accounts", v_dest.id, { balance: rt.checkedInt(present(v_dest?.balance, "dest.balance", "account.wo:26") + v_amount, "account.wo:26") })) as AccountRow | undefined) ?? rt.notFound("Account", v_dest.id);
+    v_dest = ((await tx.update("accounts", v_dest.id, { balance: rt.checkedInt(present(v_dest, "dest", "account.wo:26").balance + v_amount, "account.wo:26") })) as AccountRow | undefined) ?? rt.notFound("Account", v_dest.id);
     // account.wo:27
     {
       const row = { account: self.id, amount: -v_amount, counterpart: v_to, memo: "transfer out", at: rt.now() };
