@@ -394,7 +394,7 @@ export interface CatalogField {
   isImmutable?: boolean;
   /** `@renamed_from("old")` (top-level stored fields): the field's name before, so a migration renames its column and keeps its values. */
   renamedFrom?: string;
-  /** `@check(> 0)` (top-level scalar fields): enforced on every write (model/field-check.ts). */
+  /** `@check(> 0)` (scalar fields, also inside structs and list items): enforced on every write (model/field-check.ts). */
   check?: FieldCheck;
   /** `@search` (top-level stored text fields): in the type's full-text index (searchedFields). */
   isSearched?: true;

@@ -38,8 +38,9 @@ import type { RowCondition } from "./policy.js";
  * 8: `do enqueue` calls `rt.enqueueJob`, and `(job) name` members run the jobs.
  * 9: boolean `@check`s and computed fields, registered with `rt.defineRowExprs`.
  * 10: `subscribe live` and `receive` call `rt.subscribe` and `rt.receive`.
+ * 11: `@check(op value)` on fields inside structs and list items (a runtime before would not enforce them).
  */
-export const buildFormat = 10;
+export const buildFormat = 11;
 
 /** build-info.json. */
 export interface BuildInfo {

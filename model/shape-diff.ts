@@ -23,6 +23,7 @@ import {
 import type { TypeDesc } from "./type-desc.js";
 import { MigrationRefusedError, StoreOpenError, type MigrationPlan, type MigrationReport } from "./store.js";
 import { counted } from "./words.js";
+import { type CheckAt, firstBreak } from "./check-paths.js";
 import { describeCheck, type FieldCheck } from "./field-check.js";
 
 export type Severity = "additive" | "destructive" | "blocked";
@@ -59,6 +60,8 @@ export interface DataProbe {
   duplicateCount(table: string, column: string, collation?: "nocase"): Promise<number>;
   /** The rows whose non-null value breaks `check`: how many, and the first `shownIds` of their ids, ascending. */
   checkViolations(table: string, column: string, check: FieldCheck): Promise<{ count: number; ids: number[] }>;
+  /** Every row's non-null value of a struct or list column, decoded, in ascending id order. */
+  storedValues(table: string, column: string): Promise<{ id: number; value: unknown }[]>;
 }
 
 /** How many ids of violating rows a refused check names. */
@@ -331,6 +334,7 @@ async function diffColumn(
       });
   }
   changes.push(...(await diffCheck(o, c, name, probeTable, probe, rewritten)));
+  changes.push(...(await diffInnerChecks(o, c, name, probeTable, probe, rewritten)));
   return changes;
 }
 
@@ -354,17 +358,61 @@ async function diffCheck(
     ];
   const what = `@check(${describeCheck(c.check)}) on ${name}`;
   // A column rebuilt by this migration holds no old values to break it.
-  if (rewritten.has(c.name)) return [{ severity: "additive", text: `new ${what}`, steps: [] }];
+  if (rewritten.has(c.name)) return [blockedOrAdditive(what, 0, [], true)];
   const { count, ids } = await probe.checkViolations(probeTable, o.name, c.check);
-  if (count === 0) return [{ severity: "additive", text: `new ${what} (every row passes it)`, steps: [] }];
+  return [blockedOrAdditive(what, count, ids, false)];
+}
+
+/**
+ * The checks on fields inside a struct or list column (`inventory.on_hand`, `line_items[*].qty`),
+ * as diffCheck does for the column's own: a new one is probed against the stored values (read
+ * and held to it as the runtime does, model/check-paths.ts) and blocked when some row breaks it.
+ */
+async function diffInnerChecks(
+  o: ColumnShape,
+  c: ColumnShape,
+  name: string,
+  probeTable: string,
+  probe: DataProbe,
+  rewritten: Set<string>,
+): Promise<Change[]> {
+  const key = (at: CheckAt) => at.path.join("/");
+  const before = new Map((o.innerChecks ?? []).map((at) => [key(at), at.check] as const));
+  const after = new Map((c.innerChecks ?? []).map((at) => [key(at), at] as const));
+  // 'Product.inventory' and the path below it: 'Product.inventory.on_hand', 'Order.lines[*].qty'.
+  const named = (path: readonly string[]) =>
+    `${name.slice(0, -1)}${path.map((step) => (step === "*" ? "[*]" : `.${step}`)).join("")}'`;
+  const changes: Change[] = [];
+  for (const [k, check] of before) {
+    if (!after.has(k))
+      changes.push({
+        severity: "additive",
+        text: `field ${named(k.split("/"))} no longer has @check(${describeCheck(check)})`,
+        steps: [],
+      });
+  }
+  const added = [...after.values()].filter((at) => !sameCheck(before.get(key(at)), at.check));
+  if (added.length === 0) return changes;
+  // A column rebuilt by this migration holds no old values to break them.
+  const stored = rewritten.has(c.name) ? [] : await probe.storedValues(probeTable, o.name);
+  for (const { path, check } of added) {
+    const what = `@check(${describeCheck(check)}) on ${named(path)}`;
+    const breaking = stored.filter((row) => firstBreak(row.value, path, check) !== undefined).map((row) => row.id);
+    changes.push(blockedOrAdditive(what, breaking.length, breaking.slice(0, shownIds), rewritten.has(c.name)));
+  }
+  return changes;
+}
+
+/** A new check that `count` stored rows break (the first of them `ids`), or none. */
+function blockedOrAdditive(what: string, count: number, ids: number[], isRewritten: boolean): Change {
+  if (isRewritten) return { severity: "additive", text: `new ${what}`, steps: [] };
+  if (count === 0) return { severity: "additive", text: `new ${what} (every row passes it)`, steps: [] };
   const shown = ids.join(", ") + (count > ids.length ? ", …" : "");
-  return [
-    {
-      severity: "blocked",
-      text: `cannot add ${what}: ${counted(count, "row")} break${count === 1 ? "s" : ""} it (id${ids.length === 1 ? "" : "s"} ${shown}); change ${count === 1 ? "its value" : "their values"} first`,
-      steps: [],
-    },
-  ];
+  return {
+    severity: "blocked",
+    text: `cannot add ${what}: ${counted(count, "row")} break${count === 1 ? "s" : ""} it (id${ids.length === 1 ? "" : "s"} ${shown}); change ${count === 1 ? "its value" : "their values"} first`,
+    steps: [],
+  };
 }
 
 function sameCheck(a: FieldCheck | undefined, b: FieldCheck | undefined): boolean {

@@ -7,6 +7,7 @@
 // The shape is plain JSON. It keeps a structural description of each field's type (not the
 // model's, which carries source locations) so that a moved declaration is not a change.
 
+import { type CheckAt, checksWithin } from "./check-paths.js";
 import type { FieldCheck } from "./field-check.js";
 import type { Catalog, CatalogField, CatalogType, FieldDefault } from "./app.js";
 import { isScalarName, scalars, type StorageKind } from "./scalars.js";
@@ -34,6 +35,8 @@ export interface ColumnShape {
   renamedFrom?: string;
   /** `@check(op value)`: stored values must pass it; a migration adding one probes the rows (model/shape-diff.ts). */
   check?: FieldCheck;
+  /** The checks on fields inside a struct or list column (model/check-paths.ts); a migration adding one probes the rows. */
+  innerChecks?: CheckAt[];
 }
 
 export type StoredDefault = { kind: "literal"; value: string | number | boolean | null } | { kind: "now" };
@@ -129,6 +132,8 @@ function deriveColumn(field: CatalogField, byName: Map<string, CatalogType>): Co
   if (def) column.default = def;
   if (field.renamedFrom !== undefined) column.renamedFrom = field.renamedFrom;
   if (field.check) column.check = field.check;
+  const inner = checksWithin(field.type);
+  if (inner.length > 0) column.innerChecks = inner;
   return column;
 }
 

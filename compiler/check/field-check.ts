@@ -1,6 +1,7 @@
 // `@check(…)` on a field: the comparison form (`@check(> 0)`, `@check(!= "")`) becomes the
 // field's FieldCheck (model/field-check.ts), enforced on every write; the boolean-expression
-// form (`@check(self.end > self.start)`) is typed and compiled by row-exprs.ts.
+// form (`@check(self.end > self.start)`) is typed and compiled by row-exprs.ts. A field inside
+// a struct or a list's items takes one too (model/check-paths.ts finds it in the stored value).
 // Which scalars take which comparison: numbers (Int, Money, Float) every operator, text
 // scalars `!=` only (JSON Schema cannot order text); the others none (spec/language.md, "Checks").
 
@@ -16,13 +17,7 @@ const numberText = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
 const stringText = /^"(?:[^"\\]|\\.)*"$/;
 
 /** The check `a` declares on `field`, or undefined (reported, or a warning for an expression). */
-export function fieldCheck(
-  a: Annotation,
-  field: string,
-  type: FieldType,
-  isTopLevel: boolean,
-  bag: DiagnosticBag,
-): FieldCheck | undefined {
+export function fieldCheck(a: Annotation, field: string, type: FieldType, bag: DiagnosticBag): FieldCheck | undefined {
   const text = (a.argsText ?? "").trim();
   const op = checkOps.find((o) => text.startsWith(o));
   if (op === undefined) {
@@ -36,7 +31,6 @@ export function fieldCheck(
     bag.report("WO2045", a.span, { field, why });
     return undefined;
   };
-  if (!isTopLevel) return refuse("is only enforced on a top-level field (a struct is written whole)");
   const literal = text.slice(op.length).trim();
   const scalar = type.kind === "scalar" ? type.scalar : undefined;
   const method = scalar === undefined || scalar === "Id" ? undefined : scalars[scalar].method;

@@ -127,7 +127,7 @@ function buildField(decl: FieldDecl, ctx: CheckContext, isTopLevel: boolean): Ca
     const name = a.name.text;
     if (name === "materialized") materialized = a.span;
     else if (name === "check") {
-      check = fieldCheck(a, decl.name.text, type, isTopLevel, ctx.bag) ?? check;
+      check = fieldCheck(a, decl.name.text, type, ctx.bag) ?? check;
     } else if (name === "renamed_from") {
       previousName = renamedFrom(a, "a field", `old_${decl.name.text}`, ctx.bag);
       if (previousName !== undefined && !isTopLevel) {

@@ -20,8 +20,12 @@ export type ValueType =
   | { k: "bool"; nullable?: boolean }
   | { k: "union"; variants: string[]; nullable?: boolean }
   | { k: "null" }
-  /** One row of a class or type (what `self`, `latest(set)` and `insert` deal in). */
-  | { k: "row"; type: string; projection?: string[]; nullable?: boolean }
+  /**
+   * One row of a class or type (what `self`, `latest(set)` and `insert` deal in). `selected`:
+   * what a one-row select found (selectsOneRow), or none — a field read of none ends the call,
+   * as a read through a ref id naming no row does, so its fields are as declared.
+   */
+  | { k: "row"; type: string; projection?: string[]; nullable?: boolean; selected?: true }
   /** Rows in id order; `projection` limits the keys each row has (`select T { a, b }`). */
   | { k: "rows"; type: string; projection?: string[] }
   | { k: "array"; element: ValueType; nullable?: boolean }
@@ -84,13 +88,28 @@ export function returnValueType(catalog: Catalog, returns: { type: FieldType; is
   return element.k === "row" ? { k: "rows", type: element.type } : { k: "array", element };
 }
 
+/** What a diagnostic adds when a set is wanted where such a select gave its one row. */
+export const oneRowSelectHint = "a select on id or a @unique field is already one row or null; use it as it is";
+
 /**
- * Whether `T{ … }` names at most one row: one of its predicates is `==` on a `@unique` field
+ * Whether `T{ … }` names at most one row: one of its predicates is `==` on `id` or a `@unique` field
  * (the language's cardinality rule), so its value is `T?`, not rows.
  */
 export function selectsOneRow(catalog: Catalog, e: SelectExpr): boolean {
   const type = findType(catalog, e.type.text);
-  return e.predicates.some((p) => p.op === "==" && type?.fields.find((f) => f.name === p.column.text)?.isUnique);
+  // `id` is unique without saying so: `T{ id == x }` is the row x names, or null.
+  return e.predicates.some(
+    (p) => p.op === "==" && (p.column.text === "id" || type?.fields.find((f) => f.name === p.column.text)?.isUnique),
+  );
+}
+
+/**
+ * Whether `t` is a whole row of `type`, which is its id where a `ref type` goes. A row that may
+ * be none (`T{ id == i }`, a `T?`) is too: none there ends the call, unless the ref is optional
+ * (spec/language.md, "Statements").
+ */
+export function isRowOf(t: ValueType, type: string): boolean {
+  return t.k === "row" && !t.projection && t.type === type;
 }
 
 export function isNullable(t: ValueType): boolean {

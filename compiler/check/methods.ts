@@ -74,6 +74,7 @@ export function typeMethod(
     declared: method.returns ? returnValueType(catalog, method.returns) : undefined,
     bound: new Set<string>([...(owner ? ["self"] : []), ...method.params.map((p) => p.name)]),
     returnedKeys: [],
+    updatedReads: 0,
     expr: (e) => typeExpr(check, e),
   };
   if (owner) check.scope.set("self", { binding: { kind: "self" }, type: { k: "row", type: owner.name } });

@@ -198,6 +198,7 @@ export function typeOf(ctx: ExprContext, e: Expr): ValueType {
 function woText(e: Expr): string {
   if (e.kind === "NameExpr") return e.name.text;
   if (e.kind === "MemberExpr") return `${woText(e.object)}.${e.member.text}`;
+  if (e.kind === "SelectExpr") return `${e.type.text}{ … }`;
   return "a value";
 }
 
@@ -235,8 +236,8 @@ function expr(ctx: ExprContext, e: Expr): Printed {
     case "NameExpr": {
       const b = ctx.typing.names.get(e);
       if (b?.kind === "variant") return { code: jsString(b.value), prec: 8 };
-      // The row an update is writing (writeUpdate's loop variable).
-      if (b?.kind === "updated") return { code: "row", prec: 8 };
+      // The row an update is writing (writeUpdate's loop variable), or one of its fields.
+      if (b?.kind === "updated") return { code: b.field === undefined ? "row" : prop("row", b.field), prec: 8 };
       return { code: !b || b.kind === "self" ? "self" : jsName(b.name), prec: 8 };
     }
     case "MemberExpr":
@@ -308,7 +309,13 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       const fields = ctx.typing.objectFields.get(e) ?? [];
       const entries = fields.map((f) => {
         const entry = e.entries.find((x) => x.name.text === f.name);
-        return `${objectKey(f.name)}: ${entry ? expr(ctx, entry.value).code : omittedFieldValue(f)}`;
+        // A row given for a `ref T` field is its id (compiler/check/body/literals.ts fitValue).
+        const value = !entry
+          ? omittedFieldValue(f)
+          : ctx.typing.rowIds.has(entry.value)
+            ? rowId(ctx, entry.value, f.isOptional)
+            : expr(ctx, entry.value).code;
+        return `${objectKey(f.name)}: ${value}`;
       });
       return { code: `{ ${entries.join(", ")} }`, prec: 8 };
     }
@@ -387,7 +394,19 @@ function callResult(ctx: ExprContext, e: Expr, what: string, returns: boolean, c
 
 /** An argument of a fn or method call: a row given for a `ref T` parameter passes its id. */
 function argument(ctx: ExprContext, a: Expr): string {
-  return ctx.typing.rowIds.has(a) ? prop(wrap(expr(ctx, a), 8), "id") : expr(ctx, a).code;
+  return ctx.typing.rowIds.has(a) ? rowId(ctx, a, false) : expr(ctx, a).code;
+}
+
+/**
+ * The id of row `e` where a `ref T` goes. A row that may be none (`T{ id == i }`) gives null
+ * where the ref is optional, and otherwise ends the call (409) when there is no row.
+ */
+export function rowId(ctx: ExprContext, e: Expr, isOptional: boolean): string {
+  const p = expr(ctx, e);
+  if (!isNullable(typeOf(ctx, e))) return prop(wrap(p, 8), "id");
+  if (isOptional) return `(${p.code})?.id ?? null`;
+  ctx.helpers.add("present");
+  return `present(${p.code}, ${jsString(woText(e))}, ${at(e)}).id`;
 }
 
 /**
@@ -427,13 +446,24 @@ function member(ctx: ExprContext, e: import("../ast.js").MemberExpr): Printed {
   const obj = objectRow(ctx, e);
   if (ref) return { code: prop(obj, e.member.text, isNullable(objType)), prec: 8 };
   if (objType.k === "rows") return { code: `${obj}.map((row) => ${prop("row", e.member.text)})`, prec: 8 };
-  return { code: prop(obj, e.member.text, isNullable(objType)), prec: 8 };
+  return { code: prop(obj, e.member.text, isNullable(objType) && !isSelected(objType)), prec: 8 };
+}
+
+/** A row a one-row select found, or none (compiler/check/method-types.ts ValueType). */
+function isSelected(t: ValueType): boolean {
+  return t.k === "row" && t.selected === true;
 }
 
 /** The row `.field` reads: the object itself, or for a `ref T` id the row it names. */
 function objectRow(ctx: ExprContext, e: import("../ast.js").MemberExpr): string {
   const ref = ctx.typing.refReads.get(e);
   const obj = expr(ctx, e.object);
+  const t = typeOf(ctx, e.object);
+  if (!ref && isSelected(t) && isNullable(t)) {
+    // A field of a select that found no row ends the call.
+    ctx.helpers.add("present");
+    return `present(${obj.code}, ${jsString(woText(e.object))}, ${at(e)})`;
+  }
   if (!ref) return wrap(obj, 8);
   ctx.helpers.add("deref");
   ctx.rowTypes.add(ref.type);

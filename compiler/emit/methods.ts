@@ -39,6 +39,7 @@ import {
   rowAlias,
   selectTargetQuery,
   tsType,
+  rowId,
   typeOf,
   type ExprContext,
 } from "./method-expr.js";
@@ -365,7 +366,7 @@ export function storedValue(ctx: ExprContext, field: CatalogField, value: Expr):
   const code = printExpr(ctx, value);
   const t = typeOf(ctx, value);
   // A row stored into a `ref T` field is its id (compiler/check/body/writes.ts checkStore).
-  if (ctx.typing.rowIds.has(value)) return isNullable(t) ? `(${code})?.id ?? null` : `(${code}).id`;
+  if (ctx.typing.rowIds.has(value)) return rowId(ctx, value, field.isOptional);
   if (field.type.kind === "union" && t.k === "text" && value.kind !== "LiteralExpr") {
     ctx.helpers.add("variant");
     return `variant(${code}, ${jsJson(field.type.variants)}, ${jsString(field.name)}, ${at(value)})`;
@@ -455,7 +456,7 @@ function insertExpr(ctx: ExprContext, s: InsertStmt): string {
 function writeLink(w: CodeBlockWriter, ctx: ExprContext, s: LinkStmt): void {
   const target = findType(ctx.catalog, s.edge.text)!;
   const { fromField, toField } = target.link!;
-  const endId = (e: Expr) => (typeOf(ctx, e).k === "row" ? `(${printExpr(ctx, e)}).id` : printExpr(ctx, e));
+  const endId = (e: Expr) => (typeOf(ctx, e).k === "row" ? rowId(ctx, e, false) : printExpr(ctx, e));
   const ends = `{ ${objectKey(fromField)}: ${endId(s.from)}, ${objectKey(toField)}: ${endId(s.to)} }`;
   const table = jsString(target.table);
   if (s.remove) {
@@ -518,6 +519,7 @@ function writeUpdate(w: CodeBlockWriter, ctx: ExprContext, s: UpdateStmt): void 
   );
   const table = jsString(target.table);
   const typeName = jsString(target.name);
+  if (s.target.kind === "NameExpr" && !targetType.isSet) requireRow(w, ctx, s.target);
   const refreshed = (v: string, patch: string) =>
     `${v} = ((await tx.update(${table}, ${v}.id, ${patch})) as ${rowAlias(target.name)} | undefined) ?? rt.notFound(${typeName}, ${v}.id);`;
   if (s.target.kind === "NameExpr" && !targetType.isSet && check === undefined && !perRow) {
@@ -573,8 +575,16 @@ function writeDelete(w: CodeBlockWriter, ctx: ExprContext, targetExpr: SelectExp
   } else if (targetType.isSet) {
     w.write(`for (const row of ${printExpr(ctx, targetExpr)})`).block(() => each("row.id"));
   } else {
+    requireRow(w, ctx, targetExpr);
     one(`${printExpr(ctx, targetExpr)}.id`);
   }
+}
+
+/** `update x …` / `delete x` of a name that may hold no row (`let x = T{ id == i }`): none ends the call. */
+function requireRow(w: CodeBlockWriter, ctx: ExprContext, e: NameExpr): void {
+  if (!isNullable(typeOf(ctx, e))) return;
+  ctx.helpers.add("present");
+  w.writeLine(`present(${printExpr(ctx, e)}, ${jsString(e.name.text)}, ${at(e)});`);
 }
 
 function targetRowType(ctx: ExprContext, e: SelectExpr | NameExpr): { type: string; isSet: boolean } {

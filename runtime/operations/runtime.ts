@@ -14,7 +14,7 @@ import { readFilter } from "./read-policy.js";
 import { OperationError, maxErrorDetails, type ErrorDetail } from "../../model/errors.js";
 import { acceptedNames, refusedFieldMessages, unknownKeys, unstorableTexts } from "./input-checks.js";
 import { createListPager } from "./list-page.js";
-import { enforceFieldChecks, inputCheckMessages, type InputCheck } from "./field-checks.js";
+import { enforceFieldChecks, inputCheckAt, inputCheckMessages, type InputCheck } from "./field-checks.js";
 import { addLink, removeLink } from "./links.js";
 import { idsAlong, refPaths, type RefPath } from "../../model/ref-paths.js";
 import { describeFieldType } from "../../model/type-desc.js";
@@ -375,7 +375,7 @@ export function describeAjvErrors(
   const out: ErrorDetail[] = [];
   const seen = new Set<string>();
   for (const e of errors) {
-    const check = checks?.get(e.instancePath);
+    const check = inputCheckAt(checks, e.instancePath);
     // The check's own keyword says which rule broke; the field's other bounds keep their wording.
     const detail =
       check && check.keyword === e.keyword

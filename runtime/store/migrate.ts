@@ -8,6 +8,7 @@
 import type Database from "better-sqlite3";
 import { createIndexSql, createTableSql, dropIndexSql, quoteId, columnDefinition } from "./ddl.js";
 import { createSearchSql, dropSearchSql } from "./search-ddl.js";
+import { parseJson } from "./row-codec.js";
 import { StoreOpenError, type MigrationPlan, type MigrationReport } from "../../model/store.js";
 import { violatingSqlOp } from "../../model/field-check.js";
 import {
@@ -241,5 +242,13 @@ function createProbe(db: Database.Database): DataProbe {
         .map((r) => Number((r as { id: number }).id));
       return { count, ids };
     },
+    storedValues: async (t, c) =>
+      db
+        .prepare(`SELECT "id", ${quoteId(c)} AS v FROM ${quoteId(t)} WHERE ${quoteId(c)} IS NOT NULL ORDER BY "id"`)
+        .all()
+        .map((r) => {
+          const { id, v } = r as { id: number; v: unknown };
+          return { id: Number(id), value: typeof v === "string" ? parseJson(v) : v };
+        }),
   };
 }

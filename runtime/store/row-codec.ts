@@ -99,7 +99,8 @@ function encodeScalar(value: unknown): unknown {
   }
 }
 
-function parseJson(text: string): unknown {
+/** A stored JSON text decoded; text that is none shows as it is. */
+export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

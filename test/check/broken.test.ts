@@ -379,10 +379,10 @@ export const brokenCases: BrokenCase[] = [
     message: "cannot be a comparison on a Bool field: only Int, Money, Float and text fields take one",
   },
   {
-    name: "check on a struct's field",
-    files: one("type A {\n  s: { x: Int ┆@check(> 0) }\n}\n"),
+    name: "check on a list item's field broken by its default",
+    files: one("type A {\n  s: [{ ┆x: Int = 0 @check(> 0) }]\n}\n"),
     code: "WO2045",
-    message: "is only enforced on a top-level field",
+    message: "@check on 'x' is broken by the field's own default 0.",
   },
   {
     name: "check broken by the field's default",

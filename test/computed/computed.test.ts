@@ -184,8 +184,8 @@ describe("computed fields and checks on SQLite", () => {
   let o = insert Order { name: "o" }
   insert Line { order: o.id, amount: 4 }
   insert Line { order: o.id, amount: 6 }
-  assert latest(Order{ id == o.id }).total == 10
-  assert latest(Order{ id == o.id }).n == 2
+  assert Order{ id == o.id }.total == 10
+  assert Order{ id == o.id }.n == 2
 }
 `,
     });

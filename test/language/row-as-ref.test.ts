@@ -25,7 +25,7 @@ class Post {
   title: Text
 
   fn hand_to(a: ref Author) -> Post in txn {
-    let other = latest(Author{ id == a })
+    let other = Author{ id == a }
     update self set author = other
     return self
   }

@@ -16,7 +16,7 @@ const source = `class Page {
 
   fn visit() -> Page in txn {
     update Page{ id == self.id }.views += 1
-    return Page{ id == self.id }[0]
+    return Page{ id == self.id }
   }
 
   fn forget(n: Int) -> Page in txn {
@@ -86,7 +86,7 @@ describe("update += and struct paths: wo test", () => {
         '  let p = insert Page { slug: "s", meta: { title: "T", seo: { score: 2, tag: "k" } } }',
         "  update Page{ id == p.id }.views += 2",
         '  update Page{ id == p.id } set views -= 1, meta.seo.tag = "z"',
-        "  let q = Page{ id == p.id }[0]",
+        "  let q = Page{ id == p.id }",
         "  assert q.views == 1",
         '  assert q.meta.seo.tag == "z"',
         "  assert q.meta.seo.score == 2",

@@ -16,7 +16,7 @@ const classes = `class Account {
 
   fn deposit(amount: Money) -> Account in txn {
     credit(self.id, amount)
-    return latest(Account{ id == self.id })
+    return Account{ id == self.id }
   }
 
   fn fee() -> Int {
@@ -37,7 +37,7 @@ const functions = `-- Books an entry and moves the balance; aborts on a non-posi
 fn credit(account: ref Account, amount: Money) {
   assert amount > 0 otherwise abort "amount must be positive, got " + amount
   insert Entry { account: account, amount: amount }
-  update Account{ id == account } set balance = latest(Account{ id == account }).balance + amount
+  update Account{ id == account } set balance = Account{ id == account }.balance + amount
 }
 
 fn fee_for(balance: Money) -> Int {

@@ -28,7 +28,7 @@ const app = `class Account {
     let left = self.withdraw(amount)
     to.deposit(amount)
     book(self, 0 - amount)
-    return latest(Account{ id == self.id })
+    return Account{ id == self.id }
   }
 
   fn peek() -> Money {

@@ -1,7 +1,8 @@
 // `@check(op value)` on fields (spec/language.md, "Checks"), observed as a client does: REST and
 // MCP (the official SDK client) refuse a create or update that breaks one with the field's JSON
 // pointer and what the check is; the tool's inputSchema states it; a method whose write breaks
-// one answers 409 and stores nothing; `wo test` sees the abort.
+// one answers 409 and stores nothing; `wo test` sees the abort. Inside a struct or a list's
+// items the same, with the value's pointer (`/lines/1/qty`) and path (`Item.lines[1].qty`).
 
 import { describe, expect, it, vi } from "vitest";
 import { mcpClient, post, serveForSuite } from "../methods/wo-process.js";
@@ -138,7 +139,7 @@ describe("@check in wo test", () => {
   expect_abort "Account.balance must be >= 0 (@check)" {
     a.withdraw(4)
   }
-  assert latest(Account{ id == a.id }).balance == 3
+  assert Account{ id == a.id }.balance == 3
 }
 test "an insert breaking a check fails the test" {
   insert Account { owner: "", balance: 1 }
@@ -151,5 +152,111 @@ test "an insert breaking a check fails the test" {
     expect(out).toContain('✖ an insert breaking a check fails the test (Nms)\n  Account.owner must be != "" (@check)');
     expect(out).toContain("1 passed, 1 failed");
     expect(r.code).toBe(1);
+  });
+});
+
+// Checks on fields inside a struct and a list's items: the same rules, with the value's path.
+const nestedApp = `class Item {
+  sku: Text
+  stock: { on_hand: Int = 0 @check(>= 0), held: Int = 0 @check(>= 0), note: Text? }
+  lines: [{ qty: Int @check(> 0), label: Text? @check(!= "") }]
+
+  fn take(n: Int) -> Item in txn {
+    update self set stock.on_hand = stock.on_hand - n, stock.held = stock.held + n
+    return self
+  }
+
+  fn add_line(q: Int) -> Item in txn {
+    update self set lines = [{ qty: 1 }, { qty: q }]
+    return self
+  }
+
+  service rest "/api/items" expose list, get, create, update, take, add_line
+  service mcp "/mcp" expose list, get, create, update, take, add_line
+}
+`;
+
+describe("@check inside structs and list items", () => {
+  const served = serveForSuite("nested-field-checks", { "app.wo": nestedApp });
+  const items = async () =>
+    ((await (await fetch(`${served.wo.url}/api/items`)).json()) as { items: Record<string, unknown>[] }).items;
+
+  it("REST refuses a create or update breaking one with 400 and the value's pointer; nothing stored", async () => {
+    const r = await post(served.wo.url, "/api/items", {
+      sku: "a",
+      stock: { on_hand: -1 },
+      lines: [{ qty: 1 }, { qty: 0, label: "" }],
+    });
+    expect(r.status).toBe(400);
+    expect(r.body.errors).toEqual([
+      { path: "/stock/on_hand", message: "must be >= 0 (@check)" },
+      { path: "/lines/1/qty", message: "must be > 0 (@check)" },
+      { path: "/lines/1/label", message: 'must be != "" (@check)' },
+    ]);
+    expect(await items()).toEqual([]);
+    const ok = await post(served.wo.url, "/api/items", { sku: "a", stock: { on_hand: 2 }, lines: [{ qty: 3 }] });
+    expect(ok.status).toBe(201);
+    const u = await patch(served.wo.url, `/api/items/${ok.body.id}`, { lines: [{ qty: -4 }] });
+    expect(u.status).toBe(400);
+    expect(u.body.errors).toEqual([{ path: "/lines/0/qty", message: "must be > 0 (@check)" }]);
+  });
+
+  it("MCP: the nested schemas state the checks; a call breaking one is a tool error naming its pointer", async () => {
+    const mcp = await mcpClient(served.wo.url);
+    try {
+      const { tools } = await mcp.listTools();
+      const props = tools.find((t) => t.name === "item_create")!.inputSchema.properties as Record<string, any>;
+      expect(props.stock.properties.on_hand.minimum).toBe(0);
+      expect(props.lines.items.properties.qty.exclusiveMinimum).toBe(0);
+      const result = await mcp.callTool({
+        name: "item_create",
+        arguments: { sku: "b", stock: { held: -2 }, lines: [] },
+      });
+      expect(result.isError).toBe(true);
+      expect((result.content as { text: string }[])[0]!.text).toContain("/stock/held must be >= 0 (@check)");
+      const [item] = await items();
+      const take = await mcp.callTool({ name: "item_take", arguments: { id: item!.id, n: 5 } });
+      expect(take.isError).toBe(true);
+      expect((take.content as { text: string }[])[0]!.text).toContain(
+        "Item.stock.on_hand must be >= 0 (@check), and the call would store -3; nothing was written.",
+      );
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("a method whose update breaks one answers 409 naming the value's path, and changes nothing", async () => {
+    const [item] = await items();
+    const r = await post(served.wo.url, `/api/items/${item!.id}/add_line`, { q: 0 });
+    expect(r.status).toBe(409);
+    expect(r.body.detail).toBe(
+      "Item.lines[1].qty must be > 0 (@check), and the call would store 0; nothing was written.",
+    );
+    expect(r.body.errors).toEqual([{ path: "/lines/1/qty", message: "must be > 0 (@check)" }]);
+    const ok = await post(served.wo.url, `/api/items/${item!.id}/take`, { n: 2 });
+    expect(ok).toMatchObject({ status: 200, body: { stock: { on_hand: 0, held: 2 } } });
+    expect((await items())[0]).toMatchObject({ stock: { on_hand: 0, held: 2 }, lines: [{ qty: 3 }] });
+  });
+});
+
+describe("@check inside structs in wo test", () => {
+  it("an abort names the value's path, and the store keeps the row as it was", async () => {
+    const dir = writeApp("nested-field-checks-test", {
+      "app.wo": nestedApp,
+      "tests/t.wo": `test "taking too much aborts" {
+  let a = insert Item { sku: "a", stock: { on_hand: 3 }, lines: [] }
+  expect_abort "Item.stock.on_hand must be >= 0 (@check)" {
+    a.take(4)
+  }
+  assert Item{ id == a.id }.stock.on_hand == 3
+  expect_abort "Item.lines[0].qty must be > 0 (@check)" {
+    insert Item { sku: "b", lines: [{ qty: 0 }] }
+  }
+}
+`,
+    });
+    const r = await runWoCommand(["test", dir]);
+    expect(r.stdout).toContain("1 passed, 0 failed");
+    expect(r.code).toBe(0);
   });
 });

@@ -94,6 +94,10 @@ export function conformanceApp(): Catalog {
       opt("pinned", ref("Tagging")),
     ]),
     type("Counter", [field("n", scalar("Int"))]),
+    type("Bin", [
+      opt("box", struct(opt("size", scalar("Int")))),
+      opt("items", array(struct(opt("qty", scalar("Int"))))),
+    ]),
   );
 }
 
@@ -864,6 +868,49 @@ export function storeConformance(name: string, harness: StoreHarness): void {
         migration = await reopen(conformanceApp());
         expect(migration.applied).toEqual(["field 'Counter.n' no longer has @check(<= 5)"]);
         expect(await count("counter")).toBe(7);
+      });
+
+      it("a new @check inside a struct or a list's items is probed the same way, in the decoded values", async () => {
+        await store.write(async (tx) => {
+          await tx.insert("bin", { box: { size: 3 }, items: [{ qty: 1 }, { qty: 2 }] });
+          await tx.insert("bin", { box: { size: -1 }, items: [{ qty: 4 }, { qty: 0 }] });
+          await tx.insert("bin", { box: null, items: [{}] });
+        });
+        const checked = (size?: FieldCheck, qty?: FieldCheck) => {
+          const app = conformanceApp();
+          const fields = app.types.find((t) => t.name === "Bin")!.fields;
+          // The struct's fields, or a list's items' (both options hold structs).
+          const inner = (column: string, name: string) => {
+            const t = fields.find((f) => f.name === column)!.type;
+            const s = t.kind === "array" ? t.element : t;
+            return (s.kind === "struct" ? s.fields : []).find((f) => f.name === name)!;
+          };
+          if (size) inner("box", "size").check = size;
+          if (qty) inner("items", "qty").check = qty;
+          return app;
+        };
+        const blocked = async (app: Catalog) => {
+          const err = await refusedOpen(app, { allowDestructiveMigration: true });
+          expect(err).toBeInstanceOf(MigrationRefusedError);
+          return (err as MigrationRefusedError).blocked.join("\n");
+        };
+        expect(await blocked(checked({ op: ">=", value: 0 }))).toBe(
+          "cannot add @check(>= 0) on 'Bin.box.size': 1 row breaks it (id 2); change its value first",
+        );
+        expect(await blocked(checked(undefined, { op: ">", value: 1 }))).toBe(
+          "cannot add @check(> 1) on 'Bin.items[*].qty': 2 rows break it (ids 1, 2); change their values first",
+        );
+        let migration = await reopen(checked({ op: ">=", value: -1 }, { op: ">=", value: 0 }));
+        expect(migration.applied).toEqual([
+          "new @check(>= -1) on 'Bin.box.size' (every row passes it)",
+          "new @check(>= 0) on 'Bin.items[*].qty' (every row passes it)",
+        ]);
+        migration = await reopen(conformanceApp());
+        expect(migration.applied).toEqual([
+          "field 'Bin.box.size' no longer has @check(>= -1)",
+          "field 'Bin.items[*].qty' no longer has @check(>= 0)",
+        ]);
+        expect(await count("bin")).toBe(3);
       });
     });
 

@@ -149,7 +149,7 @@ function chainApp(): Record<string, string> {
   service rest "/api/counters" expose get, create, update
 }
 fn bump(c: Counter) {
-  let row = latest(Counter{ id == c })
+  let row = Counter{ id == c }
   update row set hits = row.hits + 1
 }
 `);

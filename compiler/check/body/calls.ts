@@ -14,6 +14,8 @@ import {
   isAssignable,
   isComparable,
   isNullable,
+  isRowOf,
+  oneRowSelectHint,
   returnValueType,
   unknownType,
   type ValueType,
@@ -99,7 +101,12 @@ export function call(check: BodyCheck, e: CallExpr): ValueType {
     }
     return set.projection ? { k: "row", type: set.type, projection: set.projection } : { k: "row", type: set.type };
   }
-  if (set.k !== "unknown") bag.report("WO5006", e.args[0]!.span, { name, expected: "rows", found: describeType(set) });
+  if (set.k !== "unknown")
+    bag.report("WO5006", e.args[0]!.span, {
+      name,
+      expected: set.k === "row" && e.args[0]!.kind === "SelectExpr" ? `rows (${oneRowSelectHint})` : "rows",
+      found: describeType(set),
+    });
   return unknownType;
 }
 
@@ -123,13 +130,7 @@ function fitArguments(check: BodyCheck, fn: CatalogMethod, exprs: Expr[], args: 
     const want = fieldValueType(check.catalog, p.type);
     const given = args[i]!;
     if (isLiteral(exprs[i]!)) return fitLiteral(check, exprs[i]!, want);
-    if (
-      p.type.kind === "ref" &&
-      given.k === "row" &&
-      !given.projection &&
-      given.type === p.type.target &&
-      !isNullable(given)
-    ) {
+    if (p.type.kind === "ref" && isRowOf(given, p.type.target)) {
       check.typing.rowIds.add(exprs[i]!);
       return;
     }

@@ -28,8 +28,11 @@ export type NameBinding =
   | { kind: "let"; name: string }
   /** A union variant written bare (`Admin`): the text `"Admin"`. */
   | { kind: "variant"; value: string }
-  /** The row an `update` is writing, as read before it (`f += e` reads `f` from it). */
-  | { kind: "updated" };
+  /**
+   * The row an `update` is writing, as read before it (`f += e` reads `f` from it), or with
+   * `field` one of its fields named bare in a `set` value (`set n = n + 1`).
+   */
+  | { kind: "updated"; field?: string };
 
 /** `o.customer.name` where `o.customer` is a `ref T` id: the row of `type` it names is read. */
 export interface RefRead {
@@ -95,6 +98,8 @@ export interface BodyCheck {
   readonly declared: ValueType | undefined;
   /** Names certainly bound on every path that reaches the current statement. */
   bound: Set<string>;
+  /** How many names have read the row an `update` is writing so far (writes.ts counts them per value). */
+  updatedReads: number;
   /** The keys of the rows each `return` of rows gives, for the method's output schema. */
   readonly returnedKeys: string[][];
   /** Types an expression and records its type (expressions.ts). */

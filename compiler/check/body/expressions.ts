@@ -14,6 +14,7 @@ import {
   isOrderable,
   isText,
   nonNull,
+  oneRowSelectHint,
   orNull,
   unknownType,
   type ValueType,
@@ -76,6 +77,7 @@ function exprUncached(check: BodyCheck, e: Expr): ValueType {
         return unknownType;
       }
       typing.names.set(e, found.binding);
+      if (found.binding.kind === "updated") check.updatedReads++;
       if (found.binding.kind === "let" && !check.bound.has(e.name.text)) {
         bag.report("WO5023", e.name.span, { name: e.name.text });
       }
@@ -107,7 +109,10 @@ function exprUncached(check: BodyCheck, e: Expr): ValueType {
       if (list.k !== "unknown")
         bag.report("WO5026", e.object.span, {
           what: "Indexing",
-          expected: "rows or a list",
+          expected:
+            list.k === "row" && e.object.kind === "SelectExpr"
+              ? `rows or a list (${oneRowSelectHint})`
+              : "rows or a list",
           found: describeType(list),
         });
       return unknownType;

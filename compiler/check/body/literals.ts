@@ -8,6 +8,7 @@ import {
   fieldValueType,
   findType,
   isAssignable,
+  isRowOf,
   nonNull,
   unknownType,
   type ValueType,
@@ -75,7 +76,10 @@ export function fitLiteral(check: BodyCheck, value: Expr, want: ValueType): void
       return;
     }
     given.add(field.name);
-    fitValue(check, entry.value, fieldValueType(catalog, field.type, field.isOptional));
+    // A row where a `ref T` goes is its id, as in an insert (writes.ts checkStore).
+    const t = check.typing.exprTypes.get(entry.value);
+    if (field.type.kind === "ref" && t && isRowOf(t, field.type.target)) typing.rowIds.add(entry.value);
+    else fitValue(check, entry.value, fieldValueType(catalog, field.type, field.isOptional));
   }
   // Left out, a field gets what `insert` gives it (emit/method-expr.ts omittedFieldValue).
   const missing = fields.find(

@@ -66,7 +66,9 @@ export function member(check: BodyCheck, e: MemberExpr): ValueType {
       const rel = resolveRelation(check, type, field, e);
       return rel ? { k: "rows", type: rel.type } : unknownType;
     }
-    const t = fieldValueType(catalog, field.type, field.isOptional || isNullable(objType));
+    // Through an optional ref a field of none is null; of a select that found none, the call ends.
+    const isNone = isNullable(objType) && !(objType.k === "row" && objType.selected);
+    const t = fieldValueType(catalog, field.type, field.isOptional || isNone);
     // On a set of rows, `.field` maps over the rows (the reference's set projection).
     return objType.k === "rows" ? { k: "array", element: t } : t;
   }
@@ -215,7 +217,7 @@ export function select(check: BodyCheck, e: SelectExpr): ValueType {
   const k = selectsOneRow(catalog, e) ? "row" : "rows";
   if (k === "row")
     return e.projection.length > 0
-      ? { k, type: target.name, projection, nullable: true }
-      : { k, type: target.name, nullable: true };
+      ? { k, type: target.name, projection, nullable: true, selected: true }
+      : { k, type: target.name, nullable: true, selected: true };
   return e.projection.length > 0 ? { k, type: target.name, projection } : { k, type: target.name };
 }

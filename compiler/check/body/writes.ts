@@ -11,11 +11,12 @@ import {
   findType,
   isAssignable,
   isNullable,
+  isRowOf,
   unknownType,
   type ValueType,
 } from "../method-types.js";
 import { reportUnexecuted } from "../unexecuted.js";
-import type { BodyCheck } from "./context.js";
+import type { BodyCheck, UpdateAssignment } from "./context.js";
 import { fitLiteral, isLiteral } from "./literals.js";
 import { variantText } from "./variants.js";
 import { isSessionUser } from "./session.js";
@@ -50,50 +51,75 @@ export function insert(check: BodyCheck, s: InsertStmt): ValueType {
   return { k: "row", type: target.name };
 }
 
-/** `update self set …`, `update x set …`, `update T{ p } set …`; `f += e`, `set a.b = e`. */
+/**
+ * `update self set …`, `update x set …`, `update T{ p } set …`; `f += e`, `set a.b = e`. A value
+ * may name the updated row's own fields bare (`set n = n + 1`, `set m.a = m.a - 1`): each row's
+ * values before the statement (a local or parameter of that name comes first).
+ */
 export function update(check: BodyCheck, s: UpdateStmt): void {
   const target = rowTarget(check, s.target, "update");
-  for (const a of s.assignments) {
-    if (!a.path && !a.op) {
-      const t = check.expr(a.value);
-      const field = target ? writableField(check, target, a.field.text, a.field.span, "update") : undefined;
-      if (target && field) checkStore(check, target, field, a.value, t);
-      continue;
-    }
-    const field = target ? writableField(check, target, a.field.text, a.field.span, "update") : undefined;
-    if (!target || !field) {
-      check.expr(a.value);
-      continue;
-    }
-    const inner = a.path ? structField(check, field, a.path) : field;
-    if (!inner) {
-      check.expr(a.value);
-      continue;
-    }
-    let value = a.value;
-    if (a.op) {
-      // `f += e` is `f = row.f + e`, the row as it was before this statement.
-      const current = [a.field, ...(a.path ?? [])].reduce<Expr>(
-        (object, member) => ({ kind: "MemberExpr", object, member, span: member.span }),
-        updatedRow(a.field.span),
-      );
-      value = { kind: "BinaryExpr", op: a.op === "+=" ? "+" : "-", left: current, right: a.value, span: a.span };
-      check.scope.set(updatedName, { binding: { kind: "updated" }, type: { k: "row", type: target.name } });
-      try {
-        checkStore(check, target, inner, value, check.expr(value));
-      } finally {
-        check.scope.delete(updatedName);
-      }
-    } else {
-      checkStore(check, target, inner, value, check.expr(value));
-    }
-    check.typing.rowUpdates.set(a, { value, path: (a.path ?? []).map((n) => n.text), field: inner });
+  const rowType: ValueType | undefined = target ? { k: "row", type: target.name } : undefined;
+  // The row's fields, in scope only while the statement's values are typed.
+  const fieldNames = target ? withUpdatedFields(check, target) : [];
+  try {
+    for (const a of s.assignments) assignment(check, target, rowType, a);
+  } finally {
+    for (const name of fieldNames) check.scope.delete(name);
   }
   if (s.target.kind === "NameExpr" && target) {
     const t = check.typing.exprTypes.get(s.target);
     // The bound row is refreshed with what the update wrote (spec: "Method language").
     if (t?.k === "row") check.typing.reassigned.add(s.target.name.text);
   }
+}
+
+/** Puts each stored field of `target` no other name takes in scope as the updated row's; returns them. */
+function withUpdatedFields(check: BodyCheck, target: CatalogType): string[] {
+  const added: string[] = [];
+  for (const f of target.fields) {
+    if (!f.isStored || check.scope.has(f.name)) continue;
+    check.scope.set(f.name, {
+      binding: { kind: "updated", field: f.name },
+      type: fieldValueType(check.catalog, f.type, f.isOptional),
+    });
+    added.push(f.name);
+  }
+  return added;
+}
+
+function assignment(
+  check: BodyCheck,
+  target: CatalogType | undefined,
+  rowType: ValueType | undefined,
+  a: UpdateAssignment,
+): void {
+  const readsBefore = check.updatedReads;
+  const field = target ? writableField(check, target, a.field.text, a.field.span, "update") : undefined;
+  const inner = field && a.path ? structField(check, field, a.path) : field;
+  if (!target || !inner) {
+    check.expr(a.value);
+    return;
+  }
+  let value = a.value;
+  if (a.op) {
+    // `f += e` is `f = row.f + e`, the row as it was before this statement.
+    const current = [a.field, ...(a.path ?? [])].reduce<Expr>(
+      (object, member) => ({ kind: "MemberExpr", object, member, span: member.span }),
+      updatedRow(a.field.span),
+    );
+    value = { kind: "BinaryExpr", op: a.op === "+=" ? "+" : "-", left: current, right: a.value, span: a.span };
+    check.scope.set(updatedName, { binding: { kind: "updated" }, type: rowType! });
+    try {
+      checkStore(check, target, inner, value, check.expr(value));
+    } finally {
+      check.scope.delete(updatedName);
+    }
+  } else {
+    checkStore(check, target, inner, value, check.expr(value));
+  }
+  // A path, `+=`, or a value that reads the row: the patch is made per row (compiler/emit/methods.ts).
+  if (a.path || a.op || check.updatedReads > readsBefore)
+    check.typing.rowUpdates.set(a, { value, path: (a.path ?? []).map((n) => n.text), field: inner });
 }
 
 /** The scope name of the row an update is writing: a space keeps it apart from every wo name. */
@@ -194,9 +220,8 @@ export function link(check: BodyCheck, s: LinkStmt): void {
 /** One end of a link: a row of `type`, or an id (a `ref type`, or a plain Id/Int). */
 function endpoint(check: BodyCheck, e: Expr, t: ValueType, type: string, what: string): void {
   if (t.k === "unknown") return;
-  const isRow = t.k === "row" && t.type === type && !t.projection;
-  const isId = t.k === "int" && (t.name === `ref ${type}` || !t.name.startsWith("ref "));
-  if ((isRow || isId) && !isNullable(t)) return;
+  const isId = t.k === "int" && (t.name === `ref ${type}` || !t.name.startsWith("ref ")) && !isNullable(t);
+  if (isRowOf(t, type) || isId) return;
   check.bag.report("WO5026", e.span, { what, expected: `a ${type} row or its id`, found: describeType(t) });
 }
 
@@ -261,13 +286,7 @@ function checkStore(check: BodyCheck, target: CatalogType, field: CatalogField, 
   // `$session.user` into a Text field: the user's text (session.ts).
   if (want.k === "text" && want.name === "Text" && isSessionUser(value)) return;
   // A row where a `ref T` goes is its id, as for a `ref T` parameter (calls.ts fitArguments).
-  if (
-    field.type.kind === "ref" &&
-    t.k === "row" &&
-    !t.projection &&
-    t.type === field.type.target &&
-    (!isNullable(t) || field.isOptional)
-  ) {
+  if (field.type.kind === "ref" && isRowOf(t, field.type.target)) {
     check.typing.rowIds.add(value);
     return;
   }

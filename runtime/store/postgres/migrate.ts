@@ -33,6 +33,7 @@ import {
 import { StoreOpenError, type MigrationPlan, type MigrationReport } from "../../../model/store.js";
 import { violatingSqlOp } from "../../../model/field-check.js";
 import { quoteId } from "../ddl.js";
+import { parseJson } from "../row-codec.js";
 import { createChangeLogSql } from "./change-log.js";
 import { pgCreateNamedTokenTableSql } from "./named-tokens.js";
 import { pgCreateRateBucketTableSql } from "./rate-buckets.js";
@@ -173,6 +174,12 @@ function createProbe(client: pg.ClientBase): DataProbe {
       ).rows.map((r) => Number(r.id));
       return { count, ids };
     },
+    storedValues: async (t, c) =>
+      (
+        await client.query<{ id: string; v: string }>(
+          `SELECT "id", ${quoteId(c)}::text AS v FROM ${quoteId(t)} WHERE ${quoteId(c)} IS NOT NULL ORDER BY "id"`,
+        )
+      ).rows.map((r) => ({ id: Number(r.id), value: parseJson(r.v) })),
   };
 }
 
