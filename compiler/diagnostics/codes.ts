@@ -248,6 +248,11 @@ export const codes = {
     severity: "error",
     message: msg`'${"dir"}' is not one app; apps found: ${"apps"}. wo works on one app at a time (a folder with its wo.toml and the .wo files below it): name one of these folders.`,
   },
+  WO4008: { severity: "error", message: msg`Folder '${"path"}' ${"why"}.` },
+  WO4009: {
+    severity: "error",
+    message: msg`'${"dir"}' is a workspace, not one app; its apps: ${"apps"}. wo ${"command"} works on one app: name one of them (wo check and wo test take the workspace).`,
+  },
 
   // WO41xx: wo.toml warnings
   WO4101: { severity: "warning", message: msg`wo.toml key '${"key"}' is not used by wo and is ignored.${"hint"}` },
