@@ -8,5 +8,6 @@ export const builtinFunctions: ReadonlySet<string> = new Set([
   "latest",
   "contains",
   "len",
+  "words",
   "print",
 ]);

@@ -20,6 +20,7 @@ import {
 } from "../method-types.js";
 import { reportUnexecuted } from "../unexecuted.js";
 import { call, methodCall } from "./calls.js";
+import { typeEach } from "./each.js";
 import type { BodyCheck } from "./context.js";
 import { isLiteral } from "./literals.js";
 import { member, select } from "./queries.js";
@@ -137,6 +138,8 @@ function exprUncached(check: BodyCheck, e: Expr): ValueType {
     case "LiveExpr":
       reportUnexecuted(bag, e);
       return unknownType;
+    case "EachExpr":
+      return typeEach(check, e);
     case "BinaryExpr": {
       const l = check.expr(e.left);
       const r = check.expr(e.right);
