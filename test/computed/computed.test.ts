@@ -213,6 +213,13 @@ describe("computed fields and checks on SQLite", () => {
   insert Line { order: o.id, amount: 6 }
   assert latest(Order{ id == o.id }).total == 10
   assert latest(Order{ id == o.id }).n == 2
+  -- The built-ins of computed fields in a body too: words(…) and xs.* over a list's items.
+  assert words(" one two\tthree ") == 3
+  assert words(null) == 0
+  let parcel = insert Parcel { label: "x", note: { body: "a b" }, stock: { on_hand: 2, reserved: 0 }, items: [{ qty: 2, price: 5 }, { qty: 1, price: 7 }] }
+  assert sum(parcel.items.*.qty * parcel.items.*.price) == 17
+  assert contains(parcel.items.*.price, 7)
+  assert latest(Parcel{ id == parcel.id }).in_stock
 }
 `,
     });
