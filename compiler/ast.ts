@@ -499,7 +499,15 @@ export type Expr =
   | MethodCallExpr
   | ObjectExpr
   | ListExpr
-  | LiveExpr;
+  | LiveExpr
+  | EachExpr;
+
+/** `xs.*`: each element of the list `xs`, in an aggregate's argument (compiler/check/body/each.ts). */
+export interface EachExpr {
+  kind: "EachExpr";
+  list: Expr;
+  span: Span;
+}
 
 /** `a[i]`. */
 export interface IndexExpr {

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { readdirSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { layoutOnDisk } from "./check/layout.js";
 import { loadSources } from "./check/load.js";
 import { configFileName } from "./check/config.js";
 import { DiagnosticBag, type Diagnostic } from "./diagnostics/diagnostic.js";
@@ -18,12 +19,20 @@ import { woVersion } from "./emit/header.js";
 export const buildInfoFileName = "build-info.json";
 
 /**
- * sha256 over wo's version, wo.toml and every `.wo` file (relative path and bytes), in program
- * order. Undefined when the sources cannot be read; the check then reports why.
+ * sha256 over wo's version, wo.toml and every `.wo` file (relative path and bytes, the shared
+ * folders' files included: compiler/check/layout.ts), in program order. Undefined when the sources cannot be read; the check then reports why.
  */
 export async function hashInputs(root: string): Promise<string | undefined> {
   const bag = new DiagnosticBag();
-  const sources = await loadSources(root, root, bag);
+  const layout = layoutOnDisk(root);
+  const sources = await loadSources(
+    root,
+    root,
+    bag,
+    undefined,
+    layout.workspaceApps ? "skip" : "refuse",
+    layout.shared,
+  );
   if (bag.hasErrors) return undefined;
   const hash = createHash("sha256");
   const part = (label: string, text: string) => hash.update(`${label}\0${text.length}\0${text}\0`);

@@ -8,6 +8,7 @@ export const builtinFunctions: ReadonlySet<string> = new Set([
   "latest",
   "contains",
   "len",
+  "words",
   "print",
   "receive",
 ]);

@@ -1,7 +1,7 @@
 // How paths are shown to the person who typed the command: relative to the current directory,
 // `/`-separated. One rule for checkApp's diagnostics and the warnings a fresh build replays.
 
-import { isAbsolute, relative } from "node:path";
+import { isAbsolute, posix, relative } from "node:path";
 
 /** `dir` (whose absolute path is `root`) as the user would type it from the current directory. */
 export function displayPathOf(dir: string, root: string): string {
@@ -12,7 +12,11 @@ export function displayPathOf(dir: string, root: string): string {
   return rel.split("\\").join("/");
 }
 
-/** An app-relative file (`posts.wo`) under the displayed app folder. */
+/**
+ * An app-relative file (`posts.wo`) under the displayed app folder; a shared folder's file
+ * (`../../shared/types/a.wo`) by its real path (`shop/shared/types/a.wo`).
+ */
 export function displayFile(displayDir: string, rel: string): string {
+  if (rel.startsWith("../")) return posix.normalize(displayDir === "." ? rel : `${displayDir}/${rel}`);
   return displayDir === "." ? rel : `${displayDir}/${rel}`;
 }

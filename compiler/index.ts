@@ -14,6 +14,7 @@ import { basename, join, resolve } from "node:path";
 import type { SourceFileAst } from "./ast.js";
 import type { Catalog } from "./catalog.js";
 import { configFileName, readConfig } from "./check/config.js";
+import { programLayout } from "./check/layout.js";
 import { loadSources } from "./check/load.js";
 import { checkProgram } from "./check/program.js";
 import { DiagnosticBag, type Diagnostic } from "./diagnostics/diagnostic.js";
@@ -34,6 +35,8 @@ export interface CheckResult {
   summary: { types: number; services: number; methods: number; tools: number };
   /** Every parsed `.wo` file, in program order; spans carry app-relative paths (`post.wo`). */
   asts: SourceFileAst[];
+  /** Set when `dir` is a workspace root: its apps, relative to it (spec/language.md, "Workspaces"). */
+  workspaceApps?: string[];
 }
 
 export interface CheckOptions {
@@ -56,10 +59,13 @@ export async function checkApp(dir: string, options: CheckOptions = {}): Promise
   const bag = new DiagnosticBag();
   const sources = new Map<string, string>();
 
-  const loaded = await loadSources(root, displayDir, bag, options.overlay, options.otherApps);
   const configText = await readOptional(join(root, configFileName));
   if (configText !== undefined) sources.set(toDisplay(configFileName), configText);
   const config = readConfig(configText, configFileName, basename(root), bag);
+  const layout = programLayout(root, configText, configFileName, bag);
+  // A workspace root's program leaves its apps out (each is checked on its own).
+  const otherApps = layout.workspaceApps ? "skip" : options.otherApps;
+  const loaded = await loadSources(root, displayDir, bag, options.overlay, otherApps, layout.shared);
 
   const asts: SourceFileAst[] = [];
   for (const file of loaded) {
@@ -77,6 +83,7 @@ export async function checkApp(dir: string, options: CheckOptions = {}): Promise
     .map((d) => (relativeFiles.has(d.span.file) ? { ...d, span: { ...d.span, file: toDisplay(d.span.file) } } : d));
   const catalog = program?.catalog;
   const result: CheckResult = {
+    ...(layout.workspaceApps ? { workspaceApps: layout.workspaceApps } : {}),
     diagnostics,
     sources,
     files: loaded.map((f) => toDisplay(f.path)),

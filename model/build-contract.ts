@@ -374,6 +374,10 @@ export interface BodyHelpers {
   text(v: unknown): string;
   /** `contains(set, x)`, comparing like `==`. */
   contains(set: readonly unknown[], v: unknown): boolean;
+  /** `f` on each element of `list` in turn (null: none), for `.*` in an aggregate: `sum(lines.*.qty)`. */
+  each<T, R>(list: readonly T[] | null, f: (item: T) => Promise<R>): Promise<R[]>;
+  /** `words(text)`: how many whitespace-separated words; null has none. */
+  words(text: string | null): number;
   /** `list[i]`; an index outside the list ends the call. */
   item<T>(list: readonly T[], i: number, at: string): T;
   /** A text stored in a union field: one of `variants`, else the call is refused (400). */

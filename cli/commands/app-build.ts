@@ -9,6 +9,8 @@ import { buildIfStale } from "./run.js";
 export interface AppBuildOptions {
   /** Print warnings too, not only errors (`wo mcp stdio`, whose stderr is its only terminal). */
   warnings?: boolean;
+  /** A workspace root builds its own program (shared folders and tests) instead of refusing (`wo test`). */
+  workspace?: "refuse" | "allow";
 }
 
 export async function loadAppBuild(
@@ -16,7 +18,7 @@ export async function loadAppBuild(
   command: string,
   options: AppBuildOptions = {},
 ): Promise<LoadedBuild | 1> {
-  const built = await buildIfStale(dir);
+  const built = await buildIfStale(dir, command, options.workspace);
   for (const d of built.diagnostics)
     if (options.warnings || d.severity === "error") process.stderr.write(`${formatWithSources(d, built.sources)}\n`);
   if (!built.ok) return fail(command, `${built.error ?? "the app has errors; fix them and run again"}.`);

@@ -3,6 +3,7 @@
 // success, 1 on source errors or an unwritable output, 2 for a usage mistake or a bug in wo.
 import { relative } from "node:path";
 import { buildApp, type BuildResult } from "../../compiler/build.js";
+import { workspaceRefusal } from "../../compiler/check/layout.js";
 import { formatWithSources } from "../../compiler/diagnostics/format.js";
 import { counted } from "../../model/words.js";
 import type { ParsedArgs } from "./args.js";
@@ -11,6 +12,11 @@ export async function runBuildCommand(args: ParsedArgs): Promise<number> {
   const out = args.value("--out");
   const started = performance.now();
   let result: BuildResult;
+  const refused = workspaceRefusal(args.first ?? ".", "build");
+  if (refused) {
+    for (const d of refused.diagnostics) process.stderr.write(`${formatWithSources(d, refused.sources)}\n`);
+    return 1;
+  }
   try {
     result = await buildApp(args.first ?? ".", { ...(out !== undefined ? { out } : {}), force: args.has("--force") });
   } catch (error) {

@@ -1,15 +1,17 @@
-// `wo check [dir] [--format text|json] [--policies]`: parse and check an app. Text:
+// `wo check [dir] [--format text|json] [--policies]`: parse and check an app (a workspace root:
+// its own program and each of its apps, spec/language.md "Workspaces"). Text:
 // diagnostics to stderr; on stdout each type's policy grants (when the app has any), then one
 // summary line, and "N declared rules are not enforced" when warnings say so. JSON: the diagnostics as one array on stdout, nothing else (spec/diagnostics.md);
 // with --policies an object with the diagnostics and every type's grants (spec/policies.md). Exit 0 when there is no error (warnings allowed), 1 otherwise, 2 for
 // a usage mistake or a bug in wo. Nothing here prints a stack trace for a user error.
 
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { checkApp, type CheckResult } from "../../compiler/index.js";
 import { displayFile, displayPathOf } from "../../compiler/display-path.js";
 import { formatWithSources } from "../../compiler/diagnostics/format.js";
 import { diagnosticsJson } from "../../compiler/diagnostics/json.js";
 import { countUnenforcedRules, unenforcedRulesLine } from "../../compiler/diagnostics/declared-rules.js";
+import type { Diagnostic } from "../../compiler/diagnostics/diagnostic.js";
 import type { SourceLocation } from "../../model/app.js";
 import { bypassText, policySummary } from "../../model/policy-text.js";
 import { counted } from "../../model/words.js";
@@ -18,8 +20,15 @@ import type { ParsedArgs } from "./args.js";
 export async function runCheckCommand(args: ParsedArgs): Promise<number> {
   const dir = args.first ?? ".";
   let result: CheckResult;
+  // A workspace root: its own program (shared folders, tests/), then each of its apps.
+  const checked: { dir: string; result: CheckResult }[] = [];
   try {
     result = await checkApp(dir);
+    checked.push({ dir, result });
+    for (const app of result.workspaceApps ?? []) {
+      const appDir = join(dir, app).split("\\").join("/");
+      checked.push({ dir: appDir, result: await checkApp(appDir) });
+    }
   } catch (error) {
     // A throw here is a bug in wo, never the user's mistake: exit 2 (spec/diagnostics.md).
     const detail = process.env.WO_DEBUG === "1" && error instanceof Error ? `\n${error.stack}` : "";
@@ -28,6 +37,7 @@ export async function runCheckCommand(args: ParsedArgs): Promise<number> {
     );
     return 2;
   }
+  if (checked.length > 1) return reportWorkspace(args, checked);
   if (args.value("--format") === "json") {
     const diagnostics = diagnosticsJson(result.diagnostics, result.sources);
     const out = args.has("--policies")
@@ -42,6 +52,35 @@ export async function runCheckCommand(args: ParsedArgs): Promise<number> {
     if (unenforced !== undefined) process.stdout.write(`${unenforced}\n`);
   }
   return result.catalog ? 0 : 1;
+}
+
+/**
+ * A workspace's programs: each diagnostic once (a shared file's is found by the root and every
+ * app that includes it), then one summary line per program. Exit 0 only when every one is ok.
+ */
+function reportWorkspace(args: ParsedArgs, checked: { dir: string; result: CheckResult }[]): number {
+  const seen = new Set<string>();
+  const diagnostics: Diagnostic[] = [];
+  const sources = new Map<string, string>();
+  for (const { result } of checked) {
+    for (const [file, text] of result.sources) sources.set(file, text);
+    for (const d of result.diagnostics) {
+      const key = `${d.span.file}\0${d.span.offset}\0${d.code}`;
+      if (!seen.has(key)) {
+        seen.add(key);
+        diagnostics.push(d);
+      }
+    }
+  }
+  if (args.value("--format") === "json")
+    process.stdout.write(`${JSON.stringify(diagnosticsJson(diagnostics, sources))}\n`);
+  else {
+    for (const d of diagnostics) process.stderr.write(`${formatWithSources(d, sources)}\n`);
+    for (const { dir, result } of checked) process.stdout.write(`${summaryLine(dir, result)}\n`);
+    const unenforced = unenforcedRulesLine(diagnostics);
+    if (unenforced !== undefined) process.stdout.write(`${unenforced}\n`);
+  }
+  return checked.every((c) => c.result.catalog) ? 0 : 1;
 }
 
 /** Each type with policy lines, its grants per action; then the top-level bypass blocks. */

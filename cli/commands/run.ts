@@ -8,6 +8,7 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { freshBuildInfo, hashInputs, replayWarnings } from "../../compiler/build-info.js";
+import { workspaceRefusal } from "../../compiler/check/layout.js";
 import { formatWithSources } from "../../compiler/diagnostics/format.js";
 import { ServerStartError, startServer } from "../../runtime/server.js";
 import type { RequestLogFormat } from "../../runtime/request-log.js";
@@ -144,8 +145,12 @@ export async function runRunCommand(args: ParsedArgs): Promise<number> {
  * so the server's heap never holds it (compiler/build-worker.ts). A fresh build's warnings
  * come from its build-info.json, so they show on every start without checking again.
  */
-export async function buildIfStale(dir: string) {
+export async function buildIfStale(dir: string, command = "run", workspace: "refuse" | "allow" = "refuse") {
   const outDir = join(resolve(dir), ".wo", "build");
+  // A workspace root is no one app (compiler/check/layout.ts); only `wo test` builds its program.
+  const refused = workspace === "refuse" ? workspaceRefusal(dir, command) : undefined;
+  if (refused)
+    return { ok: false, outDir, error: "nothing to serve or build in a workspace root", ...refused } as const;
   const hash = await hashInputs(resolve(dir));
   const fresh = hash !== undefined ? await freshBuildInfo(outDir, hash) : undefined;
   if (fresh) return { ok: true, outDir, error: undefined, ...(await replayWarnings(fresh, dir)) } as const;

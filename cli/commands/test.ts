@@ -1,5 +1,6 @@
 // `wo test [dir]`: run every `test "name" { … }` block of the app (any .wo file, e.g.
-// tests/*.wo), each against a fresh store (a temporary SQLite file), in the style of node's
+// tests/*.wo; for a workspace root, the root's tests against its shared folders, then each
+// app's own: spec/language.md "Workspaces"), each against a fresh store (a temporary SQLite file), in the style of node's
 // test runner: `✔ name (12ms)`, `✖ name (3ms)` with the failure indented below it,
 // `﹣ name # SKIP reason`, then `N passed, N failed[, N skipped]`. Exit 1 on any failure.
 //
@@ -11,6 +12,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { workspaceAppsOf } from "../../compiler/check/layout.js";
 import { testOperation } from "../../model/build-contract.js";
 import { ownerPrincipal } from "../../model/principal.js";
 import { createRuntimeInstance } from "../../runtime/instance.js";
@@ -20,11 +22,34 @@ import type { ParsedArgs } from "./args.js";
 import { loadAppBuild } from "./app-build.js";
 
 export async function runTestCommand(args: ParsedArgs): Promise<number> {
-  const build = await loadAppBuild(args.first ?? ".", "test");
+  const dir = args.first ?? ".";
+  const build = await loadAppBuild(dir, "test", { workspace: "allow" });
   if (build === 1) return 1;
-
   const counts = { passed: 0, failed: 0, skipped: 0 };
   const out = (line: string) => process.stdout.write(`${line}\n`);
+  await runTests(build, counts, out);
+  // A workspace root: its tests ran against the shared program; then each app's own, if any.
+  for (const app of workspaceAppsOf(dir) ?? []) {
+    const appDir = join(dir, app).split("\\").join("/");
+    const appBuild = await loadAppBuild(appDir, "test");
+    if (appBuild === 1) {
+      counts.failed++;
+      out(`✖ ${appDir}: not built (its errors are above)`);
+    } else if ((appBuild.catalog.tests ?? []).length > 0) {
+      out(`${appDir}:`);
+      await runTests(appBuild, counts, out);
+    }
+  }
+  out(`${counts.passed} passed, ${counts.failed} failed${counts.skipped > 0 ? `, ${counts.skipped} skipped` : ""}`);
+  return counts.failed > 0 ? 1 : 0;
+}
+
+/** Every test of `build`, each on a store of its own, counted into `counts`. */
+async function runTests(
+  build: LoadedBuild,
+  counts: { passed: number; failed: number; skipped: number },
+  out: (line: string) => void,
+): Promise<void> {
   for (const [index, test] of (build.catalog.tests ?? []).entries()) {
     if (test.skipped !== undefined) {
       counts.skipped++;
@@ -42,8 +67,6 @@ export async function runTestCommand(args: ParsedArgs): Promise<number> {
       out(`  ${failure.message}`);
     }
   }
-  out(`${counts.passed} passed, ${counts.failed} failed${counts.skipped > 0 ? `, ${counts.skipped} skipped` : ""}`);
-  return counts.failed > 0 ? 1 : 0;
 }
 
 /** One test on a store of its own; the message is undefined when it passed. */

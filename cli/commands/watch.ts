@@ -1,4 +1,4 @@
-// `wo run --watch`: watches the app folder (every folder of it, cli/commands/tree-watcher.ts, so
+// `wo run --watch`: watches the app folder and its shared folders (every folder of them, cli/commands/tree-watcher.ts, so
 // that a save by rename is seen like any other) and, after each change to a `.wo` file or
 // wo.toml (debounced: an editor's save is often several events), rebuilds in a worker thread as
 // `wo run` does at start, but in one worker kept for all rebuilds, so the compiler loads once
@@ -7,11 +7,12 @@
 // `.wo/` (the build and the data) is never watched for changes: the server writes there itself.
 
 import { statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, relative, resolve, sep } from "node:path";
 import type { RunningServer } from "../../runtime/server.js";
 import { hashInputs } from "../../compiler/build-info.js";
 import { startBuildWorker } from "../../compiler/build-worker.js";
 import { configFileName } from "../../compiler/check/config.js";
+import { layoutOnDisk } from "../../compiler/check/layout.js";
 import { isProgramPath } from "../../compiler/check/load.js";
 import { formatWithSources } from "../../compiler/diagnostics/format.js";
 import { watchTree, type TreeWatcher } from "./tree-watcher.js";
@@ -72,21 +73,36 @@ export function watchApp(dir: string, server: RunningServer, write: (text: strin
   };
 
   const watchesFolder = (relDir: string) => isProgramPath(`${relDir}/x.wo`);
-  let tree: TreeWatcher;
-  try {
-    tree = watchTree(root, {
-      watchesFolder,
-      onEvent: (path) => {
-        if (path === undefined || isWatched(path) || (watchesFolder(path) && isFolder(join(root, path)))) schedule();
-      },
-      onError: (relDir, err) =>
-        write(`wo: cannot watch ${join(dir, relDir)}: ${err.message}; changes in it are not seen\n`),
-    });
-  } catch (err) {
-    write(`wo: cannot watch ${root}: ${(err as Error).message}; serving without --watch\n`);
-    builder.close();
-    return { close: () => undefined };
+  // The app's folder, then each shared folder outside it (compiler/check/layout.ts): a save in
+  // `../../shared/types` rebuilds the app like a save in its own folder.
+  const folders = [
+    root,
+    ...layoutOnDisk(root)
+      .shared.map((f) => f.dir)
+      .filter((d) => !isInside(root, d)),
+  ];
+  const trees: TreeWatcher[] = [];
+  for (const folder of folders) {
+    try {
+      trees.push(
+        watchTree(folder, {
+          watchesFolder,
+          onEvent: (path) => {
+            if (path === undefined || isWatched(path) || (watchesFolder(path) && isFolder(join(folder, path))))
+              schedule();
+          },
+          onError: (relDir, err) =>
+            write(`wo: cannot watch ${join(folder, relDir)}: ${err.message}; changes in it are not seen\n`),
+        }),
+      );
+    } catch (err) {
+      write(`wo: cannot watch ${folder}: ${(err as Error).message}; serving without --watch\n`);
+      for (const t of trees) t.close();
+      builder.close();
+      return { close: () => undefined };
+    }
   }
+  const tree = { sync: () => trees.forEach((t) => t.sync()), close: () => trees.forEach((t) => t.close()) };
   write(`wo: watching ${dir} for changes to .wo files and ${configFileName}\n`);
   // A save between the start's build and this point made no event: compare the sources with
   // what serves once now (a hash, no build when they match), so it is not missed until the next.
@@ -109,6 +125,12 @@ function isWatched(path: string): boolean {
   if (path === configFileName || isProgramPath(path)) return true;
   const last = path.slice(path.lastIndexOf("/") + 1);
   return !last.includes(".") && isProgramPath(`${path}/x.wo`);
+}
+
+/** Whether `dir` is `root` or below it. */
+function isInside(root: string, dir: string): boolean {
+  const rel = relative(root, dir);
+  return rel === "" || !(rel === ".." || rel.startsWith(`..${sep}`));
 }
 
 /** A folder now (one created or renamed in, whatever its name). */

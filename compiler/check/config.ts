@@ -2,7 +2,7 @@
 //
 // Owns: the keys wo understands, their types and defaults. Other keys and tables are ignored
 // with a warning each (WO4101, naming the key): the writeonce examples carry `[runtime]`,
-// `[dependencies]`, `[test]`, … that mean nothing here, and one file may serve both tools, but
+// `[test]`, `app_kind`, … that mean nothing here, and one file may serve both tools, but
 // a misspelt `[sever] listen` must not pass silently. A malformed file or a wrong-typed key is
 // a WO4xxx error at the key's line:col; the file being absent is fine.
 
@@ -132,6 +132,11 @@ export function readConfig(text: string | undefined, file: string, dirName: stri
     if (perMinute !== undefined) rateLimits[kind] = perMinute;
   }
   if (Object.keys(rateLimits).length > 0) config.rateLimits = rateLimits;
+  // The layout keys (spec/language.md, "Workspaces"): read for their types here, used by layout.ts.
+  read.string("", "kind");
+  read.stringList("workspace", "apps");
+  read.stringList("workspace", "shared");
+  read.stringList("dependencies", "shared");
   warnUnknownKeys(doc, read.known, text, file, bag);
   return result;
 }
@@ -387,6 +392,8 @@ const firstKeyOf: Record<string, string> = {
   limits: "method_steps",
   admin: "listen",
   telemetry: "otlp_endpoint",
+  workspace: "apps",
+  dependencies: "shared",
 };
 
 /**

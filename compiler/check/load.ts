@@ -7,17 +7,22 @@
 // one without `.wo` files is a diagnostic. So is a folder holding more than one app (WO4007):
 // a folder below the root with a wo.toml of its own is another app (the repository's samples,
 // an `apps/` folder, test fixtures), and merging its files into this one is never what was meant. An overlay (an editor's unsaved buffers) replaces or
-// adds files under the same rules.
+// adds files under the same rules. The shared folders of a workspace (layout.ts) add their
+// `.wo` files under the same rules, named by their path from the app (`../../shared/types/a.wo`).
 
 import { readdir, readFile, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import type { Span } from "../ast.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { escapeUnsafeChars, hasUnsafeChars } from "../unsafe-chars.js";
 import { configFileName } from "./config.js";
+import type { SharedFolder } from "./layout.js";
 
 export interface LoadedFile {
-  /** Path relative to the app root, `/`-separated: what spans and the catalog carry. */
+  /**
+   * Path relative to the app root, `/`-separated: what spans and the catalog carry. A shared
+   * folder's file outside the app starts with `../`.
+   */
   path: string;
   text: string;
 }
@@ -43,7 +48,8 @@ export function wholeFileSpan(file: string): Span {
  * Reads every `.wo` file of the app at `rootDir`. `displayDir` names the directory in
  * diagnostics about the directory itself (as the user typed it). `overlay` (app-relative path
  * → text) wins over the disk and may add files the disk does not have yet. `otherApps`: a
- * folder below with its own wo.toml is refused (WO4007) or skipped with its files.
+ * folder below with its own wo.toml is refused (WO4007) or skipped with its files. `shared`:
+ * folders whose `.wo` files join the program (layout.ts), each file once.
  */
 export async function loadSources(
   rootDir: string,
@@ -51,6 +57,7 @@ export async function loadSources(
   bag: DiagnosticBag,
   overlay?: ReadonlyMap<string, string>,
   otherApps: "refuse" | "skip" = "refuse",
+  shared: readonly SharedFolder[] = [],
 ): Promise<LoadedFile[]> {
   let isDirectory = false;
   try {
@@ -72,6 +79,18 @@ export async function loadSources(
       apps: await appsFound(rootDir, displayDir, paths, appsBelow),
     });
     return [];
+  }
+  const reached = new Set(paths);
+  for (const folder of shared) {
+    const found: string[] = [];
+    await collect(folder.dir, "", join(displayDir, folder.rel).split("\\").join("/"), found, [], bag);
+    for (const rel of found) {
+      const path = relative(rootDir, join(folder.dir, rel)).split("\\").join("/");
+      if (!reached.has(path)) {
+        reached.add(path);
+        paths.push(path);
+      }
+    }
   }
   const onDisk = new Set(paths);
   const inAppBelow = (path: string) => appsBelow.some((app) => path.startsWith(`${app}/`));

@@ -40,18 +40,18 @@ export function checkRowExprs(
     const type = byName.get(decl.name.text);
     if (!type) continue;
     const out: CatalogRowExpr<Block>[] = [];
+    // Computed fields first, each after the computed fields it reads; then the checks.
+    for (const { m, field, expr } of inReadingOrder(type, decl, bag)) {
+      const built = rowExpr(catalog, type, field, m, "computed", expr, bag, skipped, fnNames);
+      if (built && field.default?.kind === "computed") {
+        out.push(built);
+        field.default.isEvaluated = true;
+      }
+    }
     for (const m of decl.members) {
       if (m.kind !== "FieldDecl") continue;
       const field = type.fields.find((f) => f.name === m.name.text);
       if (!field) continue;
-      const computed = m.default?.kind === "ComputedDefault" ? m.default.expr : undefined;
-      if (computed && field.default?.kind === "computed") {
-        const built = rowExpr(catalog, type, field, m, "computed", computed, bag, skipped, fnNames);
-        if (built) {
-          out.push(built);
-          field.default.isEvaluated = true;
-        }
-      }
       for (const a of m.annotations) {
         if (a.name.text !== "check" || !a.expr) continue;
         const built = rowExpr(catalog, type, field, m, "check", a.expr, bag, skipped, fnNames);
@@ -78,7 +78,7 @@ function rowExpr(
 ): CatalogRowExpr<Block> | undefined {
   const own = new Bag();
   // A call of the program's own fn or a method may write: refused. A function neither wo nor
-  // the program has (the reference's `words(body)`) is the method checker's to name below.
+  // the program has (`syllables(body)`) is the method checker's to name below.
   for (const call of calls(expr))
     if (fnNames.has(call.name) || call.name.endsWith("()"))
       own.report("WO2073", call.span, { field: field.name, name: call.name });
@@ -97,19 +97,6 @@ function rowExpr(
   statements.push({ kind: "ReturnStmt", value: expr, span: at });
   const body: Block = { kind: "Block", statements, span: at };
   const method = rowExprMethod(field, kind, body, decl);
-  // Reads of other computed fields: only those declared before, which are evaluated first.
-  const index = type.fields.indexOf(field);
-  for (const read of fieldReads(expr, named)) {
-    const other = type.fields.find((f) => f.name === read.name);
-    if (other?.default?.kind !== "computed") continue;
-    const after = type.fields.indexOf(other) >= index;
-    if (kind === "computed" && after)
-      own.report("WO2072", read.span, {
-        field: field.name,
-        other: other.name,
-        where: other === field ? "from this very expression" : "after it",
-      });
-  }
   const typing = typeMethod(catalog, type, method, own, skipped);
   const dependsOn: { table: string; column: string }[] = [];
   if (kind === "computed" && field.default?.kind === "computed" && field.default.isMaterialized) {
@@ -130,7 +117,7 @@ function rowExpr(
     for (const e of selects(expr)) own.report("WO2071", e.span, { field: field.name, what: "a select over a table" });
   }
   // An expression that reads but uses what wo's method language lacks — a function neither wo
-  // nor the program has (the reference's `words(body)`), a select form it does not take, a
+  // nor the program has (`syllables(body)`), a select form it does not take, a
   // construct no body runs — stays what the language's reference makes of every computed
   // default, inert text, with a warning that says why: a program written for the full language
   // still checks (spec/language.md, "Computed fields"). Every other mistake is an error.
@@ -153,6 +140,56 @@ function rowExpr(
     body,
     source: locationOf(expr.span),
   };
+}
+
+interface ComputedMember {
+  m: FieldDecl;
+  field: CatalogField;
+  expr: Expr;
+}
+
+/**
+ * The type's computed fields that the grammar read, each after the computed fields it reads
+ * (bare or through `self`), field order otherwise: the order the runtime evaluates them in. A
+ * field that reads itself, directly or through others, is WO2072 at the read that closes the
+ * cycle, and no field of the cycle is evaluated.
+ */
+function inReadingOrder(type: CatalogType, decl: TypeDecl, bag: DiagnosticBag): ComputedMember[] {
+  const members = new Map<string, ComputedMember>();
+  for (const m of decl.members) {
+    if (m.kind !== "FieldDecl" || m.default?.kind !== "ComputedDefault" || !m.default.expr) continue;
+    const field = type.fields.find((f) => f.name === m.name.text);
+    if (field?.default?.kind === "computed") members.set(field.name, { m, field, expr: m.default.expr });
+  }
+  const fieldNames = new Set(type.fields.map((f) => f.name));
+  const readsOf = (c: ComputedMember) => {
+    const bare = new Map<string, NameExpr>();
+    for (const n of names(c.expr)) if (fieldNames.has(n.name.text) && !bare.has(n.name.text)) bare.set(n.name.text, n);
+    return fieldReads(c.expr, bare).filter((r) => members.has(r.name));
+  };
+  const ordered: ComputedMember[] = [];
+  const state = new Map<string, "visiting" | "done" | "cyclic">();
+  const visit = (c: ComputedMember, path: string[]): boolean => {
+    const now = state.get(c.field.name);
+    if (now === "done") return true;
+    if (now === "cyclic") return false;
+    state.set(c.field.name, "visiting");
+    let ok = true;
+    for (const read of readsOf(c)) {
+      const other = members.get(read.name)!;
+      if (state.get(other.field.name) === "visiting") {
+        const from = other === c ? [] : path.slice(path.indexOf(other.field.name));
+        const cycle = [...from, c.field.name, other.field.name];
+        bag.report("WO2072", read.span, { field: c.field.name, other: other.field.name, cycle: cycle.join(" → ") });
+        ok = false;
+      } else if (!visit(other, [...path, c.field.name])) ok = false;
+    }
+    state.set(c.field.name, ok ? "done" : "cyclic");
+    if (ok) ordered.push(c);
+    return ok;
+  };
+  for (const c of members.values()) visit(c, []);
+  return ordered;
 }
 
 function textOf(decl: FieldDecl): string {

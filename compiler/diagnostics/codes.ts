@@ -152,11 +152,11 @@ export const codes = {
   },
   WO2072: {
     severity: "error",
-    message: msg`Computed field '${"field"}' reads '${"other"}', which is computed ${"where"}; a computed field reads only computed fields declared before it.`,
+    message: msg`Computed field '${"field"}' reads '${"other"}', which reads it back (${"cycle"}); computed fields are evaluated each after those it reads, so they cannot read each other in a cycle.`,
   },
   WO2073: {
     severity: "error",
-    message: msg`The expression of '${"field"}' calls '${"name"}': a check or a computed field calls only built-ins (count, sum, len, contains, latest, now), which never write.`,
+    message: msg`The expression of '${"field"}' calls '${"name"}': a check or a computed field calls only built-ins (count, sum, len, words, contains, latest, now), which never write.`,
   },
   // WO2060–WO2064: application events (`do emit`, spec/live.md)
   WO2060: { severity: "error", message: msg`Event name '${"name"}' cannot be used: ${"why"}.` },
@@ -248,6 +248,11 @@ export const codes = {
     severity: "error",
     message: msg`'${"dir"}' is not one app; apps found: ${"apps"}. wo works on one app at a time (a folder with its wo.toml and the .wo files below it): name one of these folders.`,
   },
+  WO4008: { severity: "error", message: msg`Folder '${"path"}' ${"why"}.` },
+  WO4009: {
+    severity: "error",
+    message: msg`'${"dir"}' is a workspace, not one app; its apps: ${"apps"}. wo ${"command"} works on one app: name one of them (wo check and wo test take the workspace).`,
+  },
 
   // WO41xx: wo.toml warnings
   WO4101: { severity: "warning", message: msg`wo.toml key '${"key"}' is not used by wo and is ignored.${"hint"}` },
@@ -261,7 +266,7 @@ export const codes = {
   WO5003: { severity: "error", message: msg`'${"type"}' has no field '${"field"}'.${"hint"}` },
   WO5004: {
     severity: "error",
-    message: msg`Unknown function '${"name"}' (built-ins: now(), count(set), sum(set), len(set), latest(set), contains(set, x), print(…), receive(sub)).`,
+    message: msg`Unknown function '${"name"}' (built-ins: now(), count(set), sum(set), len(set), words(text), latest(set), contains(set, x), print(…), receive(sub)).`,
   },
   WO5005: { severity: "error", message: msg`${"name"}() takes ${"expected"} but was given ${"found"}.` },
   WO5006: { severity: "error", message: msg`${"name"}() needs ${"expected"} but was given ${"found"}.` },
@@ -316,6 +321,7 @@ export const codes = {
     severity: "error",
     message: msg`'as session' takes user and role; '${"name"}' is not one of them.${"hint"}`,
   },
+  WO5033: { severity: "error", message: msg`'.*' ${"why"}.` },
   WO5031: {
     severity: "error",
     message: msg`'${"name"}' is not a value: the caller is read as $session.user or $session.role.${"hint"}`,

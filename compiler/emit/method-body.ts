@@ -105,6 +105,8 @@ export function subexpressions(e: Expr): Expr[] {
       return e.predicates.map((p) => p.value);
     case "LiveExpr":
       return [e.query];
+    case "EachExpr":
+      return [e.list];
     default:
       return [];
   }

@@ -7,6 +7,7 @@
 // to ./methods.ts, and every typing decision to check/methods.ts (`MethodTyping`).
 
 import { isFilledWhenOmitted } from "../../model/app.js";
+import { eachAggregates, eachesIn } from "../check/body/each.js";
 import { sessionMember } from "../check/body/session.js";
 import { builtinFunctions } from "../builtins.js";
 import type { Expr, SelectExpr } from "../ast.js";
@@ -151,6 +152,8 @@ const helperNames = [
   "sameJson",
   "variant",
   "contains",
+  "words",
+  "each",
   "item",
   "text",
   "concat",
@@ -262,7 +265,15 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       const arg = e.args[0]!;
       if (name === "receive")
         return { code: `(rt.receive(${expr(ctx, arg).code}, ${at(e)}) as ${tsType(typeOf(ctx, e), ctx)})`, prec: 8 };
+      // `sum(lines.*.qty * lines.*.price)`: the argument once per element, in list order
+      // (compiler/check/body/each.ts); `item$` is the element (the EachExpr case below).
+      const each = eachAggregates.has(name) ? eachesIn(arg)[0] : undefined;
+      if (each) ctx.helpers.add("each");
+      const values = each
+        ? `(await each(${expr(ctx, each.list).code}, async (item$) => ${expr(ctx, arg).code}))`
+        : undefined;
       if (name === "count" || name === "len") {
+        if (values) return { code: `${values}.length`, prec: 8 };
         const query = arg.kind === "SelectExpr" ? selectQuery(ctx, arg) : storeQuery(ctx, arg);
         if (query) return { code: `await tx.count(${query})`, prec: 7 };
         // One row or none (a unique select bound to a name): 1 or 0.
@@ -271,13 +282,17 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       }
       if (name === "sum") {
         // Nulls add nothing; integer totals stay exact within ±(2^53 − 1) (rt.checkedInt).
-        const total = `${wrap(expr(ctx, arg), 8)}.reduce((s: number, x: number | null) => s + (x ?? 0), 0)`;
+        const total = `${values ?? wrap(expr(ctx, arg), 8)}.reduce((s: number, x: number | null) => s + (x ?? 0), 0)`;
         const t = typeOf(ctx, e);
         return t.k === "int" ? { code: `rt.checkedInt(${total}, ${at(e)})`, prec: 8 } : { code: total, prec: 8 };
       }
+      if (name === "words") {
+        ctx.helpers.add("words");
+        return { code: `words(${expr(ctx, arg).code})`, prec: 8 };
+      }
       if (name === "contains") {
         ctx.helpers.add("contains");
-        return { code: `contains(${expr(ctx, arg).code}, ${expr(ctx, e.args[1]!).code})`, prec: 8 };
+        return { code: `contains(${values ?? expr(ctx, arg).code}, ${expr(ctx, e.args[1]!).code})`, prec: 8 };
       }
       ctx.helpers.add("latest");
       return { code: `latest(${expr(ctx, arg).code}, ${at(e)})`, prec: 8 };
@@ -288,6 +303,9 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       const table = jsString(findType(ctx.catalog, q.type.text)?.table ?? q.type.text);
       return { code: `rt.subscribe(tx, ${table}, ${selectWhere(ctx, q)}, ${at(e)})`, prec: 8 };
     }
+    case "EachExpr":
+      // The element of the list its aggregate goes over (the `each` callback's parameter, above).
+      return { code: "item$", prec: 8 };
     case "IndexExpr":
       ctx.helpers.add("item");
       return { code: `item(${expr(ctx, e.object).code}, ${operand(ctx, e.index, 0)}, ${at(e)})`, prec: 8 };

@@ -86,6 +86,8 @@ export function symbolAt(ast: SourceFileAst, offset: number, types: ReadonlyMap<
         return firstOf(e.items, (x) => inExpr(x, self));
       case "LiveExpr":
         return inExpr(e.query, self);
+      case "EachExpr":
+        return inExpr(e.list, self);
       case "NameExpr":
       case "LiteralExpr":
         return undefined;

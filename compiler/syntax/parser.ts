@@ -1197,7 +1197,7 @@ export class WoParser extends EmbeddedActionsParser {
     }),
   );
 
-  /** `.field`, `.method(args)` and `[index]` after a primary. */
+  /** `.field`, `.method(args)`, `.*` and `[index]` after a primary. */
   postfix = this.innerRule("postfix", (): Expr | undefined => {
     let object = this.SUBRULE(this.primary);
     this.MANY(() =>
@@ -1218,6 +1218,16 @@ export class WoParser extends EmbeddedActionsParser {
               return this.nested({ kind: "MemberExpr" as const, object, member: this.ctx.name(member), span }, [
                 object,
               ]);
+            });
+          },
+        },
+        {
+          ALT: () => {
+            const star = this.CONSUME(T.DotStar);
+            object = this.ACTION(() => {
+              if (!object) return undefined;
+              const span = this.ctx.spanAt(object.span.offset, this.ctx.span(star).end);
+              return this.nested({ kind: "EachExpr" as const, list: object, span }, [object]);
             });
           },
         },

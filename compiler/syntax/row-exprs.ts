@@ -2,7 +2,7 @@
 // "Checks"): their text is captured raw while the type body is parsed (raw-forms.ts
 // `rowExprTokens`) and read here with the method grammar once the grammar is free, so the
 // checker types them as a body of the type (compiler/check/row-exprs.ts). Text the grammar
-// does not read (the reference's `lines.*.qty`, `between 1 and 5`) stays text: its field keeps
+// does not read (`between 1 and 5`) stays text: its field keeps
 // the warning that it is not evaluated, and nothing of the failed reading is reported.
 
 import type { Annotation, DefaultExpr, TypeDecl } from "../ast.js";

@@ -69,6 +69,14 @@ export function createBodyHelpers(rt: Pick<OperationRuntime, "abort" | "invalid"
     },
     // contains(set, x) compares values the way == does: structurally.
     contains: (set, v) => set.some((e) => JSON.stringify(e) === JSON.stringify(v)),
+    // `.*` in an aggregate: one element after the other, so the store sees one read at a time.
+    async each(list, f) {
+      const out = [];
+      for (const x of list ?? []) out.push(await f(x));
+      return out;
+    },
+    // words(text): runs of non-whitespace (JavaScript's \s: Unicode white space and line ends).
+    words: (t) => (t === null || t === undefined ? 0 : (t.match(/\S+/g)?.length ?? 0)),
     // a[i]: an index outside the list ends the call, like latest() of an empty set.
     item: <T>(list: readonly T[], i: number, at: string): T =>
       Number.isInteger(i) && i >= 0 && i < list.length

@@ -410,10 +410,40 @@ export const brokenCases: BrokenCase[] = [
     message: "@materialized 'x' cannot be kept up to date: it reads 'y' through a ref to another row",
   },
   {
-    name: "computed reading a later computed field",
-    files: one("type A {\n  x: Int\n  y: Int = ┆z + 1\n  z: Int = x * 2\n}\n"),
+    name: "computed fields reading each other in a cycle",
+    files: one("type A {\n  x: Int\n  y: Int = z + 1\n  z: Int = x * ┆y\n}\n"),
     code: "WO2072",
-    message: "Computed field 'y' reads 'z', which is computed after it",
+    message: "Computed field 'z' reads 'y', which reads it back (y → z → y)",
+  },
+  {
+    name: "computed field reading itself",
+    files: one("type A {\n  x: Int\n  y: Int = ┆y + x\n}\n"),
+    code: "WO2072",
+    message: "Computed field 'y' reads 'y', which reads it back (y → y)",
+  },
+  {
+    name: "'.*' outside an aggregate",
+    files: one("type A {\n  xs: [{ q: Int }]\n  y: Int = len(xs) + ┆xs.*.q\n}\n"),
+    code: "WO5033",
+    message: "'.*' is read only in the first argument of an aggregate (sum, count, len, contains)",
+  },
+  {
+    name: "'.*' over two lists in one aggregate",
+    files: one("type A {\n  xs: [{ q: Int }]\n  ys: [{ q: Int }]\n  y: Int = sum(xs.*.q * ┆ys.*.q)\n}\n"),
+    code: "WO5033",
+    message: "'.*' goes over 'ys' where this aggregate goes over 'xs': one argument goes over one list",
+  },
+  {
+    name: "'.*' after something that is not a list",
+    files: one("type A {\n  n: Int\n  y: Int = sum(┆n.*.q)\n}\n"),
+    code: "WO5033",
+    message: "'.*' follows a list, but 'n' is Int",
+  },
+  {
+    name: "words of a number",
+    files: one("type A {\n  n: Int\n  y: Int = words(┆n)\n}\n"),
+    code: "WO5006",
+    message: "words",
   },
   {
     name: "computed calling a free fn",

@@ -174,7 +174,7 @@ describe("project files", () => {
       "a.wo": "type A {\n  x: Int\n}\n",
       "wo.toml": [
         'name = "blog"',
-        'kind = "app"',
+        'app_kind = "app"',
         "[runtime]",
         'wo = ">= 0.1"',
         "[sever]",
@@ -183,7 +183,7 @@ describe("project files", () => {
         'data_dir = "d"',
         '  isolation = "snapshot"',
         "[dependencies]",
-        "# none yet",
+        'cargo = "1"',
         "[test]",
         "parallel = true",
         "",
@@ -192,7 +192,7 @@ describe("project files", () => {
     const { catalog, diagnostics } = await checkApp(dir);
     expect(catalog).toBeDefined();
     expect(diagnostics.map((d) => [d.code, d.severity, `${d.span.line}:${d.span.col}`, d.message])).toEqual([
-      ["WO4101", "warning", "2:1", "wo.toml key 'kind' is not used by wo and is ignored."],
+      ["WO4101", "warning", "2:1", "wo.toml key 'app_kind' is not used by wo and is ignored."],
       ["WO4101", "warning", "4:1", "wo.toml key 'runtime.wo' is not used by wo and is ignored."],
       [
         "WO4101",
@@ -201,7 +201,8 @@ describe("project files", () => {
         "wo.toml key 'sever.listen' is not used by wo and is ignored. Did you mean 'server'?",
       ],
       ["WO4101", "warning", "9:3", "wo.toml key 'database.isolation' is not used by wo and is ignored."],
-      ["WO4101", "warning", "10:1", "wo.toml key 'dependencies' is not used by wo and is ignored."],
+      // `[dependencies] shared` is read (spec/language.md, "Workspaces"); its other keys are not.
+      ["WO4101", "warning", "11:1", "wo.toml key 'dependencies.cargo' is not used by wo and is ignored."],
       ["WO4101", "warning", "13:1", "wo.toml key 'test.parallel' is not used by wo and is ignored."],
     ]);
     expect(diagnostics[0]!.span.file).toBe(join(dir, "wo.toml"));

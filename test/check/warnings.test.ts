@@ -16,7 +16,7 @@ const cases: [string, string, string][] = [
   ["WO2111", "free fn wo does not run", "fn ┆helper(a: Int) {\n  link a -[:E]-> a\n}\ntype A {\n  x: Int\n}\n"],
   ["WO2105", "unknown field annotation", "type A {\n  x: Int @┆fancy\n}\n"],
   ["WO2106", "unknown type annotation", "@┆experimental\ntype A {\n  x: Int\n}\n"],
-  ["WO2107", "computed default wo cannot read", "type A {\n  x: [Int]\n  y: Int = ┆sum(x.*)\n}\n"],
+  ["WO2107", "computed default wo cannot read", "type A {\n  x: [Int]\n  y: Int = ┆x between 1 and 5\n}\n"],
   ["WO2108", "@check wo cannot read", "type A {\n  x: Int ┆@check(between 1 and 5)\n}\n"],
   ["WO2110", "multi without a ref back", "type A {\n  bs: multi ┆B\n}\ntype B {\n  x: Int\n}\n"],
   ["WO3101", "service mcp on another path", 'type A {\n  x: Int\n  service mcp ┆"/tools" expose list\n}\n'],

@@ -82,6 +82,33 @@ function restCases(server: () => string) {
     expect(patched.body.errors[0].path).toBe("/full_name");
   });
 
+  it("computed fields read struct paths, a list's items element-wise and each other, in dependency order", async () => {
+    const base = server();
+    const created = await post(base, "/api/parcels", {
+      label: "p1",
+      note: { body: "  fragile, this  side up\n" },
+      stock: { on_hand: 5, reserved: 2 },
+      items: [
+        { qty: 2, price: 150 },
+        { qty: 3, price: 10 },
+      ],
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ available: 3, in_stock: true, word_count: 4, value: 330, kinds: 2 });
+    const empty = await post(base, "/api/parcels", {
+      label: "p2",
+      note: { body: null },
+      stock: { on_hand: 1, reserved: 1 },
+      items: [],
+    });
+    expect(empty.body).toMatchObject({ available: 0, in_stock: false, word_count: 0, value: 0, kinds: 0 });
+    // An update of the list recomputes the materialized total, which then filters.
+    await json(base, "PATCH", `/api/parcels/${empty.body.id}`, { items: [{ qty: 4, price: 25 }] });
+    expect((await json(base, "GET", `/api/parcels/${empty.body.id}`)).body).toMatchObject({ value: 100, kinds: 1 });
+    const filtered = await json(base, "GET", "/api/parcels?value=100");
+    expect(filtered.body.items.map((r: any) => r.label)).toEqual(["p2"]);
+  });
+
   it("@materialized aggregates follow their rows' creates, updates, moves and deletes; they filter and sort", async () => {
     const base = server();
     const { body: o1 } = await post(base, "/api/orders", { name: "first" });
@@ -186,6 +213,13 @@ describe("computed fields and checks on SQLite", () => {
   insert Line { order: o.id, amount: 6 }
   assert Order{ id == o.id }.total == 10
   assert Order{ id == o.id }.n == 2
+  -- The built-ins of computed fields in a body too: words(…) and xs.* over a list's items.
+  assert words(" one two\tthree ") == 3
+  assert words(null) == 0
+  let parcel = insert Parcel { label: "x", note: { body: "a b" }, stock: { on_hand: 2, reserved: 0 }, items: [{ qty: 2, price: 5 }, { qty: 1, price: 7 }] }
+  assert sum(parcel.items.*.qty * parcel.items.*.price) == 17
+  assert contains(parcel.items.*.price, 7)
+  assert Parcel{ id == parcel.id }.in_stock
 }
 `,
     });

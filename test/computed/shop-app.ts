@@ -1,5 +1,7 @@
 // The app test/computed runs: boolean checks (one field, two fields), a computed Text, a
-// materialized sum and an evaluated count over a backlink, methods that read and write them.
+// materialized sum and an evaluated count over a backlink, methods that read and write them;
+// computed fields over struct paths (`words(note.body)`), a list's items (`items.*`) and each
+// other (`in_stock` reads `available`, declared below it).
 
 export const shopWo = `class Person {
   first: Text
@@ -28,6 +30,19 @@ class Order {
   n: Int = count(self.lines)
   lines: backlink Line.order
   service rest "/api/orders" expose list, get, create, update, delete
+}
+
+class Parcel {
+  label: Text
+  note: { body: Text? }
+  stock: { on_hand: Int, reserved: Int }
+  in_stock: Bool = available > 0
+  available: Int = stock.on_hand - stock.reserved
+  word_count: Int = words(note.body)
+  items: [{ qty: Int, price: Money }]
+  value: Money = sum(items.*.qty * items.*.price) @materialized
+  kinds: Int = count(items.*.qty)
+  service rest "/api/parcels" expose list, get, create, update
 }
 
 class Line {

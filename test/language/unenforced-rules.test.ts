@@ -49,15 +49,15 @@ describe("wo check: declared rules that are not enforced", () => {
 
   it("a computed field or check using what wo lacks stays inert text with a warning saying why; a mistake stays an error", async () => {
     const program =
-      "type Post {\n  body: Text\n  words_in: Int = words(body)\n  short: Bool @check(words(body) < 10)\n}\n" +
+      "type Post {\n  body: Text\n  words_in: Int = syllables(body)\n  short: Bool @check(syllables(body) < 10)\n}\n" +
       "type Tag {\n  name: Text\n  posts: Int = count(Post{ tags contains self })\n}\n";
     const r = await runWoCommand(["check", app("rules-lacking", program)]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(
-      "app.wo:3:19: warning WO2107: Computed default of 'words_in' is not evaluated (wo cannot evaluate it: Unknown function 'words'",
+      "app.wo:3:19: warning WO2107: Computed default of 'words_in' is not evaluated (wo cannot evaluate it: Unknown function 'syllables'",
     );
     expect(r.stderr).toMatch(
-      /app\.wo:4:22: warning WO2108: '@check\(…\) on 'short': wo cannot evaluate it: Unknown function 'words'/,
+      /app\.wo:4:22: warning WO2108: '@check\(…\) on 'short': wo cannot evaluate it: Unknown function 'syllables'/,
     );
     expect(r.stderr).toMatch(
       /app\.wo:8:16: warning WO2107: Computed default of 'posts' is not evaluated \(wo cannot evaluate it: select Post: 'tags'/,

@@ -1,4 +1,4 @@
-// Calls in a body: the built-ins (`count`, `latest`, `contains`, `now`, `len`, `print`, `receive`), free
+// Calls in a body: the built-ins (`count`, `latest`, `contains`, `now`, `len`, `words`, `print`, `receive`), free
 // fns `f(a)` and methods on a row `o.m(a)` — arity and argument types (WO5004–WO5006), calls of
 // what is not executed (WO5028), and rows passed for `ref T` parameters (their id is passed).
 
@@ -21,12 +21,15 @@ import {
   type ValueType,
 } from "../method-types.js";
 import type { BodyCheck } from "./context.js";
+import { eachAggregates, typeEachArgument } from "./each.js";
 import { fitLiteral, isLiteral } from "./literals.js";
 
 export function call(check: BodyCheck, e: CallExpr): ValueType {
   const { bag, catalog, owner, skipped } = check;
-  const args = e.args.map((a) => check.expr(a));
   const name = e.callee.text;
+  // `sum(lines.*.qty * lines.*.price)`: the first argument, once per element (each.ts).
+  const each = eachAggregates.has(name) && e.args.length > 0 ? typeEachArgument(check, e.args[0]!) : undefined;
+  const args = e.args.map((a, i) => (i === 0 && each ? each : check.expr(a)));
   const fn = builtinFunctions.has(name) ? undefined : catalog.functions?.find((f) => f.name === name);
   if (fn) return callFunction(check, e, fn, args);
   if (name === "print") return { k: "null" }; // any values, written as one line to stdout
@@ -83,6 +86,12 @@ export function call(check: BodyCheck, e: CallExpr): ValueType {
     if (set.k !== "unknown")
       bag.report("WO5006", e.args[0]!.span, { name, expected: "a list of numbers", found: describeType(set) });
     return unknownType;
+  }
+  if (name === "words") {
+    // words(text): how many whitespace-separated words it has; null has none.
+    if (set.k !== "text" && set.k !== "null" && set.k !== "unknown")
+      bag.report("WO5006", e.args[0]!.span, { name, expected: "a text", found: describeType(set) });
+    return { k: "int", name: "Int" };
   }
   if (name === "count" || name === "len") {
     // A select on a unique field counts 0 or 1 like any select, also once bound to a name

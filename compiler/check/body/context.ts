@@ -104,4 +104,6 @@ export interface BodyCheck {
   readonly returnedKeys: string[][];
   /** Types an expression and records its type (expressions.ts). */
   expr(e: Expr): ValueType;
+  /** Inside an aggregate's argument that goes over a list with `.*` (each.ts): that list and its element. */
+  each?: { path: string; element: ValueType } | undefined;
 }

@@ -20,6 +20,7 @@ import {
   type ValueType,
 } from "../method-types.js";
 import { call, methodCall } from "./calls.js";
+import { typeEach } from "./each.js";
 import type { BodyCheck } from "./context.js";
 import { isLiteral } from "./literals.js";
 import { member, select, subscription } from "./queries.js";
@@ -140,6 +141,8 @@ function exprUncached(check: BodyCheck, e: Expr): ValueType {
       return methodCall(check, e);
     case "LiveExpr":
       return subscription(check, e);
+    case "EachExpr":
+      return typeEach(check, e);
     case "BinaryExpr": {
       const l = check.expr(e.left);
       const r = check.expr(e.right);
