@@ -15,6 +15,7 @@ import { scalars } from "../../model/scalars.js";
 import type { MethodTyping } from "../check/methods.js";
 import { findType, isNullable, selectsOneRow, unknownType, type ValueType } from "../check/method-types.js";
 import { jsIdentifier, jsJson, jsString, objectKey, prop } from "./js-literal.js";
+import { containsRow } from "../check/body/calls.js";
 
 export { objectKey, prop } from "./js-literal.js";
 
@@ -232,6 +233,8 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       if (b?.kind === "variant") return { code: jsString(b.value), prec: 8 };
       // The row an update is writing (writeUpdate's loop variable).
       if (b?.kind === "updated") return { code: "row", prec: 8 };
+      // A field of the row contains(rows, pred) is testing (its loop variable).
+      if (b?.kind === "element") return { code: prop(jsIdentifier(b.row), b.field), prec: 8 };
       return { code: !b || b.kind === "self" ? "self" : jsName(b.name), prec: 8 };
     }
     case "MemberExpr":
@@ -266,6 +269,14 @@ function expr(ctx: ExprContext, e: Expr): Printed {
         const total = `${wrap(expr(ctx, arg), 8)}.reduce((s: number, x: number | null) => s + (x ?? 0), 0)`;
         const t = typeOf(ctx, e);
         return t.k === "int" ? { code: `rt.checkedInt(${total}, ${at(e)})`, prec: 8 } : { code: total, prec: 8 };
+      }
+      if (name === "contains" && typeOf(ctx, arg).k === "rows" && typeOf(ctx, e.args[1]!).k === "bool") {
+        ctx.helpers.add("truthy");
+        // A loop, not .some(): the predicate may await (a select, a ref read).
+        const row = jsIdentifier(containsRow(e));
+        const test = expr(ctx, e.args[1]!).code;
+        const loop = `for (const ${row} of ${expr(ctx, arg).code}) if (truthy(${test})) return true; return false;`;
+        return { code: `(await (async () => { ${loop} })())`, prec: 8 };
       }
       if (name === "contains") {
         ctx.helpers.add("contains");

@@ -10,6 +10,7 @@ import type {
   AssignStmt,
   BinaryExpr,
   Expr,
+  LinkStmt,
   MemberExpr,
   MethodCallExpr,
   NameExpr,
@@ -29,7 +30,9 @@ export type NameBinding =
   /** A union variant written bare (`Admin`): the text `"Admin"`. */
   | { kind: "variant"; value: string }
   /** The row an `update` is writing, as read before it (`f += e` reads `f` from it). */
-  | { kind: "updated" };
+  | { kind: "updated" }
+  /** A field of the row `contains(rows, pred)` is testing (`slug` in `slug == "two"`). */
+  | { kind: "element"; field: string; row: string };
 
 /** `o.customer.name` where `o.customer` is a `ref T` id: the row of `type` it names is read. */
 export interface RefRead {
@@ -72,6 +75,8 @@ export interface MethodTyping {
    * `set a.b = e`, whose field `a` is the stored struct with `b` replaced (`path`).
    */
   rowUpdates: Map<UpdateAssignment, { value: Expr; path: string[]; field: CatalogField }>;
+  /** `link`/`unlink` statements → the link type they write (for `-[:LABEL]->`, its edge field's). */
+  linkTypes: Map<LinkStmt, string>;
 }
 
 export type UpdateAssignment = UpdateStmt["assignments"][number];
