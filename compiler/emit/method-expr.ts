@@ -16,6 +16,7 @@ import type { MethodTyping } from "../check/methods.js";
 import { findType, isNullable, selectsOneRow, unknownType, type ValueType } from "../check/method-types.js";
 import { jsIdentifier, jsJson, jsString, objectKey, prop } from "./js-literal.js";
 import { containsRow } from "../check/body/calls.js";
+import { fieldNamed } from "../../model/link-ends.js";
 
 export { objectKey, prop } from "./js-literal.js";
 
@@ -427,9 +428,13 @@ function member(ctx: ExprContext, e: import("../ast.js").MemberExpr): Printed {
   const ref = ctx.typing.refReads.get(e);
   const objType = typeOf(ctx, e.object);
   const obj = objectRow(ctx, e);
-  if (ref) return { code: prop(obj, e.member.text, isNullable(objType)), prec: 8 };
-  if (objType.k === "rows") return { code: `${obj}.map((row) => ${prop("row", e.member.text)})`, prec: 8 };
-  return { code: prop(obj, e.member.text, isNullable(objType)), prec: 8 };
+  // The stored field the member names (a link's `source`/`target` is its endpoint's).
+  const rowType = ref?.type ?? (objType.k === "row" || objType.k === "rows" ? objType.type : undefined);
+  const type = rowType === undefined ? undefined : findType(ctx.catalog, rowType);
+  const name = (type && fieldNamed(type, e.member.text)?.name) ?? e.member.text;
+  if (ref) return { code: prop(obj, name, isNullable(objType)), prec: 8 };
+  if (objType.k === "rows") return { code: `${obj}.map((row) => ${prop("row", name)})`, prec: 8 };
+  return { code: prop(obj, name, isNullable(objType)), prec: 8 };
 }
 
 /** The row `.field` reads: the object itself, or for a `ref T` id the row it names. */
@@ -459,10 +464,12 @@ function storeQuery(ctx: ExprContext, e: Expr): string | undefined {
 }
 
 function selectQuery(ctx: ExprContext, e: SelectExpr): string {
-  const table = jsString(findType(ctx.catalog, e.type.text)?.table ?? e.type.text);
+  const type = findType(ctx.catalog, e.type.text);
+  const table = jsString(type?.table ?? e.type.text);
   if (e.predicates.length === 0) return table;
+  const column = (name: string) => (type && fieldNamed(type, name)?.name) ?? name;
   const where = e.predicates.map(
-    (p) => `{ column: ${jsString(p.column.text)}, op: ${jsString(p.op)}, value: ${expr(ctx, p.value).code} }`,
+    (p) => `{ column: ${jsString(column(p.column.text))}, op: ${jsString(p.op)}, value: ${expr(ctx, p.value).code} }`,
   );
   return `${table}, { where: [${where.join(", ")}] }`;
 }

@@ -233,3 +233,95 @@ for (const store of ["sqlite", "postgres"] as const) {
     });
   });
 }
+
+/** A link type with properties used as a graph edge; `source`/`target` name its two ends. */
+const shop = `type Buyer {
+  email: Text @unique
+  bought: multi Item via Sale
+  service rest "/api/buyers" expose create, get, update
+}
+
+type Item {
+  sku: Text @unique
+  price: Money
+  buyers: multi Buyer via Sale
+  service rest "/api/items" expose create, get
+}
+
+type Receipt {
+  buyer: ref Buyer
+}
+
+type Sale link Buyer -> Item {
+  receipt: ref Receipt
+  qty: Int
+  unit_price: Money
+  at: Timestamp = now()
+  policy read when source == $session.user
+}
+
+fn buy(b: ref Buyer, i: Item, qty: Int) -> Receipt {
+  let r = insert Receipt { buyer: b }
+  link b -[Sale { receipt: r, qty: qty, unit_price: i.price }]-> i
+  return r
+}
+
+test "a via relation reads its edges" {
+  let b = insert Buyer { email: "a@x" }
+  let i = insert Item { sku: "T-1", price: 999 }
+  let r = buy(b, i, 3)
+  let edges = Buyer{ email == "a@x" }.bought
+  assert len(edges) == 1
+  assert edges[0].target.sku == "T-1"
+  assert edges[0].source == b.id
+  assert edges[0].qty == 3
+  assert edges[0].receipt == r.id
+  assert edges[0].unit_price == 999
+  assert i.buyers[0].source.email == "a@x"
+  assert len(Sale{ target == i.id }) == 1
+  assert len(Sale{ source == b.id + 100 }) == 0
+}
+`;
+
+describe("link types as edges: source and target", () => {
+  it("name the endpoints in policies, predicates and bodies; a via relation's rows are the edges", () => {
+    const { diagnostics, catalog } = compileSources({ "app.wo": shop });
+    expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    const sale = catalog!.types.find((t) => t.name === "Sale")!;
+    expect(sale.policies![0]!.when).toMatchObject({ left: { kind: "field", path: ["buyer"] } });
+  });
+
+  // A free fn with an error is not executed (WO2111), quoting the error with its position.
+  const skippedFor = (fn: string) =>
+    compileSources({ "app.wo": `${shop}\n${fn}` })
+      .diagnostics.filter((d) => d.code === "WO2111")
+      .map((d) => d.message);
+
+  it("a via relation is [L] in a body, not the far rows", () => {
+    expect(skippedFor("fn items(b: Buyer) -> [Item] {\n  return b.bought\n}\n")).toEqual([
+      "fn 'items' is not executed: Method 'items' returns [Item], but this returns [Sale]. (app.wo:49:10).",
+    ]);
+  });
+
+  it("source and target are a link type's only: elsewhere WO5003 / WO2051", () => {
+    expect(skippedFor("fn f(r: Receipt) -> Int {\n  return r.source\n}\n")).toEqual([
+      "fn 'f' is not executed: 'Receipt' has no field 'source'. (app.wo:49:12).",
+    ]);
+    const policy = shop.replace(
+      "  buyer: ref Buyer\n}",
+      "  buyer: ref Buyer\n  policy read when ┆target == $session.user\n}",
+    );
+    expect(errorsOf(policy)).toEqual([`WO2051 ${cursorAt(policy)}`]);
+  });
+
+  it("wo test runs the program's test", async () => {
+    const dir = writeApp("edges-shop", { "app.wo": shop });
+    try {
+      const r = await runWoCommand(["test", dir]);
+      expect(r.stdout + r.stderr).toContain("1 passed, 0 failed");
+      expect(r.code).toBe(0);
+    } finally {
+      removeApp(dir);
+    }
+  });
+});
