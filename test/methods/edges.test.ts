@@ -2,7 +2,9 @@
 // relations"): each has a link table of its own (`_wo_edge_…`), written by `link a -[:L]-> b`
 // and `unlink`, read by `row.related`, `count`, `contains(rows, pred)`, and served as relation
 // operations over REST and MCP like a `via` relation. Checked in memory; run by a real `wo run`
-// on SQLite and on PostgreSQL; the table planned by `wo migrate --plan`.
+// on SQLite and on PostgreSQL; the table planned by `wo migrate --plan`. Then link types with
+// properties as edges: `source`/`target` in a policy, a predicate and body reads, and a `via`
+// relation read in a body as its edges (spec/language.md "Link types").
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -323,5 +325,62 @@ describe("link types as edges: source and target", () => {
     } finally {
       removeApp(dir);
     }
+  });
+});
+
+describe("link types as edges: a policy on source, over REST", () => {
+  const ownerToken = "edges-owner-token-0123456789abcdef0123";
+  let dir: string;
+  let wo: WoProcess;
+  const tokens: Record<string, string> = {};
+  beforeAll(async () => {
+    dir = writeApp("edges-policy", {
+      "wo.toml": 'name = "shop"\n\n[server]\ntoken_env = "WO_EDGES_OWNER"\n',
+      "app.wo": shop.replace(
+        "type Receipt {\n  buyer: ref Buyer\n}",
+        'type Receipt {\n  buyer: ref Buyer\n  service rest "/api/receipts" expose create\n}',
+      ),
+    });
+    for (const user of ["1", "2"]) {
+      const r = await runWoCommand(["token", "add", `shopper${user}`, dir, "--role", "shopper", "--user", user]);
+      expect(r.code, r.stderr).toBe(0);
+      tokens[user] = r.stdout.trimEnd().split("\n").at(-1)!;
+    }
+    wo = await startWo([dir, "--listen", "127.0.0.1:0"], { env: { WO_EDGES_OWNER: ownerToken } });
+  });
+  afterAll(async () => {
+    await wo?.stop();
+    if (dir) removeApp(dir);
+  });
+  const as = async (token: string, method: string, path: string, body?: unknown) => {
+    const res = await fetch(wo.url + path, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+
+  it("the buyer reads their edges; another caller reads none of them", async () => {
+    const b1 = await as(ownerToken, "POST", "/api/buyers", { email: "one@x" });
+    const b2 = await as(ownerToken, "POST", "/api/buyers", { email: "two@x" });
+    expect([b1.body.id, b2.body.id]).toEqual([1, 2]);
+    const item = await as(ownerToken, "POST", "/api/items", { sku: "S-1", price: 5 });
+    const receipt = await as(ownerToken, "POST", "/api/receipts", { buyer: 1 });
+    const linked = await as(ownerToken, "PUT", `/api/buyers/1/bought/${item.body.id}`, {
+      receipt: receipt.body.id,
+      qty: 2,
+      unit_price: 5,
+    });
+    expect(linked.status, JSON.stringify(linked.body)).toBe(201);
+    const mine = await as(tokens["1"]!, "GET", "/api/buyers/1/bought");
+    expect(mine.status).toBe(200);
+    expect(mine.body.items.map((i: { sku: string }) => i.sku)).toEqual(["S-1"]);
+    const theirs = await as(tokens["2"]!, "GET", "/api/buyers/1/bought");
+    expect(theirs.status).toBe(200);
+    expect(theirs.body.items).toEqual([]);
   });
 });
