@@ -453,7 +453,9 @@ function relationQuery(ctx: ExprContext, e: import("../ast.js").MemberExpr): str
   const rel = ctx.typing.relations.get(e)!;
   const owner = objectRow(ctx, e);
   const [table, column] = rel.link ? [rel.link.table, rel.link.ownerColumn] : [rel.table, rel.column];
-  return `${jsString(table)}, { where: [{ column: ${jsString(column)}, op: "==", value: ${prop(owner, "id")} }] }`;
+  // A row that may be null (`Article{ slug == s }.related`): no row, no related rows.
+  const id = isNullable(typeOf(ctx, e.object)) ? `(${prop(owner, "id", true)} ?? null)` : prop(owner, "id");
+  return `${jsString(table)}, { where: [{ column: ${jsString(column)}, op: "==", value: ${id} }] }`;
 }
 
 /** The `tx.list`/`tx.count` arguments when an expression is a plain store read, else undefined. */
