@@ -89,7 +89,8 @@ export async function checkApp(dir: string, options: CheckOptions = {}): Promise
     files: loaded.map((f) => toDisplay(f.path)),
     asts,
     summary: {
-      types: catalog?.types.length ?? 0,
+      // The declared ones: an edge relation's implicit link type (check/edges.ts) is not one.
+      types: catalog?.types.filter((t) => !t.edge).length ?? 0,
       services: catalog?.types.reduce((n, t) => n + t.services.length, 0) ?? 0,
       methods: catalog?.types.reduce((n, t) => n + t.methods.length, 0) ?? 0,
       tools: program?.toolCount ?? 0,

@@ -194,6 +194,11 @@ export interface CatalogType<Body = unknown> {
    * (`fromField`/`toField`, also in `fields`, right after `id`; naming: linkEndpointFields).
    */
   link?: { from: string; to: string; fromField: string; toField: string };
+  /**
+   * Set on the implicit link type of an edge-labelled relation (`related: multi Article
+   * @edge(:RELATED_TO)` on Article → type `Article$related`, compiler/check/edges.ts).
+   */
+  edge?: { owner: string; field: string; label: string };
   /** `--` comment lines directly above the declaration. */
   doc?: string;
   /** Storage table name: `@table(name: "...")`, else `snake`. */

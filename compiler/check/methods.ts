@@ -67,6 +67,7 @@ export function typeMethod(
       reassigned: new Set(),
       compound: new Map(),
       rowUpdates: new Map(),
+      linkTypes: new Map(),
     },
     scope: new Map(),
     variants: unionVariants(catalog),

@@ -23,6 +23,7 @@ import type {
   PolicyValue,
 } from "../../model/policy.js";
 import { typesByName } from "../../model/type-index.js";
+import { fieldNamed } from "../../model/link-ends.js";
 import { locationOf } from "./context.js";
 import { didYouMean } from "./did-you-mean.js";
 import { describeType, fieldValueType, isComparable, isOrderable, nonNull, type ValueType } from "./method-types.js";
@@ -310,8 +311,8 @@ function operand(e: Expr, scope: ConditionScope): Operand | undefined {
         if (!scope.type) return rowFieldInBlock(e, scope);
         return { value: { kind: "self" }, type: { k: "int", name: "Id" }, span: e.span };
       }
-      const field = scope.type?.fields.find((f) => f.name === name);
-      if (field) return fieldOperand([name], [field], e.span, scope);
+      const field = scope.type && fieldNamed(scope.type, name);
+      if (field) return fieldOperand([field.name], [field], e.span, scope);
       if (scope.variants.has(name))
         return { value: { kind: "literal", value: name }, type: { k: "union", variants: [name] }, span: e.span };
       return { value: { kind: "literal", value: name }, type: { k: "unknown" }, span: e.span, bareName: name };
@@ -393,7 +394,7 @@ function resolvePath(path: string[], span: Span, scope: ConditionScope & { type:
   const fields: CatalogField[] = [];
   for (let i = 0; i < path.length; i++) {
     const name = path[i]!;
-    const field: CatalogField | undefined = type?.fields.find((f) => f.name === name);
+    const field: CatalogField | undefined = type && fieldNamed(type, name);
     if (!type || !field) {
       const known = type ? type.fields.map((f) => f.name) : [];
       scope.bag.report("WO2051", span, { name, type: type?.name ?? "?", hint: didYouMean(name, known) });
@@ -412,7 +413,13 @@ function resolvePath(path: string[], span: Span, scope: ConditionScope & { type:
       type = byName.get(field.type.target);
     }
   }
-  return fieldOperand(path, fields, span, scope);
+  // The stored names: a link's `source`/`target` is its endpoint field (model/link-ends.ts).
+  return fieldOperand(
+    fields.map((f) => f.name),
+    fields,
+    span,
+    scope,
+  );
 }
 
 /** A field as an operand: stored scalars, unions and refs only. */

@@ -34,6 +34,7 @@ import { buildIndexes, checkStorageNames, tableNameOf } from "./storage.js";
 import { buildPolicies } from "./policies.js";
 import { skipUnexecutedMethods, warnTopLevel, warnTypeMembers } from "./unexecuted.js";
 import { renamedFrom } from "./renamed-from.js";
+import { addEdgeLinkTypes } from "./edges.js";
 import { buildTriggers, checkTriggerBodies } from "./triggers.js";
 import { checkRowExprs } from "./row-exprs.js";
 
@@ -94,9 +95,11 @@ export function checkProgram(files: SourceFileAst[], config: ConfigResult, bag: 
   for (const decl of ctx.types.values()) checkRelations(decl, ctx);
   checkEmbeddingCycles(types, ctx.types, bag);
   checkStorageNames(types, ctx.types, bag);
+  // After the storage names: an edge table's `_wo_edge_` prefix no declared table may take.
+  addEdgeLinkTypes(types);
   checkRestPathClashes(built, bag);
   checkRelationNames(types, ctx.types, bag);
-  const toolCount = checkToolNames(built, ctx.types, bag);
+  const toolCount = checkToolNames(built, { types }, ctx.types, bag);
 
   const catalog: Catalog = { app: config.app, config: config.config, types };
   const tops = files.flatMap((f) => f.items.filter((i) => i.kind === "TopPolicy"));

@@ -84,8 +84,8 @@ export function checkRelations(decl: TypeDecl, ctx: CheckContext): void {
             type: self,
           });
         }
-      } else {
-        // Without `via`, `self.rel` is resolved through the one `ref Self` column of the target.
+      } else if (!t.edgeLabel) {
+        // Without `via` (or an edge label, which has a link table of its own: edges.ts), `self.rel` is resolved through the one `ref Self` column of the target.
         const count = fieldsOf(target).filter((f) => f.type.kind === "RefType" && f.type.target.text === self).length;
         if (count !== 1)
           ctx.bag.report("WO2110", t.target.span, { target: t.target.text, count: String(count), type: self });

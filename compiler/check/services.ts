@@ -218,11 +218,11 @@ function properPrefixes(path: string): string[] {
  */
 export function checkToolNames(
   types: { type: CatalogType; exposure: TypeExposure }[],
+  catalog: { types: CatalogType[] },
   decls: Map<string, TypeDecl>,
   bag: DiagnosticBag,
 ): number {
   const owners = new Map<string, string>();
-  const catalog = { types: types.map((t) => t.type) };
   for (const { type, exposure } of types) {
     const entries = [
       ...type.mcp.map((op) => ({ op, span: exposure.mcpSpans.get(op)!, what: `'${op}' of '${type.name}'` })),

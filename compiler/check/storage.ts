@@ -31,6 +31,12 @@ export function tableNameOf(decl: TypeDecl, bag: DiagnosticBag): string {
       what: "a storage name",
       why: "names starting with 'sqlite_' are reserved by SQLite",
     });
+  } else if (name.toLowerCase().startsWith("_wo_")) {
+    bag.report("WO2022", explicit.span, {
+      name,
+      what: "a storage name",
+      why: "names starting with '_wo_' are wo's own tables (edge relations' link tables among them)",
+    });
   } else if (reservedNames.has(name)) {
     bag.report("WO2022", explicit.span, {
       name,

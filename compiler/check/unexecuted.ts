@@ -67,7 +67,7 @@ export interface UnexecutedConstruct {
 
 /**
  * The reason wo does not run `node`, when it is one of the constructs no body runs (a `LIVE
- * select`, `as session`, `link`/`unlink` with an edge label); else undefined. The method checker
+ * select`, `as session`); else undefined. The method checker
  * reports these as WO5025 in free fns, `main` and tests, whose callers then skip them.
  */
 export function unexecutedConstruct(node: Stmt | Expr): UnexecutedConstruct | undefined {
@@ -87,13 +87,6 @@ export function unexecutedConstruct(node: Stmt | Expr): UnexecutedConstruct | un
         span: node.span,
         what: `'as session ${node.identity?.text ?? ""}'`,
         why: "name the caller as 'as session { user: …, role: … }', 'as session anonymous' or 'as session $row'",
-      };
-    case "LinkStmt":
-      if (!node.isLabel) return undefined;
-      return {
-        span: node.edge.span,
-        what: `'${node.remove ? "unlink" : "link"}' with an edge label ':${node.edge.text}'`,
-        why: "name a link type between the brackets: -[L]->",
       };
     default:
       return undefined;

@@ -16,6 +16,8 @@ import { scalars } from "../../model/scalars.js";
 import type { MethodTyping } from "../check/methods.js";
 import { deltaKinds, findType, isNullable, selectsOneRow, unknownType, type ValueType } from "../check/method-types.js";
 import { jsIdentifier, jsJson, jsString, objectKey, prop } from "./js-literal.js";
+import { containsRow } from "../check/body/calls.js";
+import { fieldNamed } from "../../model/link-ends.js";
 
 export { objectKey, prop } from "./js-literal.js";
 
@@ -241,6 +243,8 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       if (b?.kind === "variant") return { code: jsString(b.value), prec: 8 };
       // The row an update is writing (writeUpdate's loop variable), or one of its fields.
       if (b?.kind === "updated") return { code: b.field === undefined ? "row" : prop("row", b.field), prec: 8 };
+      // A field of the row contains(rows, pred) is testing (its loop variable).
+      if (b?.kind === "element") return { code: prop(jsIdentifier(b.row), b.field), prec: 8 };
       return { code: !b || b.kind === "self" ? "self" : jsName(b.name), prec: 8 };
     }
     case "MemberExpr":
@@ -289,6 +293,14 @@ function expr(ctx: ExprContext, e: Expr): Printed {
       if (name === "words") {
         ctx.helpers.add("words");
         return { code: `words(${expr(ctx, arg).code})`, prec: 8 };
+      }
+      if (name === "contains" && typeOf(ctx, arg).k === "rows" && typeOf(ctx, e.args[1]!).k === "bool") {
+        ctx.helpers.add("truthy");
+        // A loop, not .some(): the predicate may await (a select, a ref read).
+        const row = jsIdentifier(containsRow(e));
+        const test = expr(ctx, e.args[1]!).code;
+        const loop = `for (const ${row} of ${expr(ctx, arg).code}) if (truthy(${test})) return true; return false;`;
+        return { code: `(await (async () => { ${loop} })())`, prec: 8 };
       }
       if (name === "contains") {
         ctx.helpers.add("contains");
@@ -462,9 +474,13 @@ function member(ctx: ExprContext, e: import("../ast.js").MemberExpr): Printed {
   const ref = ctx.typing.refReads.get(e);
   const objType = typeOf(ctx, e.object);
   const obj = objectRow(ctx, e);
-  if (ref) return { code: prop(obj, e.member.text, isNullable(objType)), prec: 8 };
-  if (objType.k === "rows") return { code: `${obj}.map((row) => ${prop("row", e.member.text)})`, prec: 8 };
-  return { code: prop(obj, e.member.text, isNullable(objType) && !isSelected(objType)), prec: 8 };
+  // The stored field the member names (a link's `source`/`target` is its endpoint's).
+  const rowType = ref?.type ?? (objType.k === "row" || objType.k === "rows" ? objType.type : undefined);
+  const type = rowType === undefined ? undefined : findType(ctx.catalog, rowType);
+  const name = (type && fieldNamed(type, e.member.text)?.name) ?? e.member.text;
+  if (ref) return { code: prop(obj, name, isNullable(objType)), prec: 8 };
+  if (objType.k === "rows") return { code: `${obj}.map((row) => ${prop("row", name)})`, prec: 8 };
+  return { code: prop(obj, name, isNullable(objType) && !isSelected(objType)), prec: 8 };
 }
 
 /** A row a one-row select found, or none (compiler/check/method-types.ts ValueType). */
@@ -494,7 +510,9 @@ function relationQuery(ctx: ExprContext, e: import("../ast.js").MemberExpr): str
   const rel = ctx.typing.relations.get(e)!;
   const owner = objectRow(ctx, e);
   const [table, column] = rel.link ? [rel.link.table, rel.link.ownerColumn] : [rel.table, rel.column];
-  return `${jsString(table)}, { where: [{ column: ${jsString(column)}, op: "==", value: ${prop(owner, "id")} }] }`;
+  // A row that may be null (`Article{ slug == s }.related`): no row, no related rows.
+  const id = isNullable(typeOf(ctx, e.object)) ? `(${prop(owner, "id", true)} ?? null)` : prop(owner, "id");
+  return `${jsString(table)}, { where: [{ column: ${jsString(column)}, op: "==", value: ${id} }] }`;
 }
 
 /** The `tx.list`/`tx.count` arguments when an expression is a plain store read, else undefined. */
@@ -505,15 +523,18 @@ function storeQuery(ctx: ExprContext, e: Expr): string | undefined {
 }
 
 function selectQuery(ctx: ExprContext, e: SelectExpr): string {
-  const table = jsString(findType(ctx.catalog, e.type.text)?.table ?? e.type.text);
+  const type = findType(ctx.catalog, e.type.text);
+  const table = jsString(type?.table ?? e.type.text);
   if (e.predicates.length === 0) return table;
   return `${table}, { where: ${selectWhere(ctx, e)} }`;
 }
 
 /** The predicates of a select as a store query's `where`. */
 function selectWhere(ctx: ExprContext, e: SelectExpr): string {
+  const type = findType(ctx.catalog, e.type.text);
+  const column = (name: string) => (type && fieldNamed(type, name)?.name) ?? name;
   const where = e.predicates.map(
-    (p) => `{ column: ${jsString(p.column.text)}, op: ${jsString(p.op)}, value: ${expr(ctx, p.value).code} }`,
+    (p) => `{ column: ${jsString(column(p.column.text))}, op: ${jsString(p.op)}, value: ${expr(ctx, p.value).code} }`,
   );
   return `[${where.join(", ")}]`;
 }

@@ -454,7 +454,7 @@ function insertExpr(ctx: ExprContext, s: InsertStmt): string {
  * row (its id is used) or an id.
  */
 function writeLink(w: CodeBlockWriter, ctx: ExprContext, s: LinkStmt): void {
-  const target = findType(ctx.catalog, s.edge.text)!;
+  const target = findType(ctx.catalog, ctx.typing.linkTypes.get(s)!)!;
   const { fromField, toField } = target.link!;
   const endId = (e: Expr) => (typeOf(ctx, e).k === "row" ? rowId(ctx, e, false) : printExpr(ctx, e));
   const ends = `{ ${objectKey(fromField)}: ${endId(s.from)}, ${objectKey(toField)}: ${endId(s.to)} }`;

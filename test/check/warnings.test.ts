@@ -13,7 +13,11 @@ const cases: [string, string, string][] = [
     "type A {\n  x: Int\n}\npolicy P\n  applies_to: A\n  ┆effect: allow\n",
   ],
   ["WO2103", "fn in a plain type", "type A {\n  x: Int\n  fn ┆go() -> Int {\n    return 1\n  }\n}\n"],
-  ["WO2111", "free fn wo does not run", "fn ┆helper(a: Int) {\n  link a -[:E]-> a\n}\ntype A {\n  x: Int\n}\n"],
+  [
+    "WO2111",
+    "free fn wo does not run",
+    "fn ┆helper(a: Int) {\n  as session e {\n    print(a)\n  }\n}\ntype A {\n  x: Int\n}\n",
+  ],
   ["WO2105", "unknown field annotation", "type A {\n  x: Int @┆fancy\n}\n"],
   ["WO2106", "unknown type annotation", "@┆experimental\ntype A {\n  x: Int\n}\n"],
   ["WO2107", "computed default wo cannot read", "type A {\n  x: [Int]\n  y: Int = ┆x between 1 and 5\n}\n"],

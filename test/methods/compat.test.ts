@@ -115,11 +115,15 @@ describe("a method reads a multi … via relation through its link type", () => 
     return count(self.tags)
   }
 
-  fn tag_list() -> [Tag] {
+  fn tag_list() -> [Tagging] {
     return self.tags
   }
 
-  service rest "/api/posts" expose create, get, update, tag_count, tag_list
+  fn first_label() -> Text {
+    return self.tags[0].target.label
+  }
+
+  service rest "/api/posts" expose create, get, update, tag_count, tag_list, first_label
 }
 
 type Tag {
@@ -138,7 +142,7 @@ type Tagging link Post -> Tag {
     if (app) removeApp(app);
   });
 
-  it("count(self.tags) and self.tags see the links, the rows in id order", async () => {
+  it("count(self.tags) and self.tags see the links: the edges in link order, each naming its target", async () => {
     const p = (await post(wo.url, "/api/posts", { title: "T" })).body.id;
     const [b, a] = [
       (await post(wo.url, "/api/tags", { label: "b" })).body.id,
@@ -152,9 +156,11 @@ type Tagging link Post -> Tag {
       expect(r.status).toBe(201);
     }
     expect((await post(wo.url, `/api/posts/${p}/tag_count`, {})).body).toBe(2);
-    expect((await post(wo.url, `/api/posts/${p}/tag_list`, {})).body.map((t: { label: string }) => t.label)).toEqual([
-      "b",
-      "a",
+    const edges = (await post(wo.url, `/api/posts/${p}/tag_list`, {})).body as { post: number; tag: number }[];
+    expect(edges.map((e) => [e.post, e.tag])).toEqual([
+      [p, a],
+      [p, b],
     ]);
+    expect((await post(wo.url, `/api/posts/${p}/first_label`, {})).body).toBe("a");
   });
 });

@@ -52,7 +52,9 @@ fn half(n: Int) -> Int {
 }
 
 fn not_yet(a: Account) {
-  link a -[:OWNS]-> a
+  as session owner {
+    print(a)
+  }
 }
 `;
 
@@ -61,7 +63,7 @@ describe("free fns: checking", () => {
     const { catalog, diagnostics } = compileSources({ "app.wo": classes, "fns.wo": functions });
     expect(diagnostics.map((d) => `${d.code} ${d.span.line}:${d.span.col}`)).toEqual(["WO2111 19:4"]);
     expect(diagnostics[0]!.message).toBe(
-      "fn 'not_yet' is not executed: 'link' with an edge label ':OWNS' is not supported in a method yet: name a link type between the brackets: -[L]->. (fns.wo:20:13).",
+      "fn 'not_yet' is not executed: 'as session owner' is not supported in a method yet: name the caller as 'as session { user: …, role: … }', 'as session anonymous' or 'as session $row'. (fns.wo:20:3).",
     );
     expect(catalog!.functions!.map((f) => f.name)).toEqual(["credit", "fee_for", "half"]);
   });
@@ -156,7 +158,7 @@ describe("on startup", () => {
     ]);
     expect(hooks("seed(1)")).toEqual(["'on startup' hook is not run: write it as 'do: f()', naming a top-level fn."]);
     expect(hooks("not_yet()")[0]).toMatch(
-      /^'on startup' hook is not run: fn 'not_yet' is not executed \('link' with an edge label ':OWNS' is not supported/,
+      /^'on startup' hook is not run: fn 'not_yet' is not executed \('as session owner' is not supported/,
     );
     expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
   });

@@ -1,5 +1,5 @@
 // Class methods that use a construct of the full language wo never runs — a `LIVE select`,
-// `as session`, an edge label `-[:X]->` — are not executed: one warning (WO2114) naming the
+// `as session` with a bare name — are not executed: one warning (WO2114) naming the
 // construct, no route, no tool, and the rest of the class works (spec/language.md,
 // "Constructs of the full language"). Checked in memory, then served by a real `wo run`
 // over REST and the official MCP SDK client.
@@ -31,7 +31,9 @@ const source = `class Post {
   }
 
   fn label(t: ref Tag) {
-    link self -[:TAGGED]-> t
+    as session tagger {
+      link self -[Tagging]-> t
+    }
   }
 
   service rest "/api/posts" expose create, get, rename, watch, as_editor, label
@@ -56,7 +58,7 @@ describe("class methods wo does not run: checking", () => {
     expect(skipped.map((d) => d.message)).toEqual([
       "Method 'Post.watch' is not executed, so it has no route and no tool: A 'LIVE select' binding (app.wo:11:16) is not supported yet: subscribe with 'subscribe live T{ … }' and take each delta with 'receive(sub)'.",
       "Method 'Post.as_editor' is not executed, so it has no route and no tool: 'as session editor' (app.wo:16:5) is not supported yet: name the caller as 'as session { user: …, role: … }', 'as session anonymous' or 'as session $row'.",
-      "Method 'Post.label' is not executed, so it has no route and no tool: 'link' with an edge label ':TAGGED' (app.wo:22:18) is not supported yet: name a link type between the brackets: -[L]->.",
+      "Method 'Post.label' is not executed, so it has no route and no tool: 'as session tagger' (app.wo:22:5) is not supported yet: name the caller as 'as session { user: …, role: … }', 'as session anonymous' or 'as session $row'.",
     ]);
     const post = catalog!.types.find((t) => t.name === "Post")!;
     expect(post.methods.map((m) => m.name)).toEqual(["rename"]);
@@ -72,7 +74,7 @@ describe("class methods wo does not run: checking", () => {
     expect(errorsOf(app)).toEqual([`WO5028 ${cursorAt(app)}`]);
     const error = compileSources({ "app.wo": app }).diagnostics.find((d) => d.code === "WO5028")!;
     expect(error.message).toContain(
-      "'Post.label' cannot be called: it is not executed ('link' with an edge label ':TAGGED' is not supported yet",
+      "'Post.label' cannot be called: it is not executed ('as session tagger' is not supported yet",
     );
   });
 

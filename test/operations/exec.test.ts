@@ -76,10 +76,12 @@ describe("wo exec", () => {
   });
 
   it("an app without a main that runs says why", async () => {
-    const dir = writeApp("exec-none", { "app.wo": app.replace(/main \{[\s\S]*$/, "main {\n  link 1 -[:E]-> 2\n}\n") });
+    const dir = writeApp("exec-none", {
+      "app.wo": app.replace(/main \{[\s\S]*$/, "main {\n  as session someone {\n    print(1)\n  }\n}\n"),
+    });
     const check = await runWoCommand(["check", dir]);
     expect(check.stdout + check.stderr).toContain(
-      "warning WO2113: 'main' is not run: 'link' with an edge label ':E' is not supported in a method yet",
+      "warning WO2113: 'main' is not run: 'as session someone' is not supported in a method yet",
     );
     const r = await runWoCommand(["exec", dir]);
     expect(r).toMatchObject({ code: 1, stdout: "" });

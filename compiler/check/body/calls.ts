@@ -24,12 +24,40 @@ import type { BodyCheck } from "./context.js";
 import { eachAggregates, typeEachArgument } from "./each.js";
 import { fitLiteral, isLiteral } from "./literals.js";
 
+/**
+ * `contains(rows, x)`: in `x`, the stored fields of the rows' type are names too (a name of the
+ * scope wins), so `contains(related, slug == "two")` is a predicate over each row; when `x` is
+ * then a Bool it is that predicate, else a value compared like ==.
+ */
+function containsArgs(check: BodyCheck, e: CallExpr): ValueType[] {
+  const set = check.expr(e.args[0]!);
+  const type = set.k === "rows" && !set.projection ? findType(check.catalog, set.type) : undefined;
+  const added = (type?.fields ?? []).filter((f) => f.isStored && !check.scope.has(f.name));
+  for (const f of added) {
+    const binding = { kind: "element", field: f.name, row: containsRow(e) } as const;
+    check.scope.set(f.name, { binding, type: fieldValueType(check.catalog, f.type, f.isOptional) });
+  }
+  try {
+    return [set, check.expr(e.args[1]!)];
+  } finally {
+    for (const f of added) check.scope.delete(f.name);
+  }
+}
+
+/** The name of the row a `contains(rows, pred)` is testing, in generated code: one per call. */
+export function containsRow(e: CallExpr): string {
+  return `element_${e.span.offset}`;
+}
+
 export function call(check: BodyCheck, e: CallExpr): ValueType {
   const { bag, catalog, owner, skipped } = check;
   const name = e.callee.text;
   // `sum(lines.*.qty * lines.*.price)`: the first argument, once per element (each.ts).
   const each = eachAggregates.has(name) && e.args.length > 0 ? typeEachArgument(check, e.args[0]!) : undefined;
-  const args = e.args.map((a, i) => (i === 0 && each ? each : check.expr(a)));
+  const args =
+    name === "contains" && e.args.length === 2 && !each
+      ? containsArgs(check, e)
+      : e.args.map((a, i) => (i === 0 && each ? each : check.expr(a)));
   const fn = builtinFunctions.has(name) ? undefined : catalog.functions?.find((f) => f.name === name);
   if (fn) return callFunction(check, e, fn, args);
   if (name === "print") return { k: "null" }; // any values, written as one line to stdout
@@ -62,6 +90,10 @@ export function call(check: BodyCheck, e: CallExpr): ValueType {
         found: describeType(set),
       });
     return unknownType;
+  }
+  if (name === "contains" && set.k === "rows" && args[1]!.k === "bool") {
+    // contains(rows, pred): does some row make `pred` (over its fields) true?
+    return { k: "bool" };
   }
   if (name === "contains") {
     // contains(list, x): is x (compared as values, like ==) one of the elements?

@@ -10,6 +10,7 @@ import type {
   AssignStmt,
   BinaryExpr,
   Expr,
+  LinkStmt,
   MemberExpr,
   MethodCallExpr,
   NameExpr,
@@ -32,7 +33,9 @@ export type NameBinding =
    * The row an `update` is writing, as read before it (`f += e` reads `f` from it), or with
    * `field` one of its fields named bare in a `set` value (`set n = n + 1`).
    */
-  | { kind: "updated"; field?: string };
+  | { kind: "updated"; field?: string }
+  /** A field of the row `contains(rows, pred)` is testing (`slug` in `slug == "two"`). */
+  | { kind: "element"; field: string; row: string };
 
 /** `o.customer.name` where `o.customer` is a `ref T` id: the row of `type` it names is read. */
 export interface RefRead {
@@ -75,6 +78,8 @@ export interface MethodTyping {
    * `set a.b = e`, whose field `a` is the stored struct with `b` replaced (`path`).
    */
   rowUpdates: Map<UpdateAssignment, { value: Expr; path: string[]; field: CatalogField }>;
+  /** `link`/`unlink` statements → the link type they write (for `-[:LABEL]->`, its edge field's). */
+  linkTypes: Map<LinkStmt, string>;
 }
 
 export type UpdateAssignment = UpdateStmt["assignments"][number];

@@ -5,6 +5,7 @@
 import type { LiveExpr, MemberExpr, SelectExpr } from "../../ast.js";
 import type { CatalogField, CatalogType } from "../../catalog.js";
 import { relationsOf } from "../../../model/relations.js";
+import { fieldNamed } from "../../../model/link-ends.js";
 import { didYouMean } from "../did-you-mean.js";
 import { reportUnexecuted } from "../unexecuted.js";
 import {
@@ -41,8 +42,8 @@ export function member(check: BodyCheck, e: MemberExpr): ValueType {
     const type = findType(catalog, objType.type);
     if (!type) return unknownType;
     const projection = objType.projection;
-    const field = type.fields.find((f) => f.name === name);
-    if (!field || (projection && !projection.includes(name))) {
+    const field = fieldNamed(type, name);
+    if (!field || (projection && !projection.includes(field.name))) {
       const visible = projection ?? type.fields.map((f) => f.name);
       bag.report("WO5003", e.member.span, {
         type: projection ? `${type.name} { ${projection.join(", ")} }` : type.name,
@@ -156,15 +157,19 @@ function resolveRelation(
     return undefined;
   }
   const { target, path } = found;
+  // A `via L` relation reads the L rows, the edges with their own fields (`.target` follows
+  // one); an edge relation (`@edge(:L)`, whose link type has no fields) reads the far rows.
   const rel: RelationRead =
     path.kind === "ref"
       ? { type: target.name, table: target.table, column: path.column }
-      : {
-          type: target.name,
-          table: target.table,
-          column: path.targetColumn,
-          link: { table: path.link.table, ownerColumn: path.ownerColumn },
-        };
+      : !path.link.edge
+        ? { type: path.link.name, table: path.link.table, column: path.ownerColumn }
+        : {
+            type: target.name,
+            table: target.table,
+            column: path.targetColumn,
+            link: { table: path.link.table, ownerColumn: path.ownerColumn },
+          };
   check.typing.relations.set(e, rel);
   return rel;
 }
@@ -183,7 +188,7 @@ export function select(check: BodyCheck, e: SelectExpr): ValueType {
   for (const p of e.predicates) {
     const valueType = check.expr(p.value);
     if (!target) continue;
-    const field = target.fields.find((f) => f.name === p.column.text);
+    const field = fieldNamed(target, p.column.text);
     const filterable =
       field?.isStored && (field.type.kind === "scalar" || field.type.kind === "union" || field.type.kind === "ref");
     if (!field || !filterable) {

@@ -15,7 +15,7 @@ import {
   unknownType,
   type ValueType,
 } from "../method-types.js";
-import { reportUnexecuted } from "../unexecuted.js";
+import { edgeFields } from "../edges.js";
 import type { BodyCheck, UpdateAssignment } from "./context.js";
 import { fitLiteral, isLiteral } from "./literals.js";
 import { variantText } from "./variants.js";
@@ -167,11 +167,9 @@ export function link(check: BodyCheck, s: LinkStmt): void {
   const from = check.expr(s.from);
   const to = check.expr(s.to);
   for (const e of s.entries) check.expr(e.value);
-  if (s.isLabel) {
-    reportUnexecuted(bag, s);
-    return;
-  }
-  const target = findType(catalog, s.edge.text);
+  const target = s.isLabel ? edgeLinkType(check, s, from, to) : findType(catalog, s.edge.text);
+  if (s.isLabel && !target) return;
+  if (target) check.typing.linkTypes.set(s, target.name);
   if (!target) {
     const links = catalog.types.filter((t) => t.link).map((t) => t.name);
     bag.report("WO5002", s.edge.span, { name: s.edge.text, hint: didYouMean(s.edge.text, links) });
@@ -215,6 +213,45 @@ export function link(check: BodyCheck, s: LinkStmt): void {
       });
     }
   }
+}
+
+/**
+ * `link a -[:LABEL]-> b`: the implicit link type of the one `@edge(:LABEL)` field of a's type
+ * whose target is b's type (compiler/check/edges.ts), or a diagnostic saying why there is none.
+ */
+function edgeLinkType(check: BodyCheck, s: LinkStmt, from: ValueType, to: ValueType): CatalogType | undefined {
+  if (from.k === "unknown" || to.k === "unknown") return undefined;
+  const what = `'${s.remove ? "unlink" : "link"} … -[:${s.edge.text}]->'`;
+  const fromType = endType(from);
+  if (fromType === undefined) {
+    check.bag.report("WO5026", s.from.span, {
+      what,
+      expected: "a row or a ref id as its source",
+      found: describeType(from),
+    });
+    return undefined;
+  }
+  const toType = endType(to);
+  const owner = findType(check.catalog, fromType)!;
+  const labelled = owner.fields.filter((f) => f.type.kind === "multi" && f.type.edgeLabel === s.edge.text);
+  const fields = toType === undefined ? labelled : edgeFields(owner, s.edge.text, toType);
+  if (fields.length === 1) return findType(check.catalog, (fields[0]!.type as { via: string }).via);
+  const expected = `one field '… multi ${toType ?? "T"} @edge(:${s.edge.text})' on '${fromType}'`;
+  const found =
+    fields.length === 0
+      ? labelled.length === 0
+        ? `'${fromType}', which has none`
+        : `'${fromType}', whose ones point to ${labelled.map((f) => `'${(f.type as { target: string }).target}'`).join(", ")}`
+      : `'${fromType}', which has ${fields.map((f) => `'${f.name}'`).join(", ")}`;
+  check.bag.report("WO5026", s.edge.span, { what, expected, found });
+  return undefined;
+}
+
+/** The type a link end names: a row's, or a `ref T` id's; undefined for a plain id. */
+function endType(t: ValueType): string | undefined {
+  if (t.k === "row" && !t.projection) return t.type;
+  if (t.k === "int" && t.name.startsWith("ref ")) return t.name.slice(4);
+  return undefined;
 }
 
 /** One end of a link: a row of `type`, or an id (a `ref type`, or a plain Id/Int). */
