@@ -456,8 +456,14 @@ function insertExpr(ctx: ExprContext, s: InsertStmt): string {
 function writeLink(w: CodeBlockWriter, ctx: ExprContext, s: LinkStmt): void {
   const target = findType(ctx.catalog, ctx.typing.linkTypes.get(s)!)!;
   const { fromField, toField } = target.link!;
-  const endId = (e: Expr) => (typeOf(ctx, e).k === "row" ? rowId(ctx, e, false) : printExpr(ctx, e));
-  const ends = `{ ${objectKey(fromField)}: ${endId(s.from)}, ${objectKey(toField)}: ${endId(s.to)} }`;
+  const endId = (e: Expr, end: string) => {
+    const t = typeOf(ctx, e);
+    if (t.k !== "row") return printExpr(ctx, e);
+    if (!isNullable(t)) return `(${printExpr(ctx, e)}).id`;
+    ctx.helpers.add("present");
+    return `present(${printExpr(ctx, e)}, ${jsString(`the ${end} of '${s.remove ? "unlink" : "link"}'`)}, ${at(e)}).id`;
+  };
+  const ends = `{ ${objectKey(fromField)}: ${endId(s.from, "source")}, ${objectKey(toField)}: ${endId(s.to, "target")} }`;
   const table = jsString(target.table);
   if (s.remove) {
     w.writeLine(`await rt.unlink(tx, ${table}, ${ends});`);
