@@ -66,14 +66,21 @@ export function requestObserver(t: Telemetry): (req: IncomingMessage, res: Serve
       span.end();
     }
   }
+  if (!tracing)
+    return (_req, res) => {
+      (res as ObservedResponse)[startedKey] = performance.now();
+      res.on("close", finished);
+    };
   return (req, res) => {
-    const traced = tracing?.serveRequest(req);
-    if (traced) {
-      (req as RoutedRequest)[traceKey] = traced.trace;
-      (res as ObservedResponse)[spanKey] = traced.span;
-    } else if (!metrics) return; // traces only, and this request is not sampled: nothing to end
+    const traced = tracing.serveRequest(req);
+    // Every request gets the same properties in the same order, traced or not: a sampled one
+    // with other properties than the rest would give node's request and response objects two
+    // shapes, and its HTTP code (and the pipeline's) then runs slower for every request.
+    (req as RoutedRequest)[traceKey] = traced?.trace;
+    (res as ObservedResponse)[spanKey] = traced?.span;
     (res as ObservedResponse)[startedKey] = performance.now();
-    res.on("close", finished);
+    // Traces only, and this request is not sampled: nothing to end.
+    if (traced || metrics) res.on("close", finished);
   };
 }
 

@@ -23,7 +23,6 @@ import {
   type Tracer,
 } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import {
   AlwaysOnSampler,
@@ -33,6 +32,7 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
 import type { TelemetryConfig } from "../../model/app.js";
+import { startSpanExporter } from "./export-worker.js";
 
 export type SpanHandle = Span;
 
@@ -72,16 +72,21 @@ const unrecorded: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
 
 export async function createTracing(options: TracingOptions): Promise<Tracing> {
   const { config = {}, app, env } = options;
+  const resource = {
+    [ATTR_SERVICE_NAME]: config.serviceName ?? env.OTEL_SERVICE_NAME ?? app.name,
+    [ATTR_SERVICE_VERSION]: app.version,
+  };
   // The wo.toml endpoint is a base URL, as OTEL_EXPORTER_OTLP_ENDPOINT is; without it the
-  // exporter reads the OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT variables itself.
-  const exporter = new OTLPTraceExporter(
-    config.otlpEndpoint !== undefined ? { url: tracesUrl(config.otlpEndpoint) } : {},
-  );
+  // exporter reads the OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT variables itself. It sends from a
+  // worker thread (export-worker.ts): from this one, its HTTP client slowed the server's.
+  const exporter = startSpanExporter({
+    url: config.otlpEndpoint !== undefined ? tracesUrl(config.otlpEndpoint) : undefined,
+    resource,
+    env,
+    log: options.log,
+  });
   const provider = new BasicTracerProvider({
-    resource: resourceFromAttributes({
-      [ATTR_SERVICE_NAME]: config.serviceName ?? env.OTEL_SERVICE_NAME ?? app.name,
-      [ATTR_SERVICE_VERSION]: app.version,
-    }),
+    resource: resourceFromAttributes(resource),
     // With `sample_ratio`, serveRequest tosses the coin itself before any span is made, so the
     // SDK keeps every root it is handed (a ratio sampler here would apply the ratio a second
     // time: r² of the traces) and follows a caller's sampled flag. Without the key the provider
