@@ -1,9 +1,13 @@
 // The build contract: what `wo build` writes into the build folder (<app>/.wo/build by
 // default) and what the runtime loads from it. The compiler's emitters produce exactly this;
-// the runtime reads app.json, validators.js and operations.js, and never imports from compiler/.
+// the runtime reads app.json, operation-faces.json, validators.js and operations.js, and never
+// imports from compiler/.
 //
-//   app.json          AppContract below: the model without method bodies, the operations
-//                     table, routes and resource templates — the only JSON the runtime reads
+//   app.json          AppJson below: the model without method bodies, the operations
+//                     table without its faces, routes and resource templates
+//   operation-faces.json
+//                     OperationFaces below: each operation's description and schemas, read
+//                     whole at load and parsed when first shown (the runtime reads no other JSON)
 //   manifest.json     { tools, resourceTemplates, routes } (spec/schemas.md), for clients
 //   schemas.json      BuildSchemas below, for clients
 //   openapi.json      OpenAPI 3.1 for /api
@@ -39,8 +43,10 @@ import type { RowCondition } from "./policy.js";
  * 9: boolean `@check`s and computed fields, registered with `rt.defineRowExprs`.
  * 10: `subscribe live` and `receive` call `rt.subscribe` and `rt.receive`.
  * 11: `@check(op value)` on fields inside structs and list items (a runtime before would not enforce them).
+ * 12: the operations' descriptions and schemas move from app.json to operation-faces.json, and
+ * each entry lists its `inputNames`.
  */
-export const buildFormat = 11;
+export const buildFormat = 12;
 
 /** build-info.json. */
 export interface BuildInfo {
@@ -110,11 +116,31 @@ export interface OperationRoute {
 }
 
 /**
+ * What an operation shows whoever asks what it is — MCP's tools/list, the explorer, the
+ * manifest — and what serving a call never reads: it is nine tenths of the operations table's
+ * text, so the build keeps it in operation-faces.json, apart from app.json, and the runtime
+ * parses it on first use (runtime/load-build.ts).
+ */
+export interface OperationFace {
+  description: string;
+  inputSchema: object;
+  /** As the MCP tool shows it: a method's value is wrapped as `{ result }`. */
+  outputSchema: object;
+}
+
+/** The fields of an OperationFace. */
+export const operationFaceFields = [
+  "description",
+  "inputSchema",
+  "outputSchema",
+] as const satisfies readonly (keyof OperationFace)[];
+
+/**
  * One operation of the app: the row of the operations table REST, MCP, the explorer and the
  * OpenAPI document all read. `name` is the tool name, computed once by the compiler
  * (model/naming.ts) and never derived again.
  */
-export interface OperationEntry {
+export interface OperationEntry extends OperationFace {
   /** `blog_post_create`: the MCP tool, the validator and the handler all go by it. */
   name: string;
   /** The declared type it belongs to (`BlogPost`). */
@@ -127,10 +153,11 @@ export interface OperationEntry {
   /** REST routes that run it, in declaration order (none when only MCP exposes it). */
   routes: OperationRoute[];
   title: string;
-  description: string;
-  inputSchema: object;
-  /** As the MCP tool shows it: a method's value is wrapped as `{ result }`. */
-  outputSchema: object;
+  /**
+   * The top-level properties inputSchema accepts, in its order: what a call's input is checked
+   * against for unknown fields (runtime/operations/input-checks.ts) without the schema.
+   */
+  inputNames: string[];
   annotations: ManifestTool["annotations"];
   /** relation, link, unlink: the relation field (`tags`) and, for link/unlink, the path parameter naming the target row. */
   relation?: { field: string; targetParam?: string };
@@ -149,8 +176,20 @@ export interface RuntimeRoute extends OperationRoute {
   type: string;
 }
 
+/** An entry as app.json holds it: its face is in operation-faces.json. */
+export type StoredOperationEntry = Omit<OperationEntry, keyof OperationFace>;
+
+/** operation-faces.json: each operation's face, by its name. */
+export type OperationFaces = Record<string, OperationFace>;
+
+/** app.json as written: the contract with each operation's face left out (OperationFaces holds them). */
+export interface AppJson extends Omit<AppContract, "operations"> {
+  operations: StoredOperationEntry[];
+}
+
 /**
- * app.json: everything the runtime needs besides the compiled code. The model is the
+ * The build's app as the runtime holds it (app.json with operation-faces.json): everything the
+ * runtime needs besides the compiled code. The model is the
  * checker's catalog with every method body left out (`body` is absent: bodies are compiled
  * into operations.js and nothing at run time reads their AST); free fns are left out for the
  * same reason, `main` keeps its signature, and `tests` what `wo test` prints.

@@ -103,7 +103,7 @@ export function bindBuild(build: LoadedBuild, deps: BindingDeps): Binding {
     const problem = await store.problem?.();
     return problem === undefined ? c.text("ok") : c.text("database unavailable", 503);
   });
-  routes.route("/", createExplorerRoutes({ build, info: runtimeInfo(build) }));
+  routes.route("/", createExplorerRoutes({ build, info: () => runtimeInfo(build) }));
   // The audit trail, for the owner only: the principal is the one the edge resolved.
   routes.route("/", createAuditRoutes({ store, principalOf: requestPrincipal }));
   // The jobs no fn runs, for external workers: the owner and [jobs] worker_roles (jobs-route.ts).

@@ -19,7 +19,6 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import type { AddressInfo, Socket } from "node:net";
 import { createEdge } from "./edge.js";
 import type { BearerSource, ProtectedResource } from "./identity/contract.js";
-import { createJwtSource } from "./identity/jwt.js";
 import { createProtectedResource } from "./identity/resource-metadata.js";
 import { reloadBuild } from "./reload.js";
 import { startJobRunner } from "./jobs/runner.js";
@@ -176,14 +175,16 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // `[auth]`: bearer JWTs of one OAuth 2.1 / OIDC issuer (spec/security.md). Their default
   // audience is this server's /mcp URL, known once it listens; no request comes before that.
   const auth = config.auth;
+  // The verifier (and jose, 46 modules) is loaded only for an app that names an issuer.
+  const jwt = auth && (await import("./identity/jwt.js"));
   let jwtSource: BearerSource | undefined;
   const bearerSources: BearerSource[] = [
     ...(options.bearerSources ?? []),
-    ...(auth
+    ...(auth && jwt
       ? [
           {
             resolve: (credential: string) =>
-              (jwtSource ??= createJwtSource(auth, { publicOrigin: url })).resolve(credential),
+              (jwtSource ??= jwt.createJwtSource(auth, { publicOrigin: url })).resolve(credential),
           },
         ]
       : []),

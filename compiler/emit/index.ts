@@ -13,7 +13,7 @@ import { emitValidators } from "./validators.js";
 import { emitOperations } from "./operations.js";
 import { generatedHeader } from "./header.js";
 import { operationTable } from "./operation-table.js";
-import { emitAppContract } from "./app-contract.js";
+import { emitAppContract, emitOperationFaces } from "./app-contract.js";
 
 export type { EmittedFile, WrittenFile } from "./emitted-file.js";
 
@@ -45,6 +45,7 @@ export function emitBuildFiles(catalog: Catalog): EmittedBuild {
     // Each file's objects are made when the writer comes to it, its text as it writes.
     // Read by the runtime only (manifest.json is the readable contract): compact.
     yield { path: "app.json", chunks: compactJsonChunks(emitAppContract(catalog, table)) };
+    yield { path: "operation-faces.json", chunks: compactJsonChunks(emitOperationFaces(table)) };
     yield { path: "manifest.json", chunks: jsonChunks(manifest) };
     yield { path: "schemas.json", chunks: jsonChunks(schemas) };
     yield { path: "openapi.json", chunks: jsonChunks(emitOpenApi(catalog, b, table)) };

@@ -8,7 +8,7 @@ import type { OperationEntry, OperationKind, RuntimeRoute } from "../../model/bu
 import { toolName } from "../../model/naming.js";
 import { restRoute } from "../../model/route-table.js";
 import { allRelationOps, relationOps, relationRoute, type RelationAccess } from "../../model/relations.js";
-import { SchemaBuilder, compareText, operationSchemas } from "./json-schema.js";
+import { SchemaBuilder, compareText, operationSchemas, type JsonSchema } from "./json-schema.js";
 import { exposedOps, isCrudOp, methodOf } from "./exposed-ops.js";
 import {
   builtinAnnotations,
@@ -43,6 +43,7 @@ export function operationTable(catalog: Catalog, b = new SchemaBuilder(catalog))
         title: toolTitle(type, op),
         description: operationDescription(catalog, type, op, method, "mcp"),
         inputSchema: io.input,
+        inputNames: inputNames(io.input),
         outputSchema: method ? methodOutput(io.output) : io.output,
         annotations: method
           ? methodAnnotations(catalog, method)
@@ -66,6 +67,7 @@ export function operationTable(catalog: Catalog, b = new SchemaBuilder(catalog))
         title: relationTitle(type, r),
         description: relationDescription(type, r),
         inputSchema: io.input,
+        inputNames: inputNames(io.input),
         outputSchema: io.output,
         annotations: relationAnnotations[r.access],
         relation: { field: r.relation.field.name, ...(targetParam !== undefined ? { targetParam } : {}) },
@@ -73,6 +75,11 @@ export function operationTable(catalog: Catalog, b = new SchemaBuilder(catalog))
     }
   }
   return entries.sort((x, y) => compareText(x.name, y.name));
+}
+
+/** The top-level property names an input schema accepts (every input schema is an object's). */
+function inputNames(input: JsonSchema): string[] {
+  return Object.keys((input as { properties?: Record<string, unknown> }).properties ?? {});
 }
 
 /** `subscribe` entries of `service rest` blocks: answered by the runtime (the live stream), never operations. */

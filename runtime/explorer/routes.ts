@@ -43,8 +43,8 @@ export function isTokenFree(path: string): boolean {
 
 export interface ExplorerDeps {
   build: LoadedBuild;
-  /** What `GET /` answers a client that does not prefer HTML. */
-  info: object;
+  /** What `GET /` answers a client that does not prefer HTML: made on its first request. */
+  info: () => object;
 }
 
 export function createExplorerRoutes(deps: ExplorerDeps): Hono {
@@ -52,12 +52,14 @@ export function createExplorerRoutes(deps: ExplorerDeps): Hono {
   // Made on the first request, not at start: for a large app it is megabytes of JSON that
   // most runs never serve.
   let model: string | undefined;
+  let info: object | undefined;
   let openapi: Promise<Buffer> | undefined;
 
   app.get("/", (c) => {
     c.header("vary", "Accept");
     if (prefersHtml(c.req.header("accept"))) return send(c, page("explorer"));
-    return c.json(deps.info, 200, securityHeaders);
+    info ??= deps.info();
+    return c.json(info, 200, securityHeaders);
   });
   app.get("/docs", (c) => send(c, page("docs")));
   app.get("/explorer/app.json", (c) => {

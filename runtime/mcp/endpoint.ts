@@ -14,7 +14,7 @@ import type { Telemetry } from "../telemetry/telemetry.js";
 
 /** The per-build part of the endpoint: its methods and what 2026-07-28 adds to their results. */
 export interface BoundBuild {
-  methods: MethodTable;
+  readonly methods: MethodTable;
   serverInfoMeta: { "io.modelcontextprotocol/serverInfo": { name: string; version: string } };
   /** What 2026-07-28 adds to every result, by kind, as JSON members written once per build. */
   tail: string;
@@ -103,22 +103,27 @@ export function createEndpoint(deps: McpDeps): Endpoint {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const listChanged = opts.listChanged ?? false;
   const bind = (b: McpBuild): BoundBuild => {
-    const methods = createMethods({
-      catalog: b.catalog,
-      operations: b.operations,
-      store: b.store,
-      serverInfo: b.serverInfo,
-      ...(b.admit ? { admit: b.admit } : {}),
-      pageSize: opts.pageSize ?? 100,
-      log,
-      listChanged,
-      sessions: deps.config.mcp.sessions,
-    });
+    // Made on the first MCP request (or swap), not at start: a 1,000-type app's tool and event
+    // tables are a tenth of a second that a server nobody asks over MCP would spend for nothing.
+    let methods: MethodTable | undefined;
     const serverInfoMeta = { "io.modelcontextprotocol/serverInfo": b.serverInfo };
     const members = (cache?: { ttlMs: number; cacheScope: string }) =>
       JSON.stringify({ resultType: "complete", ...cache, _meta: serverInfoMeta }).slice(1, -1);
     return {
-      methods,
+      get methods() {
+        methods ??= createMethods({
+          catalog: b.catalog,
+          operations: b.operations,
+          store: b.store,
+          serverInfo: b.serverInfo,
+          ...(b.admit ? { admit: b.admit } : {}),
+          pageSize: opts.pageSize ?? 100,
+          log,
+          listChanged,
+          sessions: deps.config.mcp.sessions,
+        });
+        return methods;
+      },
       serverInfoMeta,
       tail: members(),
       listTail: members(listChanged ? WATCHED_LIST_CACHE : LIST_CACHE),

@@ -131,7 +131,7 @@ function legacyTool(tool: ManifestTool): ManifestTool {
   };
 }
 
-function hasObjectOutput(tool: ManifestTool): boolean {
+function hasObjectOutput(tool: Pick<ManifestTool, "outputSchema">): boolean {
   return (tool.outputSchema as { type?: unknown } | undefined)?.type === "object";
 }
 
@@ -198,20 +198,26 @@ const maxCompletionValues = 100;
 
 export function createMethods(deps: MethodDeps): MethodTable {
   const { catalog, operations, store, serverInfo, pageSize } = deps;
-  const mcpOperations = catalog.operations.filter((o) => o.mcp);
-  const toolsModern = mcpOperations.map(manifestTool).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const toolsLegacy = toolsModern.map(legacyTool);
-  const toolByName = new Map(toolsModern.map((t) => [t.name, t]));
+  const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  const mcpOperations = catalog.operations.filter((o) => o.mcp).sort(byName);
+  // The tools as tools/list shows them, made on its first call: their schemas are most of the
+  // build's text (the operations' faces, parsed when first read: runtime/load-build.ts).
+  let shownTools: { modern: ManifestTool[]; legacy: ManifestTool[] } | undefined;
+  const tools = () => {
+    if (shownTools === undefined) {
+      const modern = mcpOperations.map(manifestTool);
+      shownTools = { modern, legacy: modern.map(legacyTool) };
+    }
+    return shownTools;
+  };
   // spec/schemas.md, "Method results over MCP": a method tool answers `{ result: <value> }`.
   const methodTools = new Set(mcpOperations.filter((o) => o.kind === "method").map((o) => o.name));
-  const fingerprint = `${serverInfo.version}.${toolsModern.length}.${catalog.resourceTemplates.length}`;
+  const fingerprint = `${serverInfo.version}.${mcpOperations.length}.${catalog.resourceTemplates.length}`;
 
   // A type's tools, by the table's `type` (never a name prefix: `Blog` must not get the tools
   // of `BlogPost`), in list order.
   const toolsByType = new Map<string, string[]>();
-  const typeOfTool = new Map(mcpOperations.map((o) => [o.name, o.type]));
-  for (const { name } of toolsModern) {
-    const type = typeOfTool.get(name)!;
+  for (const { name, type } of mcpOperations) {
     const list = toolsByType.get(type);
     if (list) list.push(name);
     else toolsByType.set(type, [name]);
@@ -290,7 +296,7 @@ export function createMethods(deps: MethodDeps): MethodTable {
   // --- tools --------------------------------------------------------------------------
 
   const toolsList: Handler = (params, ctx) => {
-    const shown = visibleTools(ctx.era === "modern" ? toolsModern : toolsLegacy, ctx.principal);
+    const shown = visibleTools(ctx.era === "modern" ? tools().modern : tools().legacy, ctx.principal);
     // A cursor minted for one caller's list is refused on a list of another length.
     const page = paginate(shown, "tools", `${fingerprint}.${shown.length}`, pageSize, params.cursor);
     return page.nextCursor ? { tools: page.items, nextCursor: page.nextCursor } : { tools: page.items };
@@ -299,7 +305,7 @@ export function createMethods(deps: MethodDeps): MethodTable {
   const toolsCall: Handler = async (params, ctx) => {
     const name = params.name;
     if (typeof name !== "string") throw invalidParams("Invalid params: tools/call needs params.name (a string)");
-    const tool = toolByName.get(name);
+    const tool = operationOf.get(name);
     const op = tool ? operations[name] : undefined;
     // A tool the caller is not shown answers exactly as one that does not exist.
     if (!tool || !op || !shownTo(name, ctx.principal ?? ownerPrincipal))
@@ -491,7 +497,7 @@ export function createMethods(deps: MethodDeps): MethodTable {
     toolsVary,
     listings: () => ({
       // The policy lines too: a reload that changes only them changes what callers are shown.
-      tools: JSON.stringify([toolsModern, catalog.types.map((t) => t.policies ?? [])]),
+      tools: JSON.stringify([tools().modern, catalog.types.map((t) => t.policies ?? [])]),
       resources: JSON.stringify([
         schemaResources,
         events.listed,

@@ -7,17 +7,15 @@
 // operators a field does not take.
 
 // Type-only: the model arrives as app.json; nothing from compiler/ is loaded at run time.
-import type { Catalog } from "../../model/app.js";
+import type { Catalog, CatalogType } from "../../model/app.js";
 import type { OperationEntry } from "../../model/build-contract.js";
 import { fieldOperators, filterOperators, listFilterFields } from "../../model/list-filters.js";
+import { typesByName } from "../../model/type-index.js";
 
-/** Per operation, the top-level property names its input schema accepts. */
+/** Per operation, the top-level property names its input schema accepts (the table's `inputNames`). */
 export function acceptedNames(operations: readonly OperationEntry[]): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
-  for (const { name, inputSchema } of operations) {
-    const properties = (inputSchema as { properties?: Record<string, unknown> }).properties ?? {};
-    out.set(name, new Set(Object.keys(properties)));
-  }
+  for (const { name, inputNames } of operations) out.set(name, new Set(inputNames));
   return out;
 }
 
@@ -81,48 +79,48 @@ function unstorableReason(text: string): string | undefined {
  * Per operation, the input properties it leaves out on purpose, by JSON pointer, with why: the
  * generic "is not an accepted field" would tell a caller nothing about how to change them.
  * Create and update: `@readonly` and `@immutable` fields. List: each `where` operator a
- * field's type does not take (`/where/size/lt`), answered with the ones it does take.
+ * field's type does not take (`/where/size/lt`), answered with the ones it does take. Worded
+ * for an operation when one of its inputs first fails (then kept): an app's list operators
+ * alone are tens of thousands of messages, and most are never needed.
  */
 export function refusedFieldMessages(
   catalog: Catalog,
   operations: readonly OperationEntry[],
-): Map<string, Map<string, string>> {
-  const byType = new Map<
-    string,
-    { create?: Map<string, string>; update?: Map<string, string>; list?: Map<string, string> }
-  >();
-  for (const t of catalog.types) {
-    const create = new Map<string, string>();
-    const update = new Map<string, string>();
-    for (const f of t.fields) {
-      if (f.default?.kind === "computed") {
-        const why = `is read-only: it is computed (${f.default.text}) and never written`;
-        create.set(`/${f.name}`, why);
-        update.set(`/${f.name}`, why);
-      } else if (f.isReadonly) {
-        const why = `is read-only: only the app sets it (its default, then ${t.name}'s methods)`;
-        create.set(`/${f.name}`, why);
-        update.set(`/${f.name}`, why);
-      } else if (f.isImmutable) {
-        update.set(`/${f.name}`, `is immutable: it is set when the ${t.name} is created and never changes`);
-      }
-    }
-    const list = new Map<string, string>();
+): (operation: string) => ReadonlyMap<string, string> | undefined {
+  const entries = new Map(operations.map((e) => [e.name, e]));
+  const worded = new Map<string, ReadonlyMap<string, string> | undefined>();
+  return (operation) => {
+    if (worded.has(operation)) return worded.get(operation);
+    const e = entries.get(operation);
+    const type = e && typesByName(catalog).get(e.type);
+    const refused =
+      type && (e.kind === "create" || e.kind === "update" || e.kind === "list") ? refusedOf(type, e.kind) : undefined;
+    const out = refused && refused.size > 0 ? refused : undefined;
+    worded.set(operation, out);
+    return out;
+  };
+}
+
+function refusedOf(t: CatalogType, kind: "create" | "update" | "list"): Map<string, string> {
+  const out = new Map<string, string>();
+  if (kind === "list") {
     for (const f of listFilterFields(t)) {
       const takes = fieldOperators(f);
       for (const op of filterOperators) {
         if (!takes.includes(op))
-          list.set(`/where/${f.name}/${op}`, `is not an operator of ${f.name}; it takes ${takes.join(", ")}`);
+          out.set(`/where/${f.name}/${op}`, `is not an operator of ${f.name}; it takes ${takes.join(", ")}`);
       }
     }
-    byType.set(t.name, { create, update, list });
+    return out;
   }
-  // Keyed by the operations' names as the table gives them.
-  const out = new Map<string, Map<string, string>>();
-  for (const e of operations) {
-    const refused =
-      e.kind === "create" || e.kind === "update" || e.kind === "list" ? byType.get(e.type)?.[e.kind] : undefined;
-    if (refused && refused.size > 0) out.set(e.name, refused);
+  for (const f of t.fields) {
+    if (f.default?.kind === "computed") {
+      out.set(`/${f.name}`, `is read-only: it is computed (${f.default.text}) and never written`);
+    } else if (f.isReadonly) {
+      out.set(`/${f.name}`, `is read-only: only the app sets it (its default, then ${t.name}'s methods)`);
+    } else if (f.isImmutable && kind === "update") {
+      out.set(`/${f.name}`, `is immutable: it is set when the ${t.name} is created and never changes`);
+    }
   }
   return out;
 }

@@ -113,7 +113,7 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): BoundRuntime
         );
       }
       if (!validator(input)) {
-        const all = describeAjvErrors(validator.errors ?? [], refusedFields.get(name), inputChecks.get(name));
+        const all = describeAjvErrors(validator.errors ?? [], refusedFields(name), inputChecks.get(name));
         const details = all.slice(0, maxErrorDetails);
         const summary = all.length === 1 ? `${all[0]!.path || "input"} ${all[0]!.message}` : `${all.length} problems`;
         throw new OperationError(
@@ -369,7 +369,7 @@ const unknownFieldMessage = "is not an accepted field; remove it";
  */
 export function describeAjvErrors(
   errors: AjvError[],
-  refused?: Map<string, string>,
+  refused?: ReadonlyMap<string, string>,
   checks?: Map<string, InputCheck>,
 ): ErrorDetail[] {
   const out: ErrorDetail[] = [];
@@ -390,7 +390,7 @@ export function describeAjvErrors(
   return out;
 }
 
-function describeAjvError(e: AjvError, refused: Map<string, string> | undefined): ErrorDetail | undefined {
+function describeAjvError(e: AjvError, refused: ReadonlyMap<string, string> | undefined): ErrorDetail | undefined {
   const p = e.params ?? {};
   switch (e.keyword) {
     case "required":

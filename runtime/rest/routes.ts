@@ -24,6 +24,7 @@ import { readJsonObject, type RestFailure } from "./body.js";
 import type { LiveStreams } from "./live.js";
 import { isRefusal, streamCallerOf } from "../stream-budget.js";
 import { problemResponse } from "./problem.js";
+import { PathTable } from "./path-table.js";
 import { listInput } from "./query.js";
 
 export interface RestDeps {
@@ -106,22 +107,37 @@ export function restEndpoints(app: AppContract): Endpoint[] {
   return emittedEvents(app).length > 0 ? [{ method: "GET", path: eventsRoute, op: "events" }, ...endpoints] : endpoints;
 }
 
+/** The routes of one path, by method, as the path's handler answers them. */
+interface PathRoutes {
+  list: Route[];
+  /** The Allow header of a 405 and of a preflight's answer. */
+  allow: string;
+  stamp: ((c: Context) => void) | undefined;
+}
+
 export function createRestRoutes(deps: RestDeps): Hono {
   // strict: false — `/api/posts/` is `/api/posts`, as in the reference runtime.
   const app = new Hono({ strict: false });
   const byPath = new Map<string, Route[]>();
-  // `P/live` and `P/me` go first: the router tries patterns in registration order, and they
-  // must win over `P/:id`.
-  const routes = routesOf(deps.catalog);
-  const isFixedSuffix = (r: Route) => r.kind === "live" || r.kind === "me";
-  const ordered = [...routes.filter(isFixedSuffix), ...routes.filter((r) => !isFixedSuffix(r))];
-  for (const route of ordered) {
+  for (const route of routesOf(deps.catalog)) {
     const list = byPath.get(route.path) ?? [];
     if (!list.some((r) => r.method === route.method)) list.push(route);
     byPath.set(route.path, list);
   }
-  // What each type's list query may name, computed once rather than per list request.
-  const vocabularies = new Map(deps.catalog.types.map((t) => [t.name, listVocabulary(t)]));
+  // One table of every path, matched by one route of hono's: `P/live` and `P/me` win over
+  // `P/:id` as literals do (path-table.ts).
+  const paths = new PathTable<PathRoutes>();
+  for (const [path, list] of byPath) {
+    const allow = [...new Set(list.map((r) => r.method))].sort().join(", ");
+    paths.add(path, { list, allow, stamp: deps.onRoute?.(path) });
+  }
+  // What each type's list query may name, computed on its first list request, then kept.
+  const vocabularies = new Map<string, ListVocabulary>();
+  const vocabularyOf = (type: CatalogType): ListVocabulary => {
+    let vocabulary = vocabularies.get(type.name);
+    if (vocabulary === undefined) vocabularies.set(type.name, (vocabulary = listVocabulary(type)));
+    return vocabulary;
+  };
   // The app-wide stream of application events, where some trigger emits one (events-route.ts).
   if (emittedEvents(deps.catalog).length > 0) {
     const stamp = deps.onRoute?.(eventsRoute);
@@ -130,25 +146,25 @@ export function createRestRoutes(deps: RestDeps): Hono {
       return eventsStream(c, deps);
     });
   }
-  for (const [path, list] of byPath) {
-    const allow = [...new Set(list.map((r) => r.method))].sort().join(", ");
-    const stamp = deps.onRoute?.(path);
-    app.all(path, async (c) => {
-      stamp?.(c);
-      const method = c.req.method === "HEAD" ? "GET" : c.req.method;
-      const route = list.find((r) => r.method === method);
-      if (!route) {
-        // Only an admitted origin's preflight gets here (the app's HttpGuard refused the rest).
-        if (isPreflight(c.req.method, c.req.header("origin"), c.req.header("access-control-request-method"))) {
-          return c.body(null, 204, restPreflightHeaders(allow));
-        }
-        return problemResponse(c, "method_not_allowed", `${c.req.method} is not allowed here; allowed: ${allow}.`, [], {
-          allow,
-        });
+  app.all("*", (c, next) => {
+    const found = paths.match(c.req.path);
+    // No REST path: hono's not-found answer (binding.ts).
+    if (found === undefined) return next();
+    const { list, allow, stamp } = found.value;
+    stamp?.(c);
+    const method = c.req.method === "HEAD" ? "GET" : c.req.method;
+    const route = list.find((r) => r.method === method);
+    if (!route) {
+      // Only an admitted origin's preflight gets here (the app's HttpGuard refused the rest).
+      if (isPreflight(c.req.method, c.req.header("origin"), c.req.header("access-control-request-method"))) {
+        return c.body(null, 204, restPreflightHeaders(allow));
       }
-      return handle(c, route, deps, vocabularies);
-    });
-  }
+      return problemResponse(c, "method_not_allowed", `${c.req.method} is not allowed here; allowed: ${allow}.`, [], {
+        allow,
+      });
+    }
+    return handle(c, route, found.params, deps, vocabularyOf);
+  });
   return app;
 }
 
@@ -170,12 +186,13 @@ function isUtf8Query(search: string): boolean {
 async function handle(
   c: Context,
   route: Route,
+  params: Record<string, string>,
   deps: RestDeps,
-  vocabularies: Map<string, ListVocabulary>,
+  vocabularyOf: (type: CatalogType) => ListVocabulary,
 ): Promise<Response> {
   let id: number | undefined;
   if (route.path.includes("/:id")) {
-    const raw = c.req.param("id") ?? "";
+    const raw = params.id ?? "";
     if (!idText.test(raw) || !Number.isSafeInteger(Number(raw))) {
       const shown = raw.length > 40 ? `${raw.slice(0, 40)}…` : raw;
       return problemResponse(
@@ -189,7 +206,7 @@ async function handle(
   }
   let targetId: number | undefined;
   if (route.targetParam !== undefined) {
-    const raw = c.req.param(route.targetParam) ?? "";
+    const raw = params[route.targetParam] ?? "";
     if (!idText.test(raw) || !Number.isSafeInteger(Number(raw))) {
       const shown = raw.length > 40 ? `${raw.slice(0, 40)}…` : raw;
       return problemResponse(
@@ -205,7 +222,7 @@ async function handle(
   let input: Record<string, unknown>;
   switch (route.kind) {
     case "live":
-      return live(c, route, deps, vocabularies.get(route.type.name)!);
+      return live(c, route, deps, vocabularyOf(route.type));
     case "list":
     case "relation": {
       const url = new URL(c.req.url);
@@ -219,7 +236,7 @@ async function handle(
       // A relation pages like a list (limit, cursor) but has no filters.
       const vocab =
         route.kind === "list"
-          ? vocabularies.get(route.type.name)!
+          ? vocabularyOf(route.type)
           : { type: route.type, filters: new Map(), equalities: [], isSearched: false };
       const q = listInput(vocab, url.searchParams);
       if (!q.ok) return failure(c, q.failure);

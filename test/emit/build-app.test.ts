@@ -18,7 +18,7 @@ import { createRequire } from "node:module";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { buildApp } from "../../compiler/build.js";
 import { main } from "../../cli/main.js";
-import type { BuildSchemas, ValidatorsModule } from "../../model/build-contract.js";
+import { manifestTool, type BuildSchemas, type Manifest, type ValidatorsModule } from "../../model/build-contract.js";
 import { loadBuild } from "../../runtime/load-build.js";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import ts from "typescript";
@@ -86,6 +86,7 @@ describe.each(samples)("samples/%s", (sample) => {
       "build-info.json",
       "manifest.json",
       "openapi.json",
+      "operation-faces.json",
       "operations.d.ts",
       "operations.js",
       "operations.ts",
@@ -166,7 +167,7 @@ describe("up to date, failures and the CLI", () => {
     writeFileSync(join(dir, wo0), `${readFileSync(join(dir, wo0), "utf8")}\n-- a comment changes the hash\n`);
     const third = await wo([dir, "--out", out]);
     expect(third.code).toBe(0);
-    expect(third.stdout).toMatch(/\d+ tools, \d+ routes, 13 files written/);
+    expect(third.stdout).toMatch(/\d+ tools, \d+ routes, 14 files written/);
     expect(JSON.parse(readFileSync(join(out, "build-info.json"), "utf8")).inputHash).not.toBe(info.inputHash);
   });
 
@@ -198,6 +199,29 @@ describe("up to date, failures and the CLI", () => {
     expect(again.code).toBe(0);
     expect(again.stdout).not.toMatch(/up to date/);
     expect((await loadBuild(out)).catalog.operations.length).toBeGreaterThan(0);
+  });
+
+  it("app.json leaves the operations' faces to operation-faces.json, which a loaded build keeps as it was read", async () => {
+    const dir = copySample("hello");
+    const out = join(temp, "hello-faces-out");
+    expect((await wo([dir, "--out", out])).code).toBe(0);
+    const app = JSON.parse(readFileSync(join(out, "app.json"), "utf8")) as { operations: Record<string, unknown>[] };
+    expect(app.operations.length).toBeGreaterThan(0);
+    for (const entry of app.operations) {
+      expect(Object.keys(entry)).not.toContain("inputSchema");
+      expect(Object.keys(entry)).not.toContain("description");
+    }
+    const manifest = JSON.parse(readFileSync(join(out, "manifest.json"), "utf8")) as Manifest;
+    const loaded = await loadBuild(out);
+    // A rebuild replaces the folder while the loaded build may still serve (`wo run --watch`).
+    const faces = join(out, "operation-faces.json");
+    writeFileSync(faces, "{");
+    expect(loaded.catalog.operations.filter((o) => o.mcp).map(manifestTool)).toEqual(manifest.tools);
+    for (const entry of loaded.catalog.operations)
+      expect(entry.inputNames).toEqual(Object.keys((entry.inputSchema as { properties: object }).properties));
+    // A damaged file still loads (nothing is parsed until shown); the first read names it.
+    const damaged = await loadBuild(out);
+    expect(() => damaged.catalog.operations[0]!.inputSchema).toThrow(/operation-faces\.json is not valid JSON/);
   });
 
   it("a build with errors prints diagnostics, exits 1 and leaves the previous build untouched", async () => {

@@ -176,6 +176,7 @@ export const notesApp: AppContract = {
     op: t.name.slice("note_".length),
     mcp: true,
     routes: [],
+    inputNames: Object.keys((t.inputSchema as { properties?: object }).properties ?? {}),
   })),
   runtimeRoutes: [],
   resourceTemplates: manifest.resourceTemplates,
