@@ -14,7 +14,7 @@ export function displayPathOf(dir: string, root: string): string {
 
 /**
  * An app-relative file (`posts.wo`) under the displayed app folder; a shared folder's file
- * (`../../shared/types/a.wo`) by its real path (`shop/shared/types/a.wo`).
+ * (`../../libs/types/a.wo`) by its real path (`shop/libs/types/a.wo`; spec/language.md "Workspaces").
  */
 export function displayFile(displayDir: string, rel: string): string {
   if (rel.startsWith("../")) return posix.normalize(displayDir === "." ? rel : `${displayDir}/${rel}`);

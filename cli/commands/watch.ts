@@ -74,7 +74,7 @@ export function watchApp(dir: string, server: RunningServer, write: (text: strin
 
   const watchesFolder = (relDir: string) => isProgramPath(`${relDir}/x.wo`);
   // The app's folder, then each shared folder outside it (compiler/check/layout.ts): a save in
-  // `../../shared/types` rebuilds the app like a save in its own folder.
+  // `../../libs/types` (spec/language.md "Workspaces") rebuilds the app like a save in its own folder.
   const folders = [
     root,
     ...layoutOnDisk(root)

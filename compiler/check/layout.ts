@@ -1,5 +1,5 @@
 // Which folders make a program (spec/language.md, "Workspaces"): the app's own folder, and the
-// shared folders its wo.toml names (`[dependencies] shared = ["../../shared/types"]`, relative
+// shared folders its wo.toml names (`[dependencies] shared = ["../../libs/types"]`, relative
 // to the app); or, for a workspace root (a wo.toml with `[workspace]`), the root's own `.wo`
 // files (tests/) and `[workspace] shared`, with the apps of `[workspace] apps` left out.
 //
@@ -20,7 +20,7 @@ import { configFileName } from "./config.js";
 export interface SharedFolder {
   /** Absolute path of the folder. */
   dir: string;
-  /** The folder relative to the app, `/`-separated, as wo.toml writes it (`../../shared/types`). */
+  /** The folder relative to the app, `/`-separated, as wo.toml writes it (`../../libs/types`; spec/language.md "Workspaces"). */
   rel: string;
 }
 

@@ -8,7 +8,7 @@
 // a folder below the root with a wo.toml of its own is another app (the repository's samples,
 // an `apps/` folder, test fixtures), and merging its files into this one is never what was meant. An overlay (an editor's unsaved buffers) replaces or
 // adds files under the same rules. The shared folders of a workspace (layout.ts) add their
-// `.wo` files under the same rules, named by their path from the app (`../../shared/types/a.wo`).
+// `.wo` files under the same rules, named by their path from the app (`../../libs/types/a.wo`; spec/language.md "Workspaces").
 
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative } from "node:path";

@@ -1,5 +1,5 @@
 // `wo run --watch` of a workspace's app (spec/language.md, "Workspaces") also watches the
-// shared folders its wo.toml names: a save in `../../shared/types`, outside the app's folder,
+// shared folders its wo.toml names: a save in its fixture's shared folder, outside the app's folder,
 // reloads the app like a save in its own folder. A real `wo run --watch`, the served
 // /openapi.json as the proof.
 import { readFileSync, writeFileSync } from "node:fs";
