@@ -4,7 +4,8 @@
 // `wo run` (REST and the official MCP SDK client) and run by `wo test`.
 
 import { describe, expect, it, vi } from "vitest";
-import { dumpDb, removeApp, runWoCommand, writeApp } from "../support/wo-process.js";
+import { dumpDb } from "../support/wo-process.js";
+import { expectWoTestPasses } from "../support/wo-test-run.js";
 import { compileSources, errorsOf } from "../methods/compile-fixture.js";
 import { post, serveForSuite } from "../methods/wo-process.js";
 
@@ -70,17 +71,14 @@ describe("hyphenated field names: wo run", () => {
 
 describe("hyphenated field names: wo test", () => {
   it("a test block reads them", async () => {
-    const dir = writeApp("hyphenated-fields-test", {
-      "app.wo": source,
-      "tests/t.wo":
-        'test "h" {\n  let p = insert Person { first-name: "a", last-name: "b" }\n  assert p.first-name == "a"\n  assert p.home-address.street-name == "main"\n}\n',
-    });
-    try {
-      const { code, stdout } = await runWoCommand(["test", dir]);
-      expect(stdout).toContain("1 passed, 0 failed");
-      expect(code).toBe(0);
-    } finally {
-      removeApp(dir);
-    }
+    await expectWoTestPasses(
+      "hyphenated-fields-test",
+      {
+        "app.wo": source,
+        "tests/t.wo":
+          'test "h" {\n  let p = insert Person { first-name: "a", last-name: "b" }\n  assert p.first-name == "a"\n  assert p.home-address.street-name == "main"\n}\n',
+      },
+      1,
+    );
   });
 });

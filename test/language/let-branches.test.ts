@@ -3,7 +3,7 @@
 // in memory, run by a real `wo run` over REST and MCP, and by `wo test`.
 
 import { describe, expect, it, vi } from "vitest";
-import { removeApp, runWoCommand, writeApp } from "../support/wo-process.js";
+import { expectWoTestPasses } from "../support/wo-test-run.js";
 import { cursorAt, errorsOf } from "../methods/compile-fixture.js";
 import { post, serveForSuite } from "../methods/wo-process.js";
 
@@ -56,17 +56,14 @@ describe("let in every branch: wo run and wo test", () => {
   });
 
   it("in a test block", async () => {
-    const dir = writeApp("let-branches-test", {
-      "app.wo": source,
-      "tests/t.wo":
-        'test "branches" {\n  if 1 > 2 {\n    let r = 2\n  } else {\n    let r = 3\n  }\n  assert r == 3\n}\n',
-    });
-    try {
-      const { code, stdout } = await runWoCommand(["test", dir]);
-      expect(stdout).toContain("1 passed, 0 failed");
-      expect(code).toBe(0);
-    } finally {
-      removeApp(dir);
-    }
+    await expectWoTestPasses(
+      "let-branches-test",
+      {
+        "app.wo": source,
+        "tests/t.wo":
+          'test "branches" {\n  if 1 > 2 {\n    let r = 2\n  } else {\n    let r = 3\n  }\n  assert r == 3\n}\n',
+      },
+      1,
+    );
   });
 });

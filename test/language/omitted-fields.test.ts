@@ -3,7 +3,7 @@
 // MCP (the official SDK client) and `insert`, in a real `wo run` and in `wo test`.
 
 import { describe, expect, it, vi } from "vitest";
-import { removeApp, runWoCommand, writeApp } from "../support/wo-process.js";
+import { expectWoTestPasses } from "../support/wo-test-run.js";
 import { errorsOf } from "../methods/compile-fixture.js";
 import { post, serveForSuite } from "../methods/wo-process.js";
 
@@ -65,24 +65,21 @@ describe("omitted list and struct fields: wo run", () => {
 
 describe("omitted list and struct fields: wo test", () => {
   it("insert fills them in a test block", async () => {
-    const dir = writeApp("omitted-fields-test", {
-      "app.wo": source,
-      "tests/notes.wo": [
-        'test "filled" {',
-        '  let n = insert Note { title: "t" }',
-        "  assert count(n.tags) == 0",
-        "  assert n.opts.size == 1",
-        "  assert n.opts.seo.score == 5",
-        "}",
-        "",
-      ].join("\n"),
-    });
-    try {
-      const { code, stdout } = await runWoCommand(["test", dir]);
-      expect(stdout).toContain("1 passed, 0 failed");
-      expect(code).toBe(0);
-    } finally {
-      removeApp(dir);
-    }
+    await expectWoTestPasses(
+      "omitted-fields-test",
+      {
+        "app.wo": source,
+        "tests/notes.wo": [
+          'test "filled" {',
+          '  let n = insert Note { title: "t" }',
+          "  assert count(n.tags) == 0",
+          "  assert n.opts.size == 1",
+          "  assert n.opts.seo.score == 5",
+          "}",
+          "",
+        ].join("\n"),
+      },
+      1,
+    );
   });
 });

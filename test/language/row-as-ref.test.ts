@@ -3,7 +3,7 @@
 // and served by a real `wo run` over REST and the official MCP SDK client.
 
 import { describe, expect, it, vi } from "vitest";
-import { removeApp, runWoCommand, writeApp } from "../support/wo-process.js";
+import { expectWoTestPasses } from "../support/wo-test-run.js";
 import { cursorAt, errorsOf } from "../methods/compile-fixture.js";
 import { post, serveForSuite } from "../methods/wo-process.js";
 
@@ -61,23 +61,20 @@ describe("a row as a ref: wo run", () => {
 
 describe("a row as a ref: wo test", () => {
   it("is the id in a test block", async () => {
-    const dir = writeApp("row-as-ref-test", {
-      "app.wo": source,
-      "tests/posts.wo": [
-        'test "row as ref" {',
-        '  let a = insert Author { name: "Cy" }',
-        '  let p = insert Post { author: a, title: "t" }',
-        "  assert p.author == a.id",
-        "}",
-        "",
-      ].join("\n"),
-    });
-    try {
-      const { code, stdout } = await runWoCommand(["test", dir]);
-      expect(stdout).toContain("1 passed, 0 failed");
-      expect(code).toBe(0);
-    } finally {
-      removeApp(dir);
-    }
+    await expectWoTestPasses(
+      "row-as-ref-test",
+      {
+        "app.wo": source,
+        "tests/posts.wo": [
+          'test "row as ref" {',
+          '  let a = insert Author { name: "Cy" }',
+          '  let p = insert Post { author: a, title: "t" }',
+          "  assert p.author == a.id",
+          "}",
+          "",
+        ].join("\n"),
+      },
+      1,
+    );
   });
 });

@@ -5,7 +5,7 @@
 // Checked in memory and run by `wo test`.
 
 import { describe, expect, it, vi } from "vitest";
-import { removeApp, runWoCommand, writeApp } from "../support/wo-process.js";
+import { expectWoTestPasses } from "../support/wo-test-run.js";
 import { cursorAt, errorsOf } from "../methods/compile-fixture.js";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
@@ -76,36 +76,33 @@ describe("a select by id: checking", () => {
 
 describe("a select by id: wo test", () => {
   it("is the row, and none where a row must be ends the call", async () => {
-    const dir = writeApp("select-by-id-test", {
-      "app.wo": source,
-      "tests/shelves.wo": [
-        'test "one row" {',
-        '  let s = insert Shelf { label: "a", boxes: [{ size: 2 }, { size: 5 }] }',
-        "  assert s.size_of(s.id) == 9",
-        '  assert Shelf{ id == s.id }.label == "a"',
-        "  assert Shelf{ id == s.id + 1000 } == null",
-        '  let t = s.tag(s.id, "n")',
-        "  assert t.shelf == s.id",
-        "  assert t.marks[0].on == s.id",
-        '  assert t.marks[0].label == "a"',
-        '  s.relabel(s.id, "b")',
-        '  assert Shelf{ id == s.id }.label == "b"',
-        "}",
-        'test "no row" {',
-        '  let s = insert Shelf { label: "a", boxes: [] }',
-        '  expect_abort "has no value" { s.tag(4242, "n") }',
-        '  expect_abort "has no value" { s.relabel(4242, "b") }',
-        '  expect_abort "Shelf{ … } has no value" { s.size_of(4242) }',
-        "}",
-        "",
-      ].join("\n"),
-    });
-    try {
-      const { code, stdout } = await runWoCommand(["test", dir]);
-      expect(stdout).toContain("2 passed, 0 failed");
-      expect(code).toBe(0);
-    } finally {
-      removeApp(dir);
-    }
+    await expectWoTestPasses(
+      "select-by-id-test",
+      {
+        "app.wo": source,
+        "tests/shelves.wo": [
+          'test "one row" {',
+          '  let s = insert Shelf { label: "a", boxes: [{ size: 2 }, { size: 5 }] }',
+          "  assert s.size_of(s.id) == 9",
+          '  assert Shelf{ id == s.id }.label == "a"',
+          "  assert Shelf{ id == s.id + 1000 } == null",
+          '  let t = s.tag(s.id, "n")',
+          "  assert t.shelf == s.id",
+          "  assert t.marks[0].on == s.id",
+          '  assert t.marks[0].label == "a"',
+          '  s.relabel(s.id, "b")',
+          '  assert Shelf{ id == s.id }.label == "b"',
+          "}",
+          'test "no row" {',
+          '  let s = insert Shelf { label: "a", boxes: [] }',
+          '  expect_abort "has no value" { s.tag(4242, "n") }',
+          '  expect_abort "has no value" { s.relabel(4242, "b") }',
+          '  expect_abort "Shelf{ … } has no value" { s.size_of(4242) }',
+          "}",
+          "",
+        ].join("\n"),
+      },
+      2,
+    );
   });
 });

@@ -3,7 +3,7 @@
 // a real `wo run` over REST and the official MCP SDK client.
 
 import { describe, expect, it, vi } from "vitest";
-import { removeApp, runWoCommand, writeApp } from "../support/wo-process.js";
+import { expectWoTestPasses } from "../support/wo-test-run.js";
 import { cursorAt, errorsOf } from "../methods/compile-fixture.js";
 import { post, serveForSuite } from "../methods/wo-process.js";
 
@@ -68,24 +68,21 @@ describe("a select on a unique field: wo run", () => {
 
 describe("a select on a unique field: wo test", () => {
   it("is the row in a test block", async () => {
-    const dir = writeApp("unique-select-test", {
-      "app.wo": source,
-      "tests/authors.wo": [
-        'test "one row" {',
-        '  insert Author { email: "c@x", name: "Cy" }',
-        '  let a = Author{ email == "c@x" }',
-        '  assert a.name == "Cy"',
-        '  assert Author{ email == "none" } == null',
-        "}",
-        "",
-      ].join("\n"),
-    });
-    try {
-      const { code, stdout } = await runWoCommand(["test", dir]);
-      expect(stdout).toContain("1 passed, 0 failed");
-      expect(code).toBe(0);
-    } finally {
-      removeApp(dir);
-    }
+    await expectWoTestPasses(
+      "unique-select-test",
+      {
+        "app.wo": source,
+        "tests/authors.wo": [
+          'test "one row" {',
+          '  insert Author { email: "c@x", name: "Cy" }',
+          '  let a = Author{ email == "c@x" }',
+          '  assert a.name == "Cy"',
+          '  assert Author{ email == "none" } == null',
+          "}",
+          "",
+        ].join("\n"),
+      },
+      1,
+    );
   });
 });

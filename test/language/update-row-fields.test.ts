@@ -4,7 +4,7 @@
 // in memory and run by `wo test`.
 
 import { describe, expect, it, vi } from "vitest";
-import { removeApp, runWoCommand, writeApp } from "../support/wo-process.js";
+import { expectWoTestPasses } from "../support/wo-test-run.js";
 import { cursorAt, errorsOf } from "../methods/compile-fixture.js";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
@@ -55,34 +55,31 @@ describe("update values reading the row: checking", () => {
 
 describe("update values reading the row: wo test", () => {
   it("reads each row's own values, before the statement", async () => {
-    const dir = writeApp("update-row-fields-test", {
-      "app.wo": source,
-      "tests/bins.wo": [
-        'test "per row" {',
-        '  let a = insert Bin { kind: "x", count: 1, stock: { held: 1, free: 10 } }',
-        '  let b = insert Bin { kind: "x", count: 5, stock: { held: 0, free: 3 } }',
-        '  let c = insert Bin { kind: "y", count: 7 }',
-        "  let h = a.hold(4)",
-        "  assert h.stock.held == 5",
-        "  assert h.stock.free == 6",
-        "  let s = a.swap()",
-        "  assert s.stock.held == 6",
-        "  assert s.stock.free == 5",
-        '  a.double_all("x")',
-        "  assert Bin{ id == a.id }.count == 8",
-        "  assert Bin{ id == b.id }.count == 10",
-        "  assert Bin{ id == c.id }.count == 7",
-        "  assert c.set_count(3).count == 3",
-        "}",
-        "",
-      ].join("\n"),
-    });
-    try {
-      const { code, stdout } = await runWoCommand(["test", dir]);
-      expect(stdout).toContain("1 passed, 0 failed");
-      expect(code).toBe(0);
-    } finally {
-      removeApp(dir);
-    }
+    await expectWoTestPasses(
+      "update-row-fields-test",
+      {
+        "app.wo": source,
+        "tests/bins.wo": [
+          'test "per row" {',
+          '  let a = insert Bin { kind: "x", count: 1, stock: { held: 1, free: 10 } }',
+          '  let b = insert Bin { kind: "x", count: 5, stock: { held: 0, free: 3 } }',
+          '  let c = insert Bin { kind: "y", count: 7 }',
+          "  let h = a.hold(4)",
+          "  assert h.stock.held == 5",
+          "  assert h.stock.free == 6",
+          "  let s = a.swap()",
+          "  assert s.stock.held == 6",
+          "  assert s.stock.free == 5",
+          '  a.double_all("x")',
+          "  assert Bin{ id == a.id }.count == 8",
+          "  assert Bin{ id == b.id }.count == 10",
+          "  assert Bin{ id == c.id }.count == 7",
+          "  assert c.set_count(3).count == 3",
+          "}",
+          "",
+        ].join("\n"),
+      },
+      1,
+    );
   });
 });
