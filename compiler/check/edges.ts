@@ -5,6 +5,7 @@
 
 import type { CatalogField, CatalogType } from "../catalog.js";
 import { linkEndpointFields } from "../../model/naming.js";
+import { syntheticIdAt } from "./fields.js";
 
 /** The prefix of every implicit link table; explicit storage names may not use it (storage.ts). */
 export const edgeTablePrefix = "_wo_edge_";
@@ -40,21 +41,7 @@ export function addEdgeLinkTypes(types: CatalogType[]): void {
         table: `${edgeTablePrefix}${owner.table}__${field.name.replace(/[^A-Za-z0-9_]/g, "_")}`,
         link: { from: owner.name, to: t.target, ...ends },
         edge: { owner: owner.name, field: field.name, label: t.edgeLabel },
-        fields: [
-          {
-            name: "id",
-            type: { kind: "scalar", scalar: "Id" },
-            isOptional: false,
-            isUnique: false,
-            isStored: true,
-            isWritable: false,
-            isRequiredOnCreate: false,
-            isSynthetic: true,
-            source: field.source,
-          },
-          end(ends.fromField, owner.name),
-          end(ends.toField, t.target),
-        ],
+        fields: [syntheticIdAt(field.source), end(ends.fromField, owner.name), end(ends.toField, t.target)],
         indexes: [],
         services: [],
         methods: [],

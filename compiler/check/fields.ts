@@ -80,6 +80,11 @@ function linkEndpoints(decl: TypeDecl, declared: CatalogField[], ctx: CheckConte
 }
 
 function syntheticId(span: Span): CatalogField {
+  return syntheticIdAt(locationOf(span));
+}
+
+/** The `id` field wo adds to a type it makes itself (a link type, an edge relation's table). */
+export function syntheticIdAt(source: CatalogField["source"]): CatalogField {
   return {
     name: "id",
     type: { kind: "scalar", scalar: "Id" },
@@ -89,7 +94,7 @@ function syntheticId(span: Span): CatalogField {
     isWritable: false,
     isRequiredOnCreate: false,
     isSynthetic: true,
-    source: locationOf(span),
+    source,
   };
 }
 
