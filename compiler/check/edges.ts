@@ -5,7 +5,7 @@
 
 import type { CatalogField, CatalogType } from "../catalog.js";
 import { linkEndpointFields } from "../../model/naming.js";
-import { syntheticIdAt } from "./fields.js";
+import { linkEndField, syntheticIdAt } from "./fields.js";
 
 /** The prefix of every implicit link table; explicit storage names may not use it (storage.ts). */
 export const edgeTablePrefix = "_wo_edge_";
@@ -23,17 +23,7 @@ export function addEdgeLinkTypes(types: CatalogType[]): void {
       if (t.kind !== "multi" || t.edgeLabel === undefined || t.via !== undefined) continue;
       const name = `${owner.name}$${field.name.replace(/-/g, "_")}`;
       const ends = linkEndpointFields(owner.name, t.target);
-      const end = (column: string, target: string): CatalogField => ({
-        name: column,
-        type: { kind: "ref", target },
-        isOptional: false,
-        isUnique: false,
-        isStored: true,
-        isWritable: true,
-        isImmutable: true,
-        isRequiredOnCreate: true,
-        source: field.source,
-      });
+      const end = (column: string, target: string) => linkEndField(column, target, field.source);
       types.push({
         name,
         snake: `${owner.snake}__${field.name.replace(/-/g, "_")}`,

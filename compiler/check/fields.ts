@@ -66,17 +66,22 @@ function linkEndpoints(decl: TypeDecl, declared: CatalogField[], ctx: CheckConte
       ctx.bag.report("WO2029", span, { name: end.name, link: decl.name.text, target: end.target.text });
     }
   }
-  return ends.map((end) => ({
-    name: end.name,
-    type: { kind: "ref", target: end.target.text },
+  return ends.map((end) => linkEndField(end.name, end.target.text, locationOf(end.target.span)));
+}
+
+/** One end of a link: a required, immutable ref (spec/language.md "Link types"). */
+export function linkEndField(name: string, target: string, source: CatalogField["source"]): CatalogField {
+  return {
+    name,
+    type: { kind: "ref", target },
     isOptional: false,
     isUnique: false,
     isStored: true,
     isWritable: true,
     isImmutable: true,
     isRequiredOnCreate: true,
-    source: locationOf(end.target.span),
-  }));
+    source,
+  };
 }
 
 function syntheticId(span: Span): CatalogField {
