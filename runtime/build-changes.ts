@@ -62,7 +62,9 @@ function facesOf(b: LoadedBuild): BuildFaces {
 
 /** sha256 of a value's JSON: equal for equal values, a few bytes to keep. */
 function digestOf(value: unknown): string {
-  return createHash("sha256").update(JSON.stringify(value) ?? "").digest("base64");
+  return createHash("sha256")
+    .update(JSON.stringify(value) ?? "")
+    .digest("base64");
 }
 
 /** Names present in one map only, or present in both with different values; each list sorted. */

@@ -509,7 +509,12 @@ export function createMethods(deps: MethodDeps): MethodTable {
         // The policy lines too: a reload that changes only them changes what callers are shown.
         tools: digestOf(JSON.stringify([tools().modern, catalog.types.map((t) => t.policies ?? [])])),
         resources: digestOf(
-          JSON.stringify([schemaResources, events.listed, templates, exposed.map((t) => [t.snake, schemaText(t.snake)])]),
+          JSON.stringify([
+            schemaResources,
+            events.listed,
+            templates,
+            exposed.map((t) => [t.snake, schemaText(t.snake)]),
+          ]),
         ),
       }),
     readableRow: async (uri, era, principal) =>
