@@ -2,6 +2,7 @@
 // line printed after a swap ("tools +note_archive ~note_create; routes +POST /api/notes/:id/archive;
 // types ~Note"), and whether wo.toml's settings changed, which apply only at the next start.
 
+import { createHash } from "node:crypto";
 import { manifestTool } from "../model/build-contract.js";
 import type { LoadedBuild } from "./load-build.js";
 import { restEndpoints } from "./rest/routes.js";
@@ -22,16 +23,48 @@ export interface BuildChanges {
 }
 
 export function buildChanges(before: LoadedBuild, after: LoadedBuild): BuildChanges {
-  const tools = (b: LoadedBuild) =>
-    new Map(b.catalog.operations.filter((o) => o.mcp).map((o) => [o.name, JSON.stringify(manifestTool(o))]));
-  const routes = (b: LoadedBuild) => new Map(restEndpoints(b.catalog).map((e) => [`${e.method} ${e.path}`, e.op]));
-  const types = (b: LoadedBuild) => new Map(b.catalog.types.map((t) => [t.name, JSON.stringify(t)]));
+  const [was, now] = [facesOf(before), facesOf(after)];
   return {
-    tools: compare(tools(before), tools(after)),
-    routes: compare(routes(before), routes(after)),
-    types: compare(types(before), types(after)),
-    settings: JSON.stringify(before.catalog.config) !== JSON.stringify(after.catalog.config),
+    tools: compare(was.tools, now.tools),
+    routes: compare(was.routes, now.routes),
+    types: compare(was.types, now.types),
+    settings: was.settings !== now.settings,
   };
+}
+
+/** What buildChanges compares of one build: each tool, route and type as a digest of its text. */
+interface BuildFaces {
+  tools: Map<string, string>;
+  routes: Map<string, string>;
+  types: Map<string, string>;
+  settings: string;
+}
+
+/**
+ * Made once per build and kept while it lives: at a swap the serving build's were made when
+ * it came in, so each reload stringifies only the new build's tools (megabytes for 400 types).
+ */
+const faces = new WeakMap<LoadedBuild, BuildFaces>();
+
+function facesOf(b: LoadedBuild): BuildFaces {
+  let made = faces.get(b);
+  if (made === undefined) {
+    made = {
+      tools: new Map(b.catalog.operations.filter((o) => o.mcp).map((o) => [o.name, digestOf(manifestTool(o))])),
+      routes: new Map(restEndpoints(b.catalog).map((e) => [`${e.method} ${e.path}`, e.op])),
+      types: new Map(b.catalog.types.map((t) => [t.name, digestOf(t)])),
+      settings: digestOf(b.catalog.config),
+    };
+    faces.set(b, made);
+  }
+  return made;
+}
+
+/** sha256 of a value's JSON: equal for equal values, a few bytes to keep. */
+function digestOf(value: unknown): string {
+  return createHash("sha256")
+    .update(JSON.stringify(value) ?? "")
+    .digest("base64");
 }
 
 /** Names present in one map only, or present in both with different values; each list sorted. */

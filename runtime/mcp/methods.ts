@@ -10,6 +10,7 @@
 // Operation failures become tool results with isError (an agent can read and act on them);
 // malformed requests and unknown names are JSON-RPC errors.
 
+import { createHash } from "node:crypto";
 import { readsRowsOverMcp, type CatalogType } from "../../model/app.js";
 import { fieldSummaries } from "../field-summary.js";
 import {
@@ -72,7 +73,7 @@ export interface MethodTable {
   instructions: string;
   /** tools/list differs between callers (some type has policy lines): its results are private to the caller. */
   toolsVary: boolean;
-  /** What tools/list and resources/list (with templates and schema texts) show, as comparable text: a swap notifies when it differs. */
+  /** What tools/list and resources/list (with templates and schema texts) show, as digests to compare: a swap notifies when one differs. */
   listings(): { tools: string; resources: string };
   /**
    * The row URI `uri` names when this client may read it (the same rule and the same answer as
@@ -113,6 +114,11 @@ const TEMPLATE_SUFFIX = "/{id}";
 
 function invalidParams(message: string, data?: unknown): RpcError {
   return new RpcError(ErrorCode.InvalidParams, message, data);
+}
+
+/** A digest of a listing's text: the table keeps it for the next swap's comparison, not the megabytes. */
+function digestOf(text: string): string {
+  return createHash("sha256").update(text).digest("base64");
 }
 
 /** 2025 revisions need an object at the root of outputSchema/structuredContent. */
@@ -492,19 +498,25 @@ export function createMethods(deps: MethodDeps): MethodTable {
     ["resources/read", resourcesRead],
     ["completion/complete", complete],
   ];
+  let shownListings: { tools: string; resources: string } | undefined;
   return {
     instructions,
     toolsVary,
-    listings: () => ({
-      // The policy lines too: a reload that changes only them changes what callers are shown.
-      tools: JSON.stringify([tools().modern, catalog.types.map((t) => t.policies ?? [])]),
-      resources: JSON.stringify([
-        schemaResources,
-        events.listed,
-        templates,
-        exposed.map((t) => [t.snake, schemaText(t.snake)]),
-      ]),
-    }),
+    // Made once per table: a swap compares the serving build's listings with the next one's,
+    // and the serving one's were made when it came in (a 400-type app's tools are megabytes).
+    listings: () =>
+      (shownListings ??= {
+        // The policy lines too: a reload that changes only them changes what callers are shown.
+        tools: digestOf(JSON.stringify([tools().modern, catalog.types.map((t) => t.policies ?? [])])),
+        resources: digestOf(
+          JSON.stringify([
+            schemaResources,
+            events.listed,
+            templates,
+            exposed.map((t) => [t.snake, schemaText(t.snake)]),
+          ]),
+        ),
+      }),
     readableRow: async (uri, era, principal) =>
       typeof uri === "string" && events.has(uri)
         ? uri
