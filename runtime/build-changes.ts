@@ -2,8 +2,8 @@
 // line printed after a swap ("tools +note_archive ~note_create; routes +POST /api/notes/:id/archive;
 // types ~Note"), and whether wo.toml's settings changed, which apply only at the next start.
 
-import { createHash } from "node:crypto";
 import { manifestTool } from "../model/build-contract.js";
+import { jsonDigest } from "./json-digest.js";
 import type { LoadedBuild } from "./load-build.js";
 import { restEndpoints } from "./rest/routes.js";
 
@@ -50,21 +50,14 @@ function facesOf(b: LoadedBuild): BuildFaces {
   let made = faces.get(b);
   if (made === undefined) {
     made = {
-      tools: new Map(b.catalog.operations.filter((o) => o.mcp).map((o) => [o.name, digestOf(manifestTool(o))])),
+      tools: new Map(b.catalog.operations.filter((o) => o.mcp).map((o) => [o.name, jsonDigest(manifestTool(o))])),
       routes: new Map(restEndpoints(b.catalog).map((e) => [`${e.method} ${e.path}`, e.op])),
-      types: new Map(b.catalog.types.map((t) => [t.name, digestOf(t)])),
-      settings: digestOf(b.catalog.config),
+      types: new Map(b.catalog.types.map((t) => [t.name, jsonDigest(t)])),
+      settings: jsonDigest(b.catalog.config),
     };
     faces.set(b, made);
   }
   return made;
-}
-
-/** sha256 of a value's JSON: equal for equal values, a few bytes to keep. */
-function digestOf(value: unknown): string {
-  return createHash("sha256")
-    .update(JSON.stringify(value) ?? "")
-    .digest("base64");
 }
 
 /** Names present in one map only, or present in both with different values; each list sorted. */

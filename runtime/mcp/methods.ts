@@ -10,9 +10,9 @@
 // Operation failures become tool results with isError (an agent can read and act on them);
 // malformed requests and unknown names are JSON-RPC errors.
 
-import { createHash } from "node:crypto";
 import { readsRowsOverMcp, type CatalogType } from "../../model/app.js";
 import { fieldSummaries } from "../field-summary.js";
+import { jsonDigest } from "../json-digest.js";
 import {
   manifestTool,
   type AppContract,
@@ -114,11 +114,6 @@ const TEMPLATE_SUFFIX = "/{id}";
 
 function invalidParams(message: string, data?: unknown): RpcError {
   return new RpcError(ErrorCode.InvalidParams, message, data);
-}
-
-/** A digest of a listing's text: the table keeps it for the next swap's comparison, not the megabytes. */
-function digestOf(text: string): string {
-  return createHash("sha256").update(text).digest("base64");
 }
 
 /** 2025 revisions need an object at the root of outputSchema/structuredContent. */
@@ -507,15 +502,13 @@ export function createMethods(deps: MethodDeps): MethodTable {
     listings: () =>
       (shownListings ??= {
         // The policy lines too: a reload that changes only them changes what callers are shown.
-        tools: digestOf(JSON.stringify([tools().modern, catalog.types.map((t) => t.policies ?? [])])),
-        resources: digestOf(
-          JSON.stringify([
-            schemaResources,
-            events.listed,
-            templates,
-            exposed.map((t) => [t.snake, schemaText(t.snake)]),
-          ]),
-        ),
+        tools: jsonDigest([tools().modern, catalog.types.map((t) => t.policies ?? [])]),
+        resources: jsonDigest([
+          schemaResources,
+          events.listed,
+          templates,
+          exposed.map((t) => [t.snake, schemaText(t.snake)]),
+        ]),
       }),
     readableRow: async (uri, era, principal) =>
       typeof uri === "string" && events.has(uri)
