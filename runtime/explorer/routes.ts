@@ -37,7 +37,8 @@ const pagePaths = new Set(["/", "/docs"]);
  * the explorer's HTML shell), `/docs` and the static files. None of them holds data.
  */
 export function isTokenFree(path: string): boolean {
-  const p = path.length > 1 ? path.replace(/\/+$/, "") : path;
+  // Only a path ending in `/` needs trimming; the API's paths rarely do, so most skip the regex.
+  const p = path.length > 1 && path.endsWith("/") ? path.replace(/\/+$/, "") : path;
   return pagePaths.has(p) || assetPaths.has(p);
 }
 

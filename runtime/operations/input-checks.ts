@@ -56,8 +56,13 @@ export function unstorableTexts(value: unknown): UnstorableText[] {
       const keys = Object.keys(v);
       for (let i = keys.length - 1; i >= 0; i--) {
         const key = keys[i]!;
+        const child = (v as Record<string, unknown>)[key];
+        // Most keys are well formed and hold a number or boolean (a GET's `{ id }`): their pointer
+        // is built only when a finding or a nested text may need it.
+        const leaf = typeof child !== "string" && (child === null || typeof child !== "object");
+        if (leaf && unstorableReason(key) === undefined) continue;
         const at = `${pointer}/${escapePointer(key)}`;
-        if (check(key, at)) stack.push([(v as Record<string, unknown>)[key], at]);
+        if (check(key, at)) stack.push([child, at]);
       }
     }
   }
