@@ -4,143 +4,106 @@
 // internals): exported from the server's thread, every batch made that code see shapes it had
 // not, and the server's hot HTTP path ran slower for every request, sampled or not — measured,
 // most of what traces sampled at 0.01 cost (bench/telemetry/run.mjs). In a worker the
-// exporter has an isolate of its own. startSpanExporter() is the server's side (the exporter
-// the span processor is given); the rest of this file runs in the worker.
+// exporter has an isolate of its own. startSpanExport() is the server's side; the rest of this
+// file runs in the worker.
 //
-// What crosses over is each span's plain data (structured clone); the worker gives it back the
-// shape the OTLP exporter reads (a ReadableSpan), with one resource for the instance.
+// What crosses over is each finished span's plain data (RecordedSpan, structured clone), made
+// by the server's recorder (tracing.ts). The worker gives it the shape the SDK reads (a
+// ReadableSpan, one resource and one scope for the instance) and hands it to the SDK's
+// BatchSpanProcessor, which batches (the OTEL_BSP_* variables), bounds its queue and exports
+// with the OTLP/HTTP (JSON) exporter (the OTEL_EXPORTER_OTLP_* variables).
 
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
-import type { Attributes, HrTime, Link, SpanContext, SpanKind, SpanStatus } from "@opentelemetry/api";
-import { type ExportResult, ExportResultCode, TraceState } from "@opentelemetry/core";
-import type { ReadableSpan, SpanExporter, TimedEvent } from "@opentelemetry/sdk-trace-base";
+import type { Attributes, HrTime, SpanContext } from "@opentelemetry/api";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 
-/** What the worker is started with: the exporter's options and the instance's resource. */
+/** A finished span as the server's recorder hands it over. Times: wall-clock ms, fractional. */
+export interface RecordedSpan {
+  name: string;
+  /** OpenTelemetry's SpanKind. */
+  kind: number;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | undefined;
+  /** The parent is the caller's span (from its `traceparent`). */
+  parentRemote: boolean;
+  /** The caller's `tracestate`, as it came. */
+  traceState: string | undefined;
+  attributes: Attributes;
+  startTime: number;
+  endTime: number;
+  /** OpenTelemetry's SpanStatusCode. */
+  statusCode: number;
+  statusMessage: string | undefined;
+}
+
+/** What the worker is started with. */
 interface ExportWorkerData {
   woSpanExport: true;
   /** The OTLP traces URL from wo.toml; absent: the exporter reads the OTEL_* variables. */
   url: string | undefined;
   resource: Attributes;
+  scope: { name: string; version: string };
 }
 
-/** A span context as it crosses: its trace state serialised. */
-interface PlainContext {
-  traceId: string;
-  spanId: string;
-  traceFlags: number;
-  isRemote: boolean | undefined;
-  traceState: string | undefined;
-}
+type ToWorker = { spans: RecordedSpan[] } | { shutdown: true };
+type FromWorker = { stopped: true; error: string | undefined };
 
-interface PlainSpan {
-  context: PlainContext;
-  parent: PlainContext | undefined;
-  name: string;
-  kind: SpanKind;
-  startTime: HrTime;
-  endTime: HrTime;
-  duration: HrTime;
-  attributes: Attributes;
-  droppedAttributesCount: number;
-  events: TimedEvent[];
-  droppedEventsCount: number;
-  links: { context: PlainContext; attributes: Attributes | undefined; droppedAttributesCount: number | undefined }[];
-  droppedLinksCount: number;
-  status: SpanStatus;
-  ended: boolean;
-  scope: { name: string; version: string | undefined; schemaUrl: string | undefined };
-}
-
-type ToWorker = { export: number; spans: PlainSpan[] } | { shutdown: true };
-type FromWorker = { exported: number; code: ExportResultCode; error: string | undefined } | { stopped: true };
-
-const plainContext = (c: SpanContext): PlainContext => ({
-  traceId: c.traceId,
-  spanId: c.spanId,
-  traceFlags: c.traceFlags,
-  isRemote: c.isRemote,
-  traceState: c.traceState?.serialize(),
-});
-
-function plainSpan(span: ReadableSpan): PlainSpan {
-  const parent = span.parentSpanContext;
-  return {
-    context: plainContext(span.spanContext()),
-    parent: parent && plainContext(parent),
-    name: span.name,
-    kind: span.kind,
-    startTime: span.startTime,
-    endTime: span.endTime,
-    duration: span.duration,
-    attributes: span.attributes,
-    droppedAttributesCount: span.droppedAttributesCount,
-    events: span.events,
-    droppedEventsCount: span.droppedEventsCount,
-    links: span.links.map((l: Link) => ({
-      context: plainContext(l.context),
-      attributes: l.attributes,
-      droppedAttributesCount: l.droppedAttributesCount,
-    })),
-    droppedLinksCount: span.droppedLinksCount,
-    status: span.status,
-    ended: span.ended,
-    scope: {
-      name: span.instrumentationScope.name,
-      version: span.instrumentationScope.version,
-      schemaUrl: span.instrumentationScope.schemaUrl,
-    },
-  };
+export interface SpanExport {
+  /** Hands finished spans to the worker (dropped once it has failed). */
+  send(spans: RecordedSpan[]): void;
+  /** Exports what the worker holds, then ends it. */
+  shutdown(): Promise<void>;
 }
 
 /**
- * The span exporter of an instance: each batch goes to a worker thread that sends it with the
- * OTLP/HTTP (JSON) exporter. The worker does not keep the process alive; shutdown() waits for
- * its exports, then ends it.
+ * The span export of an instance: a worker thread that batches and sends the spans with the
+ * OTLP/HTTP (JSON) exporter. The worker does not keep the process alive.
  */
-export function startSpanExporter(options: {
+export function startSpanExport(options: {
   url: string | undefined;
   resource: Attributes;
+  scope: { name: string; version: string };
   env: NodeJS.ProcessEnv;
   log: (line: string) => void;
-}): SpanExporter {
-  const data: ExportWorkerData = { woSpanExport: true, url: options.url, resource: options.resource };
+}): SpanExport {
+  const data: ExportWorkerData = {
+    woSpanExport: true,
+    url: options.url,
+    resource: options.resource,
+    scope: options.scope,
+  };
   const worker = new Worker(new URL(import.meta.url), { workerData: data, env: options.env });
   worker.unref();
-  const waiting = new Map<number, (result: ExportResult) => void>();
-  let next = 0;
-  let failed: Error | undefined;
+  let failed = false;
+  let dropped = 0;
   let stopped: (() => void) | undefined;
   worker.on("message", (m: FromWorker) => {
-    if ("stopped" in m) return stopped?.();
-    const done = waiting.get(m.exported);
-    waiting.delete(m.exported);
-    done?.(m.error === undefined ? { code: m.code } : { code: m.code, error: new Error(m.error) });
+    if (m.error !== undefined) options.log(`telemetry: spans could not be exported at shutdown: ${m.error}`);
+    stopped?.();
   });
   const fail = (err: Error) => {
     if (failed) return;
-    failed = err;
-    options.log(`telemetry: the span export worker stopped: ${err.message}`);
-    for (const done of waiting.values()) done({ code: ExportResultCode.FAILED, error: err });
-    waiting.clear();
+    failed = true;
+    options.log(`telemetry: the span export worker stopped: ${err.message}; spans are dropped from now on`);
     stopped?.();
   };
   worker.on("error", fail);
   worker.on("exit", (code) => fail(new Error(`exited with code ${code}`)));
   return {
-    export(spans, resultCallback) {
-      if (failed) return resultCallback({ code: ExportResultCode.FAILED, error: failed });
-      const id = next++;
-      waiting.set(id, resultCallback);
-      worker.postMessage({ export: id, spans: spans.map(plainSpan) } satisfies ToWorker);
+    send(spans) {
+      if (!failed) worker.postMessage({ spans } satisfies ToWorker);
+      else dropped += spans.length;
     },
     async shutdown() {
+      if (dropped > 0) options.log(`telemetry: ${dropped} spans were dropped after the export worker stopped`);
       if (failed) return;
       await new Promise<void>((resolve) => {
         stopped = resolve;
         worker.postMessage({ shutdown: true } satisfies ToWorker);
       });
       // Its exit now is the one asked for: nothing to report.
-      failed = new Error("the span exporter is shut down");
+      failed = true;
       await worker.terminate();
     },
   };
@@ -148,69 +111,75 @@ export function startSpanExporter(options: {
 
 // ---- The worker's side.
 
-function contextOf(c: PlainContext): SpanContext {
-  return {
-    traceId: c.traceId,
-    spanId: c.spanId,
-    traceFlags: c.traceFlags,
-    ...(c.isRemote !== undefined ? { isRemote: c.isRemote } : {}),
-    ...(c.traceState !== undefined ? { traceState: new TraceState(c.traceState) } : {}),
-  };
+/** Wall-clock ms → OpenTelemetry's [seconds, nanoseconds]. */
+function hrTime(ms: number): HrTime {
+  const seconds = Math.floor(ms / 1000);
+  return [seconds, Math.round((ms - seconds * 1000) * 1e6)];
 }
 
 async function serveExports(port: NonNullable<typeof parentPort>, data: ExportWorkerData): Promise<void> {
-  const [{ OTLPTraceExporter }, { resourceFromAttributes }] = await Promise.all([
-    import("@opentelemetry/exporter-trace-otlp-http"),
-    import("@opentelemetry/resources"),
-  ]);
-  const exporter = new OTLPTraceExporter(data.url !== undefined ? { url: data.url } : {});
+  const [{ OTLPTraceExporter }, { resourceFromAttributes }, { BatchSpanProcessor }, { TraceState }] = await Promise.all(
+    [
+      import("@opentelemetry/exporter-trace-otlp-http"),
+      import("@opentelemetry/resources"),
+      import("@opentelemetry/sdk-trace-base"),
+      import("@opentelemetry/core"),
+    ],
+  );
+  const processor = new BatchSpanProcessor(new OTLPTraceExporter(data.url !== undefined ? { url: data.url } : {}));
   // One resource object for all spans: the exporter groups a batch's spans by it.
   const resource = resourceFromAttributes(data.resource);
-  const readable = (s: PlainSpan): ReadableSpan => {
-    const context = contextOf(s.context);
+  const scope = data.scope;
+  const sampled = 1; // TraceFlags.SAMPLED: every recorded span was sampled
+  const readable = (s: RecordedSpan): ReadableSpan => {
+    const traceState = s.traceState !== undefined ? new TraceState(s.traceState) : undefined;
+    const context: SpanContext = {
+      traceId: s.traceId,
+      spanId: s.spanId,
+      traceFlags: sampled,
+      ...(traceState ? { traceState } : {}),
+    };
+    const startTime = hrTime(s.startTime);
+    const endTime = hrTime(s.endTime);
     return {
       name: s.name,
       kind: s.kind,
       spanContext: () => context,
-      ...(s.parent ? { parentSpanContext: contextOf(s.parent) } : {}),
-      startTime: s.startTime,
-      endTime: s.endTime,
-      status: s.status,
+      ...(s.parentSpanId !== undefined
+        ? {
+            parentSpanContext: {
+              traceId: s.traceId,
+              spanId: s.parentSpanId,
+              traceFlags: sampled,
+              isRemote: s.parentRemote,
+              ...(traceState ? { traceState } : {}),
+            },
+          }
+        : {}),
+      startTime,
+      endTime,
+      duration: hrTime(s.endTime - s.startTime),
+      status: s.statusMessage !== undefined ? { code: s.statusCode, message: s.statusMessage } : { code: s.statusCode },
       attributes: s.attributes,
-      links: s.links.map((l) => ({
-        context: contextOf(l.context),
-        ...(l.attributes ? { attributes: l.attributes } : {}),
-        ...(l.droppedAttributesCount !== undefined ? { droppedAttributesCount: l.droppedAttributesCount } : {}),
-      })),
-      events: s.events,
-      duration: s.duration,
-      ended: s.ended,
+      links: [],
+      events: [],
+      ended: true,
       resource,
-      instrumentationScope: {
-        name: s.scope.name,
-        ...(s.scope.version !== undefined ? { version: s.scope.version } : {}),
-        ...(s.scope.schemaUrl !== undefined ? { schemaUrl: s.scope.schemaUrl } : {}),
-      },
-      droppedAttributesCount: s.droppedAttributesCount,
-      droppedEventsCount: s.droppedEventsCount,
-      droppedLinksCount: s.droppedLinksCount,
+      instrumentationScope: scope,
+      droppedAttributesCount: 0,
+      droppedEventsCount: 0,
+      droppedLinksCount: 0,
     };
   };
   port.on("message", (m: ToWorker) => {
     if ("shutdown" in m) {
-      exporter.shutdown().then(
-        () => port.postMessage({ stopped: true } satisfies FromWorker),
-        () => port.postMessage({ stopped: true } satisfies FromWorker),
+      processor.shutdown().then(
+        () => port.postMessage({ stopped: true, error: undefined } satisfies FromWorker),
+        (err: unknown) => port.postMessage({ stopped: true, error: (err as Error)?.message } satisfies FromWorker),
       );
       return;
     }
-    exporter.export(m.spans.map(readable), (result) =>
-      port.postMessage({
-        exported: m.export,
-        code: result.code,
-        error: result.error?.message,
-      } satisfies FromWorker),
-    );
+    for (const s of m.spans) processor.onEnd(readable(s));
   });
 }
 

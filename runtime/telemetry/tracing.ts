@@ -1,40 +1,36 @@
 // OpenTelemetry traces of one instance (spec/operations.md, "Traces"): a server span per HTTP
 // request (a W3C `traceparent` from the caller is its parent), a span per MCP method and per
 // operation, a child span per store write transaction; exported over OTLP/HTTP (JSON) in batches.
-// Loaded only when traces are configured (telemetry.ts): this module is what pulls in the SDK.
+// Loaded only when traces are configured (telemetry.ts).
 //
-// The tracer provider is the instance's own, not the global one, so two instances in one
-// process keep apart. No context manager is installed: the active trace is handed down
-// explicitly (the request's on the IncomingMessage, a call's in CallContext.trace), because an
-// AsyncLocalStorage would switch on node's promise hooks, which cost every promise of the
-// process — a third of the REST GET throughput on Node 20 — even for requests not sampled.
+// The spans are made here by a recorder of wo's own, not by the OpenTelemetry SDK: one class
+// with one shape for every span, ids cut from a pool of random bytes, times from one clock.
+// The SDK's spans, contexts and span processor in the server's thread made even the requests
+// the sampler left out slower (bench/telemetry/run.mjs: traces sampled at 0.01 cost far more
+// than their own spans). Finished spans go to the export worker (export-worker.ts) in small
+// batches; there the SDK's BatchSpanProcessor and OTLP/HTTP exporter take them, so the OTEL_BSP_*
+// and OTEL_EXPORTER_OTLP_* variables keep their meaning.
+//
+// No context manager is installed: the active trace is handed down explicitly (the request's
+// on the IncomingMessage, a call's in CallContext.trace), because an AsyncLocalStorage would
+// switch on node's promise hooks, which cost every promise of the process — a third of the
+// REST GET throughput on Node 20 — even for requests not sampled.
 
+import { randomFillSync } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import {
-  type Attributes,
-  type Context,
-  defaultTextMapGetter,
-  INVALID_SPAN_CONTEXT,
-  ROOT_CONTEXT,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Tracer,
-} from "@opentelemetry/api";
-import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import {
-  AlwaysOnSampler,
-  BasicTracerProvider,
-  BatchSpanProcessor,
-  ParentBasedSampler,
-} from "@opentelemetry/sdk-trace-base";
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
 import type { TelemetryConfig } from "../../model/app.js";
-import { startSpanExporter } from "./export-worker.js";
+import { type RecordedSpan, startSpanExport } from "./export-worker.js";
 
-export type SpanHandle = Span;
+/** What wo does with a span while it is open. */
+export interface SpanHandle {
+  updateName(name: string): void;
+  setAttribute(key: string, value: string | number | boolean): void;
+  /** `code` as OpenTelemetry's SpanStatusCode: 2 is an error. */
+  setStatus(status: { code: number; message?: string }): void;
+  end(): void;
+}
+
+type Attributes = Record<string, string | number | boolean>;
 
 export interface Tracing {
   /**
@@ -67,90 +63,248 @@ export interface TracingOptions {
 }
 
 const flushMillis = 5_000;
+/** Spans handed to the export worker at once, at the latest `handOverMillis` after the first. */
+const handOverSpans = 512;
+const handOverMillis = 500;
+
+// OpenTelemetry's SpanKind values (@opentelemetry/api), which the OTLP encoding expects.
+const kindInternal = 0;
+const kindServer = 1;
+const kindClient = 2;
+
+/** The caller's span, from a valid `traceparent` (and its `tracestate`). */
+interface RemoteParent {
+  traceId: string;
+  spanId: string;
+  sampled: boolean;
+  traceState: string | undefined;
+}
+
+/**
+ * A span being recorded, then its plain data for the export worker (structured clone copies
+ * the fields). Every field is set in the constructor, so all spans share one shape.
+ */
+class Span implements SpanHandle, RecordedSpan {
+  endTime = 0;
+  statusCode = 0;
+  statusMessage: string | undefined = undefined;
+  constructor(
+    private readonly recorder: Recorder | undefined,
+    public name: string,
+    public readonly kind: number,
+    public readonly traceId: string,
+    public readonly spanId: string,
+    public readonly parentSpanId: string | undefined,
+    public readonly parentRemote: boolean,
+    public readonly traceState: string | undefined,
+    public readonly attributes: Attributes,
+    public readonly startTime: number,
+  ) {}
+  updateName(name: string): void {
+    this.name = name;
+  }
+  setAttribute(key: string, value: string | number | boolean): void {
+    this.attributes[key] = value;
+  }
+  setStatus(status: { code: number; message?: string }): void {
+    this.statusCode = status.code;
+    this.statusMessage = status.message;
+  }
+  end(): void {
+    if (this.endTime !== 0) return;
+    this.endTime = now();
+    this.recorder?.finished(this);
+  }
+  /** What crosses to the worker: the span without its recorder. */
+  plain(): RecordedSpan {
+    return {
+      name: this.name,
+      kind: this.kind,
+      traceId: this.traceId,
+      spanId: this.spanId,
+      parentSpanId: this.parentSpanId,
+      parentRemote: this.parentRemote,
+      traceState: this.traceState,
+      attributes: this.attributes,
+      startTime: this.startTime,
+      endTime: this.endTime,
+      statusCode: this.statusCode,
+      statusMessage: this.statusMessage,
+    };
+  }
+}
+
+/** Wall-clock milliseconds (fractional) from the monotonic clock, as the SDK reckons them. */
+const now = () => performance.timeOrigin + performance.now();
+
 /** What `fn` of inSpan gets outside a recorded trace: a span that records nothing. */
-const unrecorded: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+const unrecorded: SpanHandle = new Span(undefined, "", kindInternal, "", "", undefined, false, undefined, {}, 0);
+
+/** Finished spans, handed to the export worker in batches. */
+class Recorder {
+  private pending: RecordedSpan[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  constructor(private readonly send: (spans: RecordedSpan[]) => void) {}
+  finished(span: Span): void {
+    this.pending.push(span.plain());
+    if (this.pending.length >= handOverSpans) this.handOver();
+    else if (this.timer === undefined) {
+      this.timer = setTimeout(() => this.handOver(), handOverMillis);
+      this.timer.unref();
+    }
+  }
+  handOver(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.pending.length === 0) return;
+    const spans = this.pending;
+    this.pending = [];
+    this.send(spans);
+  }
+}
+
+/**
+ * Random ids, hex, cut from a pool of random bytes refilled when used up: one system call per
+ * 4096 bytes instead of one per id. An all-zero id is invalid in W3C trace context: drawn again.
+ */
+export class IdPool {
+  private readonly bytes = Buffer.alloc(4096);
+  private at = this.bytes.length;
+  /** `size` random bytes, as 2·size hex digits, never all zeros. */
+  next(size: 8 | 16): string {
+    for (;;) {
+      if (this.at + size > this.bytes.length) {
+        randomFillSync(this.bytes);
+        this.at = 0;
+      }
+      const id = this.bytes.toString("hex", this.at, this.at + size);
+      this.at += size;
+      if (!allZeros.test(id)) return id;
+    }
+  }
+}
+const allZeros = /^0+$/;
+
+/**
+ * Whether a root (no caller's trace) is kept, and whether a caller's sampled flag decides
+ * instead: the samplers OTEL_TRACES_SAMPLER names (the SDK's defaults and fallbacks).
+ */
+interface SamplingRule {
+  root: () => boolean;
+  followParent: boolean;
+}
+
+function samplingRule(config: TelemetryConfig, env: NodeJS.ProcessEnv, log: (line: string) => void): SamplingRule {
+  const always = () => true;
+  const never = () => false;
+  const ratio = (r: number) => (r >= 1 ? always : r <= 0 ? never : () => Math.random() < r);
+  // `sample_ratio` of wo.toml: r of the requests without a caller's trace, and a caller's flag followed.
+  if (config.sampleRatio !== undefined) return { root: ratio(config.sampleRatio), followParent: true };
+  const arg = () => {
+    const raw = env.OTEL_TRACES_SAMPLER_ARG?.trim();
+    const r = raw ? Number(raw) : Number.NaN;
+    if (Number.isFinite(r) && r >= 0 && r <= 1) return r;
+    log(`telemetry: OTEL_TRACES_SAMPLER_ARG "${raw ?? ""}" is not a ratio in [0, 1]; using 1`);
+    return 1;
+  };
+  const name = env.OTEL_TRACES_SAMPLER?.trim() || "parentbased_always_on";
+  switch (name) {
+    case "always_on":
+      return { root: always, followParent: false };
+    case "always_off":
+      return { root: never, followParent: false };
+    case "traceidratio":
+      return { root: ratio(arg()), followParent: false };
+    case "parentbased_always_on":
+      return { root: always, followParent: true };
+    case "parentbased_always_off":
+      return { root: never, followParent: true };
+    case "parentbased_traceidratio":
+      return { root: ratio(arg()), followParent: true };
+    default:
+      log(`telemetry: OTEL_TRACES_SAMPLER "${name}" is not known; using parentbased_always_on`);
+      return { root: always, followParent: true };
+  }
+}
 
 export async function createTracing(options: TracingOptions): Promise<Tracing> {
   const { config = {}, app, env } = options;
   const resource = {
-    [ATTR_SERVICE_NAME]: config.serviceName ?? env.OTEL_SERVICE_NAME ?? app.name,
-    [ATTR_SERVICE_VERSION]: app.version,
+    "service.name": config.serviceName ?? env.OTEL_SERVICE_NAME ?? app.name,
+    "service.version": app.version,
   };
   // The wo.toml endpoint is a base URL, as OTEL_EXPORTER_OTLP_ENDPOINT is; without it the
   // exporter reads the OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT variables itself. It sends from a
   // worker thread (export-worker.ts): from this one, its HTTP client slowed the server's.
-  const exporter = startSpanExporter({
+  const exporter = startSpanExport({
     url: config.otlpEndpoint !== undefined ? tracesUrl(config.otlpEndpoint) : undefined,
     resource,
+    scope: { name: "wo", version: app.version },
     env,
     log: options.log,
   });
-  const provider = new BasicTracerProvider({
-    resource: resourceFromAttributes(resource),
-    // With `sample_ratio`, serveRequest tosses the coin itself before any span is made, so the
-    // SDK keeps every root it is handed (a ratio sampler here would apply the ratio a second
-    // time: r² of the traces) and follows a caller's sampled flag. Without the key the provider
-    // reads OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG (default: all).
-    ...(config.sampleRatio !== undefined ? { sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }) } : {}),
-    spanProcessors: [new BatchSpanProcessor(exporter)],
-  });
-  const tracer: Tracer = provider.getTracer("wo", app.version);
-  const propagator = new W3CTraceContextPropagator();
-  const rootRatio = config.sampleRatio;
+  const recorder = new Recorder((spans) => exporter.send(spans));
+  const ids = new IdPool();
+  const rule = samplingRule(config, env, options.log);
 
   return {
     serveRequest(req) {
-      const traceparent = req.headers.traceparent;
-      // With `sample_ratio` a request left out costs one random number (or, with a caller's
-      // trace, a look at its sampled flag) and makes no span or context at all.
-      if (rootRatio !== undefined) {
-        const sampled = typeof traceparent === "string" ? sampledFlag(traceparent) : undefined;
-        if (sampled === undefined ? !(Math.random() < rootRatio) : !sampled) return undefined;
-      }
-      const parent = traceparent ? propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter) : ROOT_CONTEXT;
+      const headers = req.headers;
+      const traceparent = headers.traceparent;
+      const parent = typeof traceparent === "string" ? remoteParent(traceparent, headers.tracestate) : undefined;
+      // A request left out costs one random number (or a look at its caller's sampled flag)
+      // and makes no span at all.
+      if (!(parent !== undefined && rule.followParent ? parent.sampled : rule.root())) return undefined;
       const method = req.method ?? "GET";
       const url = req.url ?? "/";
       const q = url.indexOf("?");
-      const span = tracer.startSpan(
+      const span = new Span(
+        recorder,
         method,
-        {
-          kind: SpanKind.SERVER,
-          attributes: {
-            "http.request.method": method,
-            "url.path": q < 0 ? url : url.slice(0, q),
-            "url.scheme": "http",
-          },
-        },
-        parent,
+        kindServer,
+        parent?.traceId ?? ids.next(16),
+        ids.next(8),
+        parent?.spanId,
+        parent !== undefined,
+        parent?.traceState,
+        { "http.request.method": method, "url.path": q < 0 ? url : url.slice(0, q), "url.scheme": "http" },
+        now(),
       );
-      // Left out by the sampler: no trace to hand down, so nothing below makes a span.
-      if (!span.isRecording()) return undefined;
-      return { span, trace: trace.setSpan(parent, span) };
+      return { span, trace: span };
     },
     async inSpan(name, kind, attributes, parent, fn) {
       if (parent === undefined) return fn(unrecorded, undefined);
-      const span = tracer.startSpan(
+      const up = parent as Span;
+      const span = new Span(
+        recorder,
         name,
-        { kind: kind === "client" ? SpanKind.CLIENT : SpanKind.INTERNAL, attributes },
-        parent as Context,
+        kind === "client" ? kindClient : kindInternal,
+        up.traceId,
+        ids.next(8),
+        up.spanId,
+        false,
+        up.traceState,
+        { ...attributes },
+        now(),
       );
       try {
-        return await fn(span, trace.setSpan(parent as Context, span));
+        return await fn(span, span);
       } catch (err) {
-        span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error)?.name ?? "Error" });
+        span.setStatus({ code: 2, message: (err as Error)?.name ?? "Error" });
         throw err;
       } finally {
         span.end();
       }
     },
     async shutdown() {
+      recorder.handOver();
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, flushMillis);
         timer.unref();
       });
       try {
-        await Promise.race([provider.shutdown(), late]);
+        await Promise.race([exporter.shutdown(), late]);
       } catch (err) {
         options.log(`telemetry: spans could not be exported at shutdown: ${(err as Error).message}`);
       } finally {
@@ -166,14 +320,24 @@ export function tracesUrl(endpoint: string): string {
   return base.endsWith("/v1/traces") ? base : `${base}/v1/traces`;
 }
 
-const traceparentForm = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(?:-|$)/;
+const traceparentForm = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
 
 /**
- * The sampled flag of a W3C `traceparent`, or undefined when the header is not a valid one (the
- * propagator ignores it then, and the request starts a trace of its own).
+ * The caller's span of a W3C `traceparent` (Trace Context, level 1): undefined when the header
+ * is not a valid one — then the request starts a trace of its own. Version 00 has exactly four
+ * fields; a later version may have more, which are ignored; version ff is invalid.
  */
-export function sampledFlag(traceparent: string): boolean | undefined {
+export function remoteParent(traceparent: string, tracestate: string | string[] | undefined): RemoteParent | undefined {
   const m = traceparentForm.exec(traceparent.trim());
-  if (!m || m[1] === "ff" || /^0+$/.test(m[2]!) || /^0+$/.test(m[3]!)) return undefined;
-  return (Number.parseInt(m[4]!, 16) & 1) === 1;
+  if (!m || m[1] === "ff" || (m[1] === "00" && m[5] !== undefined)) return undefined;
+  const traceId = m[2]!;
+  const spanId = m[3]!;
+  if (allZeros.test(traceId) || allZeros.test(spanId)) return undefined;
+  const state = Array.isArray(tracestate) ? tracestate.join(",") : tracestate;
+  return {
+    traceId,
+    spanId,
+    sampled: (Number.parseInt(m[4]!, 16) & 1) === 1,
+    traceState: state?.trim() ? state.trim() : undefined,
+  };
 }
