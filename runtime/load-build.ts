@@ -45,7 +45,15 @@ export interface LoadedBuild {
   inputHash?: string;
 }
 
-export class BuildLoadError extends Error {}
+export class BuildLoadError extends Error {
+  /** A file of the build was not there (as opposed to one that does not parse). */
+  constructor(
+    message: string,
+    readonly missingFile = false,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * Each load imports the build's modules afresh: node caches an ES module by its URL for the
@@ -129,7 +137,7 @@ async function readBytes(dir: string, name: string): Promise<Buffer> {
   try {
     return await readFile(file);
   } catch {
-    throw new BuildLoadError(`The build is incomplete: ${file} is missing; run \`wo build\`.`);
+    throw new BuildLoadError(`The build is incomplete: ${file} is missing; run \`wo build\`.`, true);
   }
 }
 
