@@ -26,6 +26,7 @@ import { createRuntimeInstance, type RuntimeInstance } from "./instance.js";
 import { loadBuild, BuildLoadError } from "./load-build.js";
 import { startupOperation } from "../model/build-contract.js";
 import { ownerPrincipal } from "../model/principal.js";
+import { callContext } from "./operations/call-context.js";
 import { hasRepeatedHost, isLoopbackName } from "./http-guard.js";
 import { resolveAgentToken, TokenError } from "./ops/agent-token.js";
 import { readManagementKey, removeInstance, writeRunningState } from "./ops/instance-state.js";
@@ -232,7 +233,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const startup = instance.binding.operations[startupOperation];
   if (startup) {
     try {
-      await startup({}, { principal: ownerPrincipal, surface: "startup" });
+      await startup({}, callContext({ principal: ownerPrincipal, surface: "startup" }));
     } catch (err) {
       instance.close();
       await store.close();

@@ -9,6 +9,7 @@
 import { resolve } from "node:path";
 import { mainOperation } from "../../model/build-contract.js";
 import { ownerPrincipal } from "../../model/principal.js";
+import { callContext } from "../../runtime/operations/call-context.js";
 import { createRuntimeInstance } from "../../runtime/instance.js";
 import { openStore } from "../../runtime/store/open.js";
 import { StoreOpenError } from "../../model/store.js";
@@ -42,7 +43,10 @@ export async function runExecCommand(args: ParsedArgs): Promise<number> {
     const log = (line: string) => void process.stderr.write(`wo: ${line}\n`);
     const instance = await createRuntimeInstance({ build, store, log });
     try {
-      await instance.binding.operations[mainOperation]!({}, { principal: ownerPrincipal, surface: "exec" });
+      await instance.binding.operations[mainOperation]!(
+        {},
+        callContext({ principal: ownerPrincipal, surface: "exec" }),
+      );
     } finally {
       instance.close();
     }

@@ -9,6 +9,7 @@
 import { resolve } from "node:path";
 import { startupOperation } from "../../model/build-contract.js";
 import { ownerPrincipal, type Principal } from "../../model/principal.js";
+import { callContext } from "../../runtime/operations/call-context.js";
 import { StoreOpenError } from "../../model/store.js";
 import { createRuntimeInstance } from "../../runtime/instance.js";
 import { serveMcpStdio } from "../../runtime/mcp/stdio.js";
@@ -63,7 +64,7 @@ export async function runMcpStdioCommand(args: ParsedArgs): Promise<number> {
       principal = resolved;
     }
     const startup = instance.binding.operations[startupOperation];
-    if (startup) await startup({}, { principal: ownerPrincipal, surface: "startup" });
+    if (startup) await startup({}, callContext({ principal: ownerPrincipal, surface: "startup" }));
     let inputHash = build.inputHash;
     const watcher = watching
       ? (await import("./watch.js")).watchApp(

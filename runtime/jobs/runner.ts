@@ -10,6 +10,7 @@
 import { jobOperation, type Operation } from "../../model/build-contract.js";
 import { defaultJobSettings, type JobSettings } from "../../model/app.js";
 import { ownerPrincipal } from "../../model/principal.js";
+import { callContext } from "../operations/call-context.js";
 import { jobsTable, type Job, type JobQueue, type Store } from "../../model/store.js";
 
 export interface JobRunnerDeps {
@@ -86,7 +87,7 @@ export function startJobRunner(deps: JobRunnerDeps): JobRunner {
 
   const runOne = async (job: Job, operation: Operation): Promise<void> => {
     try {
-      await operation(job.args, { principal: ownerPrincipal, surface: "job" });
+      await operation(job.args, callContext({ principal: ownerPrincipal, surface: "job" }));
     } catch (err) {
       const message = (err as Error)?.message ?? String(err);
       const after = await failJob(deps.jobs, settings, job, message, job.attempts);

@@ -10,6 +10,7 @@ import type { CallContext, OperationEntry } from "../../model/build-contract.js"
 import { OperationError } from "../../model/errors.js";
 import { ownerPrincipal } from "../../model/principal.js";
 import type { AuditRecord, Row, Store, StoreTx } from "../../model/store.js";
+import { withAudit } from "./call-context.js";
 
 /** Calls that may write are recorded: CRUD writes, link/unlink, and methods that write. */
 export function isAudited(entry: OperationEntry): boolean {
@@ -52,7 +53,7 @@ export function auditedCall(
     rowId: typeof id === "number" && Number.isSafeInteger(id) ? id : null,
     outcome: "ok",
   };
-  return { ...call, audit };
+  return withAudit(call, audit);
 }
 
 /**

@@ -19,6 +19,7 @@ import { isOwner, type Principal } from "../../model/principal.js";
 import { jobStatuses, type Job, type JobQueue, type JobStatus, type Store } from "../../model/store.js";
 import { anonymousRefusal } from "../identity/identity.js";
 import { auditedCall } from "../operations/audit.js";
+import { callContext } from "../operations/call-context.js";
 import { failJob } from "../jobs/runner.js";
 import type { Admission } from "../operations/bind.js";
 import { readJsonObject } from "./body.js";
@@ -65,12 +66,11 @@ export function createJobRoutes(deps: JobRouteDeps): Hono {
       );
     }
     const socket = nodeBindings(c).incoming?.socket;
-    const call: CallContext = {
-      ...(principal ? { principal } : {}),
+    return callContext({
+      principal,
       surface: "rest",
-      ...(principal?.via === "anonymous" && socket?.remoteAddress ? { caller: socket.remoteAddress } : {}),
-    };
-    return call;
+      caller: principal?.via === "anonymous" ? socket?.remoteAddress : undefined,
+    });
   };
   /** `work` under the caller's `kind` budget; a refusal (rate limit, busy) is its problem answer. */
   const budgeted = async (c: Context, kind: "reads" | "writes", work: (call: CallContext) => Promise<Response>) => {

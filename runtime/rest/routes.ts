@@ -13,13 +13,13 @@ import { Hono, type Context } from "hono";
 import { emittedEvents, eventsRoute, type CatalogType } from "../../model/app.js";
 import type { Store } from "../../model/store.js";
 import { eventsStream } from "./events-route.js";
-import type { AppContract, CallContext, Operation, OperationKind } from "../../model/build-contract.js";
+import type { AppContract, Operation, OperationKind } from "../../model/build-contract.js";
 import { ownerPrincipal } from "../../model/principal.js";
 import { OperationError, RateLimitedError } from "../../model/errors.js";
 import { isPreflight, restPreflightHeaders } from "../http-guard.js";
 import { listVocabulary, liveFiltersValidator, type ListVocabulary } from "../../model/list-filters.js";
 import { listConditions } from "../operations/list-page.js";
-import { readCall } from "../operations/read-call.js";
+import { callContext, readCall, withTrace } from "../operations/call-context.js";
 import { readJsonObject, type RestFailure } from "./body.js";
 import type { LiveStreams } from "./live.js";
 import { isRefusal, streamCallerOf } from "../stream-budget.js";
@@ -291,13 +291,12 @@ async function handle(
     const caller =
       principal.via === "anonymous" ? streamCallerOf(nodeBindings(c).incoming?.socket, principal) : undefined;
     const reading = route.kind === "get" || route.kind === "list" || route.kind === "relation" || route.kind === "me";
-    const untraced: CallContext = reading
-      ? caller === undefined
+    const untraced =
+      reading && caller === undefined
         ? readCall(principal, "rest")
-        : { principal, surface: "rest", caller }
-      : { signal: c.req.raw.signal, principal, surface: "rest", ...(caller !== undefined ? { caller } : {}) };
+        : callContext({ signal: reading ? undefined : c.req.raw.signal, principal, surface: "rest", caller });
     const trace = deps.traceOf?.(c);
-    const call = trace === undefined ? untraced : { ...untraced, trace };
+    const call = trace === undefined ? untraced : withTrace(untraced, trace);
     result = await operation(input, call);
   } catch (err) {
     if (err instanceof OperationError) {

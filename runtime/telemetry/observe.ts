@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CallContext, Operation } from "../../model/build-contract.js";
 import { OperationError } from "../../model/errors.js";
 import type { Store, StoreTx } from "../../model/store.js";
+import { withTrace } from "../operations/call-context.js";
 import { withWrites } from "../operations/tx-wrapper.js";
 import type { HttpRoute } from "./metrics.js";
 import type { SpanHandle } from "./tracing.js";
@@ -106,7 +107,7 @@ export function tracedOperation(t: Telemetry, name: string, operation: Operation
           { "wo.operation": name, "wo.surface": call.surface ?? "internal" },
           call.trace,
           (span, trace) =>
-            operation(input, trace === undefined ? call : { ...call, trace }).catch((err: unknown) => {
+            operation(input, trace === undefined ? call : withTrace(call, trace)).catch((err: unknown) => {
               span.setAttribute("error.type", outcomeOf(err));
               throw err;
             }),
