@@ -338,6 +338,31 @@ export function remoteParent(traceparent: string, tracestate: string | string[] 
     traceId,
     spanId,
     sampled: (Number.parseInt(m[4]!, 16) & 1) === 1,
-    traceState: state?.trim() ? state.trim() : undefined,
+    traceState: state === undefined ? undefined : boundedTraceState(state),
   };
+}
+
+/** What of a caller's `tracestate` its spans carry: Trace Context's propagation limits. */
+const traceStateChars = 512;
+const traceStateMembers = 32;
+const longMemberChars = 128;
+
+/**
+ * A caller's `tracestate` as its spans carry it: its list members (empty ones dropped), at
+ * most 32 and 512 characters, cut as W3C Trace Context says a vendor may — members longer
+ * than 128 characters go first, then members from the end. Undefined when nothing is left.
+ * Without the cap, a caller could have up to node's header limit (16 KB) copied into every
+ * span of its trace.
+ */
+export function boundedTraceState(raw: string): string | undefined {
+  let members = raw
+    .split(",")
+    .map((m) => m.trim())
+    .filter((m) => m !== "");
+  const joined = () => members.join(",");
+  if (members.length > traceStateMembers || joined().length > traceStateChars) {
+    members = members.filter((m) => m.length <= longMemberChars).slice(0, traceStateMembers);
+    while (joined().length > traceStateChars) members.pop();
+  }
+  return members.length > 0 ? joined() : undefined;
 }

@@ -1,7 +1,7 @@
 // The recorder's own W3C parts (runtime/telemetry/tracing.ts): the ids it draws and the
 // caller's `traceparent` it reads, by the rules of Trace Context level 1.
 import { describe, expect, it } from "vitest";
-import { IdPool, remoteParent } from "../../runtime/telemetry/tracing.js";
+import { IdPool, boundedTraceState, remoteParent } from "../../runtime/telemetry/tracing.js";
 
 describe("IdPool", () => {
   it("draws valid, distinct trace and span ids across refills of its pool", () => {
@@ -38,5 +38,33 @@ describe("remoteParent", () => {
     expect(remoteParent(`00-${trace}-${span}-01-extra`, undefined)).toBeUndefined();
     expect(remoteParent(`01-${trace}-${span}-01-extra`, undefined)?.traceId).toBe(trace);
     expect(remoteParent("garbage", undefined)).toBeUndefined();
+  });
+});
+
+describe("boundedTraceState", () => {
+  it("keeps a tracestate within the limits as it came, without empty members", () => {
+    expect(boundedTraceState("rojo=00f067aa0ba902b7, congo=t61rcWkgMzE")).toBe(
+      "rojo=00f067aa0ba902b7,congo=t61rcWkgMzE",
+    );
+    expect(boundedTraceState("a=1,,b=2, ")).toBe("a=1,b=2");
+    expect(boundedTraceState(" , ")).toBeUndefined();
+  });
+  it("cuts one over 512 characters: long members first, then from the end", () => {
+    const long = `big=${"x".repeat(200)}`;
+    const members = Array.from({ length: 20 }, (_, i) => `v${i}=${"y".repeat(20)}`);
+    const cut = boundedTraceState([long, ...members, long].join(","))!;
+    expect(cut.length).toBeLessThanOrEqual(512);
+    expect(cut).not.toContain("big=");
+    expect(cut.split(",")).toEqual(members.filter((_, i) => i < cut.split(",").length));
+    expect(cut.startsWith("v0=")).toBe(true);
+  });
+  it("keeps at most 32 members", () => {
+    const many = Array.from({ length: 40 }, (_, i) => `k${i}=1`).join(",");
+    expect(boundedTraceState(many)!.split(",")).toHaveLength(32);
+  });
+  it("is what a caller's traceparent brings along", () => {
+    const huge = Array.from({ length: 500 }, (_, i) => `k${i}=${"z".repeat(30)}`).join(",");
+    const parent = remoteParent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", huge);
+    expect(parent?.traceState?.length).toBeLessThanOrEqual(512);
   });
 });
