@@ -63,8 +63,36 @@ export class BuildLoadError extends Error {
  */
 let loads = 0;
 
+/** How long a load waits out another process swapping a build into the same folder. */
+const swapAttempts = 40;
+const swapPauseMillis = 25;
+
+/**
+ * The build in `dir`, every part of it from one build. Another process may swap a fresh build
+ * into the same folder while this one reads it (two `wo run` of one app started together, a
+ * `wo build` beside a `--watch`): compiler/build.ts replaceFolder renames the old folder away
+ * and the new one in, so for an instant the folder is absent, and a load spanning a swap could
+ * read app.json of one build and validators.js of the next. So a load is taken again, after a
+ * short pause, when a file is missing or build-info.json (which names the build's inputs)
+ * changed under it; within about a second of such trouble the last error is reported.
+ */
 export async function loadBuild(dir: string): Promise<LoadedBuild> {
-  const info = await readJson<Partial<BuildInfo>>(dir, "build-info.json");
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const info = await readBytes(dir, "build-info.json");
+      const build = await loadBuildOnce(dir, info);
+      if ((await readBytes(dir, "build-info.json")).equals(info)) return build;
+      if (attempt >= swapAttempts)
+        throw new BuildLoadError(`${dir} kept changing while it was read; stop the other build and try again.`);
+    } catch (err) {
+      if (!(err instanceof BuildLoadError && err.missingFile && attempt < swapAttempts)) throw err;
+    }
+    await new Promise((resolve) => setTimeout(resolve, swapPauseMillis));
+  }
+}
+
+async function loadBuildOnce(dir: string, infoBytes: Buffer): Promise<LoadedBuild> {
+  const info = parseJson<Partial<BuildInfo>>(infoBytes.toString("utf8"), join(dir, "build-info.json"));
   if (info.buildFormat !== buildFormat) {
     throw new BuildLoadError(
       `${dir} was built by another wo (build format ${String(info.buildFormat ?? 1)}; this wo runs format ${buildFormat}); run \`wo build\` again.`,
@@ -154,6 +182,8 @@ async function importModule<T>(dir: string, name: string, load: number): Promise
   try {
     return (await import(`${pathToFileURL(file).href}?load=${load}`)) as T;
   } catch (err) {
-    throw new BuildLoadError(`Cannot load ${file}: ${(err as Error).message}; run \`wo build\` again.`);
+    const code = (err as NodeJS.ErrnoException).code;
+    const missing = code === "ERR_MODULE_NOT_FOUND" || code === "ENOENT";
+    throw new BuildLoadError(`Cannot load ${file}: ${(err as Error).message}; run \`wo build\` again.`, missing);
   }
 }

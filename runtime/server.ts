@@ -94,22 +94,11 @@ const drainMillis = 5_000;
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const out = options.out ?? ((text: string) => process.stdout.write(text));
   let build;
-  // Another instance of the same app folder, started at the same moment, may be swapping its
-  // fresh build in: between the two renames of compiler/build.ts replaceFolder the folder is
-  // absent for an instant. A missing file is therefore read again for up to a second before
-  // it is reported.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      build = await loadBuild(options.buildDir);
-      break;
-    } catch (err) {
-      if (err instanceof BuildLoadError && err.missingFile && attempt < 40) {
-        await new Promise((resolve) => setTimeout(resolve, 25));
-        continue;
-      }
-      if (err instanceof BuildLoadError) throw new ServerStartError(err.message);
-      throw err;
-    }
+  try {
+    build = await loadBuild(options.buildDir);
+  } catch (err) {
+    if (err instanceof BuildLoadError) throw new ServerStartError(err.message);
+    throw err;
   }
   const fileConfig = build.catalog.config;
   const config =
