@@ -11,6 +11,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import type { ts as TypeScript } from "ts-morph";
 import type { Diagnostic } from "./diagnostics/diagnostic.js";
 import type { EmittedFile, WrittenFile } from "./emit/emitted-file.js";
+import type { ParseCache } from "./parse-cache.js";
 
 // The up-to-date check lives apart so `wo run` can make it without loading the compiler.
 import {
@@ -28,6 +29,8 @@ export interface BuildOptions {
   out?: string;
   /** Build even when build-info.json says the output is up to date. */
   force?: boolean;
+  /** Parses kept from this app's previous build in this process (`wo run --watch`'s worker). */
+  parses?: ParseCache;
 }
 
 export interface BuildResult {
@@ -61,7 +64,7 @@ export async function buildApp(dir: string, options: BuildOptions = {}): Promise
     import("./emit/index.js"),
     import("ts-morph"),
   ]);
-  const checked = await checkApp(dir);
+  const checked = await checkApp(dir, options.parses ? { parses: options.parses } : {});
   const result = { ...base, diagnostics: checked.diagnostics, sources: checked.sources };
   if (!checked.catalog || inputHash === undefined) return { ...result, ok: false, skipped: false };
 
@@ -83,6 +86,34 @@ export async function buildApp(dir: string, options: BuildOptions = {}): Promise
     };
   }
   return { ...result, ok: true, skipped: false, files: written.sort(), summary };
+}
+
+/**
+ * A build of `dir` that writes nothing: checked, emitted and compiled, the text dropped as it
+ * comes. `wo run --watch`'s worker runs one while nobody waits, so the first saved edit is
+ * built by warm (JIT-compiled) code and finds its parses kept (spec/live.md). It gives way to a
+ * real build: between files it lets messages in and stops as soon as `giveWay()` says so.
+ */
+export async function rehearseBuild(dir: string, parses: ParseCache, giveWay: () => boolean): Promise<void> {
+  const [{ checkApp }, { emitBuildFiles }, { ts }] = await Promise.all([
+    import("./index.js"),
+    import("./emit/index.js"),
+    import("ts-morph"),
+  ]);
+  const checked = await checkApp(dir, { parses });
+  if (!checked.catalog) return;
+  const sources: EmittedFile[] = [];
+  for (const f of emitBuildFiles(checked.catalog).files) {
+    await new Promise((resolveTurn) => setImmediate(resolveTurn));
+    if (giveWay()) return;
+    if ("text" in f) {
+      if (f.path.endsWith(".ts") && !f.path.endsWith(".d.ts")) sources.push(f);
+    } else {
+      // Rendered as a write renders it, then dropped.
+      for (const chunk of f.chunks) if (chunk.length < 0) break;
+    }
+  }
+  compileTypeScript(sources, ts);
 }
 
 /**
