@@ -6,7 +6,8 @@
 // beside it and renamed into place, so a failed or erroring build never leaves a half-written
 // or mixed build. Leaves diagnostics printing to commands/build.ts; `wo run` calls this to
 // "build if stale".
-import { mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { closeSync, openSync, writeSync } from "node:fs";
+import { mkdir, readdir, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type { ts as TypeScript } from "ts-morph";
 import type { Diagnostic } from "./diagnostics/diagnostic.js";
@@ -201,7 +202,7 @@ async function replaceFolder(outDir: string, files: Iterable<WrittenFile>): Prom
     for (const f of files) {
       const path = join(temp, f.path);
       await ensureFolder(dirname(path));
-      await writeFile(path, "text" in f ? f.text : f.chunks);
+      writeWhole(path, "text" in f ? [f.text] : f.chunks);
     }
     let hadOld = true;
     try {
@@ -219,6 +220,26 @@ async function replaceFolder(outDir: string, files: Iterable<WrittenFile>): Prom
     if (hadOld) await rm(old, { recursive: true, force: true });
   } finally {
     await rm(temp, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/**
+ * Writes `pieces` to a new file at `path`, synchronously: builds run in the CLI or in a build
+ * worker, where nothing else waits on the thread. A string handed to writeSync is encoded
+ * straight into the write, where fs/promises' writeFile makes a Buffer of each piece first: a
+ * 400-type app's 50 MB of them cost about 0.1 s of CPU and its garbage per build.
+ */
+function writeWhole(path: string, pieces: Iterable<string>): void {
+  const fd = openSync(path, "w");
+  try {
+    for (const piece of pieces) {
+      const written = writeSync(fd, piece);
+      // A short write (never seen for a file, but allowed) goes on with the rest of the bytes.
+      let rest = written < Buffer.byteLength(piece) ? Buffer.from(piece).subarray(written) : undefined;
+      while (rest !== undefined && rest.length > 0) rest = rest.subarray(writeSync(fd, rest));
+    }
+  } finally {
+    closeSync(fd);
   }
 }
 
