@@ -8,12 +8,16 @@
 // `wo run --watch` rebuilds after every saved edit, and a fresh worker spends most of a build
 // loading the compiler (about 2 s of a 2.2 s build of a small app, against 0.2 s for the next
 // build in the same thread). So it keeps one worker for all its builds (startBuildWorker): the
-// compiler stays loaded, in that worker's heap, never the server's.
+// compiler stays loaded, in that worker's heap, never the server's. That worker also keeps each
+// app's parses from one build to the next (compiler/parse-cache.ts), and before the first edit
+// rehearses a build of the app (build.ts rehearseBuild), so even the first rebuild runs warm.
 
+import { resolve as resolvePath } from "node:path";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import type { BuildResult } from "./build.js";
 
 type Outcome = { result: BuildResult } | { crash: string };
+type Request = { dir: string; rehearse?: true };
 
 /** buildApp(dir) in a worker thread; rejects only if the worker itself fails. */
 export function buildInWorker(dir: string): Promise<BuildResult> {
@@ -38,6 +42,8 @@ export function buildInWorker(dir: string): Promise<BuildResult> {
 export interface BuildWorker {
   /** buildApp(dir) in the worker; builds run in the order asked. Rejects only if the worker fails (the next build starts a new one). */
   build(dir: string): Promise<BuildResult>;
+  /** A build of `dir` that writes nothing, to warm the worker; a build asked after it waits for it. */
+  rehearse(dir: string): void;
   close(): void;
 }
 
@@ -69,8 +75,12 @@ export function startBuildWorker(): BuildWorker {
       const w = worker;
       return new Promise((resolve, reject) => {
         waiting.push({ resolve, reject });
-        w.postMessage({ dir });
+        w.postMessage({ dir } satisfies Request);
       });
+    },
+    rehearse(dir) {
+      // Unanswered: nothing waits for it, and a failure shows at the next real build.
+      (worker ??= start()).postMessage({ dir, rehearse: true } satisfies Request);
     },
     close() {
       void worker?.terminate();
@@ -94,11 +104,29 @@ if (!isMainThread && parentPort && typeof data?.woBuildDir === "string") {
   port.postMessage(await outcomeOf(() => buildApp(data.woBuildDir as string, {})));
 } else if (!isMainThread && parentPort && data?.woBuildWorker === true) {
   const port = parentPort;
-  const { buildApp } = await import("./build.js");
-  // One build at a time, in arrival order: the answers are matched to the questions by order.
+  const { buildApp, rehearseBuild } = await import("./build.js");
+  const { ParseCache } = await import("./parse-cache.js");
+  const parseCaches = new Map<string, InstanceType<typeof ParseCache>>();
+  const parsesOf = (dir: string) => {
+    let parses = parseCaches.get(resolvePath(dir));
+    if (parses === undefined) parseCaches.set(resolvePath(dir), (parses = new ParseCache()));
+    return parses;
+  };
+  // One build at a time, in arrival order: the answers are matched to the questions by order
+  // (a rehearsal has none).
   let queue = Promise.resolve();
-  port.on("message", (message: { dir: string }) => {
-    queue = queue.then(async () => port.postMessage(await outcomeOf(() => buildApp(message.dir, {}))));
+  let buildsAsked = 0;
+  port.on("message", (message: Request) => {
+    const parses = parsesOf(message.dir);
+    if (message.rehearse) {
+      queue = queue.then(() => rehearseBuild(message.dir, parses, () => buildsAsked > 0).catch(() => undefined));
+      return;
+    }
+    buildsAsked++;
+    queue = queue.then(async () => {
+      buildsAsked--;
+      port.postMessage(await outcomeOf(() => buildApp(message.dir, { parses })));
+    });
   });
   // Load the compiler now, while nobody waits for a build (buildApp loads these lazily).
   void Promise.all([import("./index.js"), import("./emit/index.js"), import("ts-morph")]).catch(() => undefined);

@@ -21,6 +21,7 @@ import { DiagnosticBag, type Diagnostic } from "./diagnostics/diagnostic.js";
 import { displayFile, displayPathOf } from "./display-path.js";
 import { readOptional } from "./read-optional.js";
 import { parseSource } from "./syntax/parse.js";
+import type { ParseCache } from "./parse-cache.js";
 
 export interface CheckResult {
   /** Undefined when any error was reported. */
@@ -50,6 +51,8 @@ export interface CheckOptions {
    * commands) or "skip" it (the language server, which checks each such folder as its own app).
    */
   otherApps?: "refuse" | "skip";
+  /** Parses kept from the previous check of this app in this process (compiler/parse-cache.ts). */
+  parses?: ParseCache;
 }
 
 export async function checkApp(dir: string, options: CheckOptions = {}): Promise<CheckResult> {
@@ -71,10 +74,13 @@ export async function checkApp(dir: string, options: CheckOptions = {}): Promise
   for (const file of loaded) {
     sources.set(toDisplay(file.path), file.text);
     // Spans carry the app-relative path; they are turned into display paths below.
-    const { ast, diagnostics } = parseSource(file.path, file.text);
+    const { ast, diagnostics } = options.parses
+      ? options.parses.parse(file.path, file.text)
+      : parseSource(file.path, file.text);
     bag.items.push(...diagnostics);
     asts.push(ast);
   }
+  options.parses?.endCheck();
   const program = loaded.length > 0 ? checkProgram(asts, config, bag) : undefined;
 
   const relativeFiles = new Set([...loaded.map((f) => f.path), configFileName]);

@@ -33,6 +33,7 @@ export function watchApp(dir: string, server: RunningServer, write: (text: strin
   let building = false;
   let again = false;
   const builder = startBuildWorker();
+  builder.rehearse(dir);
 
   const schedule = () => {
     if (timer) clearTimeout(timer);
