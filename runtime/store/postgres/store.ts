@@ -59,7 +59,7 @@ import { CommitListeners } from "../commit-listeners.js";
 import { defaultRetention, type ChangeLogOptions } from "../change-log.js";
 import { PgChangeLog } from "./change-log.js";
 import { AuditSweep, defaultAuditRetention } from "../audit-trail.js";
-import { ChangeRelay, changeChannel, changePayloads, relayedTables } from "./change-relay.js";
+import { ChangeRelay, changeChannel, changePayloads, othersListenSql, relayedTables } from "./change-relay.js";
 import { buildTableRegistry } from "../tables.js";
 import { assertPostgresNames } from "./ddl.js";
 import {
@@ -242,7 +242,7 @@ export class PostgresStore implements Store {
     readonly where: string,
     relayConfig: pg.ClientConfig,
   ) {
-    this.relay = new ChangeRelay(
+    this.relay = ctx.relay = new ChangeRelay(
       relayConfig,
       (changes) => this.listeners.publish(changes),
       async ({ table, id, seq }) => {
@@ -660,8 +660,13 @@ export class PostgresStore implements Store {
       if (!isAlone) {
         const relayed = tx.changes.filter((c) => this.ctx.relayed.has(c.table));
         const payloads = relayed.length > 0 ? changePayloads(this.relay.instanceId, relayed) : [];
-        const notify = payloads.map((p) => `SELECT pg_notify('${changeChannel}', ${client.escapeLiteral(p)}); `);
-        await client.query(`${tx.beforeCommit()}${notify.join("")}COMMIT`);
+        // Only when another instance listens (change-relay.ts): a notifying COMMIT waits for
+        // every other one, and each instance's relay wakes for it.
+        const notify =
+          payloads.length === 0
+            ? ""
+            : `SELECT pg_notify('${changeChannel}', n.p) FROM (VALUES ${payloads.map((p) => `(${client.escapeLiteral(p)})`).join(", ")}) AS n(p) WHERE ${othersListenSql(this.relay.instanceId)}; `;
+        await client.query(`${tx.beforeCommit()}${notify}COMMIT`);
       }
       // After the COMMIT, before the write resolves: a listener sees a change before its writer's answer.
       if (tx.changes.length > 0) this.listeners.publish(tx.changes);

@@ -33,6 +33,7 @@ import { quoteId } from "../ddl.js";
 import { appendJobSql } from "../job-outbox.js";
 import type { TableInfo, TableRegistry } from "../tables.js";
 import type { PgChangeLog } from "./change-log.js";
+import { othersListenSql } from "./change-relay.js";
 import {
   appendAuditSql,
   auditColumns,
@@ -89,6 +90,8 @@ export interface PgTxContext {
   relayed: ReadonlySet<string>;
   /** Multi-row inserts sent for groups of creates, and the rows in them (benches, tests). */
   rowInserts: { statements: number; rows: number };
+  /** This instance's change relay: who it is, and whether others listened when it last looked. */
+  relay?: { readonly instanceId: string; othersListen: boolean };
 }
 
 const pgPlaceholder = (n: number) => `$${n}`;
@@ -119,7 +122,8 @@ export class SoleInsertRefused extends Error {
 /**
  * Can a sole insert into `table` go as one statement of its own? Not when its create must do
  * more in the same transaction: take a change-log seq (a logged table), send a notification
- * (a relayed one), or insert without a multi-row INSERT (unique indexes, no columns).
+ * (a relayed table while another instance listens), or insert without a multi-row INSERT
+ * (unique indexes, no columns).
  */
 export function fitsSoleInsert(ctx: PgTxContext, table: string): boolean {
   const t = ctx.tables.get(table);
@@ -128,7 +132,7 @@ export function fitsSoleInsert(ctx: PgTxContext, table: string): boolean {
     t.shape.columns.length > 0 &&
     !t.shape.indexes.some((ix) => ix.isUnique) &&
     !ctx.log?.logs(table) &&
-    !ctx.relayed.has(table)
+    (!ctx.relayed.has(table) || ctx.relay?.othersListen === false)
   );
 }
 
@@ -491,6 +495,9 @@ export class PostgresTx implements StoreTx {
    * on): `WITH new AS (INSERT … RETURNING …), INSERT INTO _wo_audit … SELECT … FROM new`.
    * Each entry takes its row's id by position (row_number over RETURNING's order, the order of
    * VALUES, as insertRows relies on). A sweep of the trail that is due joins the statement.
+   * A relayed table's rows are inserted only if no other instance listens (change-relay.ts
+   * othersListenSql, checked in the statement, which holds registrations off until it commits);
+   * else nothing is written and the creates run again in transactions that notify.
    */
   private async insertRowsAudited(t: TableInfo, rows: BatchedRow[]): Promise<void> {
     const columns = t.shape.columns;
@@ -501,10 +508,18 @@ export class PostgresTx implements StoreTx {
     let sweep: { text: string; values: unknown[] } | undefined;
     for (let i = 0; i < n; i++) sweep = this.ctx.auditSweep.due((k) => `$${values.length + k}`) ?? sweep;
     if (sweep !== undefined) values.push(...sweep.values);
+    const relay = this.ctx.relayed.has(t.shape.table) ? this.ctx.relay : undefined;
+    if (this.ctx.relayed.has(t.shape.table) && relay === undefined) throw new SoleInsertRefused("a notification");
     const r = await this.run(
       `insert-audited:${t.shape.table}:${n}${sweep === undefined ? "" : `:${sweep.text}`}`,
       () => {
-        const tuples = rows.map((_, i) => `(${columns.map((_, j) => `$${i * width + j + 1}`).join(", ")})`);
+        const cells = (i: number, cast: boolean) =>
+          columns.map((c, j) => `$${i * width + j + 1}${cast ? `::${pgCastType(c)}` : ""}`).join(", ");
+        // Typed, when the rows are selected from VALUES rather than inserted from it.
+        const inserted =
+          relay === undefined
+            ? `VALUES ${rows.map((_, i) => `(${cells(i, false)})`).join(", ")}`
+            : `SELECT * FROM (VALUES ${rows.map((_, i) => `(${cells(i, true)})`).join(", ")}) AS v WHERE NOT ${othersListenSql(relay.instanceId)}`;
         const audited = auditColumns.map(quoteId).join(", ");
         const entries = rows.map((_, i) => {
           const at = n * width + i * auditColumns.length;
@@ -513,13 +528,17 @@ export class PostgresTx implements StoreTx {
         });
         const picked = auditColumns.map((c) => (c === "row_id" ? `COALESCE(a."row_id", m."id")` : `a.${quoteId(c)}`));
         return (
-          `WITH "_wo_new" AS (INSERT INTO ${t.quoted} (${columns.map((c) => quoteId(c.name)).join(", ")}) VALUES ${tuples.join(", ")} RETURNING ${t.selectList}), ` +
+          `WITH "_wo_new" AS (INSERT INTO ${t.quoted} (${columns.map((c) => quoteId(c.name)).join(", ")}) ${inserted} RETURNING ${t.selectList}), ` +
           `"_wo_new_audit" AS (INSERT INTO "${auditTable}" (${audited}) SELECT ${picked.join(", ")} FROM (SELECT "id", row_number() OVER () AS "n" FROM "_wo_new") AS m JOIN (VALUES ${entries.join(", ")}) AS a("n", ${audited}) ON a."n" = m."n" ORDER BY m."n")` +
           `${sweep === undefined ? "" : `, "_wo_sweep" AS (${sweep.text})`} SELECT * FROM "_wo_new"`
         );
       },
       values,
     );
+    if (relay !== undefined && r.rows.length === 0) {
+      relay.othersListen = true;
+      throw new SoleInsertRefused("notifications (another instance listens)");
+    }
     this.ctx.rowInserts.statements++;
     this.ctx.rowInserts.rows += n;
     if (r.rows.length !== n) throw new Error(`internal error: ${n} rows inserted, ${r.rows.length} returned`);
