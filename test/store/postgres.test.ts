@@ -224,6 +224,66 @@ describe("PostgreSQL store", () => {
       expect((await store.readAudit({ limit: 100 })).entries).toHaveLength(33);
     });
 
+    it("changes are notified only while another instance listens, which then hears every sole insert committed after it opened", async () => {
+      // Post exposed over MCP: relayed to other instances (change-relay.ts relayedTables).
+      const relayedBlog = () => {
+        const c = blog();
+        return { ...c, types: c.types.map((t) => (t.table === "post" ? { ...t, mcp: ["create"] } : t)) };
+      };
+      await store.close();
+      ({ store } = await openPostgresStore({ url, catalog: relayedBlog() }));
+      await store.write((tx) => tx.insert("author", author(1)));
+      // A listener that is no instance (not registered) hears nothing: alone, nothing is sent.
+      const bystander = new pg.Client({ connectionString: url });
+      await bystander.connect();
+      const overheard: string[] = [];
+      bystander.on("notification", (n) => overheard.push(n.payload ?? ""));
+      await bystander.query("LISTEN wo_changes");
+      const audit: AuditRecord = {
+        at: "2026-01-01T00:00:00.000Z",
+        principal: "owner",
+        user: null,
+        role: null,
+        via: "owner",
+        surface: "rest",
+        operation: "post_create",
+        type: "Post",
+        rowId: null,
+        outcome: "ok",
+      };
+      const create = (title: string) =>
+        store.write(
+          async (tx) => {
+            const row = await tx.insert("post", post(1, { title }));
+            await tx.appendAudit({ ...audit, rowId: row.id as number });
+            return row;
+          },
+          { concurrent: true, groupable: true, soleInsert: "post", audit },
+        );
+      // Alone: each in a statement of its own group, outside any transaction.
+      await Promise.all(Array.from({ length: 10 }, (_, i) => create(`alone ${i}`)));
+      expect(store.groupStats.soleInserts).toBe(10);
+      // A second instance opens: every create after that reaches it, the first ones included
+      // (this one has not looked again yet, so it tries the statement that notifies nobody).
+      const { store: other } = await openPostgresStore({ url, catalog: relayedBlog() });
+      try {
+        const heard: string[] = [];
+        other.onCommit((changes) => heard.push(...changes.map((c) => String(c.row?.title))));
+        const titles = Array.from({ length: 10 }, (_, i) => `shared ${i}`);
+        await Promise.all(titles.map(create));
+        for (let i = 0; i < 100 && heard.length < titles.length; i++) await new Promise((r) => setTimeout(r, 20));
+        expect(heard.sort()).toEqual([...titles].sort());
+        // The first group found the other instance in its statement, wrote nothing, and ran again notifying.
+        expect(store.groupStats.soleInserts).toBe(10);
+        expect(overheard.length).toBeGreaterThan(0);
+      } finally {
+        await other.close();
+        await bystander.end();
+      }
+      expect(overheard.join("")).not.toContain("alone");
+      expect(await countRows("post")).toBe(20);
+    });
+
     it("a read of one statement runs outside a transaction, and is refused a second", async () => {
       await store.write((tx) => tx.insert("author", author(1)));
       expect(await store.read((tx) => tx.get("author", 1), { oneStatement: true })).toMatchObject({ name: "A1" });

@@ -324,8 +324,11 @@ export class PostgresStore implements Store {
 
   /** Writes run again after a deadlock or serialization failure, since the store opened (benches, tests). */
   retries = 0;
-  /** Groups of creates committed together, and the creates in them (benches, tests). */
-  readonly groupStats = { groups: 0, writes: 0 };
+  /**
+   * Groups of creates committed together, the creates in them, and those of them committed by
+   * statements of their own, outside any transaction (sole inserts; benches, tests).
+   */
+  readonly groupStats = { groups: 0, writes: 0, soleInserts: 0 };
 
   /** Multi-row inserts the groups sent, and their rows (tx.ts batched; benches, tests). */
   get rowInserts(): { statements: number; rows: number } {
@@ -409,6 +412,7 @@ export class PostgresStore implements Store {
     const again: GroupedWrite[] = [];
     settled.forEach(({ view, outcome }, i) => {
       const w = live[i]!;
+      if (view.isCommitted) this.groupStats.soleInserts++;
       if (outcome.status === "fulfilled") {
         this.groupStats.writes++;
         w.resolve(outcome.value);
