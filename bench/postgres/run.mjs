@@ -13,7 +13,8 @@
 // two instances; with `--old CHECKOUT` (another checkout, built) also on that build, and paired
 // with it (new/old, medians of `--rounds`).
 // Last, round trips to PostgreSQL per call (REST create, GET, method call), counted inside a
-// separate `wo run` (count-round-trips.mjs) over 200 calls one after another.
+// separate `wo run` (count-round-trips.mjs) over 200 calls one after another; a create both
+// beside the loaded instances (which listen, so it notifies) and alone on a database of its own.
 //
 // usage: node bench/postgres/run.mjs [--duration 5 --connections 10 --rounds 6 --old CHECKOUT]
 // (needs `npm run build` and PostgreSQL's binaries, as the tests)
@@ -324,6 +325,15 @@ try {
     const create = await roundTripsPerCall(notes, countFile, () =>
       fetch(`${notes.url}/api/notes`, { method: "POST", headers: json, body: post.body }),
     );
+    // Alone on its database, no other instance listens: a create is one statement (spec/storage.md, "Sole inserts").
+    const lone = await serve(app(`count-lone-${name}`), await pg.createDatabase(), {
+      wo,
+      env: counting(`${countFile}-lone`),
+    });
+    started.push(lone.child);
+    const createAlone = await roundTripsPerCall(lone, `${countFile}-lone`, () =>
+      fetch(`${lone.url}/api/notes`, { method: "POST", headers: json, body: post.body }),
+    );
     const read = await roundTripsPerCall(notes, countFile, () => fetch(`${notes.url}/api/notes/${pgId}`));
     const transfer = await roundTripsPerCall(ledger, `${countFile}-ledger`, () =>
       fetch(`${ledger.url}/api/accounts/${ids[0]}/transfer`, {
@@ -333,9 +343,9 @@ try {
       }),
     );
     console.log(
-      `  ${name.padEnd(12)} REST create ${create.toFixed(2)}   REST GET ${read.toFixed(2)}   method call (transfer) ${transfer.toFixed(2)}`,
+      `  ${name.padEnd(12)} REST create ${create.toFixed(2)} (beside 2 instances), ${createAlone.toFixed(2)} (alone)   REST GET ${read.toFixed(2)}   method call (transfer) ${transfer.toFixed(2)}`,
     );
-    if (name === "this build") trips.push(create, read, transfer);
+    if (name === "this build") trips.push(create, createAlone, read, transfer);
   }
   summarize("postgres", [
     ["wo POST / hand-written pg server POST, paired", "≥ 1.0", `${median(postRatios).toFixed(2)}×`, rounds],
@@ -344,7 +354,12 @@ try {
     ...transfers
       .filter((t) => t.name === "this build")
       .map((t) => [`method call (ledger transfer), ${t.setup}`, "", `${t.rps.toFixed(0)} calls/s`, 1]),
-    ["round trips per REST create / GET / method call", "", trips.map((n) => n.toFixed(2)).join(" / "), 200],
+    [
+      "round trips per REST create (beside other instances / alone) / GET / method call",
+      "",
+      trips.map((n) => n.toFixed(2)).join(" / "),
+      200,
+    ],
   ]);
 } finally {
   for (const child of started) await stopNode(child);
