@@ -349,7 +349,9 @@ export class PostgresStore implements Store {
       return !w.signal?.aborted;
     });
     if (live.length === 0) return;
-    if (live.every((w) => w.soleInsert !== undefined && w.audit !== undefined && fitsSoleInsert(this.ctx, w.soleInsert)))
+    if (
+      live.every((w) => w.soleInsert !== undefined && w.audit !== undefined && fitsSoleInsert(this.ctx, w.soleInsert))
+    )
       return this.commitSoleInserts(live, alone);
     if (live.length === 1) return alone(live[0]!);
     let results: unknown[];
