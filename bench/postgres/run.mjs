@@ -7,7 +7,8 @@
 // Prints req/s and p50/p99 per case and the ratios PostgreSQL / SQLite and two / one instance.
 // Cases run one after another (not paired), so ratios near 1 are within the machine's noise.
 // Then the anchors: a hand-written node:http + pg server (anchor-server.mjs) on the same
-// table, loaded in pairs with wo for POST and GET (paired-load.mjs: medians of `--rounds`), and
+// table, loaded in pairs with wo for POST and GET (paired-load.mjs: medians of `--rounds`; POST
+// also against an instance alone on a database of its own, which notifies nobody), and
 // pgbench running the same INSERT with as many clients, plain and in wo's CRUD transaction shape.
 // Then method calls: samples/ledger's `transfer` between random accounts (of 20), on one and on
 // two instances; with `--old CHECKOUT` (another checkout, built) also on that build, and paired
@@ -255,6 +256,12 @@ try {
   const paired = { rounds, duration: Math.min(duration, 3), connections };
   const postRatios = await pairedRatios([[opts(anchor.url, post), opts(a.url, post)]], paired);
   const getRatios = await pairedRatios([[opts(anchor.url, get), opts(a.url, get)]], paired);
+  // Above, instance b listens, so a's creates notify it; alone on a database of its own an
+  // instance notifies nobody and a create is one statement (spec/storage.md, "Sole inserts").
+  const lone = await serve(app("pg-lone"), await pg.createDatabase());
+  started.push(lone.child);
+  await seed(lone.url);
+  const lonePostRatios = await pairedRatios([[opts(anchor.url, post), opts(lone.url, post)]], paired);
   const bench = (script) => pgbenchTps(pgUrl, script);
   const insertSql = `INSERT INTO "${table}" ("title", "body") VALUES ('bench', 'durable');`;
   const plainTps = bench(insertSql);
@@ -266,6 +273,9 @@ try {
   console.log(`  ${"measure".padEnd(52)} goal    now   (rounds)`);
   console.log(
     `  wo POST / hand-written pg server POST           ≥ 1.0   ${median(postRatios).toFixed(2)}   (${postRatios.map((r) => r.toFixed(2)).join(" ")})`,
+  );
+  console.log(
+    `  wo POST (alone on its database) / the same       ≥ 1.0   ${median(lonePostRatios).toFixed(2)}   (${lonePostRatios.map((r) => r.toFixed(2)).join(" ")})`,
   );
   console.log(
     `  wo GET / hand-written pg server GET             ≥ 0.8   ${median(getRatios).toFixed(2)}   (${getRatios.map((r) => r.toFixed(2)).join(" ")})`,
@@ -349,6 +359,12 @@ try {
   }
   summarize("postgres", [
     ["wo POST / hand-written pg server POST, paired", "≥ 1.0", `${median(postRatios).toFixed(2)}×`, rounds],
+    [
+      "wo POST (alone on its database) / hand-written pg server POST, paired",
+      "≥ 1.0",
+      `${median(lonePostRatios).toFixed(2)}×`,
+      rounds,
+    ],
     ["wo GET / hand-written pg server GET, paired", "≥ 0.8", `${median(getRatios).toFixed(2)}×`, rounds],
     [`wo POST / pgbench plain INSERT (${connections} clients)`, "≥ 0.5", `${(woPost / plainTps).toFixed(2)}×`, 1],
     ...transfers
