@@ -316,6 +316,16 @@ export interface WriteOptions {
    */
   groupable?: boolean;
   /**
+   * With `groupable`: the callback does nothing in the transaction but one `insert` into this
+   * table, whose row it returns, and then appends `audit` (filled with the row's id, as
+   * runtime/operations/audit.ts appendingAudit does). A store may then write the row and its
+   * audit entry in one statement of their own, outside any transaction; should the callback
+   * try anything else before its insert, the store runs it again the ordinary way.
+   */
+  soleInsert?: string;
+  /** The audit record the write appends last (runtime/operations/audit.ts), when there is one. */
+  audit?: AuditRecord;
+  /**
    * The write reads rows only by their id (`get`, or `list`/`count` whose only condition is
    * `id ==` or `id in`): a method whose reads the compiler could bound. A store may run it
    * beside other such writes, holding every row it reads until its commit; `lockFirst` names

@@ -7,13 +7,15 @@
 // Prints req/s and p50/p99 per case and the ratios PostgreSQL / SQLite and two / one instance.
 // Cases run one after another (not paired), so ratios near 1 are within the machine's noise.
 // Then the anchors: a hand-written node:http + pg server (anchor-server.mjs) on the same
-// table, loaded in pairs with wo for POST and GET (paired-load.mjs: medians of `--rounds`), and
+// table, loaded in pairs with wo for POST and GET (paired-load.mjs: medians of `--rounds`; POST
+// also against an instance alone on a database of its own, which notifies nobody), and
 // pgbench running the same INSERT with as many clients, plain and in wo's CRUD transaction shape.
 // Then method calls: samples/ledger's `transfer` between random accounts (of 20), on one and on
 // two instances; with `--old CHECKOUT` (another checkout, built) also on that build, and paired
 // with it (new/old, medians of `--rounds`).
 // Last, round trips to PostgreSQL per call (REST create, GET, method call), counted inside a
-// separate `wo run` (count-round-trips.mjs) over 200 calls one after another.
+// separate `wo run` (count-round-trips.mjs) over 200 calls one after another; a create both
+// beside the loaded instances (which listen, so it notifies) and alone on a database of its own.
 //
 // usage: node bench/postgres/run.mjs [--duration 5 --connections 10 --rounds 6 --old CHECKOUT]
 // (needs `npm run build` and PostgreSQL's binaries, as the tests)
@@ -254,6 +256,12 @@ try {
   const paired = { rounds, duration: Math.min(duration, 3), connections };
   const postRatios = await pairedRatios([[opts(anchor.url, post), opts(a.url, post)]], paired);
   const getRatios = await pairedRatios([[opts(anchor.url, get), opts(a.url, get)]], paired);
+  // Above, instance b listens, so a's creates notify it; alone on a database of its own an
+  // instance notifies nobody and a create is one statement (spec/storage.md, "Sole inserts").
+  const lone = await serve(app("pg-lone"), await pg.createDatabase());
+  started.push(lone.child);
+  await seed(lone.url);
+  const lonePostRatios = await pairedRatios([[opts(anchor.url, post), opts(lone.url, post)]], paired);
   const bench = (script) => pgbenchTps(pgUrl, script);
   const insertSql = `INSERT INTO "${table}" ("title", "body") VALUES ('bench', 'durable');`;
   const plainTps = bench(insertSql);
@@ -265,6 +273,9 @@ try {
   console.log(`  ${"measure".padEnd(52)} goal    now   (rounds)`);
   console.log(
     `  wo POST / hand-written pg server POST           ≥ 1.0   ${median(postRatios).toFixed(2)}   (${postRatios.map((r) => r.toFixed(2)).join(" ")})`,
+  );
+  console.log(
+    `  wo POST (alone on its database) / the same       ≥ 1.0   ${median(lonePostRatios).toFixed(2)}   (${lonePostRatios.map((r) => r.toFixed(2)).join(" ")})`,
   );
   console.log(
     `  wo GET / hand-written pg server GET             ≥ 0.8   ${median(getRatios).toFixed(2)}   (${getRatios.map((r) => r.toFixed(2)).join(" ")})`,
@@ -324,6 +335,15 @@ try {
     const create = await roundTripsPerCall(notes, countFile, () =>
       fetch(`${notes.url}/api/notes`, { method: "POST", headers: json, body: post.body }),
     );
+    // Alone on its database, no other instance listens: a create is one statement (spec/storage.md, "Sole inserts").
+    const lone = await serve(app(`count-lone-${name}`), await pg.createDatabase(), {
+      wo,
+      env: counting(`${countFile}-lone`),
+    });
+    started.push(lone.child);
+    const createAlone = await roundTripsPerCall(lone, `${countFile}-lone`, () =>
+      fetch(`${lone.url}/api/notes`, { method: "POST", headers: json, body: post.body }),
+    );
     const read = await roundTripsPerCall(notes, countFile, () => fetch(`${notes.url}/api/notes/${pgId}`));
     const transfer = await roundTripsPerCall(ledger, `${countFile}-ledger`, () =>
       fetch(`${ledger.url}/api/accounts/${ids[0]}/transfer`, {
@@ -333,18 +353,29 @@ try {
       }),
     );
     console.log(
-      `  ${name.padEnd(12)} REST create ${create.toFixed(2)}   REST GET ${read.toFixed(2)}   method call (transfer) ${transfer.toFixed(2)}`,
+      `  ${name.padEnd(12)} REST create ${create.toFixed(2)} (beside 2 instances), ${createAlone.toFixed(2)} (alone)   REST GET ${read.toFixed(2)}   method call (transfer) ${transfer.toFixed(2)}`,
     );
-    if (name === "this build") trips.push(create, read, transfer);
+    if (name === "this build") trips.push(create, createAlone, read, transfer);
   }
   summarize("postgres", [
     ["wo POST / hand-written pg server POST, paired", "≥ 1.0", `${median(postRatios).toFixed(2)}×`, rounds],
+    [
+      "wo POST (alone on its database) / hand-written pg server POST, paired",
+      "≥ 1.0",
+      `${median(lonePostRatios).toFixed(2)}×`,
+      rounds,
+    ],
     ["wo GET / hand-written pg server GET, paired", "≥ 0.8", `${median(getRatios).toFixed(2)}×`, rounds],
     [`wo POST / pgbench plain INSERT (${connections} clients)`, "≥ 0.5", `${(woPost / plainTps).toFixed(2)}×`, 1],
     ...transfers
       .filter((t) => t.name === "this build")
       .map((t) => [`method call (ledger transfer), ${t.setup}`, "", `${t.rps.toFixed(0)} calls/s`, 1]),
-    ["round trips per REST create / GET / method call", "", trips.map((n) => n.toFixed(2)).join(" / "), 200],
+    [
+      "round trips per REST create (beside other instances / alone) / GET / method call",
+      "",
+      trips.map((n) => n.toFixed(2)).join(" / "),
+      200,
+    ],
   ]);
 } finally {
   for (const child of started) await stopNode(child);

@@ -15,7 +15,7 @@
 // A store whose build has none of these costs nothing: `define` with none leaves writes and
 // reads going straight through.
 
-import { withMembers, withWrites } from "./tx-wrapper.js";
+import { unlessAddsStatements, withMembers, withWrites } from "./tx-wrapper.js";
 import type { RowExprDefinition } from "../../model/build-contract.js";
 import { OperationError } from "../../model/errors.js";
 import type { Row, RowChange, Store, StoreTx } from "../../model/store.js";
@@ -274,7 +274,12 @@ export function withRowExprs(store: Store, typeOfTable: (table: string) => strin
       // query), so it is no longer the one statement `oneStatement` promises.
       read: (fn, options) => (byTable.size === 0 ? store.read(fn, options) : store.read((tx) => fn(readTx(tx)))),
       write: (fn, options) =>
-        byTable.size === 0 ? store.write(fn, options) : store.write((tx) => fn(writeTx(tx)), options),
+        byTable.size === 0
+          ? store.write(fn, options)
+          : store.write(
+              (tx) => fn(writeTx(tx)),
+              unlessAddsStatements(options, (table) => byTable.has(table) || dependents.has(table)),
+            ),
     },
     define,
   };

@@ -15,7 +15,7 @@ import { createRowGuard, type RowGuard } from "./policy.js";
 import { readableRow, readFilter } from "./read-policy.js";
 import { hasPolicies } from "./row-policy.js";
 import { statementPrincipal } from "./session.js";
-import { withMembers, withWrites } from "./tx-wrapper.js";
+import { unlessAddsStatements, withMembers, withWrites } from "./tx-wrapper.js";
 
 type StatementKind = "create" | "update" | "delete";
 
@@ -77,7 +77,11 @@ export function withStatementPolicies(store: Store, catalog: AppContract): Store
   return {
     ...store,
     read: (fn) => store.read((tx) => fn(readsChecked(tx))),
-    write: (fn, options) => store.write((tx) => fn(checked(tx)), options),
+    write: (fn, options) =>
+      store.write(
+        (tx) => fn(checked(tx)),
+        unlessAddsStatements(options, (table) => guards.has(table)),
+      ),
   };
 }
 

@@ -69,6 +69,8 @@ export function tableOperationBody(
         rt,
       );
       const checkRefs = hasRefs(table);
+      // Without refs to check or rows to guard, the callback is one insert and nothing else.
+      const only = checkRefs || guard !== undefined ? "inserts" : "one insert";
       return (data, call) => {
         const row = values(data);
         return store.write(
@@ -80,7 +82,7 @@ export function tableOperationBody(
             await guard?.after(tx, made.id as number, call);
             return made;
           },
-          concurrently(call, table, rt, "inserts"),
+          concurrently(call, table, rt, only),
         );
       };
     }
@@ -215,16 +217,19 @@ function relationBody(
  * These bodies read only the rows they change (locked for update) and the rows their refs name
  * (locked against delete), so a store may run them beside other writes (model/store.ts) —
  * unless `table` has triggers, which may read and write other rows like a method. A body that
- * only `inserts` (a create) may also share its transaction with others (`groupable`).
+ * only `inserts` (a create) may also share its transaction with others (`groupable`); one that
+ * is `one insert` into `table` and nothing else may go without a transaction (`soleInsert`).
  */
 function concurrently(
   call: CallContext,
   table: string,
   rt: OperationRuntime,
-  only?: "inserts",
+  only?: "inserts" | "one insert",
 ): CallContext & WriteOptions {
   const concurrent = !rt.hasTriggers(table);
-  return only === "inserts" ? { ...call, concurrent, groupable: concurrent } : { ...call, concurrent };
+  if (only === undefined) return { ...call, concurrent };
+  if (only === "one insert" && concurrent) return { ...call, concurrent, groupable: true, soleInsert: table };
+  return { ...call, concurrent, groupable: concurrent };
 }
 
 /**

@@ -6,7 +6,7 @@
 // subscriptions there). A property, not a WeakMap from wrapper to wrapped: a chain of WeakMap
 // entries per transaction cost the garbage collector about 25 µs a write.
 
-import type { StoreTx } from "../../model/store.js";
+import type { StoreTx, WriteOptions } from "../../model/store.js";
 
 export type TxWrites = Pick<StoreTx, "insert" | "update" | "delete">;
 
@@ -47,4 +47,17 @@ export function carrying(tx: StoreTx, value: unknown): StoreTx {
 /** What a layer under `tx` attached with `carrying`; undefined when none did. */
 export function carried(tx: StoreTx): unknown {
   return (tx as Carrying)[carriedKey];
+}
+
+/**
+ * `options` without `soleInsert` (model/store.ts) when a layer makes statements of its own
+ * around inserts into that table (`addsStatements`): the callback is then more than one insert,
+ * so the store must give it a transaction.
+ */
+export function unlessAddsStatements<O extends WriteOptions | undefined>(
+  options: O,
+  addsStatements: (table: string) => boolean,
+): O {
+  const table = options?.soleInsert;
+  return table !== undefined && addsStatements(table) ? { ...options, soleInsert: undefined } : options;
 }

@@ -13,7 +13,19 @@ export const auditTable = "_wo_audit";
 export const defaultAuditRetention: AuditRetention = { maxAgeMs: 30 * 24 * 3600 * 1000 };
 
 /** The columns after `seq`, in the order records are bound. */
-const columns = ["at", "principal", "user", "role", "via", "surface", "operation", "type", "row_id", "outcome"];
+export const auditColumns: readonly string[] = [
+  "at",
+  "principal",
+  "user",
+  "role",
+  "via",
+  "surface",
+  "operation",
+  "type",
+  "row_id",
+  "outcome",
+];
+const columns = auditColumns;
 
 const seqColumn = {
   sqlite: "INTEGER PRIMARY KEY AUTOINCREMENT",

@@ -4,7 +4,14 @@
 // messages for a wrong password or a server that is down, losing the server and recovering).
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { MigrationRefusedError, StoreOpenError, StoreUnavailableError } from "../../model/store.js";
+import {
+  MigrationRefusedError,
+  StoreOpenError,
+  StoreUnavailableError,
+  type AuditRecord,
+  type Row,
+  type StoreTx,
+} from "../../model/store.js";
 import { openPostgresStore, type PostgresStore } from "../../runtime/store/postgres/store.js";
 import { startPostgres, type PostgresServer } from "../support/postgres.js";
 import { blog, opt, scalar, authorRow as author, postRow as post } from "./fixture.js";
@@ -162,6 +169,119 @@ describe("PostgreSQL store", () => {
       expect(titles).toHaveLength(35);
       expect(titles).toContain("T500");
       expect(titles).not.toContain("T104");
+    });
+
+    it("sole inserts go as one statement per table with their audit entries; one that asks for more runs again in a transaction", async () => {
+      await store.write((tx) => tx.insert("author", author(1)));
+      const audit = (i: number): AuditRecord => ({
+        at: "2026-01-01T00:00:00.000Z",
+        principal: `p${i}`,
+        user: null,
+        role: null,
+        via: "owner",
+        surface: "rest",
+        operation: "post_create",
+        type: "Post",
+        rowId: null,
+        outcome: "ok",
+      });
+      // As the operation runtime writes a create: the insert, then its audit record with the row's id.
+      const sole = (i: number, body: (tx: StoreTx) => Promise<Row>) =>
+        store.write(
+          async (tx) => {
+            const row = await body(tx);
+            await tx.appendAudit({ ...audit(i), rowId: row.id as number });
+            return row;
+          },
+          { concurrent: true, groupable: true, soleInsert: "post", audit: audit(i) },
+        );
+      const before = { ...store.rowInserts };
+      const made = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => sole(i, (tx) => tx.insert("post", post(1, { title: `T${i}` })))),
+      );
+      expect(made.map((r) => r.title)).toEqual(Array.from({ length: 30 }, (_, i) => `T${i}`));
+      expect(store.rowInserts.statements - before.statements).toBeLessThan(30);
+      // Each entry names its own row and its own caller, once.
+      const { entries } = await store.readAudit({ limit: 100 });
+      const byRow = new Map(entries.map((e) => [e.rowId, e.principal]));
+      expect(entries).toHaveLength(30);
+      made.forEach((row, i) => expect(byRow.get(row.id as number)).toBe(`p${i}`));
+      // Refused before its insert (a read), a row the database refuses (1.5 in a BIGINT): both wrote
+      // nothing in the shared statement; the first runs again in a transaction, the second fails alone.
+      const next = await Promise.allSettled([
+        sole(100, (tx) => tx.insert("post", post(1, { title: "T100" }))),
+        sole(101, async (tx) => {
+          await tx.get("author", 1);
+          return tx.insert("post", post(1, { title: "T101" }));
+        }),
+        sole(102, (tx) => tx.insert("post", post(1, { title: "T102", order: 1.5 }))),
+        sole(103, (tx) => tx.insert("post", post(1, { title: "T103" }))),
+      ]);
+      expect(next.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
+      const titles = (await store.read((tx) => tx.list("post"))).map((p) => p.title);
+      expect(titles).toHaveLength(33);
+      expect(titles.filter((t) => t === "T101")).toHaveLength(1);
+      expect((await store.readAudit({ limit: 100 })).entries).toHaveLength(33);
+    });
+
+    it("changes are notified only while another instance listens, which then hears every sole insert committed after it opened", async () => {
+      // Post exposed over MCP: relayed to other instances (change-relay.ts relayedTables).
+      const relayedBlog = () => {
+        const c = blog();
+        return { ...c, types: c.types.map((t) => (t.table === "post" ? { ...t, mcp: ["create"] } : t)) };
+      };
+      await store.close();
+      ({ store } = await openPostgresStore({ url, catalog: relayedBlog() }));
+      await store.write((tx) => tx.insert("author", author(1)));
+      // A listener that is no instance (not registered) hears nothing: alone, nothing is sent.
+      const bystander = new pg.Client({ connectionString: url });
+      await bystander.connect();
+      const overheard: string[] = [];
+      bystander.on("notification", (n) => overheard.push(n.payload ?? ""));
+      await bystander.query("LISTEN wo_changes");
+      const audit: AuditRecord = {
+        at: "2026-01-01T00:00:00.000Z",
+        principal: "owner",
+        user: null,
+        role: null,
+        via: "owner",
+        surface: "rest",
+        operation: "post_create",
+        type: "Post",
+        rowId: null,
+        outcome: "ok",
+      };
+      const create = (title: string) =>
+        store.write(
+          async (tx) => {
+            const row = await tx.insert("post", post(1, { title }));
+            await tx.appendAudit({ ...audit, rowId: row.id as number });
+            return row;
+          },
+          { concurrent: true, groupable: true, soleInsert: "post", audit },
+        );
+      // Alone: each in a statement of its own group, outside any transaction.
+      await Promise.all(Array.from({ length: 10 }, (_, i) => create(`alone ${i}`)));
+      expect(store.groupStats.soleInserts).toBe(10);
+      // A second instance opens: every create after that reaches it, the first ones included
+      // (this one has not looked again yet, so it tries the statement that notifies nobody).
+      const { store: other } = await openPostgresStore({ url, catalog: relayedBlog() });
+      try {
+        const heard: string[] = [];
+        other.onCommit((changes) => heard.push(...changes.map((c) => String(c.row?.title))));
+        const titles = Array.from({ length: 10 }, (_, i) => `shared ${i}`);
+        await Promise.all(titles.map(create));
+        for (let i = 0; i < 100 && heard.length < titles.length; i++) await new Promise((r) => setTimeout(r, 20));
+        expect(heard.sort()).toEqual([...titles].sort());
+        // The first group found the other instance in its statement, wrote nothing, and ran again notifying.
+        expect(store.groupStats.soleInserts).toBe(10);
+        expect(overheard.length).toBeGreaterThan(0);
+      } finally {
+        await other.close();
+        await bystander.end();
+      }
+      expect(overheard.join("")).not.toContain("alone");
+      expect(await countRows("post")).toBe(20);
     });
 
     it("a read of one statement runs outside a transaction, and is refused a second", async () => {

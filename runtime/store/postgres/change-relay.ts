@@ -5,6 +5,14 @@
 // subscriptions). A REST stream that missed some resumes from the durable change log by
 // Last-Event-ID as on one instance.
 //
+// Nobody else listening (one instance), nothing is sent: each relay registers in
+// `_wo_listeners` (migrate.ts) once it LISTENs, and a write's notifications go out only if the
+// table names another instance, checked in the write's own transaction (`othersListenSql`),
+// which holds the table against a registration until it commits. A registration locks the
+// table exclusively, so it waits for every write that checked without seeing it, and every
+// write after it sees it: an instance has all changes committed after its registration.
+// Rows of instances whose relay connection is gone (pg_stat_activity) are swept.
+//
 // A NOTIFY payload holds at most 8000 bytes: the changes go in as many notifications as they
 // need, and a single change too large for one is sent without its row, which the receiver then
 // reads itself (so it sees that row as it is by then, not necessarily as it was committed).
@@ -13,6 +21,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { emittedEvents, servesLiveStream, type Catalog } from "../../../model/app.js";
 import { eventLogTable, type RowChange } from "../../../model/store.js";
+import { listenerTable } from "./migrate.js";
 
 export const changeChannel = "wo_changes";
 const maxPayloadBytes = 7900;
@@ -37,34 +46,57 @@ export function relayedTables(catalog: Catalog): ReadonlySet<string> {
 
 /** The notifications that carry `changes` from instance `from`. */
 export function changePayloads(from: string, changes: readonly RowChange[]): string[] {
+  // Each change is serialized once: an envelope is its head, the changes joined by commas, "]}".
+  const head = `{"from":${JSON.stringify(from)},"changes":[`;
   const out: string[] = [];
-  let batch: Envelope["changes"] = [];
+  let batch: string[] = [];
+  let bytes = 0;
   const flush = () => {
-    if (batch.length > 0) out.push(JSON.stringify({ from, changes: batch }));
+    if (batch.length > 0) out.push(`${head}${batch.join(",")}]}`);
     batch = [];
+    bytes = 0;
   };
+  const room = maxPayloadBytes - Buffer.byteLength(head) - 2;
   for (const change of changes) {
-    const fits = (c: Envelope["changes"]) => Buffer.byteLength(JSON.stringify({ from, changes: c })) <= maxPayloadBytes;
-    if (fits([...batch, change])) {
-      batch.push(change);
-      continue;
+    let json = JSON.stringify(change);
+    let size = Buffer.byteLength(json);
+    if (batch.length > 0 && bytes + 1 + size > room) flush();
+    if (size > room) {
+      json = JSON.stringify({ ...change, row: null, rowOmitted: true });
+      size = Buffer.byteLength(json);
     }
-    flush();
-    batch.push(fits([change]) ? change : { ...change, row: null, rowOmitted: true });
+    bytes += (batch.length > 0 ? 1 : 0) + size;
+    batch.push(json);
   }
   flush();
   return out;
 }
+
+/** SQL that is true when an instance other than `instanceId` listens (and keeps out registrations until commit). */
+export function othersListenSql(instanceId: string): string {
+  return `EXISTS (SELECT 1 FROM "${listenerTable}" WHERE "instance" <> '${instanceId}')`;
+}
+
+/** How often a relay sweeps the registrations of instances gone and looks for others. */
+const watchMs = 1000;
 
 /**
  * Listens for the other instances' changes on its own connection, and reconnects (every
  * second) after losing the server. `deliver` gets them in the order they were committed.
  */
 export class ChangeRelay {
+  /** A UUID: safe to write into SQL as it is. */
   readonly instanceId = randomUUID();
+  /**
+   * Whether another instance listened when last looked (every second, and at registration):
+   * a hint for how to write (tx.ts fitsSoleInsert); what is sent is decided in the writing
+   * transaction (othersListenSql).
+   */
+  othersListen = true;
   private client: pg.Client | undefined;
   private isClosed = false;
   private retry: NodeJS.Timeout | undefined;
+  private watch: NodeJS.Timeout | undefined;
   /** Changes whose row must be read first are delivered in order behind that read. */
   private delivering: Promise<void> = Promise.resolve();
 
@@ -84,9 +116,32 @@ export class ChangeRelay {
     try {
       await client.connect();
       await client.query(`LISTEN ${changeChannel}`);
+      // Listening first, then registered: whatever commits after the registration reaches us.
+      const me = `'${this.instanceId}'`;
+      await client.query(
+        `BEGIN; LOCK TABLE "${listenerTable}" IN ACCESS EXCLUSIVE MODE; DELETE FROM "${listenerTable}" WHERE "instance" = ${me}; INSERT INTO "${listenerTable}" ("instance", "pid") VALUES (${me}, pg_backend_pid()); COMMIT`,
+      );
       this.client = client;
+      await this.look(client);
+      this.watch ??= setInterval(() => {
+        if (this.client !== undefined) void this.look(this.client);
+      }, watchMs);
+      this.watch.unref();
     } catch {
       this.reconnectLater(client);
+    }
+  }
+
+  /** Sweeps the registrations whose connection is gone, then sees whether others are left. */
+  private async look(client: pg.Client): Promise<void> {
+    try {
+      const results = (await client.query(
+        `DELETE FROM "${listenerTable}" WHERE "pid" NOT IN (SELECT "pid" FROM pg_stat_activity WHERE "pid" IS NOT NULL); SELECT ${othersListenSql(this.instanceId)} AS "others"`,
+      )) as unknown as pg.QueryResult[];
+      this.othersListen = results[1]?.rows[0]?.others !== false;
+    } catch {
+      // A connection lost is reconnected by its own handlers; meanwhile assume others listen.
+      this.othersListen = true;
     }
   }
 
@@ -123,6 +178,10 @@ export class ChangeRelay {
   async close(): Promise<void> {
     this.isClosed = true;
     clearTimeout(this.retry);
+    clearInterval(this.watch);
+    await this.client
+      ?.query(`DELETE FROM "${listenerTable}" WHERE "instance" = '${this.instanceId}'`)
+      .catch(() => undefined);
     await this.client?.end().catch(() => undefined);
   }
 }

@@ -54,6 +54,12 @@ export const mcpSessionTable = "_wo_mcp_sessions";
 /** One row: the key session ids are signed with, the same for every instance (runtime/mcp/session-ids.ts). */
 export const mcpSessionKeyTable = "_wo_mcp_session_key";
 
+/**
+ * The instances whose change relay listens (change-relay.ts), by their relay connection's
+ * backend pid: a write notifies only when some other instance is in it. Not part of the app's shape.
+ */
+export const listenerTable = "_wo_listeners";
+
 /** The advisory lock key every wo instance migrates under ("wo" in ASCII, then "migrate"). */
 export const migrationLockKey = 0x776f_6d69_6772n;
 /** The advisory lock key under which a session's row is counted and written ("wo" then "mcpses"). */
@@ -86,6 +92,9 @@ export async function migratePostgres(
     // A session ended by DELETE keeps its row, marked, while its id could still pass for unused.
     await client.query(
       `ALTER TABLE ${quoteId(mcpSessionTable)} ADD COLUMN IF NOT EXISTS "ended" BOOLEAN NOT NULL DEFAULT false`,
+    );
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${quoteId(listenerTable)} ("instance" TEXT PRIMARY KEY, "pid" INTEGER NOT NULL)`,
     );
     await client.query(
       `CREATE TABLE IF NOT EXISTS ${quoteId(mcpSessionKeyTable)} ("one" BOOLEAN PRIMARY KEY DEFAULT true CHECK ("one"), "key" BYTEA NOT NULL)`,

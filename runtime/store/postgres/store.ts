@@ -59,7 +59,7 @@ import { CommitListeners } from "../commit-listeners.js";
 import { defaultRetention, type ChangeLogOptions } from "../change-log.js";
 import { PgChangeLog } from "./change-log.js";
 import { AuditSweep, defaultAuditRetention } from "../audit-trail.js";
-import { ChangeRelay, changeChannel, changePayloads, relayedTables } from "./change-relay.js";
+import { ChangeRelay, changeChannel, changePayloads, othersListenSql, relayedTables } from "./change-relay.js";
 import { buildTableRegistry } from "../tables.js";
 import { assertPostgresNames } from "./ddl.js";
 import {
@@ -71,7 +71,7 @@ import {
 } from "./migrate.js";
 import { pgNamedTokens } from "./named-tokens.js";
 import { pgRateBuckets } from "./rate-buckets.js";
-import { PostgresTx, StatementNames, type PgTxContext } from "./tx.js";
+import { fitsSoleInsert, PostgresTx, StatementNames, type PgTxContext, type SoleInsertTx } from "./tx.js";
 import { WriteGroups, type GroupedWrite } from "./write-groups.js";
 
 export interface OpenPostgresStoreOptions {
@@ -242,7 +242,7 @@ export class PostgresStore implements Store {
     readonly where: string,
     relayConfig: pg.ClientConfig,
   ) {
-    this.relay = new ChangeRelay(
+    this.relay = ctx.relay = new ChangeRelay(
       relayConfig,
       (changes) => this.listeners.publish(changes),
       async ({ table, id, seq }) => {
@@ -269,7 +269,7 @@ export class PostgresStore implements Store {
   }
 
   async write<T>(fn: (tx: StoreTx) => Promise<T>, options: WriteOptions = {}): Promise<T> {
-    if (options.concurrent && options.groupable) return this.creates.add(fn, options.signal);
+    if (options.concurrent && options.groupable) return this.creates.add(fn, options);
     let mode: "rows" | "keyed" | "serial" = options.concurrent ? "rows" : options.byKey ? "keyed" : "serial";
     // Rows a keyed write locks first, in (table, id) order: those it names, and after a deadlock
     // also every row its failed attempt held, so the next attempt takes them all in that order.
@@ -324,8 +324,11 @@ export class PostgresStore implements Store {
 
   /** Writes run again after a deadlock or serialization failure, since the store opened (benches, tests). */
   retries = 0;
-  /** Groups of creates committed together, and the creates in them (benches, tests). */
-  readonly groupStats = { groups: 0, writes: 0 };
+  /**
+   * Groups of creates committed together, the creates in them, and those of them committed by
+   * statements of their own, outside any transaction (sole inserts; benches, tests).
+   */
+  readonly groupStats = { groups: 0, writes: 0, soleInserts: 0 };
 
   /** Multi-row inserts the groups sent, and their rows (tx.ts batched; benches, tests). */
   get rowInserts(): { statements: number; rows: number } {
@@ -345,7 +348,12 @@ export class PostgresStore implements Store {
       if (w.signal?.aborted) w.reject(new StoreCancelledError());
       return !w.signal?.aborted;
     });
-    if (live.length <= 1) return live.length === 1 ? alone(live[0]!) : undefined;
+    if (live.length === 0) return;
+    if (
+      live.every((w) => w.soleInsert !== undefined && w.audit !== undefined && fitsSoleInsert(this.ctx, w.soleInsert))
+    )
+      return this.commitSoleInserts(live, alone);
+    if (live.length === 1) return alone(live[0]!);
     let results: unknown[];
     try {
       results = await this.transaction(
@@ -371,6 +379,49 @@ export class PostgresStore implements Store {
     this.groupStats.groups++;
     this.groupStats.writes += live.length;
     live.forEach((w, i) => w.resolve(results[i]));
+  }
+
+  /**
+   * A group of sole inserts (WriteOptions.soleInsert): no transaction, no BEGIN, no COMMIT; the
+   * rows of each table and their audit entries go as one statement, which commits by itself
+   * (tx.ts insertRowsAudited): one round trip and one socket write for the group. A create
+   * that asked for anything before its insert, or whose statement failed, wrote nothing and
+   * runs again on its own in a transaction; one whose row committed settles as its callback
+   * did. The server lost: all of them fail as unavailable (as a lost COMMIT does).
+   */
+  private async commitSoleInserts(live: GroupedWrite[], alone: (w: GroupedWrite) => Promise<void>): Promise<void> {
+    let settled: { view: SoleInsertTx; outcome: PromiseSettledResult<unknown> }[];
+    try {
+      settled = await this.transaction(
+        "",
+        "autocommit",
+        async (tx) => {
+          const shared = tx as PostgresTx;
+          shared.shareAmongSoleInserts();
+          const views = live.map((w) => shared.soleInsertView(w.audit!));
+          const outcomes = await Promise.allSettled(live.map((w, i) => w.fn(views[i]!)));
+          const lost = outcomes.find((o) => o.status === "rejected" && isConnectionFailure(o.reason));
+          if (lost !== undefined) throw (lost as PromiseRejectedResult).reason;
+          return outcomes.map((outcome, i) => ({ view: views[i]!, outcome }));
+        },
+        undefined,
+      );
+    } catch (err) {
+      for (const w of live) w.reject(err);
+      return;
+    }
+    this.groupStats.groups++;
+    const again: GroupedWrite[] = [];
+    settled.forEach(({ view, outcome }, i) => {
+      const w = live[i]!;
+      if (view.isCommitted) this.groupStats.soleInserts++;
+      if (outcome.status === "fulfilled") {
+        this.groupStats.writes++;
+        w.resolve(outcome.value);
+      } else if (view.isCommitted) w.reject(outcome.reason);
+      else again.push(w);
+    });
+    await Promise.all(again.map(alone));
   }
 
   /**
@@ -560,12 +611,13 @@ export class PostgresStore implements Store {
 
   /**
    * `mode`: a read, a concurrent CRUD write (`rows`), a concurrent write that reads by id only
-   * (`keyed`), or a write that runs after the others (`serial`). `held` receives the rows a
-   * keyed write locked, also when it fails.
+   * (`keyed`), a write that runs after the others (`serial`), or statements that each commit
+   * by themselves (`autocommit`, a group of sole inserts; `begin` is empty). `held` receives
+   * the rows a keyed write locked, also when it fails.
    */
   private async transaction<T>(
     begin: string,
-    mode: "read" | "rows" | "keyed" | "serial",
+    mode: "read" | "rows" | "keyed" | "serial" | "autocommit",
     fn: (tx: StoreTx) => Promise<T>,
     signal: AbortSignal | undefined,
     held?: [string, number][],
@@ -582,7 +634,7 @@ export class PostgresStore implements Store {
     // the call again).
     // No `begin`: a read of one statement (ReadOptions.oneStatement), outside any transaction.
     const isAlone = begin === "";
-    if (isAlone) tx.allowOneStatement();
+    if (isAlone && !isWritable) tx.allowOneStatement();
     // BEGIN and the body's first statement in one write to the socket, not one each: the
     // stream holds what is written until the body has sent its first statement (in this turn
     // of the event loop, or in the next for a group's multi-row insert, tx.ts batched).
@@ -606,14 +658,22 @@ export class PostgresStore implements Store {
       // The body read by a condition and went on (it caught what the read threw): run it alone.
       if (tx.readByCondition) throw new ReadsByCondition();
       if (signal?.aborted) throw new StoreCancelledError();
-      if (isWritable) await this.ctx.log?.pruneIfDue(client);
+      if (isWritable && !isAlone) await this.ctx.log?.pruneIfDue(client);
       // Sent by the COMMIT (and only if it commits), in commit order, to the other instances;
       // in the COMMIT's own round trip (a simple query of several statements: should a
       // notification fail, the COMMIT is not run and the catch below rolls back).
-      const relayed = tx.changes.filter((c) => this.ctx.relayed.has(c.table));
-      const payloads = relayed.length > 0 ? changePayloads(this.relay.instanceId, relayed) : [];
-      const notify = payloads.map((p) => `SELECT pg_notify('${changeChannel}', ${client.escapeLiteral(p)}); `);
-      if (!isAlone) await client.query(`${tx.beforeCommit()}${notify.join("")}COMMIT`);
+      // (Autocommit statements change no relayed table: tx.ts fitsSoleInsert.)
+      if (!isAlone) {
+        const relayed = tx.changes.filter((c) => this.ctx.relayed.has(c.table));
+        const payloads = relayed.length > 0 ? changePayloads(this.relay.instanceId, relayed) : [];
+        // Only when another instance listens (change-relay.ts): a notifying COMMIT waits for
+        // every other one, and each instance's relay wakes for it.
+        const notify =
+          payloads.length === 0
+            ? ""
+            : `SELECT pg_notify('${changeChannel}', n.p) FROM (VALUES ${payloads.map((p) => `(${client.escapeLiteral(p)})`).join(", ")}) AS n(p) WHERE ${othersListenSql(this.relay.instanceId)}; `;
+        await client.query(`${tx.beforeCommit()}${notify}COMMIT`);
+      }
       // After the COMMIT, before the write resolves: a listener sees a change before its writer's answer.
       if (tx.changes.length > 0) this.listeners.publish(tx.changes);
       return result;

@@ -33,7 +33,16 @@ import { quoteId } from "../ddl.js";
 import { appendJobSql } from "../job-outbox.js";
 import type { TableInfo, TableRegistry } from "../tables.js";
 import type { PgChangeLog } from "./change-log.js";
-import { appendAuditSql, auditPage, auditValues, readAuditSql, type AuditSweep } from "../audit-trail.js";
+import { othersListenSql } from "./change-relay.js";
+import {
+  appendAuditSql,
+  auditColumns,
+  auditPage,
+  auditTable,
+  auditValues,
+  readAuditSql,
+  type AuditSweep,
+} from "../audit-trail.js";
 import { pgCastType, pgIdentifier, pgIndexedColumn, pgSearchColumn, pgSearchConfig } from "./ddl.js";
 
 /** SQL text per query-shape key, and the statement name it is prepared under; shared by all connections. */
@@ -81,6 +90,8 @@ export interface PgTxContext {
   relayed: ReadonlySet<string>;
   /** Multi-row inserts sent for groups of creates, and the rows in them (benches, tests). */
   rowInserts: { statements: number; rows: number };
+  /** This instance's change relay: who it is, and whether others listened when it last looked. */
+  relay?: { readonly instanceId: string; othersListen: boolean };
 }
 
 const pgPlaceholder = (n: number) => `$${n}`;
@@ -96,6 +107,33 @@ export class SharedTransactionRefused extends Error {
   constructor() {
     super("a savepoint in a transaction shared by a group of creates");
   }
+}
+
+/**
+ * A sole insert (WriteOptions.soleInsert) that asked for something else (store.ts runs it
+ * again, in a transaction of its own, when it had not yet written its row).
+ */
+export class SoleInsertRefused extends Error {
+  constructor(what: string) {
+    super(`internal error: a sole insert asked for ${what}`);
+  }
+}
+
+/**
+ * Can a sole insert into `table` go as one statement of its own? Not when its create must do
+ * more in the same transaction: take a change-log seq (a logged table), send a notification
+ * (a relayed table while another instance listens), or insert without a multi-row INSERT
+ * (unique indexes, no columns).
+ */
+export function fitsSoleInsert(ctx: PgTxContext, table: string): boolean {
+  const t = ctx.tables.get(table);
+  return (
+    t !== undefined &&
+    t.shape.columns.length > 0 &&
+    !t.shape.indexes.some((ix) => ix.isUnique) &&
+    !ctx.log?.logs(table) &&
+    (!ctx.relayed.has(table) || ctx.relay?.othersListen === false)
+  );
 }
 
 export class PostgresTx implements StoreTx {
@@ -386,7 +424,7 @@ export class PostgresTx implements StoreTx {
    * Inserts of one table that a group's creates ask for in the same turn, pending: sent as one
    * multi-row `INSERT … VALUES (…), (…) RETURNING` (batched()). Only in a shared transaction.
    */
-  private batches: Map<TableInfo, { params: unknown[]; settle: (row: Row | Error) => void }[]> | undefined;
+  private batches: Map<TableInfo, BatchedRow[]> | undefined;
 
   /** Inserts wait to be sent as one (store.ts keeps the socket corked until they are). */
   hasPendingInserts(): boolean {
@@ -399,31 +437,115 @@ export class PostgresTx implements StoreTx {
   }
 
   /**
+   * No transaction at all, shared by a group of sole inserts (store.ts): each table's rows go
+   * with their audit entries as one statement that commits by itself (insertRowsAudited).
+   */
+  shareAmongSoleInserts(): void {
+    this.batches = new Map();
+    this.isAutocommit = true;
+  }
+
+  private isAutocommit = false;
+
+  /** The connection as one sole insert of the group sees it: its insert, its audit entry, nothing else. */
+  soleInsertView(audit: AuditRecord): SoleInsertTx {
+    return new SoleInsertTx(this, audit);
+  }
+
+  /** A sole insert's row and its audit entry, in the group's next statement for `table`. */
+  async insertAudited(table: string, values: Row, audit: AuditRecord): Promise<Row> {
+    const t = this.writableTable(table);
+    if (!this.isAutocommit || !fitsSoleInsert(this.ctx, table)) throw new SoleInsertRefused(`an insert into ${table}`);
+    const row = await this.batched(
+      t,
+      t.shape.columns.map((c) => t.codec.encode(c, values[c.name])),
+      audit,
+    );
+    // Committed: published after the group (store.ts), as a transaction's changes are.
+    this.changes.push({ table, op: "create", id: row.id as number, row: { ...row } });
+    return row;
+  }
+
+  /**
    * One row of a multi-row insert: the rows of the table asked for until the event loop turns
    * go as one statement (prepared per table and row count), and RETURNING gives the rows back
    * in the order of VALUES, each to its create.
    */
-  private batched(t: TableInfo, params: unknown[]): Promise<Row> {
+  private batched(t: TableInfo, params: unknown[], audit?: AuditRecord): Promise<Row> {
     const batches = this.batches!;
     return new Promise<Row>((resolve, reject) => {
       const settle = (row: Row | Error) => (row instanceof Error ? reject(row) : resolve(row));
+      const entry = { params, settle, audit };
       const pending = batches.get(t);
-      if (pending !== undefined) return void pending.push({ params, settle });
-      batches.set(t, [{ params, settle }]);
+      if (pending !== undefined) return void pending.push(entry);
+      batches.set(t, [entry]);
       setImmediate(() => {
         const rows = batches.get(t)!;
         batches.delete(t);
-        this.insertRows(t, rows).catch((err: unknown) => {
+        (this.isAutocommit ? this.insertRowsAudited(t, rows) : this.insertRows(t, rows)).catch((err: unknown) => {
           for (const r of rows) r.settle(err as Error);
         });
       });
     });
   }
 
-  private async insertRows(
-    t: TableInfo,
-    rows: { params: unknown[]; settle: (row: Row | Error) => void }[],
-  ): Promise<void> {
+  /**
+   * The rows of a group's sole inserts into one table and their audit entries, as one
+   * statement outside any transaction (so it commits by itself, durably: synchronous_commit is
+   * on): `WITH new AS (INSERT … RETURNING …), INSERT INTO _wo_audit … SELECT … FROM new`.
+   * Each entry takes its row's id by position (row_number over RETURNING's order, the order of
+   * VALUES, as insertRows relies on). A sweep of the trail that is due joins the statement.
+   * A relayed table's rows are inserted only if no other instance listens (change-relay.ts
+   * othersListenSql, checked in the statement, which holds registrations off until it commits);
+   * else nothing is written and the creates run again in transactions that notify.
+   */
+  private async insertRowsAudited(t: TableInfo, rows: BatchedRow[]): Promise<void> {
+    const columns = t.shape.columns;
+    const n = rows.length;
+    const width = columns.length;
+    const values = rows.flatMap((r) => r.params);
+    for (const r of rows) values.push(...auditValues(r.audit!));
+    let sweep: { text: string; values: unknown[] } | undefined;
+    for (let i = 0; i < n; i++) sweep = this.ctx.auditSweep.due((k) => `$${values.length + k}`) ?? sweep;
+    if (sweep !== undefined) values.push(...sweep.values);
+    const relay = this.ctx.relayed.has(t.shape.table) ? this.ctx.relay : undefined;
+    if (this.ctx.relayed.has(t.shape.table) && relay === undefined) throw new SoleInsertRefused("a notification");
+    const r = await this.run(
+      `insert-audited:${t.shape.table}:${n}${sweep === undefined ? "" : `:${sweep.text}`}`,
+      () => {
+        const cells = (i: number, cast: boolean) =>
+          columns.map((c, j) => `$${i * width + j + 1}${cast ? `::${pgCastType(c)}` : ""}`).join(", ");
+        // Typed, when the rows are selected from VALUES rather than inserted from it.
+        const inserted =
+          relay === undefined
+            ? `VALUES ${rows.map((_, i) => `(${cells(i, false)})`).join(", ")}`
+            : `SELECT * FROM (VALUES ${rows.map((_, i) => `(${cells(i, true)})`).join(", ")}) AS v WHERE NOT ${othersListenSql(relay.instanceId)}`;
+        const audited = auditColumns.map(quoteId).join(", ");
+        const entries = rows.map((_, i) => {
+          const at = n * width + i * auditColumns.length;
+          const cells = auditColumns.map((c, j) => (c === "row_id" ? `$${at + j + 1}::bigint` : `$${at + j + 1}`));
+          return `(${i + 1}, ${cells.join(", ")})`;
+        });
+        const picked = auditColumns.map((c) => (c === "row_id" ? `COALESCE(a."row_id", m."id")` : `a.${quoteId(c)}`));
+        return (
+          `WITH "_wo_new" AS (INSERT INTO ${t.quoted} (${columns.map((c) => quoteId(c.name)).join(", ")}) ${inserted} RETURNING ${t.selectList}), ` +
+          `"_wo_new_audit" AS (INSERT INTO "${auditTable}" (${audited}) SELECT ${picked.join(", ")} FROM (SELECT "id", row_number() OVER () AS "n" FROM "_wo_new") AS m JOIN (VALUES ${entries.join(", ")}) AS a("n", ${audited}) ON a."n" = m."n" ORDER BY m."n")` +
+          `${sweep === undefined ? "" : `, "_wo_sweep" AS (${sweep.text})`} SELECT * FROM "_wo_new"`
+        );
+      },
+      values,
+    );
+    if (relay !== undefined && r.rows.length === 0) {
+      relay.othersListen = true;
+      throw new SoleInsertRefused("notifications (another instance listens)");
+    }
+    this.ctx.rowInserts.statements++;
+    this.ctx.rowInserts.rows += n;
+    if (r.rows.length !== n) throw new Error(`internal error: ${n} rows inserted, ${r.rows.length} returned`);
+    rows.forEach((row, i) => row.settle(r.rows[i]!));
+  }
+
+  private async insertRows(t: TableInfo, rows: BatchedRow[]): Promise<void> {
     const columns = t.shape.columns;
     const n = rows.length;
     const r = await this.run(
@@ -667,6 +789,85 @@ export class PostgresTx implements StoreTx {
     } catch (err) {
       throw toConstraintError(t, err) ?? err;
     }
+  }
+}
+
+/** One row of a multi-row insert, waiting for the statement; a sole insert's with its audit record. */
+interface BatchedRow {
+  params: unknown[];
+  settle: (row: Row | Error) => void;
+  audit: AuditRecord | undefined;
+}
+
+/**
+ * What one sole insert of a group (WriteOptions.soleInsert) may do: insert one row, whose
+ * statement carries its audit entry, then append that very entry (already written). Anything
+ * else is refused: before the insert, the write has written nothing and runs again in a
+ * transaction (store.ts); after it, the row is committed and the call fails as it would have.
+ */
+export class SoleInsertTx implements StoreTx {
+  /** Its row is committed (with its audit entry). */
+  isCommitted = false;
+  private hasInserted = false;
+  private row: Row | undefined;
+  private isAudited = false;
+
+  constructor(
+    private readonly shared: PostgresTx,
+    private readonly audit: AuditRecord,
+  ) {}
+
+  async insert(table: string, values: Row): Promise<Row> {
+    if (this.hasInserted) throw new SoleInsertRefused("a second insert");
+    this.hasInserted = true;
+    const row = await this.shared.insertAudited(table, values, this.audit);
+    this.row = row;
+    this.isCommitted = true;
+    return row;
+  }
+
+  async appendAudit(record: AuditRecord): Promise<void> {
+    // The entry its insert wrote: the call's record, with the row's id (audit.ts appendingAudit).
+    const expected = { ...this.audit, rowId: this.audit.rowId ?? (this.row?.id as number | undefined) ?? null };
+    const isSame = (Object.keys(expected) as (keyof AuditRecord)[]).every((k) => record[k] === expected[k]);
+    if (!this.isCommitted || this.isAudited || !isSame || Object.keys(record).length !== Object.keys(expected).length)
+      throw new SoleInsertRefused("an audit entry other than its own");
+    this.isAudited = true;
+  }
+
+  private refuse(what: string): never {
+    throw new SoleInsertRefused(what);
+  }
+
+  async get(): Promise<Row | undefined> {
+    return this.refuse("a read");
+  }
+  async list(): Promise<Row[]> {
+    return this.refuse("a read");
+  }
+  async count(): Promise<number> {
+    return this.refuse("a read");
+  }
+  async insertWithId(): Promise<Row> {
+    return this.refuse("an insert with an id");
+  }
+  async update(): Promise<Row | undefined> {
+    return this.refuse("an update");
+  }
+  async delete(): Promise<boolean> {
+    return this.refuse("a delete");
+  }
+  async savepoint<T>(): Promise<T> {
+    return this.refuse("a savepoint");
+  }
+  async referrers(): Promise<{ table: string; field: string; count: number }[]> {
+    return this.refuse("a read");
+  }
+  async appendEvent(): Promise<void> {
+    return this.refuse("an event");
+  }
+  async appendJob(): Promise<void> {
+    return this.refuse("a job");
   }
 }
 

@@ -8,11 +8,14 @@
 // load the groups grow instead of the transactions multiplying. A create that arrives while
 // there is room starts at once (on setImmediate, with whatever arrived in the same turn).
 
-import type { StoreTx } from "../../../model/store.js";
+import type { AuditRecord, StoreTx, WriteOptions } from "../../../model/store.js";
 
 export interface GroupedWrite {
   fn: (tx: StoreTx) => Promise<unknown>;
   signal: AbortSignal | undefined;
+  /** WriteOptions.soleInsert and .audit: the write may go as one statement of its own (store.ts). */
+  soleInsert: string | undefined;
+  audit: AuditRecord | undefined;
   resolve(value: unknown): void;
   reject(err: unknown): void;
 }
@@ -31,9 +34,10 @@ export class WriteGroups {
     private readonly maxInFlight: number,
   ) {}
 
-  add<T>(fn: (tx: StoreTx) => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  add<T>(fn: (tx: StoreTx) => Promise<T>, options: WriteOptions): Promise<T> {
+    const { signal, soleInsert, audit } = options;
     return new Promise<T>((resolve, reject) => {
-      this.waiting.push({ fn, signal, resolve: resolve as (value: unknown) => void, reject });
+      this.waiting.push({ fn, signal, soleInsert, audit, resolve: resolve as (value: unknown) => void, reject });
       this.schedule();
     });
   }
