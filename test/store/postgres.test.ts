@@ -20,6 +20,22 @@ let server: PostgresServer;
 let url: string;
 let store: PostgresStore;
 
+/** The audit record the operation runtime appends for a REST create of a Post by `principal`. */
+function createAudit(principal: string): AuditRecord {
+  return {
+    at: "2026-01-01T00:00:00.000Z",
+    principal,
+    user: null,
+    role: null,
+    via: "owner",
+    surface: "rest",
+    operation: "post_create",
+    type: "Post",
+    rowId: null,
+    outcome: "ok",
+  };
+}
+
 describe("PostgreSQL store", () => {
   beforeAll(async () => {
     server = await startPostgres();
@@ -173,18 +189,7 @@ describe("PostgreSQL store", () => {
 
     it("sole inserts go as one statement per table with their audit entries; one that asks for more runs again in a transaction", async () => {
       await store.write((tx) => tx.insert("author", author(1)));
-      const audit = (i: number): AuditRecord => ({
-        at: "2026-01-01T00:00:00.000Z",
-        principal: `p${i}`,
-        user: null,
-        role: null,
-        via: "owner",
-        surface: "rest",
-        operation: "post_create",
-        type: "Post",
-        rowId: null,
-        outcome: "ok",
-      });
+      const audit = (i: number) => createAudit(`p${i}`);
       // As the operation runtime writes a create: the insert, then its audit record with the row's id.
       const sole = (i: number, body: (tx: StoreTx) => Promise<Row>) =>
         store.write(
@@ -239,18 +244,7 @@ describe("PostgreSQL store", () => {
       const overheard: string[] = [];
       bystander.on("notification", (n) => overheard.push(n.payload ?? ""));
       await bystander.query("LISTEN wo_changes");
-      const audit: AuditRecord = {
-        at: "2026-01-01T00:00:00.000Z",
-        principal: "owner",
-        user: null,
-        role: null,
-        via: "owner",
-        surface: "rest",
-        operation: "post_create",
-        type: "Post",
-        rowId: null,
-        outcome: "ok",
-      };
+      const audit = createAudit("owner");
       const create = (title: string) =>
         store.write(
           async (tx) => {
