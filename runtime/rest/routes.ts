@@ -23,6 +23,7 @@ import { readCall } from "../operations/read-call.js";
 import { readJsonObject, type RestFailure } from "./body.js";
 import type { LiveStreams } from "./live.js";
 import { isRefusal, streamCallerOf } from "../stream-budget.js";
+import { jsonAnswer } from "./json-answer.js";
 import { problemResponse } from "./problem.js";
 import { PathTable } from "./path-table.js";
 import { listInput } from "./query.js";
@@ -338,7 +339,7 @@ async function handle(
       return c.json(link, created ? 201 : 200);
     }
     default:
-      return c.json(result ?? null, 200);
+      return jsonAnswer(c, result ?? null);
   }
 }
 
