@@ -79,7 +79,9 @@ describe("GET answers written straight to node's response", () => {
   it("a list answers the same way", async () => {
     const { head, body } = await raw(`GET /api/notes HTTP/1.1\r\n${host()}\r\n`);
     expect(JSON.parse(body).items).toHaveLength(1);
-    expect(head).toMatch(/^HTTP\/1\.1 200 OK\r\nx-content-type-options: nosniff\r\nContent-Type: application\/json\r\n/);
+    expect(head).toMatch(
+      /^HTTP\/1\.1 200 OK\r\nx-content-type-options: nosniff\r\nContent-Type: application\/json\r\n/,
+    );
     expect(head).toContain(`\r\nContent-Length: ${Buffer.byteLength(body)}`);
   });
 
