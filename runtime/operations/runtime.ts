@@ -12,6 +12,7 @@ import { asSession, currentSession, currentSessionUser, keepSession, statementPr
 import { withLiveWrites, type BodySubscription } from "./live-writes.js";
 import { readFilter } from "./read-policy.js";
 import { OperationError, maxErrorDetails, type ErrorDetail } from "../../model/errors.js";
+import { IdInput } from "./id-input.js";
 import { acceptedNames, refusedFieldMessages, unknownKeys, unstorableTexts } from "./input-checks.js";
 import { createListPager } from "./list-page.js";
 import { enforceFieldChecks, inputCheckAt, inputCheckMessages, type InputCheck } from "./field-checks.js";
@@ -80,6 +81,8 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): BoundRuntime
   // triggers then write runs with the write's authority.
   const store = withStatementPolicies(triggered.store, catalog);
   const accepted = acceptedNames(catalog.operations);
+  // The operations whose input schema is byId (`{ id }`): a proven IdInput passes it as it is.
+  const byId = new Set(catalog.operations.filter((e) => e.kind === "get" || e.kind === "delete").map((e) => e.name));
   const refusedFields = refusedFieldMessages(catalog, catalog.operations);
   const inputChecks = inputCheckMessages(catalog, catalog.operations);
   const invalid = (message: string, details: ErrorDetail[] = []): never => {
@@ -95,6 +98,7 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): BoundRuntime
     store,
     validators,
     validate<T = Row>(name: string, input: unknown): T {
+      if (input instanceof IdInput && byId.has(name)) return input as T;
       const validator = validators[name];
       if (!validator) throw new OperationError("internal", `No validator for operation '${name}'.`);
       // ajv with allErrors reports every unknown key: 100k of them cost more than the call is

@@ -19,7 +19,8 @@ import { OperationError, RateLimitedError } from "../../model/errors.js";
 import { isPreflight, restPreflightHeaders } from "../http-guard.js";
 import { listVocabulary, liveFiltersValidator, type ListVocabulary } from "../../model/list-filters.js";
 import { listConditions } from "../operations/list-page.js";
-import { readCall } from "../operations/read-call.js";
+import { IdInput } from "../operations/id-input.js";
+import { callContext, readCall } from "../operations/read-call.js";
 import { readJsonObject, type RestFailure } from "./body.js";
 import type { LiveStreams } from "./live.js";
 import { isRefusal, streamCallerOf } from "../stream-budget.js";
@@ -220,7 +221,7 @@ async function handle(
     targetId = Number(raw);
   }
 
-  let input: Record<string, unknown>;
+  let input: Record<string, unknown> | IdInput;
   switch (route.kind) {
     case "live":
       return live(c, route, deps, vocabularyOf(route.type));
@@ -257,7 +258,8 @@ async function handle(
     }
     case "get":
     case "delete":
-      input = { id };
+      // The id the path proved: the operation does not check it again (operations/id-input.ts).
+      input = IdInput.of(id!) ?? { id };
       break;
     case "me":
       // The caller's own row: the operation reads who is calling from the call.
@@ -292,13 +294,11 @@ async function handle(
     const caller =
       principal.via === "anonymous" ? streamCallerOf(nodeBindings(c).incoming?.socket, principal) : undefined;
     const reading = route.kind === "get" || route.kind === "list" || route.kind === "relation" || route.kind === "me";
-    const untraced: CallContext = reading
-      ? caller === undefined
-        ? readCall(principal, "rest")
-        : { principal, surface: "rest", caller }
-      : { signal: c.req.raw.signal, principal, surface: "rest", ...(caller !== undefined ? { caller } : {}) };
     const trace = deps.traceOf?.(c);
-    const call = trace === undefined ? untraced : { ...untraced, trace };
+    const call: CallContext =
+      reading && caller === undefined && trace === undefined
+        ? readCall(principal, "rest")
+        : callContext(reading ? undefined : c.req.raw.signal, principal, "rest", caller, trace);
     result = await operation(input, call);
   } catch (err) {
     if (err instanceof OperationError) {
