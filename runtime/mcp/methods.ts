@@ -24,7 +24,7 @@ import { isOwner, ownerPrincipal, type Principal } from "../../model/principal.j
 import { readFilter } from "../operations/read-policy.js";
 import { OperationError, RateLimitedError, type OperationErrorKind } from "../../model/errors.js";
 import type { Store } from "../../model/store.js";
-import { readCall } from "../operations/read-call.js";
+import { callContext, readCall } from "../operations/read-call.js";
 import { paginate } from "./cursor.js";
 import { eventResources, type EventResources } from "./event-resources.js";
 import { ErrorCode, isPlainObject, RpcError, SerializedResult, type Params } from "./json-rpc.js";
@@ -101,14 +101,10 @@ function mcpCall(ctx: MethodContext, canWrite: boolean): CallContext {
   // Only an anonymous caller is counted by its connection; a named principal the limiter knows
   // by name (so its reads keep their shared context), and the owner is not limited.
   const caller = principal.via === "anonymous" ? ctx.caller : undefined;
-  const extra = {
-    ...(ctx.trace !== undefined ? { trace: ctx.trace } : {}),
-    ...(caller !== undefined ? { caller } : {}),
-  };
-  if (canWrite) return { signal: ctx.signal, principal, surface: "mcp", ...extra };
+  if (canWrite) return callContext(ctx.signal, principal, "mcp", caller, ctx.trace);
   return caller === undefined && ctx.trace === undefined
     ? readCall(principal, "mcp")
-    : { principal, surface: "mcp", ...extra };
+    : callContext(undefined, principal, "mcp", caller, ctx.trace);
 }
 const TEMPLATE_SUFFIX = "/{id}";
 
