@@ -39,6 +39,8 @@ export class NosniffResponse<Request extends IncomingMessage = IncomingMessage> 
       if (set) own[outHeaders!] = Object.assign(Object.create(null), { [header]: [header, "nosniff"] }, set);
       else this.setHeader(header, "nosniff");
     }
-    return typeof reason === "string" ? super.writeHead(statusCode, reason, headers) : super.writeHead(statusCode, reason);
+    return typeof reason === "string"
+      ? super.writeHead(statusCode, reason, headers)
+      : super.writeHead(statusCode, reason);
   }
 }
