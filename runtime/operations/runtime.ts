@@ -335,12 +335,13 @@ function translateStoreErrors(store: Store, catalog: Catalog, log: (line: string
     }
     throw err;
   };
+  // Hoisted: a read's outcome is seen on every GET, and a closure per call is garbage per call.
+  const readSucceeded = <T>(value: T): T => {
+    unavailableLog.succeeded();
+    return value;
+  };
   return {
-    read: (fn, options) =>
-      store.read(keepSession(fn), options).then((value) => {
-        unavailableLog.succeeded();
-        return value;
-      }, translate),
+    read: (fn, options) => store.read(keepSession(fn), options).then(readSucceeded, translate),
     // A call's audit record (its CallContext is the options) commits with the call's writes.
     write: (fn, options) =>
       store.write(keepSession(writeWithAudit(fn, options)), options).then((value) => {
