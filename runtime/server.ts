@@ -18,6 +18,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { createEdge } from "./edge.js";
+import { NosniffResponse } from "./nosniff-response.js";
 import type { BearerSource, ProtectedResource } from "./identity/contract.js";
 import { createProtectedResource } from "./identity/resource-metadata.js";
 import { reloadBuild } from "./reload.js";
@@ -362,7 +363,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 
 function listen(listener: RequestListener, hostname: string, port: number) {
   return new Promise<{ server: Server; address: AddressInfo }>((resolvePromise, reject) => {
-    const server = createServer(applyHttpBaseline(onePerConnection(listener)));
+    const server = createServer({ ServerResponse: NosniffResponse }, applyHttpBaseline(onePerConnection(listener)));
     // `Expect: 100-continue`: node would send `100 Continue` before any check ran; deferred to
     // the first read of the body, a refusal (403, 415, 413) is the only answer the client gets.
     server.on("checkContinue", applyHttpBaseline(onePerConnection(continueOnFirstRead(listener))));
@@ -372,14 +373,13 @@ function listen(listener: RequestListener, hostname: string, port: number) {
 }
 
 /**
- * What holds for every request, whatever serves it. `nosniff` on every answer: a JSON body
- * holding app text must never be sniffed into HTML or script by a browser. RFC 9112 §3.2: a
- * server MUST answer 400 to a request with more than one Host header; node keeps the first, and
- * the Host check (http-guard.ts) would judge a request by one of its two names.
+ * What holds for every request, whatever serves it. `nosniff` on every answer is the server's
+ * response class (nosniff-response.ts). RFC 9112 §3.2: a server MUST answer 400 to a request
+ * with more than one Host header; node keeps the first, and the Host check (http-guard.ts)
+ * would judge a request by one of its two names.
  */
 function applyHttpBaseline(listener: RequestListener): RequestListener {
   return (req, res) => {
-    res.setHeader("x-content-type-options", "nosniff");
     if (!hasRepeatedHost(req.rawHeaders)) return listener(req, res);
     res.writeHead(400, { "content-type": "text/plain; charset=utf-8", connection: "close" });
     res.end("Bad Request: more than one Host header.\n");

@@ -12,6 +12,7 @@ import { asSession, currentSession, currentSessionUser, keepSession, statementPr
 import { withLiveWrites, type BodySubscription } from "./live-writes.js";
 import { readFilter } from "./read-policy.js";
 import { OperationError, maxErrorDetails, type ErrorDetail } from "../../model/errors.js";
+import { IdInput } from "./id-input.js";
 import { acceptedNames, refusedFieldMessages, unknownKeys, unstorableTexts } from "./input-checks.js";
 import { createListPager } from "./list-page.js";
 import { enforceFieldChecks, inputCheckAt, inputCheckMessages, type InputCheck } from "./field-checks.js";
@@ -80,6 +81,8 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): BoundRuntime
   // triggers then write runs with the write's authority.
   const store = withStatementPolicies(triggered.store, catalog);
   const accepted = acceptedNames(catalog.operations);
+  // The operations whose input schema is byId (`{ id }`): a proven IdInput passes it as it is.
+  const byId = new Set(catalog.operations.filter((e) => e.kind === "get" || e.kind === "delete").map((e) => e.name));
   const refusedFields = refusedFieldMessages(catalog, catalog.operations);
   const inputChecks = inputCheckMessages(catalog, catalog.operations);
   const invalid = (message: string, details: ErrorDetail[] = []): never => {
@@ -95,6 +98,7 @@ export function createOperationRuntime(deps: OperationRuntimeDeps): BoundRuntime
     store,
     validators,
     validate<T = Row>(name: string, input: unknown): T {
+      if (input instanceof IdInput && byId.has(name)) return input as T;
       const validator = validators[name];
       if (!validator) throw new OperationError("internal", `No validator for operation '${name}'.`);
       // ajv with allErrors reports every unknown key: 100k of them cost more than the call is
@@ -331,12 +335,13 @@ function translateStoreErrors(store: Store, catalog: Catalog, log: (line: string
     }
     throw err;
   };
+  // Hoisted: a read's outcome is seen on every GET, and a closure per call is garbage per call.
+  const readSucceeded = <T>(value: T): T => {
+    unavailableLog.succeeded();
+    return value;
+  };
   return {
-    read: (fn, options) =>
-      store.read(keepSession(fn), options).then((value) => {
-        unavailableLog.succeeded();
-        return value;
-      }, translate),
+    read: (fn, options) => store.read(keepSession(fn), options).then(readSucceeded, translate),
     // A call's audit record (its CallContext is the options) commits with the call's writes.
     write: (fn, options) =>
       store.write(keepSession(writeWithAudit(fn, options)), options).then((value) => {

@@ -19,10 +19,12 @@ import { OperationError, RateLimitedError } from "../../model/errors.js";
 import { isPreflight, restPreflightHeaders } from "../http-guard.js";
 import { listVocabulary, liveFiltersValidator, type ListVocabulary } from "../../model/list-filters.js";
 import { listConditions } from "../operations/list-page.js";
+import { IdInput } from "../operations/id-input.js";
 import { callContext, readCall, withTrace } from "../operations/call-context.js";
 import { readJsonObject, type RestFailure } from "./body.js";
 import type { LiveStreams } from "./live.js";
 import { isRefusal, streamCallerOf } from "../stream-budget.js";
+import { jsonAnswer } from "./json-answer.js";
 import { problemResponse } from "./problem.js";
 import { PathTable } from "./path-table.js";
 import { listInput } from "./query.js";
@@ -219,7 +221,7 @@ async function handle(
     targetId = Number(raw);
   }
 
-  let input: Record<string, unknown>;
+  let input: Record<string, unknown> | IdInput;
   switch (route.kind) {
     case "live":
       return live(c, route, deps, vocabularyOf(route.type));
@@ -256,7 +258,8 @@ async function handle(
     }
     case "get":
     case "delete":
-      input = { id };
+      // The id the path proved: the operation does not check it again (operations/id-input.ts).
+      input = IdInput.of(id!) ?? { id };
       break;
     case "me":
       // The caller's own row: the operation reads who is calling from the call.
@@ -337,7 +340,7 @@ async function handle(
       return c.json(link, created ? 201 : 200);
     }
     default:
-      return c.json(result ?? null, 200);
+      return jsonAnswer(c, result ?? null);
   }
 }
 

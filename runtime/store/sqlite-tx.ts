@@ -124,9 +124,7 @@ export class SqliteTx implements StoreTx {
   async get(table: string, id: number): Promise<Row | undefined> {
     const t = this.table(table);
     if (!Number.isSafeInteger(id)) return undefined;
-    const raw = this.conn
-      .statement(`get:${table}`, () => `SELECT ${t.selectList} FROM ${t.quoted} WHERE "id" = ?`)
-      .get(id) as Row | undefined;
+    const raw = this.conn.statement(t.byId.key, t.byId.sql).get(id) as Row | undefined;
     return raw === undefined ? undefined : t.codec.decode(raw);
   }
 

@@ -14,6 +14,8 @@ export interface TableInfo {
   /** `"id", "title", …` in row key order. */
   selectList: string;
   codec: RowCodec;
+  /** The statement of a get by id: its cache key and SQL, made once (a GET by id runs it every time). */
+  byId: { key: string; sql: () => string };
   columns: Map<string, ColumnShape>;
   /** Places elsewhere (or here) that hold ids of this table's rows: a column, or a path inside one. */
   referrers: { table: string; column: string; steps: RefStep[] }[];
@@ -26,11 +28,15 @@ export type TableRegistry = Map<string, TableInfo>;
 export function buildTableRegistry(shape: StorageShape): TableRegistry {
   const registry: TableRegistry = new Map();
   for (const t of shape.tables) {
+    const quoted = quoteId(t.table);
+    const selectList = ["id", ...t.columns.map((c) => c.name)].map(quoteId).join(", ");
+    const byIdSql = `SELECT ${selectList} FROM ${quoted} WHERE "id" = ?`;
     registry.set(t.table, {
       shape: t,
-      quoted: quoteId(t.table),
-      selectList: ["id", ...t.columns.map((c) => c.name)].map(quoteId).join(", "),
+      quoted,
+      selectList,
       codec: createRowCodec(t),
+      byId: { key: `get:${t.table}`, sql: () => byIdSql },
       columns: new Map(t.columns.map((c) => [c.name, c])),
       referrers: [],
       links: [],
