@@ -24,7 +24,7 @@ import { isOwner, ownerPrincipal, type Principal } from "../../model/principal.j
 import { readFilter } from "../operations/read-policy.js";
 import { OperationError, RateLimitedError, type OperationErrorKind } from "../../model/errors.js";
 import type { Store } from "../../model/store.js";
-import { callContext, readCall } from "../operations/call-context.js";
+import { readCall, surfaceCall } from "../operations/call-context.js";
 import { paginate } from "./cursor.js";
 import { eventResources, type EventResources } from "./event-resources.js";
 import { ErrorCode, isPlainObject, RpcError, SerializedResult, type Params } from "./json-rpc.js";
@@ -101,14 +101,7 @@ function mcpCall(ctx: MethodContext, canWrite: boolean): CallContext {
   // Only an anonymous caller is counted by its connection; a named principal the limiter knows
   // by name (so its reads keep their shared context), and the owner is not limited.
   const caller = principal.via === "anonymous" ? ctx.caller : undefined;
-  if (!canWrite && caller === undefined && ctx.trace === undefined) return readCall(principal, "mcp");
-  return callContext({
-    signal: canWrite ? ctx.signal : undefined,
-    principal,
-    surface: "mcp",
-    caller,
-    trace: ctx.trace,
-  });
+  return surfaceCall("mcp", principal, canWrite ? ctx.signal : undefined, caller, ctx.trace);
 }
 const TEMPLATE_SUFFIX = "/{id}";
 

@@ -51,6 +51,23 @@ export function withTrace(call: CallContext, trace: unknown): CallContext {
   return c;
 }
 
+/**
+ * The context a surface (REST, MCP) hands an operation: the shared read context when the call
+ * has nothing of its own (no signal: it cannot write; no caller counted by its connection; no
+ * trace), else a new one. `signal` only for a call that may write: reads have nothing to roll
+ * back, and materializing a request's signal is not free.
+ */
+export function surfaceCall(
+  surface: Surface,
+  principal: Principal,
+  signal: AbortSignal | undefined,
+  caller: string | undefined,
+  trace: unknown,
+): CallContext {
+  if (signal === undefined && caller === undefined && trace === undefined) return readCall(principal, surface);
+  return callContext({ signal, principal, surface, caller, trace });
+}
+
 const reads = new Map<Surface, WeakMap<Principal, CallContext>>();
 
 /** The shared context of `principal`'s reads on `surface`: no signal, no caller, no trace. */

@@ -20,7 +20,7 @@ import { isPreflight, restPreflightHeaders } from "../http-guard.js";
 import { listVocabulary, liveFiltersValidator, type ListVocabulary } from "../../model/list-filters.js";
 import { listConditions } from "../operations/list-page.js";
 import { IdInput } from "../operations/id-input.js";
-import { callContext, readCall, withTrace } from "../operations/call-context.js";
+import { surfaceCall } from "../operations/call-context.js";
 import { readJsonObject, type RestFailure } from "./body.js";
 import type { LiveStreams } from "./live.js";
 import { isRefusal, streamCallerOf } from "../stream-budget.js";
@@ -294,12 +294,8 @@ async function handle(
     const caller =
       principal.via === "anonymous" ? streamCallerOf(nodeBindings(c).incoming?.socket, principal) : undefined;
     const reading = route.kind === "get" || route.kind === "list" || route.kind === "relation" || route.kind === "me";
-    const untraced =
-      reading && caller === undefined
-        ? readCall(principal, "rest")
-        : callContext({ signal: reading ? undefined : c.req.raw.signal, principal, surface: "rest", caller });
-    const trace = deps.traceOf?.(c);
-    const call = trace === undefined ? untraced : withTrace(untraced, trace);
+    const signal = reading ? undefined : c.req.raw.signal;
+    const call = surfaceCall("rest", principal, signal, caller, deps.traceOf?.(c));
     result = await operation(input, call);
   } catch (err) {
     if (err instanceof OperationError) {
