@@ -25,7 +25,6 @@ export const auditColumns: readonly string[] = [
   "row_id",
   "outcome",
 ];
-const columns = auditColumns;
 
 const seqColumn = {
   sqlite: "INTEGER PRIMARY KEY AUTOINCREMENT",
@@ -46,8 +45,8 @@ export function createAuditSql(dialect: keyof typeof seqColumn): string[] {
 export type Placeholder = (n: number) => string;
 
 export function appendAuditSql(p: Placeholder): string {
-  const quoted = columns.map((c) => `"${c}"`).join(", ");
-  return `INSERT INTO "${auditTable}" (${quoted}) VALUES (${columns.map((_, i) => p(i + 1)).join(", ")})`;
+  const quoted = auditColumns.map((c) => `"${c}"`).join(", ");
+  return `INSERT INTO "${auditTable}" (${quoted}) VALUES (${auditColumns.map((_, i) => p(i + 1)).join(", ")})`;
 }
 
 export function auditValues(r: AuditRecord): unknown[] {
@@ -68,7 +67,7 @@ export function readAuditSql(p: Placeholder, q: AuditQuery): { text: string; val
   values.push(q.limit + 1);
   const where = conds.length > 0 ? ` WHERE ${conds.join(" AND ")}` : "";
   return {
-    text: `SELECT "seq", ${columns.map((c) => `"${c}"`).join(", ")} FROM "${auditTable}"${where} ORDER BY "seq" LIMIT ${p(values.length)}`,
+    text: `SELECT "seq", ${auditColumns.map((c) => `"${c}"`).join(", ")} FROM "${auditTable}"${where} ORDER BY "seq" LIMIT ${p(values.length)}`,
     values,
   };
 }
