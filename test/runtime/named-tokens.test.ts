@@ -168,6 +168,10 @@ describe("named tokens on a serving SQLite app", () => {
     expect(mcp.status).toBe(401);
     expect(mcp.headers.get("www-authenticate")).toBe('Bearer realm="wo"');
 
+    // A second token keeps identities configured once `claude` is revoked: with none left, the
+    // server's next count (within a second) makes every local caller the owner again, and on a
+    // slow machine that count can land before the next request (spec/security.md "Principals").
+    await addToken(["keeper", appDir, "--role", "agent"]);
     const revoked = await runWoCommand(["token", "revoke", "claude", appDir]);
     expect(revoked.code, revoked.stderr).toBe(0);
     // At once: the next request is refused.
@@ -180,8 +184,19 @@ describe("named tokens on a serving SQLite app", () => {
     const audit = JSON.parse((await runWoCommand(["audit", appDir, "--json"])).stdout) as Record<string, unknown>[];
     expect(audit.filter((e) => e.surface === "cli").map((e) => [e.operation, e.principal])).toEqual([
       ["(token add) claude", "owner"],
+      ["(token add) keeper", "owner"],
       ["(token revoke) claude", "owner"],
     ]);
+
+    // The last revoke: within a second, no identity is configured and every local caller is the owner.
+    expect((await runWoCommand(["token", "revoke", "keeper", appDir])).code).toBe(0);
+    let open: Response | undefined;
+    for (const deadline = Date.now() + 5_000; Date.now() < deadline; ) {
+      open = await fetch(`${wo.url}/api/tasks`);
+      if (open.status === 200) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(open!.status).toBe(200);
   });
 });
 
