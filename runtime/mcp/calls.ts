@@ -1,6 +1,8 @@
 // Running one method handler for one JSON-RPC request: the call's context (its era and the
 // signal that stops it) and the rule that anything but an RpcError thrown is a -32603.
 
+// The clock by import: the global `performance` is a getter, called on each use (per request).
+import { performance } from "node:perf_hooks";
 import type { Principal } from "../../model/principal.js";
 import type { McpRequest } from "./http.js";
 import { ErrorCode, RpcError, type JsonRpcId, type Message } from "./json-rpc.js";

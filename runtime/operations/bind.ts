@@ -17,6 +17,8 @@
 // input: they only wait for a slot (and are recorded like a write). Everything is bound once
 // here, so a call looks nothing up.
 
+// The clock by import: the global `performance` is a getter, called on each use (per request).
+import { performance } from "node:perf_hooks";
 import type {
   AppContract,
   CallContext,

@@ -13,6 +13,8 @@
 // ids), operation and tool names of the build (an unknown name a client sends is "unknown"),
 // MCP method names the server serves, OperationError kinds, HTTP methods and statuses.
 
+// The clock by import: the global `performance` is a getter, called on each use (per request).
+import { performance } from "node:perf_hooks";
 import { Counter, collectDefaultMetrics, Gauge, type Metric, Registry } from "prom-client";
 
 export interface MetricSources {

@@ -5,6 +5,8 @@
 // Each helper is applied only when the instance has telemetry: without it the edge, the
 // operations and the store are exactly what they are without this module.
 
+// The clock by import: the global `performance` is a getter, called on each use (per request).
+import { performance } from "node:perf_hooks";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CallContext, Operation } from "../../model/build-contract.js";
 import { OperationError } from "../../model/errors.js";

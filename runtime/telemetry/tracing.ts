@@ -17,6 +17,8 @@
 // REST GET throughput on Node 20 — even for requests not sampled.
 
 import { randomFillSync } from "node:crypto";
+// The clock by import: the global `performance` is a getter, called on each use (per request).
+import { performance } from "node:perf_hooks";
 import type { IncomingMessage } from "node:http";
 import type { TelemetryConfig } from "../../model/app.js";
 import { type RecordedSpan, startSpanExport } from "./export-worker.js";
