@@ -100,6 +100,22 @@ describe("GET answers written straight to node's response", () => {
     expect(JSON.parse(cors.body).id).toBe(1);
   });
 
+  it("a GET by id the edge leaves to hono (a query, a trailing slash, an escape, a bad id, HTTP/1.0) answers as before", async () => {
+    const plain = await raw(`GET /api/notes/1 HTTP/1.1\r\n${host()}\r\n`);
+    for (const path of ["/api/notes/1?x=1", "/api/notes/1/", "/api/notes/%31"]) {
+      const other = await raw(`GET ${path} HTTP/1.1\r\n${host()}\r\n`);
+      expect(other, path).toEqual(plain);
+    }
+    const bad = await raw(`GET /api/notes/01 HTTP/1.1\r\n${host()}\r\n`);
+    expect(bad.head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(JSON.parse(bad.body).detail).toBe("'01' is not a valid Note id; ids are positive integers.");
+    const old = await raw(`GET /api/notes/1 HTTP/1.0\r\n${host()}\r\n`);
+    expect(old.body).toBe(plain.body);
+    expect(old.head).toMatch(
+      /^HTTP\/1\.1 200 OK\r\nx-content-type-options: nosniff\r\nContent-Type: application\/json\r\n/,
+    );
+  });
+
   it("a missing row is still a problem answer, and keep-alive goes on after each answer", async () => {
     const { hostname, port } = new URL(wo.url);
     const socket = connect(Number(port), hostname);
