@@ -218,11 +218,15 @@ async function getById(
   deps: RestDeps,
 ): Promise<void> {
   const principal = stampedPrincipal(incoming) ?? ownerPrincipal;
-  const outcome = await callOperation(route, IdInput.of(id) ?? { id }, principal, incoming, undefined, deps);
-  if (outcome.ok) return writeAnswer(outgoing, 200, jsonHeaders, JSON.stringify(outcome.result ?? null));
-  const f = outcome.failure;
-  const answer = problemAnswer(f.kind, f.detail, f.errors, f.headers, f.truncated, stampedChallenge(incoming));
-  writeAnswer(outgoing, answer.status, answer.headers, answer.body);
+  let result: unknown;
+  try {
+    result = await callOperation(route, IdInput.of(id) ?? { id }, principal, incoming, undefined, deps);
+  } catch (err) {
+    const f = failureOf(route, err, deps);
+    const answer = problemAnswer(f.kind, f.detail, f.errors, f.headers, f.truncated, stampedChallenge(incoming));
+    return writeAnswer(outgoing, answer.status, answer.headers, answer.body);
+  }
+  writeAnswer(outgoing, 200, jsonHeaders, JSON.stringify(result ?? null));
 }
 
 const idText = /^[1-9][0-9]{0,15}$/;
@@ -346,9 +350,12 @@ async function handle(
   const reading = route.kind === "get" || route.kind === "list" || route.kind === "relation" || route.kind === "me";
   const principal = requestPrincipal(c) ?? ownerPrincipal;
   const signal = reading ? undefined : c.req.raw.signal;
-  const outcome = await callOperation(route, input, principal, nodeBindings(c).incoming, signal, deps);
-  if (!outcome.ok) return failure(c, outcome.failure);
-  const result = outcome.result;
+  let result: unknown;
+  try {
+    result = await callOperation(route, input, principal, nodeBindings(c).incoming, signal, deps);
+  } catch (err) {
+    return failure(c, failureOf(route, err, deps));
+  }
 
   switch (route.kind) {
     case "create": {
@@ -367,56 +374,50 @@ async function handle(
   }
 }
 
-/** What a call of a route's operation came to: its result, or the failure that answers it. */
-type Outcome = { ok: true; result: unknown } | { ok: false; failure: RestFailure };
+/** A build without the route's handler: what callOperation throws, answered as 501. */
+class NoHandler extends Error {}
 
-/** Calls the route's operation as `principal` (the owner when the edge resolved nobody). */
-async function callOperation(
+/**
+ * The route's operation called as `principal` (the owner when the edge resolved nobody); its
+ * error, thrown or rejected, is answered as failureOf says.
+ */
+function callOperation(
   route: Route,
   input: Record<string, unknown> | IdInput,
   principal: Principal,
   incoming: IncomingMessage | undefined,
   signal: AbortSignal | undefined,
   deps: RestDeps,
-): Promise<Outcome> {
+): Promise<unknown> {
   const operation = deps.operations[route.op];
-  if (!operation)
-    return {
-      ok: false,
-      failure: { kind: "not_implemented", detail: `The build has no handler for '${route.op}'; run \`wo build\`.` },
-    };
-  try {
-    // Whom the caller's rate limit counts: an anonymous caller by its address; a named principal
-    // the limiter knows by name (so its reads keep their shared context), the owner is not limited.
-    const caller = principal.via === "anonymous" ? streamCallerOf(incoming?.socket, principal) : undefined;
-    const call = surfaceCall("rest", principal, signal, caller, deps.traceOf?.(incoming));
-    return { ok: true, result: await operation(input, call) };
-  } catch (err) {
-    if (err instanceof OperationError) {
-      if (err.kind === "internal") deps.log(`${route.method} ${route.path}: ${err.message}`);
-      const headers: Record<string, string> =
-        err instanceof RateLimitedError
-          ? { "retry-after": String(err.retryAfterSeconds) }
-          : err.kind === "busy" || err.kind === "unavailable"
-            ? { "retry-after": "1" }
-            : {};
-      return {
-        ok: false,
-        failure: { kind: err.kind, detail: err.message, errors: err.details, headers, truncated: err.truncated },
-      };
-    }
-    deps.log(
-      `${route.method} ${route.path}: unexpected ${(err as Error)?.name ?? "error"}: ${(err as Error)?.message ?? String(err)}`,
-    );
-    return {
-      ok: false,
-      failure: {
-        kind: "internal",
-        detail:
-          "The server failed to complete the request; nothing was changed. Try again, and report it if it persists.",
-      },
-    };
+  if (!operation) throw new NoHandler(route.op);
+  // Whom the caller's rate limit counts: an anonymous caller by its address; a named principal
+  // the limiter knows by name (so its reads keep their shared context), the owner is not limited.
+  const caller = principal.via === "anonymous" ? streamCallerOf(incoming?.socket, principal) : undefined;
+  return operation(input, surfaceCall("rest", principal, signal, caller, deps.traceOf?.(incoming)));
+}
+
+/** The failure that answers a call's error; an internal or unexpected one is logged. */
+function failureOf(route: Route, err: unknown, deps: RestDeps): RestFailure {
+  if (err instanceof NoHandler)
+    return { kind: "not_implemented", detail: `The build has no handler for '${route.op}'; run \`wo build\`.` };
+  if (err instanceof OperationError) {
+    if (err.kind === "internal") deps.log(`${route.method} ${route.path}: ${err.message}`);
+    const headers: Record<string, string> =
+      err instanceof RateLimitedError
+        ? { "retry-after": String(err.retryAfterSeconds) }
+        : err.kind === "busy" || err.kind === "unavailable"
+          ? { "retry-after": "1" }
+          : {};
+    return { kind: err.kind, detail: err.message, errors: err.details, headers, truncated: err.truncated };
   }
+  deps.log(
+    `${route.method} ${route.path}: unexpected ${(err as Error)?.name ?? "error"}: ${(err as Error)?.message ?? String(err)}`,
+  );
+  return {
+    kind: "internal",
+    detail: "The server failed to complete the request; nothing was changed. Try again, and report it if it persists.",
+  };
 }
 
 /** Live streams take a list's filters, but not its paging, sorting or counting. */
