@@ -5,7 +5,8 @@
 // an old binding needs closing. Who may send a request, and as whom, is decided before a
 // request reaches these routes (runtime/edge.ts).
 
-import { Hono, type Context } from "hono";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Hono } from "hono";
 import { enqueuedJobs, type WoConfig } from "../model/app.js";
 import type { Operation } from "../model/build-contract.js";
 import type { RowChange, Store } from "../model/store.js";
@@ -20,7 +21,7 @@ import type { OperationPolicy } from "./operations/policy.js";
 import type { RateLimiter } from "./operations/rate-limit.js";
 import { createOperationRuntime } from "./operations/runtime.js";
 import type { LiveStreams } from "./rest/live.js";
-import { problemResponse } from "./rest/problem.js";
+import { problemResponse, unexpectedAnswer } from "./rest/problem.js";
 import { createRestRoutes, restEndpoints } from "./rest/routes.js";
 import { createAuditRoutes } from "./rest/audit-route.js";
 import { createJobRoutes } from "./rest/jobs-route.js";
@@ -48,6 +49,11 @@ export interface Binding {
   operations: Record<string, Operation>;
   /** REST, the explorer, `/docs`, `/openapi.json`, `/healthz`: every route but /mcp and /_wo/. */
   routes: Hono;
+  /**
+   * Answers a plain GET by id on node's objects, as `routes` would (rest/routes.ts); false:
+   * the request is left to `routes`.
+   */
+  answerGet(incoming: IncomingMessage, outgoing: ServerResponse): boolean;
   /** What the MCP endpoint serves of this build (McpHandler.setBuild). */
   mcpBuild: McpBuild;
   /**
@@ -121,41 +127,31 @@ export function bindBuild(build: LoadedBuild, deps: BindingDeps): Binding {
         log,
       }),
     );
-  routes.route(
-    "/",
-    createRestRoutes({
-      catalog: build.catalog,
-      operations,
-      maxBodyBytes: config.maxBodyBytes,
-      live: deps.live,
-      store,
-      log,
-      validate: (name, input) => rt.validate(name, input),
-      // Under telemetry the edge counts a request under the route template that took it
-      // (`/api/posts/:id`, never the path with its ids): each route stamps its template's
-      // figures, found once here, on the request.
-      ...(telemetry
-        ? {
-            onRoute: (path: string) => {
-              const tag = routeTag(telemetry, path);
-              return (c: Context) => {
-                const incoming = nodeBindings(c).incoming;
-                if (incoming) stampRoute(incoming, tag);
-              };
-            },
-          }
-        : {}),
-      // Only traces hand anything down to the operations.
-      ...(telemetry?.tracing
-        ? {
-            traceOf: (c: Context) => {
-              const incoming = nodeBindings(c).incoming;
-              return incoming && traceOf(incoming);
-            },
-          }
-        : {}),
-    }),
-  );
+  const rest = createRestRoutes({
+    catalog: build.catalog,
+    operations,
+    maxBodyBytes: config.maxBodyBytes,
+    live: deps.live,
+    store,
+    log,
+    validate: (name, input) => rt.validate(name, input),
+    // Under telemetry the edge counts a request under the route template that took it
+    // (`/api/posts/:id`, never the path with its ids): each route stamps its template's
+    // figures, found once here, on the request.
+    ...(telemetry
+      ? {
+          onRoute: (path: string) => {
+            const tag = routeTag(telemetry, path);
+            return (incoming: IncomingMessage) => stampRoute(incoming, tag);
+          },
+        }
+      : {}),
+    // Only traces hand anything down to the operations.
+    ...(telemetry?.tracing
+      ? { traceOf: (incoming: IncomingMessage | undefined) => incoming && traceOf(incoming) }
+      : {}),
+  });
+  routes.route("/", rest.app);
   routes.notFound((c) =>
     problemResponse(
       c,
@@ -164,17 +160,14 @@ export function bindBuild(build: LoadedBuild, deps: BindingDeps): Binding {
     ),
   );
   routes.onError((err, c) => {
-    log(`${c.req.method} ${new URL(c.req.url).pathname}: unexpected ${err.name}: ${err.message}`);
-    return problemResponse(
-      c,
-      "internal",
-      "The server failed to complete the request. Try again, and report it if it persists.",
-    );
+    const answer = unexpectedAnswer(log, c.req.method, new URL(c.req.url).pathname, err);
+    return c.body(answer.body, answer.status, answer.headers);
   });
   return {
     build,
     operations,
     routes,
+    answerGet: rest.answerGet,
     settle: rt.settleRowExprs,
     presentChange: rt.presentChange,
     admitsAnonymous: anonymousRoutes(build),

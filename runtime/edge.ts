@@ -5,8 +5,10 @@
 //   guard     Host and Origin (runtime/http-guard.ts): a refusal is 403, worded by its route
 //   identity  the Authorization header resolves once to a principal (runtime/identity/identity.ts);
 //             a refused or missing credential is 401 with the challenge
-//   dispatch  /mcp to the MCP endpoint on node:http, everything else to the serving binding's
-//             hono routes, with the principal in every operation's CallContext
+//   dispatch  /mcp to the MCP endpoint on node:http; a plain GET by id answered by the serving
+//             binding on node's own request and response (rest/plain-get.ts), as its hono
+//             routes would; everything else to those hono routes; the principal in every
+//             operation's CallContext
 //
 // Exempt: /healthz (neither step: a load balancer asks it), the management endpoint /_wo/ (its
 // own key, the same guard), and from identity only: CORS preflights, the explorer's pages and
@@ -184,7 +186,7 @@ export function createEdge(instance: RuntimeInstance, options: EdgeOptions = {})
       if (decision.principal) stampPrincipal(req, decision.principal);
       if (decision.principal?.via === "anonymous") stampChallenge(req, identity.challenge(originOf(h.host)));
       if (mcp) serveMcpNode(instance.mcp, req, res, log, decision.principal);
-      else restListener(binding)(req, res);
+      else if (!binding.answerGet(req, res)) restListener(binding)(req, res);
     };
     const method = h["access-control-request-method"];
     const decision = decide(req.method, path, mcp, h.origin, h.host, method, h.authorization);

@@ -16,6 +16,10 @@ export interface RestFailure {
   kind: ProblemKind;
   detail: string;
   errors?: ErrorDetail[];
+  /** Headers the answer carries besides its content type (`retry-after`). */
+  headers?: Record<string, string>;
+  /** How many problems were found beyond `errors`. */
+  truncated?: number;
 }
 
 export type BodyResult = { ok: true; value: Record<string, unknown> } | { ok: false; failure: RestFailure };

@@ -62,6 +62,35 @@ export function problem(kind: ProblemKind, detail: string, errors: ErrorDetail[]
   };
 }
 
+/** A problem answer as it goes out: status, headers and the JSON body. */
+export interface ProblemAnswer {
+  status: ContentfulStatusCode;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * The answer to `kind`; `challenge`: the request's `WWW-Authenticate` challenge, which an
+ * `unauthorized` answer carries (the edge stamps it on an anonymous request).
+ */
+export function problemAnswer(
+  kind: ProblemKind,
+  detail: string,
+  errors: ErrorDetail[] = [],
+  headers: Record<string, string> = {},
+  truncated = 0,
+  challenge?: string,
+): ProblemAnswer {
+  const body = JSON.stringify(problem(kind, detail, errors, truncated));
+  const withChallenge =
+    kind === "unauthorized" && challenge !== undefined ? { ...headers, "www-authenticate": challenge } : headers;
+  return {
+    status: problems[kind].status,
+    headers: { "content-type": "application/problem+json", ...withChallenge },
+    body,
+  };
+}
+
 export function problemResponse(
   c: Context,
   kind: ProblemKind,
@@ -70,11 +99,25 @@ export function problemResponse(
   headers: Record<string, string> = {},
   truncated = 0,
 ): Response {
-  const body = problem(kind, detail, errors, truncated);
   const challenge = kind === "unauthorized" ? stampedChallenge(nodeBindings(c).incoming) : undefined;
-  if (challenge !== undefined) headers = { ...headers, "www-authenticate": challenge };
-  return c.body(JSON.stringify(body), problems[kind].status, {
-    "content-type": "application/problem+json",
-    ...headers,
-  });
+  const answer = problemAnswer(kind, detail, errors, headers, truncated, challenge);
+  return c.body(answer.body, answer.status, answer.headers);
+}
+
+/**
+ * A route that threw: the line the log gets, and the 500 the caller gets, which says nothing of
+ * why (hono's onError in binding.ts, and the edge's own GETs in routes.ts).
+ */
+export function unexpectedAnswer(
+  log: (line: string) => void,
+  method: string,
+  path: string,
+  err: unknown,
+): ProblemAnswer {
+  const e = err instanceof Error ? err : new Error(String(err));
+  log(`${method} ${path}: unexpected ${e.name}: ${e.message}`);
+  return problemAnswer(
+    "internal",
+    "The server failed to complete the request. Try again, and report it if it persists.",
+  );
 }

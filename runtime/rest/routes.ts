@@ -8,13 +8,15 @@
 
 import { anonymousRefusal } from "../identity/identity.js";
 import { anonymousReadsNothing, readFilter } from "../operations/read-policy.js";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { nodeBindings, requestPrincipal } from "../node-bindings.js";
+import { stampedChallenge, stampedPrincipal } from "../identity/request-principal.js";
 import { Hono, type Context } from "hono";
 import { emittedEvents, eventsRoute, type CatalogType } from "../../model/app.js";
 import type { Store } from "../../model/store.js";
 import { eventsStream } from "./events-route.js";
 import type { AppContract, Operation, OperationKind } from "../../model/build-contract.js";
-import { ownerPrincipal } from "../../model/principal.js";
+import { ownerPrincipal, type Principal } from "../../model/principal.js";
 import { OperationError, RateLimitedError } from "../../model/errors.js";
 import { isPreflight, restPreflightHeaders } from "../http-guard.js";
 import { listVocabulary, liveFiltersValidator, type ListVocabulary } from "../../model/list-filters.js";
@@ -24,8 +26,9 @@ import { surfaceCall } from "../operations/call-context.js";
 import { readJsonObject, type RestFailure } from "./body.js";
 import type { LiveStreams } from "./live.js";
 import { isRefusal, streamCallerOf } from "../stream-budget.js";
-import { jsonAnswer } from "./json-answer.js";
-import { problemResponse } from "./problem.js";
+import { jsonAnswer, jsonHeaders, writeAnswer } from "./json-answer.js";
+import { plainGetPath } from "./plain-get.js";
+import { problemAnswer, problemResponse, unexpectedAnswer } from "./problem.js";
 import { PathTable } from "./path-table.js";
 import { listInput } from "./query.js";
 
@@ -46,9 +49,9 @@ export interface RestDeps {
    * Asked once per route template (`/api/posts/:id`): what each request the route takes is
    * stamped with (telemetry's label).
    */
-  onRoute?: (path: string) => (c: Context) => void;
+  onRoute?: (path: string) => (incoming: IncomingMessage) => void;
   /** The request's trace, when it is traced: the operation's spans join it. */
-  traceOf?: (c: Context) => unknown;
+  traceOf?: (incoming: IncomingMessage | undefined) => unknown;
 }
 
 /** One REST endpoint, as `GET /` and `wo run`'s route table show it. */
@@ -114,10 +117,29 @@ interface PathRoutes {
   list: Route[];
   /** The Allow header of a 405 and of a preflight's answer. */
   allow: string;
-  stamp: ((c: Context) => void) | undefined;
+  stamp: ((incoming: IncomingMessage) => void) | undefined;
+  /** The path's GET by id, which the edge may answer itself (answerGet). */
+  byId: Route | undefined;
 }
 
-export function createRestRoutes(deps: RestDeps): Hono {
+/** A binding's REST: hono's routes, and the plain GETs by id answered on node's objects. */
+export interface RestRoutes {
+  app: Hono;
+  /**
+   * Answers `incoming` when it is a plain GET by id (plain-get.ts) of a route here, as hono's
+   * routes would, and says so; false: nothing was done, and the request goes to hono. Everything
+   * before the routes (guard, identity, the request log, telemetry) has run at the edge.
+   */
+  answerGet(incoming: IncomingMessage, outgoing: ServerResponse): boolean;
+}
+
+/** Stamps the request hono's context stands for, under `wo run` (in process there is none). */
+function stampOf(c: Context, stamp: ((incoming: IncomingMessage) => void) | undefined): void {
+  const incoming = stamp && nodeBindings(c).incoming;
+  if (incoming) stamp!(incoming);
+}
+
+export function createRestRoutes(deps: RestDeps): RestRoutes {
   // strict: false — `/api/posts/` is `/api/posts`, as in the reference runtime.
   const app = new Hono({ strict: false });
   const byPath = new Map<string, Route[]>();
@@ -131,7 +153,8 @@ export function createRestRoutes(deps: RestDeps): Hono {
   const paths = new PathTable<PathRoutes>();
   for (const [path, list] of byPath) {
     const allow = [...new Set(list.map((r) => r.method))].sort().join(", ");
-    paths.add(path, { list, allow, stamp: deps.onRoute?.(path) });
+    const byId = list.find((r) => r.method === "GET" && r.kind === "get");
+    paths.add(path, { list, allow, stamp: deps.onRoute?.(path), byId });
   }
   // What each type's list query may name, computed on its first list request, then kept.
   const vocabularies = new Map<string, ListVocabulary>();
@@ -144,7 +167,7 @@ export function createRestRoutes(deps: RestDeps): Hono {
   if (emittedEvents(deps.catalog).length > 0) {
     const stamp = deps.onRoute?.(eventsRoute);
     app.all(eventsRoute, (c) => {
-      stamp?.(c);
+      stampOf(c, stamp);
       return eventsStream(c, deps);
     });
   }
@@ -153,7 +176,7 @@ export function createRestRoutes(deps: RestDeps): Hono {
     // No REST path: hono's not-found answer (binding.ts).
     if (found === undefined) return next();
     const { list, allow, stamp } = found.value;
-    stamp?.(c);
+    stampOf(c, stamp);
     const method = c.req.method === "HEAD" ? "GET" : c.req.method;
     const route = list.find((r) => r.method === method);
     if (!route) {
@@ -167,10 +190,51 @@ export function createRestRoutes(deps: RestDeps): Hono {
     }
     return handle(c, route, found.params, deps, vocabularyOf);
   });
-  return app;
+  // Only GETs by id: hono's earlier routes (the explorer's, the audit trail's, the jobs', the
+  // events stream) are literal paths that end in no id, so none of them would have taken one.
+  const answerGet = (incoming: IncomingMessage, outgoing: ServerResponse): boolean => {
+    const path = plainGetPath(incoming);
+    const found = path === undefined ? undefined : paths.match(path);
+    const route = found?.value.byId;
+    const id = route && idOf(found!.params.id);
+    // An id that is none is worded by handle, through hono.
+    if (id === undefined) return false;
+    found!.value.stamp?.(incoming);
+    getById(route!, id, incoming, outgoing, deps).catch((err: unknown) => {
+      const answer = unexpectedAnswer(deps.log, "GET", path!, err);
+      if (!outgoing.headersSent) writeAnswer(outgoing, answer.status, answer.headers, answer.body);
+    });
+    return true;
+  };
+  return { app, answerGet };
+}
+
+/** A GET by id answered on node's objects (answerGet): what handle does for it, written whole. */
+async function getById(
+  route: Route,
+  id: number,
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  deps: RestDeps,
+): Promise<void> {
+  const principal = stampedPrincipal(incoming) ?? ownerPrincipal;
+  let result: unknown;
+  try {
+    result = await callOperation(route, IdInput.of(id) ?? { id }, principal, incoming, undefined, deps);
+  } catch (err) {
+    const f = failureOf(route, err, deps);
+    const answer = problemAnswer(f.kind, f.detail, f.errors, f.headers, f.truncated, stampedChallenge(incoming));
+    return writeAnswer(outgoing, answer.status, answer.headers, answer.body);
+  }
+  writeAnswer(outgoing, 200, jsonHeaders, JSON.stringify(result ?? null));
 }
 
 const idText = /^[1-9][0-9]{0,15}$/;
+
+/** A path parameter as a row id, or undefined when it is none. */
+function idOf(raw: string | undefined): number | undefined {
+  return raw !== undefined && idText.test(raw) && Number.isSafeInteger(Number(raw)) ? Number(raw) : undefined;
+}
 
 /**
  * Whether a query's percent-escapes decode as UTF-8. URLSearchParams would turn `%FF` into
@@ -194,8 +258,9 @@ async function handle(
 ): Promise<Response> {
   let id: number | undefined;
   if (route.path.includes("/:id")) {
-    const raw = params.id ?? "";
-    if (!idText.test(raw) || !Number.isSafeInteger(Number(raw))) {
+    id = idOf(params.id);
+    if (id === undefined) {
+      const raw = params.id ?? "";
       const shown = raw.length > 40 ? `${raw.slice(0, 40)}…` : raw;
       return problemResponse(
         c,
@@ -204,12 +269,12 @@ async function handle(
         [{ path: "/id", message: "must be a positive integer" }],
       );
     }
-    id = Number(raw);
   }
   let targetId: number | undefined;
   if (route.targetParam !== undefined) {
-    const raw = params[route.targetParam] ?? "";
-    if (!idText.test(raw) || !Number.isSafeInteger(Number(raw))) {
+    targetId = idOf(params[route.targetParam]);
+    if (targetId === undefined) {
+      const raw = params[route.targetParam] ?? "";
       const shown = raw.length > 40 ? `${raw.slice(0, 40)}…` : raw;
       return problemResponse(
         c,
@@ -218,7 +283,6 @@ async function handle(
         [{ path: `/${route.targetParam}`, message: "must be a positive integer" }],
       );
     }
-    targetId = Number(raw);
   }
 
   let input: Record<string, unknown> | IdInput;
@@ -281,46 +345,16 @@ async function handle(
     }
   }
 
-  const operation = deps.operations[route.op];
-  if (!operation)
-    return problemResponse(c, "not_implemented", `The build has no handler for '${route.op}'; run \`wo build\`.`);
+  // Reads have nothing to roll back; creating the request's AbortSignal costs a few percent
+  // of a GET, so only calls that may write get one.
+  const reading = route.kind === "get" || route.kind === "list" || route.kind === "relation" || route.kind === "me";
+  const principal = requestPrincipal(c) ?? ownerPrincipal;
+  const signal = reading ? undefined : c.req.raw.signal;
   let result: unknown;
   try {
-    // Reads have nothing to roll back; creating the request's AbortSignal costs a few percent
-    // of a GET, so only calls that may write get one.
-    const principal = requestPrincipal(c) ?? ownerPrincipal;
-    // Whom the caller's rate limit counts: an anonymous caller by its address; a named principal
-    // the limiter knows by name (so its reads keep their shared context), the owner is not limited.
-    const caller =
-      principal.via === "anonymous" ? streamCallerOf(nodeBindings(c).incoming?.socket, principal) : undefined;
-    const reading = route.kind === "get" || route.kind === "list" || route.kind === "relation" || route.kind === "me";
-    const signal = reading ? undefined : c.req.raw.signal;
-    const call = surfaceCall("rest", principal, signal, caller, deps.traceOf?.(c));
-    result = await operation(input, call);
+    result = await callOperation(route, input, principal, nodeBindings(c).incoming, signal, deps);
   } catch (err) {
-    if (err instanceof OperationError) {
-      if (err.kind === "internal") deps.log(`${route.method} ${route.path}: ${err.message}`);
-      return problemResponse(
-        c,
-        err.kind,
-        err.message,
-        err.details,
-        err instanceof RateLimitedError
-          ? { "retry-after": String(err.retryAfterSeconds) }
-          : err.kind === "busy" || err.kind === "unavailable"
-            ? { "retry-after": "1" }
-            : {},
-        err.truncated,
-      );
-    }
-    deps.log(
-      `${route.method} ${route.path}: unexpected ${(err as Error)?.name ?? "error"}: ${(err as Error)?.message ?? String(err)}`,
-    );
-    return problemResponse(
-      c,
-      "internal",
-      "The server failed to complete the request; nothing was changed. Try again, and report it if it persists.",
-    );
+    return failure(c, failureOf(route, err, deps));
   }
 
   switch (route.kind) {
@@ -338,6 +372,52 @@ async function handle(
     default:
       return jsonAnswer(c, result ?? null);
   }
+}
+
+/** A build without the route's handler: what callOperation throws, answered as 501. */
+class NoHandler extends Error {}
+
+/**
+ * The route's operation called as `principal` (the owner when the edge resolved nobody); its
+ * error, thrown or rejected, is answered as failureOf says.
+ */
+function callOperation(
+  route: Route,
+  input: Record<string, unknown> | IdInput,
+  principal: Principal,
+  incoming: IncomingMessage | undefined,
+  signal: AbortSignal | undefined,
+  deps: RestDeps,
+): Promise<unknown> {
+  const operation = deps.operations[route.op];
+  if (!operation) throw new NoHandler(route.op);
+  // Whom the caller's rate limit counts: an anonymous caller by its address; a named principal
+  // the limiter knows by name (so its reads keep their shared context), the owner is not limited.
+  const caller = principal.via === "anonymous" ? streamCallerOf(incoming?.socket, principal) : undefined;
+  return operation(input, surfaceCall("rest", principal, signal, caller, deps.traceOf?.(incoming)));
+}
+
+/** The failure that answers a call's error; an internal or unexpected one is logged. */
+function failureOf(route: Route, err: unknown, deps: RestDeps): RestFailure {
+  if (err instanceof NoHandler)
+    return { kind: "not_implemented", detail: `The build has no handler for '${route.op}'; run \`wo build\`.` };
+  if (err instanceof OperationError) {
+    if (err.kind === "internal") deps.log(`${route.method} ${route.path}: ${err.message}`);
+    const headers: Record<string, string> =
+      err instanceof RateLimitedError
+        ? { "retry-after": String(err.retryAfterSeconds) }
+        : err.kind === "busy" || err.kind === "unavailable"
+          ? { "retry-after": "1" }
+          : {};
+    return { kind: err.kind, detail: err.message, errors: err.details, headers, truncated: err.truncated };
+  }
+  deps.log(
+    `${route.method} ${route.path}: unexpected ${(err as Error)?.name ?? "error"}: ${(err as Error)?.message ?? String(err)}`,
+  );
+  return {
+    kind: "internal",
+    detail: "The server failed to complete the request; nothing was changed. Try again, and report it if it persists.",
+  };
 }
 
 /** Live streams take a list's filters, but not its paging, sorting or counting. */
@@ -426,5 +506,5 @@ function failure(c: Context, f: RestFailure): Response {
   // No `Connection: close` on a 413: closing a socket with unread bytes resets it, and a client
   // still sending its body would lose the answer. @hono/node-server drains the rest of the body
   // after the response (bounded in bytes and time) and then closes if the client goes on.
-  return problemResponse(c, f.kind, f.detail, f.errors ?? []);
+  return problemResponse(c, f.kind, f.detail, f.errors ?? [], f.headers ?? {}, f.truncated ?? 0);
 }
