@@ -24,7 +24,7 @@ import { surfaceCall } from "../operations/call-context.js";
 import { readJsonObject, type RestFailure } from "./body.js";
 import type { LiveStreams } from "./live.js";
 import { isRefusal, streamCallerOf } from "../stream-budget.js";
-import { jsonAnswer } from "./json-answer.js";
+import { createdAnswer, jsonAnswer } from "./json-answer.js";
 import { problemResponse } from "./problem.js";
 import { PathTable } from "./path-table.js";
 import { listInput } from "./query.js";
@@ -326,7 +326,7 @@ async function handle(
   switch (route.kind) {
     case "create": {
       const createdId = (result as { id?: unknown })?.id;
-      return c.json(result, 201, { location: `${route.base}/${String(createdId)}` });
+      return createdAnswer(c, result, `${route.base}/${String(createdId)}`);
     }
     case "delete":
     case "unlink":
