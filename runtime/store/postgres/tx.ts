@@ -838,7 +838,10 @@ export class SoleInsertTx implements StoreTx {
     private readonly audit: AuditRecord,
   ) {}
 
-  /** Runs the create on this view; the group's statement waits for it to ask for its row or settle. */
+  /**
+   * Runs the create on this view. The group's statement goes once every create has asked for
+   * its row or settled, or else when the event loop turns (PostgresTx.soleInsertArrived).
+   */
   run<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
     const outcome = fn(this);
     void outcome.then(
