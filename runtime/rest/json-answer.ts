@@ -1,13 +1,14 @@
-// A REST answer written straight to node's response. Under `wo run` a GET's JSON answer is: the
-// Response object hono's `c.json` makes, and the pass of @hono/node-server turning it back into
-// node's headers, cost more than the GET by id's own work (the operation's SELECT). The edge's
-// own answer to a plain GET by id (routes.ts `answerGet`) is written here whole, problems too.
-// The bytes on the wire are the ones hono's `c.body`/`c.json` and @hono/node-server give
-// (writeAnswer says how).
+// REST answers written straight to node's response. Under `wo run`, the Response object hono's
+// `c.json` makes, and the pass of @hono/node-server turning it back into node's headers, cost
+// more than a GET by id's own work (the operation's SELECT), and a tenth of a create's CPU on
+// PostgreSQL (spec/storage.md, "Bench"). The edge's own answer to a plain GET by id (routes.ts
+// `answerGet`) is written here whole, problems too (writeAnswer); a create's 201 has the headers
+// @hono/node-server writes for `c.json(row, 201, { location })`, in its order. The bytes on the
+// wire are the ones hono would give.
 //
-// jsonAnswer: only a plain GET without Origin: HEAD is answered by hono from the GET's Response,
-// and a CORS answer gets its headers added to the Response by the binding's middleware
-// (binding.ts).
+// Only without Origin: a CORS answer gets its headers added to the Response by the binding's
+// middleware (binding.ts). jsonAnswer only for a plain GET, not HEAD: HEAD is answered by hono
+// from the GET's Response.
 
 import type { ServerResponse } from "node:http";
 import type { Context } from "hono";
@@ -52,4 +53,18 @@ export function writeAnswer(
     outgoing.writeHead(status, sorted);
   }
   outgoing.end(body);
+}
+
+/** A create's 201 answer: the row, and where it is now (`location`). */
+export function createdAnswer(c: Context, row: unknown, location: string): Response {
+  const { incoming, outgoing } = nodeBindings(c);
+  if (outgoing === undefined || incoming?.headers.origin !== undefined) return c.json(row, 201, { location });
+  const body = JSON.stringify(row);
+  outgoing.writeHead(201, {
+    "content-type": "application/json",
+    location,
+    "Content-Length": String(Buffer.byteLength(body)),
+  });
+  outgoing.end(body);
+  return RESPONSE_ALREADY_SENT;
 }

@@ -26,7 +26,7 @@ import { surfaceCall } from "../operations/call-context.js";
 import { readJsonObject, type RestFailure } from "./body.js";
 import type { LiveStreams } from "./live.js";
 import { isRefusal, streamCallerOf } from "../stream-budget.js";
-import { jsonAnswer, jsonHeaders, writeAnswer } from "./json-answer.js";
+import { createdAnswer, jsonAnswer, jsonHeaders, writeAnswer } from "./json-answer.js";
 import { plainGetPath } from "./plain-get.js";
 import { problemAnswer, problemResponse, unexpectedAnswer } from "./problem.js";
 import { PathTable } from "./path-table.js";
@@ -360,7 +360,7 @@ async function handle(
   switch (route.kind) {
     case "create": {
       const createdId = (result as { id?: unknown })?.id;
-      return c.json(result, 201, { location: `${route.base}/${String(createdId)}` });
+      return createdAnswer(c, result, `${route.base}/${String(createdId)}`);
     }
     case "delete":
     case "unlink":

@@ -1,7 +1,7 @@
-// A GET's JSON answer under `wo run` is written straight to node's response
-// (runtime/rest/json-answer.ts): its bytes on the wire — status line, header names as spelled,
-// their order, Content-Length — are the ones hono's `c.json` gave, and HEAD and CORS answers
-// (which still take hono's Response) agree with it.
+// A GET's JSON answer and a create's under `wo run` are written straight to node's response
+// (runtime/rest/json-answer.ts): their bytes on the wire — status line, header names as
+// spelled, their order, Content-Length — are the ones hono's `c.json` gave, and HEAD and CORS
+// answers (which still take hono's Response) agree with them.
 
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -63,7 +63,7 @@ function rawAt(url: string, request: string): Promise<{ head: string; body: stri
 
 const host = () => `Host: ${new URL(wo.url).host}\r\n`;
 
-describe("GET answers written straight to node's response", () => {
+describe("GET and create answers written straight to node's response", () => {
   it("a GET by id: c.json's status line, headers and order, and an exact Content-Length", async () => {
     const { head, body } = await raw(`GET /api/notes/1 HTTP/1.1\r\n${host()}\r\n`);
     expect(JSON.parse(body)).toEqual({ id: 1, title: "é ünïcode", done: false });
@@ -114,6 +114,34 @@ describe("GET answers written straight to node's response", () => {
     expect(old.head).toMatch(
       /^HTTP\/1\.1 200 OK\r\nx-content-type-options: nosniff\r\nContent-Type: application\/json\r\n/,
     );
+  });
+
+  it("a create: the status line, headers and order @hono/node-server wrote for c.json(row, 201, { location })", async () => {
+    const note = JSON.stringify({ title: "made" });
+    const { head, body } = await raw(
+      `POST /api/notes HTTP/1.1\r\n${host()}Content-Type: application/json\r\nContent-Length: ${note.length}\r\n\r\n${note}`,
+    );
+    const row = JSON.parse(body);
+    expect(row).toEqual({ id: row.id, title: "made", done: false });
+    expect(head).toBe(
+      [
+        "HTTP/1.1 201 Created",
+        "x-content-type-options: nosniff",
+        "content-type: application/json",
+        `location: /api/notes/${row.id}`,
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        "Date: X",
+        "Connection: keep-alive",
+        "Keep-Alive: timeout=5",
+      ].join("\r\n"),
+    );
+    // With Origin, through hono's Response: the CORS headers are added to it.
+    const cors = await raw(
+      `POST /api/notes HTTP/1.1\r\n${host()}Origin: http://localhost:3000\r\nContent-Type: application/json\r\nContent-Length: ${note.length}\r\n\r\n${note}`,
+    );
+    expect(cors.head).toMatch(/^HTTP\/1\.1 201 Created\r\n/);
+    expect(cors.head).toContain("\r\naccess-control-allow-origin: http://localhost:3000\r\n");
+    expect(cors.head).toContain(`\r\nlocation: /api/notes/${JSON.parse(cors.body).id}\r\n`);
   });
 
   it("a missing row is still a problem answer, and keep-alive goes on after each answer", async () => {

@@ -229,6 +229,45 @@ describe("PostgreSQL store", () => {
       expect((await store.readAudit({ limit: 100 })).entries).toHaveLength(33);
     });
 
+    it("a group's sole inserts go out once each has asked for its row or settled; one still busy goes in a statement of its own", async () => {
+      await store.write((tx) => tx.insert("author", author(1)));
+      const audit = createAudit("owner");
+      const sole = (title: string, first?: Promise<unknown>) =>
+        store.write(
+          async (tx) => {
+            await first;
+            const row = await tx.insert("post", post(1, { title }));
+            await tx.appendAudit({ ...audit, rowId: row.id as number });
+            return row;
+          },
+          { concurrent: true, groupable: true, soleInsert: "post", audit },
+        );
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      const before = { ...store.rowInserts };
+      const late = sole("late", held);
+      // One that settles without a row (it throws first) counts as arrived, too.
+      const refused = store.write(
+        async () => {
+          throw new Error("refused before its insert");
+        },
+        { concurrent: true, groupable: true, soleInsert: "post", audit },
+      );
+      const others = Promise.all(["a", "b", "c"].map((t) => sole(t)));
+      // Written while the late one still waits: their statement did not wait for it (the
+      // creates answer with their group, once the late one has settled too).
+      for (let i = 0; i < 100 && store.rowInserts.rows - before.rows < 3; i++)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(store.rowInserts.rows - before.rows).toBe(3);
+      release();
+      expect((await others).map((r) => r.title)).toEqual(["a", "b", "c"]);
+      await expect(refused).rejects.toThrow("refused before its insert");
+      expect((await late).title).toBe("late");
+      expect(store.rowInserts.statements - before.statements).toBe(2);
+      expect(await countRows("post")).toBe(4);
+      expect((await store.readAudit({ limit: 10 })).entries).toHaveLength(4);
+    });
+
     it("changes are notified only while another instance listens, which then hears every sole insert committed after it opened", async () => {
       // Post exposed over MCP: relayed to other instances (change-relay.ts relayedTables).
       const relayedBlog = () => {

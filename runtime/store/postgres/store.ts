@@ -384,10 +384,11 @@ export class PostgresStore implements Store {
   /**
    * A group of sole inserts (WriteOptions.soleInsert): no transaction, no BEGIN, no COMMIT; the
    * rows of each table and their audit entries go as one statement, which commits by itself
-   * (tx.ts insertRowsAudited): one round trip and one socket write for the group. A create
-   * that asked for anything before its insert, or whose statement failed, wrote nothing and
-   * runs again on its own in a transaction; one whose row committed settles as its callback
-   * did. The server lost: all of them fail as unavailable (as a lost COMMIT does).
+   * (tx.ts insertRowsAudited), sent once every create has asked for its row: one round trip
+   * and one socket write for the group. A create that asked for anything before its insert,
+   * or whose statement failed, wrote nothing and runs again on its own in a transaction; one
+   * whose row committed settles as its callback did. The server lost: all of them fail as
+   * unavailable (as a lost COMMIT does).
    */
   private async commitSoleInserts(live: GroupedWrite[], alone: (w: GroupedWrite) => Promise<void>): Promise<void> {
     let settled: { view: SoleInsertTx; outcome: PromiseSettledResult<unknown> }[];
@@ -397,9 +398,9 @@ export class PostgresStore implements Store {
         "autocommit",
         async (tx) => {
           const shared = tx as PostgresTx;
-          shared.shareAmongSoleInserts();
+          shared.shareAmongSoleInserts(live.length);
           const views = live.map((w) => shared.soleInsertView(w.audit!));
-          const outcomes = await Promise.allSettled(live.map((w, i) => w.fn(views[i]!)));
+          const outcomes = await Promise.allSettled(live.map((w, i) => views[i]!.run(w.fn)));
           const lost = outcomes.find((o) => o.status === "rejected" && isConnectionFailure(o.reason));
           if (lost !== undefined) throw (lost as PromiseRejectedResult).reason;
           return outcomes.map((outcome, i) => ({ view: views[i]!, outcome }));

@@ -437,17 +437,23 @@ export class PostgresTx implements StoreTx {
   }
 
   /**
-   * No transaction at all, shared by a group of sole inserts (store.ts): each table's rows go
-   * with their audit entries as one statement that commits by itself (insertRowsAudited).
+   * No transaction at all, shared by a group of `members` sole inserts (store.ts): each table's
+   * rows go with their audit entries as one statement that commits by itself
+   * (insertRowsAudited), as soon as every member has asked for its row (soleInsertArrived).
    */
-  shareAmongSoleInserts(): void {
+  shareAmongSoleInserts(members: number): void {
     this.batches = new Map();
     this.isAutocommit = true;
+    this.soleInsertsToArrive = members;
   }
 
   private isAutocommit = false;
+  private soleInsertsToArrive = 0;
 
-  /** The connection as one sole insert of the group sees it: its insert, its audit entry, nothing else. */
+  /**
+   * The connection as one sole insert of the group sees it: its insert, its audit entry, nothing
+   * else (SoleInsertTx.run runs its create and tells this transaction when it has arrived).
+   */
   soleInsertView(audit: AuditRecord): SoleInsertTx {
     return new SoleInsertTx(this, audit);
   }
@@ -468,8 +474,9 @@ export class PostgresTx implements StoreTx {
 
   /**
    * One row of a multi-row insert: the rows of the table asked for until the event loop turns
-   * go as one statement (prepared per table and row count), and RETURNING gives the rows back
-   * in the order of VALUES, each to its create.
+   * (or, in a group of sole inserts, until every create has asked, soleInsertArrived) go as one
+   * statement (prepared per table and row count), and RETURNING gives the rows back in the
+   * order of VALUES, each to its create.
    */
   private batched(t: TableInfo, params: unknown[], audit?: AuditRecord): Promise<Row> {
     const batches = this.batches!;
@@ -479,14 +486,27 @@ export class PostgresTx implements StoreTx {
       const pending = batches.get(t);
       if (pending !== undefined) return void pending.push(entry);
       batches.set(t, [entry]);
-      setImmediate(() => {
-        const rows = batches.get(t)!;
-        batches.delete(t);
-        (this.isAutocommit ? this.insertRowsAudited(t, rows) : this.insertRows(t, rows)).catch((err: unknown) => {
-          for (const r of rows) r.settle(err as Error);
-        });
-      });
+      setImmediate(() => this.sendBatch(t));
     });
+  }
+
+  /** The pending rows of `t`, if any are left, as one statement. */
+  private sendBatch(t: TableInfo): void {
+    const rows = this.batches!.get(t);
+    if (rows === undefined) return;
+    this.batches!.delete(t);
+    (this.isAutocommit ? this.insertRowsAudited(t, rows) : this.insertRows(t, rows)).catch((err: unknown) => {
+      for (const r of rows) r.settle(err as Error);
+    });
+  }
+
+  /**
+   * One of the group's sole inserts has asked for its row or settled without it: once all
+   * have, nothing more can join the statements, so they go now instead of when the event loop
+   * turns (an event-loop turn on a busy process costs milliseconds of every create's latency).
+   */
+  soleInsertArrived(): void {
+    if (--this.soleInsertsToArrive === 0) for (const t of [...this.batches!.keys()]) this.sendBatch(t);
   }
 
   /**
@@ -809,6 +829,7 @@ export class SoleInsertTx implements StoreTx {
   /** Its row is committed (with its audit entry). */
   isCommitted = false;
   private hasInserted = false;
+  private hasArrived = false;
   private row: Row | undefined;
   private isAudited = false;
 
@@ -817,10 +838,32 @@ export class SoleInsertTx implements StoreTx {
     private readonly audit: AuditRecord,
   ) {}
 
+  /**
+   * Runs the create on this view. The group's statement goes once every create has asked for
+   * its row or settled, or else when the event loop turns (PostgresTx.soleInsertArrived).
+   */
+  run<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
+    const outcome = fn(this);
+    void outcome.then(
+      () => this.arrive(),
+      () => this.arrive(),
+    );
+    return outcome;
+  }
+
+  private arrive(): void {
+    if (this.hasArrived) return;
+    this.hasArrived = true;
+    this.shared.soleInsertArrived();
+  }
+
   async insert(table: string, values: Row): Promise<Row> {
     if (this.hasInserted) throw new SoleInsertRefused("a second insert");
     this.hasInserted = true;
-    const row = await this.shared.insertAudited(table, values, this.audit);
+    // Its row is in the group's pending statement (or refused) once insertAudited returns.
+    const inserted = this.shared.insertAudited(table, values, this.audit);
+    this.arrive();
+    const row = await inserted;
     this.row = row;
     this.isCommitted = true;
     return row;
