@@ -27,7 +27,7 @@ export function jsonAnswer(c: Context, value: unknown): Response {
 }
 
 /**
- * Writes a whole answer to a GET over HTTP/1.1 as `c.body(body, status, headers)` reaches the
+ * Writes a whole answer over HTTP/1.1 as `c.body(body, status, headers)` reaches the
  * wire through @hono/node-server: one header goes as given, and node writes Content-Length
  * itself after its own headers, from the length set here (the head is stored at writeHead,
  * before the body is known); more than one become a fetch Headers, whose names are lower case
@@ -59,12 +59,7 @@ export function writeAnswer(
 export function createdAnswer(c: Context, row: unknown, location: string): Response {
   const { incoming, outgoing } = nodeBindings(c);
   if (outgoing === undefined || incoming?.headers.origin !== undefined) return c.json(row, 201, { location });
-  const body = JSON.stringify(row);
-  outgoing.writeHead(201, {
-    "content-type": "application/json",
-    location,
-    "Content-Length": String(Buffer.byteLength(body)),
-  });
-  outgoing.end(body);
+  // Two headers: lower-cased and sorted, then Content-Length, as writeAnswer writes c.json's.
+  writeAnswer(outgoing, 201, { "content-type": "application/json", location }, JSON.stringify(row));
   return RESPONSE_ALREADY_SENT;
 }
