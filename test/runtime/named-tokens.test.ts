@@ -38,6 +38,19 @@ async function addToken(args: string[]): Promise<string> {
   return lines.at(-1)!;
 }
 
+/**
+ * GETs `url` without credentials every 100 ms until it answers `status` or 5 s pass (a running
+ * server counts its tokens once a second); the last answer either way.
+ */
+async function answerWithin(url: string, status: number): Promise<Response> {
+  let answer = await fetch(url);
+  for (const deadline = Date.now() + 5_000; answer.status !== status && Date.now() < deadline; ) {
+    await new Promise((r) => setTimeout(r, 100));
+    answer = await fetch(url);
+  }
+  return answer;
+}
+
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /** Lines the server printed after `from` that match `pattern`, once one does. */
@@ -80,16 +93,11 @@ describe("named tokens on a serving SQLite app", () => {
     const token = await addToken(["claude", appDir, "--role", "agent", "--user", "u-17"]);
 
     // The first token configures identity: within a second, no credentials means anonymous → 401.
-    let anonymous: Response | undefined;
-    for (const deadline = Date.now() + 5_000; Date.now() < deadline; ) {
-      anonymous = await fetch(`${wo.url}/api/tasks`);
-      if (anonymous.status === 401) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(anonymous!.status).toBe(401);
-    expect(anonymous!.headers.get("www-authenticate")).toBe('Bearer realm="wo"');
-    expect(anonymous!.headers.get("content-type")).toBe("application/problem+json");
-    expect(await anonymous!.json()).toMatchObject({ type: "urn:wo:problem:unauthorized", status: 401 });
+    const anonymous = await answerWithin(`${wo.url}/api/tasks`, 401);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get("www-authenticate")).toBe('Bearer realm="wo"');
+    expect(anonymous.headers.get("content-type")).toBe("application/problem+json");
+    expect(await anonymous.json()).toMatchObject({ type: "urn:wo:problem:unauthorized", status: 401 });
     // What holds no data stays reachable.
     expect((await fetch(`${wo.url}/healthz`)).status).toBe(200);
     expect((await fetch(`${wo.url}/`, { headers: { accept: "text/html" } })).status).toBe(200);
@@ -190,13 +198,7 @@ describe("named tokens on a serving SQLite app", () => {
 
     // The last revoke: within a second, no identity is configured and every local caller is the owner.
     expect((await runWoCommand(["token", "revoke", "keeper", appDir])).code).toBe(0);
-    let open: Response | undefined;
-    for (const deadline = Date.now() + 5_000; Date.now() < deadline; ) {
-      open = await fetch(`${wo.url}/api/tasks`);
-      if (open.status === 200) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(open!.status).toBe(200);
+    expect((await answerWithin(`${wo.url}/api/tasks`, 200)).status).toBe(200);
   });
 });
 
